@@ -1,0 +1,57 @@
+# CB_CHECK_NCCL: find NCCL (nccl.h and libnccl); needs CUDA.
+#   --with-nccl       (guess, default) try the CUDA prefix, then the system
+#   --with-nccl=yes   as guess, but failure stops configure
+#   --with-nccl=DIR   use DIR (include/, lib64/ or lib/); failure stops configure
+#   --without-nccl    do not build the NCCL backend
+# Substitutes NCCL_CPPFLAGS, NCCL_LDFLAGS, NCCL_LIBS; defines HAVE_NCCL and
+# the conditional HAVE_NCCL; sets cb_have_nccl and cb_nccl_version.
+AC_DEFUN([CB_CHECK_NCCL], [
+  AC_ARG_WITH([nccl],
+    [AS_HELP_STRING([--with-nccl@<:@=DIR@:>@],
+      [NCCL location (default: guess the CUDA prefix and system paths, off if not found)])],
+    [], [with_nccl=guess])
+  cb_have_nccl=no
+  cb_nccl_where=""
+  cb_nccl_version=""
+  NCCL_CPPFLAGS=""; NCCL_LDFLAGS=""; NCCL_LIBS=""
+  AS_IF([test "x$with_nccl" != "xno" && test "x$cb_have_cuda" != "xyes"],
+    [AS_IF([test "x$with_nccl" != "xguess"],
+      [AC_MSG_ERROR([--with-nccl=$with_nccl needs the CUDA runtime, which was not found (use --with-cuda=DIR)])])],
+  [test "x$with_nccl" != "xno"], [
+    AS_CASE([$with_nccl],
+      [guess|yes], [cb_nccl_candidates="$cb_cuda_where /usr"],
+      [cb_nccl_candidates="$with_nccl"])
+    for cb_nccl_dir in $cb_nccl_candidates; do
+      CB_FIND_LIBDIR([cb_nccl_libdir], [$cb_nccl_dir], [nccl])
+      cb_save_CPPFLAGS="$CPPFLAGS"; cb_save_LDFLAGS="$LDFLAGS"; cb_save_LIBS="$LIBS"
+      CPPFLAGS="$CPPFLAGS $CUDA_CPPFLAGS -I$cb_nccl_dir/include"
+      LDFLAGS="$LDFLAGS $CUDA_LDFLAGS -L$cb_nccl_libdir"
+      LIBS="-lnccl $CUDA_LIBS $LIBS"
+      AC_MSG_CHECKING([for NCCL in $cb_nccl_dir])
+      AC_LINK_IFELSE([AC_LANG_PROGRAM([[#include <nccl.h>]],
+                       [[int v = 0; return (int)ncclGetVersion(&v);]])],
+        [cb_have_nccl=yes], [cb_have_nccl=no])
+      AC_MSG_RESULT([$cb_have_nccl])
+      AS_IF([test "x$cb_have_nccl" = "xyes"], [
+        AC_COMPUTE_INT([cb_nccl_major], [NCCL_MAJOR], [[#include <nccl.h>]], [cb_nccl_major=0])
+        AC_COMPUTE_INT([cb_nccl_minor], [NCCL_MINOR], [[#include <nccl.h>]], [cb_nccl_minor=0])
+        AC_COMPUTE_INT([cb_nccl_patch], [NCCL_PATCH], [[#include <nccl.h>]], [cb_nccl_patch=0])
+        cb_nccl_version="$cb_nccl_major.$cb_nccl_minor.$cb_nccl_patch"])
+      CPPFLAGS="$cb_save_CPPFLAGS"; LDFLAGS="$cb_save_LDFLAGS"; LIBS="$cb_save_LIBS"
+      AS_IF([test "x$cb_have_nccl" = "xyes"], [
+        NCCL_CPPFLAGS="-I$cb_nccl_dir/include"
+        NCCL_LDFLAGS="-L$cb_nccl_libdir -Wl,-rpath,$cb_nccl_libdir"
+        NCCL_LIBS="-lnccl"
+        cb_nccl_where="$cb_nccl_dir"
+        break])
+    done
+    AS_IF([test "x$cb_have_nccl" != "xyes" && test "x$with_nccl" != "xguess"],
+      [AC_MSG_ERROR([--with-nccl=$with_nccl: nccl.h and libnccl not usable (see config.log)])])
+  ])
+  AS_IF([test "x$cb_have_nccl" = "xyes"],
+        [AC_DEFINE([HAVE_NCCL], [1], [Define to 1 to build the NCCL backend])])
+  AM_CONDITIONAL([HAVE_NCCL], [test "x$cb_have_nccl" = "xyes"])
+  AC_SUBST([NCCL_CPPFLAGS])
+  AC_SUBST([NCCL_LDFLAGS])
+  AC_SUBST([NCCL_LIBS])
+])

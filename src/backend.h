@@ -1,0 +1,97 @@
+/*
+ * Backends: what the engine needs from a communication library, as one ops
+ * table per backend. The engine never calls NCCL, CUDA or an MPI collective
+ * itself; it allocates, copies, runs and times through these entries.
+ *
+ * Every entry that can fail returns 0 on success and -1 on failure after
+ * writing one line into b->error. Entries are local to the calling rank: the
+ * engine agrees on failures across ranks before the next collective step.
+ */
+#ifndef CB_BACKEND_H
+#define CB_BACKEND_H
+
+#include <mpi.h>
+#include <stddef.h>
+
+#include "dtype.h"
+#include "redop.h"
+
+#define CB_BACKEND_ERRLEN 512
+#define CB_DEVICE_DESCLEN 128
+
+typedef struct cb_backend_ops cb_backend_ops;
+
+/* What the engine asks of a backend when it starts one. */
+typedef struct cb_backend_config {
+    int blocking;      /* wait for each operation before launching the next */
+} cb_backend_config;
+
+/* The part of every backend's state that the engine reads. Backends embed
+ * it as their first member. */
+typedef struct cb_backend {
+    const cb_backend_ops *ops;
+    MPI_Comm comm;             /* the ranks this backend spans */
+    int rank;
+    int nranks;
+    char error[CB_BACKEND_ERRLEN];
+} cb_backend;
+
+/* One rank's device, for the "Using devices" lines and the CSV. */
+typedef struct cb_device_desc {
+    int index;                          /* device ordinal, -1 for host memory */
+    char bus_id[32];                    /* PCI bus id, "-" for host memory */
+    char model[CB_DEVICE_DESCLEN];      /* GPU or CPU model */
+    char library[CB_DEVICE_DESCLEN];    /* library and version measured */
+} cb_device_desc;
+
+struct cb_backend_ops {
+    const char *name;
+    const char *summary;   /* one line for --help */
+
+    /* Can this backend run on this rank? 1 yes, 0 no with the reason in why. */
+    int (*usable)(char *why, size_t why_len);
+
+    /* Start on the ranks of comm (collective over comm). On failure, *out is
+     * either NULL or a backend whose error says why; fini must still be
+     * called on a non-NULL *out. */
+    int (*init)(MPI_Comm comm, const cb_backend_config *config, cb_backend **out);
+    /* Release everything; aborting is set when another rank failed. */
+    void (*fini)(cb_backend *b, int aborting);
+
+    int (*describe)(cb_backend *b, cb_device_desc *desc);
+    /* Bytes this rank can allocate for benchmark buffers. */
+    int (*memory_available)(cb_backend *b, size_t *bytes);
+
+    /* Buffers the collectives read and write. host_accessible: the engine may
+     * read and write them directly instead of through upload/download. */
+    int host_accessible;
+    int (*alloc)(cb_backend *b, size_t bytes, void **ptr);
+    void (*free)(cb_backend *b, void *ptr);
+    int (*upload)(cb_backend *b, void *dst, const void *src, size_t bytes);
+    int (*download)(cb_backend *b, void *dst, const void *src, size_t bytes);
+
+    /* 1 when the backend can run this type and reduction, else 0 and why. */
+    int (*supports)(cb_backend *b, cb_dtype dtype, cb_redop redop, char *why, size_t why_len);
+
+    /* Collective primitives; each launches one operation on comm. */
+    int (*allreduce)(cb_backend *b, const void *send, void *recv, size_t count,
+                     cb_dtype dtype, cb_redop redop);
+
+    /* Wait until every launched operation has completed. */
+    int (*wait)(cb_backend *b);
+    /* Mark the start of a timed span; timer_stop waits for completion and
+     * gives the seconds since timer_start on this rank. */
+    int (*timer_start)(cb_backend *b);
+    int (*timer_stop)(cb_backend *b, double *seconds);
+};
+
+/* Every backend compiled in, in preference order for "auto". */
+const cb_backend_ops *const *cb_backend_list(void);
+
+/* The backend with this name, or NULL. */
+const cb_backend_ops *cb_backend_lookup(const char *name);
+
+/* printf into b->error; returns -1 for use in return statements. */
+int cb_backend_fail(cb_backend *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#endif

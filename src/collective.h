@@ -1,0 +1,82 @@
+/*
+ * The collective table: one entry per operation the tool measures. An entry
+ * says how a size in bytes becomes buffer layouts, how bus bandwidth relates
+ * to algorithm bandwidth, how to launch the operation through a backend, and
+ * what every rank must hold afterwards. The engine knows collectives only
+ * through this table.
+ */
+#ifndef CB_COLLECTIVE_H
+#define CB_COLLECTIVE_H
+
+#include <stddef.h>
+
+#include "backend.h"
+#include "pattern.h"
+
+/* Buffer layout for one measurement on one rank, in elements. */
+typedef struct cb_layout {
+    size_t count;          /* the "count" column */
+    size_t send_count;     /* elements each rank sends from */
+    size_t recv_count;     /* elements each rank receives into */
+    size_t inplace_offset; /* where the input sits inside recv when in place */
+} cb_layout;
+
+/* One launch: buffers and what to do with them. */
+typedef struct cb_call {
+    const void *send;
+    void *recv;
+    cb_layout layout;
+    cb_dtype dtype;
+    cb_redop redop;
+    int root;               /* -1 for rootless collectives */
+} cb_call;
+
+/* Where a check first found a wrong element on this rank. */
+typedef struct cb_mismatch {
+    size_t index;
+    double expected;
+    double actual;
+} cb_mismatch;
+
+enum cb_collective_flags {
+    CB_COLL_REDUCES = 1 << 0, /* takes a reduction operation */
+    CB_COLL_ROOTED = 1 << 1   /* has a root rank */
+};
+
+typedef struct cb_collective {
+    const char *name;
+    const char *aliases;     /* space separated */
+    unsigned flags;
+
+    /* Layout for a requested per-rank size in bytes (the size column is the
+     * larger of send and receive bytes). Returns 0, or -1 when the size holds
+     * no whole element for every rank. */
+    int (*layout)(size_t bytes, size_t elem_size, int nranks, cb_layout *out);
+
+    /* busbw = algbw * busbw_factor(nranks). */
+    double (*busbw_factor)(int nranks);
+
+    /* Launch one operation. */
+    int (*run)(cb_backend *b, const cb_call *call);
+
+    /* Host side of verification: rank's input for this call into send (a host
+     * buffer of layout.send_count elements), and the number of wrong elements
+     * in rank's received data (layout.recv_count elements), recording the
+     * first. */
+    void (*fill_input)(const cb_pattern *pat, int rank, const cb_call *call, void *send);
+    size_t (*check_output)(const cb_pattern *pat, int rank, const cb_call *call,
+                           const void *recv, cb_mismatch *first);
+} cb_collective;
+
+/* The table, NULL-terminated, in the order "all" runs them. */
+const cb_collective *const *cb_collective_list(void);
+
+/* The collective with this name or alias (case ignored), or NULL. */
+const cb_collective *cb_collective_lookup(const char *name);
+
+/* Compare count elements of data against cb_pattern_reduced: the check for
+ * every rank of a reduction whose result everyone holds. */
+size_t cb_check_reduced(const cb_pattern *pat, const void *data, size_t count,
+                        cb_mismatch *first);
+
+#endif

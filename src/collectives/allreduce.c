@@ -1,0 +1,50 @@
+/* All-reduce: every rank ends with the reduction of every rank's vector. */
+#include "collective.h"
+
+static int allreduce_layout(size_t bytes, size_t elem_size, int nranks, cb_layout *out)
+{
+    (void)nranks;
+    size_t count = bytes / elem_size;
+    if (count == 0)
+        return -1;
+    out->count = count;
+    out->send_count = count;
+    out->recv_count = count;
+    out->inplace_offset = 0;
+    return 0;
+}
+
+/* Each rank sends and receives 2(n-1)/n of the data in a ring algorithm. */
+static double allreduce_busbw_factor(int nranks)
+{
+    return 2.0 * (nranks - 1) / nranks;
+}
+
+static int allreduce_run(cb_backend *b, const cb_call *call)
+{
+    return b->ops->allreduce(b, call->send, call->recv, call->layout.count, call->dtype,
+                             call->redop);
+}
+
+static void allreduce_fill(const cb_pattern *pat, int rank, const cb_call *call, void *send)
+{
+    cb_pattern_fill(pat, rank, send, call->layout.send_count);
+}
+
+static size_t allreduce_check(const cb_pattern *pat, int rank, const cb_call *call,
+                              const void *recv, cb_mismatch *first)
+{
+    (void)rank;
+    return cb_check_reduced(pat, recv, call->layout.recv_count, first);
+}
+
+const cb_collective cb_coll_allreduce = {
+    .name = "allreduce",
+    .aliases = "all_reduce all-reduce",
+    .flags = CB_COLL_REDUCES,
+    .layout = allreduce_layout,
+    .busbw_factor = allreduce_busbw_factor,
+    .run = allreduce_run,
+    .fill_input = allreduce_fill,
+    .check_output = allreduce_check,
+};

@@ -1,0 +1,571 @@
+/*
+ * The sweep engine. It knows collectives only through the collective table,
+ * communication libraries only through a backend's ops table, and output
+ * formats only through printers. MPI is used here for what every backend
+ * shares: launching ranks, exchanging metadata, agreeing on failures and
+ * combining times.
+ */
+#include "engine.h"
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "printer.h"
+#include "result.h"
+#include "status.h"
+#include "sysinfo.h"
+
+/* Share of the memory a backend reports that buffers may take. */
+#define CB_MEMORY_SHARE 0.8
+#define CB_MAX_PRINTERS 2
+/* Testing only, documented in nccl-collbench(1): "RANK:ELEMENT" makes rank
+ * RANK see a wrong value at ELEMENT of every checked result. */
+#define CB_TEST_CORRUPT_ENV "NCCL_COLLBENCH_TEST_CORRUPT"
+
+typedef struct engine {
+    const cb_params *p;
+    MPI_Comm comm;
+    int rank;
+    int nranks;
+    char host[CB_HOSTLEN];
+    cb_status st;
+
+    const cb_backend_ops *ops;
+    cb_backend *b;
+    void *send;          /* backend buffers, buffer_bytes each */
+    void *recv;
+    void *staging;       /* host copy when the backend's buffers are not host accessible */
+    size_t buffer_bytes;
+
+    uint64_t sizes[CB_MAX_SIZES];
+    int nsizes;
+
+    cb_printer *printers[CB_MAX_PRINTERS];   /* rank 0 only */
+    int nprinters;
+    int table_on_stdout;
+    cb_rank_info *ranks;                     /* rank 0 only */
+    cb_run_info run;
+    cb_summary sum;
+
+    int corrupt_rank;      /* -1: the test hook is off */
+    size_t corrupt_index;
+} engine;
+
+static int agree(engine *e)
+{
+    return cb_status_agree(e->comm, &e->st);
+}
+
+/* A line for the reader: in the table, or on stderr when stdout holds CSV. */
+static void note(engine *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void note(engine *e, const char *fmt, ...)
+{
+    if (e->rank != 0)
+        return;
+    char text[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    if (!e->table_on_stdout)
+        fprintf(stderr, "nccl-collbench: %s\n", text);
+    for (int i = 0; i < e->nprinters; i++)
+        e->printers[i]->ops->note(e->printers[i], text);
+}
+
+static void read_test_hooks(engine *e)
+{
+    e->corrupt_rank = -1;
+    const char *spec = getenv(CB_TEST_CORRUPT_ENV);
+    int rank;
+    size_t index;
+    if (spec != NULL && sscanf(spec, "%d:%zu", &rank, &index) == 2) {
+        e->corrupt_rank = rank;
+        e->corrupt_index = index;
+    }
+}
+
+/* Rank 0 opens the outputs before anything is measured. */
+static void open_printers(engine *e)
+{
+    if (e->rank != 0)
+        return;
+    const cb_params *p = e->p;
+    char err[CB_MSGLEN] = "";
+    int csv_on_stdout = p->csv_path != NULL && strcmp(p->csv_path, "-") == 0;
+    if (!csv_on_stdout) {
+        cb_printer *table = cb_printer_table.open("-", err, sizeof err);
+        if (table == NULL) {
+            cb_status_set(&e->st, CB_EXIT_RUNTIME, "table output: %s", err);
+            return;
+        }
+        e->printers[e->nprinters++] = table;
+        e->table_on_stdout = 1;
+    }
+    if (p->csv_path != NULL) {
+        cb_printer *csv = cb_printer_csv.open(p->csv_path, err, sizeof err);
+        if (csv == NULL) {
+            cb_status_set(&e->st, CB_EXIT_RUNTIME, "--csv: %s", err);
+            return;
+        }
+        e->printers[e->nprinters++] = csv;
+    }
+}
+
+static int close_printers(engine *e)
+{
+    char err[CB_MSGLEN];
+    for (int i = 0; i < e->nprinters; i++)
+        if (e->printers[i]->ops->close(e->printers[i], err, sizeof err) != 0)
+            cb_status_set(&e->st, CB_EXIT_RUNTIME, "%s", err);
+    e->nprinters = 0;
+    return e->st.code;
+}
+
+static void check_printers(engine *e)
+{
+    for (int i = 0; i < e->nprinters; i++)
+        if (e->printers[i]->write_failed)
+            cb_status_set(&e->st, CB_EXIT_RUNTIME, "writing the %s output failed",
+                          e->printers[i]->ops->name);
+}
+
+/* "auto" takes the first backend every rank can use. */
+static void select_backend(engine *e)
+{
+    char why[CB_MSGLEN] = "";
+    if (strcmp(e->p->backend, "auto") != 0) {
+        e->ops = cb_backend_lookup(e->p->backend);
+        if (!e->ops->usable(why, sizeof why))
+            cb_status_set(&e->st, CB_EXIT_RUNTIME, "--backend %s cannot run here: %s",
+                          e->p->backend, why);
+        return;
+    }
+    for (const cb_backend_ops *const *b = cb_backend_list(); *b != NULL; b++) {
+        int usable = (*b)->usable(why, sizeof why), everywhere = 0;
+        MPI_Allreduce(&usable, &everywhere, 1, MPI_INT, MPI_MIN, e->comm);
+        if (everywhere) {
+            e->ops = *b;
+            return;
+        }
+    }
+    cb_status_set(&e->st, CB_EXIT_RUNTIME, "no backend can run on every rank");
+}
+
+static void start_backend(engine *e)
+{
+    cb_backend_config config = {.blocking = e->p->blocking};
+    if (e->ops->init(e->comm, &config, &e->b) != 0)
+        cb_status_set(&e->st, CB_EXIT_RUNTIME, "starting the %s backend failed: %s",
+                      e->ops->name, e->b ? e->b->error : "out of memory");
+    if (e->b != NULL)
+        e->b->ops = e->ops;
+}
+
+/* Host, pid and device of every rank, gathered on rank 0. */
+static void gather_ranks(engine *e)
+{
+    cb_rank_info mine;
+    memset(&mine, 0, sizeof mine);
+    mine.rank = e->rank;
+    mine.pid = (int)getpid();
+    snprintf(mine.host, sizeof mine.host, "%s", e->host);
+    if (e->ops->describe(e->b, &mine.device) != 0)
+        cb_status_set(&e->st, CB_EXIT_RUNTIME, "%s", e->b->error);
+    if (e->rank == 0) {
+        e->ranks = calloc((size_t)e->nranks, sizeof *e->ranks);
+        if (e->ranks == NULL)
+            cb_status_set(&e->st, CB_EXIT_RUNTIME, "out of memory for %d rank records", e->nranks);
+    }
+    if (agree(e) != CB_EXIT_OK)
+        return;
+    MPI_Gather(&mine, (int)sizeof mine, MPI_BYTE, e->ranks, (int)sizeof mine, MPI_BYTE, 0,
+               e->comm);
+
+    MPI_Comm node;
+    int node_rank = 0, node_size = 1;
+    MPI_Comm_split_type(e->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    MPI_Comm_rank(node, &node_rank);
+    MPI_Comm_size(node, &node_size);
+    MPI_Comm_free(&node);
+    int leader = node_rank == 0;
+    MPI_Allreduce(&leader, &e->run.nnodes, 1, MPI_INT, MPI_SUM, e->comm);
+    MPI_Allreduce(&node_size, &e->run.ranks_per_node, 1, MPI_INT, MPI_MAX, e->comm);
+}
+
+static void describe_run(engine *e)
+{
+    cb_run_info *run = &e->run;
+    run->tool_version = PACKAGE_VERSION;
+    run->backend = e->ops->name;
+    run->nranks = e->nranks;
+    run->ranks = e->ranks;
+    run->params = e->p;
+    run->max_bytes = e->sizes[e->nsizes - 1];
+    if (e->rank == 0)
+        cb_sysinfo_mpi_library(run->mpi_library, sizeof run->mpi_library);
+
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    struct tm utc;
+    gmtime_r(&now.tv_sec, &utc);
+    strftime(run->start_utc, sizeof run->start_utc, "%Y-%m-%dT%H:%M:%SZ", &utc);
+    uint32_t salt = cb_pattern_seed((uint32_t)now.tv_nsec, (uint32_t)getpid(),
+                                    (uint32_t)now.tv_sec, (uint32_t)e->host[0]);
+    snprintf(run->run_id, sizeof run->run_id, "%08x%08x", (unsigned)now.tv_sec, (unsigned)salt);
+}
+
+/* The size list, lowered to what fits in the smallest rank's memory. */
+static void plan_sizes(engine *e)
+{
+    char err[CB_MSGLEN];
+    e->nsizes = cb_size_list(e->p, e->sizes, CB_MAX_SIZES, err, sizeof err);
+    if (e->nsizes < 0) {
+        cb_status_set(&e->st, CB_EXIT_USAGE, "%s", err);
+        return;
+    }
+    size_t available = 0;
+    if (e->ops->memory_available(e->b, &available) != 0)
+        cb_status_set(&e->st, CB_EXIT_RUNTIME, "%s", e->b->error);
+    unsigned long long mine = available, smallest = 0;
+    MPI_Allreduce(&mine, &smallest, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, e->comm);
+    if (e->st.code != CB_EXIT_OK)
+        return;
+
+    /* Two buffers of the largest size: send and receive. */
+    double budget = (double)smallest * CB_MEMORY_SHARE;
+    int fit = e->nsizes;
+    while (fit > 0 && 2.0 * (double)e->sizes[fit - 1] > budget)
+        fit--;
+    if (fit == 0) {
+        cb_status_set(&e->st, CB_EXIT_RUNTIME,
+                      "-b %llu: even the smallest size does not fit in the %llu bytes "
+                      "available per rank", (unsigned long long)e->sizes[0], smallest);
+        return;
+    }
+    if (fit < e->nsizes)
+        note(e, "largest size lowered from %llu to %llu bytes: %llu bytes available per rank",
+             (unsigned long long)e->sizes[e->nsizes - 1], (unsigned long long)e->sizes[fit - 1],
+             smallest);
+    e->nsizes = fit;
+    e->buffer_bytes = (size_t)e->sizes[fit - 1];
+}
+
+static void allocate_buffers(engine *e)
+{
+    if (e->ops->alloc(e->b, e->buffer_bytes, &e->send) != 0 ||
+        e->ops->alloc(e->b, e->buffer_bytes, &e->recv) != 0) {
+        cb_status_set(&e->st, CB_EXIT_RUNTIME, "%s", e->b->error);
+        return;
+    }
+    if (!e->ops->host_accessible) {
+        e->staging = malloc(e->buffer_bytes);
+        if (e->staging == NULL)
+            cb_status_set(&e->st, CB_EXIT_RUNTIME, "cannot allocate %zu bytes of host memory",
+                          e->buffer_bytes);
+    }
+}
+
+static void free_buffers(engine *e)
+{
+    if (e->send)
+        e->ops->free(e->b, e->send);
+    if (e->recv)
+        e->ops->free(e->b, e->recv);
+    free(e->staging);
+    e->send = e->recv = e->staging = NULL;
+}
+
+static int backend_step(engine *e, int rc)
+{
+    if (rc != 0)
+        cb_status_set(&e->st, CB_EXIT_RUNTIME, "%s", e->b->error);
+    return rc;
+}
+
+/* Warmup, then iters timed launches; the time per operation on this rank. */
+static int time_collective(engine *e, const cb_collective *coll, const cb_call *call,
+                           double *seconds)
+{
+    const cb_params *p = e->p;
+    for (int i = 0; i < p->warmup; i++) {
+        if (backend_step(e, coll->run(e->b, call)) != 0)
+            return -1;
+        if (p->blocking && backend_step(e, e->ops->wait(e->b)) != 0)
+            return -1;
+    }
+    if (backend_step(e, e->ops->wait(e->b)) != 0)
+        return -1;
+    MPI_Barrier(e->comm);
+    if (backend_step(e, e->ops->timer_start(e->b)) != 0)
+        return -1;
+    for (int i = 0; i < p->iters; i++) {
+        if (backend_step(e, coll->run(e->b, call)) != 0)
+            return -1;
+        if (p->blocking && backend_step(e, e->ops->wait(e->b)) != 0)
+            return -1;
+    }
+    double elapsed = 0;
+    if (backend_step(e, e->ops->timer_stop(e->b, &elapsed)) != 0)
+        return -1;
+    *seconds = elapsed / p->iters;
+    return 0;
+}
+
+static double combine_time(engine *e, double mine)
+{
+    double combined = mine;
+    switch (e->p->average) {
+    case CB_AVERAGE_RANK0:
+        MPI_Bcast(&combined, 1, MPI_DOUBLE, 0, e->comm);
+        break;
+    case CB_AVERAGE_MEAN:
+        MPI_Allreduce(&mine, &combined, 1, MPI_DOUBLE, MPI_SUM, e->comm);
+        combined /= e->nranks;
+        break;
+    case CB_AVERAGE_MIN:
+        MPI_Allreduce(&mine, &combined, 1, MPI_DOUBLE, MPI_MIN, e->comm);
+        break;
+    case CB_AVERAGE_MAX:
+        MPI_Allreduce(&mine, &combined, 1, MPI_DOUBLE, MPI_MAX, e->comm);
+        break;
+    }
+    return combined;
+}
+
+/* One verification pass on this rank: fresh inputs, one launch, compare. */
+static int check_pass(engine *e, const cb_collective *coll, const cb_call *call,
+                      const cb_pattern *pat, size_t *wrong, cb_mismatch *first)
+{
+    size_t esize = cb_dtype_info_of(call->dtype)->size;
+    int direct = e->ops->host_accessible;
+    void *input = direct ? (void *)call->send : e->staging;
+    coll->fill_input(pat, e->rank, call, input);
+    if (!direct &&
+        backend_step(e, e->ops->upload(e->b, (void *)call->send, input,
+                                       call->layout.send_count * esize)) != 0)
+        return -1;
+    if (backend_step(e, coll->run(e->b, call)) != 0 ||
+        backend_step(e, e->ops->wait(e->b)) != 0)
+        return -1;
+    void *output = direct ? call->recv : e->staging;
+    if (!direct &&
+        backend_step(e, e->ops->download(e->b, output, call->recv,
+                                         call->layout.recv_count * esize)) != 0)
+        return -1;
+    if (e->corrupt_rank == e->rank && e->corrupt_index < call->layout.recv_count) {
+        const cb_dtype_info *info = cb_dtype_info_of(call->dtype);
+        info->store(output, e->corrupt_index, info->load(output, e->corrupt_index) + 1);
+    }
+    cb_mismatch here;
+    size_t n = coll->check_output(pat, e->rank, call, output, &here);
+    if (n > 0 && *wrong == 0)
+        *first = here;
+    *wrong += n;
+    return 0;
+}
+
+/* Verify call with check_passes fresh inputs; fills the check fields of res. */
+static void verify(engine *e, const cb_collective *coll, const cb_call *call, int size_index,
+                   cb_result *res)
+{
+    size_t wrong = 0;
+    cb_mismatch first = {0, 0, 0};
+    for (int pass = 0; pass < e->p->check_passes; pass++) {
+        uint32_t what = ((uint32_t)call->dtype << 8) | (uint32_t)(call->redop + 1);
+        cb_pattern pat;
+        char why[256];
+        /* The sweep checked that the pattern exists for this type and reduction. */
+        if (cb_pattern_init(&pat, call->dtype, call->redop, e->nranks,
+                            cb_pattern_seed((uint32_t)size_index, (uint32_t)res->in_place,
+                                            (uint32_t)pass, what),
+                            why, sizeof why) != 0)
+            return;
+        if (check_pass(e, coll, call, &pat, &wrong, &first) != 0)
+            break;
+        res->check_passes = pass + 1;
+    }
+    if (agree(e) != CB_EXIT_OK)
+        return;
+
+    unsigned long long mine = wrong, total = 0;
+    MPI_Allreduce(&mine, &total, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, e->comm);
+    res->wrong = total;
+    if (total == 0)
+        return;
+    int bad = wrong > 0 ? e->rank : e->nranks;
+    MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MIN, e->comm);
+    struct {
+        cb_mismatch first;
+        char host[CB_HOSTLEN];
+    } report;
+    memset(&report, 0, sizeof report);
+    report.first = first;
+    memcpy(report.host, e->host, sizeof report.host);
+    MPI_Bcast(&report, (int)sizeof report, MPI_BYTE, bad, e->comm);
+    res->bad_rank = bad;
+    res->first = report.first;
+    memcpy(res->bad_host, report.host, sizeof res->bad_host);
+}
+
+static void emit_result(engine *e, const cb_result *res)
+{
+    if (e->rank != 0)
+        return;
+    for (int i = 0; i < e->nprinters; i++)
+        e->printers[i]->ops->result(e->printers[i], res);
+    check_printers(e);
+}
+
+/* One measurement: one size, one placement. Returns the agreed status. */
+static int measure(engine *e, const cb_collective *coll, cb_call *call, int size_index,
+                   uint64_t bytes, int in_place, int checkable)
+{
+    size_t esize = cb_dtype_info_of(call->dtype)->size;
+    call->recv = e->recv;
+    call->send = in_place ? (char *)e->recv + call->layout.inplace_offset * esize : e->send;
+
+    cb_result res;
+    memset(&res, 0, sizeof res);
+    res.collective = coll;
+    res.dtype = call->dtype;
+    res.redop = call->redop;
+    res.root = call->root;
+    res.bytes = bytes;
+    res.count = call->layout.count;
+    res.in_place = in_place;
+    res.warmup_iters = e->p->warmup;
+    res.iters = e->p->iters;
+
+    double mine = 0;
+    time_collective(e, coll, call, &mine);
+    if (agree(e) != CB_EXIT_OK)
+        return e->st.code;
+    res.seconds = combine_time(e, mine);
+    res.algbw = res.seconds > 0 ? (double)bytes / 1e9 / res.seconds : 0;
+    res.busbw = res.algbw * coll->busbw_factor(e->nranks);
+
+    if (checkable)
+        verify(e, coll, call, size_index, &res);
+    if (e->st.code != CB_EXIT_OK)
+        return e->st.code;
+
+    e->sum.results++;
+    e->sum.busbw_sum += res.busbw;
+    e->sum.wrong += res.wrong;
+    emit_result(e, &res);
+    return agree(e);
+}
+
+/* Every size for one (collective, type, reduction, root). */
+static int sweep(engine *e, const cb_collective *coll, cb_dtype dtype, cb_redop redop, int root)
+{
+    const cb_dtype_info *info = cb_dtype_info_of(dtype);
+    char why[256] = "";
+    int supported = e->ops->supports(e->b, dtype, redop, why, sizeof why), everywhere = 0;
+    MPI_Allreduce(&supported, &everywhere, 1, MPI_INT, MPI_MIN, e->comm);
+    if (!everywhere) {
+        note(e, "skipped %s %s %s: %s", coll->name, info->name, cb_redop_name(redop),
+             why[0] ? why : "not supported on some rank");
+        return CB_EXIT_OK;
+    }
+    cb_pattern probe;
+    int checkable = e->p->check_passes > 0 &&
+                    cb_pattern_init(&probe, dtype, redop, e->nranks, 0, why, sizeof why) == 0;
+    if (e->p->check_passes > 0 && !checkable)
+        note(e, "%s %s %s not checked: %s", coll->name, info->name, cb_redop_name(redop), why);
+    for (int s = 0; s < e->nsizes; s++) {
+        cb_call call = {.dtype = dtype, .redop = redop, .root = root};
+        if (coll->layout((size_t)e->sizes[s], info->size, e->nranks, &call.layout) != 0) {
+            note(e, "skipped %llu B: less than one %s element per rank",
+                 (unsigned long long)e->sizes[s], info->name);
+            continue;
+        }
+        for (int in_place = 0; in_place <= 1; in_place++)
+            if (measure(e, coll, &call, s, e->sizes[s], in_place, checkable) != CB_EXIT_OK)
+                return e->st.code;
+    }
+    return CB_EXIT_OK;
+}
+
+static int run_collectives(engine *e)
+{
+    const cb_params *p = e->p;
+    for (int c = 0; c < p->ncollectives; c++) {
+        const cb_collective *coll = p->collectives[c];
+        if (e->rank == 0)
+            for (int i = 0; i < e->nprinters; i++)
+                e->printers[i]->ops->table_begin(e->printers[i], coll);
+        int nredops = (coll->flags & CB_COLL_REDUCES) ? p->nredops : 1;
+        for (int t = 0; t < p->ndtypes; t++)
+            for (int r = 0; r < nredops; r++) {
+                cb_redop redop = (coll->flags & CB_COLL_REDUCES) ? p->redops[r] : CB_REDOP_NONE;
+                if (sweep(e, coll, p->dtypes[t], redop, -1) != CB_EXIT_OK)
+                    return e->st.code;
+            }
+    }
+    return CB_EXIT_OK;
+}
+
+int cb_engine_run(const cb_params *p, MPI_Comm comm)
+{
+    engine *e = calloc(1, sizeof *e);
+    int local_ok = e != NULL, all_ok = 0;
+    MPI_Allreduce(&local_ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
+    if (!all_ok) {
+        fprintf(stderr, "nccl-collbench: out of memory at start-up\n");
+        free(e);
+        return CB_EXIT_RUNTIME;
+    }
+    e->p = p;
+    e->comm = comm;
+    MPI_Comm_rank(comm, &e->rank);
+    MPI_Comm_size(comm, &e->nranks);
+    int len = 0;
+    char name[MPI_MAX_PROCESSOR_NAME];
+    MPI_Get_processor_name(name, &len);
+    snprintf(e->host, sizeof e->host, "%.*s", (int)sizeof e->host - 1, name);
+    cb_status_clear(&e->st);
+    read_test_hooks(e);
+
+    open_printers(e);
+    if (agree(e) == CB_EXIT_OK)
+        select_backend(e);
+    if (agree(e) == CB_EXIT_OK)
+        start_backend(e);
+    if (agree(e) == CB_EXIT_OK)
+        gather_ranks(e);
+    if (agree(e) == CB_EXIT_OK)
+        plan_sizes(e);
+    if (agree(e) == CB_EXIT_OK)
+        allocate_buffers(e);
+    if (agree(e) == CB_EXIT_OK) {
+        describe_run(e);
+        if (e->rank == 0)
+            for (int i = 0; i < e->nprinters; i++)
+                e->printers[i]->ops->begin(e->printers[i], &e->run);
+        if (run_collectives(e) == CB_EXIT_OK && e->rank == 0)
+            for (int i = 0; i < e->nprinters; i++)
+                e->printers[i]->ops->end(e->printers[i], &e->sum);
+    }
+    int failed = e->st.code != CB_EXIT_OK;
+    close_printers(e);
+    agree(e);
+    free_buffers(e);
+    if (e->b != NULL)
+        e->ops->fini(e->b, failed);
+    free(e->ranks);
+
+    int code = e->st.code;
+    if (code == CB_EXIT_OK && e->sum.wrong > 0)
+        code = CB_EXIT_WRONG;
+    free(e);
+    return code;
+}

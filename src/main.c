@@ -1,0 +1,48 @@
+/* nccl-collbench: parse, agree, run the engine, exit with its status. */
+#include <mpi.h>
+#include <stdio.h>
+
+#include "config.h"
+#include "engine.h"
+#include "params.h"
+#include "status.h"
+
+static int finish(int code)
+{
+    MPI_Finalize();
+    return code;
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+
+    /* Every rank parses the same command line; rank 0 speaks for all. */
+    cb_params params;
+    char err[CB_MSGLEN] = "";
+    cb_params_defaults(&params);
+    int bad = cb_params_parse(&params, argc, argv, err, sizeof err) != 0;
+    if (!bad && !params.help && !params.version) {
+        bad = cb_size_list(&params, NULL, CB_MAX_SIZES, err, sizeof err) < 0;
+    }
+    int any_bad = 0;
+    MPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (any_bad) {
+        if (rank == 0)
+            fprintf(stderr, "nccl-collbench: %s\nTry 'nccl-collbench --help' for more information.\n",
+                    bad ? err : "the command line differs between ranks");
+        return finish(CB_EXIT_USAGE);
+    }
+    if (params.help || params.version) {
+        if (rank == 0) {
+            if (params.help)
+                cb_params_help(stdout, "nccl-collbench");
+            else
+                printf("nccl-collbench %s\n", PACKAGE_VERSION);
+        }
+        return finish(CB_EXIT_OK);
+    }
+    return finish(cb_engine_run(&params, MPI_COMM_WORLD));
+}

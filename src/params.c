@@ -1,0 +1,451 @@
+/* Command line: one table of options drives both parsing and --help. */
+#include "params.h"
+
+#include <stdarg.h>
+#include <string.h>
+#include <strings.h>
+
+#include "backend.h"
+#include "names.h"
+#include "parse.h"
+
+#define CB_DEFAULT_MIN_BYTES 8u
+#define CB_DEFAULT_MAX_BYTES (128u << 20)
+#define CB_DEFAULT_STEP_FACTOR 2u
+#define CB_DEFAULT_ITERS 20
+#define CB_DEFAULT_WARMUP 1
+#define CB_MAX_COUNT_OPTION 1000000000L
+
+typedef struct parse_state {
+    cb_params *p;
+    char *err;
+    size_t err_len;
+    const char *option;    /* as the user wrote it, for messages */
+    int factor_given;
+    int step_given;
+} parse_state;
+
+static int fail(parse_state *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int fail(parse_state *s, const char *fmt, ...)
+{
+    char detail[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(detail, sizeof detail, fmt, ap);
+    va_end(ap);
+    snprintf(s->err, s->err_len, "%s: %s", s->option, detail);
+    return -1;
+}
+
+static int set_bytes(parse_state *s, const char *v, uint64_t *out)
+{
+    if (cb_parse_bytes(v, out) != 0)
+        return fail(s, "'%s' is not a byte count (digits with an optional K, M, G or T suffix, "
+                       "at most 2^64-1)", v);
+    return 0;
+}
+
+static int set_int(parse_state *s, const char *v, long min, long max, int *out)
+{
+    long value;
+    if (cb_parse_long(v, min, max, &value) != 0)
+        return fail(s, "'%s' is not an integer from %ld to %ld", v, min, max);
+    *out = (int)value;
+    return 0;
+}
+
+/* Split a comma list; call one(item) for each; "all" calls all(). */
+static int each_item(parse_state *s, const char *list, int (*one)(parse_state *, const char *),
+                     int (*all)(parse_state *))
+{
+    if (strcasecmp(list, "all") == 0)
+        return all(s);
+    char item[64];
+    const char *p = list;
+    for (;;) {
+        size_t len = strcspn(p, ",");
+        if (len == 0)
+            return fail(s, "'%s' has an empty item", list);
+        if (len >= sizeof item)
+            return fail(s, "'%.*s' is not a known name", (int)len, p);
+        memcpy(item, p, len);
+        item[len] = '\0';
+        if (one(s, item) != 0)
+            return -1;
+        if (p[len] == '\0')
+            return 0;
+        p += len + 1;
+    }
+}
+
+/* -o */
+static int add_collective(parse_state *s, const char *name)
+{
+    const cb_collective *c = cb_collective_lookup(name);
+    if (c == NULL)
+        return fail(s, "unknown collective '%s' (see --help for the list)", name);
+    for (int i = 0; i < s->p->ncollectives; i++)
+        if (s->p->collectives[i] == c)
+            return fail(s, "collective '%s' given twice", name);
+    s->p->collectives[s->p->ncollectives++] = c;
+    return 0;
+}
+
+static int all_collectives(parse_state *s)
+{
+    for (const cb_collective *const *c = cb_collective_list(); *c != NULL; c++)
+        s->p->collectives[s->p->ncollectives++] = *c;
+    return 0;
+}
+
+static int opt_op(parse_state *s, const char *v)
+{
+    s->p->ncollectives = 0;
+    return each_item(s, v, add_collective, all_collectives);
+}
+
+/* -d */
+static int add_dtype(parse_state *s, const char *name)
+{
+    cb_dtype t;
+    if (cb_dtype_lookup(name, &t) != 0)
+        return fail(s, "unknown datatype '%s' (see --help for the list)", name);
+    for (int i = 0; i < s->p->ndtypes; i++)
+        if (s->p->dtypes[i] == t)
+            return fail(s, "datatype '%s' given twice", name);
+    s->p->dtypes[s->p->ndtypes++] = t;
+    return 0;
+}
+
+static int all_dtypes(parse_state *s)
+{
+    for (int t = 0; t < CB_DTYPE_COUNT; t++)
+        s->p->dtypes[s->p->ndtypes++] = (cb_dtype)t;
+    return 0;
+}
+
+static int opt_datatype(parse_state *s, const char *v)
+{
+    s->p->ndtypes = 0;
+    return each_item(s, v, add_dtype, all_dtypes);
+}
+
+/* --redop */
+static int add_redop(parse_state *s, const char *name)
+{
+    cb_redop op;
+    if (cb_redop_lookup(name, &op) != 0)
+        return fail(s, "unknown reduction '%s' (see --help for the list)", name);
+    for (int i = 0; i < s->p->nredops; i++)
+        if (s->p->redops[i] == op)
+            return fail(s, "reduction '%s' given twice", name);
+    s->p->redops[s->p->nredops++] = op;
+    return 0;
+}
+
+static int all_redops(parse_state *s)
+{
+    for (int op = 0; op < CB_REDOP_COUNT; op++)
+        s->p->redops[s->p->nredops++] = (cb_redop)op;
+    return 0;
+}
+
+static int opt_redop(parse_state *s, const char *v)
+{
+    s->p->nredops = 0;
+    return each_item(s, v, add_redop, all_redops);
+}
+
+static int opt_minbytes(parse_state *s, const char *v)
+{
+    if (set_bytes(s, v, &s->p->min_bytes) != 0)
+        return -1;
+    if (s->p->min_bytes == 0)
+        return fail(s, "'%s': the smallest size must be at least 1 byte", v);
+    return 0;
+}
+
+static int opt_maxbytes(parse_state *s, const char *v)
+{
+    if (set_bytes(s, v, &s->p->max_bytes) != 0)
+        return -1;
+    if (s->p->max_bytes == 0)
+        return fail(s, "'%s': the largest size must be at least 1 byte", v);
+    return 0;
+}
+
+static int opt_stepfactor(parse_state *s, const char *v)
+{
+    int factor = 0;
+    if (set_int(s, v, 2, 1 << 20, &factor) != 0)
+        return -1;
+    s->p->step_factor = (uint64_t)factor;
+    s->factor_given = 1;
+    return 0;
+}
+
+static int opt_stepbytes(parse_state *s, const char *v)
+{
+    if (set_bytes(s, v, &s->p->step_bytes) != 0)
+        return -1;
+    if (s->p->step_bytes == 0)
+        return fail(s, "'%s': the step must be at least 1 byte", v);
+    s->step_given = 1;
+    return 0;
+}
+
+static int opt_iters(parse_state *s, const char *v)
+{
+    return set_int(s, v, 1, CB_MAX_COUNT_OPTION, &s->p->iters);
+}
+
+static int opt_warmup(parse_state *s, const char *v)
+{
+    return set_int(s, v, 0, CB_MAX_COUNT_OPTION, &s->p->warmup);
+}
+
+static int opt_check(parse_state *s, const char *v)
+{
+    return set_int(s, v, 0, CB_MAX_COUNT_OPTION, &s->p->check_passes);
+}
+
+static int opt_blocking(parse_state *s, const char *v)
+{
+    return set_int(s, v, 0, 1, &s->p->blocking);
+}
+
+static const char *const average_names[] = {"rank0", "mean", "min", "max"};
+
+const char *cb_average_name(cb_average a)
+{
+    return average_names[a];
+}
+
+static int opt_average(parse_state *s, const char *v)
+{
+    for (int a = 0; a < 4; a++) {
+        char digit[2] = {(char)('0' + a), '\0'};
+        if (strcmp(v, digit) == 0 || strcasecmp(v, average_names[a]) == 0) {
+            s->p->average = (cb_average)a;
+            return 0;
+        }
+    }
+    return fail(s, "'%s' is not 0 (rank0), 1 (mean), 2 (min) or 3 (max)", v);
+}
+
+static int opt_backend(parse_state *s, const char *v)
+{
+    if (strcmp(v, "auto") != 0 && cb_backend_lookup(v) == NULL)
+        return fail(s, "unknown backend '%s' (built: auto and those listed in --help)", v);
+    s->p->backend = v;
+    return 0;
+}
+
+static int opt_csv(parse_state *s, const char *v)
+{
+    if (v[0] == '\0')
+        return fail(s, "the file name is empty");
+    s->p->csv_path = v;
+    return 0;
+}
+
+static int opt_help(parse_state *s, const char *v)
+{
+    (void)v;
+    s->p->help = 1;
+    return 0;
+}
+
+static int opt_version(parse_state *s, const char *v)
+{
+    (void)v;
+    s->p->version = 1;
+    return 0;
+}
+
+typedef struct option_spec {
+    char short_name;        /* '\0' when there is none */
+    const char *long_name;
+    const char *arg;        /* NULL for flags */
+    const char *help;
+    int (*set)(parse_state *s, const char *value);
+} option_spec;
+
+static const option_spec option_table[] = {
+    {'o', "op", "LIST", "collectives to run: names, comma list, or all [allreduce]", opt_op},
+    {'b', "minbytes", "SIZE", "smallest size in bytes; K, M, G, T suffixes are powers of 2 [8]",
+     opt_minbytes},
+    {'e', "maxbytes", "SIZE", "largest size in bytes [128M, lowered to fit in memory]",
+     opt_maxbytes},
+    {'f', "stepfactor", "N", "multiply the size by N (>= 2) each step [2]", opt_stepfactor},
+    {'i', "stepbytes", "SIZE", "add SIZE bytes each step instead of multiplying", opt_stepbytes},
+    {'n', "iters", "N", "timed iterations per size [20]", opt_iters},
+    {'w', "warmup", "N", "untimed iterations before timing [1]", opt_warmup},
+    {'c', "check", "N", "verification passes per size; 0 turns checking off [1]", opt_check},
+    {'d', "datatype", "LIST", "element types: names, comma list, or all [float]", opt_datatype},
+    {'\0', "redop", "LIST", "reductions: names, comma list, or all [sum]", opt_redop},
+    {'a', "average", "MODE", "time reported across ranks: 0 rank0, 1 mean, 2 min, 3 max [1]",
+     opt_average},
+    {'z', "blocking", "0|1", "1: wait for each operation before launching the next [0]",
+     opt_blocking},
+    {'\0', "backend", "NAME", "auto or a backend listed below [auto]", opt_backend},
+    {'\0', "csv", "FILE", "also write results as CSV to FILE; '-' writes CSV to stdout "
+                          "instead of the table", opt_csv},
+    {'h', "help", NULL, "print this help and exit", opt_help},
+    {'V', "version", NULL, "print the version and exit", opt_version},
+};
+
+#define OPTION_COUNT (sizeof option_table / sizeof option_table[0])
+
+void cb_params_defaults(cb_params *p)
+{
+    memset(p, 0, sizeof *p);
+    p->collectives[0] = cb_collective_lookup("allreduce");
+    p->ncollectives = 1;
+    p->dtypes[0] = CB_FLOAT;
+    p->ndtypes = 1;
+    p->redops[0] = CB_SUM;
+    p->nredops = 1;
+    p->min_bytes = CB_DEFAULT_MIN_BYTES;
+    p->max_bytes = CB_DEFAULT_MAX_BYTES;
+    p->step_factor = CB_DEFAULT_STEP_FACTOR;
+    p->iters = CB_DEFAULT_ITERS;
+    p->warmup = CB_DEFAULT_WARMUP;
+    p->check_passes = 1;
+    p->average = CB_AVERAGE_MEAN;
+    p->backend = "auto";
+}
+
+static const option_spec *find_long(const char *name, size_t len)
+{
+    for (size_t i = 0; i < OPTION_COUNT; i++)
+        if (strlen(option_table[i].long_name) == len &&
+            strncmp(option_table[i].long_name, name, len) == 0)
+            return &option_table[i];
+    return NULL;
+}
+
+static const option_spec *find_short(char c)
+{
+    for (size_t i = 0; i < OPTION_COUNT; i++)
+        if (option_table[i].short_name == c && c != '\0')
+            return &option_table[i];
+    return NULL;
+}
+
+int cb_params_parse(cb_params *p, int argc, char **argv, char *err, size_t err_len)
+{
+    parse_state s = {p, err, err_len, "", 0, 0};
+    char shown[80];
+    for (int i = 1; i < argc; i++) {
+        const char *word = argv[i];
+        const option_spec *spec = NULL;
+        const char *value = NULL;
+        if (strncmp(word, "--", 2) == 0 && word[2] != '\0') {
+            const char *name = word + 2;
+            const char *eq = strchr(name, '=');
+            size_t len = eq ? (size_t)(eq - name) : strlen(name);
+            spec = find_long(name, len);
+            snprintf(shown, sizeof shown, "--%.*s", (int)len, name);
+            if (eq != NULL)
+                value = eq + 1;
+        } else if (word[0] == '-' && word[1] != '\0' && word[1] != '-') {
+            spec = find_short(word[1]);
+            snprintf(shown, sizeof shown, "-%c", word[1]);
+            if (word[2] != '\0')
+                value = word + 2;
+        } else {
+            s.option = word;
+            return fail(&s, "unexpected argument (options start with '-')");
+        }
+        s.option = shown;
+        if (spec == NULL)
+            return fail(&s, "unknown option");
+        if (spec->arg == NULL && value != NULL)
+            return fail(&s, "takes no value, got '%s'", value);
+        if (spec->arg != NULL && value == NULL) {
+            if (i + 1 >= argc)
+                return fail(&s, "needs a value (%s)", spec->arg);
+            value = argv[++i];
+        }
+        if (spec->set(&s, value) != 0)
+            return -1;
+    }
+
+    s.option = "-f/-i";
+    if (s.factor_given && s.step_given)
+        return fail(&s, "give either a step factor (-f) or a step in bytes (-i), not both");
+    if (s.step_given)
+        p->step_factor = 0;
+    if (p->min_bytes > p->max_bytes) {
+        char min_text[32], max_text[32];
+        cb_format_bytes(p->min_bytes, min_text, sizeof min_text);
+        cb_format_bytes(p->max_bytes, max_text, sizeof max_text);
+        s.option = "-b/-e";
+        return fail(&s, "the smallest size %s is above the largest size %s", min_text, max_text);
+    }
+    return 0;
+}
+
+int cb_size_list(const cb_params *p, uint64_t *sizes, int max_sizes, char *err, size_t err_len)
+{
+    int n = 0;
+    uint64_t size = p->min_bytes;
+    for (;;) {
+        if (n == max_sizes) {
+            snprintf(err, err_len, "-b/-e/-f/-i: the sweep would have more than %d sizes; "
+                     "use a larger step or a narrower range", max_sizes);
+            return -1;
+        }
+        if (sizes != NULL)
+            sizes[n] = size;
+        n++;
+        uint64_t next;
+        if (p->step_bytes != 0) {
+            if (size > UINT64_MAX - p->step_bytes)
+                break;
+            next = size + p->step_bytes;
+        } else {
+            if (size > UINT64_MAX / p->step_factor)
+                break;
+            next = size * p->step_factor;
+        }
+        if (next > p->max_bytes)
+            break;
+        size = next;
+    }
+    return n;
+}
+
+void cb_params_help(FILE *out, const char *prog)
+{
+    fprintf(out, "Usage: mpirun -np N %s [OPTION]...\n"
+                 "Measure and verify collective operations, one MPI rank per GPU.\n\n"
+                 "Options (defaults in brackets):\n", prog);
+    for (size_t i = 0; i < OPTION_COUNT; i++) {
+        const option_spec *o = &option_table[i];
+        char left[64];
+        if (o->short_name)
+            snprintf(left, sizeof left, "-%c, --%s%s%s", o->short_name, o->long_name,
+                     o->arg ? " " : "", o->arg ? o->arg : "");
+        else
+            snprintf(left, sizeof left, "    --%s%s%s", o->long_name, o->arg ? " " : "",
+                     o->arg ? o->arg : "");
+        fprintf(out, "  %-26s %s\n", left, o->help);
+    }
+    fprintf(out, "\nCollectives:");
+    for (const cb_collective *const *c = cb_collective_list(); *c != NULL; c++)
+        fprintf(out, " %s", (*c)->name);
+    fprintf(out, "\nDatatypes:  ");
+    for (int t = 0; t < CB_DTYPE_COUNT; t++)
+        fprintf(out, " %s", cb_dtype_info_of((cb_dtype)t)->name);
+    fprintf(out, "\nReductions: ");
+    for (int op = 0; op < CB_REDOP_COUNT; op++)
+        fprintf(out, " %s", cb_redop_name((cb_redop)op));
+    fprintf(out, "\nBackends:\n");
+    for (const cb_backend_ops *const *b = cb_backend_list(); *b != NULL; b++)
+        fprintf(out, "  %-8s %s\n", (*b)->name, (*b)->summary);
+    fprintf(out, "\nExit status: 0 success, 1 runtime error, 2 usage error, "
+                 "7 wrong results.\nSee nccl-collbench(1) for the output columns and the CSV schema.\n");
+}

@@ -1,0 +1,69 @@
+/* What the user asked for, parsed and checked; the engine's only input. */
+#ifndef CB_PARAMS_H
+#define CB_PARAMS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "collective.h"
+#include "dtype.h"
+#include "redop.h"
+
+#define CB_MAX_COLLECTIVES 32
+#define CB_MAX_SIZES 4096
+
+/* How per-rank times become the one time reported (-a). */
+typedef enum cb_average {
+    CB_AVERAGE_RANK0 = 0,
+    CB_AVERAGE_MEAN = 1,
+    CB_AVERAGE_MIN = 2,
+    CB_AVERAGE_MAX = 3
+} cb_average;
+
+typedef struct cb_params {
+    const cb_collective *collectives[CB_MAX_COLLECTIVES];
+    int ncollectives;
+    cb_dtype dtypes[CB_DTYPE_COUNT];
+    int ndtypes;
+    cb_redop redops[CB_REDOP_COUNT];
+    int nredops;
+
+    uint64_t min_bytes;
+    uint64_t max_bytes;
+    uint64_t step_bytes;   /* additive step; 0 when stepping by factor */
+    uint64_t step_factor;  /* multiplicative step; 0 when stepping by bytes */
+
+    int iters;
+    int warmup;
+    int check_passes;      /* 0: no verification */
+    cb_average average;
+    int blocking;
+
+    const char *backend;   /* a backend name or "auto" */
+    const char *csv_path;  /* NULL: no CSV; "-": CSV on stdout instead of the table */
+
+    int help;              /* -h given: print help, run nothing */
+    int version;           /* --version given */
+} cb_params;
+
+/* Defaults, as documented in --help and the man page. */
+void cb_params_defaults(cb_params *p);
+
+/*
+ * Parse argv into p. Returns 0, or -1 with one line in err naming the option
+ * and the bad value (the caller adds the pointer to --help).
+ */
+int cb_params_parse(cb_params *p, int argc, char **argv, char *err, size_t err_len);
+
+/* The --help text, from the same tables the parser uses. */
+void cb_params_help(FILE *out, const char *prog);
+
+const char *cb_average_name(cb_average a);
+
+/* The sweep's sizes in bytes, into sizes unless it is NULL. Returns the count
+ * (at most max_sizes), or -1 when the list would be longer, with a message in
+ * err. */
+int cb_size_list(const cb_params *p, uint64_t *sizes, int max_sizes, char *err, size_t err_len);
+
+#endif

@@ -1,0 +1,43 @@
+/*
+ * Output formats: one ops table per format, each reading the records of
+ * result.h. Printers live on rank 0 only.
+ */
+#ifndef CB_PRINTER_H
+#define CB_PRINTER_H
+
+#include <stdio.h>
+
+#include "result.h"
+
+typedef struct cb_printer cb_printer;
+
+typedef struct cb_printer_ops {
+    const char *name;
+    /* Open on path ("-" for stdout). Returns NULL with err set on failure. */
+    cb_printer *(*open)(const char *path, char *err, size_t err_len);
+    void (*begin)(cb_printer *pr, const cb_run_info *run);
+    void (*table_begin)(cb_printer *pr, const cb_collective *coll);
+    /* A line the reader should see: a skipped size or combination. */
+    void (*note)(cb_printer *pr, const char *text);
+    void (*result)(cb_printer *pr, const cb_result *res);
+    void (*end)(cb_printer *pr, const cb_summary *sum);
+    /* Flush and close; returns -1 with err set when anything failed to write. */
+    int (*close)(cb_printer *pr, char *err, size_t err_len);
+} cb_printer_ops;
+
+/* Every printer starts with this header. */
+struct cb_printer {
+    const cb_printer_ops *ops;
+    FILE *out;
+    int owns_out;     /* close out at the end */
+    int write_failed;
+};
+
+extern const cb_printer_ops cb_printer_table;
+extern const cb_printer_ops cb_printer_csv;
+
+/* Shared by the printers: open path (or stdout), and close checking errors. */
+int cb_printer_open_stream(cb_printer *pr, const char *path, char *err, size_t err_len);
+int cb_printer_close_stream(cb_printer *pr, const char *what, char *err, size_t err_len);
+
+#endif

@@ -1,0 +1,154 @@
+/*
+ * The human table: nccl-tests' columns, so that eyes and scripts used to
+ * them carry over. Out-of-place and in-place results of one size share a row.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "parse.h"
+#include "printer.h"
+
+typedef struct table_printer {
+    cb_printer base;
+    cb_result pending;      /* out-of-place half of the row being built */
+    int have_pending;
+} table_printer;
+
+static cb_printer *table_open(const char *path, char *err, size_t err_len)
+{
+    table_printer *tp = calloc(1, sizeof *tp);
+    if (tp == NULL) {
+        snprintf(err, err_len, "out of memory");
+        return NULL;
+    }
+    tp->base.ops = &cb_printer_table;
+    if (cb_printer_open_stream(&tp->base, path, err, err_len) != 0) {
+        free(tp);
+        return NULL;
+    }
+    return &tp->base;
+}
+
+static void table_begin(cb_printer *pr, const cb_run_info *run)
+{
+    FILE *out = pr->out;
+    const cb_params *p = run->params;
+    char min_text[32], max_text[32], step_text[32];
+    cb_format_bytes(p->min_bytes, min_text, sizeof min_text);
+    cb_format_bytes(run->max_bytes, max_text, sizeof max_text);
+    if (p->step_bytes)
+        cb_format_bytes(p->step_bytes, step_text, sizeof step_text);
+    else
+        snprintf(step_text, sizeof step_text, "x%llu", (unsigned long long)p->step_factor);
+
+    fprintf(out, "# nccl-collbench %s  run %s  started %s\n", run->tool_version, run->run_id,
+            run->start_utc);
+    fprintf(out, "# backend: %s (%s)  MPI: %s\n", run->backend, run->ranks[0].device.library,
+            run->mpi_library);
+    fprintf(out, "# ranks: %d  nodes: %d  ranks per node: %d\n", run->nranks, run->nnodes,
+            run->ranks_per_node);
+    fprintf(out, "# sizes: %s to %s step %s  warmup: %d  iters: %d  check passes: %d  "
+                 "time: %s over ranks  blocking: %d\n",
+            min_text, max_text, step_text, p->warmup, p->iters, p->check_passes,
+            cb_average_name(p->average), p->blocking);
+    fprintf(out, "#\n# Using devices\n");
+    for (int r = 0; r < run->nranks; r++) {
+        const cb_rank_info *ri = &run->ranks[r];
+        fprintf(out, "#  Rank %3d  Pid %7d  on %-20s device %2d [%s] %s\n", ri->rank, ri->pid,
+                ri->host, ri->device.index, ri->device.bus_id, ri->device.model);
+    }
+    fflush(out);
+}
+
+static void table_begin_collective(cb_printer *pr, const cb_collective *coll)
+{
+    FILE *out = pr->out;
+    fprintf(out, "#\n# Collective: %s\n", coll->name);
+    fprintf(out, "#%82s%46s\n", "out-of-place", "in-place");
+    fprintf(out, "#%11s %13s %8s %6s %5s %10s %8s %8s %7s %10s %8s %8s %7s\n", "size", "count",
+            "type", "redop", "root", "time", "algbw", "busbw", "#wrong", "time", "algbw", "busbw",
+            "#wrong");
+    fprintf(out, "#%11s %13s %8s %6s %5s %10s %8s %8s %7s %10s %8s %8s %7s\n", "(B)",
+            "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)",
+            "");
+    fflush(out);
+}
+
+static void table_note(cb_printer *pr, const char *text)
+{
+    fprintf(pr->out, "# %s\n", text);
+    fflush(pr->out);
+}
+
+static void print_half(FILE *out, const cb_result *res)
+{
+    char wrong[24];
+    if (res->check_passes == 0)
+        snprintf(wrong, sizeof wrong, "N/A");
+    else
+        snprintf(wrong, sizeof wrong, "%llu", (unsigned long long)res->wrong);
+    fprintf(out, " %10.2f %8.2f %8.2f %7s", res->seconds * 1e6, res->algbw, res->busbw, wrong);
+}
+
+static void print_mismatch(FILE *out, const cb_result *res)
+{
+    if (res->wrong == 0)
+        return;
+    fprintf(out, "# WRONG: %s %s %s root %d, %llu B %s: %llu wrong; first at rank %d (%s) "
+                 "element %zu: expected %.17g, got %.17g\n",
+            res->collective->name, cb_dtype_info_of(res->dtype)->name, cb_redop_name(res->redop),
+            res->root, (unsigned long long)res->bytes, res->in_place ? "in-place" : "out-of-place",
+            (unsigned long long)res->wrong, res->bad_rank, res->bad_host, res->first.index,
+            res->first.expected, res->first.actual);
+}
+
+static void table_result(cb_printer *pr, const cb_result *res)
+{
+    table_printer *tp = (table_printer *)pr;
+    if (!res->in_place) {
+        tp->pending = *res;
+        tp->have_pending = 1;
+        return;
+    }
+    FILE *out = pr->out;
+    fprintf(out, "%12llu %13zu %8s %6s %5d", (unsigned long long)res->bytes, res->count,
+            cb_dtype_info_of(res->dtype)->name, cb_redop_name(res->redop), res->root);
+    if (tp->have_pending)
+        print_half(out, &tp->pending);
+    print_half(out, res);
+    fputc('\n', out);
+    if (tp->have_pending)
+        print_mismatch(out, &tp->pending);
+    print_mismatch(out, res);
+    tp->have_pending = 0;
+    fflush(out);
+}
+
+static void table_end(cb_printer *pr, const cb_summary *sum)
+{
+    FILE *out = pr->out;
+    fprintf(out, "# Out of bounds values : %llu %s\n", (unsigned long long)sum->wrong,
+            sum->wrong ? "FAILED" : "OK");
+    fprintf(out, "# Avg bus bandwidth    : %g\n",
+            sum->results ? sum->busbw_sum / sum->results : 0.0);
+    fprintf(out, "#\n");
+    fflush(out);
+}
+
+static int table_close(cb_printer *pr, char *err, size_t err_len)
+{
+    int rc = cb_printer_close_stream(pr, "table", err, err_len);
+    free(pr);
+    return rc;
+}
+
+const cb_printer_ops cb_printer_table = {
+    .name = "table",
+    .open = table_open,
+    .begin = table_begin,
+    .table_begin = table_begin_collective,
+    .note = table_note,
+    .result = table_result,
+    .end = table_end,
+    .close = table_close,
+};

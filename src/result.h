@@ -1,0 +1,67 @@
+/*
+ * What the engine hands the printers: one record per run, one per
+ * measurement, one summary. Base units throughout (bytes, seconds);
+ * printers convert for display.
+ */
+#ifndef CB_RESULT_H
+#define CB_RESULT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "backend.h"
+#include "collective.h"
+#include "params.h"
+
+#define CB_HOSTLEN 64
+
+/* One rank as gathered at start-up ("Using devices"). */
+typedef struct cb_rank_info {
+    int rank;
+    int pid;
+    char host[CB_HOSTLEN];
+    cb_device_desc device;
+} cb_rank_info;
+
+typedef struct cb_run_info {
+    const char *tool_version;
+    const char *backend;
+    char run_id[20];            /* 16 hex digits, unique per run */
+    char start_utc[24];         /* ISO 8601, e.g. 2026-11-21T16:30:00Z */
+    char mpi_library[CB_DEVICE_DESCLEN];
+    int nranks;
+    int nnodes;
+    int ranks_per_node;         /* the most ranks on any one node */
+    const cb_rank_info *ranks;  /* nranks entries */
+    const cb_params *params;
+    uint64_t max_bytes;         /* after lowering to fit in memory */
+} cb_run_info;
+
+typedef struct cb_result {
+    const cb_collective *collective;
+    cb_dtype dtype;
+    cb_redop redop;
+    int root;                  /* -1 for rootless collectives */
+    uint64_t bytes;            /* the size column */
+    size_t count;              /* the count column, elements */
+    int in_place;
+    int warmup_iters;
+    int iters;
+    double seconds;            /* per operation, combined across ranks */
+    double algbw;              /* GB/s, 1e9 bytes per second */
+    double busbw;              /* GB/s */
+    int check_passes;          /* passes run; 0 when not checked */
+    uint64_t wrong;            /* wrong elements summed over ranks and passes */
+    /* First wrong element, when wrong > 0. */
+    int bad_rank;
+    char bad_host[CB_HOSTLEN];
+    cb_mismatch first;
+} cb_result;
+
+typedef struct cb_summary {
+    uint64_t wrong;            /* over every result */
+    int results;               /* measurements printed */
+    double busbw_sum;          /* for the plain mean of busbw cells */
+} cb_summary;
+
+#endif

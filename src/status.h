@@ -1,0 +1,38 @@
+/* Exit statuses and cross-rank agreement on failure. */
+#ifndef CB_STATUS_H
+#define CB_STATUS_H
+
+#include <mpi.h>
+#include <stddef.h>
+
+/* Exit statuses, documented in nccl-collbench(1). */
+enum cb_exit {
+    CB_EXIT_OK = 0,      /* every measurement ran and every check passed */
+    CB_EXIT_RUNTIME = 1, /* a backend, MPI, memory or file error */
+    CB_EXIT_USAGE = 2,   /* bad command line */
+    CB_EXIT_WRONG = 7    /* at least one verified element was wrong */
+};
+
+#define CB_MSGLEN 512
+
+/* A failure seen by one rank, with the message that explains it. */
+typedef struct cb_status {
+    int code;              /* enum cb_exit; CB_EXIT_OK when nothing failed */
+    char msg[CB_MSGLEN];   /* one line, no trailing newline */
+} cb_status;
+
+void cb_status_clear(cb_status *st);
+
+/* Record a failure (the first one wins); returns code. printf-style. */
+int cb_status_set(cb_status *st, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/*
+ * Collective over comm: every rank learns whether any rank failed. When one
+ * did, rank 0 of comm prints the lowest failing rank's message prefixed by
+ * that rank and its host, and every rank's *st is set to that rank's code.
+ * Returns the agreed code (CB_EXIT_OK when no rank failed).
+ */
+int cb_status_agree(MPI_Comm comm, cb_status *st);
+
+#endif
