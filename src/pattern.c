@@ -26,17 +26,22 @@ static uint32_t element_base(const cb_pattern *pat, size_t i)
     return (uint32_t)((i * 5u + pat->seed) & (pat->span - 1u));
 }
 
-/* For prod: rank contributes 2 when (rank + i + seed) % 3 == 0, else 1. */
+/* For prod: rank contributes 2 when (rank + i + seed) % period == 0, else 1. */
+static uint32_t prod_phase(const cb_pattern *pat, size_t i)
+{
+    return (uint32_t)((i % pat->period + pat->seed % pat->period) % pat->period);
+}
+
 static int prod_doubles(const cb_pattern *pat, int rank, size_t i)
 {
-    return (uint32_t)((size_t)rank + i % 3 + pat->seed % 3) % 3 == 0;
+    return ((uint32_t)rank % pat->period + prod_phase(pat, i)) % pat->period == 0;
 }
 
 static int prod_exponent(const cb_pattern *pat, size_t i)
 {
-    /* Ranks r in [0, n) with r == k (mod 3). */
-    int k = (int)((3 - (i % 3 + pat->seed % 3) % 3) % 3);
-    return pat->nranks > k ? (pat->nranks - 1 - k) / 3 + 1 : 0;
+    /* Ranks r in [0, n) with r == k (mod period). */
+    uint32_t k = (pat->period - prod_phase(pat, i)) % pat->period;
+    return (uint32_t)pat->nranks > k ? (int)(((uint32_t)pat->nranks - 1 - k) / pat->period) + 1 : 0;
 }
 
 int cb_pattern_init(cb_pattern *pat, cb_dtype dtype, cb_redop redop, int nranks,
@@ -49,13 +54,12 @@ int cb_pattern_init(cb_pattern *pat, cb_dtype dtype, cb_redop redop, int nranks,
     pat->seed = seed;
     pat->span = 16;
 
+    pat->period = 3;
     if (redop == CB_PROD) {
-        int worst = (nranks + 2) / 3;
-        if (ldexp(1.0, worst) > info->exact_max) {
-            snprintf(why, why_len, "a product over %d ranks cannot be checked exactly in %s",
-                     nranks, info->name);
-            return -1;
-        }
+        /* At most max_doublings ranks contribute a 2 to any element. */
+        int max_doublings = (int)floor(log2(info->exact_max));
+        if ((nranks + 2) / 3 > max_doublings)
+            pat->period = (uint32_t)((nranks + max_doublings - 1) / max_doublings);
         return 0;
     }
     /* Largest result: nranks * (span - 1) + offsets for sum, base + 2 otherwise. */

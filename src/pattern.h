@@ -22,6 +22,7 @@ typedef struct cb_pattern {
     int nranks;
     uint32_t seed;  /* varies with size, placement and pass: stale data shows */
     uint32_t span;  /* per-element base values lie in [0, span), a power of two */
+    uint32_t period; /* prod: one rank in every period contributes a factor 2 */
 } cb_pattern;
 
 /*

@@ -143,7 +143,7 @@ static void csv_result(cb_printer *pr, const cb_result *res)
     row_field(&r, res->in_place ? "in-place" : "out-of-place");
     row_fieldf(&r, "%d", res->warmup_iters);
     row_fieldf(&r, "%d", res->iters);
-    row_fieldf(&r, "%.3f", res->seconds * 1e6);
+    row_fieldf(&r, "%.6f", res->seconds * 1e6);
     row_field(&r, cb_average_name(p->average));
     row_fieldf(&r, "%.6f", res->algbw);
     row_fieldf(&r, "%.6f", res->busbw);

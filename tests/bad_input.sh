@@ -1,0 +1,65 @@
+# Bad command lines: at 1 and 4 ranks, every one exits 2 quickly with one
+# message naming the bad value (plus the pointer to --help), nothing on stdout.
+. "$CB_SRCDIR/tests/lib.sh"
+need_mpirun
+
+CB_RUN_TIMEOUT=20
+# Each case: the text the message must contain, a tab, then the arguments.
+cases=$(cat <<'CASES'
+--bogus	--bogus
+-q	-q
+stray	stray
+needs a value	-b
+abc	-b abc
+-5	-b -5
+at least 1	-b 0
+99999999999999999999	-e 99999999999999999999
+2000000T	-e 2000000T
+above	-b 1M -e 1K
+'1'	-f 1
+2.5	-f 2.5
+not both	-f 2 -i 8
+at least 1	-i 0
+more than 4096 sizes	-b 1 -e 1M -i 1
+'0'	-n 0
+-4	-n -4
+ten	-n ten
+-1	-w -1
+'x'	-c x
+'4'	-a 4
+median	-a median
+'2'	-z 2
+allredooce	-o allredooce
+empty	-o allreduce,
+twice	-o allreduce,allreduce
+float16x	-d float16x
+twice	-d float,float
+mean	--redop mean
+gloo	--backend gloo
+empty	--csv=
+yes	--help=yes
+1000000001	-n 1000000001
+CASES
+)
+for np in 1 4; do
+    echo "$cases" | while IFS='	' read -r want args; do
+        # shellcheck disable=SC2086
+        run "$np" $args
+        [ "$rc" = 124 ] && fail "'$args' on $np ranks did not finish within ${CB_RUN_TIMEOUT}s"
+        expect_rc 2 "'$args' on $np ranks"
+        [ -s "$CB_TMP/out" ] && fail "'$args' on $np ranks wrote to stdout"
+        [ "$(grep -c '^nccl-collbench: ' "$CB_TMP/err")" = 1 ] || { cat "$CB_TMP/err"; fail "'$args' on $np ranks: not exactly one message"; }
+        grep '^nccl-collbench: ' "$CB_TMP/err" | grep -qF -- "$want" || { cat "$CB_TMP/err"; fail "'$args': message does not mention '$want'"; }
+        grep -q "Try 'nccl-collbench --help'" "$CB_TMP/err" || fail "'$args': no pointer to --help"
+        if grep -qi 'core dumped\|segmentation' "$CB_TMP/err"; then fail "'$args' crashed"; fi
+    done || exit 1
+done
+
+# An output file that cannot be written is an error before any measurement.
+for np in 1 4; do
+    run "$np" --csv "$CB_TMP/no/such/dir/out.csv" -b 8 -e 8
+    expect_rc 1 "unwritable --csv on $np ranks"
+    grep -q '^nccl-collbench: .*--csv: cannot open .*no/such/dir/out.csv' "$CB_TMP/err" || { cat "$CB_TMP/err"; fail "no message naming the CSV path"; }
+    grep -q '^ *[0-9]' "$CB_TMP/out" && fail "measured despite an unwritable CSV file"
+done
+echo "ok"

@@ -1,0 +1,44 @@
+# Shared by the end-to-end tests; sourced, never run. tests/wrapper.sh sets
+# CB_BIN, CB_MPIRUN, CB_PYTHON, CB_TMP, CB_SRCDIR and CB_BUILDDIR.
+
+fail() {
+    echo "FAIL: $*" >&2
+    exit 1
+}
+
+skip() {
+    echo "SKIP: $*"
+    exit 77
+}
+
+need_mpirun() {
+    [ -n "$CB_MPIRUN" ] || skip "configure found no mpirun, so multi-rank runs cannot be launched"
+}
+
+need_python() {
+    [ -n "$CB_PYTHON" ] && "$CB_PYTHON" -c 'import csv, json' 2>/dev/null ||
+        skip "configure found no python3, which these tests use to parse output"
+}
+
+# run NP ARGS...: launch the program on NP ranks; stdout in $CB_TMP/out,
+# stderr in $CB_TMP/err, exit status in $rc. Every run has its own limit.
+run() {
+    np=$1
+    shift
+    rc=0
+    timeout -k 5 "${CB_RUN_TIMEOUT:-60}" $CB_MPIRUN -np "$np" "${CB_RUN_BIN:-$CB_BIN}" "$@" \
+        >"$CB_TMP/out" 2>"$CB_TMP/err" || rc=$?
+}
+
+# expect_rc WANT CONTEXT: fail unless the last run exited with WANT.
+expect_rc() {
+    if [ "$rc" != "$1" ]; then
+        echo "--- stdout" >&2; cat "$CB_TMP/out" >&2
+        echo "--- stderr" >&2; cat "$CB_TMP/err" >&2
+        fail "$2: exit status $rc, expected $1"
+    fi
+}
+
+check() {
+    "$CB_PYTHON" "$CB_SRCDIR/tests/parse_output.py" "$@" || fail "output check failed: $*"
+}

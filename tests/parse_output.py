@@ -1,0 +1,198 @@
+#!/usr/bin/env python3
+"""Parse nccl-collbench output for the tests: the table strictly, line by
+line, and the CSV with the csv module, then assert what a run must show.
+
+Usage: parse_output.py check-sweep --table FILE [--csv FILE] --ranks N
+           --sizes LIST --collective NAME --dtypes LIST --redops LIST
+           [--passes N] [--wrong any|0]
+       parse_output.py check-csv-header --csv FILE
+"""
+import argparse
+import csv
+import math
+import re
+import sys
+
+CSV_V1_COLUMNS = [
+    "schema_version", "run_id", "start_utc", "tool_version", "backend", "library",
+    "mpi_library", "device", "ranks", "nodes", "ranks_per_node", "collective", "datatype",
+    "redop", "root", "bytes", "count", "placement", "warmup_iters", "iters", "time_us",
+    "time_combine", "algbw_gbps", "busbw_gbps", "wrong", "check_passes",
+]
+
+DTYPE_SIZES = {"int8": 1, "uint8": 1, "int32": 4, "uint32": 4, "int64": 8,
+               "uint64": 8, "float": 4, "double": 8}
+
+
+def busbw_factor(collective, n):
+    if collective == "allreduce":
+        return 2.0 * (n - 1) / n
+    raise AssertionError("no factor known for " + collective)
+
+
+class Failure(Exception):
+    pass
+
+
+def ensure(cond, msg):
+    if not cond:
+        raise Failure(msg)
+
+
+def parse_table(path):
+    """Return dict(preamble, tables, wrong_lines, footer, notes)."""
+    out = {"preamble": [], "tables": [], "wrong_lines": [], "footer": {}, "notes": [],
+           "devices": []}
+    current = None
+    row_re = re.compile(r"^\s*(\d+)\s+(\d+)\s+(\S+)\s+(\S+)\s+(-?\d+)" + r"\s+(\S+)" * 8 + r"\s*$")
+    with open(path) as f:
+        for line in f:
+            line = line.rstrip("\n")
+            if not line.startswith("#"):
+                m = row_re.match(line)
+                ensure(m is not None, "table row does not parse: %r" % line)
+                ensure(current is not None, "row before any collective header: %r" % line)
+                g = m.groups()
+
+                def half(k):
+                    wrong = g[k + 3]
+                    return {"time_us": float(g[k]), "algbw": float(g[k + 1]),
+                            "busbw": float(g[k + 2]),
+                            "wrong": None if wrong == "N/A" else int(wrong)}
+                current["rows"].append({"size": int(g[0]), "count": int(g[1]), "type": g[2],
+                                        "redop": g[3], "root": int(g[4]),
+                                        "oop": half(5), "ip": half(9)})
+                continue
+            text = line[1:].strip()
+            if text.startswith("Collective:"):
+                current = {"collective": text.split(":", 1)[1].strip(), "rows": []}
+                out["tables"].append(current)
+            elif text.startswith("WRONG:"):
+                out["wrong_lines"].append(text)
+            elif text.startswith("Out of bounds values"):
+                m = re.match(r"Out of bounds values\s*:\s*(\d+)\s+(OK|FAILED)$", text)
+                ensure(m is not None, "bad footer line %r" % line)
+                out["footer"]["oob"] = int(m.group(1))
+                out["footer"]["status"] = m.group(2)
+            elif text.startswith("Avg bus bandwidth"):
+                out["footer"]["avg_busbw"] = float(text.split(":", 1)[1])
+            elif text.startswith("Rank "):
+                out["devices"].append(text)
+            elif current is None:
+                out["preamble"].append(text)
+            else:
+                out["notes"].append(text)
+    return out
+
+
+def read_csv(path):
+    with open(path, newline="") as f:
+        reader = csv.reader(f)
+        header = next(reader)
+        rows = [dict(zip(header, r)) for r in reader]
+        for r in rows:
+            ensure(len(r) == len(header), "short CSV row %r" % r)
+    return header, rows
+
+
+def check_csv_header(args):
+    header, _ = read_csv(args.csv)
+    ensure(header == CSV_V1_COLUMNS, "CSV header differs from schema v1: %r" % header)
+
+
+def close(a, b, rel=2e-3, abs_=2e-6):
+    return math.isclose(a, b, rel_tol=rel, abs_tol=abs_)
+
+
+def check_sweep(args):
+    n = args.ranks
+    sizes = [int(s) for s in args.sizes.split(",")]
+    dtypes = args.dtypes.split(",")
+    redops = args.redops.split(",")
+    t = parse_table(args.table)
+    ensure(len(t["devices"]) == n, "expected %d Using devices lines, got %d" % (n, len(t["devices"])))
+    ensure(any("ranks: %d" % n in p for p in t["preamble"]), "preamble lacks 'ranks: %d'" % n)
+    ensure([x["collective"] for x in t["tables"]] == [args.collective],
+           "tables: %r" % [x["collective"] for x in t["tables"]])
+    rows = t["tables"][0]["rows"]
+    expected = [(d, r, s) for d in dtypes for r in redops for s in sizes
+                if s // DTYPE_SIZES[d] > 0]
+    got = [(x["type"], x["redop"], x["size"]) for x in rows]
+    ensure(got == expected, "rows %r, expected %r" % (got, expected))
+    factor = busbw_factor(args.collective, n)
+    busbw_cells = []
+    for x in rows:
+        ensure(x["count"] == x["size"] // DTYPE_SIZES[x["type"]], "count wrong in %r" % x)
+        ensure(x["root"] == -1, "root should be -1: %r" % x)
+        for half in (x["oop"], x["ip"]):
+            ensure(half["time_us"] > 0, "non-positive time in %r" % x)
+            if args.wrong == "0":
+                ensure(half["wrong"] == 0, "wrong elements in %r" % x)
+            busbw_cells.append(half["busbw"])
+    ensure("status" in t["footer"], "no footer")
+    if args.wrong == "0":
+        ensure(t["footer"]["status"] == "OK" and t["footer"]["oob"] == 0, "footer %r" % t["footer"])
+    avg = sum(busbw_cells) / len(busbw_cells)
+    ensure(close(t["footer"]["avg_busbw"], avg, rel=0.05, abs_=0.01),
+           "Avg bus bandwidth %r is not the mean of the busbw cells %r" % (t["footer"]["avg_busbw"], avg))
+    if not args.csv:
+        return
+    header, crow = read_csv(args.csv)
+    ensure(header == CSV_V1_COLUMNS, "CSV header differs from schema v1: %r" % header)
+    ensure(len(crow) == 2 * len(rows), "CSV has %d rows, expected %d" % (len(crow), 2 * len(rows)))
+    run_ids = {r["run_id"] for r in crow}
+    ensure(len(run_ids) == 1 and re.match(r"^[0-9a-f]{16}$", run_ids.pop()), "run_id")
+    for i, r in enumerate(crow):
+        tr = rows[i // 2]
+        ensure(r["schema_version"] == "1", "schema_version %r" % r["schema_version"])
+        ensure(re.match(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$", r["start_utc"]), "start_utc")
+        ensure(r["placement"] == ("out-of-place", "in-place")[i % 2], "placement order %r" % r)
+        ensure(int(r["ranks"]) == n and int(r["nodes"]) >= 1, "ranks/nodes %r" % r)
+        ensure((r["collective"], r["datatype"], r["redop"], int(r["bytes"]), int(r["count"])) ==
+               (args.collective, tr["type"], tr["redop"], tr["size"], tr["count"]),
+               "CSV row %r does not match table row %r" % (r, tr))
+        ensure(int(r["root"]) == -1, "root")
+        time_us = float(r["time_us"])
+        algbw = float(r["algbw_gbps"])
+        busbw = float(r["busbw_gbps"])
+        ensure(time_us > 0, "time")
+        ensure(close(algbw, int(r["bytes"]) / 1e9 / (time_us * 1e-6), rel=5e-3, abs_=1e-5),
+               "algbw %r is not bytes/time in %r" % (algbw, r))
+        ensure(close(busbw, algbw * factor, abs_=2e-6), "busbw %r != algbw*%g in %r" % (busbw, factor, r))
+        half = tr["ip"] if i % 2 else tr["oop"]
+        ensure(close(half["time_us"], time_us, rel=1e-3, abs_=0.006), "table/CSV time differ: %r %r" % (half, r))
+        ensure(int(r["check_passes"]) == args.passes, "check_passes %r" % r["check_passes"])
+        if args.passes == 0:
+            ensure(r["wrong"] == "", "wrong must be empty when unchecked")
+        elif args.wrong == "0":
+            ensure(r["wrong"] == "0", "wrong %r" % r["wrong"])
+        ensure(int(r["iters"]) > 0 and int(r["warmup_iters"]) >= 0, "iters")
+        ensure(r["backend"] != "" and r["device"] != "", "backend/device empty")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    s = sub.add_parser("check-sweep")
+    s.add_argument("--table", required=True)
+    s.add_argument("--csv")
+    s.add_argument("--ranks", type=int, required=True)
+    s.add_argument("--sizes", required=True)
+    s.add_argument("--collective", default="allreduce")
+    s.add_argument("--dtypes", default="float")
+    s.add_argument("--redops", default="sum")
+    s.add_argument("--passes", type=int, default=1)
+    s.add_argument("--wrong", default="0")
+    h = sub.add_parser("check-csv-header")
+    h.add_argument("--csv", required=True)
+    args = ap.parse_args()
+    try:
+        {"check-sweep": check_sweep, "check-csv-header": check_csv_header}[args.cmd](args)
+    except Failure as e:
+        print("parse_output: " + str(e), file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,170 @@
+/* Strict parsing of numbers and of the command line. */
+#include <stdint.h>
+#include <string.h>
+
+#include "params.h"
+#include "parse.h"
+#include "unit.h"
+
+static void test_bytes(unit_state *u)
+{
+    uint64_t v = 0;
+    CHECK(u, cb_parse_bytes("8", &v) == 0 && v == 8);
+    CHECK(u, cb_parse_bytes("0", &v) == 0 && v == 0);
+    CHECK(u, cb_parse_bytes("1K", &v) == 0 && v == 1024);
+    CHECK(u, cb_parse_bytes("3k", &v) == 0 && v == 3072);
+    CHECK(u, cb_parse_bytes("64M", &v) == 0 && v == 64u << 20);
+    CHECK(u, cb_parse_bytes("2G", &v) == 0 && v == 2ull << 30);
+    CHECK(u, cb_parse_bytes("1T", &v) == 0 && v == 1ull << 40);
+    CHECK(u, cb_parse_bytes("18446744073709551615", &v) == 0 && v == UINT64_MAX);
+    const char *bad[] = {"", "-1", "+1", " 1", "1 ", "1.5K", "1KB", "K", "1X", "0x10",
+                         "18446744073709551616", "16777216T", "99999999999999999999G", NULL};
+    for (int i = 0; bad[i]; i++) {
+        v = 12345;
+        CHECK(u, cb_parse_bytes(bad[i], &v) == -1);
+        CHECK(u, v == 12345);
+    }
+    CHECK(u, cb_parse_bytes(NULL, &v) == -1);
+}
+
+static void test_long(unit_state *u)
+{
+    long v = 0;
+    CHECK(u, cb_parse_long("20", 1, 100, &v) == 0 && v == 20);
+    CHECK(u, cb_parse_long("-3", -5, 5, &v) == 0 && v == -3);
+    CHECK(u, cb_parse_long("0", 1, 100, &v) == -1);
+    CHECK(u, cb_parse_long("101", 1, 100, &v) == -1);
+    CHECK(u, cb_parse_long("", 1, 100, &v) == -1);
+    CHECK(u, cb_parse_long("1e3", 1, 10000, &v) == -1);
+    CHECK(u, cb_parse_long("12abc", 1, 100, &v) == -1);
+    CHECK(u, cb_parse_long(" 5", 1, 100, &v) == -1);
+    CHECK(u, cb_parse_long("99999999999999999999999", 1, 100, &v) == -1);
+}
+
+static void test_format(unit_state *u)
+{
+    char buf[32];
+    cb_format_bytes(1000, buf, sizeof buf);
+    CHECK(u, strcmp(buf, "1000") == 0);
+    cb_format_bytes(64u << 20, buf, sizeof buf);
+    CHECK(u, strcmp(buf, "64M") == 0);
+    cb_format_bytes(3u << 10, buf, sizeof buf);
+    CHECK(u, strcmp(buf, "3K") == 0);
+    cb_format_bytes(0, buf, sizeof buf);
+    CHECK(u, strcmp(buf, "0") == 0);
+}
+
+/* Parse a NULL-terminated argument list; returns the parser's result. */
+static int parse(cb_params *p, char *err, size_t len, const char *const *args)
+{
+    char *argv[32];
+    int argc = 0;
+    argv[argc++] = (char *)"nccl-collbench";
+    for (int i = 0; args[i]; i++)
+        argv[argc++] = (char *)args[i];
+    argv[argc] = NULL;
+    cb_params_defaults(p);
+    err[0] = '\0';
+    return cb_params_parse(p, argc, argv, err, len);
+}
+
+#define ARGS(...) ((const char *const[]){__VA_ARGS__, NULL})
+
+static void test_params_good(unit_state *u)
+{
+    cb_params p;
+    char err[512];
+    CHECK(u, parse(&p, err, sizeof err, ARGS("-n", "5")) == 0);
+    CHECK(u, p.iters == 5 && p.warmup == 1 && p.check_passes == 1);
+    CHECK(u, p.min_bytes == 8 && p.max_bytes == 128u << 20 && p.step_factor == 2);
+    CHECK(u, p.ncollectives == 1 && strcmp(p.collectives[0]->name, "allreduce") == 0);
+    CHECK(u, p.ndtypes == 1 && p.dtypes[0] == CB_FLOAT);
+    CHECK(u, p.nredops == 1 && p.redops[0] == CB_SUM);
+    CHECK(u, strcmp(p.backend, "auto") == 0 && p.csv_path == NULL);
+
+    CHECK(u, parse(&p, err, sizeof err,
+                   ARGS("-b1K", "--maxbytes=1M", "-f", "4", "-w", "0", "-c0", "-a", "max")) == 0);
+    CHECK(u, p.min_bytes == 1024 && p.max_bytes == 1u << 20 && p.step_factor == 4);
+    CHECK(u, p.warmup == 0 && p.check_passes == 0 && p.average == CB_AVERAGE_MAX);
+
+    CHECK(u, parse(&p, err, sizeof err, ARGS("-i", "1M", "-e", "4M", "-b", "1M")) == 0);
+    CHECK(u, p.step_bytes == 1u << 20 && p.step_factor == 0);
+
+    CHECK(u, parse(&p, err, sizeof err,
+                   ARGS("-o", "all_reduce", "-d", "double,int32", "--redop", "max,sum")) == 0);
+    CHECK(u, p.ndtypes == 2 && p.dtypes[0] == CB_DOUBLE && p.dtypes[1] == CB_INT32);
+    CHECK(u, p.nredops == 2 && p.redops[0] == CB_MAX && p.redops[1] == CB_SUM);
+
+    CHECK(u, parse(&p, err, sizeof err, ARGS("-d", "all", "--redop", "all", "-o", "all")) == 0);
+    CHECK(u, p.ndtypes == CB_DTYPE_COUNT && p.nredops == CB_REDOP_COUNT);
+
+    CHECK(u, parse(&p, err, sizeof err, ARGS("-a", "0")) == 0 && p.average == CB_AVERAGE_RANK0);
+    CHECK(u, parse(&p, err, sizeof err, ARGS("--csv", "-")) == 0 && strcmp(p.csv_path, "-") == 0);
+    CHECK(u, parse(&p, err, sizeof err, ARGS("--backend", "mpi")) == 0);
+    CHECK(u, parse(&p, err, sizeof err, ARGS("-h")) == 0 && p.help);
+    CHECK(u, parse(&p, err, sizeof err, ARGS("--version")) == 0 && p.version);
+    CHECK(u, parse(&p, err, sizeof err, ARGS("-b", "64", "-e", "64")) == 0);
+}
+
+/* Each bad command line fails with a message that names the offending text. */
+static void test_params_bad(unit_state *u)
+{
+    static const struct {
+        const char *args[6];
+        const char *must_mention;
+    } cases[] = {
+        {{"--bogus"}, "--bogus"},
+        {{"-q"}, "-q"},
+        {{"stray"}, "stray"},
+        {{"-b"}, "needs a value"},
+        {{"-b", "abc"}, "abc"},
+        {{"-b", "-5"}, "-5"},
+        {{"-b", "0"}, "at least 1"},
+        {{"-e", "99999999999999999999"}, "99999999999999999999"},
+        {{"-b", "1M", "-e", "1K"}, "above"},
+        {{"-f", "1"}, "'1'"},
+        {{"-f", "2.5"}, "2.5"},
+        {{"-f", "2", "-i", "8"}, "not both"},
+        {{"-i", "0"}, "at least 1"},
+        {{"-n", "0"}, "'0'"},
+        {{"-n", "-4"}, "-4"},
+        {{"-n", "ten"}, "ten"},
+        {{"-w", "-1"}, "-1"},
+        {{"-c", "x"}, "'x'"},
+        {{"-a", "4"}, "'4'"},
+        {{"-a", "median"}, "median"},
+        {{"-z", "2"}, "'2'"},
+        {{"-o", "allredooce"}, "allredooce"},
+        {{"-o", "allreduce,"}, "empty"},
+        {{"-o", "allreduce,allreduce"}, "twice"},
+        {{"-d", "float16x"}, "float16x"},
+        {{"-d", ""}, "empty"},
+        {{"--redop", "mean"}, "mean"},
+        {{"--backend", "gloo"}, "gloo"},
+        {{"--csv", ""}, "empty"},
+        {{"--help=yes"}, "yes"},
+        {{"-n", "1000000001"}, "1000000001"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        cb_params p;
+        char err[512];
+        int rc = parse(&p, err, sizeof err, cases[i].args);
+        CHECK(u, rc == -1);
+        if (rc != -1 || strstr(err, cases[i].must_mention) == NULL)
+            fprintf(stderr, "  case %zu (%s ...): got rc %d, message '%s'\n", i,
+                    cases[i].args[0], rc, err);
+        CHECK(u, strstr(err, cases[i].must_mention) != NULL);
+        CHECK(u, strchr(err, '\n') == NULL);
+    }
+}
+
+int main(void)
+{
+    unit_state u = {0, 0};
+    test_bytes(&u);
+    test_long(&u);
+    test_format(&u);
+    test_params_good(&u);
+    test_params_bad(&u);
+    return unit_done(&u, "unit_parse");
+}
