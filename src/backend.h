@@ -76,6 +76,41 @@ struct cb_backend_ops {
     /* Collective primitives; each launches one operation on comm. */
     int (*allreduce)(cb_backend *b, const void *send, void *recv, size_t count,
                      cb_dtype dtype, cb_redop redop);
+    /*
+     * The rest follow NCCL's definitions: counts are per rank, and a call is
+     * in place when the buffers relate as NCCL says (allgather and gather:
+     * send == recv + rank * count; reducescatter and scatter: recv == send +
+     * rank * count; the others: send == recv). NULL when the backend lacks
+     * the operation: the engine then skips the collective with a note.
+     */
+    /* recv (count * n) gets every rank's count elements, in rank order. */
+    int (*allgather)(cb_backend *b, const void *send, void *recv, size_t count,
+                     cb_dtype dtype);
+    /* recv (count) gets block rank of the reduction of every send (count * n). */
+    int (*reducescatter)(cb_backend *b, const void *send, void *recv, size_t count,
+                         cb_dtype dtype, cb_redop redop);
+    /* Every rank's recv gets root's send; only root reads send. */
+    int (*broadcast)(cb_backend *b, const void *send, void *recv, size_t count,
+                     cb_dtype dtype, int root);
+    /* root's recv gets the reduction of every send; other ranks' recv is unused. */
+    int (*reduce)(cb_backend *b, const void *send, void *recv, size_t count,
+                  cb_dtype dtype, cb_redop redop, int root);
+    /* Block j (count elements) of send goes to block rank of rank j's recv. */
+    int (*alltoall)(cb_backend *b, const void *send, void *recv, size_t count,
+                    cb_dtype dtype);
+    /* root's recv (count * n) gets every rank's send, in rank order. */
+    int (*gather)(cb_backend *b, const void *send, void *recv, size_t count,
+                  cb_dtype dtype, int root);
+    /* Rank r's recv (count) gets block r of root's send (count * n). */
+    int (*scatter)(cb_backend *b, const void *send, void *recv, size_t count,
+                   cb_dtype dtype, int root);
+    /* send goes to rank send_peer while recv comes from rank recv_peer. */
+    int (*sendrecv)(cb_backend *b, const void *send, void *recv, size_t count,
+                    cb_dtype dtype, int send_peer, int recv_peer);
+    /* 1 when a floating-point avg is computed as the sum of input * fl(1/n),
+     * rounding every product (NCCL); the check then allows for that rounding
+     * when n is not a power of two. 0: sum, then one division. */
+    int avg_premultiplies;
 
     /* Wait until every launched operation has completed. */
     int (*wait)(cb_backend *b);

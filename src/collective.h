@@ -19,6 +19,13 @@ typedef struct cb_layout {
     size_t send_count;     /* elements each rank sends from */
     size_t recv_count;     /* elements each rank receives into */
     size_t inplace_offset; /* where the input sits inside recv when in place */
+    /* In place, one buffer holds both sides: the input starts at element
+     * inplace_offset + rank * inplace_send_stride of it and the output at
+     * rank * inplace_recv_stride. Gathers set the first (the input is the
+     * rank's own block of the output), scatters the second (the output is
+     * the rank's block of the input), as NCCL defines in-place. */
+    size_t inplace_send_stride;
+    size_t inplace_recv_stride;
 } cb_layout;
 
 /* One launch: buffers and what to do with them. */
@@ -66,6 +73,10 @@ typedef struct cb_collective {
     void (*fill_input)(const cb_pattern *pat, int rank, const cb_call *call, void *send);
     size_t (*check_output)(const cb_pattern *pat, int rank, const cb_call *call,
                            const void *recv, cb_mismatch *first);
+
+    /* Optional: whether a backend implements what run needs; NULL means
+     * every backend does. The engine skips the collective with a note. */
+    int (*available)(const cb_backend_ops *ops);
 } cb_collective;
 
 /* The table, NULL-terminated, in the order "all" runs them. */
@@ -78,5 +89,26 @@ const cb_collective *cb_collective_lookup(const char *name);
  * every rank of a reduction whose result everyone holds. */
 size_t cb_check_reduced(const cb_pattern *pat, const void *data, size_t count,
                         cb_mismatch *first);
+
+/* The same for a slice: data[k] against element first_index + k of the
+ * reduction (reduce-scatter's block). Reported indexes are k. */
+size_t cb_check_reduced_at(const cb_pattern *pat, const void *data, size_t first_index,
+                           size_t count, cb_mismatch *first);
+
+/* Where block k of a data-movement output comes from: block
+ * (block + k * block_step) of the send buffer of rank (rank + k * rank_step). */
+typedef struct cb_block_source {
+    int rank;
+    int rank_step;
+    size_t block;
+    size_t block_step;
+} cb_block_source;
+
+/* Compare nblocks blocks of count elements against cb_pattern_block. */
+size_t cb_check_blocks(const cb_pattern *pat, const void *data, size_t nblocks, size_t count,
+                       cb_block_source src, cb_mismatch *first);
+
+/* The size column of a layout: the larger of send and receive, in bytes. */
+size_t cb_layout_bytes(const cb_layout *layout, size_t elem_size);
 
 #endif

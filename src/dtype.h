@@ -13,6 +13,10 @@ typedef enum cb_dtype {
     CB_UINT64,
     CB_FLOAT,
     CB_DOUBLE,
+    CB_HALF,       /* IEEE 754 binary16 */
+    CB_BFLOAT16,   /* float32's exponent with a 7-bit fraction */
+    CB_FP8_E4M3,   /* OCP 8-bit E4M3: NCCL >= 2.24 on compute capability >= 9.0 */
+    CB_FP8_E5M2,   /* OCP 8-bit E5M2: likewise */
     CB_DTYPE_COUNT
 } cb_dtype;
 
@@ -27,6 +31,10 @@ typedef struct cb_dtype_info {
     /* Host conversions of element i; values are exact integers in range. */
     void (*store)(void *buf, size_t i, double value);
     double (*load)(const void *buf, size_t i);
+    /* Floating point: avg divides with rounding (integers truncate), and
+     * stored values are rounded to nearest, ties to even. */
+    int is_float;
+    int mantissa_bits;     /* stored fraction bits of a float type; 0 for integers */
 } cb_dtype_info;
 
 const cb_dtype_info *cb_dtype_info_of(cb_dtype type);

@@ -379,7 +379,8 @@ static void verify(engine *e, const cb_collective *coll, const cb_call *call, in
     size_t wrong = 0;
     cb_mismatch first = {0, 0, 0};
     for (int pass = 0; pass < e->p->check_passes; pass++) {
-        uint32_t what = ((uint32_t)call->dtype << 8) | (uint32_t)(call->redop + 1);
+        uint32_t what = ((uint32_t)call->dtype << 8) | (uint32_t)(call->redop + 1) |
+                        ((uint32_t)(call->root + 1) << 16);
         cb_pattern pat;
         char why[256];
         /* The sweep checked that the pattern exists for this type and reduction. */
@@ -388,6 +389,7 @@ static void verify(engine *e, const cb_collective *coll, const cb_call *call, in
                                             (uint32_t)pass, what),
                             why, sizeof why) != 0)
             return;
+        pat.avg_premultiplied = e->ops->avg_premultiplies;
         if (check_pass(e, coll, call, &pat, &wrong, &first) != 0)
             break;
         res->check_passes = pass + 1;
@@ -426,11 +428,20 @@ static void emit_result(engine *e, const cb_result *res)
 
 /* One measurement: one size, one placement. Returns the agreed status. */
 static int measure(engine *e, const cb_collective *coll, cb_call *call, int size_index,
-                   uint64_t bytes, int in_place, int checkable)
+                   int in_place, int checkable)
 {
     size_t esize = cb_dtype_info_of(call->dtype)->size;
+    const cb_layout *l = &call->layout;
+    /* The size column: the bytes that really move, after rounding. */
+    uint64_t bytes = (uint64_t)cb_layout_bytes(l, esize);
     call->recv = e->recv;
-    call->send = in_place ? (char *)e->recv + call->layout.inplace_offset * esize : e->send;
+    call->send = e->send;
+    if (in_place) {
+        /* One buffer holds both sides, as the collective's layout places them. */
+        size_t rank = (size_t)e->rank;
+        call->send = (char *)e->recv + (l->inplace_offset + rank * l->inplace_send_stride) * esize;
+        call->recv = (char *)e->recv + rank * l->inplace_recv_stride * esize;
+    }
 
     cb_result res;
     memset(&res, 0, sizeof res);
@@ -464,18 +475,24 @@ static int measure(engine *e, const cb_collective *coll, cb_call *call, int size
     return agree(e);
 }
 
+/* Whether every rank's backend runs this type and reduction; a note when not. */
+static int supported_everywhere(engine *e, const cb_collective *coll, cb_dtype dtype,
+                                cb_redop redop)
+{
+    char why[256] = "";
+    int supported = e->ops->supports(e->b, dtype, redop, why, sizeof why), everywhere = 0;
+    MPI_Allreduce(&supported, &everywhere, 1, MPI_INT, MPI_MIN, e->comm);
+    if (!everywhere)
+        note(e, "skipped %s %s %s: %s", coll->name, cb_dtype_info_of(dtype)->name,
+             cb_redop_name(redop), why[0] ? why : "not supported on some rank");
+    return everywhere;
+}
+
 /* Every size for one (collective, type, reduction, root). */
 static int sweep(engine *e, const cb_collective *coll, cb_dtype dtype, cb_redop redop, int root)
 {
     const cb_dtype_info *info = cb_dtype_info_of(dtype);
     char why[256] = "";
-    int supported = e->ops->supports(e->b, dtype, redop, why, sizeof why), everywhere = 0;
-    MPI_Allreduce(&supported, &everywhere, 1, MPI_INT, MPI_MIN, e->comm);
-    if (!everywhere) {
-        note(e, "skipped %s %s %s: %s", coll->name, info->name, cb_redop_name(redop),
-             why[0] ? why : "not supported on some rank");
-        return CB_EXIT_OK;
-    }
     cb_pattern probe;
     int checkable = e->p->check_passes > 0 &&
                     cb_pattern_init(&probe, dtype, redop, e->nranks, 0, why, sizeof why) == 0;
@@ -489,7 +506,7 @@ static int sweep(engine *e, const cb_collective *coll, cb_dtype dtype, cb_redop 
             continue;
         }
         for (int in_place = 0; in_place <= 1; in_place++)
-            if (measure(e, coll, &call, s, e->sizes[s], in_place, checkable) != CB_EXIT_OK)
+            if (measure(e, coll, &call, s, in_place, checkable) != CB_EXIT_OK)
                 return e->st.code;
     }
     return CB_EXIT_OK;
@@ -503,12 +520,26 @@ static int run_collectives(engine *e)
         if (e->rank == 0)
             for (int i = 0; i < e->nprinters; i++)
                 e->printers[i]->ops->table_begin(e->printers[i], coll);
+        if (coll->available != NULL && !coll->available(e->ops)) {
+            note(e, "skipped %s: the %s backend does not implement it", coll->name,
+                 e->ops->name);
+            continue;
+        }
+        /* Rooted collectives: the -r root, or every rank in turn; else -1. */
+        int first_root = -1, last_root = -1;
+        if (coll->flags & CB_COLL_ROOTED) {
+            first_root = p->root < 0 ? 0 : p->root;
+            last_root = p->root < 0 ? e->nranks - 1 : p->root;
+        }
         int nredops = (coll->flags & CB_COLL_REDUCES) ? p->nredops : 1;
         for (int t = 0; t < p->ndtypes; t++)
             for (int r = 0; r < nredops; r++) {
                 cb_redop redop = (coll->flags & CB_COLL_REDUCES) ? p->redops[r] : CB_REDOP_NONE;
-                if (sweep(e, coll, p->dtypes[t], redop, -1) != CB_EXIT_OK)
-                    return e->st.code;
+                if (!supported_everywhere(e, coll, p->dtypes[t], redop))
+                    continue;
+                for (int root = first_root; root <= last_root; root++)
+                    if (sweep(e, coll, p->dtypes[t], redop, root) != CB_EXIT_OK)
+                        return e->st.code;
             }
     }
     return CB_EXIT_OK;

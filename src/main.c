@@ -27,6 +27,11 @@ int main(int argc, char **argv)
     if (!bad && !params.help && !params.version) {
         bad = cb_size_list(&params, NULL, CB_MAX_SIZES, err, sizeof err) < 0;
     }
+    if (!bad && !params.help && !params.version) {
+        int nranks = 1;
+        MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+        bad = cb_params_check_ranks(&params, nranks, err, sizeof err) != 0;
+    }
     int any_bad = 0;
     MPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     if (any_bad) {

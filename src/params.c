@@ -215,6 +215,32 @@ static int opt_blocking(parse_state *s, const char *v)
     return set_int(s, v, 0, 1, &s->p->blocking);
 }
 
+/* -r N, or all (also -1): every rank in turn. */
+#define CB_MAX_ROOT_OPTION 1000000000L
+
+static int opt_root(parse_state *s, const char *v)
+{
+    if (strcasecmp(v, "all") == 0) {
+        s->p->root = -1;
+        return 0;
+    }
+    long root;
+    if (cb_parse_long(v, -1, CB_MAX_ROOT_OPTION, &root) != 0)
+        return fail(s, "'%s' is not a rank from 0 to %ld, or all (-1)", v, CB_MAX_ROOT_OPTION);
+    s->p->root = (int)root;
+    return 0;
+}
+
+int cb_params_check_ranks(const cb_params *p, int nranks, char *err, size_t err_len)
+{
+    if (p->root >= nranks) {
+        snprintf(err, err_len, "-r: root %d is not a rank of this run: with %d rank%s the "
+                 "roots are 0 to %d", p->root, nranks, nranks == 1 ? "" : "s", nranks - 1);
+        return -1;
+    }
+    return 0;
+}
+
 static const char *const average_names[] = {"rank0", "mean", "min", "max"};
 
 const char *cb_average_name(cb_average a)
@@ -283,6 +309,8 @@ static const option_spec option_table[] = {
     {'n', "iters", "N", "timed iterations per size [20]", opt_iters},
     {'w', "warmup", "N", "untimed iterations before timing [1]", opt_warmup},
     {'c', "check", "N", "verification passes per size; 0 turns checking off [1]", opt_check},
+    {'r', "root", "N", "root of broadcast, reduce, gather, scatter; all (or -1): each "
+                       "rank in turn [0]", opt_root},
     {'d', "datatype", "LIST", "element types: names, comma list, or all [float]", opt_datatype},
     {'\0', "redop", "LIST", "reductions: names, comma list, or all [sum]", opt_redop},
     {'a', "average", "MODE", "time reported across ranks: 0 rank0, 1 mean, 2 min, 3 max [1]",

@@ -39,6 +39,7 @@ typedef struct cb_params {
     int check_passes;      /* 0: no verification */
     cb_average average;
     int blocking;
+    int root;              /* -r: root of rooted collectives; -1: every rank in turn */
 
     const char *backend;   /* a backend name or "auto" */
     const char *csv_path;  /* NULL: no CSV; "-": CSV on stdout instead of the table */
@@ -60,6 +61,10 @@ int cb_params_parse(cb_params *p, int argc, char **argv, char *err, size_t err_l
 void cb_params_help(FILE *out, const char *prog);
 
 const char *cb_average_name(cb_average a);
+
+/* Checks that need the rank count (-r below it). Returns 0, or -1 with one
+ * line in err, as cb_params_parse does. */
+int cb_params_check_ranks(const cb_params *p, int nranks, char *err, size_t err_len);
 
 /* The sweep's sizes in bytes, into sizes unless it is NULL. Returns the count
  * (at most max_sizes), or -1 when the list would be longer, with a message in

@@ -1,7 +1,55 @@
+/*
+ * Verification values. Schemes, per reduction (b(i) is a base value in
+ * [0, span), r the rank, n the rank count, h(i) a rank chosen per element):
+ *
+ *   sum, premulsum  dense: r puts b(i) + (r mod 3); the sum is n b(i) + the
+ *                   sum of the offsets. Sparse (when that cannot stay exact
+ *                   with span >= 2): only the ranks r = k(i) mod period put
+ *                   1 or 2, the others 0. premulsum's result is scaled.
+ *   prod            the ranks r = k(i) mod period put 2 or 4, the others 1,
+ *                   so the result is a power of two that fits.
+ *   min, max        r puts b(i), plus 1 unless r == h(i) (min) or plus 1 only
+ *                   when r == h(i) (max): every rank decides some result.
+ *   avg             dense: r puts m(i) = 1 + b(i), rank h(i) one more and the
+ *                   next rank one less, so the sum is n m(i) and the average
+ *                   m(i) exactly, also with truncating integer division.
+ *                   Unit (when that does not fit with span >= 2): the same
+ *                   with m(i) = -1 or 1 (unsigned: 1). Uniform (when only n
+ *                   fits): every rank puts m(i), -1 or 1 (unsigned 0 or 1).
+ *                   Sparse (signed types, more ranks than the exact range):
+ *                   h(i) puts d(i), the next rank -d(i), the others 0; the
+ *                   average is 0 everywhere, so only contributions are
+ *                   checked, not staleness.
+ *
+ * Every partial result in any order lies between the smallest and largest
+ * value named above, which span and period keep inside the type's exact
+ * integer range.
+ */
 #include "pattern.h"
 
 #include <math.h>
 #include <stdio.h>
+
+/* Base values come in pairs of elements: within a pair the second is 5 more
+ * than the first (so they differ), and each pair gets its own seed-dependent
+ * offset, so that blocks at any distance, and the values of another seed,
+ * differ somewhere with overwhelming odds even when span is 2. */
+#define CB_GROUP_SHIFT 1
+/* Largest span of base values for reductions. */
+#define CB_REDUCE_SPAN 16u
+/* Largest span of codes for data movement. */
+#define CB_MOVE_SPAN 65536u
+
+static uint32_t mix(uint32_t a, uint32_t b)
+{
+    uint32_t h = a ^ (b * 0x9e3779b1u);
+    h ^= h >> 16;
+    h *= 0x85ebca6bu;
+    h ^= h >> 13;
+    h *= 0xc2b2ae35u;
+    h ^= h >> 16;
+    return h;
+}
 
 /* Per-rank offset: r mod 3, so three ranks already differ. */
 static double rank_offset(int rank)
@@ -15,33 +63,122 @@ static double rank_offset_sum(int nranks)
     return 3.0 * (nranks / 3) + (nranks % 3 == 2 ? 1.0 : 0.0);
 }
 
-static double rank_offset_max(int nranks)
-{
-    return nranks >= 3 ? 2.0 : (double)(nranks - 1);
-}
-
-/* Base value of element i: odd stride, so neighbours differ when span > 1. */
 static uint32_t element_base(const cb_pattern *pat, size_t i)
 {
-    return (uint32_t)((i * 5u + pat->seed) & (pat->span - 1u));
+    uint32_t group = mix(pat->seed, (uint32_t)(i >> CB_GROUP_SHIFT));
+    return (uint32_t)((i * 5u + group + pat->seed) & (pat->span - 1u));
 }
 
-/* For prod: rank contributes 2 when (rank + i + seed) % period == 0, else 1. */
-static uint32_t prod_phase(const cb_pattern *pat, size_t i)
+/* The rank that stands out at element i (min, max, avg). */
+static int holder(const cb_pattern *pat, size_t i)
+{
+    uint32_t n = (uint32_t)pat->nranks;
+    return (int)((i % n + pat->seed % n) % n);
+}
+
+/* prod and sparse sums: rank r contributes when (r + phase) % period == 0. */
+static uint32_t phase(const cb_pattern *pat, size_t i)
 {
     return (uint32_t)((i % pat->period + pat->seed % pat->period) % pat->period);
 }
 
-static int prod_doubles(const cb_pattern *pat, int rank, size_t i)
+static int contributes(const cb_pattern *pat, int rank, size_t i)
 {
-    return ((uint32_t)rank % pat->period + prod_phase(pat, i)) % pat->period == 0;
+    return ((uint32_t)rank % pat->period + phase(pat, i)) % pat->period == 0;
 }
 
-static int prod_exponent(const cb_pattern *pat, size_t i)
+/* Ranks r in [0, n) with r == k (mod period), k the residue that contributes. */
+static int contributors(const cb_pattern *pat, size_t i)
 {
-    /* Ranks r in [0, n) with r == k (mod period). */
-    uint32_t k = (pat->period - prod_phase(pat, i)) % pat->period;
-    return (uint32_t)pat->nranks > k ? (int)(((uint32_t)pat->nranks - 1 - k) / pat->period) + 1 : 0;
+    uint32_t k = (pat->period - phase(pat, i)) % pat->period;
+    return (uint32_t)pat->nranks > k ? (int)(((uint32_t)pat->nranks - 1 - k) / pat->period) + 1
+                                     : 0;
+}
+
+/* Sparse sums put 1 or 2, prod 2 or 4: bit 1 of the base value picks, so the
+ * choice does not follow the contributing ranks' phase. */
+static double sparse_value(const cb_pattern *pat, size_t i)
+{
+    return 1.0 + ((element_base(pat, i) >> 1) & 1u);
+}
+
+static int factor_exponent(const cb_pattern *pat, size_t i)
+{
+    return 1 + (int)((element_base(pat, i) >> 1) & 1u);
+}
+
+/* Largest power of two not above limit, at most cap; 0 when limit < 1. */
+static uint32_t power_of_two_below(double limit, uint32_t cap)
+{
+    uint32_t span = cap;
+    while (span > 0 && (double)span > limit)
+        span /= 2;
+    return span;
+}
+
+static int fail(char *why, size_t why_len, const cb_pattern *pat, const char *what)
+{
+    snprintf(why, why_len, "%s over %d ranks cannot be checked exactly in %s", what,
+             pat->nranks, cb_dtype_info_of(pat->dtype)->name);
+    return -1;
+}
+
+/* sum and premulsum: dense when it keeps span >= 2, else sparse. */
+static int init_sum(cb_pattern *pat, double exact_max, char *why, size_t why_len)
+{
+    int n = pat->nranks;
+    double limit = exact_max / pat->scale;
+    for (pat->span = CB_REDUCE_SPAN; pat->span >= 2; pat->span /= 2)
+        if ((double)n * (pat->span - 1) + rank_offset_sum(n) <= limit)
+            return 0;
+    /* Sparse: at most `most` ranks contribute 1 or 2 each. */
+    pat->sparse = 1;
+    pat->span = 4;
+    int most = (int)floor(limit / 2.0);
+    if (most < 1)
+        return fail(why, why_len, pat, "a sum");
+    pat->period = (uint32_t)((n + most - 1) / most);
+    return 0;
+}
+
+static int init_avg(cb_pattern *pat, const cb_dtype_info *info, char *why, size_t why_len)
+{
+    int n = pat->nranks;
+    /* Dense: the largest partial sum is n * span + 1. */
+    pat->span = power_of_two_below((info->exact_max - 1.0) / n, CB_REDUCE_SPAN);
+    if (pat->span >= 2)
+        return 0;
+    /* Unit: m(i) is -1 or 1 (1 unsigned), partial sums reach n + 1.
+     * Uniform: no +-1 either, partial sums reach n. */
+    pat->span = 2;
+    if (n + 1.0 <= info->exact_max) {
+        pat->avg_scheme = CB_AVG_UNIT;
+        return 0;
+    }
+    if (n <= info->exact_max) {
+        pat->avg_scheme = CB_AVG_UNIFORM;
+        return 0;
+    }
+    if (!info->is_signed)
+        return fail(why, why_len, pat, "an average");
+    /* Sparse: values +-(1 + b(i)), partial sums within that. */
+    pat->avg_scheme = CB_AVG_SPARSE;
+    pat->sparse = 1;
+    return 0;
+}
+
+static void init_movement(cb_pattern *pat, const cb_dtype_info *info)
+{
+    /* Codes 0..span-1 map to low..low+span-1, all exact integers. */
+    if (info->is_signed) {
+        double half = fmin(-info->exact_min, info->exact_max + 1.0);
+        pat->span = 2 * power_of_two_below(half, CB_MOVE_SPAN / 2);
+        pat->low = -(double)(pat->span / 2);
+    } else {
+        pat->span = power_of_two_below(info->exact_max + 1.0, CB_MOVE_SPAN);
+        pat->low = 0;
+    }
+    pat->stride = 2u * (mix(pat->seed, 0x5157u) & (pat->span / 2u - 1u)) + 1u;
 }
 
 int cb_pattern_init(cb_pattern *pat, cb_dtype dtype, cb_redop redop, int nranks,
@@ -52,34 +189,98 @@ int cb_pattern_init(cb_pattern *pat, cb_dtype dtype, cb_redop redop, int nranks,
     pat->redop = redop;
     pat->nranks = nranks;
     pat->seed = seed;
-    pat->span = 16;
-
+    pat->span = CB_REDUCE_SPAN;
     pat->period = 3;
-    if (redop == CB_PROD) {
-        /* At most max_doublings ranks contribute a 2 to any element. */
-        int max_doublings = (int)floor(log2(info->exact_max));
-        if ((nranks + 2) / 3 > max_doublings)
-            pat->period = (uint32_t)((nranks + max_doublings - 1) / max_doublings);
+    pat->sparse = 0;
+    pat->avg_scheme = CB_AVG_DENSE;
+    pat->scale = redop == CB_PREMULSUM ? CB_PREMULSUM_SCALAR : 1.0;
+    pat->low = 0;
+    pat->stride = 5;
+    pat->avg_premultiplied = 0;
+
+    switch (redop) {
+    case CB_PROD: {
+        /* At most max_factors ranks contribute a 2 or a 4 to any element. */
+        int max_factors = (int)floor(log2(info->exact_max)) / 2;
+        if ((nranks + 2) / 3 > max_factors)
+            pat->period = (uint32_t)((nranks + max_factors - 1) / max_factors);
         return 0;
     }
-    /* Largest result: nranks * (span - 1) + offsets for sum, base + 2 otherwise. */
-    for (; pat->span >= 1; pat->span /= 2) {
-        double largest = redop == CB_SUM
-                             ? (double)nranks * (pat->span - 1) + rank_offset_sum(nranks)
-                             : (double)(pat->span - 1) + rank_offset_max(nranks);
-        if (largest <= info->exact_max)
-            return 0;
+    case CB_SUM:
+    case CB_PREMULSUM:
+        return init_sum(pat, info->exact_max, why, why_len);
+    case CB_AVG:
+        return init_avg(pat, info, why, why_len);
+    case CB_MIN:
+    case CB_MAX:
+        /* Largest value: span - 1 + 1. */
+        pat->span = power_of_two_below(info->exact_max, CB_REDUCE_SPAN);
+        return 0;
+    default:
+        init_movement(pat, info);
+        return 0;
     }
-    snprintf(why, why_len, "a sum over %d ranks cannot be checked exactly in %s", nranks,
-             info->name);
-    return -1;
+}
+
+double cb_pattern_block(const cb_pattern *pat, int rank, size_t block, size_t j)
+{
+    uint32_t mask = pat->span - 1u;
+    uint32_t offset = mix(pat->seed, 0xa7u);
+    uint64_t code = (uint64_t)offset + (uint32_t)rank + 3u * (uint64_t)(block & mask) +
+                    (uint64_t)(j & mask) * pat->stride;
+    return pat->low + (double)(code & mask);
+}
+
+/* avg: the value that h(i) adds and the next rank takes away. */
+static double avg_delta(const cb_pattern *pat, size_t i)
+{
+    switch (pat->avg_scheme) {
+    case CB_AVG_UNIFORM: return 0.0;
+    case CB_AVG_SPARSE: return 1.0 + element_base(pat, i);
+    default: return 1.0;
+    }
+}
+
+/* avg: the result m(i). */
+static double avg_mean(const cb_pattern *pat, size_t i)
+{
+    double base = (double)element_base(pat, i);
+    int is_signed = cb_dtype_info_of(pat->dtype)->is_signed;
+    switch (pat->avg_scheme) {
+    case CB_AVG_DENSE: return 1.0 + base;
+    case CB_AVG_UNIT: return is_signed ? 2.0 * base - 1.0 : 1.0;
+    case CB_AVG_UNIFORM: return is_signed ? 2.0 * base - 1.0 : base;
+    default: return 0.0;
+    }
 }
 
 double cb_pattern_input(const cb_pattern *pat, int rank, size_t i)
 {
-    if (pat->redop == CB_PROD)
-        return prod_doubles(pat, rank, i) ? 2.0 : 1.0;
-    return (double)element_base(pat, i) + rank_offset(rank);
+    double base = (double)element_base(pat, i);
+    switch (pat->redop) {
+    case CB_PROD:
+        return contributes(pat, rank, i) ? ldexp(1.0, factor_exponent(pat, i)) : 1.0;
+    case CB_SUM:
+    case CB_PREMULSUM:
+        if (pat->sparse)
+            return contributes(pat, rank, i) ? sparse_value(pat, i) : 0.0;
+        return base + rank_offset(rank);
+    case CB_MIN:
+        return base + (rank == holder(pat, i) ? 0.0 : 1.0);
+    case CB_MAX:
+        return base + (rank == holder(pat, i) ? 1.0 : 0.0);
+    case CB_AVG: {
+        int up = holder(pat, i), down = (up + 1) % pat->nranks;
+        double value = avg_mean(pat, i);
+        if (up != down) {
+            double delta = avg_delta(pat, i);
+            value += rank == up ? delta : rank == down ? -delta : 0.0;
+        }
+        return value;
+    }
+    default:
+        return cb_pattern_block(pat, rank, 0, i);
+    }
 }
 
 double cb_pattern_reduced(const cb_pattern *pat, size_t i)
@@ -87,16 +288,35 @@ double cb_pattern_reduced(const cb_pattern *pat, size_t i)
     double base = (double)element_base(pat, i);
     switch (pat->redop) {
     case CB_SUM:
-        return pat->nranks * base + rank_offset_sum(pat->nranks);
+    case CB_PREMULSUM:
+        if (pat->sparse)
+            return pat->scale * contributors(pat, i) * sparse_value(pat, i);
+        return pat->scale * (pat->nranks * base + rank_offset_sum(pat->nranks));
     case CB_PROD:
-        return ldexp(1.0, prod_exponent(pat, i));
+        return ldexp(1.0, contributors(pat, i) * factor_exponent(pat, i));
     case CB_MIN:
         return base;
     case CB_MAX:
-        return base + rank_offset_max(pat->nranks);
+        return base + 1.0;
+    case CB_AVG:
+        return avg_mean(pat, i);
     default:
-        return base;
+        return cb_pattern_block(pat, 0, 0, i);
     }
+}
+
+double cb_pattern_tolerance(const cb_pattern *pat, size_t i)
+{
+    const cb_dtype_info *info = cb_dtype_info_of(pat->dtype);
+    int n = pat->nranks;
+    if (pat->redop != CB_AVG || !info->is_float || !pat->avg_premultiplied || (n & (n - 1)) == 0)
+        return 0.0;
+    /* fl(1/n), n products and n - 1 additions, each rounded by at most half
+     * a unit in the last place (relative u): the result lies within
+     * ((1 + u)^(n + 2) - 1) times the sum of |input| / n. */
+    double u = ldexp(1.0, -(info->mantissa_bits + 1));
+    double magnitude = fabs(avg_mean(pat, i)) + 2.0 * avg_delta(pat, i);
+    return expm1((n + 2) * log1p(u)) * magnitude;
 }
 
 void cb_pattern_fill(const cb_pattern *pat, int rank, void *buf, size_t count)
@@ -104,6 +324,15 @@ void cb_pattern_fill(const cb_pattern *pat, int rank, void *buf, size_t count)
     const cb_dtype_info *info = cb_dtype_info_of(pat->dtype);
     for (size_t i = 0; i < count; i++)
         info->store(buf, i, cb_pattern_input(pat, rank, i));
+}
+
+void cb_pattern_fill_blocks(const cb_pattern *pat, int rank, void *buf, size_t nblocks,
+                            size_t count)
+{
+    const cb_dtype_info *info = cb_dtype_info_of(pat->dtype);
+    for (size_t b = 0; b < nblocks; b++)
+        for (size_t j = 0; j < count; j++)
+            info->store(buf, b * count + j, cb_pattern_block(pat, rank, b, j));
 }
 
 uint32_t cb_pattern_seed(uint32_t a, uint32_t b, uint32_t c, uint32_t d)

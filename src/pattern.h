@@ -1,11 +1,19 @@
 /*
- * Verification data: what each rank puts in, and what a correct reduction
- * over all ranks gives back, in closed form so that checking an element
- * costs O(1) whatever the rank count.
+ * Verification data: what each rank puts in, and what each rank must hold
+ * afterwards, in closed form so that checking an element costs O(1)
+ * whatever the rank count.
  *
- * Every value is a small integer (or a power of two for prod) chosen so the
- * result is exact in the element type in any order of operations; results
- * can therefore be compared exactly.
+ * Reductions: every value is a small integer (or a power of two for prod)
+ * chosen so the result is exact in the element type in any order of
+ * operations, and results are compared exactly. The one exception is a
+ * floating-point average on a backend that multiplies every input by a
+ * rounded 1/n before summing (NCCL): there a bounded tolerance applies when
+ * n is not a power of two (cb_pattern_tolerance).
+ *
+ * Data movement: each rank's send buffer is cut into blocks, and every
+ * (rank, block, element) gets its own value, so that a block from the wrong
+ * rank or the wrong place, a shift by one element, and data left over from
+ * an earlier check (another seed) all show up as wrong values.
  */
 #ifndef CB_PATTERN_H
 #define CB_PATTERN_H
@@ -16,13 +24,24 @@
 #include "dtype.h"
 #include "redop.h"
 
+/* How avg's inputs are chosen, from most to least varied (pattern.c). */
+enum cb_avg_scheme { CB_AVG_DENSE, CB_AVG_UNIT, CB_AVG_UNIFORM, CB_AVG_SPARSE };
+
 typedef struct cb_pattern {
     cb_dtype dtype;
-    cb_redop redop;
+    cb_redop redop;   /* CB_REDOP_NONE: data movement */
     int nranks;
-    uint32_t seed;  /* varies with size, placement and pass: stale data shows */
-    uint32_t span;  /* per-element base values lie in [0, span), a power of two */
-    uint32_t period; /* prod: one rank in every period contributes a factor 2 */
+    uint32_t seed;    /* varies with size, placement, pass and root: stale data shows */
+    uint32_t span;    /* per-element base values (codes for data movement) lie in [0, span) */
+    uint32_t period;  /* prod and sparse sums: one rank in every period contributes */
+    int sparse;       /* sum, premulsum, avg: only a few ranks contribute to an element */
+    int avg_scheme;   /* avg: enum cb_avg_scheme */
+    double scale;     /* premulsum: CB_PREMULSUM_SCALAR; 1 otherwise */
+    double low;       /* data movement: values are low + code */
+    uint32_t stride;  /* data movement: odd, seed-chosen step between neighbours */
+    /* Set by the caller after cb_pattern_init, 0 by default: the backend
+     * computes a floating-point avg as the sum of input * fl(1/n). */
+    int avg_premultiplied;
 } cb_pattern;
 
 /*
@@ -32,14 +51,28 @@ typedef struct cb_pattern {
 int cb_pattern_init(cb_pattern *pat, cb_dtype dtype, cb_redop redop, int nranks,
                     uint32_t seed, char *why, size_t why_len);
 
-/* Value that rank puts at element i. */
+/* Value that rank puts at element i (data movement: element i of block 0). */
 double cb_pattern_input(const cb_pattern *pat, int rank, size_t i);
 
 /* Element i of the reduction of every rank's input. */
 double cb_pattern_reduced(const cb_pattern *pat, size_t i);
 
+/* How far element i of a reduction may lie from cb_pattern_reduced: 0 except
+ * for a premultiplied floating-point avg over a rank count that is not a
+ * power of two. */
+double cb_pattern_tolerance(const cb_pattern *pat, size_t i);
+
 /* Fill count elements of buf with rank's input. */
 void cb_pattern_fill(const cb_pattern *pat, int rank, void *buf, size_t count);
+
+/* Data movement: the value rank puts at element j of block `block` of its
+ * send buffer. Distinct for different ranks (and blocks) at the same j while
+ * their rank numbers (block numbers) differ by less than span. */
+double cb_pattern_block(const cb_pattern *pat, int rank, size_t block, size_t j);
+
+/* Fill nblocks blocks of count elements with rank's data-movement input. */
+void cb_pattern_fill_blocks(const cb_pattern *pat, int rank, void *buf, size_t nblocks,
+                            size_t count);
 
 /* Mix numbers into a seed (used by the engine to vary data between checks). */
 uint32_t cb_pattern_seed(uint32_t a, uint32_t b, uint32_t c, uint32_t d);

@@ -10,6 +10,8 @@ static const struct {
     [CB_PROD] = {"prod", "product"},
     [CB_MIN] = {"min", ""},
     [CB_MAX] = {"max", ""},
+    [CB_AVG] = {"avg", "average"},
+    [CB_PREMULSUM] = {"premulsum", "premul_sum premul"},
 };
 
 const char *cb_redop_name(cb_redop op)

@@ -8,8 +8,13 @@ typedef enum cb_redop {
     CB_PROD,
     CB_MIN,
     CB_MAX,
+    CB_AVG,        /* sum / ranks; integers truncate toward zero, as NCCL does */
+    CB_PREMULSUM,  /* sum of CB_PREMULSUM_SCALAR * input (ncclRedOpCreatePreMulSum) */
     CB_REDOP_COUNT
 } cb_redop;
+
+/* The scalar every backend multiplies each input by for premulsum. */
+#define CB_PREMULSUM_SCALAR 2.0
 
 /* Name as printed; "none" for CB_REDOP_NONE. */
 const char *cb_redop_name(cb_redop op);

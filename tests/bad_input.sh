@@ -39,6 +39,11 @@ gloo	--backend gloo
 empty	--csv=
 yes	--help=yes
 1000000001	-n 1000000001
+root 4	-r 4
+'-2'	-r -2
+'first'	-r first
+bcastt	-o bcastt
+premul_summ	--redop premul_summ
 CASES
 )
 for np in 1 4; do

@@ -7,11 +7,13 @@ for np in 1 3; do
     expect_rc 0 "--help on $np ranks"
     [ "$(grep -c '^Usage:' "$CB_TMP/out")" = 1 ] || fail "--help printed $(grep -c '^Usage:' "$CB_TMP/out") times on $np ranks"
     for opt in --op --minbytes --maxbytes --stepfactor --stepbytes --iters --warmup --check \
-               --datatype --redop --average --blocking --backend --csv --help --version; do
+               --datatype --redop --root --average --blocking --backend --csv --help --version; do
         grep -q -- "$opt" "$CB_TMP/out" || fail "--help does not mention $opt"
     done
-    grep -q 'allreduce' "$CB_TMP/out" || fail "--help does not list the collectives"
-    grep -q 'float' "$CB_TMP/out" || fail "--help does not list the datatypes"
+    for name in allreduce allgather reducescatter broadcast reduce alltoall gather scatter \
+                sendrecv float half bfloat16 fp8_e4m3 fp8_e5m2 avg premulsum; do
+        grep -qw "$name" "$CB_TMP/out" || fail "--help does not list $name"
+    done
     grep -q 'mpi ' "$CB_TMP/out" || fail "--help does not list the backends"
     grep -q 'nccl-collbench' "$CB_TMP/err" && fail "--help wrote to stderr"
 

@@ -3,9 +3,13 @@
 line, and the CSV with the csv module, then assert what a run must show.
 
 Usage: parse_output.py check-sweep --table FILE [--csv FILE] --ranks N
-           --sizes LIST --collective NAME --dtypes LIST --redops LIST
-           [--passes N] [--wrong any|0]
+           --sizes LIST [--collective LIST|all] [--dtypes LIST|all]
+           [--redops LIST|all] [--roots N|all] [--passes N] [--wrong any|0]
        parse_output.py check-csv-header --csv FILE
+       parse_output.py check-wrong --table FILE --collective LIST [--clean LIST]
+
+Sizes are the requested ones; the expected size and count columns follow
+each collective's layout (whole elements for every rank).
 """
 import argparse
 import csv
@@ -21,13 +25,44 @@ CSV_V1_COLUMNS = [
 ]
 
 DTYPE_SIZES = {"int8": 1, "uint8": 1, "int32": 4, "uint32": 4, "int64": 8,
-               "uint64": 8, "float": 4, "double": 8}
+               "uint64": 8, "float": 4, "double": 8, "half": 2, "bfloat16": 2,
+               "fp8_e4m3": 1, "fp8_e5m2": 1}
+# In the order -d all and --redop all run them.
+ALL_DTYPES = list(DTYPE_SIZES)
+ALL_REDOPS = ["sum", "prod", "min", "max", "avg", "premulsum"]
+# Collectives in the order -o all runs them: (reduces, rooted, per_rank_blocks).
+# per_rank_blocks: the size column is n blocks of count elements.
+COLLECTIVES = {
+    "allreduce": (True, False, False),
+    "allgather": (False, False, True),
+    "reducescatter": (True, False, True),
+    "broadcast": (False, True, False),
+    "reduce": (True, True, False),
+    "alltoall": (False, False, True),
+    "gather": (False, True, True),
+    "scatter": (False, True, True),
+    "sendrecv": (False, False, False),
+}
 
 
 def busbw_factor(collective, n):
     if collective == "allreduce":
         return 2.0 * (n - 1) / n
+    if collective in ("allgather", "reducescatter", "alltoall", "gather", "scatter"):
+        return (n - 1) / n
+    if collective in ("broadcast", "reduce", "sendrecv"):
+        return 1.0
     raise AssertionError("no factor known for " + collective)
+
+
+def layout(collective, size, esize, n):
+    """(size column, count column) for a requested size, or None when the
+    size holds no whole element for every rank (the run skips it)."""
+    if COLLECTIVES[collective][2]:
+        count = size // esize // n
+        return (n * count * esize, count) if count else None
+    count = size // esize
+    return (count * esize, count) if count else None
 
 
 class Failure(Exception):
@@ -104,54 +139,81 @@ def close(a, b, rel=2e-3, abs_=2e-6):
     return math.isclose(a, b, rel_tol=rel, abs_tol=abs_)
 
 
+def expand(text, everything):
+    return list(everything) if text == "all" else text.split(",")
+
+
+def expected_rows(args, collective):
+    """(type, redop, root, size, count) in the order the run prints them."""
+    n = args.ranks
+    reduces, rooted, _ = COLLECTIVES[collective]
+    redops = expand(args.redops, ALL_REDOPS) if reduces else ["none"]
+    if not rooted:
+        roots = [-1]
+    elif args.roots == "all":
+        roots = list(range(n))
+    else:
+        roots = [int(args.roots)]
+    rows = []
+    for d in expand(args.dtypes, ALL_DTYPES):
+        for r in redops:
+            for root in roots:
+                for s in [int(x) for x in args.sizes.split(",")]:
+                    lay = layout(collective, s, DTYPE_SIZES[d], n)
+                    if lay is not None:
+                        rows.append((d, r, root, lay[0], lay[1]))
+    return rows
+
+
 def check_sweep(args):
     n = args.ranks
-    sizes = [int(s) for s in args.sizes.split(",")]
-    dtypes = args.dtypes.split(",")
-    redops = args.redops.split(",")
+    collectives = expand(args.collective, COLLECTIVES)
     t = parse_table(args.table)
     ensure(len(t["devices"]) == n, "expected %d Using devices lines, got %d" % (n, len(t["devices"])))
     ensure(any("ranks: %d" % n in p for p in t["preamble"]), "preamble lacks 'ranks: %d'" % n)
-    ensure([x["collective"] for x in t["tables"]] == [args.collective],
+    ensure([x["collective"] for x in t["tables"]] == collectives,
            "tables: %r" % [x["collective"] for x in t["tables"]])
-    rows = t["tables"][0]["rows"]
-    expected = [(d, r, s) for d in dtypes for r in redops for s in sizes
-                if s // DTYPE_SIZES[d] > 0]
-    got = [(x["type"], x["redop"], x["size"]) for x in rows]
-    ensure(got == expected, "rows %r, expected %r" % (got, expected))
-    factor = busbw_factor(args.collective, n)
     busbw_cells = []
-    for x in rows:
-        ensure(x["count"] == x["size"] // DTYPE_SIZES[x["type"]], "count wrong in %r" % x)
-        ensure(x["root"] == -1, "root should be -1: %r" % x)
-        for half in (x["oop"], x["ip"]):
-            ensure(half["time_us"] > 0, "non-positive time in %r" % x)
-            if args.wrong == "0":
-                ensure(half["wrong"] == 0, "wrong elements in %r" % x)
-            busbw_cells.append(half["busbw"])
+    all_rows = []
+    for table, collective in zip(t["tables"], collectives):
+        rows = table["rows"]
+        expected = expected_rows(args, collective)
+        got = [(x["type"], x["redop"], x["root"], x["size"], x["count"]) for x in rows]
+        ensure(got == expected, "%s rows %r, expected %r" % (collective, got, expected))
+        for x in rows:
+            for half in (x["oop"], x["ip"]):
+                ensure(half["time_us"] > 0, "non-positive time in %r" % x)
+                if args.wrong == "0":
+                    ensure(half["wrong"] == 0, "wrong elements in %s %r" % (collective, x))
+                if args.passes == 0:
+                    ensure(half["wrong"] is None, "#wrong should be N/A in %r" % x)
+                busbw_cells.append(half["busbw"])
+            all_rows.append((collective, x))
     ensure("status" in t["footer"], "no footer")
     if args.wrong == "0":
         ensure(t["footer"]["status"] == "OK" and t["footer"]["oob"] == 0, "footer %r" % t["footer"])
-    avg = sum(busbw_cells) / len(busbw_cells)
+        ensure(not t["wrong_lines"], "WRONG lines: %r" % t["wrong_lines"][:3])
+    avg = sum(busbw_cells) / len(busbw_cells) if busbw_cells else 0.0
     ensure(close(t["footer"]["avg_busbw"], avg, rel=0.05, abs_=0.01),
            "Avg bus bandwidth %r is not the mean of the busbw cells %r" % (t["footer"]["avg_busbw"], avg))
     if not args.csv:
         return
     header, crow = read_csv(args.csv)
     ensure(header == CSV_V1_COLUMNS, "CSV header differs from schema v1: %r" % header)
-    ensure(len(crow) == 2 * len(rows), "CSV has %d rows, expected %d" % (len(crow), 2 * len(rows)))
+    ensure(len(crow) == 2 * len(all_rows), "CSV has %d rows, expected %d" % (len(crow), 2 * len(all_rows)))
     run_ids = {r["run_id"] for r in crow}
     ensure(len(run_ids) == 1 and re.match(r"^[0-9a-f]{16}$", run_ids.pop()), "run_id")
     for i, r in enumerate(crow):
-        tr = rows[i // 2]
+        collective, tr = all_rows[i // 2]
+        factor = busbw_factor(collective, n)
         ensure(r["schema_version"] == "1", "schema_version %r" % r["schema_version"])
         ensure(re.match(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$", r["start_utc"]), "start_utc")
         ensure(r["placement"] == ("out-of-place", "in-place")[i % 2], "placement order %r" % r)
         ensure(int(r["ranks"]) == n and int(r["nodes"]) >= 1, "ranks/nodes %r" % r)
-        ensure((r["collective"], r["datatype"], r["redop"], int(r["bytes"]), int(r["count"])) ==
-               (args.collective, tr["type"], tr["redop"], tr["size"], tr["count"]),
+        ensure((r["collective"], r["datatype"], r["redop"], int(r["root"]), int(r["bytes"]),
+                int(r["count"])) ==
+               (collective, tr["type"], tr["redop"], tr["root"], tr["size"], tr["count"]),
                "CSV row %r does not match table row %r" % (r, tr))
-        ensure(int(r["root"]) == -1, "root")
         time_us = float(r["time_us"])
         algbw = float(r["algbw_gbps"])
         busbw = float(r["busbw_gbps"])
@@ -170,6 +232,27 @@ def check_sweep(args):
         ensure(r["backend"] != "" and r["device"] != "", "backend/device empty")
 
 
+def check_wrong(args):
+    """A run with a fault: every named collective has at least one WRONG line
+    and a non-zero #wrong cell; the footer fails."""
+    t = parse_table(args.table)
+    ensure(t["footer"].get("status") == "FAILED", "footer %r" % t["footer"])
+    for collective in args.collective.split(","):
+        lines = [w for w in t["wrong_lines"] if w.split()[1] == collective]
+        ensure(lines, "no WRONG line for %s" % collective)
+        for w in lines:
+            ensure(re.match(r"^WRONG: \S+ \S+ \S+ root -?\d+, \d+ B (out-of-place|in-place): "
+                            r"\d+ wrong; first at rank \d+ \(.+\) element \d+: "
+                            r"expected \S+, got \S+$", w), "malformed WRONG line %r" % w)
+        table = [x for x in t["tables"] if x["collective"] == collective]
+        ensure(table and any((x["oop"]["wrong"] or 0) + (x["ip"]["wrong"] or 0) > 0
+                             for x in table[0]["rows"]),
+               "no non-zero #wrong cell for %s" % collective)
+    for collective in (args.clean.split(",") if args.clean else []):
+        ensure(not [w for w in t["wrong_lines"] if w.split()[1] == collective],
+               "unexpected WRONG line for %s" % collective)
+
+
 def main():
     ap = argparse.ArgumentParser()
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -181,13 +264,19 @@ def main():
     s.add_argument("--collective", default="allreduce")
     s.add_argument("--dtypes", default="float")
     s.add_argument("--redops", default="sum")
+    s.add_argument("--roots", default="0")
     s.add_argument("--passes", type=int, default=1)
     s.add_argument("--wrong", default="0")
     h = sub.add_parser("check-csv-header")
     h.add_argument("--csv", required=True)
+    w = sub.add_parser("check-wrong")
+    w.add_argument("--table", required=True)
+    w.add_argument("--collective", required=True)
+    w.add_argument("--clean", default="")
     args = ap.parse_args()
     try:
-        {"check-sweep": check_sweep, "check-csv-header": check_csv_header}[args.cmd](args)
+        {"check-sweep": check_sweep, "check-csv-header": check_csv_header,
+         "check-wrong": check_wrong}[args.cmd](args)
     except Failure as e:
         print("parse_output: " + str(e), file=sys.stderr)
         return 1

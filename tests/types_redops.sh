@@ -4,8 +4,8 @@
 need_mpirun
 need_python
 
-dtypes=int8,uint8,int32,uint32,int64,uint64,float,double
-redops=sum,prod,min,max
+dtypes=int8,uint8,int32,uint32,int64,uint64,float,double,half,bfloat16,fp8_e4m3,fp8_e5m2
+redops=sum,prod,min,max,avg,premulsum
 for np in 1 2 3 4; do
     run "$np" -d all --redop all -b 8 -e 4K -f 8 -n 2 -w 1 -c 2 --csv "$CB_TMP/all.csv"
     expect_rc 0 "all types and reductions on $np ranks"
@@ -13,8 +13,9 @@ for np in 1 2 3 4; do
         --sizes 8,64,512,4096 --dtypes "$dtypes" --redops "$redops" --passes 2
 done
 
-# Sizes that are not multiples of the element size round down; a size below
-# one element is skipped with a note, not run.
+# Sizes that are not multiples of the element size round down (the size
+# column shows the bytes that move); a size below one element is skipped
+# with a note, not run.
 run 3 -d double,int8 -b 4 -e 20 -i 5 -n 2 --csv "$CB_TMP/odd.csv"
 expect_rc 0 "odd sizes"
 check check-sweep --table "$CB_TMP/out" --csv "$CB_TMP/odd.csv" --ranks 3 --sizes 4,9,14,19 \

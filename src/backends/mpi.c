@@ -3,6 +3,7 @@
  * MPI_Wtime. Runs anywhere MPI runs, and gives the NCCL figures a baseline.
  */
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,12 +11,29 @@
 #include "backend.h"
 #include "sysinfo.h"
 
+/*
+ * Types MPI lacks (half, bfloat16, the fp8 formats) travel as derived
+ * datatypes of contiguous bytes, and reduce with user-defined operations
+ * that convert to double, combine, and round back to the type (nearest,
+ * ties to even). avg is a sum followed by a local division of the result,
+ * premulsum a local multiplication of the input followed by a sum: both
+ * local passes are inside the timed operation. All of these MPI objects
+ * belong to one backend instance: created in init, freed in fini.
+ */
+#define CB_MPI_BASIC_REDOPS (CB_MAX + 1)   /* sum, prod, min, max: what MPI reduces */
+
 typedef struct mpi_backend {
     cb_backend base;  /* first: the engine sees this */
     double timer_started;
+    MPI_Datatype types[CB_DTYPE_COUNT];
+    int type_created[CB_DTYPE_COUNT];               /* ours to free */
+    MPI_Op ops[CB_DTYPE_COUNT][CB_MPI_BASIC_REDOPS];
+    int op_created[CB_DTYPE_COUNT][CB_MPI_BASIC_REDOPS];
+    void *scratch;                                  /* premulsum's scaled input */
+    size_t scratch_bytes;
 } mpi_backend;
 
-static MPI_Datatype mpi_type_of(cb_dtype dtype)
+static MPI_Datatype mpi_builtin_type(cb_dtype dtype)
 {
     switch (dtype) {
     case CB_INT8: return MPI_INT8_T;
@@ -30,7 +48,7 @@ static MPI_Datatype mpi_type_of(cb_dtype dtype)
     }
 }
 
-static MPI_Op mpi_op_of(cb_redop redop)
+static MPI_Op mpi_builtin_op(cb_redop redop)
 {
     switch (redop) {
     case CB_SUM: return MPI_SUM;
@@ -39,6 +57,56 @@ static MPI_Op mpi_op_of(cb_redop redop)
     case CB_MAX: return MPI_MAX;
     default: return MPI_OP_NULL;
     }
+}
+
+/* User-defined reductions on the narrow float types, one function per
+ * (type, operation): MPI passes no context, so each knows its own. */
+#define CB_NARROW_OP(tag, dtype, opname, expr)                                           \
+    static void reduce_##opname##_##tag(void *in, void *inout, int *len, MPI_Datatype *t) \
+    {                                                                                    \
+        (void)t;                                                                         \
+        const cb_dtype_info *info = cb_dtype_info_of(dtype);                             \
+        for (int k = 0; k < *len; k++) {                                                 \
+            double a = info->load(in, (size_t)k), b = info->load(inout, (size_t)k);      \
+            info->store(inout, (size_t)k, (expr));                                       \
+        }                                                                                \
+    }
+#define CB_NARROW_OPS(tag, dtype)                                   \
+    CB_NARROW_OP(tag, dtype, sum, a + b)                            \
+    CB_NARROW_OP(tag, dtype, prod, a * b)                           \
+    CB_NARROW_OP(tag, dtype, min, a < b ? a : b)                    \
+    CB_NARROW_OP(tag, dtype, max, a > b ? a : b)                    \
+    static MPI_User_function *const narrow_ops_##tag[CB_MPI_BASIC_REDOPS] = { \
+        [CB_SUM] = reduce_sum_##tag, [CB_PROD] = reduce_prod_##tag, \
+        [CB_MIN] = reduce_min_##tag, [CB_MAX] = reduce_max_##tag};
+
+CB_NARROW_OPS(half, CB_HALF)
+CB_NARROW_OPS(bf16, CB_BFLOAT16)
+CB_NARROW_OPS(e4m3, CB_FP8_E4M3)
+CB_NARROW_OPS(e5m2, CB_FP8_E5M2)
+
+static MPI_User_function *const *narrow_ops_of(cb_dtype dtype)
+{
+    switch (dtype) {
+    case CB_HALF: return narrow_ops_half;
+    case CB_BFLOAT16: return narrow_ops_bf16;
+    case CB_FP8_E4M3: return narrow_ops_e4m3;
+    case CB_FP8_E5M2: return narrow_ops_e5m2;
+    default: return NULL;
+    }
+}
+
+static MPI_Datatype mpi_type_of(cb_backend *b, cb_dtype dtype)
+{
+    return ((mpi_backend *)b)->types[dtype];
+}
+
+/* avg and premulsum reduce with sum; the local passes do the rest. */
+static MPI_Op mpi_op_of(cb_backend *b, cb_dtype dtype, cb_redop redop)
+{
+    if (redop == CB_AVG || redop == CB_PREMULSUM)
+        redop = CB_SUM;
+    return ((mpi_backend *)b)->ops[dtype][redop];
 }
 
 /* Describe an MPI error code as one line. */
@@ -58,6 +126,37 @@ static int mpi_usable(char *why, size_t why_len)
     return 1;
 }
 
+/* Datatypes and reductions for every cb_dtype: MPI's own where it has them. */
+static int create_types_and_ops(mpi_backend *mb)
+{
+    cb_backend *b = &mb->base;
+    for (int t = 0; t < CB_DTYPE_COUNT; t++) {
+        cb_dtype dtype = (cb_dtype)t;
+        MPI_User_function *const *narrow = narrow_ops_of(dtype);
+        if (narrow == NULL) {
+            mb->types[t] = mpi_builtin_type(dtype);
+            for (int op = 0; op < CB_MPI_BASIC_REDOPS; op++)
+                mb->ops[t][op] = mpi_builtin_op((cb_redop)op);
+            continue;
+        }
+        int size = (int)cb_dtype_info_of(dtype)->size;
+        int rc = MPI_Type_contiguous(size, MPI_BYTE, &mb->types[t]);
+        if (rc != MPI_SUCCESS)
+            return mpi_fail(b, "MPI_Type_contiguous", rc);
+        mb->type_created[t] = 1;
+        rc = MPI_Type_commit(&mb->types[t]);
+        if (rc != MPI_SUCCESS)
+            return mpi_fail(b, "MPI_Type_commit", rc);
+        for (int op = 0; op < CB_MPI_BASIC_REDOPS; op++) {
+            rc = MPI_Op_create(narrow[op], 1, &mb->ops[t][op]);
+            if (rc != MPI_SUCCESS)
+                return mpi_fail(b, "MPI_Op_create", rc);
+            mb->op_created[t][op] = 1;
+        }
+    }
+    return 0;
+}
+
 static int mpi_init(MPI_Comm comm, const cb_backend_config *config, cb_backend **out)
 {
     (void)config;
@@ -70,13 +169,22 @@ static int mpi_init(MPI_Comm comm, const cb_backend_config *config, cb_backend *
     MPI_Comm_size(comm, &mb->base.nranks);
     /* Errors come back to us so that they are reported as ours. */
     MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
-    return 0;
+    return create_types_and_ops(mb);
 }
 
 static void mpi_fini(cb_backend *b, int aborting)
 {
     (void)aborting;
-    free(b);
+    mpi_backend *mb = (mpi_backend *)b;
+    for (int t = 0; t < CB_DTYPE_COUNT; t++) {
+        for (int op = 0; op < CB_MPI_BASIC_REDOPS; op++)
+            if (mb->op_created[t][op])
+                MPI_Op_free(&mb->ops[t][op]);
+        if (mb->type_created[t])
+            MPI_Type_free(&mb->types[t]);
+    }
+    free(mb->scratch);
+    free(mb);
 }
 
 static int mpi_describe(cb_backend *b, cb_device_desc *desc)
@@ -126,12 +234,11 @@ static int mpi_copy(cb_backend *b, void *dst, const void *src, size_t bytes)
 
 static int mpi_supports(cb_backend *b, cb_dtype dtype, cb_redop redop, char *why, size_t why_len)
 {
-    (void)b;
-    if (mpi_type_of(dtype) == MPI_DATATYPE_NULL) {
+    if (mpi_type_of(b, dtype) == MPI_DATATYPE_NULL) {
         snprintf(why, why_len, "MPI backend has no %s", cb_dtype_info_of(dtype)->name);
         return 0;
     }
-    if (redop != CB_REDOP_NONE && mpi_op_of(redop) == MPI_OP_NULL) {
+    if (redop != CB_REDOP_NONE && mpi_op_of(b, dtype, redop) == MPI_OP_NULL) {
         snprintf(why, why_len, "MPI backend has no %s reduction", cb_redop_name(redop));
         return 0;
     }
@@ -145,14 +252,243 @@ static int check_count(cb_backend *b, size_t count)
     return 0;
 }
 
+static size_t elem_size(cb_dtype dtype)
+{
+    return cb_dtype_info_of(dtype)->size;
+}
+
+/* Room for premulsum's scaled copy of an input, kept until fini. */
+static void *scratch(cb_backend *b, size_t bytes)
+{
+    mpi_backend *mb = (mpi_backend *)b;
+    if (mb->scratch_bytes < bytes) {
+        void *bigger = realloc(mb->scratch, bytes);
+        if (bigger == NULL) {
+            cb_backend_fail(b, "cannot allocate %zu bytes of host memory for premulsum", bytes);
+            return NULL;
+        }
+        mb->scratch = bigger;
+        mb->scratch_bytes = bytes;
+    }
+    return mb->scratch;
+}
+
+#define CB_SCALE_LOOP(ctype)                                             \
+    do {                                                                 \
+        const ctype *from = src;                                         \
+        ctype *to = dst;                                                 \
+        for (size_t k = 0; k < count; k++)                               \
+            to[k] = (ctype)(from[k] * (ctype)CB_PREMULSUM_SCALAR);       \
+    } while (0)
+
+/* premulsum's local pass: dst = CB_PREMULSUM_SCALAR * src (dst may be src). */
+static void scale_elements(void *dst, const void *src, size_t count, cb_dtype dtype)
+{
+    switch (dtype) {
+    case CB_INT8: CB_SCALE_LOOP(int8_t); return;
+    case CB_UINT8: CB_SCALE_LOOP(uint8_t); return;
+    case CB_INT32: CB_SCALE_LOOP(int32_t); return;
+    case CB_UINT32: CB_SCALE_LOOP(uint32_t); return;
+    case CB_INT64: CB_SCALE_LOOP(int64_t); return;
+    case CB_UINT64: CB_SCALE_LOOP(uint64_t); return;
+    case CB_FLOAT: CB_SCALE_LOOP(float); return;
+    case CB_DOUBLE: CB_SCALE_LOOP(double); return;
+    default: {
+        const cb_dtype_info *info = cb_dtype_info_of(dtype);
+        for (size_t k = 0; k < count; k++)
+            info->store(dst, k, CB_PREMULSUM_SCALAR * info->load(src, k));
+        return;
+    }
+    }
+}
+
+#define CB_DIVIDE_LOOP(ctype, wide)                                      \
+    do {                                                                 \
+        ctype *values = buf;                                             \
+        for (size_t k = 0; k < count; k++)                               \
+            values[k] = (ctype)((wide)values[k] / (wide)nranks);         \
+    } while (0)
+
+/* avg's local pass: buf /= nranks, truncating toward zero for integers. */
+static void divide_elements(void *buf, size_t count, cb_dtype dtype, int nranks)
+{
+    switch (dtype) {
+    case CB_INT8: CB_DIVIDE_LOOP(int8_t, int64_t); return;
+    case CB_UINT8: CB_DIVIDE_LOOP(uint8_t, uint64_t); return;
+    case CB_INT32: CB_DIVIDE_LOOP(int32_t, int64_t); return;
+    case CB_UINT32: CB_DIVIDE_LOOP(uint32_t, uint64_t); return;
+    case CB_INT64: CB_DIVIDE_LOOP(int64_t, int64_t); return;
+    case CB_UINT64: CB_DIVIDE_LOOP(uint64_t, uint64_t); return;
+    case CB_FLOAT: CB_DIVIDE_LOOP(float, float); return;
+    case CB_DOUBLE: CB_DIVIDE_LOOP(double, double); return;
+    default: {
+        const cb_dtype_info *info = cb_dtype_info_of(dtype);
+        for (size_t k = 0; k < count; k++)
+            info->store(buf, k, info->load(buf, k) / nranks);
+        return;
+    }
+    }
+}
+
 static int mpi_allreduce(cb_backend *b, const void *send, void *recv, size_t count,
                          cb_dtype dtype, cb_redop redop)
 {
     if (check_count(b, count) != 0)
         return -1;
     const void *src = send == recv ? MPI_IN_PLACE : send;
-    int rc = MPI_Allreduce(src, recv, (int)count, mpi_type_of(dtype), mpi_op_of(redop), b->comm);
-    return rc == MPI_SUCCESS ? 0 : mpi_fail(b, "MPI_Allreduce", rc);
+    if (redop == CB_PREMULSUM) {
+        scale_elements(recv, send, count, dtype);
+        src = MPI_IN_PLACE;
+    }
+    int rc = MPI_Allreduce(src, recv, (int)count, mpi_type_of(b, dtype),
+                           mpi_op_of(b, dtype, redop), b->comm);
+    if (rc != MPI_SUCCESS)
+        return mpi_fail(b, "MPI_Allreduce", rc);
+    if (redop == CB_AVG)
+        divide_elements(recv, count, dtype, b->nranks);
+    return 0;
+}
+
+static int mpi_allgather(cb_backend *b, const void *send, void *recv, size_t count,
+                         cb_dtype dtype)
+{
+    if (check_count(b, count) != 0)
+        return -1;
+    int in_place = send == (char *)recv + (size_t)b->rank * count * elem_size(dtype);
+    MPI_Datatype type = mpi_type_of(b, dtype);
+    int rc = MPI_Allgather(in_place ? MPI_IN_PLACE : send, (int)count, type, recv, (int)count,
+                           type, b->comm);
+    return rc == MPI_SUCCESS ? 0 : mpi_fail(b, "MPI_Allgather", rc);
+}
+
+static int mpi_reducescatter(cb_backend *b, const void *send, void *recv, size_t count,
+                             cb_dtype dtype, cb_redop redop)
+{
+    if (check_count(b, count) != 0)
+        return -1;
+    size_t esize = elem_size(dtype), total = count * (size_t)b->nranks;
+    int in_place = recv == (const char *)send + (size_t)b->rank * count * esize;
+    const void *src = send;
+    if (redop == CB_PREMULSUM) {
+        /* In place the input is the caller's to overwrite. */
+        void *scaled = in_place ? (void *)send : scratch(b, total * esize);
+        if (scaled == NULL)
+            return -1;
+        scale_elements(scaled, send, total, dtype);
+        src = scaled;
+    }
+    MPI_Datatype type = mpi_type_of(b, dtype);
+    MPI_Op op = mpi_op_of(b, dtype, redop);
+    int rc;
+    if (in_place) {
+        /* MPI leaves an in-place result at the start of the buffer; NCCL's
+         * in-place result is the rank's own block, so move it there. */
+        rc = MPI_Reduce_scatter_block(MPI_IN_PLACE, (void *)send, (int)count, type, op, b->comm);
+        if (rc == MPI_SUCCESS && b->rank != 0)
+            memmove(recv, send, count * esize);
+    } else {
+        rc = MPI_Reduce_scatter_block(src, recv, (int)count, type, op, b->comm);
+    }
+    if (rc != MPI_SUCCESS)
+        return mpi_fail(b, "MPI_Reduce_scatter_block", rc);
+    if (redop == CB_AVG)
+        divide_elements(recv, count, dtype, b->nranks);
+    return 0;
+}
+
+static int mpi_broadcast(cb_backend *b, const void *send, void *recv, size_t count,
+                         cb_dtype dtype, int root)
+{
+    if (check_count(b, count) != 0)
+        return -1;
+    /* NCCL's root also receives: copy its input over first (a local pass). */
+    if (b->rank == root && send != recv)
+        memcpy(recv, send, count * elem_size(dtype));
+    int rc = MPI_Bcast(recv, (int)count, mpi_type_of(b, dtype), root, b->comm);
+    return rc == MPI_SUCCESS ? 0 : mpi_fail(b, "MPI_Bcast", rc);
+}
+
+static int mpi_reduce(cb_backend *b, const void *send, void *recv, size_t count,
+                      cb_dtype dtype, cb_redop redop, int root)
+{
+    if (check_count(b, count) != 0)
+        return -1;
+    int in_place = send == recv;
+    const void *src = send;
+    if (redop == CB_PREMULSUM) {
+        void *scaled = in_place ? recv : scratch(b, count * elem_size(dtype));
+        if (scaled == NULL)
+            return -1;
+        scale_elements(scaled, send, count, dtype);
+        src = scaled;
+    }
+    if (b->rank == root && in_place)
+        src = MPI_IN_PLACE;
+    int rc = MPI_Reduce(src, recv, (int)count, mpi_type_of(b, dtype), mpi_op_of(b, dtype, redop),
+                        root, b->comm);
+    if (rc != MPI_SUCCESS)
+        return mpi_fail(b, "MPI_Reduce", rc);
+    if (redop == CB_AVG && b->rank == root)
+        divide_elements(recv, count, dtype, b->nranks);
+    return 0;
+}
+
+static int mpi_alltoall(cb_backend *b, const void *send, void *recv, size_t count,
+                        cb_dtype dtype)
+{
+    if (check_count(b, count) != 0)
+        return -1;
+    MPI_Datatype type = mpi_type_of(b, dtype);
+    int rc = MPI_Alltoall(send == recv ? MPI_IN_PLACE : send, (int)count, type, recv, (int)count,
+                          type, b->comm);
+    return rc == MPI_SUCCESS ? 0 : mpi_fail(b, "MPI_Alltoall", rc);
+}
+
+static int mpi_gather(cb_backend *b, const void *send, void *recv, size_t count,
+                      cb_dtype dtype, int root)
+{
+    if (check_count(b, count) != 0)
+        return -1;
+    /* Only the root's receive buffer is significant. */
+    int in_place = b->rank == root &&
+                   send == (char *)recv + (size_t)b->rank * count * elem_size(dtype);
+    MPI_Datatype type = mpi_type_of(b, dtype);
+    const void *src = in_place ? MPI_IN_PLACE : send;
+    int rc = MPI_Gather(src, (int)count, type, recv, (int)count, type, root, b->comm);
+    return rc == MPI_SUCCESS ? 0 : mpi_fail(b, "MPI_Gather", rc);
+}
+
+static int mpi_scatter(cb_backend *b, const void *send, void *recv, size_t count,
+                       cb_dtype dtype, int root)
+{
+    if (check_count(b, count) != 0)
+        return -1;
+    /* Only the root's send buffer is significant. */
+    int in_place = b->rank == root &&
+                   recv == (const char *)send + (size_t)b->rank * count * elem_size(dtype);
+    MPI_Datatype type = mpi_type_of(b, dtype);
+    void *dst = in_place ? MPI_IN_PLACE : recv;
+    int rc = MPI_Scatter(send, (int)count, type, dst, (int)count, type, root, b->comm);
+    return rc == MPI_SUCCESS ? 0 : mpi_fail(b, "MPI_Scatter", rc);
+}
+
+/* The benchmark's point-to-point messages, apart from anything else on comm. */
+#define CB_SENDRECV_TAG 0x5e4d
+
+static int mpi_sendrecv(cb_backend *b, const void *send, void *recv, size_t count,
+                        cb_dtype dtype, int send_peer, int recv_peer)
+{
+    if (check_count(b, count) != 0)
+        return -1;
+    MPI_Datatype type = mpi_type_of(b, dtype);
+    int rc;
+    if (send == recv)
+        rc = MPI_Sendrecv_replace(recv, (int)count, type, send_peer, CB_SENDRECV_TAG, recv_peer,
+                                  CB_SENDRECV_TAG, b->comm, MPI_STATUS_IGNORE);
+    else
+        rc = MPI_Sendrecv(send, (int)count, type, send_peer, CB_SENDRECV_TAG, recv, (int)count,
+                          type, recv_peer, CB_SENDRECV_TAG, b->comm, MPI_STATUS_IGNORE);
+    return rc == MPI_SUCCESS ? 0 : mpi_fail(b, "MPI_Sendrecv", rc);
 }
 
 static int mpi_wait(cb_backend *b)
@@ -188,6 +524,15 @@ const cb_backend_ops cb_backend_mpi = {
     .download = mpi_copy,
     .supports = mpi_supports,
     .allreduce = mpi_allreduce,
+    .allgather = mpi_allgather,
+    .reducescatter = mpi_reducescatter,
+    .broadcast = mpi_broadcast,
+    .reduce = mpi_reduce,
+    .alltoall = mpi_alltoall,
+    .gather = mpi_gather,
+    .scatter = mpi_scatter,
+    .sendrecv = mpi_sendrecv,
+    .avg_premultiplies = 0,
     .wait = mpi_wait,
     .timer_start = mpi_timer_start,
     .timer_stop = mpi_timer_stop,

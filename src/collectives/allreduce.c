@@ -11,6 +11,8 @@ static int allreduce_layout(size_t bytes, size_t elem_size, int nranks, cb_layou
     out->send_count = count;
     out->recv_count = count;
     out->inplace_offset = 0;
+    out->inplace_send_stride = 0;
+    out->inplace_recv_stride = 0;
     return 0;
 }
 

@@ -3,9 +3,25 @@
 #include "names.h"
 
 extern const cb_collective cb_coll_allreduce;
+extern const cb_collective cb_coll_allgather;
+extern const cb_collective cb_coll_reducescatter;
+extern const cb_collective cb_coll_broadcast;
+extern const cb_collective cb_coll_reduce;
+extern const cb_collective cb_coll_alltoall;
+extern const cb_collective cb_coll_gather;
+extern const cb_collective cb_coll_scatter;
+extern const cb_collective cb_coll_sendrecv;
 
 static const cb_collective *const collective_table[] = {
     &cb_coll_allreduce,
+    &cb_coll_allgather,
+    &cb_coll_reducescatter,
+    &cb_coll_broadcast,
+    &cb_coll_reduce,
+    &cb_coll_alltoall,
+    &cb_coll_gather,
+    &cb_coll_scatter,
+    &cb_coll_sendrecv,
     NULL,
 };
 
@@ -25,19 +41,5 @@ const cb_collective *cb_collective_lookup(const char *name)
 size_t cb_check_reduced(const cb_pattern *pat, const void *data, size_t count,
                         cb_mismatch *first)
 {
-    const cb_dtype_info *info = cb_dtype_info_of(pat->dtype);
-    size_t wrong = 0;
-    for (size_t i = 0; i < count; i++) {
-        double expected = cb_pattern_reduced(pat, i);
-        double actual = info->load(data, i);
-        if (actual != expected) {
-            if (wrong == 0) {
-                first->index = i;
-                first->expected = expected;
-                first->actual = actual;
-            }
-            wrong++;
-        }
-    }
-    return wrong;
+    return cb_check_reduced_at(pat, data, 0, count, first);
 }

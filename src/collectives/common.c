@@ -1,0 +1,58 @@
+/* Checks and sizes shared by the collectives. */
+#include <math.h>
+
+#include "collective.h"
+
+/* Record a wrong element; returns 1 to add to the count. */
+static size_t record(size_t *wrong, cb_mismatch *first, size_t index, double expected,
+                     double actual)
+{
+    if (*wrong == 0) {
+        first->index = index;
+        first->expected = expected;
+        first->actual = actual;
+    }
+    return 1;
+}
+
+size_t cb_check_reduced_at(const cb_pattern *pat, const void *data, size_t first_index,
+                           size_t count, cb_mismatch *first)
+{
+    const cb_dtype_info *info = cb_dtype_info_of(pat->dtype);
+    size_t wrong = 0;
+    for (size_t k = 0; k < count; k++) {
+        double expected = cb_pattern_reduced(pat, first_index + k);
+        double actual = info->load(data, k);
+        double tolerance = cb_pattern_tolerance(pat, first_index + k);
+        /* Written so that NaN never passes. */
+        if (!(fabs(actual - expected) <= tolerance))
+            wrong += record(&wrong, first, k, expected, actual);
+    }
+    return wrong;
+}
+
+size_t cb_check_blocks(const cb_pattern *pat, const void *data, size_t nblocks, size_t count,
+                       cb_block_source src, cb_mismatch *first)
+{
+    const cb_dtype_info *info = cb_dtype_info_of(pat->dtype);
+    size_t wrong = 0;
+    for (size_t k = 0; k < nblocks; k++) {
+        int rank = src.rank + (int)k * src.rank_step;
+        size_t block = src.block + k * src.block_step;
+        for (size_t j = 0; j < count; j++) {
+            size_t index = k * count + j;
+            double expected = cb_pattern_block(pat, rank, block, j);
+            double actual = info->load(data, index);
+            if (actual != expected)
+                wrong += record(&wrong, first, index, expected, actual);
+        }
+    }
+    return wrong;
+}
+
+size_t cb_layout_bytes(const cb_layout *layout, size_t elem_size)
+{
+    size_t larger = layout->send_count > layout->recv_count ? layout->send_count
+                                                            : layout->recv_count;
+    return larger * elem_size;
+}

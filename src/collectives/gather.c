@@ -1,0 +1,62 @@
+/* Gather: the root ends with every rank's block, in rank order; the other
+ * ranks' receive buffers are not written and are not checked. */
+#include "collective.h"
+
+/* size = the gathered buffer; each rank sends size / n, rounded down to whole
+ * elements. */
+static int gather_layout(size_t bytes, size_t elem_size, int nranks, cb_layout *out)
+{
+    size_t count = bytes / elem_size / (size_t)nranks;
+    if (count == 0)
+        return -1;
+    out->count = count;
+    out->send_count = count;
+    out->recv_count = count * (size_t)nranks;
+    out->inplace_offset = 0;
+    out->inplace_send_stride = count;   /* in place: the rank's own block */
+    out->inplace_recv_stride = 0;
+    return 0;
+}
+
+/* The root receives the n - 1 blocks it lacks. */
+static double gather_busbw_factor(int nranks)
+{
+    return (double)(nranks - 1) / nranks;
+}
+
+static int gather_run(cb_backend *b, const cb_call *call)
+{
+    return b->ops->gather(b, call->send, call->recv, call->layout.count, call->dtype,
+                          call->root);
+}
+
+static void gather_fill(const cb_pattern *pat, int rank, const cb_call *call, void *send)
+{
+    cb_pattern_fill_blocks(pat, rank, send, 1, call->layout.count);
+}
+
+static size_t gather_check(const cb_pattern *pat, int rank, const cb_call *call,
+                           const void *recv, cb_mismatch *first)
+{
+    if (rank != call->root)
+        return 0;
+    cb_block_source src = {0, 1, 0, 0};
+    return cb_check_blocks(pat, recv, (size_t)pat->nranks, call->layout.count, src, first);
+}
+
+static int gather_available(const cb_backend_ops *ops)
+{
+    return ops->gather != NULL;
+}
+
+const cb_collective cb_coll_gather = {
+    .name = "gather",
+    .aliases = "",
+    .flags = CB_COLL_ROOTED,
+    .layout = gather_layout,
+    .busbw_factor = gather_busbw_factor,
+    .run = gather_run,
+    .fill_input = gather_fill,
+    .check_output = gather_check,
+    .available = gather_available,
+};

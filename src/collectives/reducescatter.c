@@ -1,0 +1,60 @@
+/* Reduce-scatter: rank r ends with block r of the reduction of every rank's
+ * vector of n blocks. */
+#include "collective.h"
+
+/* size = the whole input; each rank receives size / n, rounded down to whole
+ * elements. */
+static int reducescatter_layout(size_t bytes, size_t elem_size, int nranks, cb_layout *out)
+{
+    size_t count = bytes / elem_size / (size_t)nranks;
+    if (count == 0)
+        return -1;
+    out->count = count;
+    out->send_count = count * (size_t)nranks;
+    out->recv_count = count;
+    out->inplace_offset = 0;
+    out->inplace_send_stride = 0;
+    out->inplace_recv_stride = count;   /* in place: recv = send + rank * count */
+    return 0;
+}
+
+/* Each rank sends the n - 1 blocks that other ranks own. */
+static double reducescatter_busbw_factor(int nranks)
+{
+    return (double)(nranks - 1) / nranks;
+}
+
+static int reducescatter_run(cb_backend *b, const cb_call *call)
+{
+    return b->ops->reducescatter(b, call->send, call->recv, call->layout.count, call->dtype,
+                                 call->redop);
+}
+
+static void reducescatter_fill(const cb_pattern *pat, int rank, const cb_call *call, void *send)
+{
+    cb_pattern_fill(pat, rank, send, call->layout.send_count);
+}
+
+static size_t reducescatter_check(const cb_pattern *pat, int rank, const cb_call *call,
+                                  const void *recv, cb_mismatch *first)
+{
+    size_t count = call->layout.count;
+    return cb_check_reduced_at(pat, recv, (size_t)rank * count, count, first);
+}
+
+static int reducescatter_available(const cb_backend_ops *ops)
+{
+    return ops->reducescatter != NULL;
+}
+
+const cb_collective cb_coll_reducescatter = {
+    .name = "reducescatter",
+    .aliases = "reduce_scatter reduce-scatter",
+    .flags = CB_COLL_REDUCES,
+    .layout = reducescatter_layout,
+    .busbw_factor = reducescatter_busbw_factor,
+    .run = reducescatter_run,
+    .fill_input = reducescatter_fill,
+    .check_output = reducescatter_check,
+    .available = reducescatter_available,
+};

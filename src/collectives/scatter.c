@@ -1,0 +1,61 @@
+/* Scatter: rank r ends with block r of the root's vector. */
+#include "collective.h"
+
+/* size = the root's whole input; each rank receives size / n, rounded down to
+ * whole elements. */
+static int scatter_layout(size_t bytes, size_t elem_size, int nranks, cb_layout *out)
+{
+    size_t count = bytes / elem_size / (size_t)nranks;
+    if (count == 0)
+        return -1;
+    out->count = count;
+    out->send_count = count * (size_t)nranks;
+    out->recv_count = count;
+    out->inplace_offset = 0;
+    out->inplace_send_stride = 0;
+    out->inplace_recv_stride = count;   /* in place: recv = send + rank * count */
+    return 0;
+}
+
+/* The root sends the n - 1 blocks it does not keep. */
+static double scatter_busbw_factor(int nranks)
+{
+    return (double)(nranks - 1) / nranks;
+}
+
+static int scatter_run(cb_backend *b, const cb_call *call)
+{
+    return b->ops->scatter(b, call->send, call->recv, call->layout.count, call->dtype,
+                           call->root);
+}
+
+/* Every rank fills its own values, so data from another root is wrong. */
+static void scatter_fill(const cb_pattern *pat, int rank, const cb_call *call, void *send)
+{
+    cb_pattern_fill_blocks(pat, rank, send, (size_t)pat->nranks, call->layout.count);
+}
+
+/* The one block is the root's block `rank`. */
+static size_t scatter_check(const cb_pattern *pat, int rank, const cb_call *call,
+                            const void *recv, cb_mismatch *first)
+{
+    cb_block_source src = {call->root, 0, (size_t)rank, 0};
+    return cb_check_blocks(pat, recv, 1, call->layout.count, src, first);
+}
+
+static int scatter_available(const cb_backend_ops *ops)
+{
+    return ops->scatter != NULL;
+}
+
+const cb_collective cb_coll_scatter = {
+    .name = "scatter",
+    .aliases = "",
+    .flags = CB_COLL_ROOTED,
+    .layout = scatter_layout,
+    .busbw_factor = scatter_busbw_factor,
+    .run = scatter_run,
+    .fill_input = scatter_fill,
+    .check_output = scatter_check,
+    .available = scatter_available,
+};

@@ -1,0 +1,62 @@
+/* Send/receive in a ring: each rank sends its vector to rank + 1 and
+ * receives rank - 1's (modulo n; with one rank, to and from itself). */
+#include "collective.h"
+
+static int sendrecv_layout(size_t bytes, size_t elem_size, int nranks, cb_layout *out)
+{
+    (void)nranks;
+    size_t count = bytes / elem_size;
+    if (count == 0)
+        return -1;
+    out->count = count;
+    out->send_count = count;
+    out->recv_count = count;
+    out->inplace_offset = 0;
+    out->inplace_send_stride = 0;
+    out->inplace_recv_stride = 0;
+    return 0;
+}
+
+/* Every link carries the whole vector once. */
+static double sendrecv_busbw_factor(int nranks)
+{
+    (void)nranks;
+    return 1.0;
+}
+
+static int sendrecv_run(cb_backend *b, const cb_call *call)
+{
+    int n = b->nranks;
+    return b->ops->sendrecv(b, call->send, call->recv, call->layout.count, call->dtype,
+                            (b->rank + 1) % n, (b->rank + n - 1) % n);
+}
+
+static void sendrecv_fill(const cb_pattern *pat, int rank, const cb_call *call, void *send)
+{
+    cb_pattern_fill_blocks(pat, rank, send, 1, call->layout.count);
+}
+
+static size_t sendrecv_check(const cb_pattern *pat, int rank, const cb_call *call,
+                             const void *recv, cb_mismatch *first)
+{
+    int n = pat->nranks;
+    cb_block_source src = {(rank + n - 1) % n, 0, 0, 0};
+    return cb_check_blocks(pat, recv, 1, call->layout.count, src, first);
+}
+
+static int sendrecv_available(const cb_backend_ops *ops)
+{
+    return ops->sendrecv != NULL;
+}
+
+const cb_collective cb_coll_sendrecv = {
+    .name = "sendrecv",
+    .aliases = "send_recv send-recv",
+    .flags = 0,
+    .layout = sendrecv_layout,
+    .busbw_factor = sendrecv_busbw_factor,
+    .run = sendrecv_run,
+    .fill_input = sendrecv_fill,
+    .check_output = sendrecv_check,
+    .available = sendrecv_available,
+};
