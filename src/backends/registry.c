@@ -1,5 +1,4 @@
 /* The table of backends: adding one is a new file and a line here. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -23,13 +22,4 @@ const cb_backend_ops *cb_backend_lookup(const char *name)
         if (strcmp((*b)->name, name) == 0)
             return *b;
     return NULL;
-}
-
-int cb_backend_fail(cb_backend *b, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(b->error, sizeof b->error, fmt, ap);
-    va_end(ap);
-    return -1;
 }
