@@ -14,7 +14,7 @@ for np in 1 2 3 4; do
     expect_rc 0 "every combination on $np ranks"
     check check-sweep --table "$CB_TMP/out" --csv "$CB_TMP/np$np.csv" --ranks "$np" \
         --sizes "$sizes" --collective all --dtypes all --redops all --roots all
-    grep -q '^# skipped 5 B: less than one double element per rank' "$CB_TMP/out" ||
+    grep -q '^# skipped allgather double none 5 B: too small to give every rank a whole element' "$CB_TMP/out" ||
         fail "no note for a size below one element on $np ranks"
 done
 
