@@ -280,26 +280,29 @@ static void *scratch(cb_backend *b, size_t bytes)
     return mb->scratch;
 }
 
-#define CB_SCALE_LOOP(ctype)                                             \
+/* Integers multiply in the unsigned type of their width, so that values
+ * grown by repeated in-place launches wrap (as on a GPU) instead of
+ * overflowing, which C leaves undefined for signed types. */
+#define CB_SCALE_LOOP(ctype, arith)                                      \
     do {                                                                 \
         const ctype *from = src;                                         \
         ctype *to = dst;                                                 \
         for (size_t k = 0; k < count; k++)                               \
-            to[k] = (ctype)(from[k] * (ctype)CB_PREMULSUM_SCALAR);       \
+            to[k] = (ctype)((arith)from[k] * (arith)CB_PREMULSUM_SCALAR); \
     } while (0)
 
 /* premulsum's local pass: dst = CB_PREMULSUM_SCALAR * src (dst may be src). */
 static void scale_elements(void *dst, const void *src, size_t count, cb_dtype dtype)
 {
     switch (dtype) {
-    case CB_INT8: CB_SCALE_LOOP(int8_t); return;
-    case CB_UINT8: CB_SCALE_LOOP(uint8_t); return;
-    case CB_INT32: CB_SCALE_LOOP(int32_t); return;
-    case CB_UINT32: CB_SCALE_LOOP(uint32_t); return;
-    case CB_INT64: CB_SCALE_LOOP(int64_t); return;
-    case CB_UINT64: CB_SCALE_LOOP(uint64_t); return;
-    case CB_FLOAT: CB_SCALE_LOOP(float); return;
-    case CB_DOUBLE: CB_SCALE_LOOP(double); return;
+    case CB_INT8: CB_SCALE_LOOP(int8_t, uint32_t); return;
+    case CB_UINT8: CB_SCALE_LOOP(uint8_t, uint32_t); return;
+    case CB_INT32: CB_SCALE_LOOP(int32_t, uint32_t); return;
+    case CB_UINT32: CB_SCALE_LOOP(uint32_t, uint32_t); return;
+    case CB_INT64: CB_SCALE_LOOP(int64_t, uint64_t); return;
+    case CB_UINT64: CB_SCALE_LOOP(uint64_t, uint64_t); return;
+    case CB_FLOAT: CB_SCALE_LOOP(float, float); return;
+    case CB_DOUBLE: CB_SCALE_LOOP(double, double); return;
     default: {
         const cb_dtype_info *info = cb_dtype_info_of(dtype);
         for (size_t k = 0; k < count; k++)
