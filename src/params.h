@@ -39,6 +39,9 @@ typedef struct cb_params {
     int check_passes;      /* 0: no verification */
     cb_average average;
     int blocking;
+    int agg;               /* operations per timed iteration, in one group (-m) */
+    int graph_launches;    /* 0: no graph; else launches of the captured iterations (-G) */
+    int report_cputime;    /* report the time to launch, not to complete (-C) */
 
     const char *backend;   /* a backend name or "auto" */
     const char *csv_path;  /* NULL: no CSV; "-": CSV on stdout instead of the table */

@@ -4,11 +4,28 @@
 #include <string.h>
 
 #include "backend.h"
+#include "config.h"
 
 extern const cb_backend_ops cb_backend_mpi;
+#ifdef HAVE_NCCL
+extern const cb_backend_ops cb_backend_nccl;
+#endif
 
+/* Preference order for --backend auto: the first one every rank can use. */
 static const cb_backend_ops *const backend_table[] = {
+#ifdef HAVE_NCCL
+    &cb_backend_nccl,
+#endif
     &cb_backend_mpi,
+    NULL,
+};
+
+/* Backends that exist in the source but were left out of this build, so that
+ * asking for one says so instead of "unknown backend". */
+static const char *const not_built_table[] = {
+#ifndef HAVE_NCCL
+    "nccl", "configure did not find the CUDA runtime and NCCL (see --with-cuda, --with-nccl)",
+#endif
     NULL,
 };
 
@@ -25,11 +42,52 @@ const cb_backend_ops *cb_backend_lookup(const char *name)
     return NULL;
 }
 
+const char *const *cb_backend_not_built(void)
+{
+    return not_built_table;
+}
+
+const char *cb_backend_not_built_reason(const char *name)
+{
+    for (const char *const *n = not_built_table; *n != NULL; n += 2)
+        if (strcmp(n[0], name) == 0)
+            return n[1];
+    return NULL;
+}
+
 int cb_backend_fail(cb_backend *b, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(b->error, sizeof b->error, fmt, ap);
     va_end(ap);
+    return -1;
+}
+
+int cb_backend_agree(MPI_Comm comm, cb_backend *b, int failed)
+{
+    int rank = 0, size = 1;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    int mine = failed ? rank : size, first = size;
+    MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm);
+    if (first == size)
+        return 0;
+
+    /* The lowest failing rank tells the others what went wrong, and where. */
+    struct {
+        char msg[CB_BACKEND_ERRLEN];
+        char host[MPI_MAX_PROCESSOR_NAME];
+    } report;
+    memset(&report, 0, sizeof report);
+    if (rank == first) {
+        int len = 0;
+        snprintf(report.msg, sizeof report.msg, "%s", b != NULL ? b->error : "out of memory");
+        MPI_Get_processor_name(report.host, &len);
+    }
+    MPI_Bcast(&report, (int)sizeof report, MPI_BYTE, first, comm);
+    if (b != NULL && !failed)
+        snprintf(b->error, sizeof b->error, "rank %d (%.*s): %.*s", first, 64, report.host,
+                 CB_BACKEND_ERRLEN - 100, report.msg);
     return -1;
 }
