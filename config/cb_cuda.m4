@@ -16,6 +16,9 @@ AC_DEFUN([CB_CHECK_CUDA], [
     AS_CASE([$with_cuda],
       [guess|yes], [cb_cuda_dir=/usr/local/cuda],
       [cb_cuda_dir="$with_cuda"])
+    AS_CASE([$with_cuda], [guess|yes], [],
+      [AS_IF([test ! -f "$cb_cuda_dir/include/cuda_runtime_api.h"],
+        [AC_MSG_ERROR([--with-cuda=$with_cuda: $cb_cuda_dir/include/cuda_runtime_api.h not found])])])
     CB_FIND_LIBDIR([cb_cuda_libdir], [$cb_cuda_dir], [cudart])
     cb_save_CPPFLAGS="$CPPFLAGS"; cb_save_LDFLAGS="$LDFLAGS"; cb_save_LIBS="$LIBS"
     CPPFLAGS="$CPPFLAGS -I$cb_cuda_dir/include"

@@ -21,6 +21,9 @@ AC_DEFUN([CB_CHECK_NCCL], [
     AS_CASE([$with_nccl],
       [guess|yes], [cb_nccl_candidates="$cb_cuda_where /usr"],
       [cb_nccl_candidates="$with_nccl"])
+    AS_CASE([$with_nccl], [guess|yes], [],
+      [AS_IF([test ! -f "$with_nccl/include/nccl.h"],
+        [AC_MSG_ERROR([--with-nccl=$with_nccl: $with_nccl/include/nccl.h not found])])])
     for cb_nccl_dir in $cb_nccl_candidates; do
       CB_FIND_LIBDIR([cb_nccl_libdir], [$cb_nccl_dir], [nccl])
       cb_save_CPPFLAGS="$CPPFLAGS"; cb_save_LDFLAGS="$LDFLAGS"; cb_save_LIBS="$LIBS"

@@ -7,6 +7,7 @@
  */
 #include "engine.h"
 
+#include <limits.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -16,6 +17,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "parse.h"
 #include "printer.h"
 #include "result.h"
 #include "status.h"
@@ -46,9 +48,10 @@ typedef struct engine {
     uint64_t sizes[CB_MAX_SIZES];
     int nsizes;
 
+    char size_notice[256];   /* why the largest size was lowered, for after the preamble */
+
     cb_printer *printers[CB_MAX_PRINTERS];   /* rank 0 only */
     int nprinters;
-    int table_on_stdout;
     cb_rank_info *ranks;                     /* rank 0 only */
     cb_run_info run;
     cb_summary sum;
@@ -62,7 +65,7 @@ static int agree(engine *e)
     return cb_status_agree(e->comm, &e->st);
 }
 
-/* A line for the reader: in the table, or on stderr when stdout holds CSV. */
+/* A line for the reader, in the table. */
 static void note(engine *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 static void note(engine *e, const char *fmt, ...)
@@ -74,8 +77,6 @@ static void note(engine *e, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
-    if (!e->table_on_stdout)
-        fprintf(stderr, "nccl-collbench: %s\n", text);
     for (int i = 0; i < e->nprinters; i++)
         e->printers[i]->ops->note(e->printers[i], text);
 }
@@ -84,11 +85,17 @@ static void read_test_hooks(engine *e)
 {
     e->corrupt_rank = -1;
     const char *spec = getenv(CB_TEST_CORRUPT_ENV);
-    int rank;
-    size_t index;
-    if (spec != NULL && sscanf(spec, "%d:%zu", &rank, &index) == 2) {
-        e->corrupt_rank = rank;
-        e->corrupt_index = index;
+    const char *colon = spec ? strchr(spec, ':') : NULL;
+    char rank_text[16];
+    long rank, index;
+    if (colon == NULL || (size_t)(colon - spec) >= sizeof rank_text)
+        return;
+    memcpy(rank_text, spec, (size_t)(colon - spec));
+    rank_text[colon - spec] = '\0';
+    if (cb_parse_long(rank_text, 0, INT_MAX, &rank) == 0 &&
+        cb_parse_long(colon + 1, 0, LONG_MAX, &index) == 0) {
+        e->corrupt_rank = (int)rank;
+        e->corrupt_index = (size_t)index;
     }
 }
 
@@ -99,16 +106,15 @@ static void open_printers(engine *e)
         return;
     const cb_params *p = e->p;
     char err[CB_MSGLEN] = "";
+    /* With CSV on stdout the table goes to stderr, diagnostics and all. */
     int csv_on_stdout = p->csv_path != NULL && strcmp(p->csv_path, "-") == 0;
-    if (!csv_on_stdout) {
-        cb_printer *table = cb_printer_table.open("-", err, sizeof err);
-        if (table == NULL) {
-            cb_status_set(&e->st, CB_EXIT_RUNTIME, "table output: %s", err);
-            return;
-        }
-        e->printers[e->nprinters++] = table;
-        e->table_on_stdout = 1;
+    cb_printer *table = cb_printer_table.open(csv_on_stdout ? CB_PRINTER_STDERR : "-", err,
+                                              sizeof err);
+    if (table == NULL) {
+        cb_status_set(&e->st, CB_EXIT_RUNTIME, "table output: %s", err);
+        return;
     }
+    e->printers[e->nprinters++] = table;
     if (p->csv_path != NULL) {
         cb_printer *csv = cb_printer_csv.open(p->csv_path, err, sizeof err);
         if (csv == NULL) {
@@ -276,9 +282,10 @@ static void plan_sizes(engine *e)
         return;
     }
     if (fit < e->nsizes)
-        note(e, "largest size lowered from %llu to %llu bytes: %llu bytes available per rank",
-             (unsigned long long)e->sizes[e->nsizes - 1], (unsigned long long)e->sizes[fit - 1],
-             smallest);
+        snprintf(e->size_notice, sizeof e->size_notice,
+                 "largest size lowered from %llu to %llu bytes: %llu bytes available per rank",
+                 (unsigned long long)e->sizes[e->nsizes - 1],
+                 (unsigned long long)e->sizes[fit - 1], smallest);
     e->nsizes = fit;
     e->buffer_bytes = (size_t)e->sizes[fit - 1];
 }
@@ -469,7 +476,8 @@ static int check_pass(engine *e, const cb_collective *coll, const cb_call *call,
         return -1;
     if (e->corrupt_rank == e->rank && e->corrupt_index < call->layout.recv_count) {
         const cb_dtype_info *info = cb_dtype_info_of(call->dtype);
-        info->store(output, e->corrupt_index, info->load(output, e->corrupt_index) + 1);
+        double was = info->load(output, e->corrupt_index);
+        info->store(output, e->corrupt_index, was == 1.0 ? 2.0 : 1.0);
     }
     cb_mismatch here;
     size_t n = coll->check_output(pat, e->rank, call, output, &here);
@@ -591,12 +599,17 @@ static int sweep(engine *e, const cb_collective *coll, cb_dtype dtype, cb_redop 
     for (int s = 0; s < e->nsizes; s++) {
         cb_call call = {.dtype = dtype, .redop = redop, .root = root};
         if (coll->layout((size_t)e->sizes[s], info->size, e->nranks, &call.layout) != 0) {
-            note(e, "skipped %llu B: less than one %s element per rank",
-                 (unsigned long long)e->sizes[s], info->name);
+            note(e, "skipped %s %s %s %llu B: too small to give every rank a whole element",
+                 coll->name, info->name, cb_redop_name(redop), (unsigned long long)e->sizes[s]);
             continue;
         }
+        /* The size column is what really moves: whole elements only. */
+        size_t largest = call.layout.send_count > call.layout.recv_count
+                             ? call.layout.send_count
+                             : call.layout.recv_count;
+        uint64_t bytes = (uint64_t)largest * info->size;
         for (int in_place = 0; in_place <= 1; in_place++)
-            if (measure(e, coll, &call, s, e->sizes[s], in_place, checkable) != CB_EXIT_OK)
+            if (measure(e, coll, &call, s, bytes, in_place, checkable) != CB_EXIT_OK)
                 return e->st.code;
     }
     return CB_EXIT_OK;
@@ -658,6 +671,8 @@ int cb_engine_run(const cb_params *p, MPI_Comm comm)
         if (e->rank == 0)
             for (int i = 0; i < e->nprinters; i++)
                 e->printers[i]->ops->begin(e->printers[i], &e->run);
+        if (e->size_notice[0] != '\0')
+            note(e, "%s", e->size_notice);
         if (run_collectives(e) == CB_EXIT_OK && e->rank == 0)
             for (int i = 0; i < e->nprinters; i++)
                 e->printers[i]->ops->end(e->printers[i], &e->sum);

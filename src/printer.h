@@ -11,9 +11,14 @@
 
 typedef struct cb_printer cb_printer;
 
+/* A path no file can have: the printer writes to stderr. */
+#define CB_PRINTER_STDERR ""
+
+
 typedef struct cb_printer_ops {
     const char *name;
-    /* Open on path ("-" for stdout). Returns NULL with err set on failure. */
+    /* Open on path ("-" for stdout, CB_PRINTER_STDERR for stderr). Returns
+     * NULL with err set on failure. */
     cb_printer *(*open)(const char *path, char *err, size_t err_len);
     void (*begin)(cb_printer *pr, const cb_run_info *run);
     void (*table_begin)(cb_printer *pr, const cb_collective *coll);

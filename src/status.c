@@ -7,6 +7,7 @@
 void cb_status_clear(cb_status *st)
 {
     st->code = CB_EXIT_OK;
+    st->agreed = 0;
     st->msg[0] = '\0';
 }
 
@@ -24,6 +25,8 @@ int cb_status_set(cb_status *st, int code, const char *fmt, ...)
 
 int cb_status_agree(MPI_Comm comm, cb_status *st)
 {
+    if (st->agreed)   /* every rank took this branch together */
+        return st->code;
     int rank;
     MPI_Comm_rank(comm, &rank);
 
@@ -55,6 +58,7 @@ int cb_status_agree(MPI_Comm comm, cb_status *st)
         fflush(stderr);
     }
     st->code = report.code;
+    st->agreed = 1;
     if (rank != first)
         snprintf(st->msg, sizeof st->msg, "rank %d failed", first);
     return report.code;

@@ -18,6 +18,7 @@ enum cb_exit {
 /* A failure seen by one rank, with the message that explains it. */
 typedef struct cb_status {
     int code;              /* enum cb_exit; CB_EXIT_OK when nothing failed */
+    int agreed;            /* every rank knows of the failure; it was reported */
     char msg[CB_MSGLEN];   /* one line, no trailing newline */
 } cb_status;
 
@@ -31,6 +32,7 @@ int cb_status_set(cb_status *st, int code, const char *fmt, ...)
  * Collective over comm: every rank learns whether any rank failed. When one
  * did, rank 0 of comm prints the lowest failing rank's message prefixed by
  * that rank and its host, and every rank's *st is set to that rank's code.
+ * A failure is reported once: later calls return its code without a word.
  * Returns the agreed code (CB_EXIT_OK when no rank failed).
  */
 int cb_status_agree(MPI_Comm comm, cb_status *st);

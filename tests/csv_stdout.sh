@@ -1,4 +1,5 @@
-# --csv - puts CSV alone on stdout (for pipes); notes go to stderr.
+# --csv - puts CSV alone on stdout (for pipes); the table, notes and all,
+# goes to stderr.
 . "$CB_SRCDIR/tests/lib.sh"
 need_mpirun
 need_python
@@ -14,5 +15,6 @@ assert [(r["bytes"], r["placement"]) for r in rows] == [
     ("16", "out-of-place"), ("16", "in-place"), ("64", "out-of-place"), ("64", "in-place")], rows
 assert all(r["wrong"] == "0" and r["datatype"] == "double" for r in rows)
 PY
-grep -q 'skipped 4 B' "$CB_TMP/err" || fail "the note about the skipped size is not on stderr"
+grep -q 'skipped allreduce double sum 4 B' "$CB_TMP/err" || fail "the note about the skipped size is not on stderr"
+grep -q '^# Out of bounds values : 0 OK$' "$CB_TMP/err" || fail "the table's footer is not on stderr"
 echo "ok"

@@ -115,8 +115,9 @@ def check_sweep(args):
     ensure([x["collective"] for x in t["tables"]] == [args.collective],
            "tables: %r" % [x["collective"] for x in t["tables"]])
     rows = t["tables"][0]["rows"]
-    expected = [(d, r, s) for d in dtypes for r in redops for s in sizes
-                if s // DTYPE_SIZES[d] > 0]
+    # The size column is what really moves: whole elements only.
+    expected = [(d, r, s // DTYPE_SIZES[d] * DTYPE_SIZES[d]) for d in dtypes for r in redops
+                for s in sizes if s // DTYPE_SIZES[d] > 0]
     got = [(x["type"], x["redop"], x["size"]) for x in rows]
     ensure(got == expected, "rows %r, expected %r" % (got, expected))
     factor = busbw_factor(args.collective, n)

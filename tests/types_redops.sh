@@ -13,13 +13,14 @@ for np in 1 2 3 4; do
         --sizes 8,64,512,4096 --dtypes "$dtypes" --redops "$redops" --passes 2
 done
 
-# Sizes that are not multiples of the element size round down; a size below
-# one element is skipped with a note, not run.
+# Sizes that are not multiples of the element size round down to whole
+# elements (the size column shows the bytes moved); a size below one element
+# is skipped with a note, not run.
 run 3 -d double,int8 -b 4 -e 20 -i 5 -n 2 --csv "$CB_TMP/odd.csv"
 expect_rc 0 "odd sizes"
 check check-sweep --table "$CB_TMP/out" --csv "$CB_TMP/odd.csv" --ranks 3 --sizes 4,9,14,19 \
     --dtypes double,int8
-grep -q '^# skipped 4 B: less than one double element per rank' "$CB_TMP/out" ||
+grep -q '^# skipped allreduce double sum 4 B: too small to give every rank a whole element' "$CB_TMP/out" ||
     fail "no note for the skipped size"
 
 for mode in 0 1 2 3 rank0 mean min max; do

@@ -65,17 +65,24 @@ static int mpi_init(MPI_Comm comm, const cb_backend_config *config, cb_backend *
     *out = mb ? &mb->base : NULL;
     if (mb == NULL)
         return -1;
-    mb->base.comm = comm;
-    MPI_Comm_rank(comm, &mb->base.rank);
-    MPI_Comm_size(comm, &mb->base.nranks);
-    /* Errors come back to us so that they are reported as ours. */
-    MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+    /* A communicator of our own, whose errors come back to us so that they
+     * are reported as ours; the caller's keeps its handler. */
+    int rc = MPI_Comm_dup(comm, &mb->base.comm);
+    if (rc != MPI_SUCCESS) {
+        mb->base.comm = MPI_COMM_NULL;
+        return mpi_fail(&mb->base, "MPI_Comm_dup", rc);
+    }
+    MPI_Comm_set_errhandler(mb->base.comm, MPI_ERRORS_RETURN);
+    MPI_Comm_rank(mb->base.comm, &mb->base.rank);
+    MPI_Comm_size(mb->base.comm, &mb->base.nranks);
     return 0;
 }
 
 static void mpi_fini(cb_backend *b, int aborting)
 {
     (void)aborting;
+    if (b->comm != MPI_COMM_NULL)
+        MPI_Comm_free(&b->comm);
     free(b);
 }
 

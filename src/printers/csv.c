@@ -94,16 +94,25 @@ static cb_printer *csv_open(const char *path, char *err, size_t err_len)
         free(cp);
         return NULL;
     }
+    /* The header goes out at once: a run that fails early leaves a valid,
+     * empty table, and a file that cannot be written fails before measuring. */
+    row r = {.len = 0};
+    for (size_t i = 0; i < sizeof csv_columns / sizeof csv_columns[0]; i++)
+        row_field(&r, csv_columns[i]);
+    row_emit(&cp->base, &r);
+    if (cp->base.write_failed) {
+        snprintf(err, err_len, "cannot write to '%s'", path);
+        char ignored[8];
+        cb_printer_close_stream(&cp->base, "CSV file", ignored, sizeof ignored);
+        free(cp);
+        return NULL;
+    }
     return &cp->base;
 }
 
 static void csv_begin(cb_printer *pr, const cb_run_info *run)
 {
     ((csv_printer *)pr)->run = run;
-    row r = {.len = 0};
-    for (size_t i = 0; i < sizeof csv_columns / sizeof csv_columns[0]; i++)
-        row_field(&r, csv_columns[i]);
-    row_emit(pr, &r);
 }
 
 static void csv_ignore_collective(cb_printer *pr, const cb_collective *coll)

@@ -6,8 +6,8 @@
 
 int cb_printer_open_stream(cb_printer *pr, const char *path, char *err, size_t err_len)
 {
-    if (path == NULL || strcmp(path, "-") == 0) {
-        pr->out = stdout;
+    if (path == NULL || strcmp(path, "-") == 0 || strcmp(path, CB_PRINTER_STDERR) == 0) {
+        pr->out = path != NULL && strcmp(path, CB_PRINTER_STDERR) == 0 ? stderr : stdout;
         pr->owns_out = 0;
         return 0;
     }

@@ -1,0 +1,41 @@
+#!/bin/sh
+# Install what building and testing nccl-collbench needs, from Debian's
+# packages, when it is missing. CUDA and NCCL are optional: when configure
+# finds them (default /usr/local/cuda) the NCCL backend is built too.
+set -eu
+
+missing=""
+need() {  # need COMMAND PACKAGE...
+    cmd=$1
+    shift
+    command -v "$cmd" >/dev/null 2>&1 || missing="$missing $*"
+}
+need mpicc libopenmpi-dev
+need mpirun openmpi-bin
+need autoreconf autoconf
+need automake automake
+need libtoolize libtool
+need make make
+need gcc gcc
+need python3 python3
+need mandoc mandoc
+need timeout coreutils
+
+if [ -z "$missing" ]; then
+    echo "ci/install-deps.sh: everything needed is installed"
+    exit 0
+fi
+
+if [ "$(id -u)" = 0 ]; then
+    as_root=""
+elif command -v sudo >/dev/null 2>&1; then
+    as_root="sudo"
+else
+    echo "ci/install-deps.sh: missing packages:$missing; run as root or install them" >&2
+    exit 1
+fi
+echo "ci/install-deps.sh: installing$missing"
+export DEBIAN_FRONTEND=noninteractive
+$as_root apt-get update -qq
+# shellcheck disable=SC2086
+$as_root apt-get install -y -qq --no-install-recommends $missing ca-certificates >/dev/null
