@@ -362,7 +362,10 @@ static int timed_span(engine *e, const cb_collective *coll, const cb_call *call,
 {
     if (backend_step(e, e->ops->wait(e->b)) != 0)
         return -1;
-    MPI_Barrier(e->comm);
+    /* The barrier before timing is an agreement: a rank that failed on the
+     * way here is waiting in one, and nobody launches what it would miss. */
+    if (agree(e) != CB_EXIT_OK)
+        return -1;
     if (backend_step(e, e->ops->timer_start(e->b)) != 0)
         return -1;
     double cpu_start = MPI_Wtime();
@@ -399,6 +402,9 @@ static int time_graph(engine *e, const cb_collective *coll, const cb_call *call,
         rc = launch_iterations(e, coll, call, e->p->iters, 1);
     if (rc == 0)
         rc = backend_step(e, e->ops->graph_end(e->b));
+    /* Recording is local: agree on it before launching what others would wait on. */
+    if (agree(e) != CB_EXIT_OK)
+        rc = -1;
     /* The first launch of a graph pays for setting it up: untimed, with warmup. */
     if (rc == 0 && e->p->warmup > 0) {
         rc = backend_step(e, e->ops->graph_launch(e->b));

@@ -305,6 +305,8 @@ static int nccl_memory_available(cb_backend *b, size_t *bytes)
 static int poll_complete(nccl_backend *nb, cudaEvent_t event)
 {
     cb_backend *b = &nb->base;
+    if (nb->comm == NULL)
+        return cb_backend_fail(b, "the NCCL communicator was aborted after an earlier error");
     for (;;) {
         ncclResult_t async = ncclSuccess;
         if (NCCL_CALL(b, nb->comm, ncclCommGetAsyncError(nb->comm, &async)) != 0)
@@ -312,9 +314,14 @@ static int poll_complete(nccl_backend *nb, cudaEvent_t event)
         if (async != ncclSuccess && async != ncclInProgress) {
             const char *detail = ncclGetLastError(nb->comm);
             int has_detail = detail != NULL && detail[0] != '\0';
-            return cb_backend_fail(b, "NCCL reported an asynchronous error: %s%s%s",
-                                   ncclGetErrorString(async), has_detail ? ": " : "",
-                                   has_detail ? detail : "");
+            cb_backend_fail(b, "NCCL reported an asynchronous error: %s%s%s",
+                            ncclGetErrorString(async), has_detail ? ": " : "",
+                            has_detail ? detail : "");
+            /* Kernels of a failed communicator may never finish: abort it
+             * now, so that freeing the buffers does not wait on them. */
+            ncclCommAbort(nb->comm);
+            nb->comm = NULL;
+            return -1;
         }
         cudaError_t done = event != NULL ? cudaEventQuery(event) : cudaStreamQuery(nb->stream);
         if (done == cudaSuccess)
