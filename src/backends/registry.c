@@ -24,7 +24,7 @@ static const cb_backend_ops *const backend_table[] = {
  * asking for one says so instead of "unknown backend". */
 static const char *const not_built_table[] = {
 #ifndef HAVE_NCCL
-    "nccl", "configure did not find the CUDA runtime and NCCL (see --with-cuda, --with-nccl)",
+    "nccl", "configure did not find the CUDA runtime and NCCL, or was told not to use them",
 #endif
     NULL,
 };
