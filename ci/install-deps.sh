@@ -19,6 +19,7 @@ need make make
 need gcc gcc
 need python3 python3
 need mandoc mandoc
+need gnuplot gnuplot-nox
 need timeout coreutils
 
 if [ -z "$missing" ]; then

@@ -25,6 +25,7 @@ static const char *const key_columns[] = {
     "group", "layout",
 };
 #define MAX_KEYS (sizeof key_columns / sizeof key_columns[0])
+static const int key_widths[MAX_KEYS] = {7, 13, 8, 9, 4, 12, 12, 5, 5, 6};
 
 typedef struct options {
     double threshold;        /* fraction, 0.05 = 5% */
@@ -261,10 +262,10 @@ static int summarise(summary_file *f, const char *path, const int *use_key, char
 static void print_key(const summary_file *f, const entry *e, const int *use_key)
 {
     char **row = f->table.rows[e->first_row];
-    const int widths[MAX_KEYS] = {5, 10, 8, 6, 4, 11, 12, 5, 5, 5};
+    printf(" ");
     for (size_t k = 0; k < MAX_KEYS; k++)
         if (use_key[k])
-            printf("%*s ", widths[k], row[f->key_index[k]]);
+            printf(" %*s", key_widths[k], row[f->key_index[k]]);
 }
 
 int main(int argc, char **argv)
@@ -305,11 +306,10 @@ int main(int argc, char **argv)
     printf("# baseline %s: %zu rows; new %s: %zu rows; threshold %.2f%%\n", o.baseline,
            base.table.nrows, o.candidate, cand.table.nrows, o.threshold * 100);
     printf("#");
-    const int widths[MAX_KEYS] = {5, 10, 8, 6, 4, 11, 12, 5, 5, 5};
     for (size_t k = 0; k < MAX_KEYS; k++)
         if (use_key[k])
-            printf("%*s ", k == 0 ? widths[k] - 1 : widths[k], key_columns[k]);
-    printf("%10s %10s %7s %11s %11s %7s  %s\n", "base_busbw", "new_busbw", "ratio", "base_us",
+            printf(" %*s", key_widths[k], key_columns[k]);
+    printf(" %10s %10s %7s %11s %11s %7s  %s\n", "base_busbw", "new_busbw", "ratio", "base_us",
            "new_us", "ratio", "verdict");
 
     int c_bytes = cb_csv_column(&base.table, "bytes");
@@ -324,7 +324,7 @@ int main(int argc, char **argv)
             missing++;
             if (!o.quiet) {
                 print_key(&base, b, use_key);
-                printf("%10s %10s %7s %11s %11s %7s  only in baseline\n", "", "", "", "", "", "");
+                printf(" %10s %10s %7s %11s %11s %7s  only in baseline\n", "", "", "", "", "", "");
             }
             continue;
         }
@@ -343,7 +343,7 @@ int main(int argc, char **argv)
         if (o.quiet && strcmp(verdict, "ok") == 0)
             continue;
         print_key(&base, b, use_key);
-        printf("%10.3f %10.3f %7.3f %11.3f %11.3f %7.3f  %s\n", bb, cb, busbw_ratio, bt, ct,
+        printf(" %10.3f %10.3f %7.3f %11.3f %11.3f %7.3f  %s\n", bb, cb, busbw_ratio, bt, ct,
                time_ratio, verdict);
     }
     size_t only_new = 0;
