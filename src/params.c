@@ -309,12 +309,12 @@ static const option_spec option_table[] = {
      opt_average},
     {'z', "blocking", "0|1", "1: wait for each iteration (-m operations) before the next [0]",
      opt_blocking},
-    {'m', "agg", "N", "operations per iteration, as one group where the backend can; "
-                      "times are per operation [1]", opt_agg},
-    {'G', "cudagraph", "N", "capture the timed iterations in a CUDA graph and launch it N "
-                            "times; 0 off [0]", opt_cudagraph},
-    {'C', "report-cputime", "0|1", "1: report the CPU time to launch the operations, not the "
-                                   "time until they complete [0]", opt_cputime},
+    {'m', "agg", "N", "operations per iteration, in one group where the backend groups [1]",
+     opt_agg},
+    {'G', "cudagraph", "N", "capture the timed iterations as a CUDA graph, launch it N times; "
+                            "0 off [0]", opt_cudagraph},
+    {'C', "report-cputime", "0|1", "1: report the CPU time to launch, not the time to "
+                                   "complete [0]", opt_cputime},
     {'\0', "backend", "NAME", "auto or a backend listed below [auto]", opt_backend},
     {'\0', "csv", "FILE", "also write results as CSV to FILE; '-' writes CSV to stdout "
                           "instead of the table", opt_csv},

@@ -57,13 +57,25 @@ static int cuda_check(cb_backend *b, cudaError_t err, const char *call, const ch
                            base_name(file), line, cudaGetErrorString(err));
 }
 
+/* NCCL's own description of its last error, "" where NCCL is too old (2.13). */
+static const char *nccl_last_error(ncclComm_t comm)
+{
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 13, 0)
+    const char *text = ncclGetLastError(comm);
+    return text != NULL ? text : "";
+#else
+    (void)comm;
+    return "";
+#endif
+}
+
 static int nccl_check(cb_backend *b, ncclComm_t comm, ncclResult_t res, const char *call,
                       const char *file, int line)
 {
     if (res == ncclSuccess)
         return 0;
-    const char *detail = ncclGetLastError(comm);
-    int has_detail = detail != NULL && detail[0] != '\0';
+    const char *detail = nccl_last_error(comm);
+    int has_detail = detail[0] != '\0';
     return cb_backend_fail(b, "%.*s failed (%s:%d): %s%s%s", (int)strcspn(call, "("), call,
                            base_name(file), line, ncclGetErrorString(res),
                            has_detail ? ": " : "", has_detail ? detail : "");
@@ -312,8 +324,8 @@ static int poll_complete(nccl_backend *nb, cudaEvent_t event)
         if (NCCL_CALL(b, nb->comm, ncclCommGetAsyncError(nb->comm, &async)) != 0)
             return -1;
         if (async != ncclSuccess && async != ncclInProgress) {
-            const char *detail = ncclGetLastError(nb->comm);
-            int has_detail = detail != NULL && detail[0] != '\0';
+            const char *detail = nccl_last_error(nb->comm);
+            int has_detail = detail[0] != '\0';
             cb_backend_fail(b, "NCCL reported an asynchronous error: %s%s%s",
                             ncclGetErrorString(async), has_detail ? ": " : "",
                             has_detail ? detail : "");
@@ -433,7 +445,8 @@ static int nccl_graph_end(cb_backend *b)
     nb->capturing = 0;
     if (CUDA_CALL(b, cudaStreamEndCapture(nb->stream, &nb->graph)) != 0)
         return -1;
-    return CUDA_CALL(b, cudaGraphInstantiate(&nb->graph_exec, nb->graph, 0));
+    /* WithFlags: the same signature from CUDA 11.4 on, unlike cudaGraphInstantiate. */
+    return CUDA_CALL(b, cudaGraphInstantiateWithFlags(&nb->graph_exec, nb->graph, 0));
 }
 
 static int nccl_graph_launch(cb_backend *b)

@@ -387,8 +387,8 @@ cudaError_t cudaGraphDestroy(cudaGraph_t graph)
     return cudaSuccess;
 }
 
-cudaError_t cudaGraphInstantiate(cudaGraphExec_t *exec, cudaGraph_t graph,
-                                 unsigned long long flags)
+cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *exec, cudaGraph_t graph,
+                                          unsigned long long flags)
 {
     (void)flags;
     if (graph == NULL)
