@@ -4,7 +4,8 @@
 #   --with-nccl=DIR   use DIR (include/, lib64/ or lib/); failure stops configure
 #   --without-nccl    do not build the NCCL backend
 # Substitutes NCCL_CPPFLAGS, NCCL_LDFLAGS, NCCL_LIBS; defines HAVE_NCCL and
-# the conditional HAVE_NCCL; sets cb_have_nccl and cb_nccl_version.
+# the conditional HAVE_NCCL; sets cb_have_nccl, cb_nccl_version and
+# cb_nccl_backend (the summary's "yes (...)" or "no (reason)").
 AC_DEFUN([CB_CHECK_NCCL], [
   AC_ARG_WITH([nccl],
     [AS_HELP_STRING([--with-nccl@<:@=DIR@:>@],
@@ -13,9 +14,11 @@ AC_DEFUN([CB_CHECK_NCCL], [
   cb_have_nccl=no
   cb_nccl_where=""
   cb_nccl_version=""
+  cb_nccl_backend="no (--without-nccl)"
   NCCL_CPPFLAGS=""; NCCL_LDFLAGS=""; NCCL_LIBS=""
   AS_IF([test "x$with_nccl" != "xno" && test "x$cb_have_cuda" != "xyes"],
-    [AS_IF([test "x$with_nccl" != "xguess"],
+    [cb_nccl_backend="no (the CUDA runtime was not found; see --with-cuda)"
+     AS_IF([test "x$with_nccl" != "xguess"],
       [AC_MSG_ERROR([--with-nccl=$with_nccl needs the CUDA runtime, which was not found (use --with-cuda=DIR)])])],
   [test "x$with_nccl" != "xno"], [
     AS_CASE([$with_nccl],
@@ -50,6 +53,9 @@ AC_DEFUN([CB_CHECK_NCCL], [
     done
     AS_IF([test "x$cb_have_nccl" != "xyes" && test "x$with_nccl" != "xguess"],
       [AC_MSG_ERROR([--with-nccl=$with_nccl: nccl.h and libnccl not usable (see config.log)])])
+    AS_IF([test "x$cb_have_nccl" = "xyes"],
+      [cb_nccl_backend="yes (NCCL $cb_nccl_version from $cb_nccl_where, CUDA runtime from $cb_cuda_where)"],
+      [cb_nccl_backend="no (nccl.h and libnccl not usable in: $cb_nccl_candidates; see --with-nccl)"])
   ])
   AS_IF([test "x$cb_have_nccl" = "xyes"],
         [AC_DEFINE([HAVE_NCCL], [1], [Define to 1 to build the NCCL backend])])

@@ -26,6 +26,9 @@ typedef struct cb_backend_config {
     int blocking;      /* wait for each operation before launching the next */
 } cb_backend_config;
 
+/* Room for a backend's library and driver versions line. */
+#define CB_BACKEND_VERSIONSLEN 256
+
 /* The part of every backend's state that the engine reads. Backends embed
  * it as their first member. */
 typedef struct cb_backend {
@@ -48,7 +51,8 @@ struct cb_backend_ops {
     const char *name;
     const char *summary;   /* one line for --help */
 
-    /* Can this backend run on this rank? 1 yes, 0 no with the reason in why. */
+    /* Can this backend run on this rank? 1 yes, 0 no with the reason in why.
+     * Called before MPI agreement; must not communicate. */
     int (*usable)(char *why, size_t why_len);
 
     /* Start on the ranks of comm (collective over comm). On failure, *out is
@@ -59,6 +63,9 @@ struct cb_backend_ops {
     void (*fini)(cb_backend *b, int aborting);
 
     int (*describe)(cb_backend *b, cb_device_desc *desc);
+    /* Optional (NULL: nothing to add): one line of library, runtime and driver
+     * versions for the preamble, e.g. header versus library versions. */
+    void (*versions)(cb_backend *b, char *buf, size_t len);
     /* Bytes this rank can allocate for benchmark buffers. */
     int (*memory_available)(cb_backend *b, size_t *bytes);
 
@@ -112,6 +119,23 @@ struct cb_backend_ops {
      * when n is not a power of two. 0: sum, then one division. */
     int avg_premultiplies;
 
+    /* Optional (both NULL when the backend has no grouping): operations
+     * launched between group_start and group_end are issued as one group
+     * (-m). Without them the engine launches the operations one by one. */
+    int (*group_start)(cb_backend *b);
+    int (*group_end)(cb_backend *b);
+
+    /* Optional (all NULL when the backend cannot, and then the engine refuses
+     * -G): record the operations launched between graph_begin and graph_end
+     * instead of running them, then run the recording with graph_launch, as
+     * often as asked. graph_free releases the recording, ending an unfinished
+     * recording first; the engine calls it after every graph_begin, also
+     * after a failure. */
+    int (*graph_begin)(cb_backend *b);
+    int (*graph_end)(cb_backend *b);
+    int (*graph_launch)(cb_backend *b);
+    void (*graph_free)(cb_backend *b);
+
     /* Wait until every launched operation has completed. */
     int (*wait)(cb_backend *b);
     /* Mark the start of a timed span; timer_stop waits for completion and
@@ -126,7 +150,26 @@ const cb_backend_ops *const *cb_backend_list(void);
 /* The backend with this name, or NULL. */
 const cb_backend_ops *cb_backend_lookup(const char *name);
 
+/* Backends this program knows of but was built without, NULL-terminated
+ * pairs of name and reason, e.g. {"nccl", "configure found no ...", NULL}. */
+const char *const *cb_backend_not_built(void);
+
+/* Why the backend with this name was not built, or NULL when it was built or
+ * is unknown. */
+const char *cb_backend_not_built_reason(const char *name);
+
 /* printf into b->error; returns -1 for use in return statements. */
 int cb_backend_fail(cb_backend *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/*
+ * For a backend's init, between set-up steps: collective over comm, so that
+ * one rank's failure stops every rank before the next step that would block.
+ * failed: this rank's step failed, with the reason in b->error (b may be NULL
+ * when the backend could not even allocate its state). Returns 0 when no rank
+ * failed; otherwise -1 on every rank, and the ranks that did not fail
+ * themselves get "rank R (HOST): <reason>" of the lowest failing rank in
+ * b->error.
+ */
+int cb_backend_agree(MPI_Comm comm, cb_backend *b, int failed);
 
 #endif

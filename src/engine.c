@@ -143,18 +143,36 @@ static void check_printers(engine *e)
                           e->printers[i]->ops->name);
 }
 
+/* Why ops cannot run what the command line asks for, or NULL when it can. */
+static const char *backend_lacks(const cb_backend_ops *ops, const cb_params *p)
+{
+    if (p->graph_launches > 0 && (ops->graph_begin == NULL || ops->graph_end == NULL ||
+                                  ops->graph_launch == NULL || ops->graph_free == NULL))
+        return "it cannot capture CUDA graphs (-G)";
+    return NULL;
+}
+
 /* "auto" takes the first backend every rank can use. */
 static void select_backend(engine *e)
 {
     char why[CB_MSGLEN] = "";
     if (strcmp(e->p->backend, "auto") != 0) {
         e->ops = cb_backend_lookup(e->p->backend);
-        if (!e->ops->usable(why, sizeof why))
+        const char *lack = backend_lacks(e->ops, e->p);
+        if (lack != NULL)
+            cb_status_set(&e->st, CB_EXIT_RUNTIME, "--backend %s: %s", e->p->backend, lack);
+        else if (!e->ops->usable(why, sizeof why))
             cb_status_set(&e->st, CB_EXIT_RUNTIME, "--backend %s cannot run here: %s",
                           e->p->backend, why);
         return;
     }
+    const char *lacked = NULL;
     for (const cb_backend_ops *const *b = cb_backend_list(); *b != NULL; b++) {
+        const char *lack = backend_lacks(*b, e->p);
+        if (lack != NULL) {
+            lacked = lacked ? lacked : lack;
+            continue;
+        }
         int usable = (*b)->usable(why, sizeof why), everywhere = 0;
         MPI_Allreduce(&usable, &everywhere, 1, MPI_INT, MPI_MIN, e->comm);
         if (everywhere) {
@@ -162,7 +180,12 @@ static void select_backend(engine *e)
             return;
         }
     }
-    cb_status_set(&e->st, CB_EXIT_RUNTIME, "no backend can run on every rank");
+    if (lacked != NULL)
+        cb_status_set(&e->st, CB_EXIT_RUNTIME,
+                      "no backend can run on every rank; those built but not usable here "
+                      "were skipped, the others because %s", lacked);
+    else
+        cb_status_set(&e->st, CB_EXIT_RUNTIME, "no backend can run on every rank");
 }
 
 static void start_backend(engine *e)
@@ -215,6 +238,8 @@ static void describe_run(engine *e)
     run->ranks = e->ranks;
     run->params = e->p;
     run->max_bytes = e->sizes[e->nsizes - 1];
+    if (e->ops->versions != NULL)
+        e->ops->versions(e->b, run->backend_versions, sizeof run->backend_versions);
     if (e->rank == 0)
         cb_sysinfo_mpi_library(run->mpi_library, sizeof run->mpi_library);
 
@@ -297,32 +322,120 @@ static int backend_step(engine *e, int rc)
     return rc;
 }
 
-/* Warmup, then iters timed launches; the time per operation on this rank. */
+/* One iteration: p->agg operations, as one group when the backend groups. */
+static int launch_iteration(engine *e, const cb_collective *coll, const cb_call *call)
+{
+    int grouped = e->p->agg > 1 && e->ops->group_start != NULL && e->ops->group_end != NULL;
+    if (grouped && backend_step(e, e->ops->group_start(e->b)) != 0)
+        return -1;
+    int rc = 0;
+    for (int a = 0; a < e->p->agg && rc == 0; a++)
+        rc = backend_step(e, coll->run(e->b, call));
+    /* A group that was opened is closed, also after a failed launch. */
+    if (grouped) {
+        int end = e->ops->group_end(e->b);
+        if (rc == 0)
+            rc = backend_step(e, end);
+    }
+    return rc;
+}
+
+/* n iterations; with -z each is waited for, unless it is being recorded. */
+static int launch_iterations(engine *e, const cb_collective *coll, const cb_call *call, int n,
+                             int recording)
+{
+    for (int i = 0; i < n; i++) {
+        if (launch_iteration(e, coll, call) != 0)
+            return -1;
+        if (e->p->blocking && !recording && backend_step(e, e->ops->wait(e->b)) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* The timed span: timer_start, launch(), timer_stop. Sets the completion time
+ * and the CPU time launch() took, both on this rank. */
+typedef int (*launch_fn)(engine *e, const cb_collective *coll, const cb_call *call);
+
+static int timed_span(engine *e, const cb_collective *coll, const cb_call *call, launch_fn launch,
+                      double *completion, double *cpu)
+{
+    if (backend_step(e, e->ops->wait(e->b)) != 0)
+        return -1;
+    /* The barrier before timing is an agreement: a rank that failed on the
+     * way here is waiting in one, and nobody launches what it would miss. */
+    if (agree(e) != CB_EXIT_OK)
+        return -1;
+    if (backend_step(e, e->ops->timer_start(e->b)) != 0)
+        return -1;
+    double cpu_start = MPI_Wtime();
+    if (launch(e, coll, call) != 0)
+        return -1;
+    *cpu = MPI_Wtime() - cpu_start;
+    return backend_step(e, e->ops->timer_stop(e->b, completion));
+}
+
+static int launch_timed_iterations(engine *e, const cb_collective *coll, const cb_call *call)
+{
+    return launch_iterations(e, coll, call, e->p->iters, 0);
+}
+
+static int launch_graphs(engine *e, const cb_collective *coll, const cb_call *call)
+{
+    (void)coll;
+    (void)call;
+    for (int g = 0; g < e->p->graph_launches; g++) {
+        if (backend_step(e, e->ops->graph_launch(e->b)) != 0)
+            return -1;
+        if (e->p->blocking && backend_step(e, e->ops->wait(e->b)) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* -G: record the iterations once, launch the recording graph_launches times. */
+static int time_graph(engine *e, const cb_collective *coll, const cb_call *call,
+                      double *completion, double *cpu)
+{
+    int rc = backend_step(e, e->ops->graph_begin(e->b));
+    if (rc == 0)
+        rc = launch_iterations(e, coll, call, e->p->iters, 1);
+    if (rc == 0)
+        rc = backend_step(e, e->ops->graph_end(e->b));
+    /* Recording is local: agree on it before launching what others would wait on. */
+    if (agree(e) != CB_EXIT_OK)
+        rc = -1;
+    /* The first launch of a graph pays for setting it up: untimed, with warmup. */
+    if (rc == 0 && e->p->warmup > 0) {
+        rc = backend_step(e, e->ops->graph_launch(e->b));
+        if (rc == 0)
+            rc = backend_step(e, e->ops->wait(e->b));
+    }
+    if (rc == 0)
+        rc = timed_span(e, coll, call, launch_graphs, completion, cpu);
+    e->ops->graph_free(e->b);
+    return rc;
+}
+
+/* Warmup, then the timed iterations; the time per operation on this rank:
+ * until completion, or with -C until the launches returned. */
 static int time_collective(engine *e, const cb_collective *coll, const cb_call *call,
                            double *seconds)
 {
     const cb_params *p = e->p;
-    for (int i = 0; i < p->warmup; i++) {
-        if (backend_step(e, coll->run(e->b, call)) != 0)
-            return -1;
-        if (p->blocking && backend_step(e, e->ops->wait(e->b)) != 0)
-            return -1;
+    if (launch_iterations(e, coll, call, p->warmup, 0) != 0)
+        return -1;
+    double completion = 0, cpu = 0, ops = (double)p->iters * p->agg;
+    int rc;
+    if (p->graph_launches > 0) {
+        rc = time_graph(e, coll, call, &completion, &cpu);
+        ops *= p->graph_launches;
+    } else {
+        rc = timed_span(e, coll, call, launch_timed_iterations, &completion, &cpu);
     }
-    if (backend_step(e, e->ops->wait(e->b)) != 0)
+    if (rc != 0)
         return -1;
-    MPI_Barrier(e->comm);
-    if (backend_step(e, e->ops->timer_start(e->b)) != 0)
-        return -1;
-    for (int i = 0; i < p->iters; i++) {
-        if (backend_step(e, coll->run(e->b, call)) != 0)
-            return -1;
-        if (p->blocking && backend_step(e, e->ops->wait(e->b)) != 0)
-            return -1;
-    }
-    double elapsed = 0;
-    if (backend_step(e, e->ops->timer_stop(e->b, &elapsed)) != 0)
-        return -1;
-    *seconds = elapsed / p->iters;
+    *seconds = (p->report_cputime ? cpu : completion) / ops;
     return 0;
 }
 

@@ -15,6 +15,7 @@
 #define CB_DEFAULT_ITERS 20
 #define CB_DEFAULT_WARMUP 1
 #define CB_MAX_COUNT_OPTION 1000000000L
+#define CB_MAX_AGG_OPTION 1048576L
 
 typedef struct parse_state {
     cb_params *p;
@@ -241,6 +242,21 @@ int cb_params_check_ranks(const cb_params *p, int nranks, char *err, size_t err_
     return 0;
 }
 
+static int opt_agg(parse_state *s, const char *v)
+{
+    return set_int(s, v, 1, CB_MAX_AGG_OPTION, &s->p->agg);
+}
+
+static int opt_cudagraph(parse_state *s, const char *v)
+{
+    return set_int(s, v, 0, CB_MAX_COUNT_OPTION, &s->p->graph_launches);
+}
+
+static int opt_cputime(parse_state *s, const char *v)
+{
+    return set_int(s, v, 0, 1, &s->p->report_cputime);
+}
+
 static const char *const average_names[] = {"rank0", "mean", "min", "max"};
 
 const char *cb_average_name(cb_average a)
@@ -262,10 +278,14 @@ static int opt_average(parse_state *s, const char *v)
 
 static int opt_backend(parse_state *s, const char *v)
 {
-    if (strcmp(v, "auto") != 0 && cb_backend_lookup(v) == NULL)
-        return fail(s, "unknown backend '%s' (built: auto and those listed in --help)", v);
-    s->p->backend = v;
-    return 0;
+    if (strcmp(v, "auto") == 0 || cb_backend_lookup(v) != NULL) {
+        s->p->backend = v;
+        return 0;
+    }
+    const char *why = cb_backend_not_built_reason(v);
+    if (why != NULL)
+        return fail(s, "backend '%s' was not built into this nccl-collbench: %s", v, why);
+    return fail(s, "unknown backend '%s' (built: auto and those listed in --help)", v);
 }
 
 static int opt_csv(parse_state *s, const char *v)
@@ -315,8 +335,14 @@ static const option_spec option_table[] = {
     {'\0', "redop", "LIST", "reductions: names, comma list, or all [sum]", opt_redop},
     {'a', "average", "MODE", "time reported across ranks: 0 rank0, 1 mean, 2 min, 3 max [1]",
      opt_average},
-    {'z', "blocking", "0|1", "1: wait for each operation before launching the next [0]",
+    {'z', "blocking", "0|1", "1: wait for each iteration (-m operations) before the next [0]",
      opt_blocking},
+    {'m', "agg", "N", "operations per iteration, in one group where the backend groups [1]",
+     opt_agg},
+    {'G', "cudagraph", "N", "capture the timed iterations as a CUDA graph, launch it N times; "
+                            "0 off [0]", opt_cudagraph},
+    {'C', "report-cputime", "0|1", "1: report the CPU time to launch, not the time to "
+                                   "complete [0]", opt_cputime},
     {'\0', "backend", "NAME", "auto or a backend listed below [auto]", opt_backend},
     {'\0', "csv", "FILE", "also write results as CSV to FILE; '-' writes CSV to stdout "
                           "instead of the table", opt_csv},
@@ -342,6 +368,7 @@ void cb_params_defaults(cb_params *p)
     p->warmup = CB_DEFAULT_WARMUP;
     p->check_passes = 1;
     p->average = CB_AVERAGE_MEAN;
+    p->agg = 1;
     p->backend = "auto";
 }
 
@@ -474,6 +501,8 @@ void cb_params_help(FILE *out, const char *prog)
     fprintf(out, "\nBackends:\n");
     for (const cb_backend_ops *const *b = cb_backend_list(); *b != NULL; b++)
         fprintf(out, "  %-8s %s\n", (*b)->name, (*b)->summary);
+    for (const char *const *n = cb_backend_not_built(); *n != NULL; n += 2)
+        fprintf(out, "  %-8s not built: %s\n", n[0], n[1]);
     fprintf(out, "\nExit status: 0 success, 1 runtime error, 2 usage error, "
                  "7 wrong results.\nSee nccl-collbench(1) for the output columns and the CSV schema.\n");
 }

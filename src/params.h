@@ -40,6 +40,9 @@ typedef struct cb_params {
     cb_average average;
     int blocking;
     int root;              /* -r: root of rooted collectives; -1: every rank in turn */
+    int agg;               /* operations per timed iteration, in one group (-m) */
+    int graph_launches;    /* 0: no graph; else launches of the captured iterations (-G) */
+    int report_cputime;    /* report the time to launch, not to complete (-C) */
 
     const char *backend;   /* a backend name or "auto" */
     const char *csv_path;  /* NULL: no CSV; "-": CSV on stdout instead of the table */

@@ -29,6 +29,7 @@ typedef struct cb_run_info {
     char run_id[20];            /* 16 hex digits, unique per run */
     char start_utc[24];         /* ISO 8601, e.g. 2026-11-21T16:30:00Z */
     char mpi_library[CB_DEVICE_DESCLEN];
+    char backend_versions[CB_BACKEND_VERSIONSLEN]; /* "" when the backend adds none */
     int nranks;
     int nnodes;
     int ranks_per_node;         /* the most ranks on any one node */

@@ -26,7 +26,7 @@ run() {
     np=$1
     shift
     rc=0
-    timeout -k 5 "${CB_RUN_TIMEOUT:-60}" $CB_MPIRUN -np "$np" "${CB_RUN_BIN:-$CB_BIN}" "$@" \
+    timeout -k 5 "${CB_RUN_TIMEOUT:-60}" $CB_MPIRUN -np "$np" "${CB_RUN_BIN:-$CB_BIN}" "$@" </dev/null \
         >"$CB_TMP/out" 2>"$CB_TMP/err" || rc=$?
 }
 

@@ -3,11 +3,28 @@
 #include <string.h>
 
 #include "backend.h"
+#include "config.h"
 
 extern const cb_backend_ops cb_backend_mpi;
+#ifdef HAVE_NCCL
+extern const cb_backend_ops cb_backend_nccl;
+#endif
 
+/* Preference order for --backend auto: the first one every rank can use. */
 static const cb_backend_ops *const backend_table[] = {
+#ifdef HAVE_NCCL
+    &cb_backend_nccl,
+#endif
     &cb_backend_mpi,
+    NULL,
+};
+
+/* Backends that exist in the source but were left out of this build, so that
+ * asking for one says so instead of "unknown backend". */
+static const char *const not_built_table[] = {
+#ifndef HAVE_NCCL
+    "nccl", "configure did not find the CUDA runtime and NCCL, or was told not to use them",
+#endif
     NULL,
 };
 
@@ -21,5 +38,18 @@ const cb_backend_ops *cb_backend_lookup(const char *name)
     for (const cb_backend_ops *const *b = backend_table; *b != NULL; b++)
         if (strcmp((*b)->name, name) == 0)
             return *b;
+    return NULL;
+}
+
+const char *const *cb_backend_not_built(void)
+{
+    return not_built_table;
+}
+
+const char *cb_backend_not_built_reason(const char *name)
+{
+    for (const char *const *n = not_built_table; *n != NULL; n += 2)
+        if (strcmp(n[0], name) == 0)
+            return n[1];
     return NULL;
 }

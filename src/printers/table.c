@@ -45,12 +45,15 @@ static void table_begin(cb_printer *pr, const cb_run_info *run)
             run->start_utc);
     fprintf(out, "# backend: %s (%s)  MPI: %s\n", run->backend, run->ranks[0].device.library,
             run->mpi_library);
+    if (run->backend_versions[0] != '\0')
+        fprintf(out, "# versions: %s\n", run->backend_versions);
     fprintf(out, "# ranks: %d  nodes: %d  ranks per node: %d\n", run->nranks, run->nnodes,
             run->ranks_per_node);
     fprintf(out, "# sizes: %s to %s step %s  warmup: %d  iters: %d  check passes: %d  "
-                 "time: %s over ranks  blocking: %d\n",
+                 "time: %s over ranks  blocking: %d  agg: %d  cudagraph: %d  cputime: %d\n",
             min_text, max_text, step_text, p->warmup, p->iters, p->check_passes,
-            cb_average_name(p->average), p->blocking);
+            cb_average_name(p->average), p->blocking, p->agg, p->graph_launches,
+            p->report_cputime);
     fprintf(out, "#\n# Using devices\n");
     for (int r = 0; r < run->nranks; r++) {
         const cb_rank_info *ri = &run->ranks[r];

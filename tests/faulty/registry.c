@@ -25,3 +25,18 @@ const cb_backend_ops *cb_backend_lookup(const char *name)
             return *b;
     return NULL;
 }
+
+/* The faulty program is built without the NCCL backend and says nothing
+ * about it. */
+static const char *const not_built_table[] = {NULL};
+
+const char *const *cb_backend_not_built(void)
+{
+    return not_built_table;
+}
+
+const char *cb_backend_not_built_reason(const char *name)
+{
+    (void)name;
+    return NULL;
+}

@@ -1,0 +1,58 @@
+# The NCCL backend through the CPU stand-in (tests/standin/): verified
+# all-reduce sweeps at 1 to 4 ranks, one device per rank, every type and
+# reduction, teardown without leaks, and the memory headroom for NCCL.
+. "$CB_SRCDIR/tests/lib.sh"
+. "$CB_SRCDIR/tests/standin/lib.sh"
+need_standin
+need_mpirun
+need_python
+
+CB_STANDIN_GPUS=4
+export CB_STANDIN_GPUS
+
+for np in 1 2 3 4; do
+    CB_STANDIN_TRACE="$CB_TMP/np$np"
+    export CB_STANDIN_TRACE
+    run "$np" --backend nccl -b 8 -e 32K -f 8 -n 3 -c 1 --csv "$CB_TMP/np$np.csv"
+    expect_rc 0 "nccl sweep on $np ranks"
+    check check-sweep --table "$CB_TMP/out" --csv "$CB_TMP/np$np.csv" --ranks "$np" \
+        --sizes 8,64,512,4096,32768
+    standin_check csv --csv "$CB_TMP/np$np.csv" --backend nccl --ranks "$np" --rows 10
+    standin_check devices --table "$CB_TMP/out" --ranks "$np"
+    # Buffers, stream, events and communicator all released; normal teardown.
+    standin_check trace --prefix "$CB_TMP/np$np" --ranks "$np" --teardown destroy \
+        --count "ncclCommInitRank=1" --count "cudaMalloc=2" --count "cudaFree=2"
+done
+unset CB_STANDIN_TRACE
+
+# Every type and reduction NCCL has, two verification passes each.
+run 3 --backend nccl -d all --redop all -b 8 -e 4K -f 8 -n 2 -c 2 --csv "$CB_TMP/all.csv"
+expect_rc 0 "all types and reductions"
+check check-sweep --table "$CB_TMP/out" --csv "$CB_TMP/all.csv" --ranks 3 \
+    --sizes 8,64,512,4096 --dtypes int8,uint8,int32,uint32,int64,uint64,float,double \
+    --redops sum,prod,min,max --passes 2
+standin_check csv --csv "$CB_TMP/all.csv" --backend nccl --ranks 3
+
+# A wrong element is reported through the device path too.
+NCCL_COLLBENCH_TEST_CORRUPT=1:2
+export NCCL_COLLBENCH_TEST_CORRUPT
+run 2 --backend nccl -b 64 -e 64 -n 2 -c 1 --csv "$CB_TMP/bad.csv"
+expect_rc 7 "corrupted result on the nccl backend"
+unset NCCL_COLLBENCH_TEST_CORRUPT
+standin_check csv --csv "$CB_TMP/bad.csv" --backend nccl --ranks 2 --wrong any
+grep -q '^# WRONG: .* first at rank 1 .* element 2:' "$CB_TMP/out" || show_and_fail "no WRONG line"
+
+# Memory: cudaMemGetInfo's free bytes less max(1 GiB, 10%) of headroom for
+# NCCL. 1 GiB + 10 MiB per device leaves 10 MiB, of which the engine gives
+# its two buffers 80%: the largest size falls from 16 MiB to 4 MiB.
+CB_STANDIN_GPU_MEM=$((1073741824 + 10485760))
+export CB_STANDIN_GPU_MEM
+run 2 --backend nccl -b 1M -e 16M -n 1 -c 1
+expect_rc 0 "sweep lowered to fit"
+grep -q '^# largest size lowered from 16777216 to 4194304 bytes: 10485760 bytes available per rank' \
+    "$CB_TMP/out" || show_and_fail "the sweep was not lowered to what is left after the headroom"
+CB_STANDIN_GPU_MEM=1073741824
+run 2 --backend nccl -b 8 -e 8 -n 1
+expect_rc 1 "no memory left after the headroom"
+one_message "does not fit in the 0 bytes available per rank"
+echo "ok"

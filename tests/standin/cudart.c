@@ -1,0 +1,434 @@
+/*
+ * Stand-in for the CUDA runtime calls of the NCCL backend; see standin.h.
+ * Being a fake CUDA, it keeps process-wide state as the real one does.
+ */
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "standin.h"
+
+#define STANDIN_DEFAULT_MEM ((size_t)16 << 30)
+#define STANDIN_ALIGN 64   /* room before each allocation for its size */
+
+static int current_device;
+static size_t allocated;
+static int live[STANDIN_KINDS];
+static FILE *trace_file;
+static int trace_failed;
+static struct CUstream_st legacy_stream;   /* stream 0 */
+
+struct CUevent_st {
+    double when;       /* the recording stream's clock at the record */
+    int recorded;
+};
+
+struct CUgraph_st {
+    standin_op *ops;
+    size_t nops;
+};
+
+struct CUgraphExec_st {
+    standin_op *ops;
+    size_t nops;
+};
+
+static const char *const kind_names[STANDIN_KINDS] = {
+    "allocs", "streams", "events", "graphs", "graph_execs", "comms",
+};
+
+void standin_count(enum standin_kind kind, int delta)
+{
+    live[kind] += delta;
+}
+
+long standin_env_long(const char *name, long fallback)
+{
+    const char *text = getenv(name);
+    if (text == NULL || text[0] == '\0')
+        return fallback;
+    char *end = NULL;
+    long value = strtol(text, &end, 10);
+    return *end == '\0' ? value : fallback;
+}
+
+static int world_rank(void)
+{
+    int initialized = 0, finalized = 0, rank = -1;
+    MPI_Initialized(&initialized);
+    MPI_Finalized(&finalized);
+    if (initialized && !finalized)
+        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    return rank;
+}
+
+int standin_fault(const char *name)
+{
+    long rank = standin_env_long(name, -1);
+    return rank >= 0 && rank == world_rank();
+}
+
+static void trace_close(void)
+{
+    if (trace_file == NULL)
+        return;
+    fprintf(trace_file, "exit");
+    for (int k = 0; k < STANDIN_KINDS; k++)
+        fprintf(trace_file, " %s=%d", kind_names[k], live[k]);
+    fprintf(trace_file, "\n");
+    fclose(trace_file);
+    trace_file = NULL;
+}
+
+void standin_trace(const char *fmt, ...)
+{
+    const char *prefix = getenv("CB_STANDIN_TRACE");
+    if (prefix == NULL || prefix[0] == '\0' || trace_failed)
+        return;
+    if (trace_file == NULL) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s.%d", prefix, world_rank());
+        trace_file = fopen(path, "a");
+        if (trace_file == NULL) {
+            trace_failed = 1;
+            fprintf(stderr, "cuda stand-in: cannot open the trace file %s\n", path);
+            return;
+        }
+        atexit(trace_close);
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(trace_file, fmt, ap);
+    va_end(ap);
+    fputc('\n', trace_file);
+    fflush(trace_file);
+}
+
+static cudaStream_t stream_of(cudaStream_t s)
+{
+    return s != NULL ? s : &legacy_stream;
+}
+
+static double stream_clock(cudaStream_t s)
+{
+    double now = MPI_Wtime();
+    s = stream_of(s);
+    return s->busy_until > now ? s->busy_until : now;
+}
+
+void standin_stream_busy(cudaStream_t s, double extra)
+{
+    double start = stream_clock(s);
+    stream_of(s)->busy_until = start + extra;
+}
+
+ncclResult_t standin_launch(cudaStream_t s, const standin_op *op)
+{
+    s = stream_of(s);
+    if (!s->capturing)
+        return standin_run(s, op, 0);
+    if (s->nrecorded == s->cap) {
+        size_t cap = s->cap ? 2 * s->cap : 16;
+        standin_op *grown = realloc(s->recorded, cap * sizeof *grown);
+        if (grown == NULL)
+            return ncclSystemError;
+        s->recorded = grown;
+        s->cap = cap;
+    }
+    s->recorded[s->nrecorded++] = *op;
+    return ncclSuccess;
+}
+
+const char *cudaGetErrorString(cudaError_t error)
+{
+    switch (error) {
+    case cudaSuccess: return "no error";
+    case cudaErrorInvalidValue: return "invalid argument";
+    case cudaErrorMemoryAllocation: return "out of memory";
+    case cudaErrorDevicesUnavailable: return "CUDA-capable device(s) is/are busy or unavailable";
+    case cudaErrorNoDevice: return "no CUDA-capable device is detected";
+    case cudaErrorInvalidDevice: return "invalid device ordinal";
+    case cudaErrorInvalidResourceHandle: return "invalid resource handle";
+    case cudaErrorNotReady: return "device not ready";
+    case cudaErrorStreamCaptureUnsupported: return "operation not permitted when stream is capturing";
+    case cudaErrorStreamCaptureUnmatched: return "capture was not initiated in this stream";
+    default: return "unknown error (CUDA stand-in)";
+    }
+}
+
+cudaError_t cudaGetDeviceCount(int *count)
+{
+    long n = standin_env_long("CB_STANDIN_GPUS", 1);
+    *count = n > 0 ? (int)n : 0;
+    standin_trace("cudaGetDeviceCount %d", *count);
+    return n > 0 ? cudaSuccess : cudaErrorNoDevice;
+}
+
+cudaError_t cudaSetDevice(int device)
+{
+    standin_trace("cudaSetDevice %d", device);
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess || device < 0 || device >= count)
+        return cudaErrorInvalidDevice;
+    if (standin_fault("CB_STANDIN_FAIL_SETDEVICE"))
+        return cudaErrorDevicesUnavailable;
+    current_device = device;
+    return cudaSuccess;
+}
+
+cudaError_t cudaDeviceGetPCIBusId(char *pciBusId, int len, int device)
+{
+    if (len <= 0 || device < 0)
+        return cudaErrorInvalidValue;
+    snprintf(pciBusId, (size_t)len, "0000:%02x:00.0", device + 1);
+    return cudaSuccess;
+}
+
+cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device)
+{
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess || device < 0 || device >= count)
+        return cudaErrorInvalidDevice;
+    memset(prop, 0, sizeof *prop);
+    snprintf(prop->name, sizeof prop->name, "CPU stand-in GPU %d", device);
+    prop->totalGlobalMem = (size_t)standin_env_long("CB_STANDIN_GPU_MEM", (long)STANDIN_DEFAULT_MEM);
+    prop->pciBusID = device + 1;
+    return cudaSuccess;
+}
+
+cudaError_t cudaRuntimeGetVersion(int *version)
+{
+    *version = CUDART_VERSION;
+    return cudaSuccess;
+}
+
+cudaError_t cudaDriverGetVersion(int *version)
+{
+    *version = CUDART_VERSION;
+    return cudaSuccess;
+}
+
+cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total)
+{
+    size_t mem = (size_t)standin_env_long("CB_STANDIN_GPU_MEM", (long)STANDIN_DEFAULT_MEM);
+    *total = mem;
+    *free_bytes = mem > allocated ? mem - allocated : 0;
+    return cudaSuccess;
+}
+
+cudaError_t cudaMalloc(void **ptr, size_t size)
+{
+    standin_trace("cudaMalloc %zu device=%d", size, current_device);
+    size_t mem = 0, total = 0;
+    cudaMemGetInfo(&mem, &total);
+    if (standin_fault("CB_STANDIN_FAIL_MALLOC") || size > mem)
+        return cudaErrorMemoryAllocation;
+    void *block = NULL;
+    if (posix_memalign(&block, STANDIN_ALIGN, size + STANDIN_ALIGN) != 0)
+        return cudaErrorMemoryAllocation;
+    memcpy(block, &size, sizeof size);
+    allocated += size;
+    standin_count(STANDIN_ALLOC, 1);
+    *ptr = (char *)block + STANDIN_ALIGN;
+    return cudaSuccess;
+}
+
+cudaError_t cudaFree(void *ptr)
+{
+    if (ptr == NULL)
+        return cudaSuccess;
+    standin_trace("cudaFree");
+    char *block = (char *)ptr - STANDIN_ALIGN;
+    size_t size;
+    memcpy(&size, block, sizeof size);
+    allocated -= size;
+    standin_count(STANDIN_ALLOC, -1);
+    free(block);
+    return cudaSuccess;
+}
+
+cudaError_t cudaMemsetAsync(void *ptr, int value, size_t count, cudaStream_t stream)
+{
+    if (stream_of(stream)->capturing)
+        return cudaErrorStreamCaptureUnsupported;
+    memset(ptr, value, count);
+    return cudaSuccess;
+}
+
+cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind,
+                            cudaStream_t stream)
+{
+    (void)kind;
+    if (stream_of(stream)->capturing)
+        return cudaErrorStreamCaptureUnsupported;
+    memmove(dst, src, count);
+    return cudaSuccess;
+}
+
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t *stream, unsigned int flags)
+{
+    (void)flags;
+    standin_trace("cudaStreamCreateWithFlags");
+    if (standin_fault("CB_STANDIN_FAIL_STREAM"))
+        return cudaErrorMemoryAllocation;
+    struct CUstream_st *s = calloc(1, sizeof *s);
+    if (s == NULL)
+        return cudaErrorMemoryAllocation;
+    standin_count(STANDIN_STREAM, 1);
+    *stream = s;
+    return cudaSuccess;
+}
+
+cudaError_t cudaStreamDestroy(cudaStream_t stream)
+{
+    if (stream == NULL)
+        return cudaErrorInvalidResourceHandle;
+    standin_trace("cudaStreamDestroy");
+    free(stream->recorded);
+    free(stream);
+    standin_count(STANDIN_STREAM, -1);
+    return cudaSuccess;
+}
+
+cudaError_t cudaStreamQuery(cudaStream_t stream)
+{
+    standin_trace("cudaStreamQuery");
+    stream = stream_of(stream);
+    if (stream->capturing)
+        return cudaErrorStreamCaptureUnsupported;
+    return MPI_Wtime() >= stream->busy_until ? cudaSuccess : cudaErrorNotReady;
+}
+
+cudaError_t cudaEventCreate(cudaEvent_t *event)
+{
+    struct CUevent_st *e = calloc(1, sizeof *e);
+    if (e == NULL)
+        return cudaErrorMemoryAllocation;
+    standin_count(STANDIN_EVENT, 1);
+    *event = e;
+    return cudaSuccess;
+}
+
+cudaError_t cudaEventDestroy(cudaEvent_t event)
+{
+    if (event == NULL)
+        return cudaErrorInvalidResourceHandle;
+    free(event);
+    standin_count(STANDIN_EVENT, -1);
+    return cudaSuccess;
+}
+
+cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
+{
+    if (stream_of(stream)->capturing)
+        return cudaErrorStreamCaptureUnsupported;
+    event->when = stream_clock(stream);
+    event->recorded = 1;
+    return cudaSuccess;
+}
+
+cudaError_t cudaEventQuery(cudaEvent_t event)
+{
+    return MPI_Wtime() >= event->when ? cudaSuccess : cudaErrorNotReady;
+}
+
+cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end)
+{
+    if (!start->recorded || !end->recorded)
+        return cudaErrorInvalidResourceHandle;
+    if (MPI_Wtime() < end->when || MPI_Wtime() < start->when)
+        return cudaErrorNotReady;
+    *ms = (float)((end->when - start->when) * 1e3);
+    return cudaSuccess;
+}
+
+cudaError_t cudaStreamBeginCapture(cudaStream_t stream, enum cudaStreamCaptureMode mode)
+{
+    (void)mode;
+    standin_trace("cudaStreamBeginCapture");
+    if (stream == NULL)
+        return cudaErrorStreamCaptureUnsupported; /* the legacy stream cannot be captured */
+    if (standin_fault("CB_STANDIN_FAIL_CAPTURE"))
+        return cudaErrorStreamCaptureUnsupported;
+    if (stream->capturing)
+        return cudaErrorIllegalState;
+    stream->capturing = 1;
+    stream->nrecorded = 0;
+    return cudaSuccess;
+}
+
+cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *graph)
+{
+    standin_trace("cudaStreamEndCapture %zu", stream != NULL ? stream->nrecorded : 0);
+    if (stream == NULL || !stream->capturing)
+        return cudaErrorStreamCaptureUnmatched;
+    stream->capturing = 0;
+    struct CUgraph_st *g = calloc(1, sizeof *g);
+    if (g == NULL)
+        return cudaErrorMemoryAllocation;
+    g->ops = stream->recorded;
+    g->nops = stream->nrecorded;
+    stream->recorded = NULL;
+    stream->nrecorded = stream->cap = 0;
+    standin_count(STANDIN_GRAPH, 1);
+    *graph = g;
+    return cudaSuccess;
+}
+
+cudaError_t cudaGraphDestroy(cudaGraph_t graph)
+{
+    if (graph == NULL)
+        return cudaErrorInvalidResourceHandle;
+    free(graph->ops);
+    free(graph);
+    standin_count(STANDIN_GRAPH, -1);
+    return cudaSuccess;
+}
+
+cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *exec, cudaGraph_t graph,
+                                          unsigned long long flags)
+{
+    (void)flags;
+    if (graph == NULL)
+        return cudaErrorInvalidResourceHandle;
+    struct CUgraphExec_st *x = calloc(1, sizeof *x);
+    if (x == NULL)
+        return cudaErrorMemoryAllocation;
+    if (graph->nops > 0) {
+        x->ops = malloc(graph->nops * sizeof *x->ops);
+        if (x->ops == NULL) {
+            free(x);
+            return cudaErrorMemoryAllocation;
+        }
+        memcpy(x->ops, graph->ops, graph->nops * sizeof *x->ops);
+    }
+    x->nops = graph->nops;
+    standin_count(STANDIN_GRAPH_EXEC, 1);
+    *exec = x;
+    return cudaSuccess;
+}
+
+cudaError_t cudaGraphExecDestroy(cudaGraphExec_t exec)
+{
+    if (exec == NULL)
+        return cudaErrorInvalidResourceHandle;
+    free(exec->ops);
+    free(exec);
+    standin_count(STANDIN_GRAPH_EXEC, -1);
+    return cudaSuccess;
+}
+
+cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t stream)
+{
+    standin_trace("cudaGraphLaunch %zu", exec != NULL ? exec->nops : 0);
+    if (exec == NULL)
+        return cudaErrorInvalidResourceHandle;
+    if (stream_of(stream)->capturing)
+        return cudaErrorStreamCaptureUnsupported;
+    for (size_t i = 0; i < exec->nops; i++)
+        if (standin_run(stream_of(stream), &exec->ops[i], 1) != ncclSuccess)
+            return cudaErrorInvalidValue;
+    return cudaSuccess;
+}

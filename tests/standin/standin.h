@@ -1,0 +1,105 @@
+/*
+ * A CPU stand-in for the CUDA runtime and NCCL calls that the NCCL backend
+ * (src/backends/nccl.c) makes, so that make check can run that backend on a
+ * machine without a GPU. Compiled against the real cuda_runtime_api.h and
+ * nccl.h; linked into tests/nccl-collbench-standin instead of libcudart and
+ * libnccl. Never installed, never part of the product.
+ *
+ * Model: "device memory" is host memory (malloc); a collective runs at once
+ * through MPI on a communicator split from MPI_COMM_WORLD; a stream runs
+ * everything synchronously but keeps a virtual clock, so that work can look
+ * unfinished for a while (CB_STANDIN_OP_US) and events record that clock;
+ * stream capture records the collectives launched on the stream, and a
+ * graph launch runs the recording again.
+ *
+ * Environment (all optional):
+ *   CB_STANDIN_GPUS=N     devices every process sees (default 1; 0: none)
+ *   CB_STANDIN_GPU_MEM=B  bytes per device (default 16 GiB)
+ *   CB_STANDIN_OP_US=U    each collective keeps its stream busy U more
+ *                         microseconds after it was launched (default 0)
+ *   CB_STANDIN_TRACE=P    append one line per call of interest to P.RANK,
+ *                         and at exit a line counting what was left alive
+ * Fault injection, FOR TESTING ONLY: each takes a rank of MPI_COMM_WORLD,
+ * and only that rank sees the failure.
+ *   CB_STANDIN_FAIL_SETDEVICE=R  cudaSetDevice fails
+ *   CB_STANDIN_FAIL_STREAM=R     cudaStreamCreateWithFlags fails
+ *   CB_STANDIN_FAIL_MALLOC=R     cudaMalloc fails
+ *   CB_STANDIN_FAIL_COMMINIT=R   ncclCommInitRank fails, after it took part
+ *                                in the communicator split as NCCL ranks do
+ *                                in their bootstrap
+ *   CB_STANDIN_FAIL_ASYNC=R      ncclCommGetAsyncError reports a remote error
+ *                                once the communicator has run a collective
+ *   CB_STANDIN_FAIL_CAPTURE=R    cudaStreamBeginCapture fails
+ */
+#ifndef CB_STANDIN_H
+#define CB_STANDIN_H
+
+#include <mpi.h>
+#include <stddef.h>
+
+#include "backends/nccl_api.h"
+
+/* nccl.h declares these with empty parentheses; the stand-in defines them
+ * with a prototype. */
+ncclResult_t ncclGroupStart(void);
+ncclResult_t ncclGroupEnd(void);
+
+/* One collective as launched, to run now or to record in a capture. */
+typedef struct standin_op {
+    const void *send;
+    void *recv;
+    size_t count;
+    ncclDataType_t type;
+    ncclRedOp_t op;
+    struct ncclComm *comm;
+} standin_op;
+
+/* The opaque types of the real headers, defined here. */
+struct ncclComm {
+    MPI_Comm mpi;
+    int rank;
+    int nranks;
+    int device;
+    int ran;        /* collectives run so far */
+};
+
+struct CUstream_st {
+    double busy_until;     /* MPI_Wtime when the last launched work completes */
+    int capturing;
+    standin_op *recorded;  /* while capturing */
+    size_t nrecorded;
+    size_t cap;
+};
+
+/* Live objects, counted for the exit line of the trace. */
+enum standin_kind {
+    STANDIN_ALLOC,
+    STANDIN_STREAM,
+    STANDIN_EVENT,
+    STANDIN_GRAPH,
+    STANDIN_GRAPH_EXEC,
+    STANDIN_COMM,
+    STANDIN_KINDS
+};
+void standin_count(enum standin_kind kind, int delta);
+
+/* Integer from the environment, or fallback when unset or malformed. */
+long standin_env_long(const char *name, long fallback);
+
+/* 1 when the fault variable name holds this process's rank of MPI_COMM_WORLD. */
+int standin_fault(const char *name);
+
+/* A line into the trace file, when CB_STANDIN_TRACE is set. */
+void standin_trace(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Run op now on stream s: the collective through MPI, then the stream's clock
+ * moves on by CB_STANDIN_OP_US. Returns an NCCL result. */
+ncclResult_t standin_run(cudaStream_t s, const standin_op *op, int replayed);
+
+/* Launch op on s: record it when s is capturing, else run it. */
+ncclResult_t standin_launch(cudaStream_t s, const standin_op *op);
+
+/* Advance s's clock for work launched now that takes extra seconds. */
+void standin_stream_busy(cudaStream_t s, double extra);
+
+#endif
