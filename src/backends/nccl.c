@@ -17,12 +17,36 @@
 
 #include "backend.h"
 #include "nccl_api.h"
+#include "parse.h"
 
 /* GPU memory kept back for NCCL's own buffers and the CUDA context, never
  * offered to the benchmark: the larger of 1 GiB and a tenth of the device.
  * The engine then uses 80% of what is left for its two buffers. */
 #define NCCL_HEADROOM_MIN ((size_t)1 << 30)
 #define NCCL_HEADROOM_DIVISOR 10
+
+/* NCCL's datatype codes are part of its ABI and never change; older nccl.h
+ * hide some names behind CUDA type macros, so these are spelled out. */
+#define CB_NCCL_BFLOAT16 ((ncclDataType_t)9)
+#define CB_NCCL_FP8_E4M3 ((ncclDataType_t)10)
+#define CB_NCCL_FP8_E5M2 ((ncclDataType_t)11)
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 24, 0)
+_Static_assert(CB_NCCL_BFLOAT16 == ncclBfloat16 && CB_NCCL_FP8_E4M3 == ncclFloat8e4m3 &&
+                   CB_NCCL_FP8_E5M2 == ncclFloat8e5m2,
+               "NCCL datatype codes");
+#endif
+/* The first NCCL library with each feature, and fp8's compute capability. */
+#define CB_NCCL_FIRST_BFLOAT16 NCCL_VERSION(2, 10, 0)
+#define CB_NCCL_FIRST_AVG NCCL_VERSION(2, 10, 0)
+#define CB_NCCL_FIRST_PREMULSUM NCCL_VERSION(2, 11, 0)
+#define CB_NCCL_FIRST_FP8 NCCL_VERSION(2, 24, 0)
+#define CB_FP8_MIN_CAPABILITY 90   /* major * 10 + minor */
+
+/* In-place alltoall and sendrecv copy their input to a scratch buffer of
+ * this size first, in rounds when the input is larger. Testing only: the
+ * variable below sets another size (see nccl-collbench(1), ENVIRONMENT). */
+#define CB_NCCL_SCRATCH_BYTES ((size_t)64 << 20)
+#define CB_NCCL_SCRATCH_ENV "NCCL_COLLBENCH_TEST_SCRATCH_BYTES"
 
 typedef struct nccl_backend {
     cb_backend base;           /* first: the engine sees this */
@@ -40,6 +64,16 @@ typedef struct nccl_backend {
     int capturing;
     cudaGraph_t graph;
     cudaGraphExec_t graph_exec;
+    int library_version;       /* ncclGetVersion, which may differ from the header */
+    int compute_capability;    /* major * 10 + minor of the rank's device */
+    /* premulsum's operators, one per datatype, made on first use */
+    ncclRedOp_t premulsum[CB_DTYPE_COUNT];
+    int have_premulsum[CB_DTYPE_COUNT];
+    /* A copy of the input for in-place alltoall and sendrecv, whose
+     * point-to-point sends would otherwise read what the receives write;
+     * made on first use, or before a capture (a graph cannot hold cudaMalloc). */
+    void *scratch;
+    size_t scratch_bytes;
 } nccl_backend;
 
 /* "cudaFoo(a, b)" and "dir/nccl.c" as "cudaFoo" and "nccl.c" in messages. */
@@ -116,10 +150,15 @@ static ncclDataType_t nccl_type_of(cb_dtype dtype, int *ok)
     case CB_UINT64: return ncclUint64;
     case CB_FLOAT: return ncclFloat32;
     case CB_DOUBLE: return ncclFloat64;
+    case CB_HALF: return ncclFloat16;
+    case CB_BFLOAT16: return CB_NCCL_BFLOAT16;
+    case CB_FP8_E4M3: return CB_NCCL_FP8_E4M3;
+    case CB_FP8_E5M2: return CB_NCCL_FP8_E5M2;
     default: *ok = 0; return ncclInt8;
     }
 }
 
+/* The built-in operators; premulsum is made per datatype (nccl_op). */
 static ncclRedOp_t nccl_op_of(cb_redop redop, int *ok)
 {
     *ok = 1;
@@ -128,6 +167,7 @@ static ncclRedOp_t nccl_op_of(cb_redop redop, int *ok)
     case CB_PROD: return ncclProd;
     case CB_MIN: return ncclMin;
     case CB_MAX: return ncclMax;
+    case CB_AVG: return ncclAvg;
     default: *ok = 0; return ncclSum;
     }
 }
@@ -207,6 +247,22 @@ static int create_comm(nccl_backend *nb)
     return cb_backend_agree(b->comm, b, failed);
 }
 
+/* What supports() needs to know: the library's version and the device's
+ * compute capability. */
+static int read_capabilities(nccl_backend *nb)
+{
+    cb_backend *b = &nb->base;
+    int major = 0, minor = 0;
+    if (NCCL_CALL(b, NULL, ncclGetVersion(&nb->library_version)) != 0 ||
+        CUDA_CALL(b, cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor,
+                                            nb->device)) != 0 ||
+        CUDA_CALL(b, cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor,
+                                            nb->device)) != 0)
+        return -1;
+    nb->compute_capability = major * 10 + minor;
+    return 0;
+}
+
 static int nccl_init(MPI_Comm comm, const cb_backend_config *config, cb_backend **out)
 {
     (void)config; /* the engine waits between operations itself (-z) */
@@ -219,6 +275,7 @@ static int nccl_init(MPI_Comm comm, const cb_backend_config *config, cb_backend 
     MPI_Comm_rank(comm, &nb->base.rank);
     MPI_Comm_size(comm, &nb->base.nranks);
     if (cb_backend_agree(comm, &nb->base, select_device(nb) != 0) != 0 ||
+        cb_backend_agree(comm, &nb->base, read_capabilities(nb) != 0) != 0 ||
         cb_backend_agree(comm, &nb->base, create_stream(nb) != 0) != 0)
         return -1;
     return create_comm(nb);
@@ -246,12 +303,20 @@ static void nccl_fini(cb_backend *b, int aborting)
     nccl_backend *nb = (nccl_backend *)b;
     nccl_graph_free(b);
     if (nb->comm != NULL) {
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 11, 0)
+        /* An aborted communicator takes its operators with it. */
+        for (int t = 0; t < CB_DTYPE_COUNT && !aborting; t++)
+            if (nb->have_premulsum[t])
+                ncclRedOpDestroy(nb->premulsum[t], nb->comm);
+#endif
         /* Abort does not wait for the other ranks, which may be gone. */
         if (aborting)
             ncclCommAbort(nb->comm);
         else
             ncclCommDestroy(nb->comm);
     }
+    if (nb->scratch != NULL)
+        cudaFree(nb->scratch);
     if (nb->have_stop)
         cudaEventDestroy(nb->stop);
     if (nb->have_start)
@@ -388,14 +453,46 @@ static int nccl_download(cb_backend *b, void *dst, const void *src, size_t bytes
 static int nccl_supports(cb_backend *b, cb_dtype dtype, cb_redop redop, char *why,
                          size_t why_len)
 {
-    (void)b;
+    nccl_backend *nb = (nccl_backend *)b;
+    char version[32];
+    nccl_version_text(nb->library_version, version, sizeof version);
+    const char *type_name = cb_dtype_info_of(dtype)->name;
     int ok = 0;
     nccl_type_of(dtype, &ok);
     if (!ok) {
-        snprintf(why, why_len, "NCCL backend has no %s", cb_dtype_info_of(dtype)->name);
+        snprintf(why, why_len, "NCCL backend has no %s", type_name);
         return 0;
     }
-    if (redop != CB_REDOP_NONE) {
+    if (dtype == CB_BFLOAT16 && nb->library_version < CB_NCCL_FIRST_BFLOAT16) {
+        snprintf(why, why_len, "NCCL %s has no bfloat16 (2.10 or later needed)", version);
+        return 0;
+    }
+    if (dtype == CB_FP8_E4M3 || dtype == CB_FP8_E5M2) {
+        if (NCCL_VERSION_CODE < CB_NCCL_FIRST_FP8 || nb->library_version < CB_NCCL_FIRST_FP8) {
+            char header[32];
+            nccl_version_text(NCCL_VERSION_CODE, header, sizeof header);
+            snprintf(why, why_len, "%s needs NCCL 2.24 or later (library %s, header %s)",
+                     type_name, version, header);
+            return 0;
+        }
+        if (nb->compute_capability < CB_FP8_MIN_CAPABILITY) {
+            snprintf(why, why_len, "%s needs compute capability 9.0 or later; device %d has "
+                     "%d.%d", type_name, nb->device, nb->compute_capability / 10,
+                     nb->compute_capability % 10);
+            return 0;
+        }
+    }
+    if (redop == CB_AVG && nb->library_version < CB_NCCL_FIRST_AVG) {
+        snprintf(why, why_len, "NCCL %s has no avg (2.10 or later needed)", version);
+        return 0;
+    }
+    if (redop == CB_PREMULSUM &&
+        (NCCL_VERSION_CODE < CB_NCCL_FIRST_PREMULSUM ||
+         nb->library_version < CB_NCCL_FIRST_PREMULSUM)) {
+        snprintf(why, why_len, "NCCL %s has no premulsum (2.11 or later needed)", version);
+        return 0;
+    }
+    if (redop != CB_REDOP_NONE && redop != CB_PREMULSUM) {
         nccl_op_of(redop, &ok);
         if (!ok) {
             snprintf(why, why_len, "NCCL backend has no %s reduction", cb_redop_name(redop));
@@ -405,18 +502,296 @@ static int nccl_supports(cb_backend *b, cb_dtype dtype, cb_redop redop, char *wh
     return 1;
 }
 
+/* The NCCL operator for redop on dtype; premulsum's is made on first use
+ * (scalar CB_PREMULSUM_SCALAR in the datatype, read at once) and kept until
+ * fini, so that captured graphs may use it. */
+static int nccl_op(nccl_backend *nb, cb_dtype dtype, cb_redop redop, ncclRedOp_t *op)
+{
+    cb_backend *b = &nb->base;
+    if (redop == CB_PREMULSUM) {
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 11, 0)
+        if (!nb->have_premulsum[dtype]) {
+            int type_ok = 0;
+            ncclDataType_t type = nccl_type_of(dtype, &type_ok);
+            unsigned char scalar[8];
+            cb_dtype_info_of(dtype)->store(scalar, 0, CB_PREMULSUM_SCALAR);
+            if (NCCL_CALL(b, nb->comm,
+                          ncclRedOpCreatePreMulSum(&nb->premulsum[dtype], scalar, type,
+                                                   ncclScalarHostImmediate, nb->comm)) != 0)
+                return -1;
+            nb->have_premulsum[dtype] = 1;
+        }
+        *op = nb->premulsum[dtype];
+        return 0;
+#endif
+    }
+    int ok = 0;
+    *op = nccl_op_of(redop, &ok);
+    if (!ok)
+        return cb_backend_fail(b, "NCCL backend cannot reduce with %s", cb_redop_name(redop));
+    return 0;
+}
+
+/* The NCCL datatype, or -1 with the reason in b->error. */
+static int nccl_type(cb_backend *b, cb_dtype dtype, ncclDataType_t *type)
+{
+    int ok = 0;
+    *type = nccl_type_of(dtype, &ok);
+    return ok ? 0 : cb_backend_fail(b, "NCCL backend has no %s", cb_dtype_info_of(dtype)->name);
+}
+
 static int nccl_allreduce(cb_backend *b, const void *send, void *recv, size_t count,
                           cb_dtype dtype, cb_redop redop)
 {
     nccl_backend *nb = (nccl_backend *)b;
-    int type_ok = 0, op_ok = 0;
-    ncclDataType_t type = nccl_type_of(dtype, &type_ok);
-    ncclRedOp_t op = nccl_op_of(redop, &op_ok);
-    if (!type_ok || !op_ok)
-        return cb_backend_fail(b, "NCCL backend cannot reduce %s with %s",
-                               cb_dtype_info_of(dtype)->name, cb_redop_name(redop));
+    ncclDataType_t type;
+    ncclRedOp_t op;
+    if (nccl_type(b, dtype, &type) != 0 || nccl_op(nb, dtype, redop, &op) != 0)
+        return -1;
     return NCCL_CALL(b, nb->comm,
                      ncclAllReduce(send, recv, count, type, op, nb->comm, nb->stream));
+}
+
+static int nccl_allgather(cb_backend *b, const void *send, void *recv, size_t count,
+                          cb_dtype dtype)
+{
+    nccl_backend *nb = (nccl_backend *)b;
+    ncclDataType_t type;
+    if (nccl_type(b, dtype, &type) != 0)
+        return -1;
+    return NCCL_CALL(b, nb->comm, ncclAllGather(send, recv, count, type, nb->comm, nb->stream));
+}
+
+static int nccl_reducescatter(cb_backend *b, const void *send, void *recv, size_t count,
+                              cb_dtype dtype, cb_redop redop)
+{
+    nccl_backend *nb = (nccl_backend *)b;
+    ncclDataType_t type;
+    ncclRedOp_t op;
+    if (nccl_type(b, dtype, &type) != 0 || nccl_op(nb, dtype, redop, &op) != 0)
+        return -1;
+    return NCCL_CALL(b, nb->comm,
+                     ncclReduceScatter(send, recv, count, type, op, nb->comm, nb->stream));
+}
+
+static int nccl_broadcast(cb_backend *b, const void *send, void *recv, size_t count,
+                          cb_dtype dtype, int root)
+{
+    nccl_backend *nb = (nccl_backend *)b;
+    ncclDataType_t type;
+    if (nccl_type(b, dtype, &type) != 0)
+        return -1;
+    return NCCL_CALL(b, nb->comm,
+                     ncclBroadcast(send, recv, count, type, root, nb->comm, nb->stream));
+}
+
+static int nccl_reduce(cb_backend *b, const void *send, void *recv, size_t count,
+                       cb_dtype dtype, cb_redop redop, int root)
+{
+    nccl_backend *nb = (nccl_backend *)b;
+    ncclDataType_t type;
+    ncclRedOp_t op;
+    if (nccl_type(b, dtype, &type) != 0 || nccl_op(nb, dtype, redop, &op) != 0)
+        return -1;
+    return NCCL_CALL(b, nb->comm,
+                     ncclReduce(send, recv, count, type, op, root, nb->comm, nb->stream));
+}
+
+/* The point-to-point collectives: sends and receives of one operation in one
+ * group, nested inside the engine's group for -m. */
+static int p2p_send(nccl_backend *nb, const void *buf, size_t count, ncclDataType_t type,
+                    int peer)
+{
+    return NCCL_CALL(&nb->base, nb->comm,
+                     ncclSend(buf, count, type, peer, nb->comm, nb->stream));
+}
+
+static int p2p_recv(nccl_backend *nb, void *buf, size_t count, ncclDataType_t type, int peer)
+{
+    return NCCL_CALL(&nb->base, nb->comm,
+                     ncclRecv(buf, count, type, peer, nb->comm, nb->stream));
+}
+
+static int group_start(nccl_backend *nb)
+{
+    return NCCL_CALL(&nb->base, nb->comm, ncclGroupStart());
+}
+
+/* End a started group, also after a failure inside it, so that NCCL's group
+ * state stays balanced; returns the first failure. */
+static int group_end(nccl_backend *nb, int rc)
+{
+    int end_rc = NCCL_CALL(&nb->base, nb->comm, ncclGroupEnd());
+    return rc != 0 ? rc : end_rc;
+}
+
+/* The scratch buffer of in-place alltoall and sendrecv, made once. */
+static int ensure_scratch(nccl_backend *nb)
+{
+    cb_backend *b = &nb->base;
+    if (nb->scratch != NULL)
+        return 0;
+    size_t bytes = CB_NCCL_SCRATCH_BYTES;
+    uint64_t wanted = 0;
+    const char *text = getenv(CB_NCCL_SCRATCH_ENV);
+    if (text != NULL && cb_parse_bytes(text, &wanted) == 0 && wanted > 0)
+        bytes = (size_t)wanted;
+    if (CUDA_CALL(b, cudaMalloc(&nb->scratch, bytes)) != 0) {
+        nb->scratch = NULL;
+        return -1;
+    }
+    nb->scratch_bytes = bytes;
+    return 0;
+}
+
+static int copy_on_stream(nccl_backend *nb, void *dst, const void *src, size_t bytes)
+{
+    return CUDA_CALL(&nb->base,
+                     cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, nb->stream));
+}
+
+/* In-place alltoall: in rounds of as many elements per peer as the scratch
+ * buffer holds, copy that part of every block to the scratch buffer (on the
+ * stream, inside the timed operation), then send it from there while the
+ * receives land in place. */
+static int alltoall_in_place(nccl_backend *nb, void *buf, size_t count, size_t esize,
+                             ncclDataType_t type)
+{
+    cb_backend *b = &nb->base;
+    size_t n = (size_t)b->nranks;
+    if (ensure_scratch(nb) != 0)
+        return -1;
+    size_t per_peer = nb->scratch_bytes / (n * esize);
+    if (per_peer == 0)
+        return cb_backend_fail(b, "the %zu-byte scratch buffer holds less than one element "
+                               "per rank", nb->scratch_bytes);
+    char *scratch = nb->scratch, *data = buf;
+    for (size_t first = 0; first < count; first += per_peer) {
+        size_t m = count - first < per_peer ? count - first : per_peer;
+        int rc = 0;
+        if (m == count)
+            rc = copy_on_stream(nb, scratch, data, n * count * esize);
+        for (size_t peer = 0; peer < n && rc == 0 && m < count; peer++)
+            rc = copy_on_stream(nb, scratch + peer * m * esize,
+                                data + (peer * count + first) * esize, m * esize);
+        if (rc != 0 || group_start(nb) != 0)
+            return -1;
+        for (size_t peer = 0; peer < n && rc == 0; peer++) {
+            rc = p2p_send(nb, scratch + peer * m * esize, m, type, (int)peer);
+            if (rc == 0)
+                rc = p2p_recv(nb, data + (peer * count + first) * esize, m, type, (int)peer);
+        }
+        if (group_end(nb, rc) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int nccl_alltoall(cb_backend *b, const void *send, void *recv, size_t count,
+                         cb_dtype dtype)
+{
+    nccl_backend *nb = (nccl_backend *)b;
+    ncclDataType_t type;
+    if (nccl_type(b, dtype, &type) != 0)
+        return -1;
+    size_t esize = cb_dtype_info_of(dtype)->size, block = count * esize;
+    if (send == recv)
+        return alltoall_in_place(nb, recv, count, esize, type);
+    if (group_start(nb) != 0)
+        return -1;
+    int rc = 0;
+    for (int peer = 0; peer < b->nranks && rc == 0; peer++) {
+        rc = p2p_send(nb, (const char *)send + (size_t)peer * block, count, type, peer);
+        if (rc == 0)
+            rc = p2p_recv(nb, (char *)recv + (size_t)peer * block, count, type, peer);
+    }
+    return group_end(nb, rc);
+}
+
+/* In place the root's own block is already where it belongs; out of place
+ * the root sends it to itself. */
+static int nccl_gather(cb_backend *b, const void *send, void *recv, size_t count,
+                       cb_dtype dtype, int root)
+{
+    nccl_backend *nb = (nccl_backend *)b;
+    ncclDataType_t type;
+    if (nccl_type(b, dtype, &type) != 0)
+        return -1;
+    size_t block = count * cb_dtype_info_of(dtype)->size;
+    if (group_start(nb) != 0)
+        return -1;
+    if (b->rank != root)
+        return group_end(nb, p2p_send(nb, send, count, type, root));
+    int rc = 0;
+    for (int peer = 0; peer < b->nranks && rc == 0; peer++) {
+        char *slot = (char *)recv + (size_t)peer * block;
+        if (peer == root && slot == send)
+            continue;
+        if (peer == root)
+            rc = p2p_send(nb, send, count, type, root);
+        if (rc == 0)
+            rc = p2p_recv(nb, slot, count, type, peer);
+    }
+    return group_end(nb, rc);
+}
+
+static int nccl_scatter(cb_backend *b, const void *send, void *recv, size_t count,
+                        cb_dtype dtype, int root)
+{
+    nccl_backend *nb = (nccl_backend *)b;
+    ncclDataType_t type;
+    if (nccl_type(b, dtype, &type) != 0)
+        return -1;
+    size_t block = count * cb_dtype_info_of(dtype)->size;
+    if (group_start(nb) != 0)
+        return -1;
+    if (b->rank != root)
+        return group_end(nb, p2p_recv(nb, recv, count, type, root));
+    int rc = 0;
+    for (int peer = 0; peer < b->nranks && rc == 0; peer++) {
+        const char *slot = (const char *)send + (size_t)peer * block;
+        if (peer == root && slot == recv)
+            continue;
+        rc = p2p_send(nb, slot, count, type, peer);
+        if (rc == 0 && peer == root)
+            rc = p2p_recv(nb, recv, count, type, root);
+    }
+    return group_end(nb, rc);
+}
+
+static int nccl_sendrecv(cb_backend *b, const void *send, void *recv, size_t count,
+                         cb_dtype dtype, int send_peer, int recv_peer)
+{
+    nccl_backend *nb = (nccl_backend *)b;
+    ncclDataType_t type;
+    if (nccl_type(b, dtype, &type) != 0)
+        return -1;
+    if (send != recv) {
+        if (group_start(nb) != 0)
+            return -1;
+        int rc = p2p_send(nb, send, count, type, send_peer);
+        if (rc == 0)
+            rc = p2p_recv(nb, recv, count, type, recv_peer);
+        return group_end(nb, rc);
+    }
+    /* In place: through the scratch buffer, in rounds, as alltoall. */
+    size_t esize = cb_dtype_info_of(dtype)->size;
+    if (ensure_scratch(nb) != 0)
+        return -1;
+    size_t per_round = nb->scratch_bytes / esize;
+    char *data = recv;
+    for (size_t first = 0; first < count; first += per_round) {
+        size_t m = count - first < per_round ? count - first : per_round;
+        if (copy_on_stream(nb, nb->scratch, data + first * esize, m * esize) != 0 ||
+            group_start(nb) != 0)
+            return -1;
+        int rc = p2p_send(nb, nb->scratch, m, type, send_peer);
+        if (rc == 0)
+            rc = p2p_recv(nb, data + first * esize, m, type, recv_peer);
+        if (group_end(nb, rc) != 0)
+            return -1;
+    }
+    return 0;
 }
 
 static int nccl_group_start(cb_backend *b)
@@ -433,6 +808,8 @@ static int nccl_graph_begin(cb_backend *b)
 {
     nccl_backend *nb = (nccl_backend *)b;
     nccl_graph_free(b);
+    if (ensure_scratch(nb) != 0)   /* no cudaMalloc once capturing */
+        return -1;
     if (CUDA_CALL(b, cudaStreamBeginCapture(nb->stream, cudaStreamCaptureModeThreadLocal)) != 0)
         return -1;
     nb->capturing = 1;
@@ -490,6 +867,16 @@ const cb_backend_ops cb_backend_nccl = {
     .download = nccl_download,
     .supports = nccl_supports,
     .allreduce = nccl_allreduce,
+    .allgather = nccl_allgather,
+    .reducescatter = nccl_reducescatter,
+    .broadcast = nccl_broadcast,
+    .reduce = nccl_reduce,
+    .alltoall = nccl_alltoall,
+    .gather = nccl_gather,
+    .scatter = nccl_scatter,
+    .sendrecv = nccl_sendrecv,
+    /* NCCL computes a floating-point avg as the sum of input * fl(1/n). */
+    .avg_premultiplies = 1,
     .group_start = nccl_group_start,
     .group_end = nccl_group_end,
     .graph_begin = nccl_graph_begin,

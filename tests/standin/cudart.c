@@ -195,7 +195,23 @@ cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device)
     snprintf(prop->name, sizeof prop->name, "CPU stand-in GPU %d", device);
     prop->totalGlobalMem = (size_t)standin_env_long("CB_STANDIN_GPU_MEM", (long)STANDIN_DEFAULT_MEM);
     prop->pciBusID = device + 1;
+    long capability = standin_env_long("CB_STANDIN_CC", 90);
+    prop->major = (int)(capability / 10);
+    prop->minor = (int)(capability % 10);
     return cudaSuccess;
+}
+
+cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int device)
+{
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess || device < 0 || device >= count)
+        return cudaErrorInvalidDevice;
+    long capability = standin_env_long("CB_STANDIN_CC", 90);
+    switch (attr) {
+    case cudaDevAttrComputeCapabilityMajor: *value = (int)(capability / 10); return cudaSuccess;
+    case cudaDevAttrComputeCapabilityMinor: *value = (int)(capability % 10); return cudaSuccess;
+    default: return cudaErrorInvalidValue;
+    }
 }
 
 cudaError_t cudaRuntimeGetVersion(int *version)
@@ -260,9 +276,16 @@ cudaError_t cudaMemsetAsync(void *ptr, int value, size_t count, cudaStream_t str
 cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind,
                             cudaStream_t stream)
 {
-    (void)kind;
-    if (stream_of(stream)->capturing)
-        return cudaErrorStreamCaptureUnsupported;
+    if (kind == cudaMemcpyDeviceToDevice)
+        standin_trace("cudaMemcpyAsync d2d %zu capturing=%d", count, stream_of(stream)->capturing);
+    if (stream_of(stream)->capturing) {
+        /* A device-to-device copy is captured like a collective. */
+        if (kind != cudaMemcpyDeviceToDevice)
+            return cudaErrorStreamCaptureUnsupported;
+        standin_op copy = {.send = src, .recv = dst, .count = count, .kind = STANDIN_OP_COPY};
+        return standin_launch(stream, &copy) == ncclSuccess ? cudaSuccess
+                                                            : cudaErrorMemoryAllocation;
+    }
     memmove(dst, src, count);
     return cudaSuccess;
 }

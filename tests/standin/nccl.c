@@ -68,7 +68,7 @@ const char *ncclGetLastError(ncclComm_t comm)
 
 ncclResult_t ncclGetVersion(int *version)
 {
-    *version = NCCL_VERSION_CODE;
+    *version = (int)standin_env_long("CB_STANDIN_NCCL_VERSION", NCCL_VERSION_CODE);
     return ncclSuccess;
 }
 
@@ -157,15 +157,36 @@ ncclResult_t ncclGroupEnd(void)
     if (group_depth == 0)
         return fail(ncclInvalidUsage, "ncclGroupEnd without ncclGroupStart");
     group_depth--;
+    /* The outermost end runs the group's sends and receives together. */
+    if (group_depth == 0 && standin_p2p_flush() != ncclSuccess)
+        return fail(ncclSystemError, "the group's sends and receives failed");
     return ncclSuccess;
 }
 
 /* Operations inside a group run at once too: every rank issues the same
  * sequence, so running them in order through MPI gives the same results. */
+static const char *const op_kind_names[] = {
+    [STANDIN_OP_ALLREDUCE] = "allreduce", [STANDIN_OP_ALLGATHER] = "allgather",
+    [STANDIN_OP_REDUCESCATTER] = "reducescatter", [STANDIN_OP_BROADCAST] = "broadcast",
+    [STANDIN_OP_REDUCE] = "reduce", [STANDIN_OP_P2P] = "p2p", [STANDIN_OP_COPY] = "copy",
+};
+
 ncclResult_t standin_run(cudaStream_t s, const standin_op *op, int replayed)
 {
-    standin_trace("run allreduce count=%zu inplace=%d replayed=%d", op->count,
+    standin_trace("run %s count=%zu inplace=%d replayed=%d", op_kind_names[op->kind], op->count,
                   op->send == op->recv, replayed);
+    if (op->kind != STANDIN_OP_ALLREDUCE || mpi_type_of(op->type) == MPI_DATATYPE_NULL ||
+        mpi_op_of(op->op) == MPI_OP_NULL) {
+        const char *what = "";
+        ncclResult_t res = standin_run_collective(op, &what);
+        if (res != ncclSuccess)
+            return fail(res, what);
+        if (op->comm != NULL)
+            op->comm->ran++;
+        if (op->kind != STANDIN_OP_COPY)
+            standin_stream_busy(s, (double)standin_env_long("CB_STANDIN_OP_US", 0) * 1e-6);
+        return ncclSuccess;
+    }
     MPI_Datatype type = mpi_type_of(op->type);
     MPI_Op mop = mpi_op_of(op->op);
     if (type == MPI_DATATYPE_NULL || mop == MPI_OP_NULL)
@@ -188,6 +209,114 @@ ncclResult_t ncclAllReduce(const void *sendbuff, void *recvbuff, size_t count,
         return fail(ncclInvalidArgument, "NULL communicator");
     standin_trace("ncclAllReduce count=%zu inplace=%d capturing=%d", count, sendbuff == recvbuff,
                   stream != NULL && stream->capturing);
-    standin_op call = {sendbuff, recvbuff, count, datatype, op, comm};
+    standin_op call = {.send = sendbuff, .recv = recvbuff, .count = count,
+                          .type = datatype, .op = op, .comm = comm};
     return standin_launch(stream, &call);
+}
+
+/* The other collectives: launched (or recorded) like the all-reduce. */
+static ncclResult_t launch(cudaStream_t stream, const standin_op *call, const char *name)
+{
+    if (call->comm == NULL)
+        return fail(ncclInvalidArgument, "NULL communicator");
+    if (standin_type_size(call->type) == 0)
+        return fail(ncclInvalidArgument, "datatype not modelled by the stand-in");
+    standin_trace("%s count=%zu inplace=%d capturing=%d", name, call->count,
+                  call->send == call->recv, stream != NULL && stream->capturing);
+    return standin_launch(stream, call);
+}
+
+ncclResult_t ncclAllGather(const void *sendbuff, void *recvbuff, size_t sendcount,
+                           ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)
+{
+    standin_op call = {.send = sendbuff, .recv = recvbuff, .count = sendcount,
+                          .type = datatype, .op = ncclSum, .comm = comm};
+    call.kind = STANDIN_OP_ALLGATHER;
+    return launch(stream, &call, "ncclAllGather");
+}
+
+ncclResult_t ncclReduceScatter(const void *sendbuff, void *recvbuff, size_t recvcount,
+                               ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm,
+                               cudaStream_t stream)
+{
+    standin_op call = {.send = sendbuff, .recv = recvbuff, .count = recvcount,
+                          .type = datatype, .op = op, .comm = comm};
+    call.kind = STANDIN_OP_REDUCESCATTER;
+    return launch(stream, &call, "ncclReduceScatter");
+}
+
+ncclResult_t ncclBroadcast(const void *sendbuff, void *recvbuff, size_t count,
+                           ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
+{
+    standin_op call = {.send = sendbuff, .recv = recvbuff, .count = count,
+                          .type = datatype, .op = ncclSum, .comm = comm};
+    call.kind = STANDIN_OP_BROADCAST;
+    call.root = root;
+    return launch(stream, &call, "ncclBroadcast");
+}
+
+ncclResult_t ncclReduce(const void *sendbuff, void *recvbuff, size_t count,
+                        ncclDataType_t datatype, ncclRedOp_t op, int root, ncclComm_t comm,
+                        cudaStream_t stream)
+{
+    standin_op call = {.send = sendbuff, .recv = recvbuff, .count = count,
+                          .type = datatype, .op = op, .comm = comm};
+    call.kind = STANDIN_OP_REDUCE;
+    call.root = root;
+    return launch(stream, &call, "ncclReduce");
+}
+
+static ncclResult_t p2p(int is_send, const void *buf, size_t count, ncclDataType_t datatype,
+                        int peer, ncclComm_t comm, cudaStream_t stream)
+{
+    if (comm == NULL)
+        return fail(ncclInvalidArgument, "NULL communicator");
+    if (standin_type_size(datatype) == 0)
+        return fail(ncclInvalidArgument, "datatype not modelled by the stand-in");
+    standin_trace("%s count=%zu peer=%d", is_send ? "ncclSend" : "ncclRecv", count, peer);
+    standin_p2p entry = {is_send, (void *)buf, count, datatype, peer};
+    ncclResult_t res = standin_p2p_add(&entry, comm, stream, group_depth > 0);
+    return res == ncclSuccess ? res : fail(res, "send or receive refused (bad peer, or a group "
+                                                "too large or mixing streams)");
+}
+
+ncclResult_t ncclSend(const void *sendbuff, size_t count, ncclDataType_t datatype, int peer,
+                      ncclComm_t comm, cudaStream_t stream)
+{
+    return p2p(1, sendbuff, count, datatype, peer, comm, stream);
+}
+
+ncclResult_t ncclRecv(void *recvbuff, size_t count, ncclDataType_t datatype, int peer,
+                      ncclComm_t comm, cudaStream_t stream)
+{
+    return p2p(0, recvbuff, count, datatype, peer, comm, stream);
+}
+
+ncclResult_t ncclRedOpCreatePreMulSum(ncclRedOp_t *op, void *scalar, ncclDataType_t datatype,
+                                      ncclScalarResidence_t residence, ncclComm_t comm)
+{
+    (void)residence;   /* host or "device" memory: both are host memory here */
+    if (comm == NULL || scalar == NULL || standin_type_size(datatype) == 0)
+        return fail(ncclInvalidArgument, "bad communicator, scalar or datatype");
+    for (int k = 0; k < STANDIN_MAX_CUSTOM_OPS; k++) {
+        if (comm->custom[k].live)
+            continue;
+        comm->custom[k].live = 1;
+        comm->custom[k].type = datatype;
+        comm->custom[k].scalar = standin_load(datatype, scalar, 0);
+        *op = (ncclRedOp_t)((int)ncclNumOps + k);
+        standin_trace("ncclRedOpCreatePreMulSum scalar=%g", comm->custom[k].scalar);
+        return ncclSuccess;
+    }
+    return fail(ncclInvalidUsage, "too many reduction operators");
+}
+
+ncclResult_t ncclRedOpDestroy(ncclRedOp_t op, ncclComm_t comm)
+{
+    int k = (int)op - (int)ncclNumOps;
+    if (comm == NULL || k < 0 || k >= STANDIN_MAX_CUSTOM_OPS || !comm->custom[k].live)
+        return fail(ncclInvalidArgument, "not a live reduction operator of this communicator");
+    comm->custom[k].live = 0;
+    standin_trace("ncclRedOpDestroy");
+    return ncclSuccess;
 }

@@ -19,6 +19,18 @@
  *                         microseconds after it was launched (default 0)
  *   CB_STANDIN_TRACE=P    append one line per call of interest to P.RANK,
  *                         and at exit a line counting what was left alive
+ *   CB_STANDIN_CC=MM      compute capability of every device, major * 10 +
+ *                         minor (default 90, which runs fp8)
+ *   CB_STANDIN_NCCL_VERSION=V  version code ncclGetVersion reports (default
+ *                         the header's NCCL_VERSION_CODE)
+ *
+ * Collectives (collectives.c): reductions gather every rank's input and fold
+ * it in rank order, rounding to the datatype after every step, as NCCL's
+ * kernels store partial results: a floating-point avg multiplies each input
+ * by 1/n rounded to the type (NCCL's premultiplied average), an integer avg
+ * divides the sum; premulsum multiplies by the operator's scalar. Send and
+ * receive calls inside a group run together at the outermost ncclGroupEnd
+ * (captured as one operation when the stream is capturing).
  * Fault injection, FOR TESTING ONLY: each takes a rank of MPI_COMM_WORLD,
  * and only that rank sees the failure.
  *   CB_STANDIN_FAIL_SETDEVICE=R  cudaSetDevice fails
@@ -44,15 +56,49 @@
 ncclResult_t ncclGroupStart(void);
 ncclResult_t ncclGroupEnd(void);
 
+/* What a standin_op does; 0 keeps the all-reduce initialisers valid. */
+enum standin_op_kind {
+    STANDIN_OP_ALLREDUCE = 0,
+    STANDIN_OP_ALLGATHER,
+    STANDIN_OP_REDUCESCATTER,
+    STANDIN_OP_BROADCAST,
+    STANDIN_OP_REDUCE,
+    STANDIN_OP_P2P,       /* the sends and receives of one group */
+    STANDIN_OP_COPY       /* cudaMemcpyAsync device to device */
+};
+
+#define STANDIN_MAX_P2P 1024
+
+/* One send or receive of a group. */
+typedef struct standin_p2p {
+    int is_send;
+    void *buf;            /* read when sending */
+    size_t count;
+    ncclDataType_t type;
+    int peer;
+} standin_p2p;
+
 /* One collective as launched, to run now or to record in a capture. */
 typedef struct standin_op {
     const void *send;
     void *recv;
-    size_t count;
+    size_t count;         /* elements (bytes for a copy) */
     ncclDataType_t type;
     ncclRedOp_t op;
     struct ncclComm *comm;
+    enum standin_op_kind kind;
+    int root;
+    size_t np2p;
+    standin_p2p p2p[STANDIN_MAX_P2P];
 } standin_op;
+
+/* Operators made by ncclRedOpCreatePreMulSum, per communicator. */
+#define STANDIN_MAX_CUSTOM_OPS 32
+typedef struct standin_custom_op {
+    int live;
+    ncclDataType_t type;
+    double scalar;
+} standin_custom_op;
 
 /* The opaque types of the real headers, defined here. */
 struct ncclComm {
@@ -61,6 +107,7 @@ struct ncclComm {
     int nranks;
     int device;
     int ran;        /* collectives run so far */
+    standin_custom_op custom[STANDIN_MAX_CUSTOM_OPS];   /* op ncclNumOps + k */
 };
 
 struct CUstream_st {
@@ -101,5 +148,23 @@ ncclResult_t standin_launch(cudaStream_t s, const standin_op *op);
 
 /* Advance s's clock for work launched now that takes extra seconds. */
 void standin_stream_busy(cudaStream_t s, double extra);
+
+/* collectives.c: run an operation other than a built-in all-reduce of a type
+ * MPI has (which nccl.c runs with MPI_Allreduce). Returns an NCCL result,
+ * with *what naming the failure. */
+ncclResult_t standin_run_collective(const standin_op *op, const char **what);
+
+/* collectives.c: queue a send or receive; run the queue now when no group
+ * is open. */
+ncclResult_t standin_p2p_add(const standin_p2p *p, ncclComm_t comm, cudaStream_t stream,
+                             int in_group);
+
+/* collectives.c: at the outermost ncclGroupEnd, launch the queued sends and
+ * receives as one operation. */
+ncclResult_t standin_p2p_flush(void);
+
+/* collectives.c: the value and size of one element of an NCCL datatype. */
+size_t standin_type_size(ncclDataType_t type);
+double standin_load(ncclDataType_t type, const void *buf, size_t i);
 
 #endif

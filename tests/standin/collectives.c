@@ -1,0 +1,369 @@
+/*
+ * Stand-in collectives beyond a plain all-reduce (see standin.h): every
+ * NCCL datatype, avg and premulsum, all-gather, reduce-scatter, broadcast,
+ * reduce, grouped sends and receives, and captured device copies. Data moves
+ * through MPI on the communicator's split of MPI_COMM_WORLD; reductions are
+ * computed here, in rank order, rounding to the datatype after every step.
+ * The narrow float formats use the program's own conversions
+ * (src/minifloat.c), which unit_dtype tests on their own.
+ */
+#include <limits.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "minifloat.h"
+#include "standin.h"
+
+#define STANDIN_P2P_TAG 0x2b2b
+
+/* The sends and receives of the group being built (NCCL keeps this state
+ * per thread; the stand-in has one thread). */
+static standin_op pending;
+static cudaStream_t pending_stream;
+
+static const cb_minifloat_format *narrow_format(ncclDataType_t type)
+{
+    switch ((int)type) {
+    case ncclFloat16: return &cb_minifloat_half;
+    case 9: return &cb_minifloat_bfloat16;
+    case 10: return &cb_minifloat_e4m3;
+    case 11: return &cb_minifloat_e5m2;
+    default: return NULL;
+    }
+}
+
+size_t standin_type_size(ncclDataType_t type)
+{
+    switch ((int)type) {
+    case ncclInt8: case ncclUint8: case 10: case 11: return 1;
+    case ncclFloat16: case 9: return 2;
+    case ncclInt32: case ncclUint32: case ncclFloat32: return 4;
+    case ncclInt64: case ncclUint64: case ncclFloat64: return 8;
+    default: return 0;
+    }
+}
+
+static int is_float(ncclDataType_t type)
+{
+    return type == ncclFloat32 || type == ncclFloat64 || narrow_format(type) != NULL;
+}
+
+static int is_signed(ncclDataType_t type)
+{
+    return type == ncclInt8 || type == ncclInt32 || type == ncclInt64;
+}
+
+double standin_load(ncclDataType_t type, const void *buf, size_t i)
+{
+    const cb_minifloat_format *f = narrow_format(type);
+    if (f != NULL)
+        return cb_minifloat_decode(f, standin_type_size(type) == 1 ? ((const uint8_t *)buf)[i]
+                                                                   : ((const uint16_t *)buf)[i]);
+    switch (type) {
+    case ncclFloat32: return ((const float *)buf)[i];
+    case ncclFloat64: return ((const double *)buf)[i];
+    case ncclInt8: return ((const int8_t *)buf)[i];
+    case ncclUint8: return ((const uint8_t *)buf)[i];
+    case ncclInt32: return ((const int32_t *)buf)[i];
+    case ncclUint32: return ((const uint32_t *)buf)[i];
+    case ncclInt64: return (double)((const int64_t *)buf)[i];
+    default: return (double)((const uint64_t *)buf)[i];
+    }
+}
+
+static void store_float(ncclDataType_t type, void *buf, size_t i, double value)
+{
+    const cb_minifloat_format *f = narrow_format(type);
+    if (f != NULL && standin_type_size(type) == 1)
+        ((uint8_t *)buf)[i] = (uint8_t)cb_minifloat_encode(f, value);
+    else if (f != NULL)
+        ((uint16_t *)buf)[i] = cb_minifloat_encode(f, value);
+    else if (type == ncclFloat32)
+        ((float *)buf)[i] = (float)value;
+    else
+        ((double *)buf)[i] = value;
+}
+
+static double round_to(ncclDataType_t type, double value)
+{
+    unsigned char cell[8];
+    store_float(type, cell, 0, value);
+    return standin_load(type, cell, 0);
+}
+
+/* Integers as 64-bit patterns (sign- or zero-extended), so that arithmetic
+ * wraps as on a GPU instead of overflowing. */
+static uint64_t load_int(ncclDataType_t type, const void *buf, size_t i)
+{
+    switch (type) {
+    case ncclInt8: return (uint64_t)(int64_t)((const int8_t *)buf)[i];
+    case ncclUint8: return ((const uint8_t *)buf)[i];
+    case ncclInt32: return (uint64_t)(int64_t)((const int32_t *)buf)[i];
+    case ncclUint32: return ((const uint32_t *)buf)[i];
+    default: return ((const uint64_t *)buf)[i];
+    }
+}
+
+static void store_int(ncclDataType_t type, void *buf, size_t i, uint64_t value)
+{
+    switch (type) {
+    case ncclInt8: case ncclUint8: ((uint8_t *)buf)[i] = (uint8_t)value; break;
+    case ncclInt32: case ncclUint32: ((uint32_t *)buf)[i] = (uint32_t)value; break;
+    default: ((uint64_t *)buf)[i] = value; break;
+    }
+}
+
+static uint64_t wrap_to(ncclDataType_t type, uint64_t value)
+{
+    unsigned char cell[8];
+    store_int(type, cell, 0, value);
+    return load_int(type, cell, 0);
+}
+
+/* How NCCL reduces: a base operation, an optional scalar each input is
+ * first multiplied by, and an optional divisor of the result. */
+typedef struct reduction {
+    ncclRedOp_t base;
+    int premultiply;
+    double scalar;
+    int divisor;     /* 0: none */
+} reduction;
+
+static ncclResult_t reduction_of(const standin_op *op, reduction *r, const char **what)
+{
+    int n = op->comm->nranks;
+    memset(r, 0, sizeof *r);
+    r->base = op->op;
+    if (op->op == ncclAvg) {
+        r->base = ncclSum;
+        if (is_float(op->type)) {
+            r->premultiply = 1;
+            r->scalar = round_to(op->type, 1.0 / n);
+        } else {
+            r->divisor = n;
+        }
+    } else if ((int)op->op >= (int)ncclNumOps) {
+        int k = (int)op->op - (int)ncclNumOps;
+        if (k >= STANDIN_MAX_CUSTOM_OPS || !op->comm->custom[k].live) {
+            *what = "unknown or destroyed reduction operator";
+            return ncclInvalidArgument;
+        }
+        if (op->comm->custom[k].type != op->type) {
+            *what = "reduction operator made for another datatype";
+            return ncclInvalidArgument;
+        }
+        r->base = ncclSum;
+        r->premultiply = 1;
+        r->scalar = op->comm->custom[k].scalar;
+    }
+    return ncclSuccess;
+}
+
+static double combine_float(ncclRedOp_t base, double a, double b)
+{
+    switch (base) {
+    case ncclProd: return a * b;
+    case ncclMin: return a < b ? a : b;
+    case ncclMax: return a > b ? a : b;
+    default: return a + b;
+    }
+}
+
+static uint64_t combine_int(ncclDataType_t type, ncclRedOp_t base, uint64_t a, uint64_t b)
+{
+    int a_less = is_signed(type) ? (int64_t)a < (int64_t)b : a < b;
+    switch (base) {
+    case ncclProd: return a * b;
+    case ncclMin: return a_less ? a : b;
+    case ncclMax: return a_less ? b : a;
+    default: return a + b;
+    }
+}
+
+/* out[j] = the reduction over ranks q of element first + j of input q, where
+ * the inputs lie one after another, `stride` elements apart. */
+static void fold(const standin_op *op, const reduction *r, const unsigned char *inputs,
+                 size_t stride, size_t first, size_t count, void *out)
+{
+    ncclDataType_t type = op->type;
+    size_t esize = standin_type_size(type);
+    int n = op->comm->nranks;
+    for (size_t j = 0; j < count; j++) {
+        size_t i = first + j;
+        if (is_float(type)) {
+            double acc = 0;
+            for (int q = 0; q < n; q++) {
+                double x = standin_load(type, inputs + (size_t)q * stride * esize, i);
+                if (r->premultiply)
+                    x = round_to(type, x * r->scalar);
+                acc = q == 0 ? x : round_to(type, combine_float(r->base, acc, x));
+            }
+            store_float(type, out, j, acc);
+            continue;
+        }
+        uint64_t acc = 0;
+        for (int q = 0; q < n; q++) {
+            uint64_t x = load_int(type, inputs + (size_t)q * stride * esize, i);
+            if (r->premultiply)
+                x = wrap_to(type, x * (uint64_t)(int64_t)r->scalar);
+            acc = q == 0 ? x : wrap_to(type, combine_int(type, r->base, acc, x));
+        }
+        if (r->divisor)
+            acc = is_signed(type) ? (uint64_t)((int64_t)acc / r->divisor)
+                                  : acc / (uint64_t)r->divisor;
+        store_int(type, out, j, acc);
+    }
+}
+
+static int too_big(size_t bytes)
+{
+    return bytes > (size_t)INT_MAX;
+}
+
+/* all-reduce, reduce and reduce-scatter: every rank's input, then a fold. */
+static ncclResult_t run_reduction(const standin_op *op, const char **what)
+{
+    reduction r;
+    ncclResult_t res = reduction_of(op, &r, what);
+    if (res != ncclSuccess)
+        return res;
+    int n = op->comm->nranks, me = op->comm->rank;
+    size_t esize = standin_type_size(op->type);
+    size_t input = op->kind == STANDIN_OP_REDUCESCATTER ? op->count * (size_t)n : op->count;
+    if (too_big(input * esize * (size_t)n)) {
+        *what = "more than INT_MAX bytes";
+        return ncclInvalidArgument;
+    }
+    unsigned char *all = malloc(input * esize * (size_t)n + 1);
+    if (all == NULL) {
+        *what = "out of memory";
+        return ncclSystemError;
+    }
+    if (MPI_Allgather(op->send, (int)(input * esize), MPI_BYTE, all, (int)(input * esize),
+                      MPI_BYTE, op->comm->mpi) != MPI_SUCCESS) {
+        free(all);
+        *what = "MPI_Allgather failed";
+        return ncclSystemError;
+    }
+    if (op->kind == STANDIN_OP_REDUCESCATTER)
+        fold(op, &r, all, input, (size_t)me * op->count, op->count, op->recv);
+    else if (op->kind == STANDIN_OP_ALLREDUCE || me == op->root)
+        fold(op, &r, all, input, 0, op->count, op->recv);
+    free(all);
+    return ncclSuccess;
+}
+
+static ncclResult_t run_p2p(const standin_op *op, const char **what)
+{
+    MPI_Request requests[STANDIN_MAX_P2P];
+    int nreq = 0;
+    /* Receives first, then sends: MPI matches them in posting order. */
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t k = 0; k < op->np2p; k++) {
+            const standin_p2p *p = &op->p2p[k];
+            size_t bytes = p->count * standin_type_size(p->type);
+            if (p->is_send != pass)
+                continue;
+            if (too_big(bytes)) {
+                *what = "more than INT_MAX bytes";
+                return ncclInvalidArgument;
+            }
+            int rc = p->is_send ? MPI_Isend(p->buf, (int)bytes, MPI_BYTE, p->peer,
+                                            STANDIN_P2P_TAG, op->comm->mpi, &requests[nreq])
+                                : MPI_Irecv(p->buf, (int)bytes, MPI_BYTE, p->peer,
+                                            STANDIN_P2P_TAG, op->comm->mpi, &requests[nreq]);
+            if (rc != MPI_SUCCESS) {
+                *what = "MPI_Isend or MPI_Irecv failed";
+                return ncclSystemError;
+            }
+            nreq++;
+        }
+    }
+    if (MPI_Waitall(nreq, requests, MPI_STATUSES_IGNORE) != MPI_SUCCESS) {
+        *what = "MPI_Waitall failed";
+        return ncclSystemError;
+    }
+    return ncclSuccess;
+}
+
+ncclResult_t standin_run_collective(const standin_op *op, const char **what)
+{
+    if (op->kind == STANDIN_OP_COPY) {
+        memmove(op->recv, op->send, op->count);
+        return ncclSuccess;
+    }
+    if (op->kind == STANDIN_OP_P2P)
+        return run_p2p(op, what);
+    size_t esize = standin_type_size(op->type);
+    if (esize == 0) {
+        *what = "datatype not modelled by the stand-in";
+        return ncclInvalidArgument;
+    }
+    int n = op->comm->nranks, me = op->comm->rank;
+    size_t bytes = op->count * esize;
+    switch (op->kind) {
+    case STANDIN_OP_ALLGATHER: {
+        if (too_big(bytes)) {
+            *what = "more than INT_MAX bytes";
+            return ncclInvalidArgument;
+        }
+        int in_place = op->send == (const char *)op->recv + (size_t)me * bytes;
+        if (MPI_Allgather(in_place ? MPI_IN_PLACE : op->send, (int)bytes, MPI_BYTE, op->recv,
+                          (int)bytes, MPI_BYTE, op->comm->mpi) != MPI_SUCCESS) {
+            *what = "MPI_Allgather failed";
+            return ncclSystemError;
+        }
+        return ncclSuccess;
+    }
+    case STANDIN_OP_BROADCAST:
+        if (too_big(bytes) || op->root < 0 || op->root >= n) {
+            *what = "bad count or root";
+            return ncclInvalidArgument;
+        }
+        if (me == op->root && op->send != op->recv)
+            memmove(op->recv, op->send, bytes);
+        if (MPI_Bcast(op->recv, (int)bytes, MPI_BYTE, op->root, op->comm->mpi) != MPI_SUCCESS) {
+            *what = "MPI_Bcast failed";
+            return ncclSystemError;
+        }
+        return ncclSuccess;
+    case STANDIN_OP_REDUCE:
+        if (op->root < 0 || op->root >= n) {
+            *what = "bad root";
+            return ncclInvalidArgument;
+        }
+        return run_reduction(op, what);
+    default:
+        return run_reduction(op, what);
+    }
+}
+
+ncclResult_t standin_p2p_add(const standin_p2p *p, ncclComm_t comm, cudaStream_t stream,
+                             int in_group)
+{
+    if (pending.np2p > 0 && (pending.comm != comm || pending_stream != stream))
+        return ncclInvalidUsage;   /* one communicator and stream per group, here */
+    if (pending.np2p == STANDIN_MAX_P2P)
+        return ncclInvalidUsage;
+    if (p->peer < 0 || p->peer >= comm->nranks)
+        return ncclInvalidArgument;
+    pending.kind = STANDIN_OP_P2P;
+    pending.comm = comm;
+    pending_stream = stream;
+    pending.p2p[pending.np2p++] = *p;
+    return in_group ? ncclSuccess : standin_p2p_flush();
+}
+
+ncclResult_t standin_p2p_flush(void)
+{
+    if (pending.np2p == 0)
+        return ncclSuccess;
+    standin_op batch = pending;
+    cudaStream_t stream = pending_stream;
+    memset(&pending, 0, sizeof pending);
+    pending_stream = NULL;
+    standin_trace("p2p group sends+receives=%zu capturing=%d", batch.np2p,
+                  stream != NULL && stream->capturing);
+    return standin_launch(stream, &batch);
+}
