@@ -66,7 +66,8 @@ static void test_layouts(unit_state *u)
         const cb_collective *c = cb_collective_lookup(x->name);
         CHECK(u, c->flags == x->flags);
         CHECK(u, fabs(c->busbw_factor(4) - x->factor4) < 1e-12);
-        CHECK(u, c->busbw_factor(1) == (strcmp(x->name, "allreduce") == 0 || x->per_rank ? 0.0 : 1.0));
+        int zero_alone = strcmp(x->name, "allreduce") == 0 || x->per_rank;
+        CHECK(u, c->busbw_factor(1) == (zero_alone ? 0.0 : 1.0));
         cb_layout l;
         memset(&l, 0xff, sizeof l);
         /* 100 B of 4-byte elements over 3 ranks. */
@@ -175,7 +176,8 @@ static void run_reference(sim *s, fault f)
         /* Each rank's input where an in-place launch would have put it. */
         const cb_layout *l = &s->call.layout;
         for (int r = 0; r < n; r++) {
-            size_t at = (size_t)r * l->inplace_send_stride, from = (size_t)r * l->inplace_recv_stride;
+            size_t at = (size_t)r * l->inplace_send_stride;
+            size_t from = (size_t)r * l->inplace_recv_stride;
             size_t count = l->send_count < l->recv_count ? l->send_count : l->recv_count;
             copy_elements(s, s->recv[r], at, s->send[r], from, count);
         }
@@ -185,14 +187,16 @@ static void run_reference(sim *s, fault f)
         memset(s->send[missing], 0, s->call.layout.send_count * s->esize);
     for (int r = 0; r < n; r++) {
         unsigned char *out = s->recv[r];
+        /* With swapped blocks, ranks 0 and 1 get each other's block. */
+        size_t own = (size_t)(f == FAULT_SWAP && r < 2 ? 1 - r : r) * c;
         if (!strcmp(name, "allreduce") || (!strcmp(name, "reduce") && r == root))
             reduce_into(s, out, 0, c, missing);
         else if (!strcmp(name, "reducescatter"))
-            reduce_into(s, out, (size_t)(f == FAULT_SWAP && r < 2 ? 1 - r : r) * c, c, missing);
+            reduce_into(s, out, own, c, missing);
         else if (!strcmp(name, "broadcast"))
             copy_elements(s, out, 0, s->send[root], 0, c);
         else if (!strcmp(name, "scatter"))
-            copy_elements(s, out, 0, s->send[root], (size_t)(f == FAULT_SWAP && r < 2 ? 1 - r : r) * c, c);
+            copy_elements(s, out, 0, s->send[root], own, c);
         else if (!strcmp(name, "sendrecv"))
             copy_elements(s, out, 0, s->send[(r + n - 1) % n], 0, c);
         else if (!strcmp(name, "allgather") || (!strcmp(name, "gather") && r == root))

@@ -28,7 +28,13 @@
 extern const cb_backend_ops cb_backend_mpi;
 extern const cb_backend_ops cb_backend_faulty;
 
-typedef enum fault_kind { FAULT_MISSING, FAULT_SWAP, FAULT_SHIFT, FAULT_STALE, FAULT_ROOT } fault_kind;
+typedef enum fault_kind {
+    FAULT_MISSING,
+    FAULT_SWAP,
+    FAULT_SHIFT,
+    FAULT_STALE,
+    FAULT_ROOT
+} fault_kind;
 
 typedef struct faulty_backend {
     cb_backend base;     /* first: the engine sees this */
