@@ -107,6 +107,16 @@ struct cb_backend_ops {
      * gives the seconds since timer_start on this rank. */
     int (*timer_start)(cb_backend *b);
     int (*timer_stop)(cb_backend *b, double *seconds);
+
+    /* Per-iteration timing, without waiting inside the timed span: all three
+     * or none (then no per-iteration statistics are reported).
+     * timer_reserve: room for n marks, called outside timed spans;
+     * timer_mark: the end of one iteration's launches, inside a timed span;
+     * timer_samples: after timer_stop, the seconds between consecutive marks
+     * of that span, the first measured from timer_start; n = marks made. */
+    int (*timer_reserve)(cb_backend *b, int n);
+    int (*timer_mark)(cb_backend *b);
+    int (*timer_samples)(cb_backend *b, double *seconds, int n);
 };
 
 /* Every backend compiled in, in preference order for "auto". */

@@ -25,7 +25,9 @@
 
 /* Share of the memory a backend reports that buffers may take. */
 #define CB_MEMORY_SHARE 0.8
-#define CB_MAX_PRINTERS 2
+#define CB_MAX_PRINTERS 3
+/* Per-iteration timestamps kept per timed span; beyond, one per group. */
+#define CB_MAX_SAMPLES 1000
 /* Testing only, documented in nccl-collbench(1): "RANK:ELEMENT" makes rank
  * RANK see a wrong value at ELEMENT of every checked result. */
 #define CB_TEST_CORRUPT_ENV "NCCL_COLLBENCH_TEST_CORRUPT"
@@ -50,12 +52,22 @@ typedef struct engine {
 
     char size_notice[256];   /* why the largest size was lowered, for after the preamble */
 
+    /* Per-iteration timing: a mark every mark_stride units (iterations, or
+     * graph launches with -G), samples read back after the span. */
+    int sampling;            /* the backend has timer marks */
+    int mark_units;          /* units in a timed span */
+    int mark_stride;
+    int nmarks;
+    double *samples;         /* room for CB_MAX_SAMPLES */
+    cb_rank_time *rank_times; /* rank 0 only: every rank's times */
+
     cb_printer *printers[CB_MAX_PRINTERS];   /* rank 0 only */
     int nprinters;
     cb_rank_info *ranks;                     /* rank 0 only */
     cb_run_info run;
     cb_summary sum;
 
+    int progress;          /* rank 0: 0 off, 1 one updated line on a terminal, 2 lines */
     int corrupt_rank;      /* -1: the test hook is off */
     size_t corrupt_index;
 } engine;
@@ -123,6 +135,53 @@ static void open_printers(engine *e)
         }
         e->printers[e->nprinters++] = csv;
     }
+    if (p->json_path != NULL) {
+        cb_printer *json = cb_printer_json.open(p->json_path, err, sizeof err);
+        if (json == NULL) {
+            cb_status_set(&e->st, CB_EXIT_RUNTIME, "--json: %s", err);
+            return;
+        }
+        e->printers[e->nprinters++] = json;
+    }
+}
+
+/* Progress on stderr: by default only when stderr is a terminal and the
+ * table goes elsewhere (stdout redirected); --progress forces it. */
+static void choose_progress(engine *e)
+{
+    const cb_params *p = e->p;
+    int table_on_stderr = p->csv_path != NULL && strcmp(p->csv_path, "-") == 0;
+    int terminal = isatty(STDERR_FILENO);
+    if (e->rank != 0 || (table_on_stderr && !p->progress))
+        e->progress = 0;
+    else if (terminal && (p->progress || !isatty(STDOUT_FILENO)))
+        e->progress = 1;
+    else
+        e->progress = p->progress ? 2 : 0;
+}
+
+static void report_progress(engine *e, const cb_collective *coll, cb_dtype dtype, cb_redop redop,
+                            int done, int total)
+{
+    if (e->progress == 0)
+        return;
+    fprintf(stderr, "%s# progress: %s %s %s: %d of %d sizes%s", e->progress == 1 ? "\r\033[K" : "",
+            coll->name, cb_dtype_info_of(dtype)->name, cb_redop_name(redop), done, total,
+            e->progress == 1 ? "" : "\n");
+    fflush(stderr);
+}
+
+/* Every printer ends, also after a failure: footers, and a JSON document
+ * that says how the run ended. */
+static void end_printers(engine *e)
+{
+    cb_summary *sum = &e->sum;
+    sum->exit_status = e->st.code != CB_EXIT_OK ? e->st.code
+                       : sum->wrong > 0         ? CB_EXIT_WRONG
+                                                : CB_EXIT_OK;
+    snprintf(sum->error, sizeof sum->error, "%s", e->st.code != CB_EXIT_OK ? e->st.msg : "");
+    for (int i = 0; i < e->nprinters; i++)
+        e->printers[i]->ops->end(e->printers[i], sum);
 }
 
 static int close_printers(engine *e)
@@ -290,6 +349,13 @@ static void plan_sizes(engine *e)
     e->buffer_bytes = (size_t)e->sizes[fit - 1];
 }
 
+static int backend_step(engine *e, int rc)
+{
+    if (rc != 0)
+        cb_status_set(&e->st, CB_EXIT_RUNTIME, "%s", e->b->error);
+    return rc;
+}
+
 static void allocate_buffers(engine *e)
 {
     if (e->ops->alloc(e->b, e->buffer_bytes, &e->send) != 0 ||
@@ -303,6 +369,18 @@ static void allocate_buffers(engine *e)
             cb_status_set(&e->st, CB_EXIT_RUNTIME, "cannot allocate %zu bytes of host memory",
                           e->buffer_bytes);
     }
+    const cb_params *p = e->p;
+    e->mark_units = p->graph_launches > 0 ? p->graph_launches : p->iters;
+    e->mark_stride = (e->mark_units + CB_MAX_SAMPLES - 1) / CB_MAX_SAMPLES;
+    e->sampling = e->ops->timer_reserve && e->ops->timer_mark && e->ops->timer_samples;
+    int marks = (e->mark_units + e->mark_stride - 1) / e->mark_stride;
+    e->samples = malloc((size_t)marks * sizeof *e->samples);
+    if (e->rank == 0)
+        e->rank_times = malloc((size_t)e->nranks * sizeof *e->rank_times);
+    if (e->samples == NULL || (e->rank == 0 && e->rank_times == NULL))
+        cb_status_set(&e->st, CB_EXIT_RUNTIME, "out of memory for timing samples");
+    else if (e->sampling)
+        backend_step(e, e->ops->timer_reserve(e->b, marks));
 }
 
 static void free_buffers(engine *e)
@@ -312,15 +390,13 @@ static void free_buffers(engine *e)
     if (e->recv)
         e->ops->free(e->b, e->recv);
     free(e->staging);
+    free(e->samples);
+    free(e->rank_times);
     e->send = e->recv = e->staging = NULL;
+    e->samples = NULL;
+    e->rank_times = NULL;
 }
 
-static int backend_step(engine *e, int rc)
-{
-    if (rc != 0)
-        cb_status_set(&e->st, CB_EXIT_RUNTIME, "%s", e->b->error);
-    return rc;
-}
 
 /* One iteration: p->agg operations, as one group when the backend groups. */
 static int launch_iteration(engine *e, const cb_collective *coll, const cb_call *call)
@@ -366,6 +442,7 @@ static int timed_span(engine *e, const cb_collective *coll, const cb_call *call,
      * way here is waiting in one, and nobody launches what it would miss. */
     if (agree(e) != CB_EXIT_OK)
         return -1;
+    e->nmarks = 0;
     if (backend_step(e, e->ops->timer_start(e->b)) != 0)
         return -1;
     double cpu_start = MPI_Wtime();
@@ -375,9 +452,27 @@ static int timed_span(engine *e, const cb_collective *coll, const cb_call *call,
     return backend_step(e, e->ops->timer_stop(e->b, completion));
 }
 
+/* After unit i of a timed span: a timestamp every mark_stride units and
+ * after the last, read back only after the span. */
+static int mark_if_due(engine *e, int i)
+{
+    if (!e->sampling || ((i + 1) % e->mark_stride != 0 && i + 1 != e->mark_units))
+        return 0;
+    e->nmarks++;
+    return backend_step(e, e->ops->timer_mark(e->b));
+}
+
 static int launch_timed_iterations(engine *e, const cb_collective *coll, const cb_call *call)
 {
-    return launch_iterations(e, coll, call, e->p->iters, 0);
+    for (int i = 0; i < e->p->iters; i++) {
+        if (launch_iteration(e, coll, call) != 0)
+            return -1;
+        if (e->p->blocking && backend_step(e, e->ops->wait(e->b)) != 0)
+            return -1;
+        if (mark_if_due(e, i) != 0)
+            return -1;
+    }
+    return 0;
 }
 
 static int launch_graphs(engine *e, const cb_collective *coll, const cb_call *call)
@@ -388,6 +483,8 @@ static int launch_graphs(engine *e, const cb_collective *coll, const cb_call *ca
         if (backend_step(e, e->ops->graph_launch(e->b)) != 0)
             return -1;
         if (e->p->blocking && backend_step(e, e->ops->wait(e->b)) != 0)
+            return -1;
+        if (mark_if_due(e, g) != 0)
             return -1;
     }
     return 0;
@@ -417,10 +514,25 @@ static int time_graph(engine *e, const cb_collective *coll, const cb_call *call,
     return rc;
 }
 
+/* This rank's per-operation samples from the marks of the last span. */
+static int read_samples(engine *e, double ops_per_unit, cb_rank_time *t)
+{
+    int n = e->sampling ? e->nmarks : 0;
+    if (n > 0 && backend_step(e, e->ops->timer_samples(e->b, e->samples, n)) != 0)
+        return -1;
+    for (int j = 0; j < n; j++) {
+        int units = j + 1 < n ? e->mark_stride : e->mark_units - e->mark_stride * (n - 1);
+        e->samples[j] /= units * ops_per_unit;
+    }
+    cb_stats_from_samples(e->samples, n, t);
+    return 0;
+}
+
 /* Warmup, then the timed iterations; the time per operation on this rank:
- * until completion, or with -C until the launches returned. */
+ * until completion, or with -C until the launches returned; and the
+ * per-iteration statistics (always of completion). */
 static int time_collective(engine *e, const cb_collective *coll, const cb_call *call,
-                           double *seconds)
+                           cb_rank_time *t)
 {
     const cb_params *p = e->p;
     if (launch_iterations(e, coll, call, p->warmup, 0) != 0)
@@ -435,8 +547,9 @@ static int time_collective(engine *e, const cb_collective *coll, const cb_call *
     }
     if (rc != 0)
         return -1;
-    *seconds = (p->report_cputime ? cpu : completion) / ops;
-    return 0;
+    t->mean = (p->report_cputime ? cpu : completion) / ops;
+    double ops_per_unit = p->graph_launches > 0 ? (double)p->iters * p->agg : (double)p->agg;
+    return read_samples(e, ops_per_unit, t);
 }
 
 static double combine_time(engine *e, double mine)
@@ -565,11 +678,21 @@ static int measure(engine *e, const cb_collective *coll, cb_call *call, int size
     res.warmup_iters = e->p->warmup;
     res.iters = e->p->iters;
 
-    double mine = 0;
+    cb_rank_time mine;
+    memset(&mine, 0, sizeof mine);
     time_collective(e, coll, call, &mine);
     if (agree(e) != CB_EXIT_OK)
         return e->st.code;
-    res.seconds = combine_time(e, mine);
+    res.seconds = combine_time(e, mine.mean);
+    MPI_Gather(&mine, (int)sizeof mine, MPI_BYTE, e->rank_times, (int)sizeof mine, MPI_BYTE, 0,
+               e->comm);
+    if (e->rank == 0) {
+        cb_stats_spread(e->rank_times, e->nranks, &res.spread);
+        res.slowest = e->rank_times[res.spread.slowest];
+        res.rank_times = e->rank_times;
+        snprintf(res.slowest_host, sizeof res.slowest_host, "%s",
+                 e->ranks[res.spread.slowest].host);
+    }
     res.algbw = res.seconds > 0 ? (double)bytes / 1e9 / res.seconds : 0;
     res.busbw = res.algbw * coll->busbw_factor(e->nranks);
 
@@ -617,6 +740,7 @@ static int sweep(engine *e, const cb_collective *coll, cb_dtype dtype, cb_redop 
         for (int in_place = 0; in_place <= 1; in_place++)
             if (measure(e, coll, &call, s, bytes, in_place, checkable) != CB_EXIT_OK)
                 return e->st.code;
+        report_progress(e, coll, dtype, redop, s + 1, e->nsizes);
     }
     return CB_EXIT_OK;
 }
@@ -660,6 +784,7 @@ int cb_engine_run(const cb_params *p, MPI_Comm comm)
     snprintf(e->host, sizeof e->host, "%.*s", (int)sizeof e->host - 1, name);
     cb_status_clear(&e->st);
     read_test_hooks(e);
+    choose_progress(e);
 
     open_printers(e);
     if (agree(e) == CB_EXIT_OK)
@@ -679,11 +804,14 @@ int cb_engine_run(const cb_params *p, MPI_Comm comm)
                 e->printers[i]->ops->begin(e->printers[i], &e->run);
         if (e->size_notice[0] != '\0')
             note(e, "%s", e->size_notice);
-        if (run_collectives(e) == CB_EXIT_OK && e->rank == 0)
-            for (int i = 0; i < e->nprinters; i++)
-                e->printers[i]->ops->end(e->printers[i], &e->sum);
+        run_collectives(e);
+    }
+    if (e->progress == 1) {
+        fputs("\r\033[K", stderr);
+        fflush(stderr);
     }
     int failed = e->st.code != CB_EXIT_OK;
+    end_printers(e);
     close_printers(e);
     agree(e);
     free_buffers(e);

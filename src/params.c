@@ -270,6 +270,30 @@ static int opt_csv(parse_state *s, const char *v)
     return 0;
 }
 
+static int opt_json(parse_state *s, const char *v)
+{
+    if (v[0] == '\0')
+        return fail(s, "the file name is empty");
+    if (strcmp(v, "-") == 0)
+        return fail(s, "'-': the JSON document goes to a file (it is written whole, then renamed)");
+    s->p->json_path = v;
+    return 0;
+}
+
+static int opt_stats(parse_state *s, const char *v)
+{
+    (void)v;
+    s->p->table_stats = 1;
+    return 0;
+}
+
+static int opt_progress(parse_state *s, const char *v)
+{
+    (void)v;
+    s->p->progress = 1;
+    return 0;
+}
+
 static int opt_help(parse_state *s, const char *v)
 {
     (void)v;
@@ -316,8 +340,13 @@ static const option_spec option_table[] = {
     {'C', "report-cputime", "0|1", "1: report the CPU time to launch, not the time to "
                                    "complete [0]", opt_cputime},
     {'\0', "backend", "NAME", "auto or a backend listed below [auto]", opt_backend},
-    {'\0', "csv", "FILE", "also write results as CSV to FILE; '-' writes CSV to stdout "
-                          "instead of the table", opt_csv},
+    {'\0', "csv", "FILE", "also write results as CSV to FILE; '-': CSV on stdout, the "
+                          "table on stderr", opt_csv},
+    {'\0', "json", "FILE", "also write the run as one JSON document to FILE", opt_json},
+    {'\0', "stats", NULL, "add per-iteration and per-rank time statistics to the table",
+     opt_stats},
+    {'\0', "progress", NULL, "report progress on stderr even when it is not a terminal",
+     opt_progress},
     {'h', "help", NULL, "print this help and exit", opt_help},
     {'V', "version", NULL, "print the version and exit", opt_version},
 };
@@ -365,6 +394,8 @@ int cb_params_parse(cb_params *p, int argc, char **argv, char *err, size_t err_l
 {
     parse_state s = {p, err, err_len, "", 0, 0};
     char shown[80];
+    p->argc = argc;
+    p->argv = argv;
     for (int i = 1; i < argc; i++) {
         const char *word = argv[i];
         const option_spec *spec = NULL;

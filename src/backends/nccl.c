@@ -36,6 +36,9 @@ typedef struct nccl_backend {
     int have_start;
     int have_stop;
     ncclComm_t comm;           /* NULL until initialised */
+    cudaEvent_t *marks;        /* recorded at the end of marked iterations */
+    int nmarks;
+    int marks_room;
     /* -G: the recording in progress or the one being launched */
     int capturing;
     cudaGraph_t graph;
@@ -252,6 +255,9 @@ static void nccl_fini(cb_backend *b, int aborting)
         else
             ncclCommDestroy(nb->comm);
     }
+    for (int i = 0; i < nb->marks_room; i++)
+        cudaEventDestroy(nb->marks[i]);
+    free(nb->marks);
     if (nb->have_stop)
         cudaEventDestroy(nb->stop);
     if (nb->have_start)
@@ -458,7 +464,50 @@ static int nccl_graph_launch(cb_backend *b)
 static int nccl_timer_start(cb_backend *b)
 {
     nccl_backend *nb = (nccl_backend *)b;
+    nb->nmarks = 0;
     return CUDA_CALL(b, cudaEventRecord(nb->start, nb->stream));
+}
+
+static int nccl_timer_reserve(cb_backend *b, int n)
+{
+    nccl_backend *nb = (nccl_backend *)b;
+    if (n <= nb->marks_room)
+        return 0;
+    cudaEvent_t *grown = realloc(nb->marks, (size_t)n * sizeof *grown);
+    if (grown == NULL)
+        return cb_backend_fail(b, "cannot allocate room for %d CUDA events", n);
+    nb->marks = grown;
+    while (nb->marks_room < n) {
+        if (CUDA_CALL(b, cudaEventCreate(&nb->marks[nb->marks_room])) != 0)
+            return -1;
+        nb->marks_room++;
+    }
+    return 0;
+}
+
+/* An event on the stream: the GPU's time at the end of the iteration, read
+ * after the span, so nothing waits inside it. */
+static int nccl_timer_mark(cb_backend *b)
+{
+    nccl_backend *nb = (nccl_backend *)b;
+    if (nb->nmarks >= nb->marks_room)
+        return cb_backend_fail(b, "more timer marks than the %d reserved", nb->marks_room);
+    return CUDA_CALL(b, cudaEventRecord(nb->marks[nb->nmarks++], nb->stream));
+}
+
+static int nccl_timer_samples(cb_backend *b, double *seconds, int n)
+{
+    nccl_backend *nb = (nccl_backend *)b;
+    if (n > nb->nmarks)
+        return cb_backend_fail(b, "%d timer samples asked for, %d marked", n, nb->nmarks);
+    for (int i = 0; i < n; i++) {
+        float ms = 0;
+        cudaEvent_t from = i == 0 ? nb->start : nb->marks[i - 1];
+        if (CUDA_CALL(b, cudaEventElapsedTime(&ms, from, nb->marks[i])) != 0)
+            return -1;
+        seconds[i] = (double)ms / 1e3;
+    }
+    return 0;
 }
 
 static int nccl_timer_stop(cb_backend *b, double *seconds)
@@ -499,4 +548,7 @@ const cb_backend_ops cb_backend_nccl = {
     .wait = nccl_wait,
     .timer_start = nccl_timer_start,
     .timer_stop = nccl_timer_stop,
+    .timer_reserve = nccl_timer_reserve,
+    .timer_mark = nccl_timer_mark,
+    .timer_samples = nccl_timer_samples,
 };
