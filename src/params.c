@@ -15,6 +15,8 @@
 #define CB_DEFAULT_ITERS 20
 #define CB_DEFAULT_WARMUP 1
 #define CB_MAX_COUNT_OPTION 1000000000L
+#define CB_DEFAULT_TIMEOUT 300
+#define CB_MAX_TIMEOUT 604800L
 #define CB_MAX_AGG_OPTION 1048576L
 
 typedef struct parse_state {
@@ -270,6 +272,11 @@ static int opt_csv(parse_state *s, const char *v)
     return 0;
 }
 
+static int opt_timeout(parse_state *s, const char *v)
+{
+    return set_int(s, v, 0, CB_MAX_TIMEOUT, &s->p->timeout);
+}
+
 static int opt_json(parse_state *s, const char *v)
 {
     if (v[0] == '\0')
@@ -339,6 +346,8 @@ static const option_spec option_table[] = {
                             "0 off [0]", opt_cudagraph},
     {'C', "report-cputime", "0|1", "1: report the CPU time to launch, not the time to "
                                    "complete [0]", opt_cputime},
+    {'T', "timeout", "SECONDS", "end the run when a rank makes no progress for SECONDS; "
+                                "0 never [300]", opt_timeout},
     {'\0', "backend", "NAME", "auto or a backend listed below [auto]", opt_backend},
     {'\0', "csv", "FILE", "also write results as CSV to FILE; '-': CSV on stdout, the "
                           "table on stderr", opt_csv},
@@ -371,6 +380,7 @@ void cb_params_defaults(cb_params *p)
     p->average = CB_AVERAGE_MEAN;
     p->agg = 1;
     p->backend = "auto";
+    p->timeout = CB_DEFAULT_TIMEOUT;
 }
 
 static const option_spec *find_long(const char *name, size_t len)

@@ -42,6 +42,7 @@ typedef struct cb_params {
     int agg;               /* operations per timed iteration, in one group (-m) */
     int graph_launches;    /* 0: no graph; else launches of the captured iterations (-G) */
     int report_cputime;    /* report the time to launch, not to complete (-C) */
+    int timeout;           /* seconds without progress before the watchdog ends the run; 0 off */
 
     const char *backend;   /* a backend name or "auto" */
     const char *csv_path;  /* NULL: no CSV; "-": CSV on stdout, the table on stderr */

@@ -39,6 +39,8 @@ typedef struct nccl_backend {
     cudaEvent_t *marks;        /* recorded at the end of marked iterations */
     int nmarks;
     int marks_room;
+    int marks_seen;            /* marks seen complete while waiting */
+    cb_backend_config config;
     /* -G: the recording in progress or the one being launched */
     int capturing;
     cudaGraph_t graph;
@@ -212,13 +214,14 @@ static int create_comm(nccl_backend *nb)
 
 static int nccl_init(MPI_Comm comm, const cb_backend_config *config, cb_backend **out)
 {
-    (void)config; /* the engine waits between operations itself (-z) */
+    /* -z is the engine's business: it waits between operations itself. */
     nccl_backend *nb = calloc(1, sizeof *nb);
     *out = nb ? &nb->base : NULL;
     if (cb_backend_agree(comm, *out, nb == NULL) != 0)
         return -1;
     nb->base.comm = comm;
     nb->device = -1;
+    nb->config = *config;
     MPI_Comm_rank(comm, &nb->base.rank);
     MPI_Comm_size(comm, &nb->base.nranks);
     if (cb_backend_agree(comm, &nb->base, select_device(nb) != 0) != 0 ||
@@ -265,6 +268,15 @@ static void nccl_fini(cb_backend *b, int aborting)
     if (nb->have_stream)
         cudaStreamDestroy(nb->stream);
     free(nb);
+}
+
+/* From the watchdog thread: NCCL documents ncclCommAbort as the way to end a
+ * communicator whose operations hang. */
+static void nccl_abort(cb_backend *b)
+{
+    nccl_backend *nb = (nccl_backend *)b;
+    if (nb->comm != NULL)
+        ncclCommAbort(nb->comm);
 }
 
 static int nccl_describe(cb_backend *b, cb_device_desc *desc)
@@ -340,6 +352,13 @@ static int poll_complete(nccl_backend *nb, cudaEvent_t event)
             ncclCommAbort(nb->comm);
             nb->comm = NULL;
             return -1;
+        }
+        /* Iterations completing count as progress for the watchdog, so a
+         * long queue of them is not taken for a hang. */
+        while (nb->config.progress != NULL && nb->marks_seen < nb->nmarks &&
+               cudaEventQuery(nb->marks[nb->marks_seen]) == cudaSuccess) {
+            nb->marks_seen++;
+            nb->config.progress(nb->config.progress_ctx);
         }
         cudaError_t done = event != NULL ? cudaEventQuery(event) : cudaStreamQuery(nb->stream);
         if (done == cudaSuccess)
@@ -465,6 +484,7 @@ static int nccl_timer_start(cb_backend *b)
 {
     nccl_backend *nb = (nccl_backend *)b;
     nb->nmarks = 0;
+    nb->marks_seen = 0;
     return CUDA_CALL(b, cudaEventRecord(nb->start, nb->stream));
 }
 
@@ -529,6 +549,7 @@ const cb_backend_ops cb_backend_nccl = {
     .usable = nccl_usable,
     .init = nccl_init,
     .fini = nccl_fini,
+    .abort = nccl_abort,
     .describe = nccl_describe,
     .versions = nccl_versions,
     .memory_available = nccl_memory_available,

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "config.h"
 #include "printer.h"
 #include "status.h"
 
@@ -115,8 +116,8 @@ static cb_printer *json_open(const char *path, char *err, size_t err_len)
         return NULL;
     }
     jp->base.owns_out = 1;
-    fprintf(jp->base.out, "{\n  \"schema_version\": %d,\n  \"tool\": {\"name\": \"nccl-collbench\"",
-            CB_JSON_SCHEMA_VERSION);
+    fprintf(jp->base.out, "{\n  \"schema_version\": %d,\n  \"tool\": {\"name\": \"nccl-collbench\", "
+                          "\"version\": \"%s\"}", CB_JSON_SCHEMA_VERSION, PACKAGE_VERSION);
     return &jp->base;
 }
 
@@ -180,9 +181,7 @@ static void json_begin(cb_printer *pr, const cb_run_info *run)
     json_printer *jp = (json_printer *)pr;
     FILE *f = pr->out;
     jp->run = run;
-    fprintf(f, ", \"version\": ");
-    json_string(f, run->tool_version);
-    fprintf(f, "},\n  \"run_id\": ");
+    fprintf(f, ",\n  \"run_id\": ");
     json_string(f, run->run_id);
     fprintf(f, ",\n  \"start_utc\": ");
     json_string(f, run->start_utc);
@@ -323,7 +322,7 @@ static void json_end(cb_printer *pr, const cb_summary *sum)
     FILE *f = pr->out;
     jp->ended = 1;
     if (jp->run == NULL)          /* failed before the run began */
-        fprintf(f, "},\n  \"results\": [");
+        fprintf(f, ",\n  \"results\": [");
     fprintf(f, "%s],\n  \"notes\": [", jp->results ? "\n  " : "");
     for (size_t i = 0; i < jp->nnotes; i++) {
         fprintf(f, "%s\n    ", i ? "," : "");

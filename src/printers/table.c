@@ -152,8 +152,19 @@ static void table_result(cb_printer *pr, const cb_result *res)
 static void table_end(cb_printer *pr, const cb_summary *sum)
 {
     FILE *out = pr->out;
-    if (!((table_printer *)pr)->begun)
+    table_printer *tp = (table_printer *)pr;
+    if (!tp->begun)
         return;
+    if (tp->have_pending) {
+        /* The in-place half never came (the run stopped): the row as far as it got. */
+        const cb_result *res = &tp->pending;
+        fprintf(out, "%12llu %13zu %8s %6s %5d", (unsigned long long)res->bytes, res->count,
+                cb_dtype_info_of(res->dtype)->name, cb_redop_name(res->redop), res->root);
+        print_half(out, res);
+        fprintf(out, " %10s %8s %8s %7s\n", "-", "-", "-", "-");
+        print_mismatch(out, res);
+        tp->have_pending = 0;
+    }
     if (sum->error[0] != '\0')
         fprintf(out, "# Stopped early: %s\n", sum->error);
     fprintf(out, "# Out of bounds values : %llu %s\n", (unsigned long long)sum->wrong,
