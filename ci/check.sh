@@ -1,7 +1,7 @@
 #!/bin/sh
 # Quick start, second command (and what CI runs): install what is missing,
-# build with warnings as errors, run make check, make distcheck, then the
-# suite again in a build with AddressSanitizer and UBSan.
+# build with warnings as errors, run make check, make distcheck, the suite
+# again in a build with AddressSanitizer and UBSan, and a short fuzzing run.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 cd "$here/.."
@@ -39,4 +39,8 @@ mkdir _build-san
     make -j"$jobs" >/dev/null)
 make -C _build-san -j"$jobs" check || { show_logs _build-san; exit 1; }
 echo "sanitizer build: $(counts _build-san)"
+
+# A short fuzzing run of the option parser and the CSV reader (libFuzzer);
+# the documented longer run is: sh tests/fuzz/run.sh 600
+sh tests/fuzz/run.sh 30
 echo "tests: $plain"

@@ -20,6 +20,7 @@ need gcc gcc
 need python3 python3
 need mandoc mandoc
 need gnuplot gnuplot-nox
+need clang clang
 need timeout coreutils
 
 if [ -z "$missing" ]; then

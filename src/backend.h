@@ -24,6 +24,10 @@ typedef struct cb_backend_ops cb_backend_ops;
 /* What the engine asks of a backend when it starts one. */
 typedef struct cb_backend_config {
     int blocking;      /* wait for each operation before launching the next */
+    /* Called, when not NULL, whenever a backend waiting for its operations
+     * sees some of them complete: the watchdog counts it as progress. */
+    void (*progress)(void *ctx);
+    void *progress_ctx;
 } cb_backend_config;
 
 /* Room for a backend's library and driver versions line. */
@@ -61,6 +65,10 @@ struct cb_backend_ops {
     int (*init)(MPI_Comm comm, const cb_backend_config *config, cb_backend **out);
     /* Release everything; aborting is set when another rank failed. */
     void (*fini)(cb_backend *b, int aborting);
+    /* Optional: called from the watchdog thread just before the process
+     * ends on a timeout; makes blocked operations return (NCCL:
+     * ncclCommAbort). Nothing else of the backend is used afterwards. */
+    void (*abort)(cb_backend *b);
 
     int (*describe)(cb_backend *b, cb_device_desc *desc);
     /* Optional (NULL: nothing to add): one line of library, runtime and driver
@@ -142,6 +150,16 @@ struct cb_backend_ops {
      * gives the seconds since timer_start on this rank. */
     int (*timer_start)(cb_backend *b);
     int (*timer_stop)(cb_backend *b, double *seconds);
+
+    /* Per-iteration timing, without waiting inside the timed span: all three
+     * or none (then no per-iteration statistics are reported).
+     * timer_reserve: room for n marks, called outside timed spans;
+     * timer_mark: the end of one iteration's launches, inside a timed span;
+     * timer_samples: after timer_stop, the seconds between consecutive marks
+     * of that span, the first measured from timer_start; n = marks made. */
+    int (*timer_reserve)(cb_backend *b, int n);
+    int (*timer_mark)(cb_backend *b);
+    int (*timer_samples)(cb_backend *b, double *seconds, int n);
 };
 
 /* Every backend compiled in, in preference order for "auto". */

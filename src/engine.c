@@ -8,6 +8,7 @@
 #include "engine.h"
 
 #include <limits.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -21,14 +22,23 @@
 #include "printer.h"
 #include "result.h"
 #include "status.h"
+#include "signals.h"
 #include "sysinfo.h"
+#include "watchdog.h"
 
 /* Share of the memory a backend reports that buffers may take. */
 #define CB_MEMORY_SHARE 0.8
-#define CB_MAX_PRINTERS 2
+#define CB_MAX_PRINTERS 3
+/* Per-iteration timestamps kept per timed span; beyond, one per group. */
+#define CB_MAX_SAMPLES 1000
 /* Testing only, documented in nccl-collbench(1): "RANK:ELEMENT" makes rank
  * RANK see a wrong value at ELEMENT of every checked result. */
 #define CB_TEST_CORRUPT_ENV "NCCL_COLLBENCH_TEST_CORRUPT"
+/* Testing only: "RANK:SIZE_INDEX" makes RANK stop making progress before the
+ * SIZE_INDEX-th size (0 = the first), as a hung rank would. */
+#define CB_TEST_HANG_ENV "NCCL_COLLBENCH_TEST_HANG"
+/* Testing only: "RANK" makes RANK's buffer allocation fail. */
+#define CB_TEST_FAIL_ALLOC_ENV "NCCL_COLLBENCH_TEST_FAIL_ALLOC"
 
 typedef struct engine {
     const cb_params *p;
@@ -50,18 +60,43 @@ typedef struct engine {
 
     char size_notice[256];   /* why the largest size was lowered, for after the preamble */
 
+    /* Per-iteration timing: a mark every mark_stride units (iterations, or
+     * graph launches with -G), samples read back after the span. */
+    int sampling;            /* the backend has timer marks */
+    int mark_units;          /* units in a timed span */
+    int mark_stride;
+    int nmarks;
+    double *samples;         /* room for CB_MAX_SAMPLES */
+    cb_rank_time *rank_times; /* rank 0 only: every rank's times */
+
     cb_printer *printers[CB_MAX_PRINTERS];   /* rank 0 only */
     int nprinters;
     cb_rank_info *ranks;                     /* rank 0 only */
     cb_run_info run;
     cb_summary sum;
 
+    int progress;          /* rank 0: 0 off, 1 one updated line on a terminal, 2 lines */
     int corrupt_rank;      /* -1: the test hook is off */
     size_t corrupt_index;
+    int hang_rank;         /* -1: off */
+    long hang_size_index;
+    int fail_alloc_rank;   /* -1: off */
+
+    cb_watchdog watch;
+    char measuring[192];   /* the measurement in progress, for the watchdog */
 } engine;
 
+/* Every rank learns of any rank's failure, or of a SIGINT or SIGTERM that
+ * any rank received: all stop at the same step. */
 static int agree(engine *e)
 {
+    /* Reaching an agreement is progress: every rank got this far. */
+    cb_watchdog_tick(&e->watch);
+    int sig = cb_signals_pending();
+    if (sig != 0)
+        cb_status_set(&e->st, sig == SIGINT ? CB_EXIT_SIGINT : CB_EXIT_SIGTERM,
+                      "interrupted by %s: stopped after the measurement in progress",
+                      sig == SIGINT ? "SIGINT" : "SIGTERM");
     return cb_status_agree(e->comm, &e->st);
 }
 
@@ -81,22 +116,35 @@ static void note(engine *e, const char *fmt, ...)
         e->printers[i]->ops->note(e->printers[i], text);
 }
 
+/* "A:B" with two non-negative integers, as the test hooks take them. */
+static int parse_pair(const char *spec, long *a, long *b)
+{
+    const char *colon = spec ? strchr(spec, ':') : NULL;
+    char first[24];
+    if (colon == NULL || (size_t)(colon - spec) >= sizeof first)
+        return -1;
+    memcpy(first, spec, (size_t)(colon - spec));
+    first[colon - spec] = '\0';
+    return cb_parse_long(first, 0, INT_MAX, a) == 0 && cb_parse_long(colon + 1, 0, LONG_MAX, b) == 0
+               ? 0
+               : -1;
+}
+
 static void read_test_hooks(engine *e)
 {
-    e->corrupt_rank = -1;
-    const char *spec = getenv(CB_TEST_CORRUPT_ENV);
-    const char *colon = spec ? strchr(spec, ':') : NULL;
-    char rank_text[16];
-    long rank, index;
-    if (colon == NULL || (size_t)(colon - spec) >= sizeof rank_text)
-        return;
-    memcpy(rank_text, spec, (size_t)(colon - spec));
-    rank_text[colon - spec] = '\0';
-    if (cb_parse_long(rank_text, 0, INT_MAX, &rank) == 0 &&
-        cb_parse_long(colon + 1, 0, LONG_MAX, &index) == 0) {
-        e->corrupt_rank = (int)rank;
-        e->corrupt_index = (size_t)index;
+    long a, b;
+    e->corrupt_rank = e->hang_rank = e->fail_alloc_rank = -1;
+    if (parse_pair(getenv(CB_TEST_CORRUPT_ENV), &a, &b) == 0) {
+        e->corrupt_rank = (int)a;
+        e->corrupt_index = (size_t)b;
     }
+    if (parse_pair(getenv(CB_TEST_HANG_ENV), &a, &b) == 0) {
+        e->hang_rank = (int)a;
+        e->hang_size_index = b;
+    }
+    const char *fail = getenv(CB_TEST_FAIL_ALLOC_ENV);
+    if (fail != NULL && cb_parse_long(fail, 0, INT_MAX, &a) == 0)
+        e->fail_alloc_rank = (int)a;
 }
 
 /* Rank 0 opens the outputs before anything is measured. */
@@ -123,16 +171,62 @@ static void open_printers(engine *e)
         }
         e->printers[e->nprinters++] = csv;
     }
+    if (p->json_path != NULL) {
+        cb_printer *json = cb_printer_json.open(p->json_path, err, sizeof err);
+        if (json == NULL) {
+            cb_status_set(&e->st, CB_EXIT_RUNTIME, "--json: %s", err);
+            return;
+        }
+        e->printers[e->nprinters++] = json;
+    }
 }
 
-static int close_printers(engine *e)
+/* Progress on stderr: by default only when stderr is a terminal and the
+ * table goes elsewhere (stdout redirected); --progress forces it. */
+static void choose_progress(engine *e)
 {
+    const cb_params *p = e->p;
+    int table_on_stderr = p->csv_path != NULL && strcmp(p->csv_path, "-") == 0;
+    /* One line rewritten in place only where no table shares the terminal;
+     * otherwise whole lines, between the table's. */
+    int own_line = isatty(STDERR_FILENO) && !isatty(STDOUT_FILENO) && !table_on_stderr;
+    if (e->rank != 0)
+        e->progress = 0;
+    else if (own_line)
+        e->progress = 1;
+    else
+        e->progress = p->progress ? 2 : 0;
+}
+
+static void report_progress(engine *e, const cb_collective *coll, cb_dtype dtype, cb_redop redop,
+                            int done, int total)
+{
+    if (e->progress == 0)
+        return;
+    fprintf(stderr, "%s# progress: %s %s %s: %d of %d sizes%s", e->progress == 1 ? "\r\033[K" : "",
+            coll->name, cb_dtype_info_of(dtype)->name, cb_redop_name(redop), done, total,
+            e->progress == 1 ? "" : "\n");
+    fflush(stderr);
+}
+
+/* Every printer ends, also after a failure: footers, and a JSON document
+ * that says how the run ended. */
+static void end_printers(engine *e)
+{
+    /* In the order opened, each ended and closed before the next ends, so
+     * the JSON document, last, carries the status a failed close gives. */
+    cb_summary *sum = &e->sum;
     char err[CB_MSGLEN];
-    for (int i = 0; i < e->nprinters; i++)
+    for (int i = 0; i < e->nprinters; i++) {
+        sum->exit_status = e->st.code != CB_EXIT_OK ? e->st.code
+                           : sum->wrong > 0         ? CB_EXIT_WRONG
+                                                    : CB_EXIT_OK;
+        snprintf(sum->error, sizeof sum->error, "%s", e->st.code != CB_EXIT_OK ? e->st.msg : "");
+        e->printers[i]->ops->end(e->printers[i], sum);
         if (e->printers[i]->ops->close(e->printers[i], err, sizeof err) != 0)
             cb_status_set(&e->st, CB_EXIT_RUNTIME, "%s", err);
+    }
     e->nprinters = 0;
-    return e->st.code;
 }
 
 static void check_printers(engine *e)
@@ -166,11 +260,14 @@ static void select_backend(engine *e)
                           e->p->backend, why);
         return;
     }
-    const char *lacked = NULL;
+    const char *lacked = NULL, *lacking = NULL;
     for (const cb_backend_ops *const *b = cb_backend_list(); *b != NULL; b++) {
         const char *lack = backend_lacks(*b, e->p);
         if (lack != NULL) {
-            lacked = lacked ? lacked : lack;
+            if (lacked == NULL) {
+                lacked = lack;
+                lacking = (*b)->name;
+            }
             continue;
         }
         int usable = (*b)->usable(why, sizeof why), everywhere = 0;
@@ -182,20 +279,37 @@ static void select_backend(engine *e)
     }
     if (lacked != NULL)
         cb_status_set(&e->st, CB_EXIT_RUNTIME,
-                      "no backend can run on every rank; those built but not usable here "
-                      "were skipped, the others because %s", lacked);
+                      "no backend can run on every rank with these options (%s: %s)", lacking,
+                      lacked);
     else
         cb_status_set(&e->st, CB_EXIT_RUNTIME, "no backend can run on every rank");
 }
 
+/* The watchdog's way to unblock a hung rank before it ends the process. */
+static void abort_backend(void *ctx)
+{
+    engine *e = ctx;
+    if (e->b != NULL && e->ops->abort != NULL)
+        e->ops->abort(e->b);
+}
+
+static void watchdog_tick(void *ctx)
+{
+    cb_watchdog_tick(&((engine *)ctx)->watch);
+}
+
 static void start_backend(engine *e)
 {
-    cb_backend_config config = {.blocking = e->p->blocking};
+    cb_backend_config config = {
+        .blocking = e->p->blocking, .progress = watchdog_tick, .progress_ctx = e};
+    cb_watchdog_doing(&e->watch, "starting the %s backend", e->ops->name);
     if (e->ops->init(e->comm, &config, &e->b) != 0)
         cb_status_set(&e->st, CB_EXIT_RUNTIME, "starting the %s backend failed: %s",
                       e->ops->name, e->b ? e->b->error : "out of memory");
-    if (e->b != NULL)
+    if (e->b != NULL) {
         e->b->ops = e->ops;
+        cb_watchdog_set_abort(&e->watch, abort_backend, e);
+    }
 }
 
 /* Host, pid and device of every rank, gathered on rank 0. */
@@ -290,8 +404,22 @@ static void plan_sizes(engine *e)
     e->buffer_bytes = (size_t)e->sizes[fit - 1];
 }
 
+static int backend_step(engine *e, int rc)
+{
+    if (rc != 0)
+        cb_status_set(&e->st, CB_EXIT_RUNTIME, "%s", e->b->error);
+    return rc;
+}
+
 static void allocate_buffers(engine *e)
 {
+    cb_watchdog_doing(&e->watch, "allocating two buffers of %zu bytes", e->buffer_bytes);
+    if (e->fail_alloc_rank == e->rank) {
+        cb_status_set(&e->st, CB_EXIT_RUNTIME,
+                      "cannot allocate %zu bytes (failure injected by " CB_TEST_FAIL_ALLOC_ENV ")",
+                      e->buffer_bytes);
+        return;
+    }
     if (e->ops->alloc(e->b, e->buffer_bytes, &e->send) != 0 ||
         e->ops->alloc(e->b, e->buffer_bytes, &e->recv) != 0) {
         cb_status_set(&e->st, CB_EXIT_RUNTIME, "%s", e->b->error);
@@ -303,6 +431,18 @@ static void allocate_buffers(engine *e)
             cb_status_set(&e->st, CB_EXIT_RUNTIME, "cannot allocate %zu bytes of host memory",
                           e->buffer_bytes);
     }
+    const cb_params *p = e->p;
+    e->mark_units = p->graph_launches > 0 ? p->graph_launches : p->iters;
+    e->mark_stride = (e->mark_units + CB_MAX_SAMPLES - 1) / CB_MAX_SAMPLES;
+    e->sampling = e->ops->timer_reserve && e->ops->timer_mark && e->ops->timer_samples;
+    int marks = (e->mark_units + e->mark_stride - 1) / e->mark_stride;
+    e->samples = malloc((size_t)marks * sizeof *e->samples);
+    if (e->rank == 0)
+        e->rank_times = malloc((size_t)e->nranks * sizeof *e->rank_times);
+    if (e->samples == NULL || (e->rank == 0 && e->rank_times == NULL))
+        cb_status_set(&e->st, CB_EXIT_RUNTIME, "out of memory for timing samples");
+    else if (e->sampling)
+        backend_step(e, e->ops->timer_reserve(e->b, marks));
 }
 
 static void free_buffers(engine *e)
@@ -312,15 +452,13 @@ static void free_buffers(engine *e)
     if (e->recv)
         e->ops->free(e->b, e->recv);
     free(e->staging);
+    free(e->samples);
+    free(e->rank_times);
     e->send = e->recv = e->staging = NULL;
+    e->samples = NULL;
+    e->rank_times = NULL;
 }
 
-static int backend_step(engine *e, int rc)
-{
-    if (rc != 0)
-        cb_status_set(&e->st, CB_EXIT_RUNTIME, "%s", e->b->error);
-    return rc;
-}
 
 /* One iteration: p->agg operations, as one group when the backend groups. */
 static int launch_iteration(engine *e, const cb_collective *coll, const cb_call *call)
@@ -344,9 +482,11 @@ static int launch_iteration(engine *e, const cb_collective *coll, const cb_call 
 static int launch_iterations(engine *e, const cb_collective *coll, const cb_call *call, int n,
                              int recording)
 {
+    cb_watchdog_loop(&e->watch, n);
     for (int i = 0; i < n; i++) {
         if (launch_iteration(e, coll, call) != 0)
             return -1;
+        cb_watchdog_at(&e->watch, i);
         if (e->p->blocking && !recording && backend_step(e, e->ops->wait(e->b)) != 0)
             return -1;
     }
@@ -366,6 +506,7 @@ static int timed_span(engine *e, const cb_collective *coll, const cb_call *call,
      * way here is waiting in one, and nobody launches what it would miss. */
     if (agree(e) != CB_EXIT_OK)
         return -1;
+    e->nmarks = 0;
     if (backend_step(e, e->ops->timer_start(e->b)) != 0)
         return -1;
     double cpu_start = MPI_Wtime();
@@ -375,19 +516,43 @@ static int timed_span(engine *e, const cb_collective *coll, const cb_call *call,
     return backend_step(e, e->ops->timer_stop(e->b, completion));
 }
 
+/* After unit i of a timed span: a timestamp every mark_stride units and
+ * after the last, read back only after the span. */
+static int mark_if_due(engine *e, int i)
+{
+    if (!e->sampling || ((i + 1) % e->mark_stride != 0 && i + 1 != e->mark_units))
+        return 0;
+    e->nmarks++;
+    return backend_step(e, e->ops->timer_mark(e->b));
+}
+
 static int launch_timed_iterations(engine *e, const cb_collective *coll, const cb_call *call)
 {
-    return launch_iterations(e, coll, call, e->p->iters, 0);
+    cb_watchdog_loop(&e->watch, e->p->iters);
+    for (int i = 0; i < e->p->iters; i++) {
+        if (launch_iteration(e, coll, call) != 0)
+            return -1;
+        cb_watchdog_at(&e->watch, i);
+        if (e->p->blocking && backend_step(e, e->ops->wait(e->b)) != 0)
+            return -1;
+        if (mark_if_due(e, i) != 0)
+            return -1;
+    }
+    return 0;
 }
 
 static int launch_graphs(engine *e, const cb_collective *coll, const cb_call *call)
 {
     (void)coll;
     (void)call;
+    cb_watchdog_loop(&e->watch, e->p->graph_launches);
     for (int g = 0; g < e->p->graph_launches; g++) {
         if (backend_step(e, e->ops->graph_launch(e->b)) != 0)
             return -1;
+        cb_watchdog_at(&e->watch, g);
         if (e->p->blocking && backend_step(e, e->ops->wait(e->b)) != 0)
+            return -1;
+        if (mark_if_due(e, g) != 0)
             return -1;
     }
     return 0;
@@ -417,14 +582,31 @@ static int time_graph(engine *e, const cb_collective *coll, const cb_call *call,
     return rc;
 }
 
+/* This rank's per-operation samples from the marks of the last span. */
+static int read_samples(engine *e, double ops_per_unit, cb_rank_time *t)
+{
+    int n = e->sampling ? e->nmarks : 0;
+    if (n > 0 && backend_step(e, e->ops->timer_samples(e->b, e->samples, n)) != 0)
+        return -1;
+    for (int j = 0; j < n; j++) {
+        int units = j + 1 < n ? e->mark_stride : e->mark_units - e->mark_stride * (n - 1);
+        e->samples[j] /= units * ops_per_unit;
+    }
+    cb_stats_from_samples(e->samples, n, t);
+    return 0;
+}
+
 /* Warmup, then the timed iterations; the time per operation on this rank:
- * until completion, or with -C until the launches returned. */
+ * until completion, or with -C until the launches returned; and the
+ * per-iteration statistics (always of completion). */
 static int time_collective(engine *e, const cb_collective *coll, const cb_call *call,
-                           double *seconds)
+                           cb_rank_time *t)
 {
     const cb_params *p = e->p;
+    cb_watchdog_doing(&e->watch, "%s, warmup", e->measuring);
     if (launch_iterations(e, coll, call, p->warmup, 0) != 0)
         return -1;
+    cb_watchdog_doing(&e->watch, "%s, timed iterations", e->measuring);
     double completion = 0, cpu = 0, ops = (double)p->iters * p->agg;
     int rc;
     if (p->graph_launches > 0) {
@@ -435,8 +617,9 @@ static int time_collective(engine *e, const cb_collective *coll, const cb_call *
     }
     if (rc != 0)
         return -1;
-    *seconds = (p->report_cputime ? cpu : completion) / ops;
-    return 0;
+    t->mean = (p->report_cputime ? cpu : completion) / ops;
+    double ops_per_unit = p->graph_launches > 0 ? (double)p->iters * p->agg : (double)p->agg;
+    return read_samples(e, ops_per_unit, t);
 }
 
 static double combine_time(engine *e, double mine)
@@ -574,16 +757,36 @@ static int measure(engine *e, const cb_collective *coll, cb_call *call, int size
     res.warmup_iters = e->p->warmup;
     res.iters = e->p->iters;
 
-    double mine = 0;
+    snprintf(e->measuring, sizeof e->measuring, "%s %s %s root %d, %llu B %s", coll->name,
+             cb_dtype_info_of(call->dtype)->name, cb_redop_name(call->redop), call->root,
+             (unsigned long long)bytes, in_place ? "in-place" : "out-of-place");
+    if (e->rank == e->hang_rank && size_index == e->hang_size_index && !in_place) {
+        cb_watchdog_doing(&e->watch, "%s, hang injected by " CB_TEST_HANG_ENV, e->measuring);
+        for (;;)
+            sleep(1);
+    }
+    cb_rank_time mine;
+    memset(&mine, 0, sizeof mine);
     time_collective(e, coll, call, &mine);
     if (agree(e) != CB_EXIT_OK)
         return e->st.code;
-    res.seconds = combine_time(e, mine);
+    res.seconds = combine_time(e, mine.mean);
+    MPI_Gather(&mine, (int)sizeof mine, MPI_BYTE, e->rank_times, (int)sizeof mine, MPI_BYTE, 0,
+               e->comm);
+    if (e->rank == 0) {
+        cb_stats_spread(e->rank_times, e->nranks, &res.spread);
+        res.slowest = e->rank_times[res.spread.slowest];
+        res.rank_times = e->rank_times;
+        snprintf(res.slowest_host, sizeof res.slowest_host, "%s",
+                 e->ranks[res.spread.slowest].host);
+    }
     res.algbw = res.seconds > 0 ? (double)bytes / 1e9 / res.seconds : 0;
     res.busbw = res.algbw * coll->busbw_factor(e->nranks);
 
-    if (checkable)
+    if (checkable) {
+        cb_watchdog_doing(&e->watch, "%s, verification", e->measuring);
         verify(e, coll, call, size_index, &res);
+    }
     if (e->st.code != CB_EXIT_OK)
         return e->st.code;
 
@@ -632,6 +835,7 @@ static int sweep(engine *e, const cb_collective *coll, cb_dtype dtype, cb_redop 
         for (int in_place = 0; in_place <= 1; in_place++)
             if (measure(e, coll, &call, s, bytes, in_place, checkable) != CB_EXIT_OK)
                 return e->st.code;
+        report_progress(e, coll, dtype, redop, s + 1, e->nsizes);
     }
     return CB_EXIT_OK;
 }
@@ -689,6 +893,9 @@ int cb_engine_run(const cb_params *p, MPI_Comm comm)
     snprintf(e->host, sizeof e->host, "%.*s", (int)sizeof e->host - 1, name);
     cb_status_clear(&e->st);
     read_test_hooks(e);
+    choose_progress(e);
+    if (cb_watchdog_start(&e->watch, p->timeout, e->rank, e->host) != 0)
+        cb_status_set(&e->st, CB_EXIT_RUNTIME, "cannot start the watchdog thread");
 
     open_printers(e);
     if (agree(e) == CB_EXIT_OK)
@@ -708,16 +915,21 @@ int cb_engine_run(const cb_params *p, MPI_Comm comm)
                 e->printers[i]->ops->begin(e->printers[i], &e->run);
         if (e->size_notice[0] != '\0')
             note(e, "%s", e->size_notice);
-        if (run_collectives(e) == CB_EXIT_OK && e->rank == 0)
-            for (int i = 0; i < e->nprinters; i++)
-                e->printers[i]->ops->end(e->printers[i], &e->sum);
+        run_collectives(e);
+    }
+    if (e->progress == 1) {
+        fputs("\r\033[K", stderr);
+        fflush(stderr);
     }
     int failed = e->st.code != CB_EXIT_OK;
-    close_printers(e);
+    end_printers(e);
     agree(e);
+    cb_watchdog_doing(&e->watch, "shutting the %s backend down", e->ops ? e->ops->name : "");
     free_buffers(e);
+    cb_watchdog_set_abort(&e->watch, NULL, NULL);
     if (e->b != NULL)
         e->ops->fini(e->b, failed);
+    cb_watchdog_stop(&e->watch);
     free(e->ranks);
 
     int code = e->st.code;

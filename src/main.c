@@ -5,6 +5,7 @@
 #include "config.h"
 #include "engine.h"
 #include "params.h"
+#include "signals.h"
 #include "status.h"
 
 static int finish(int code)
@@ -49,5 +50,6 @@ int main(int argc, char **argv)
         }
         return finish(CB_EXIT_OK);
     }
+    cb_signals_install();
     return finish(cb_engine_run(&params, MPI_COMM_WORLD));
 }

@@ -15,6 +15,8 @@
 #define CB_DEFAULT_ITERS 20
 #define CB_DEFAULT_WARMUP 1
 #define CB_MAX_COUNT_OPTION 1000000000L
+#define CB_DEFAULT_TIMEOUT 300
+#define CB_MAX_TIMEOUT 604800L
 #define CB_MAX_AGG_OPTION 1048576L
 
 typedef struct parse_state {
@@ -296,6 +298,35 @@ static int opt_csv(parse_state *s, const char *v)
     return 0;
 }
 
+static int opt_timeout(parse_state *s, const char *v)
+{
+    return set_int(s, v, 0, CB_MAX_TIMEOUT, &s->p->timeout);
+}
+
+static int opt_json(parse_state *s, const char *v)
+{
+    if (v[0] == '\0')
+        return fail(s, "the file name is empty");
+    if (strcmp(v, "-") == 0)
+        return fail(s, "'-': the JSON document goes to a file (it is written whole, then renamed)");
+    s->p->json_path = v;
+    return 0;
+}
+
+static int opt_stats(parse_state *s, const char *v)
+{
+    (void)v;
+    s->p->table_stats = 1;
+    return 0;
+}
+
+static int opt_progress(parse_state *s, const char *v)
+{
+    (void)v;
+    s->p->progress = 1;
+    return 0;
+}
+
 static int opt_help(parse_state *s, const char *v)
 {
     (void)v;
@@ -343,9 +374,16 @@ static const option_spec option_table[] = {
                             "0 off [0]", opt_cudagraph},
     {'C', "report-cputime", "0|1", "1: report the CPU time to launch, not the time to "
                                    "complete [0]", opt_cputime},
+    {'T', "timeout", "SECONDS", "end the run when a rank makes no progress for SECONDS; "
+                                "0 never [300]", opt_timeout},
     {'\0', "backend", "NAME", "auto or a backend listed below [auto]", opt_backend},
-    {'\0', "csv", "FILE", "also write results as CSV to FILE; '-' writes CSV to stdout "
-                          "instead of the table", opt_csv},
+    {'\0', "csv", "FILE", "also write results as CSV to FILE; '-': CSV on stdout, the "
+                          "table on stderr", opt_csv},
+    {'\0', "json", "FILE", "also write the run as one JSON document to FILE", opt_json},
+    {'\0', "stats", NULL, "add per-iteration and per-rank time statistics to the table",
+     opt_stats},
+    {'\0', "progress", NULL, "report progress on stderr even when it is not a terminal",
+     opt_progress},
     {'h', "help", NULL, "print this help and exit", opt_help},
     {'V', "version", NULL, "print the version and exit", opt_version},
 };
@@ -370,6 +408,7 @@ void cb_params_defaults(cb_params *p)
     p->average = CB_AVERAGE_MEAN;
     p->agg = 1;
     p->backend = "auto";
+    p->timeout = CB_DEFAULT_TIMEOUT;
 }
 
 static const option_spec *find_long(const char *name, size_t len)
@@ -393,6 +432,8 @@ int cb_params_parse(cb_params *p, int argc, char **argv, char *err, size_t err_l
 {
     parse_state s = {p, err, err_len, "", 0, 0};
     char shown[80];
+    p->argc = argc;
+    p->argv = argv;
     for (int i = 1; i < argc; i++) {
         const char *word = argv[i];
         const option_spec *spec = NULL;

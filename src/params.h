@@ -43,9 +43,16 @@ typedef struct cb_params {
     int agg;               /* operations per timed iteration, in one group (-m) */
     int graph_launches;    /* 0: no graph; else launches of the captured iterations (-G) */
     int report_cputime;    /* report the time to launch, not to complete (-C) */
+    int timeout;           /* seconds without progress before the watchdog ends the run; 0 off */
 
     const char *backend;   /* a backend name or "auto" */
-    const char *csv_path;  /* NULL: no CSV; "-": CSV on stdout instead of the table */
+    const char *csv_path;  /* NULL: no CSV; "-": CSV on stdout, the table on stderr */
+    const char *json_path; /* NULL: no JSON document */
+    int table_stats;       /* --stats: statistics lines in the table */
+    int progress;          /* --progress: progress on stderr even when it is no terminal */
+
+    int argc;              /* the command line, for the JSON document */
+    char *const *argv;
 
     int help;              /* -h given: print help, run nothing */
     int version;           /* --version given */

@@ -40,6 +40,7 @@ struct cb_printer {
 
 extern const cb_printer_ops cb_printer_table;
 extern const cb_printer_ops cb_printer_csv;
+extern const cb_printer_ops cb_printer_json;
 
 /* Shared by the printers: open path (or stdout), and close checking errors. */
 int cb_printer_open_stream(cb_printer *pr, const char *path, char *err, size_t err_len);

@@ -12,6 +12,7 @@
 #include "backend.h"
 #include "collective.h"
 #include "params.h"
+#include "stats.h"
 
 #define CB_HOSTLEN 64
 
@@ -49,6 +50,13 @@ typedef struct cb_result {
     int warmup_iters;
     int iters;
     double seconds;            /* per operation, combined across ranks */
+    /* Per-iteration statistics of the slowest rank (the one with the largest
+     * mean), the spread of the per-rank means, and every rank's times
+     * (rank_times: nranks entries, valid during the printer call). */
+    cb_rank_time slowest;
+    cb_rank_spread spread;
+    char slowest_host[CB_HOSTLEN];
+    const cb_rank_time *rank_times;
     double algbw;              /* GB/s, 1e9 bytes per second */
     double busbw;              /* GB/s */
     int check_passes;          /* passes run; 0 when not checked */
@@ -63,6 +71,8 @@ typedef struct cb_summary {
     uint64_t wrong;            /* over every result */
     int results;               /* measurements printed */
     double busbw_sum;          /* for the plain mean of busbw cells */
+    int exit_status;           /* enum cb_exit the run ends with */
+    char error[512];           /* the agreed failure, "" when none */
 } cb_summary;
 
 #endif

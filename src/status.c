@@ -54,12 +54,12 @@ int cb_status_agree(MPI_Comm comm, cb_status *st)
     }
     MPI_Bcast(&report, (int)sizeof report, MPI_BYTE, first, comm);
     if (rank == 0) {
-        fprintf(stderr, "nccl-collbench: rank %d (%s): %s\n", first, report.host, report.msg);
+        fprintf(stderr, "nccl-collbench: rank %d (%s): %.*s\n", first, report.host,
+                (int)sizeof report.msg, report.msg);
         fflush(stderr);
     }
     st->code = report.code;
     st->agreed = 1;
-    if (rank != first)
-        snprintf(st->msg, sizeof st->msg, "rank %d failed", first);
+    snprintf(st->msg, sizeof st->msg, "rank %d (%s): %s", first, report.host, report.msg);
     return report.code;
 }

@@ -37,6 +37,8 @@ twice	-d float,float
 mean	--redop mean
 gloo	--backend gloo
 empty	--csv=
+written whole	--json -
+empty	--json=
 yes	--help=yes
 1000000001	-n 1000000001
 CASES

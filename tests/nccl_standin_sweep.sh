@@ -25,6 +25,23 @@ for np in 1 2 3 4; do
 done
 unset CB_STANDIN_TRACE
 
+# Per-iteration samples come from CUDA events on the stream: one per
+# iteration, read after the span; the stand-in's stream clock gives each
+# operation at least CB_STANDIN_OP_US microseconds (more when the host was
+# slower to launch it), so the samples are at least that and mostly that.
+CB_STANDIN_OP_US=7 run 2 --backend nccl -b 1K -e 1K -n 9 --csv "$CB_TMP/samples.csv"
+expect_rc 0 "per-iteration samples on the nccl backend"
+"$CB_PYTHON" - "$CB_TMP/samples.csv" <<'PY' || fail "per-iteration samples from CUDA events"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+assert len(rows) == 2 and all(r["backend"] == "nccl" for r in rows)
+for r in rows:
+    assert r["iter_samples"] == "9", r["iter_samples"]
+    stats = [float(r[k]) for k in ("iter_min_us", "iter_median_us", "iter_p99_us", "iter_max_us")]
+    assert all(s >= 6.99 for s in stats) and abs(stats[0] - 7.0) < 0.01, stats
+    assert stats[0] <= stats[1] <= stats[2] <= stats[3], stats
+PY
+
 # Every type and reduction, two verification passes each (the stand-in's
 # devices have compute capability 9.0, so fp8 runs too).
 run 3 --backend nccl -d all --redop all -b 8 -e 4K -f 8 -n 2 -c 2 --csv "$CB_TMP/all.csv"

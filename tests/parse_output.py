@@ -22,6 +22,9 @@ CSV_V1_COLUMNS = [
     "mpi_library", "device", "ranks", "nodes", "ranks_per_node", "collective", "datatype",
     "redop", "root", "bytes", "count", "placement", "warmup_iters", "iters", "time_us",
     "time_combine", "algbw_gbps", "busbw_gbps", "wrong", "check_passes",
+    "agg", "graph_launches", "blocking", "time_kind", "iter_samples", "iter_min_us",
+    "iter_median_us", "iter_p99_us", "iter_max_us", "rank_time_min_us", "rank_time_mean_us",
+    "rank_time_max_us", "slowest_rank", "slowest_host",
 ]
 
 DTYPE_SIZES = {"int8": 1, "uint8": 1, "int32": 4, "uint32": 4, "int64": 8,

@@ -31,6 +31,9 @@ typedef struct mpi_backend {
     int op_created[CB_DTYPE_COUNT][CB_MPI_BASIC_REDOPS];
     void *scratch;                                  /* premulsum's scaled input */
     size_t scratch_bytes;
+    double *marks;    /* MPI_Wtime at the end of each marked iteration */
+    int nmarks;
+    int marks_room;
 } mpi_backend;
 
 static MPI_Datatype mpi_builtin_type(cb_dtype dtype)
@@ -190,6 +193,7 @@ static void mpi_fini(cb_backend *b, int aborting)
     }
     if (b->comm != MPI_COMM_NULL)
         MPI_Comm_free(&b->comm);
+    free(mb->marks);
     free(mb->scratch);
     free(mb);
 }
@@ -509,13 +513,49 @@ static int mpi_wait(cb_backend *b)
 
 static int mpi_timer_start(cb_backend *b)
 {
-    ((mpi_backend *)b)->timer_started = MPI_Wtime();
+    mpi_backend *mb = (mpi_backend *)b;
+    mb->nmarks = 0;
+    mb->timer_started = MPI_Wtime();
     return 0;
 }
 
 static int mpi_timer_stop(cb_backend *b, double *seconds)
 {
     *seconds = MPI_Wtime() - ((mpi_backend *)b)->timer_started;
+    return 0;
+}
+
+static int mpi_timer_reserve(cb_backend *b, int n)
+{
+    mpi_backend *mb = (mpi_backend *)b;
+    if (n <= mb->marks_room)
+        return 0;
+    double *grown = realloc(mb->marks, (size_t)n * sizeof *grown);
+    if (grown == NULL)
+        return cb_backend_fail(b, "cannot allocate room for %d timestamps", n);
+    mb->marks = grown;
+    mb->marks_room = n;
+    return 0;
+}
+
+/* MPI collectives here return when they are complete on this rank, so a
+ * timestamp after each iteration is its completion time. */
+static int mpi_timer_mark(cb_backend *b)
+{
+    mpi_backend *mb = (mpi_backend *)b;
+    if (mb->nmarks >= mb->marks_room)
+        return cb_backend_fail(b, "more timer marks than the %d reserved", mb->marks_room);
+    mb->marks[mb->nmarks++] = MPI_Wtime();
+    return 0;
+}
+
+static int mpi_timer_samples(cb_backend *b, double *seconds, int n)
+{
+    mpi_backend *mb = (mpi_backend *)b;
+    if (n > mb->nmarks)
+        return cb_backend_fail(b, "%d timer samples asked for, %d marked", n, mb->nmarks);
+    for (int i = 0; i < n; i++)
+        seconds[i] = mb->marks[i] - (i == 0 ? mb->timer_started : mb->marks[i - 1]);
     return 0;
 }
 
@@ -546,4 +586,7 @@ const cb_backend_ops cb_backend_mpi = {
     .wait = mpi_wait,
     .timer_start = mpi_timer_start,
     .timer_stop = mpi_timer_stop,
+    .timer_reserve = mpi_timer_reserve,
+    .timer_mark = mpi_timer_mark,
+    .timer_samples = mpi_timer_samples,
 };

@@ -60,6 +60,11 @@ typedef struct nccl_backend {
     int have_start;
     int have_stop;
     ncclComm_t comm;           /* NULL until initialised */
+    cudaEvent_t *marks;        /* recorded at the end of marked iterations */
+    int nmarks;
+    int marks_room;
+    int marks_seen;            /* marks seen complete while waiting */
+    cb_backend_config config;
     /* -G: the recording in progress or the one being launched */
     int capturing;
     cudaGraph_t graph;
@@ -265,13 +270,14 @@ static int read_capabilities(nccl_backend *nb)
 
 static int nccl_init(MPI_Comm comm, const cb_backend_config *config, cb_backend **out)
 {
-    (void)config; /* the engine waits between operations itself (-z) */
+    /* -z is the engine's business: it waits between operations itself. */
     nccl_backend *nb = calloc(1, sizeof *nb);
     *out = nb ? &nb->base : NULL;
     if (cb_backend_agree(comm, *out, nb == NULL) != 0)
         return -1;
     nb->base.comm = comm;
     nb->device = -1;
+    nb->config = *config;
     MPI_Comm_rank(comm, &nb->base.rank);
     MPI_Comm_size(comm, &nb->base.nranks);
     if (cb_backend_agree(comm, &nb->base, select_device(nb) != 0) != 0 ||
@@ -317,6 +323,9 @@ static void nccl_fini(cb_backend *b, int aborting)
     }
     if (nb->scratch != NULL)
         cudaFree(nb->scratch);
+    for (int i = 0; i < nb->marks_room; i++)
+        cudaEventDestroy(nb->marks[i]);
+    free(nb->marks);
     if (nb->have_stop)
         cudaEventDestroy(nb->stop);
     if (nb->have_start)
@@ -324,6 +333,15 @@ static void nccl_fini(cb_backend *b, int aborting)
     if (nb->have_stream)
         cudaStreamDestroy(nb->stream);
     free(nb);
+}
+
+/* From the watchdog thread: NCCL documents ncclCommAbort as the way to end a
+ * communicator whose operations hang. */
+static void nccl_abort(cb_backend *b)
+{
+    nccl_backend *nb = (nccl_backend *)b;
+    if (nb->comm != NULL)
+        ncclCommAbort(nb->comm);
 }
 
 static int nccl_describe(cb_backend *b, cb_device_desc *desc)
@@ -399,6 +417,13 @@ static int poll_complete(nccl_backend *nb, cudaEvent_t event)
             ncclCommAbort(nb->comm);
             nb->comm = NULL;
             return -1;
+        }
+        /* Iterations completing count as progress for the watchdog, so a
+         * long queue of them is not taken for a hang. */
+        while (nb->config.progress != NULL && nb->marks_seen < nb->nmarks &&
+               cudaEventQuery(nb->marks[nb->marks_seen]) == cudaSuccess) {
+            nb->marks_seen++;
+            nb->config.progress(nb->config.progress_ctx);
         }
         cudaError_t done = event != NULL ? cudaEventQuery(event) : cudaStreamQuery(nb->stream);
         if (done == cudaSuccess)
@@ -835,7 +860,51 @@ static int nccl_graph_launch(cb_backend *b)
 static int nccl_timer_start(cb_backend *b)
 {
     nccl_backend *nb = (nccl_backend *)b;
+    nb->nmarks = 0;
+    nb->marks_seen = 0;
     return CUDA_CALL(b, cudaEventRecord(nb->start, nb->stream));
+}
+
+static int nccl_timer_reserve(cb_backend *b, int n)
+{
+    nccl_backend *nb = (nccl_backend *)b;
+    if (n <= nb->marks_room)
+        return 0;
+    cudaEvent_t *grown = realloc(nb->marks, (size_t)n * sizeof *grown);
+    if (grown == NULL)
+        return cb_backend_fail(b, "cannot allocate room for %d CUDA events", n);
+    nb->marks = grown;
+    while (nb->marks_room < n) {
+        if (CUDA_CALL(b, cudaEventCreate(&nb->marks[nb->marks_room])) != 0)
+            return -1;
+        nb->marks_room++;
+    }
+    return 0;
+}
+
+/* An event on the stream: the GPU's time at the end of the iteration, read
+ * after the span, so nothing waits inside it. */
+static int nccl_timer_mark(cb_backend *b)
+{
+    nccl_backend *nb = (nccl_backend *)b;
+    if (nb->nmarks >= nb->marks_room)
+        return cb_backend_fail(b, "more timer marks than the %d reserved", nb->marks_room);
+    return CUDA_CALL(b, cudaEventRecord(nb->marks[nb->nmarks++], nb->stream));
+}
+
+static int nccl_timer_samples(cb_backend *b, double *seconds, int n)
+{
+    nccl_backend *nb = (nccl_backend *)b;
+    if (n > nb->nmarks)
+        return cb_backend_fail(b, "%d timer samples asked for, %d marked", n, nb->nmarks);
+    for (int i = 0; i < n; i++) {
+        float ms = 0;
+        cudaEvent_t from = i == 0 ? nb->start : nb->marks[i - 1];
+        if (CUDA_CALL(b, cudaEventElapsedTime(&ms, from, nb->marks[i])) != 0)
+            return -1;
+        seconds[i] = (double)ms / 1e3;
+    }
+    return 0;
 }
 
 static int nccl_timer_stop(cb_backend *b, double *seconds)
@@ -857,6 +926,7 @@ const cb_backend_ops cb_backend_nccl = {
     .usable = nccl_usable,
     .init = nccl_init,
     .fini = nccl_fini,
+    .abort = nccl_abort,
     .describe = nccl_describe,
     .versions = nccl_versions,
     .memory_available = nccl_memory_available,
@@ -886,4 +956,7 @@ const cb_backend_ops cb_backend_nccl = {
     .wait = nccl_wait,
     .timer_start = nccl_timer_start,
     .timer_stop = nccl_timer_stop,
+    .timer_reserve = nccl_timer_reserve,
+    .timer_mark = nccl_timer_mark,
+    .timer_samples = nccl_timer_samples,
 };

@@ -4,6 +4,7 @@
  * concatenated. Rules: new columns only ever go at the end; renaming a column
  * or changing its meaning bumps CB_CSV_SCHEMA_VERSION.
  */
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,13 +12,17 @@
 #include "printer.h"
 
 #define CB_CSV_SCHEMA_VERSION 1
-#define CB_CSV_ROWLEN 2048
+#define CB_CSV_ROWLEN 4096
 
 static const char *const csv_columns[] = {
     "schema_version", "run_id", "start_utc", "tool_version", "backend", "library",
     "mpi_library", "device", "ranks", "nodes", "ranks_per_node", "collective", "datatype",
     "redop", "root", "bytes", "count", "placement", "warmup_iters", "iters", "time_us",
     "time_combine", "algbw_gbps", "busbw_gbps", "wrong", "check_passes",
+    /* added at the end, as the compatibility rule says */
+    "agg", "graph_launches", "blocking", "time_kind", "iter_samples", "iter_min_us",
+    "iter_median_us", "iter_p99_us", "iter_max_us", "rank_time_min_us", "rank_time_mean_us",
+    "rank_time_max_us", "slowest_rank", "slowest_host",
 };
 
 typedef struct csv_printer {
@@ -71,6 +76,15 @@ static void row_fieldf(row *r, const char *fmt, ...)
     vsnprintf(value, sizeof value, fmt, ap);
     va_end(ap);
     row_field(r, value);
+}
+
+/* Seconds as microseconds; empty when unknown (NaN). */
+static void row_micros(row *r, double seconds)
+{
+    if (isnan(seconds))
+        row_field(r, "");
+    else
+        row_fieldf(r, "%.6f", seconds * 1e6);
 }
 
 /* Whole rows only: one write per row, then flush, so an interrupted run
@@ -161,6 +175,21 @@ static void csv_result(cb_printer *pr, const cb_result *res)
     else
         row_field(&r, "");
     row_fieldf(&r, "%d", res->check_passes);
+    row_fieldf(&r, "%d", p->agg);
+    row_fieldf(&r, "%d", p->graph_launches);
+    row_fieldf(&r, "%d", p->blocking);
+    row_field(&r, p->report_cputime ? "cpu" : "completion");
+    const cb_rank_time *slow = &res->slowest;
+    row_fieldf(&r, "%d", slow->samples);
+    row_micros(&r, slow->min);
+    row_micros(&r, slow->median);
+    row_micros(&r, slow->p99);
+    row_micros(&r, slow->max);
+    row_micros(&r, res->spread.min);
+    row_micros(&r, res->spread.mean);
+    row_micros(&r, res->spread.max);
+    row_fieldf(&r, "%d", res->spread.slowest);
+    row_field(&r, res->slowest_host);
     row_emit(pr, &r);
 }
 

@@ -12,6 +12,8 @@ typedef struct table_printer {
     cb_printer base;
     cb_result pending;      /* out-of-place half of the row being built */
     int have_pending;
+    int stats;              /* --stats */
+    int begun;              /* the preamble is out: a footer belongs */
 } table_printer;
 
 static cb_printer *table_open(const char *path, char *err, size_t err_len)
@@ -33,6 +35,8 @@ static void table_begin(cb_printer *pr, const cb_run_info *run)
 {
     FILE *out = pr->out;
     const cb_params *p = run->params;
+    ((table_printer *)pr)->stats = p->table_stats;
+    ((table_printer *)pr)->begun = 1;
     char min_text[32], max_text[32], step_text[32];
     cb_format_bytes(p->min_bytes, min_text, sizeof min_text);
     cb_format_bytes(run->max_bytes, max_text, sizeof max_text);
@@ -105,6 +109,19 @@ static void print_mismatch(FILE *out, const cb_result *res)
             res->first.expected, res->first.actual);
 }
 
+/* --stats: one line per placement under the row. */
+static void print_stats(FILE *out, const cb_result *res)
+{
+    const cb_rank_time *s = &res->slowest;
+    fprintf(out, "#   %-12s per-iteration (us) min %.2f median %.2f p99 %.2f max %.2f "
+                 "(%d samples, rank %d);  rank means (us) min %.2f mean %.2f max %.2f, "
+                 "slowest rank %d on %s\n",
+            res->in_place ? "in-place" : "out-of-place", s->min * 1e6, s->median * 1e6,
+            s->p99 * 1e6, s->max * 1e6, s->samples, res->spread.slowest, res->spread.min * 1e6,
+            res->spread.mean * 1e6, res->spread.max * 1e6, res->spread.slowest,
+            res->slowest_host);
+}
+
 static void table_result(cb_printer *pr, const cb_result *res)
 {
     table_printer *tp = (table_printer *)pr;
@@ -123,6 +140,11 @@ static void table_result(cb_printer *pr, const cb_result *res)
     if (tp->have_pending)
         print_mismatch(out, &tp->pending);
     print_mismatch(out, res);
+    if (tp->stats) {
+        if (tp->have_pending)
+            print_stats(out, &tp->pending);
+        print_stats(out, res);
+    }
     tp->have_pending = 0;
     fflush(out);
 }
@@ -130,6 +152,21 @@ static void table_result(cb_printer *pr, const cb_result *res)
 static void table_end(cb_printer *pr, const cb_summary *sum)
 {
     FILE *out = pr->out;
+    table_printer *tp = (table_printer *)pr;
+    if (!tp->begun)
+        return;
+    if (tp->have_pending) {
+        /* The in-place half never came (the run stopped): the row as far as it got. */
+        const cb_result *res = &tp->pending;
+        fprintf(out, "%12llu %13zu %8s %6s %5d", (unsigned long long)res->bytes, res->count,
+                cb_dtype_info_of(res->dtype)->name, cb_redop_name(res->redop), res->root);
+        print_half(out, res);
+        fprintf(out, " %10s %8s %8s %7s\n", "-", "-", "-", "-");
+        print_mismatch(out, res);
+        tp->have_pending = 0;
+    }
+    if (sum->error[0] != '\0')
+        fprintf(out, "# Stopped early: %s\n", sum->error);
     fprintf(out, "# Out of bounds values : %llu %s\n", (unsigned long long)sum->wrong,
             sum->wrong ? "FAILED" : "OK");
     fprintf(out, "# Avg bus bandwidth    : %g\n",

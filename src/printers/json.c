@@ -1,0 +1,384 @@
+/*
+ * JSON: one document per run, with the parameters, the command line, the
+ * environment that shapes NCCL and MPI, every rank's device, every result
+ * with its statistics, the summary and the errors. Numbers are numbers,
+ * booleans are booleans, unknown values are null. The document is written to
+ * a temporary file beside the target and renamed over it at the end, so a
+ * reader never sees half a document.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "printer.h"
+#include "status.h"
+
+#define CB_JSON_SCHEMA_VERSION 1
+
+extern char **environ;
+
+/* Environment variables worth keeping with the results... */
+static const char *const env_prefixes[] = {
+    "NCCL_", "CUDA_", "OMPI_MCA_", "UCX_", "FI_", "I_MPI_", "MPICH_", "SLURM_JOB_",
+};
+/* ...except what Open MPI's launcher sets for its own use. */
+static const char *const env_launcher_prefixes[] = {
+    "OMPI_MCA_orte_", "OMPI_MCA_ess", "OMPI_MCA_pmix", "OMPI_MCA_initial_wdir",
+    "OMPI_MCA_shmem_RUNTIME_QUERY_hint",
+};
+
+static int has_prefix(const char *s, const char *const *prefixes, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strncmp(s, prefixes[i], strlen(prefixes[i])) == 0)
+            return 1;
+    return 0;
+}
+
+typedef struct json_printer {
+    cb_printer base;
+    char *path;            /* the target */
+    char *tmp_path;        /* written here, renamed at close */
+    const cb_run_info *run;
+    int results;           /* written so far */
+    char **notes;
+    size_t nnotes;
+    size_t notes_room;
+    int ended;
+} json_printer;
+
+static void json_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        switch (*p) {
+        case '"': fputs("\\\"", f); break;
+        case '\\': fputs("\\\\", f); break;
+        case '\n': fputs("\\n", f); break;
+        case '\r': fputs("\\r", f); break;
+        case '\t': fputs("\\t", f); break;
+        default:
+            if (*p < 0x20)
+                fprintf(f, "\\u%04x", *p);
+            else
+                fputc(*p, f);
+        }
+    }
+    fputc('"', f);
+}
+
+/* A number, or null when it is not finite. */
+static void json_number(FILE *f, double v)
+{
+    if (isfinite(v))
+        fprintf(f, "%.17g", v);
+    else
+        fputs("null", f);
+}
+
+static void json_micros(FILE *f, double seconds)
+{
+    json_number(f, seconds * 1e6);
+}
+
+static void json_bool(FILE *f, int v)
+{
+    fputs(v ? "true" : "false", f);
+}
+
+static cb_printer *json_open(const char *path, char *err, size_t err_len)
+{
+    json_printer *jp = calloc(1, sizeof *jp);
+    size_t len = strlen(path) + 32;
+    char *tmp = malloc(len);
+    char *target = strdup(path);
+    if (jp == NULL || tmp == NULL || target == NULL) {
+        snprintf(err, err_len, "out of memory");
+        free(jp);
+        free(tmp);
+        free(target);
+        return NULL;
+    }
+    snprintf(tmp, len, "%s.tmp.%ld", path, (long)getpid());
+    jp->base.ops = &cb_printer_json;
+    jp->path = target;
+    jp->tmp_path = tmp;
+    jp->base.out = fopen(tmp, "w");
+    if (jp->base.out == NULL) {
+        snprintf(err, err_len, "cannot create '%s' (for '%s'): %s", tmp, path, strerror(errno));
+        free(tmp);
+        free(target);
+        free(jp);
+        return NULL;
+    }
+    jp->base.owns_out = 1;
+    fprintf(jp->base.out, "{\n  \"schema_version\": %d,\n  \"tool\": {\"name\": \"nccl-collbench\", "
+                          "\"version\": \"%s\"}", CB_JSON_SCHEMA_VERSION, PACKAGE_VERSION);
+    return &jp->base;
+}
+
+static void write_parameters(FILE *f, const cb_params *p)
+{
+    fprintf(f, "  \"parameters\": {\n    \"collectives\": [");
+    for (int i = 0; i < p->ncollectives; i++) {
+        fputs(i ? ", " : "", f);
+        json_string(f, p->collectives[i]->name);
+    }
+    fprintf(f, "],\n    \"datatypes\": [");
+    for (int i = 0; i < p->ndtypes; i++) {
+        fputs(i ? ", " : "", f);
+        json_string(f, cb_dtype_info_of(p->dtypes[i])->name);
+    }
+    fprintf(f, "],\n    \"redops\": [");
+    for (int i = 0; i < p->nredops; i++) {
+        fputs(i ? ", " : "", f);
+        json_string(f, cb_redop_name(p->redops[i]));
+    }
+    fprintf(f, "],\n    \"min_bytes\": %llu, \"max_bytes\": %llu, \"step_bytes\": %llu, "
+               "\"step_factor\": %llu,\n",
+            (unsigned long long)p->min_bytes, (unsigned long long)p->max_bytes,
+            (unsigned long long)p->step_bytes, (unsigned long long)p->step_factor);
+    fprintf(f, "    \"iters\": %d, \"warmup_iters\": %d, \"check_passes\": %d, \"agg\": %d, "
+               "\"graph_launches\": %d,\n    \"blocking\": ",
+            p->iters, p->warmup, p->check_passes, p->agg, p->graph_launches);
+    json_bool(f, p->blocking);
+    fprintf(f, ", \"time_kind\": \"%s\", \"time_combine\": ",
+            p->report_cputime ? "cpu" : "completion");
+    json_string(f, cb_average_name(p->average));
+    fprintf(f, ", \"backend_requested\": ");
+    json_string(f, p->backend);
+    fprintf(f, "\n  },\n");
+}
+
+static void write_environment(FILE *f)
+{
+    fprintf(f, "  \"environment\": {");
+    int n = 0;
+    for (char **env = environ; env != NULL && *env != NULL; env++) {
+        const char *eq = strchr(*env, '=');
+        if (eq == NULL)
+            continue;
+        if (!has_prefix(*env, env_prefixes, sizeof env_prefixes / sizeof env_prefixes[0]) ||
+            has_prefix(*env, env_launcher_prefixes,
+                       sizeof env_launcher_prefixes / sizeof env_launcher_prefixes[0]))
+            continue;
+        char name[256];
+        snprintf(name, sizeof name, "%.*s", (int)(eq - *env), *env);
+        fprintf(f, "%s\n    ", n++ ? "," : "");
+        json_string(f, name);
+        fputs(": ", f);
+        json_string(f, eq + 1);
+    }
+    fprintf(f, "%s},\n", n ? "\n  " : "");
+}
+
+static void json_begin(cb_printer *pr, const cb_run_info *run)
+{
+    json_printer *jp = (json_printer *)pr;
+    FILE *f = pr->out;
+    jp->run = run;
+    fprintf(f, ",\n  \"run_id\": ");
+    json_string(f, run->run_id);
+    fprintf(f, ",\n  \"start_utc\": ");
+    json_string(f, run->start_utc);
+    fprintf(f, ",\n  \"command_line\": [");
+    for (int i = 0; i < run->params->argc; i++) {
+        fputs(i ? ", " : "", f);
+        json_string(f, run->params->argv[i]);
+    }
+    fprintf(f, "],\n");
+    write_parameters(f, run->params);
+    write_environment(f);
+    fprintf(f, "  \"backend\": {\"name\": ");
+    json_string(f, run->backend);
+    fprintf(f, ", \"library\": ");
+    json_string(f, run->ranks[0].device.library);
+    fprintf(f, ", \"versions\": ");
+    json_string(f, run->backend_versions);
+    fprintf(f, ", \"mpi_library\": ");
+    json_string(f, run->mpi_library);
+    fprintf(f, "},\n  \"ranks\": %d, \"nodes\": %d, \"ranks_per_node\": %d, "
+               "\"max_bytes_used\": %llu,\n  \"devices\": [",
+            run->nranks, run->nnodes, run->ranks_per_node, (unsigned long long)run->max_bytes);
+    for (int r = 0; r < run->nranks; r++) {
+        const cb_rank_info *ri = &run->ranks[r];
+        fprintf(f, "%s\n    {\"rank\": %d, \"pid\": %d, \"host\": ", r ? "," : "", ri->rank, ri->pid);
+        json_string(f, ri->host);
+        fprintf(f, ", \"device_index\": %d, \"bus_id\": ", ri->device.index);
+        json_string(f, ri->device.bus_id);
+        fprintf(f, ", \"model\": ");
+        json_string(f, ri->device.model);
+        fputc('}', f);
+    }
+    fprintf(f, "\n  ],\n  \"results\": [");
+}
+
+static void json_collective(cb_printer *pr, const cb_collective *coll)
+{
+    (void)pr;
+    (void)coll;
+}
+
+static void json_note(cb_printer *pr, const char *text)
+{
+    json_printer *jp = (json_printer *)pr;
+    if (jp->nnotes == jp->notes_room) {
+        size_t room = jp->notes_room ? 2 * jp->notes_room : 16;
+        char **grown = realloc(jp->notes, room * sizeof *grown);
+        if (grown == NULL) {
+            pr->write_failed = 1;
+            return;
+        }
+        jp->notes = grown;
+        jp->notes_room = room;
+    }
+    char *copy = strdup(text);
+    if (copy == NULL) {
+        pr->write_failed = 1;
+        return;
+    }
+    jp->notes[jp->nnotes++] = copy;
+}
+
+static void write_rank_time(FILE *f, const cb_rank_time *t)
+{
+    fprintf(f, "{\"mean_us\": ");
+    json_micros(f, t->mean);
+    fprintf(f, ", \"min_us\": ");
+    json_micros(f, t->min);
+    fprintf(f, ", \"median_us\": ");
+    json_micros(f, t->median);
+    fprintf(f, ", \"p99_us\": ");
+    json_micros(f, t->p99);
+    fprintf(f, ", \"max_us\": ");
+    json_micros(f, t->max);
+    fprintf(f, ", \"samples\": %d}", t->samples);
+}
+
+static void json_result(cb_printer *pr, const cb_result *res)
+{
+    json_printer *jp = (json_printer *)pr;
+    FILE *f = pr->out;
+    fprintf(f, "%s\n    {\"collective\": ", jp->results++ ? "," : "");
+    json_string(f, res->collective->name);
+    fprintf(f, ", \"datatype\": ");
+    json_string(f, cb_dtype_info_of(res->dtype)->name);
+    fprintf(f, ", \"redop\": ");
+    json_string(f, cb_redop_name(res->redop));
+    fprintf(f, ", \"root\": %d, \"bytes\": %llu, \"count\": %zu, \"in_place\": ", res->root,
+            (unsigned long long)res->bytes, res->count);
+    json_bool(f, res->in_place);
+    fprintf(f, ",\n     \"time_us\": ");
+    json_micros(f, res->seconds);
+    fprintf(f, ", \"algbw_gbps\": ");
+    json_number(f, res->algbw);
+    fprintf(f, ", \"busbw_gbps\": ");
+    json_number(f, res->busbw);
+    fprintf(f, ",\n     \"checked\": ");
+    json_bool(f, res->check_passes > 0);
+    fprintf(f, ", \"check_passes\": %d, \"wrong\": ", res->check_passes);
+    if (res->check_passes > 0)
+        fprintf(f, "%llu", (unsigned long long)res->wrong);
+    else
+        fputs("null", f);
+    fprintf(f, ", \"first_wrong\": ");
+    if (res->wrong > 0) {
+        fprintf(f, "{\"rank\": %d, \"host\": ", res->bad_rank);
+        json_string(f, res->bad_host);
+        fprintf(f, ", \"index\": %zu, \"expected\": ", res->first.index);
+        json_number(f, res->first.expected);
+        fprintf(f, ", \"actual\": ");
+        json_number(f, res->first.actual);
+        fputc('}', f);
+    } else {
+        fputs("null", f);
+    }
+    fprintf(f, ",\n     \"rank_time_us\": {\"min\": ");
+    json_micros(f, res->spread.min);
+    fprintf(f, ", \"mean\": ");
+    json_micros(f, res->spread.mean);
+    fprintf(f, ", \"max\": ");
+    json_micros(f, res->spread.max);
+    fprintf(f, "}, \"slowest_rank\": %d, \"slowest_host\": ", res->spread.slowest);
+    json_string(f, res->slowest_host);
+    fprintf(f, ",\n     \"per_rank\": [");
+    int nranks = jp->run ? jp->run->nranks : 0;
+    for (int r = 0; r < nranks && res->rank_times != NULL; r++) {
+        fputs(r ? ", " : "", f);
+        write_rank_time(f, &res->rank_times[r]);
+    }
+    fprintf(f, "]}");
+    if (ferror(f))
+        pr->write_failed = 1;
+}
+
+static void json_end(cb_printer *pr, const cb_summary *sum)
+{
+    json_printer *jp = (json_printer *)pr;
+    FILE *f = pr->out;
+    jp->ended = 1;
+    if (jp->run == NULL)          /* failed before the run began */
+        fprintf(f, ",\n  \"results\": [");
+    fprintf(f, "%s],\n  \"notes\": [", jp->results ? "\n  " : "");
+    for (size_t i = 0; i < jp->nnotes; i++) {
+        fprintf(f, "%s\n    ", i ? "," : "");
+        json_string(f, jp->notes[i]);
+    }
+    fprintf(f, "%s],\n  \"summary\": {\"results\": %d, \"wrong\": %llu, \"avg_busbw_gbps\": ",
+            jp->nnotes ? "\n  " : "", sum->results, (unsigned long long)sum->wrong);
+    json_number(f, sum->results ? sum->busbw_sum / sum->results : 0.0);
+    fprintf(f, ", \"passed\": ");
+    json_bool(f, sum->exit_status == 0);
+    fprintf(f, ", \"exit_status\": %d},\n  \"errors\": [", sum->exit_status);
+    if (sum->error[0] != '\0')
+        json_string(f, sum->error);
+    char end_utc[32];
+    time_t now = time(NULL);
+    struct tm utc;
+    gmtime_r(&now, &utc);
+    strftime(end_utc, sizeof end_utc, "%Y-%m-%dT%H:%M:%SZ", &utc);
+    fprintf(f, "],\n  \"end_utc\": \"%s\",\n  \"complete\": ", end_utc);
+    json_bool(f, sum->exit_status == 0 || sum->exit_status == CB_EXIT_WRONG);
+    fprintf(f, "\n}\n");
+}
+
+static int json_close(cb_printer *pr, char *err, size_t err_len)
+{
+    json_printer *jp = (json_printer *)pr;
+    int rc = -1;
+    if (!jp->ended) {
+        /* Never rename a document that was not finished. */
+        fclose(pr->out);
+        snprintf(err, err_len, "the JSON document for '%s' was not finished", jp->path);
+    } else if (cb_printer_close_stream(pr, "JSON file", err, err_len) == 0) {
+        if (rename(jp->tmp_path, jp->path) == 0)
+            rc = 0;
+        else
+            snprintf(err, err_len, "cannot rename '%s' to '%s': %s", jp->tmp_path, jp->path,
+                     strerror(errno));
+    }
+    if (rc != 0)
+        unlink(jp->tmp_path);
+    for (size_t i = 0; i < jp->nnotes; i++)
+        free(jp->notes[i]);
+    free(jp->notes);
+    free(jp->path);
+    free(jp->tmp_path);
+    free(jp);
+    return rc;
+}
+
+const cb_printer_ops cb_printer_json = {
+    .name = "json",
+    .open = json_open,
+    .begin = json_begin,
+    .table_begin = json_collective,
+    .note = json_note,
+    .result = json_result,
+    .end = json_end,
+    .close = json_close,
+};

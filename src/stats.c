@@ -1,0 +1,44 @@
+#include "stats.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+void cb_stats_from_samples(double *samples, int n, cb_rank_time *t)
+{
+    t->samples = n;
+    if (n <= 0) {
+        t->min = t->median = t->p99 = t->max = NAN;
+        return;
+    }
+    qsort(samples, (size_t)n, sizeof *samples, by_value);
+    t->min = samples[0];
+    t->max = samples[n - 1];
+    t->median = n % 2 ? samples[n / 2] : (samples[n / 2 - 1] + samples[n / 2]) / 2;
+    /* Nearest rank: ceil(0.99 n), counted from 1. */
+    int rank = (99 * n + 99) / 100;
+    t->p99 = samples[rank - 1];
+}
+
+void cb_stats_spread(const cb_rank_time *ranks, int nranks, cb_rank_spread *out)
+{
+    out->min = out->max = ranks[0].mean;
+    out->slowest = 0;
+    double sum = 0;
+    for (int r = 0; r < nranks; r++) {
+        double m = ranks[r].mean;
+        sum += m;
+        if (m < out->min)
+            out->min = m;
+        if (m > out->max) {
+            out->max = m;
+            out->slowest = r;
+        }
+    }
+    out->mean = sum / nranks;
+}

@@ -1,0 +1,36 @@
+/* Statistics of per-iteration times: pure functions, unit-tested. */
+#ifndef CB_STATS_H
+#define CB_STATS_H
+
+#include <stddef.h>
+
+/* One rank's times for one measurement, in seconds per operation. */
+typedef struct cb_rank_time {
+    double mean;     /* the timed span divided by the operations in it */
+    double min;      /* over the per-iteration samples; NaN without samples */
+    double median;
+    double p99;
+    double max;
+    int samples;
+} cb_rank_time;
+
+/*
+ * Sort samples in place and fill the sample statistics of *t (mean is left
+ * alone). The median of an even count is the mean of the middle two; p99 is
+ * the nearest-rank 99th percentile (the smallest sample with at least 99% of
+ * the samples at or below it). With n == 0 the statistics are NaN.
+ */
+void cb_stats_from_samples(double *samples, int n, cb_rank_time *t);
+
+/* Across ranks: min, mean and max of the per-rank means, and the rank with
+ * the largest mean (the lowest such rank on ties). */
+typedef struct cb_rank_spread {
+    double min;
+    double mean;
+    double max;
+    int slowest;
+} cb_rank_spread;
+
+void cb_stats_spread(const cb_rank_time *ranks, int nranks, cb_rank_spread *out);
+
+#endif

@@ -1,0 +1,114 @@
+#include "watchdog.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "status.h"
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void *watch(void *arg)
+{
+    cb_watchdog *w = arg;
+    unsigned long seen = atomic_load(&w->progress);
+    double since = now_seconds();
+    const struct timespec nap = {0, 100 * 1000 * 1000};
+    while (!atomic_load(&w->stop)) {
+        nanosleep(&nap, NULL);
+        unsigned long now_progress = atomic_load(&w->progress);
+        double now = now_seconds();
+        if (now_progress != seen) {
+            seen = now_progress;
+            since = now;
+            continue;
+        }
+        if (now - since < w->limit)
+            continue;
+        char doing[sizeof w->doing];
+        pthread_mutex_lock(&w->lock);
+        memcpy(doing, w->doing, sizeof doing);
+        void (*hook)(void *) = w->abort_hook;
+        void *ctx = w->abort_ctx;
+        pthread_mutex_unlock(&w->lock);
+        long units = atomic_load(&w->units), at = atomic_load(&w->iteration);
+        char where[96] = "";
+        if (units > 0 && at + 1 >= units)
+            snprintf(where, sizeof where, ", all %ld launched, waiting for them to complete", units);
+        else if (units > 0)
+            snprintf(where, sizeof where, ", %ld of %ld launched", at + 1, units);
+        fprintf(stderr,
+                "nccl-collbench: rank %d (%s): timeout: no progress for %.0f s (-T) in %s%s; "
+                "aborting\n",
+                w->rank, w->host, w->limit, doing, where);
+        fflush(stderr);
+        if (hook != NULL)
+            hook(ctx);
+        _exit(CB_EXIT_TIMEOUT);
+    }
+    return NULL;
+}
+
+int cb_watchdog_start(cb_watchdog *w, double limit, int rank, const char *host)
+{
+    memset(w, 0, sizeof *w);
+    w->limit = limit;
+    w->rank = rank;
+    snprintf(w->host, sizeof w->host, "%s", host);
+    snprintf(w->doing, sizeof w->doing, "starting");
+    atomic_init(&w->progress, 0);
+    atomic_init(&w->stop, 0);
+    atomic_init(&w->iteration, -1);
+    atomic_init(&w->units, 0);
+    if (limit <= 0)
+        return 0;
+    if (pthread_mutex_init(&w->lock, NULL) != 0)
+        return -1;
+    if (pthread_create(&w->thread, NULL, watch, w) != 0) {
+        pthread_mutex_destroy(&w->lock);
+        return -1;
+    }
+    w->running = 1;
+    return 0;
+}
+
+void cb_watchdog_doing(cb_watchdog *w, const char *fmt, ...)
+{
+    if (!w->running)
+        return;
+    pthread_mutex_lock(&w->lock);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(w->doing, sizeof w->doing, fmt, ap);
+    va_end(ap);
+    pthread_mutex_unlock(&w->lock);
+    atomic_store_explicit(&w->units, 0, memory_order_relaxed);
+    cb_watchdog_tick(w);
+}
+
+void cb_watchdog_set_abort(cb_watchdog *w, void (*hook)(void *ctx), void *ctx)
+{
+    if (w->running)
+        pthread_mutex_lock(&w->lock);
+    w->abort_hook = hook;
+    w->abort_ctx = ctx;
+    if (w->running)
+        pthread_mutex_unlock(&w->lock);
+}
+
+void cb_watchdog_stop(cb_watchdog *w)
+{
+    if (!w->running)
+        return;
+    atomic_store(&w->stop, 1);
+    pthread_join(w->thread, NULL);
+    pthread_mutex_destroy(&w->lock);
+    w->running = 0;
+}

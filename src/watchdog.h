@@ -1,0 +1,67 @@
+/*
+ * The watchdog: a thread per rank that ends the run when the engine makes no
+ * progress for a set time (-T), so a hung collective costs minutes, not a
+ * node-night. The engine says what it is doing (cb_watchdog_doing) and bumps
+ * a counter at every launch (cb_watchdog_tick); the thread reads both and, on
+ * expiry, prints what this rank was doing, calls the abort hook (the backend
+ * aborts its communicator) and ends the process with CB_EXIT_TIMEOUT, which
+ * makes the launcher end the other ranks.
+ */
+#ifndef CB_WATCHDOG_H
+#define CB_WATCHDOG_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+typedef struct cb_watchdog {
+    pthread_t thread;
+    int running;
+    double limit;                  /* seconds without progress */
+    atomic_ulong progress;         /* bumped by the engine */
+    atomic_int stop;
+    atomic_long iteration;         /* last unit launched in a loop, -1 outside */
+    atomic_long units;             /* units in the loop, 0 outside */
+    pthread_mutex_t lock;          /* guards doing and the abort hook */
+    char doing[384];
+    int rank;
+    char host[64];
+    void (*abort_hook)(void *ctx); /* may be NULL */
+    void *abort_ctx;
+} cb_watchdog;
+
+/* Start watching; limit <= 0 starts nothing. Returns 0, or -1 when the
+ * thread cannot be made. */
+int cb_watchdog_start(cb_watchdog *w, double limit, int rank, const char *host);
+
+/* What the engine is doing now, for the message; also counts as progress. */
+void cb_watchdog_doing(cb_watchdog *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* One unit of progress (a launch, a completed wait). */
+static inline void cb_watchdog_tick(cb_watchdog *w)
+{
+    atomic_fetch_add_explicit(&w->progress, 1, memory_order_relaxed);
+}
+
+/* A loop of units (iterations, graph launches) begins: the message will say
+ * how far it got. */
+static inline void cb_watchdog_loop(cb_watchdog *w, long units)
+{
+    atomic_store_explicit(&w->iteration, -1, memory_order_relaxed);
+    atomic_store_explicit(&w->units, units, memory_order_relaxed);
+    cb_watchdog_tick(w);
+}
+
+/* Unit i of the loop was launched: two relaxed stores, cheap enough for
+ * the timed span. */
+static inline void cb_watchdog_at(cb_watchdog *w, long i)
+{
+    atomic_store_explicit(&w->iteration, i, memory_order_relaxed);
+    cb_watchdog_tick(w);
+}
+
+/* The hook that aborts the backend's communicator on expiry. */
+void cb_watchdog_set_abort(cb_watchdog *w, void (*hook)(void *ctx), void *ctx);
+
+void cb_watchdog_stop(cb_watchdog *w);
+
+#endif

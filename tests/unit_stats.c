@@ -1,0 +1,48 @@
+/* Per-iteration statistics: median, nearest-rank p99, spread across ranks. */
+#include <math.h>
+
+#include "stats.h"
+#include "unit.h"
+
+int main(void)
+{
+    unit_state u = {0, 0};
+    cb_rank_time t = {0};
+
+    double odd[] = {5, 1, 3};
+    cb_stats_from_samples(odd, 3, &t);
+    CHECK(&u, t.min == 1 && t.median == 3 && t.max == 5 && t.p99 == 5 && t.samples == 3);
+
+    double even[] = {4, 1, 3, 2};
+    cb_stats_from_samples(even, 4, &t);
+    CHECK(&u, t.median == 2.5 && t.min == 1 && t.max == 4);
+
+    /* 200 samples 1..200: p99 is the 198th smallest. */
+    double many[200];
+    for (int i = 0; i < 200; i++)
+        many[i] = 200 - i;
+    cb_stats_from_samples(many, 200, &t);
+    CHECK(&u, t.p99 == 198 && t.median == 100.5 && t.min == 1 && t.max == 200);
+
+    /* 100 samples: p99 is the 99th; one outlier does not move the median. */
+    double hundred[100];
+    for (int i = 0; i < 100; i++)
+        hundred[i] = i == 50 ? 1000 : 10;
+    cb_stats_from_samples(hundred, 100, &t);
+    CHECK(&u, t.p99 == 10 && t.max == 1000 && t.median == 10);
+
+    double one[] = {7};
+    cb_stats_from_samples(one, 1, &t);
+    CHECK(&u, t.min == 7 && t.median == 7 && t.p99 == 7 && t.max == 7);
+
+    cb_stats_from_samples(NULL, 0, &t);
+    CHECK(&u, isnan(t.min) && isnan(t.median) && isnan(t.p99) && isnan(t.max) && t.samples == 0);
+
+    cb_rank_time ranks[4] = {{.mean = 2}, {.mean = 5}, {.mean = 1}, {.mean = 5}};
+    cb_rank_spread s;
+    cb_stats_spread(ranks, 4, &s);
+    CHECK(&u, s.min == 1 && s.max == 5 && s.mean == 13.0 / 4 && s.slowest == 1);
+    cb_stats_spread(ranks, 1, &s);
+    CHECK(&u, s.min == 2 && s.max == 2 && s.mean == 2 && s.slowest == 0);
+    return unit_done(&u, "unit_stats");
+}
