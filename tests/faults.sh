@@ -42,10 +42,20 @@ finish() {
     took=$(($(date +%s) - t0))
 }
 
-# The live rank processes of this test (zombies, which a container's init
-# may never reap, do not count).
+# The live rank processes of this test's job (zombies, which a container's
+# init may never reap, do not count): descendants of $job only, so that the
+# ranks of tests running beside this one (make -j) are left alone.
 ranks() {
-    ps -eo pid=,stat=,args= | awk -v bin="$CB_BIN" '$2 !~ /^Z/ && $3 == bin { print $1 }'
+    ps -eo pid=,ppid=,stat=,args= | awk -v bin="$CB_BIN" -v job="$job" '
+        { parent[$1] = $2; stat[$1] = $3; cmd[$1] = $4 }
+        END {
+            for (p in cmd) {
+                if (stat[p] ~ /^Z/ || cmd[p] != bin)
+                    continue
+                for (q = parent[p]; q != "" && q > 1; q = parent[q])
+                    if (q == job) { print p; break }
+            }
+        }'
 }
 
 # 1. A hung rank: every rank's watchdog fires; status 3; the messages say
