@@ -41,6 +41,18 @@ written whole	--json -
 empty	--json=
 yes	--help=yes
 1000000001	-n 1000000001
+'-1'	-T -1
+abc	-T abc
+604801	-T 604801
+'0'	-m 0
+'-1'	-G -1
+'2'	-C 2
+99	-r 99
+'x'	-r x
+fp8_e6m3	-d fp8_e6m3
+'1'	--stats=1
+'all'	-o all,allreduce
+empty	--redop sum,,max
 CASES
 )
 for np in 1 4; do
