@@ -41,6 +41,6 @@ make -C _build-san -j"$jobs" check || { show_logs _build-san; exit 1; }
 echo "sanitizer build: $(counts _build-san)"
 
 # A short fuzzing run of the option parser and the CSV reader (libFuzzer);
-# the documented longer run is: sh tests/fuzz/run.sh 600
+# the documented longer run is: sh tests/fuzz/run.sh 300
 sh tests/fuzz/run.sh 30
 echo "tests: $plain"

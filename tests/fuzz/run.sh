@@ -2,7 +2,7 @@
 # Fuzz the command-line parser and the CSV reader with libFuzzer (clang),
 # under AddressSanitizer and UBSan.
 #   sh tests/fuzz/run.sh [SECONDS]     default 30 per target (CI); the
-#                                      documented longer run is 600
+#                                      documented longer run is 300
 # Builds in _build-fuzz/ from a copy of the files git tracks (so an in-tree
 # build does not get in the way). New inputs found go to
 # _build-fuzz/corpus-*; a crash leaves crash-* files there and exits
