@@ -20,7 +20,9 @@ fresh_trace() {
 
 # -m 4: each of the 3 timed iterations is one group of 4 all-reduces, for
 # each placement; one operation's time is that of the iteration over 4.
-CB_STANDIN_OP_US=10000
+# Modelled operations of 100 ms stay well clear of a loaded machine's noise;
+# a wrong divisor would be off by 2 or more.
+CB_STANDIN_OP_US=100000
 export CB_STANDIN_OP_US
 fresh_trace
 run 2 --backend nccl -m 4 -n 3 -w 0 -c 0 -b 64 -e 64 --csv "$CB_TMP/m.csv"
@@ -29,7 +31,7 @@ grep -q 'agg: 4' "$CB_TMP/out" || show_and_fail "the preamble does not show -m 4
 standin_check trace --prefix "$CB_TMP/trace" --ranks 2 --teardown destroy --groups-of 4 \
     --count "ncclGroupStart=6" --count "ncclAllReduce=24"
 standin_check csv --csv "$CB_TMP/m.csv" --backend nccl --ranks 2 --rows 2 --wrong any \
-    --min-us 9000 --max-us 20000
+    --min-us 90000 --max-us 190000
 
 # -m with verification, and on the MPI backend, which has no groups and
 # launches the operations one after the other.
@@ -54,7 +56,7 @@ done
 # -G 3 with -m 2 -n 2: the 2 iterations (4 all-reduces) are captured once per
 # placement and the graph is launched 3 times, plus once untimed with -w 1;
 # one operation's time is the span over 3 x 4 operations.
-CB_STANDIN_OP_US=10000
+CB_STANDIN_OP_US=100000
 export CB_STANDIN_OP_US
 for w in 0 1; do
     fresh_trace
@@ -69,7 +71,7 @@ for w in 0 1; do
         --count "run allreduce count=16 inplace=0 replayed=1=$((launches * 2))" \
         --count "run allreduce count=16 inplace=1 replayed=1=$((launches * 2))"
     standin_check csv --csv "$CB_TMP/g.csv" --backend nccl --ranks 2 --rows 2 \
-        --min-us 9000 --max-us 20000
+        --min-us 90000 --max-us 190000
 done
 # -G with -z 1 waits after each graph launch.
 fresh_trace
@@ -79,18 +81,18 @@ standin_check trace --prefix "$CB_TMP/trace" --ranks 2 --blocking 1 --count "cud
 
 # -C 1 reports the time to launch, which the virtual clock leaves far below
 # the time to complete that -C 0 reports.
-CB_STANDIN_OP_US=50000
+CB_STANDIN_OP_US=200000
 for c in 0 1; do
     run 2 --backend nccl -C "$c" -n 2 -w 0 -c 1 -b 64 -e 64 --csv "$CB_TMP/c.csv"
     expect_rc 0 "-C $c"
     grep -q "cputime: $c" "$CB_TMP/out" || show_and_fail "the preamble does not show -C $c"
     if [ "$c" = 0 ]; then
-        standin_check csv --csv "$CB_TMP/c.csv" --backend nccl --ranks 2 --min-us 45000
+        standin_check csv --csv "$CB_TMP/c.csv" --backend nccl --ranks 2 --min-us 180000
     else
-        standin_check csv --csv "$CB_TMP/c.csv" --backend nccl --ranks 2 --max-us 25000
+        standin_check csv --csv "$CB_TMP/c.csv" --backend nccl --ranks 2 --max-us 100000
     fi
 done
 run 2 --backend nccl -C 1 -G 2 -n 2 -w 0 -c 1 -b 64 -e 64 --csv "$CB_TMP/cg.csv"
 expect_rc 0 "-C 1 -G 2"
-standin_check csv --csv "$CB_TMP/cg.csv" --backend nccl --ranks 2 --max-us 25000
+standin_check csv --csv "$CB_TMP/cg.csv" --backend nccl --ranks 2 --max-us 100000
 echo "ok"
