@@ -79,6 +79,15 @@ typedef struct cb_collective {
     int (*available)(const cb_backend_ops *ops);
 } cb_collective;
 
+/* Shared table entries (collectives/common.c). */
+/* Layout of collectives where every rank has one vector of the whole size
+ * (all-reduce, broadcast, reduce, send/receive). */
+int cb_layout_whole(size_t bytes, size_t elem_size, int nranks, cb_layout *out);
+/* Bus-bandwidth factors: 1 (broadcast, reduce, send/receive) and (n-1)/n
+ * (all-gather, reduce-scatter, all-to-all, gather, scatter). */
+double cb_busbw_one(int nranks);
+double cb_busbw_share(int nranks);
+
 /* The table, NULL-terminated, in the order "all" runs them. */
 const cb_collective *const *cb_collective_list(void);
 

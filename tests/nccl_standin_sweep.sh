@@ -29,7 +29,8 @@ unset CB_STANDIN_TRACE
 # iteration, read after the span; the stand-in's stream clock gives each
 # operation at least CB_STANDIN_OP_US microseconds (more when the host was
 # slower to launch it), so the samples are at least that and mostly that.
-CB_STANDIN_OP_US=7 run 2 --backend nccl -b 1K -e 1K -n 9 --csv "$CB_TMP/samples.csv"
+CB_STANDIN_OP_US=50000 run 2 --backend nccl -b 1K -e 1K -n 9 --csv "$CB_TMP/samples.csv"
+unset CB_STANDIN_OP_US
 expect_rc 0 "per-iteration samples on the nccl backend"
 "$CB_PYTHON" - "$CB_TMP/samples.csv" <<'PY' || fail "per-iteration samples from CUDA events"
 import csv, sys
@@ -38,7 +39,9 @@ assert len(rows) == 2 and all(r["backend"] == "nccl" for r in rows)
 for r in rows:
     assert r["iter_samples"] == "9", r["iter_samples"]
     stats = [float(r[k]) for k in ("iter_min_us", "iter_median_us", "iter_p99_us", "iter_max_us")]
-    assert all(s >= 6.99 for s in stats) and abs(stats[0] - 7.0) < 0.01, stats
+    # At least the modelled 50 ms each; host noise on a busy machine adds, it
+    # does not double a 50 ms step.
+    assert all(s >= 49999 for s in stats) and stats[1] < 100000, stats
     assert stats[0] <= stats[1] <= stats[2] <= stats[3], stats
 PY
 

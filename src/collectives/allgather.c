@@ -17,12 +17,6 @@ static int allgather_layout(size_t bytes, size_t elem_size, int nranks, cb_layou
     return 0;
 }
 
-/* Each rank receives the n - 1 blocks it lacks. */
-static double allgather_busbw_factor(int nranks)
-{
-    return (double)(nranks - 1) / nranks;
-}
-
 static int allgather_run(cb_backend *b, const cb_call *call)
 {
     return b->ops->allgather(b, call->send, call->recv, call->layout.count, call->dtype);
@@ -52,7 +46,7 @@ const cb_collective cb_coll_allgather = {
     .aliases = "all_gather all-gather",
     .flags = 0,
     .layout = allgather_layout,
-    .busbw_factor = allgather_busbw_factor,
+    .busbw_factor = cb_busbw_share,
     .run = allgather_run,
     .fill_input = allgather_fill,
     .check_output = allgather_check,

@@ -1,21 +1,6 @@
 /* All-reduce: every rank ends with the reduction of every rank's vector. */
 #include "collective.h"
 
-static int allreduce_layout(size_t bytes, size_t elem_size, int nranks, cb_layout *out)
-{
-    (void)nranks;
-    size_t count = bytes / elem_size;
-    if (count == 0)
-        return -1;
-    out->count = count;
-    out->send_count = count;
-    out->recv_count = count;
-    out->inplace_offset = 0;
-    out->inplace_send_stride = 0;
-    out->inplace_recv_stride = 0;
-    return 0;
-}
-
 /* Each rank sends and receives 2(n-1)/n of the data in a ring algorithm. */
 static double allreduce_busbw_factor(int nranks)
 {
@@ -44,7 +29,7 @@ const cb_collective cb_coll_allreduce = {
     .name = "allreduce",
     .aliases = "all_reduce all-reduce",
     .flags = CB_COLL_REDUCES,
-    .layout = allreduce_layout,
+    .layout = cb_layout_whole,
     .busbw_factor = allreduce_busbw_factor,
     .run = allreduce_run,
     .fill_input = allreduce_fill,

@@ -17,12 +17,6 @@ static int alltoall_layout(size_t bytes, size_t elem_size, int nranks, cb_layout
     return 0;
 }
 
-/* Each rank sends and receives the n - 1 blocks not meant for itself. */
-static double alltoall_busbw_factor(int nranks)
-{
-    return (double)(nranks - 1) / nranks;
-}
-
 static int alltoall_run(cb_backend *b, const cb_call *call)
 {
     return b->ops->alltoall(b, call->send, call->recv, call->layout.count, call->dtype);
@@ -51,7 +45,7 @@ const cb_collective cb_coll_alltoall = {
     .aliases = "all_to_all all-to-all",
     .flags = 0,
     .layout = alltoall_layout,
-    .busbw_factor = alltoall_busbw_factor,
+    .busbw_factor = cb_busbw_share,
     .run = alltoall_run,
     .fill_input = alltoall_fill,
     .check_output = alltoall_check,

@@ -1,28 +1,6 @@
 /* Broadcast: every rank ends with the root's vector. */
 #include "collective.h"
 
-static int broadcast_layout(size_t bytes, size_t elem_size, int nranks, cb_layout *out)
-{
-    (void)nranks;
-    size_t count = bytes / elem_size;
-    if (count == 0)
-        return -1;
-    out->count = count;
-    out->send_count = count;
-    out->recv_count = count;
-    out->inplace_offset = 0;
-    out->inplace_send_stride = 0;
-    out->inplace_recv_stride = 0;
-    return 0;
-}
-
-/* A pipelined broadcast moves the whole vector over every link once. */
-static double broadcast_busbw_factor(int nranks)
-{
-    (void)nranks;
-    return 1.0;
-}
-
 static int broadcast_run(cb_backend *b, const cb_call *call)
 {
     return b->ops->broadcast(b, call->send, call->recv, call->layout.count, call->dtype,
@@ -52,8 +30,8 @@ const cb_collective cb_coll_broadcast = {
     .name = "broadcast",
     .aliases = "bcast",
     .flags = CB_COLL_ROOTED,
-    .layout = broadcast_layout,
-    .busbw_factor = broadcast_busbw_factor,
+    .layout = cb_layout_whole,
+    .busbw_factor = cb_busbw_one,
     .run = broadcast_run,
     .fill_input = broadcast_fill,
     .check_output = broadcast_check,

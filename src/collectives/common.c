@@ -56,3 +56,27 @@ size_t cb_layout_bytes(const cb_layout *layout, size_t elem_size)
                                                             : layout->recv_count;
     return larger * elem_size;
 }
+
+int cb_layout_whole(size_t bytes, size_t elem_size, int nranks, cb_layout *out)
+{
+    (void)nranks;
+    size_t count = bytes / elem_size;
+    if (count == 0)
+        return -1;
+    *out = (cb_layout){.count = count, .send_count = count, .recv_count = count};
+    return 0;
+}
+
+/* A pipelined broadcast or reduce, or one send, moves the vector over every
+ * link once. */
+double cb_busbw_one(int nranks)
+{
+    (void)nranks;
+    return 1.0;
+}
+
+/* Each rank's link carries all but its own share of the data. */
+double cb_busbw_share(int nranks)
+{
+    return (double)(nranks - 1) / nranks;
+}

@@ -18,12 +18,6 @@ static int gather_layout(size_t bytes, size_t elem_size, int nranks, cb_layout *
     return 0;
 }
 
-/* The root receives the n - 1 blocks it lacks. */
-static double gather_busbw_factor(int nranks)
-{
-    return (double)(nranks - 1) / nranks;
-}
-
 static int gather_run(cb_backend *b, const cb_call *call)
 {
     return b->ops->gather(b, call->send, call->recv, call->layout.count, call->dtype,
@@ -54,7 +48,7 @@ const cb_collective cb_coll_gather = {
     .aliases = "",
     .flags = CB_COLL_ROOTED,
     .layout = gather_layout,
-    .busbw_factor = gather_busbw_factor,
+    .busbw_factor = cb_busbw_share,
     .run = gather_run,
     .fill_input = gather_fill,
     .check_output = gather_check,

@@ -2,28 +2,6 @@
  * ranks' receive buffers are left undefined and are not checked. */
 #include "collective.h"
 
-static int reduce_layout(size_t bytes, size_t elem_size, int nranks, cb_layout *out)
-{
-    (void)nranks;
-    size_t count = bytes / elem_size;
-    if (count == 0)
-        return -1;
-    out->count = count;
-    out->send_count = count;
-    out->recv_count = count;
-    out->inplace_offset = 0;
-    out->inplace_send_stride = 0;
-    out->inplace_recv_stride = 0;
-    return 0;
-}
-
-/* A pipelined reduce moves the whole vector over every link once. */
-static double reduce_busbw_factor(int nranks)
-{
-    (void)nranks;
-    return 1.0;
-}
-
 static int reduce_run(cb_backend *b, const cb_call *call)
 {
     return b->ops->reduce(b, call->send, call->recv, call->layout.count, call->dtype,
@@ -52,8 +30,8 @@ const cb_collective cb_coll_reduce = {
     .name = "reduce",
     .aliases = "",
     .flags = CB_COLL_REDUCES | CB_COLL_ROOTED,
-    .layout = reduce_layout,
-    .busbw_factor = reduce_busbw_factor,
+    .layout = cb_layout_whole,
+    .busbw_factor = cb_busbw_one,
     .run = reduce_run,
     .fill_input = reduce_fill,
     .check_output = reduce_check,

@@ -18,12 +18,6 @@ static int reducescatter_layout(size_t bytes, size_t elem_size, int nranks, cb_l
     return 0;
 }
 
-/* Each rank sends the n - 1 blocks that other ranks own. */
-static double reducescatter_busbw_factor(int nranks)
-{
-    return (double)(nranks - 1) / nranks;
-}
-
 static int reducescatter_run(cb_backend *b, const cb_call *call)
 {
     return b->ops->reducescatter(b, call->send, call->recv, call->layout.count, call->dtype,
@@ -52,7 +46,7 @@ const cb_collective cb_coll_reducescatter = {
     .aliases = "reduce_scatter reduce-scatter",
     .flags = CB_COLL_REDUCES,
     .layout = reducescatter_layout,
-    .busbw_factor = reducescatter_busbw_factor,
+    .busbw_factor = cb_busbw_share,
     .run = reducescatter_run,
     .fill_input = reducescatter_fill,
     .check_output = reducescatter_check,

@@ -17,12 +17,6 @@ static int scatter_layout(size_t bytes, size_t elem_size, int nranks, cb_layout 
     return 0;
 }
 
-/* The root sends the n - 1 blocks it does not keep. */
-static double scatter_busbw_factor(int nranks)
-{
-    return (double)(nranks - 1) / nranks;
-}
-
 static int scatter_run(cb_backend *b, const cb_call *call)
 {
     return b->ops->scatter(b, call->send, call->recv, call->layout.count, call->dtype,
@@ -53,7 +47,7 @@ const cb_collective cb_coll_scatter = {
     .aliases = "",
     .flags = CB_COLL_ROOTED,
     .layout = scatter_layout,
-    .busbw_factor = scatter_busbw_factor,
+    .busbw_factor = cb_busbw_share,
     .run = scatter_run,
     .fill_input = scatter_fill,
     .check_output = scatter_check,

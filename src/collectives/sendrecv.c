@@ -2,28 +2,6 @@
  * receives rank - 1's (modulo n; with one rank, to and from itself). */
 #include "collective.h"
 
-static int sendrecv_layout(size_t bytes, size_t elem_size, int nranks, cb_layout *out)
-{
-    (void)nranks;
-    size_t count = bytes / elem_size;
-    if (count == 0)
-        return -1;
-    out->count = count;
-    out->send_count = count;
-    out->recv_count = count;
-    out->inplace_offset = 0;
-    out->inplace_send_stride = 0;
-    out->inplace_recv_stride = 0;
-    return 0;
-}
-
-/* Every link carries the whole vector once. */
-static double sendrecv_busbw_factor(int nranks)
-{
-    (void)nranks;
-    return 1.0;
-}
-
 static int sendrecv_run(cb_backend *b, const cb_call *call)
 {
     int n = b->nranks;
@@ -53,8 +31,8 @@ const cb_collective cb_coll_sendrecv = {
     .name = "sendrecv",
     .aliases = "send_recv send-recv",
     .flags = 0,
-    .layout = sendrecv_layout,
-    .busbw_factor = sendrecv_busbw_factor,
+    .layout = cb_layout_whole,
+    .busbw_factor = cb_busbw_one,
     .run = sendrecv_run,
     .fill_input = sendrecv_fill,
     .check_output = sendrecv_check,
