@@ -28,23 +28,27 @@ fault_run() {
         { cat "$CB_TMP/out"; fail "fault $fault on $np ranks ($*) was not caught as it should be"; }
 }
 
-for np in 3 4; do
+# Every type set at 3 ranks; float again at 4.
+for case in "3 -d float --redop sum" "3 -d fp8_e5m2,int8 --redop sum,min" \
+            "3 -d half,bfloat16 --redop prod,avg,premulsum" "4 -d float --redop sum"; do
+    np=${case%% *}
+    types=${case#* }
     last=$((np - 1))
-    for types in "-d float --redop sum" "-d fp8_e5m2,int8 --redop sum,min" "-d half,bfloat16 --redop prod,avg,premulsum"; do
-        # shellcheck disable=SC2086
-        {
-            # A contribution missing: rank 1's input is zeros.
-            fault_run "$np" missing:1 "$every" "" -b 48 -e 768 -f 4 $types
-            # Two ranks' blocks swapped (rank 0 and the last).
-            fault_run "$np" "swap:0:$last" "$blocks" allreduce,broadcast,reduce -b 48 -e 768 -f 4 $types
-            # Data shifted by one element on rank 1.
-            fault_run "$np" shift:1 "$every" "" -b 48 -e 768 -f 4 $types
-            # A stale value: rank 1's output is what the previous size left.
-            fault_run "$np" stale:1 "$every" "" -b 48 -e 768 -f 4 $types
-            # The wrong root's data.
-            fault_run "$np" root:1 "$rooted" allreduce,allgather,reducescatter,alltoall,sendrecv -b 48 -e 768 -f 4 $types
-        }
-    done
+    sizes="-b 48 -e 768 -f 4"
+    # shellcheck disable=SC2086
+    {
+        # A contribution missing: rank 1's input is zeros.
+        fault_run "$np" missing:1 "$every" "" $sizes $types
+        # Two ranks' blocks swapped (rank 0 and the last).
+        fault_run "$np" "swap:0:$last" "$blocks" allreduce,broadcast,reduce $sizes $types
+        # Data shifted by one element on rank 1.
+        fault_run "$np" shift:1 "$every" "" $sizes $types
+        # A stale value: rank 1's output is what the previous size left.
+        fault_run "$np" stale:1 "$every" "" $sizes $types
+        # The wrong root's data.
+        fault_run "$np" root:1 "$rooted" allreduce,allgather,reducescatter,alltoall,sendrecv \
+            $sizes $types
+    }
 done
 
 # A fault the backend cannot parse is a runtime error, not a silent pass.

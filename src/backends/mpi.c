@@ -16,10 +16,15 @@
  * datatypes of contiguous bytes, and reduce with user-defined operations
  * that convert to double, combine, and round back to the type (nearest,
  * ties to even). avg is a sum followed by a local division of the result,
- * premulsum a local multiplication of the input followed by a sum: both
- * local passes are inside the timed operation. All of these MPI objects
- * belong to one backend instance: created in init, freed in fini.
+ * premulsum a sum followed by a local multiplication of the result by
+ * CB_PREMULSUM_SCALAR: since that scalar is 2, multiplying commutes with
+ * rounding (and with integer wrap-around), so the result is that of
+ * multiplying each input first, bit for bit except for subnormal results,
+ * and needs no copy of the input. Both local passes are inside the timed
+ * operation. All of these MPI objects belong to one backend instance:
+ * created in init, freed in fini.
  */
+_Static_assert((int)CB_PREMULSUM_SCALAR == 2, "premulsum scales the result: exact for 2 only");
 #define CB_MPI_BASIC_REDOPS (CB_MAX + 1)   /* sum, prod, min, max: what MPI reduces */
 
 typedef struct mpi_backend {
@@ -29,8 +34,6 @@ typedef struct mpi_backend {
     int type_created[CB_DTYPE_COUNT];               /* ours to free */
     MPI_Op ops[CB_DTYPE_COUNT][CB_MPI_BASIC_REDOPS];
     int op_created[CB_DTYPE_COUNT][CB_MPI_BASIC_REDOPS];
-    void *scratch;                                  /* premulsum's scaled input */
-    size_t scratch_bytes;
     double *marks;    /* MPI_Wtime at the end of each marked iteration */
     int nmarks;
     int marks_room;
@@ -194,7 +197,6 @@ static void mpi_fini(cb_backend *b, int aborting)
     if (b->comm != MPI_COMM_NULL)
         MPI_Comm_free(&b->comm);
     free(mb->marks);
-    free(mb->scratch);
     free(mb);
 }
 
@@ -268,22 +270,6 @@ static size_t elem_size(cb_dtype dtype)
     return cb_dtype_info_of(dtype)->size;
 }
 
-/* Room for premulsum's scaled copy of an input, kept until fini. */
-static void *scratch(cb_backend *b, size_t bytes)
-{
-    mpi_backend *mb = (mpi_backend *)b;
-    if (mb->scratch_bytes < bytes) {
-        void *bigger = realloc(mb->scratch, bytes);
-        if (bigger == NULL) {
-            cb_backend_fail(b, "cannot allocate %zu bytes of host memory for premulsum", bytes);
-            return NULL;
-        }
-        mb->scratch = bigger;
-        mb->scratch_bytes = bytes;
-    }
-    return mb->scratch;
-}
-
 /* Integers multiply in the unsigned type of their width, so that values
  * grown by repeated in-place launches wrap (as on a GPU) instead of
  * overflowing, which C leaves undefined for signed types. */
@@ -295,7 +281,7 @@ static void *scratch(cb_backend *b, size_t bytes)
             to[k] = (ctype)((arith)from[k] * (arith)CB_PREMULSUM_SCALAR); \
     } while (0)
 
-/* premulsum's local pass: dst = CB_PREMULSUM_SCALAR * src (dst may be src). */
+/* premulsum's local pass: dst = CB_PREMULSUM_SCALAR * src (here dst is src). */
 static void scale_elements(void *dst, const void *src, size_t count, cb_dtype dtype)
 {
     switch (dtype) {
@@ -344,22 +330,27 @@ static void divide_elements(void *buf, size_t count, cb_dtype dtype, int nranks)
     }
 }
 
+/* The local pass after MPI's sum, on a rank that holds a result. */
+static void finish_reduction(cb_backend *b, void *result, size_t count, cb_dtype dtype,
+                             cb_redop redop)
+{
+    if (redop == CB_AVG)
+        divide_elements(result, count, dtype, b->nranks);
+    else if (redop == CB_PREMULSUM)
+        scale_elements(result, result, count, dtype);
+}
+
 static int mpi_allreduce(cb_backend *b, const void *send, void *recv, size_t count,
                          cb_dtype dtype, cb_redop redop)
 {
     if (check_count(b, count) != 0)
         return -1;
     const void *src = send == recv ? MPI_IN_PLACE : send;
-    if (redop == CB_PREMULSUM) {
-        scale_elements(recv, send, count, dtype);
-        src = MPI_IN_PLACE;
-    }
     int rc = MPI_Allreduce(src, recv, (int)count, mpi_type_of(b, dtype),
                            mpi_op_of(b, dtype, redop), b->comm);
     if (rc != MPI_SUCCESS)
         return mpi_fail(b, "MPI_Allreduce", rc);
-    if (redop == CB_AVG)
-        divide_elements(recv, count, dtype, b->nranks);
+    finish_reduction(b, recv, count, dtype, redop);
     return 0;
 }
 
@@ -380,17 +371,8 @@ static int mpi_reducescatter(cb_backend *b, const void *send, void *recv, size_t
 {
     if (check_count(b, count) != 0)
         return -1;
-    size_t esize = elem_size(dtype), total = count * (size_t)b->nranks;
+    size_t esize = elem_size(dtype);
     int in_place = recv == (const char *)send + (size_t)b->rank * count * esize;
-    const void *src = send;
-    if (redop == CB_PREMULSUM) {
-        /* In place the input is the caller's to overwrite. */
-        void *scaled = in_place ? (void *)send : scratch(b, total * esize);
-        if (scaled == NULL)
-            return -1;
-        scale_elements(scaled, send, total, dtype);
-        src = scaled;
-    }
     MPI_Datatype type = mpi_type_of(b, dtype);
     MPI_Op op = mpi_op_of(b, dtype, redop);
     int rc;
@@ -401,12 +383,11 @@ static int mpi_reducescatter(cb_backend *b, const void *send, void *recv, size_t
         if (rc == MPI_SUCCESS && b->rank != 0)
             memmove(recv, send, count * esize);
     } else {
-        rc = MPI_Reduce_scatter_block(src, recv, (int)count, type, op, b->comm);
+        rc = MPI_Reduce_scatter_block(send, recv, (int)count, type, op, b->comm);
     }
     if (rc != MPI_SUCCESS)
         return mpi_fail(b, "MPI_Reduce_scatter_block", rc);
-    if (redop == CB_AVG)
-        divide_elements(recv, count, dtype, b->nranks);
+    finish_reduction(b, recv, count, dtype, redop);
     return 0;
 }
 
@@ -427,23 +408,13 @@ static int mpi_reduce(cb_backend *b, const void *send, void *recv, size_t count,
 {
     if (check_count(b, count) != 0)
         return -1;
-    int in_place = send == recv;
-    const void *src = send;
-    if (redop == CB_PREMULSUM) {
-        void *scaled = in_place ? recv : scratch(b, count * elem_size(dtype));
-        if (scaled == NULL)
-            return -1;
-        scale_elements(scaled, send, count, dtype);
-        src = scaled;
-    }
-    if (b->rank == root && in_place)
-        src = MPI_IN_PLACE;
+    const void *src = b->rank == root && send == recv ? MPI_IN_PLACE : send;
     int rc = MPI_Reduce(src, recv, (int)count, mpi_type_of(b, dtype), mpi_op_of(b, dtype, redop),
                         root, b->comm);
     if (rc != MPI_SUCCESS)
         return mpi_fail(b, "MPI_Reduce", rc);
-    if (redop == CB_AVG && b->rank == root)
-        divide_elements(recv, count, dtype, b->nranks);
+    if (b->rank == root)
+        finish_reduction(b, recv, count, dtype, redop);
     return 0;
 }
 
