@@ -791,7 +791,10 @@ static int measure(engine *e, const cb_collective *coll, cb_call *call, int size
         return e->st.code;
 
     e->sum.results++;
-    e->sum.busbw_sum += res.busbw;
+    if (!(coll->flags & CB_COLL_NO_DATA)) {
+        e->sum.busbw_sum += res.busbw;
+        e->sum.busbw_results++;
+    }
     e->sum.wrong += res.wrong;
     emit_result(e, &res);
     return agree(e);
@@ -814,6 +817,15 @@ static int supported_everywhere(engine *e, const cb_collective *coll, cb_dtype d
 static int sweep(engine *e, const cb_collective *coll, cb_dtype dtype, cb_redop redop, int root)
 {
     const cb_dtype_info *info = cb_dtype_info_of(dtype);
+    if (coll->flags & CB_COLL_NO_DATA) {
+        /* One row: no size to sweep, no placement, nothing to verify. */
+        cb_call call = {.dtype = dtype, .redop = redop, .root = root};
+        if (coll->layout(0, info->size, e->nranks, &call.layout) != 0)
+            return CB_EXIT_OK;
+        if (e->p->check_passes > 0)
+            note(e, "%s moves no data: one row at size 0, not verified", coll->name);
+        return measure(e, coll, &call, 0, 0, 0, 0);
+    }
     char why[256] = "";
     cb_pattern probe;
     int checkable = e->p->check_passes > 0 &&
@@ -849,8 +861,12 @@ static int run_collectives(engine *e)
             for (int i = 0; i < e->nprinters; i++)
                 e->printers[i]->ops->table_begin(e->printers[i], coll);
         if (coll->available != NULL && !coll->available(e->ops)) {
-            note(e, "skipped %s: the %s backend does not implement it", coll->name,
-                 e->ops->name);
+            if (coll->needs != NULL)
+                note(e, "skipped %s on the %s backend: needs %s", coll->name, e->ops->name,
+                     coll->needs);
+            else
+                note(e, "skipped %s: the %s backend does not implement it", coll->name,
+                     e->ops->name);
             continue;
         }
         /* Rooted collectives: the -r root, or every rank in turn; else -1. */
@@ -860,7 +876,9 @@ static int run_collectives(engine *e)
             last_root = p->root < 0 ? e->nranks - 1 : p->root;
         }
         int nredops = (coll->flags & CB_COLL_REDUCES) ? p->nredops : 1;
-        for (int t = 0; t < p->ndtypes; t++)
+        /* A collective that moves no data is measured once, for the first type. */
+        int ndtypes = (coll->flags & CB_COLL_NO_DATA) ? 1 : p->ndtypes;
+        for (int t = 0; t < ndtypes; t++)
             for (int r = 0; r < nredops; r++) {
                 cb_redop redop = (coll->flags & CB_COLL_REDUCES) ? p->redops[r] : CB_REDOP_NONE;
                 if (!supported_everywhere(e, coll, p->dtypes[t], redop))

@@ -71,6 +71,7 @@ typedef struct cb_summary {
     uint64_t wrong;            /* over every result */
     int results;               /* measurements printed */
     double busbw_sum;          /* for the plain mean of busbw cells */
+    int busbw_results;         /* its divisor: results that move data (not barrier) */
     int exit_status;           /* enum cb_exit the run ends with */
     char error[512];           /* the agreed failure, "" when none */
 } cb_summary;

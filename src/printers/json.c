@@ -330,7 +330,7 @@ static void json_end(cb_printer *pr, const cb_summary *sum)
     }
     fprintf(f, "%s],\n  \"summary\": {\"results\": %d, \"wrong\": %llu, \"avg_busbw_gbps\": ",
             jp->nnotes ? "\n  " : "", sum->results, (unsigned long long)sum->wrong);
-    json_number(f, sum->results ? sum->busbw_sum / sum->results : 0.0);
+    json_number(f, sum->busbw_results ? sum->busbw_sum / sum->busbw_results : 0.0);
     fprintf(f, ", \"passed\": ");
     json_bool(f, sum->exit_status == 0);
     fprintf(f, ", \"exit_status\": %d},\n  \"errors\": [", sum->exit_status);

@@ -170,7 +170,7 @@ static void table_end(cb_printer *pr, const cb_summary *sum)
     fprintf(out, "# Out of bounds values : %llu %s\n", (unsigned long long)sum->wrong,
             sum->wrong ? "FAILED" : "OK");
     fprintf(out, "# Avg bus bandwidth    : %g\n",
-            sum->results ? sum->busbw_sum / sum->results : 0.0);
+            sum->busbw_results ? sum->busbw_sum / sum->busbw_results : 0.0);
     fprintf(out, "#\n");
     fflush(out);
 }
