@@ -65,6 +65,10 @@ typedef struct cb_result {
     int bad_rank;
     char bad_host[CB_HOSTLEN];
     cb_mismatch first;
+    /* --split: the group measured (numbered by lowest rank) and its ranks;
+     * group -1 without --split. */
+    int group;
+    int group_ranks;
 } cb_result;
 
 typedef struct cb_summary {

@@ -5,7 +5,7 @@ line, and the CSV with the csv module, then assert what a run must show.
 Usage: parse_output.py check-sweep --table FILE [--csv FILE] --ranks N
            --sizes LIST [--collective LIST|all] [--dtypes LIST|all]
            [--redops LIST|all] [--roots N|all] [--passes N] [--wrong any|0]
-           [--unavailable LIST]
+           [--unavailable LIST] [--group-sizes N,N,...]
        parse_output.py check-csv-header --csv FILE
        parse_output.py check-wrong --table FILE --collective LIST [--clean LIST]
 
@@ -25,7 +25,7 @@ CSV_V1_COLUMNS = [
     "time_combine", "algbw_gbps", "busbw_gbps", "wrong", "check_passes",
     "agg", "graph_launches", "blocking", "time_kind", "iter_samples", "iter_min_us",
     "iter_median_us", "iter_p99_us", "iter_max_us", "rank_time_min_us", "rank_time_mean_us",
-    "rank_time_max_us", "slowest_rank", "slowest_host",
+    "rank_time_max_us", "slowest_rank", "slowest_host", "group",
 ]
 
 DTYPE_SIZES = {"int8": 1, "uint8": 1, "int32": 4, "uint32": 4, "int64": 8,
@@ -90,7 +90,9 @@ def parse_table(path):
     out = {"preamble": [], "tables": [], "wrong_lines": [], "footer": {}, "notes": [],
            "devices": []}
     current = None
-    row_re = re.compile(r"^\s*(\d+)\s+(\d+)\s+(\S+)\s+(\S+)\s+(-?\d+)" + r"\s+(\S+)" * 8 + r"\s*$")
+    # With --split a group column ends the row.
+    row_re = re.compile(r"^\s*(\d+)\s+(\d+)\s+(\S+)\s+(\S+)\s+(-?\d+)" + r"\s+(\S+)" * 8 +
+                        r"(?:\s+(\d+))?\s*$")
     with open(path) as f:
         for line in f:
             line = line.rstrip("\n")
@@ -109,7 +111,8 @@ def parse_table(path):
                             "wrong": None if wrong == "N/A" else int(wrong)}
                 current["rows"].append({"size": int(g[0]), "count": int(g[1]), "type": g[2],
                                         "redop": g[3], "root": int(g[4]),
-                                        "oop": half(5), "ip": half(9)})
+                                        "oop": half(5), "ip": half(9),
+                                        "group": None if g[13] is None else int(g[13])})
                 continue
             text = line[1:].strip()
             if text.startswith("Collective:"):
@@ -160,8 +163,11 @@ def expected_rows(args, collective):
     """(type, redop, root, size, count) in the order the run prints them."""
     n = args.ranks
     reduces, rooted, _ = COLLECTIVES[collective]
+    groups = [int(x) for x in args.group_sizes.split(",")] if args.group_sizes else [n]
     if collective in NO_DATA:
-        return [(expand(args.dtypes, ALL_DTYPES)[0], "none", -1, 0, 0)]
+        return [(expand(args.dtypes, ALL_DTYPES)[0], "none", -1, 0, 0, g)
+                for g in range(len(groups))]
+    n = min(groups)
     redops = expand(args.redops, ALL_REDOPS) if reduces else ["none"]
     if not rooted:
         roots = [-1]
@@ -174,9 +180,10 @@ def expected_rows(args, collective):
         for r in redops:
             for root in roots:
                 for s in [int(x) for x in args.sizes.split(",")]:
-                    lay = layout(collective, s, DTYPE_SIZES[d], n)
-                    if lay is not None:
-                        rows.append((d, r, root, lay[0], lay[1]))
+                    # --split: a size every group can take, one row per group.
+                    lays = [layout(collective, s, DTYPE_SIZES[d], gn) for gn in groups]
+                    if None not in lays:
+                        rows += [(d, r, root, lay[0], lay[1], g) for g, lay in enumerate(lays)]
     return rows
 
 
@@ -197,7 +204,10 @@ def check_sweep(args):
         if collective in unavailable:
             ensure(any(x.startswith("skipped %s on the " % collective) for x in t["notes"]),
                    "no note says why %s was skipped" % collective)
-        got = [(x["type"], x["redop"], x["root"], x["size"], x["count"]) for x in rows]
+        got = [(x["type"], x["redop"], x["root"], x["size"], x["count"],
+                0 if x["group"] is None else x["group"]) for x in rows]
+        ensure(all(x["group"] is None for x in rows) != bool(args.group_sizes),
+               "a group column only with --split: %r" % rows[:1])
         ensure(got == expected, "%s rows %r, expected %r" % (collective, got, expected))
         for x in rows:
             if collective in NO_DATA:
@@ -237,8 +247,11 @@ def check_sweep(args):
     ensure(len(crow) == len(halves), "CSV has %d rows, expected %d" % (len(crow), len(halves)))
     run_ids = {r["run_id"] for r in crow}
     ensure(len(run_ids) == 1 and re.match(r"^[0-9a-f]{16}$", run_ids.pop()), "run_id")
+    group_sizes = [int(x) for x in args.group_sizes.split(",")] if args.group_sizes else [n]
     for r, (collective, tr, in_place) in zip(crow, halves):
-        factor = busbw_factor(collective, n)
+        factor = busbw_factor(collective, group_sizes[tr["group"] or 0])
+        ensure(r["group"] == ("" if tr["group"] is None else str(tr["group"])),
+               "CSV group %r, table group %r" % (r["group"], tr["group"]))
         ensure(r["schema_version"] == "1", "schema_version %r" % r["schema_version"])
         ensure(re.match(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$", r["start_utc"]), "start_utc")
         ensure(r["placement"] == ("out-of-place", "in-place")[in_place], "placement order %r" % r)
@@ -304,6 +317,8 @@ def main():
     s.add_argument("--roots", default="0")
     s.add_argument("--passes", type=int, default=1)
     s.add_argument("--wrong", default="0")
+    s.add_argument("--group-sizes", default="",
+                   help="--split: the rank count of each group, in group order")
     s.add_argument("--unavailable", default="",
                    help="collectives the backend cannot run: a note, no rows")
     h = sub.add_parser("check-csv-header")

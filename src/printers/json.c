@@ -305,6 +305,10 @@ static void json_result(cb_printer *pr, const cb_result *res)
     json_micros(f, res->spread.max);
     fprintf(f, "}, \"slowest_rank\": %d, \"slowest_host\": ", res->spread.slowest);
     json_string(f, res->slowest_host);
+    if (res->group >= 0)
+        fprintf(f, ", \"group\": %d, \"group_ranks\": %d", res->group, res->group_ranks);
+    else
+        fprintf(f, ", \"group\": null");
     fprintf(f, ",\n     \"per_rank\": [");
     int nranks = jp->run ? jp->run->nranks : 0;
     for (int r = 0; r < nranks && res->rank_times != NULL; r++) {
