@@ -18,6 +18,13 @@ for np in 2 3 4; do
         fail "no note that barrier is not verified on $np ranks"
 done
 
+# barrier before another collective keeps its row (it has no in-place half
+# to complete it).
+run 2 --backend mpi -o barrier,allreduce -b 8 -e 64 -f 8 -n 2 --csv "$CB_TMP/first.csv"
+expect_rc 0 "barrier first"
+check check-sweep --table "$CB_TMP/out" --csv "$CB_TMP/first.csv" --ranks 2 --sizes 8,64 \
+    --collective barrier,allreduce
+
 # The command: one check pass.
 run 4 --backend mpi -o ring_allreduce,allreduce -c 1 -e 1M
 expect_rc 0 "ring_allreduce,allreduce -c 1"
