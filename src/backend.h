@@ -21,6 +21,13 @@
 
 typedef struct cb_backend_ops cb_backend_ops;
 
+/* The local passes of a reduction built from point-to-point messages. */
+typedef enum cb_local_stage {
+    CB_LOCAL_PREPARE, /* inout = this rank's contribution from in (premulsum: scaled) */
+    CB_LOCAL_COMBINE, /* inout = inout op in (avg and premulsum combine with sum) */
+    CB_LOCAL_FINISH   /* inout = the final value (avg: divided by nranks); in unused */
+} cb_local_stage;
+
 /* What the engine asks of a backend when it starts one. */
 typedef struct cb_backend_config {
     int blocking;      /* wait for each operation before launching the next */
@@ -160,6 +167,19 @@ struct cb_backend_ops {
     int (*timer_reserve)(cb_backend *b, int n);
     int (*timer_mark)(cb_backend *b);
     int (*timer_samples)(cb_backend *b, double *seconds, int n);
+
+    /* Optional (NULL: the barrier collective is skipped with a note): return
+     * once every rank of comm has entered. */
+    int (*barrier)(cb_backend *b);
+    /* Optional (NULL: collectives that reduce locally are skipped): one local
+     * pass of a reduction on count elements of host-accessible buffers, as
+     * stage says; in and inout may be the same buffer for PREPARE and FINISH. */
+    int (*reduce_local)(cb_backend *b, cb_local_stage stage, const void *in, void *inout,
+                        size_t count, cb_dtype dtype, cb_redop redop);
+    /* Optional, with reduce_local: host memory of at least bytes for a
+     * collective built from primitives, kept (and reused) until fini; NULL
+     * with the reason in b->error. */
+    void *(*host_scratch)(cb_backend *b, size_t bytes);
 };
 
 /* Every backend compiled in, in preference order for "auto". */

@@ -47,7 +47,10 @@ typedef struct cb_mismatch {
 
 enum cb_collective_flags {
     CB_COLL_REDUCES = 1 << 0, /* takes a reduction operation */
-    CB_COLL_ROOTED = 1 << 1   /* has a root rank */
+    CB_COLL_ROOTED = 1 << 1,  /* has a root rank */
+    /* Moves no data (barrier): measured once, out of place, at size 0, and
+     * never verified. */
+    CB_COLL_NO_DATA = 1 << 2
 };
 
 typedef struct cb_collective {
@@ -77,6 +80,8 @@ typedef struct cb_collective {
     /* Optional: whether a backend implements what run needs; NULL means
      * every backend does. The engine skips the collective with a note. */
     int (*available)(const cb_backend_ops *ops);
+    /* Optional: what available wants, for the note when it says no. */
+    const char *needs;
 } cb_collective;
 
 /* Shared table entries (collectives/common.c). */

@@ -45,6 +45,17 @@ typedef struct engine {
     MPI_Comm comm;
     int rank;
     int nranks;
+    /* The ranks measured together: comm itself, or with --split this rank's
+     * group, numbered by its lowest rank. */
+    MPI_Comm gcomm;
+    int grank;
+    int gsize;
+    int group;
+    int ngroups;
+    int min_gsize;          /* the smallest group's size */
+    int *gmembers;          /* group rank 0: the comm rank of each group member */
+    int *leaders;           /* comm rank of each group's rank 0 */
+    cb_result *split_oop;   /* rank 0 with --split: each group's out-of-place half */
     char host[CB_HOSTLEN];
     cb_status st;
 
@@ -303,13 +314,95 @@ static void start_backend(engine *e)
     cb_backend_config config = {
         .blocking = e->p->blocking, .progress = watchdog_tick, .progress_ctx = e};
     cb_watchdog_doing(&e->watch, "starting the %s backend", e->ops->name);
-    if (e->ops->init(e->comm, &config, &e->b) != 0)
+    if (e->ops->init(e->gcomm, &config, &e->b) != 0)
         cb_status_set(&e->st, CB_EXIT_RUNTIME, "starting the %s backend failed: %s",
                       e->ops->name, e->b ? e->b->error : "out of memory");
     if (e->b != NULL) {
         e->b->ops = e->ops;
         cb_watchdog_set_abort(&e->watch, abort_backend, e);
     }
+}
+
+/* --split: this rank's group communicator, the group numbers (in the order
+ * of each group's lowest rank) and the members each group's rank 0 keeps. */
+static void split_groups(engine *e)
+{
+    const cb_params *p = e->p;
+    e->gcomm = e->comm;
+    e->grank = e->rank;
+    e->gsize = e->nranks;
+    e->group = 0;
+    e->ngroups = 1;
+    if (p->split == CB_SPLIT_NODE) {
+        MPI_Comm_split_type(e->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &e->gcomm);
+    } else if (p->split != CB_SPLIT_NONE) {
+        char err[CB_MSGLEN];
+        /* cb_params_check_ranks has checked the spec against the rank count. */
+        int color = cb_split_color(p, e->rank, e->nranks, err, sizeof err);
+        MPI_Comm_split(e->comm, color < 0 ? 0 : color, e->rank, &e->gcomm);
+    }
+    MPI_Comm_rank(e->gcomm, &e->grank);
+    MPI_Comm_size(e->gcomm, &e->gsize);
+    MPI_Allreduce(&e->gsize, &e->min_gsize, 1, MPI_INT, MPI_MIN, e->comm);
+    int *lead = malloc((size_t)e->nranks * sizeof *lead);
+    e->leaders = malloc((size_t)e->nranks * sizeof *e->leaders);
+    e->gmembers = malloc((size_t)e->gsize * sizeof *e->gmembers);
+    if (lead == NULL || e->leaders == NULL || e->gmembers == NULL) {
+        cb_status_set(&e->st, CB_EXIT_RUNTIME, "out of memory for %d group records", e->nranks);
+        free(lead);
+        return;
+    }
+    int leader = e->rank, is_leader = e->grank == 0;
+    MPI_Bcast(&leader, 1, MPI_INT, 0, e->gcomm);
+    MPI_Gather(&e->rank, 1, MPI_INT, e->gmembers, 1, MPI_INT, 0, e->gcomm);
+    MPI_Allgather(&is_leader, 1, MPI_INT, lead, 1, MPI_INT, e->comm);
+    e->ngroups = 0;
+    for (int r = 0; r < e->nranks; r++)
+        if (lead[r]) {
+            if (r == leader)
+                e->group = e->ngroups;
+            e->leaders[e->ngroups++] = r;
+        }
+    free(lead);
+    if (e->rank == 0 && p->split != CB_SPLIT_NONE) {
+        e->split_oop = calloc((size_t)e->ngroups, sizeof *e->split_oop);
+        if (e->split_oop == NULL)
+            cb_status_set(&e->st, CB_EXIT_RUNTIME, "out of memory for %d groups", e->ngroups);
+    }
+}
+
+/* The preamble's lines for --split: each group and its ranks. */
+static void describe_groups(engine *e)
+{
+    if (e->p->split == CB_SPLIT_NONE)
+        return;
+    int *groups = e->rank == 0 ? malloc((size_t)e->nranks * sizeof *groups) : NULL;
+    int ok = e->rank != 0 || groups != NULL;
+    MPI_Bcast(&ok, 1, MPI_INT, 0, e->comm);
+    if (!ok)
+        return;
+    MPI_Gather(&e->group, 1, MPI_INT, groups, 1, MPI_INT, 0, e->comm);
+    if (e->rank != 0)
+        return;
+    note(e, "split %s: %d group%s measured at once", e->p->split_spec, e->ngroups,
+         e->ngroups == 1 ? "" : "s");
+    for (int g = 0; g < e->ngroups; g++) {
+        char list[400] = "";
+        size_t used = 0;
+        int members = 0;
+        for (int r = 0; r < e->nranks; r++) {
+            if (groups[r] != g)
+                continue;
+            members++;
+            if (used + 16 < sizeof list)
+                used += (size_t)snprintf(list + used, sizeof list - used, "%s%d",
+                                         used ? "," : "", r);
+            else if (used + 4 < sizeof list && list[used - 1] != '.')
+                used += (size_t)snprintf(list + used, sizeof list - used, ",...");
+        }
+        note(e, "group %d: %d rank%s: %s", g, members, members == 1 ? "" : "s", list);
+    }
+    free(groups);
 }
 
 /* Host, pid and device of every rank, gathered on rank 0. */
@@ -437,9 +530,9 @@ static void allocate_buffers(engine *e)
     e->sampling = e->ops->timer_reserve && e->ops->timer_mark && e->ops->timer_samples;
     int marks = (e->mark_units + e->mark_stride - 1) / e->mark_stride;
     e->samples = malloc((size_t)marks * sizeof *e->samples);
-    if (e->rank == 0)
-        e->rank_times = malloc((size_t)e->nranks * sizeof *e->rank_times);
-    if (e->samples == NULL || (e->rank == 0 && e->rank_times == NULL))
+    if (e->grank == 0)
+        e->rank_times = malloc((size_t)e->gsize * sizeof *e->rank_times);
+    if (e->samples == NULL || (e->grank == 0 && e->rank_times == NULL))
         cb_status_set(&e->st, CB_EXIT_RUNTIME, "out of memory for timing samples");
     else if (e->sampling)
         backend_step(e, e->ops->timer_reserve(e->b, marks));
@@ -627,17 +720,17 @@ static double combine_time(engine *e, double mine)
     double combined = mine;
     switch (e->p->average) {
     case CB_AVERAGE_RANK0:
-        MPI_Bcast(&combined, 1, MPI_DOUBLE, 0, e->comm);
+        MPI_Bcast(&combined, 1, MPI_DOUBLE, 0, e->gcomm);
         break;
     case CB_AVERAGE_MEAN:
-        MPI_Allreduce(&mine, &combined, 1, MPI_DOUBLE, MPI_SUM, e->comm);
-        combined /= e->nranks;
+        MPI_Allreduce(&mine, &combined, 1, MPI_DOUBLE, MPI_SUM, e->gcomm);
+        combined /= e->gsize;
         break;
     case CB_AVERAGE_MIN:
-        MPI_Allreduce(&mine, &combined, 1, MPI_DOUBLE, MPI_MIN, e->comm);
+        MPI_Allreduce(&mine, &combined, 1, MPI_DOUBLE, MPI_MIN, e->gcomm);
         break;
     case CB_AVERAGE_MAX:
-        MPI_Allreduce(&mine, &combined, 1, MPI_DOUBLE, MPI_MAX, e->comm);
+        MPI_Allreduce(&mine, &combined, 1, MPI_DOUBLE, MPI_MAX, e->gcomm);
         break;
     }
     return combined;
@@ -650,7 +743,7 @@ static int check_pass(engine *e, const cb_collective *coll, const cb_call *call,
     size_t esize = cb_dtype_info_of(call->dtype)->size;
     int direct = e->ops->host_accessible;
     void *input = direct ? (void *)call->send : e->staging;
-    coll->fill_input(pat, e->rank, call, input);
+    coll->fill_input(pat, e->grank, call, input);
     if (!direct &&
         backend_step(e, e->ops->upload(e->b, (void *)call->send, input,
                                        call->layout.send_count * esize)) != 0)
@@ -669,7 +762,7 @@ static int check_pass(engine *e, const cb_collective *coll, const cb_call *call,
         info->store(output, e->corrupt_index, was == 1.0 ? 2.0 : 1.0);
     }
     cb_mismatch here;
-    size_t n = coll->check_output(pat, e->rank, call, output, &here);
+    size_t n = coll->check_output(pat, e->grank, call, output, &here);
     if (n > 0 && *wrong == 0)
         *first = here;
     *wrong += n;
@@ -688,7 +781,7 @@ static void verify(engine *e, const cb_collective *coll, const cb_call *call, in
         cb_pattern pat;
         char why[256];
         /* The sweep checked that the pattern exists for this type and reduction. */
-        if (cb_pattern_init(&pat, call->dtype, call->redop, e->nranks,
+        if (cb_pattern_init(&pat, call->dtype, call->redop, e->gsize,
                             cb_pattern_seed((uint32_t)size_index, (uint32_t)res->in_place,
                                             (uint32_t)pass, what),
                             why, sizeof why) != 0)
@@ -701,22 +794,25 @@ static void verify(engine *e, const cb_collective *coll, const cb_call *call, in
     if (agree(e) != CB_EXIT_OK)
         return;
 
+    /* Within the group measured (every rank without --split). */
     unsigned long long mine = wrong, total = 0;
-    MPI_Allreduce(&mine, &total, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, e->comm);
+    MPI_Allreduce(&mine, &total, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, e->gcomm);
     res->wrong = total;
     if (total == 0)
         return;
-    int bad = wrong > 0 ? e->rank : e->nranks;
-    MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MIN, e->comm);
+    int bad = wrong > 0 ? e->grank : e->gsize;
+    MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MIN, e->gcomm);
     struct {
         cb_mismatch first;
         char host[CB_HOSTLEN];
+        int rank;
     } report;
     memset(&report, 0, sizeof report);
     report.first = first;
     memcpy(report.host, e->host, sizeof report.host);
-    MPI_Bcast(&report, (int)sizeof report, MPI_BYTE, bad, e->comm);
-    res->bad_rank = bad;
+    report.rank = e->rank;
+    MPI_Bcast(&report, (int)sizeof report, MPI_BYTE, bad, e->gcomm);
+    res->bad_rank = report.rank;
     res->first = report.first;
     memcpy(res->bad_host, report.host, sizeof res->bad_host);
 }
@@ -730,6 +826,92 @@ static void emit_result(engine *e, const cb_result *res)
     check_printers(e);
 }
 
+/* Rank 0 prints a result of a group and counts it. */
+static void emit_counted(engine *e, const cb_result *res)
+{
+    e->sum.results++;
+    if (!(res->collective->flags & CB_COLL_NO_DATA)) {
+        e->sum.busbw_sum += res->busbw;
+        e->sum.busbw_results++;
+    }
+    emit_result(e, res);
+}
+
+/* The line under a measurement of every group: the slowest group's time
+ * and the bus bandwidth of all groups together. */
+static void aggregate_note(engine *e, const cb_result *rows, const char *placement)
+{
+    double slowest = 0, busbw = 0;
+    for (int g = 0; g < e->ngroups; g++) {
+        if (rows[g].seconds > slowest)
+            slowest = rows[g].seconds;
+        busbw += rows[g].busbw;
+    }
+    note(e, "all %d groups, %llu B %s: slowest group %.2f us, busbw summed over groups %.2f GB/s",
+         e->ngroups, (unsigned long long)rows[0].bytes, placement, slowest * 1e6, busbw);
+}
+
+#define CB_SPLIT_TAG 0x5b17
+
+/* --split: each group's rank 0 sends its result to rank 0, which prints one
+ * row per group (out-of-place and in-place halves together) and an
+ * aggregate line; the wrong counts of every group add up on every rank. */
+static int emit_split(engine *e, const cb_collective *coll, cb_result *res, int slowest_rank)
+{
+    unsigned long long mine = e->grank == 0 ? res->wrong : 0, total = 0;
+    MPI_Allreduce(&mine, &total, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, e->comm);
+    e->sum.wrong += total;
+    struct {
+        cb_result res;
+        int slowest_rank;
+    } msg;
+    memset(&msg, 0, sizeof msg);
+    msg.res = *res;
+    /* Pointers mean nothing in another process; rank 0 sets them again. */
+    msg.res.collective = NULL;
+    msg.res.rank_times = NULL;
+    msg.slowest_rank = slowest_rank;
+    if (e->rank != 0) {
+        if (e->grank == 0)
+            MPI_Send(&msg, (int)sizeof msg, MPI_BYTE, 0, CB_SPLIT_TAG, e->comm);
+        return agree(e);
+    }
+    cb_result *rows = calloc((size_t)e->ngroups, sizeof *rows);
+    if (rows == NULL)
+        cb_status_set(&e->st, CB_EXIT_RUNTIME, "out of memory for %d group results", e->ngroups);
+    for (int g = 0; g < e->ngroups; g++) {
+        if (g != e->group)
+            MPI_Recv(&msg, (int)sizeof msg, MPI_BYTE, e->leaders[g], CB_SPLIT_TAG, e->comm,
+                     MPI_STATUS_IGNORE);
+        else {
+            msg.res = *res;
+            msg.slowest_rank = slowest_rank;
+        }
+        msg.res.collective = coll;
+        msg.res.rank_times = NULL;
+        snprintf(msg.res.slowest_host, sizeof msg.res.slowest_host, "%s",
+                 e->ranks[msg.slowest_rank].host);
+        if (rows != NULL)
+            rows[g] = msg.res;
+    }
+    if (rows != NULL && (coll->flags & CB_COLL_NO_DATA)) {
+        for (int g = 0; g < e->ngroups; g++)
+            emit_counted(e, &rows[g]);
+        aggregate_note(e, rows, "out-of-place");
+    } else if (rows != NULL && !res->in_place) {
+        memcpy(e->split_oop, rows, (size_t)e->ngroups * sizeof *rows);
+    } else if (rows != NULL) {
+        for (int g = 0; g < e->ngroups; g++) {
+            emit_counted(e, &e->split_oop[g]);
+            emit_counted(e, &rows[g]);
+        }
+        aggregate_note(e, e->split_oop, "out-of-place");
+        aggregate_note(e, rows, "in-place");
+    }
+    free(rows);
+    return agree(e);
+}
+
 /* One measurement: one size, one placement. Returns the agreed status. */
 static int measure(engine *e, const cb_collective *coll, cb_call *call, int size_index,
                    uint64_t bytes, int in_place, int checkable)
@@ -740,7 +922,7 @@ static int measure(engine *e, const cb_collective *coll, cb_call *call, int size
     call->send = e->send;
     if (in_place) {
         /* One buffer holds both sides, as the collective's layout places them. */
-        size_t rank = (size_t)e->rank;
+        size_t rank = (size_t)e->grank;
         call->send = (char *)e->recv + (l->inplace_offset + rank * l->inplace_send_stride) * esize;
         call->recv = (char *)e->recv + rank * l->inplace_recv_stride * esize;
     }
@@ -756,6 +938,8 @@ static int measure(engine *e, const cb_collective *coll, cb_call *call, int size
     res.in_place = in_place;
     res.warmup_iters = e->p->warmup;
     res.iters = e->p->iters;
+    res.group = e->p->split != CB_SPLIT_NONE ? e->group : -1;
+    res.group_ranks = e->gsize;
 
     snprintf(e->measuring, sizeof e->measuring, "%s %s %s root %d, %llu B %s", coll->name,
              cb_dtype_info_of(call->dtype)->name, cb_redop_name(call->redop), call->root,
@@ -772,16 +956,19 @@ static int measure(engine *e, const cb_collective *coll, cb_call *call, int size
         return e->st.code;
     res.seconds = combine_time(e, mine.mean);
     MPI_Gather(&mine, (int)sizeof mine, MPI_BYTE, e->rank_times, (int)sizeof mine, MPI_BYTE, 0,
-               e->comm);
-    if (e->rank == 0) {
-        cb_stats_spread(e->rank_times, e->nranks, &res.spread);
+               e->gcomm);
+    int slowest_rank = 0;   /* in comm */
+    if (e->grank == 0) {
+        cb_stats_spread(e->rank_times, e->gsize, &res.spread);
         res.slowest = e->rank_times[res.spread.slowest];
         res.rank_times = e->rank_times;
-        snprintf(res.slowest_host, sizeof res.slowest_host, "%s",
-                 e->ranks[res.spread.slowest].host);
+        slowest_rank = e->gmembers[res.spread.slowest];
+        if (e->rank == 0)
+            snprintf(res.slowest_host, sizeof res.slowest_host, "%s",
+                     e->ranks[slowest_rank].host);
     }
     res.algbw = res.seconds > 0 ? (double)bytes / 1e9 / res.seconds : 0;
-    res.busbw = res.algbw * coll->busbw_factor(e->nranks);
+    res.busbw = res.algbw * coll->busbw_factor(e->gsize);
 
     if (checkable) {
         cb_watchdog_doing(&e->watch, "%s, verification", e->measuring);
@@ -789,9 +976,14 @@ static int measure(engine *e, const cb_collective *coll, cb_call *call, int size
     }
     if (e->st.code != CB_EXIT_OK)
         return e->st.code;
+    if (e->p->split != CB_SPLIT_NONE)
+        return emit_split(e, coll, &res, slowest_rank);
 
     e->sum.results++;
-    e->sum.busbw_sum += res.busbw;
+    if (!(coll->flags & CB_COLL_NO_DATA)) {
+        e->sum.busbw_sum += res.busbw;
+        e->sum.busbw_results++;
+    }
     e->sum.wrong += res.wrong;
     emit_result(e, &res);
     return agree(e);
@@ -814,15 +1006,30 @@ static int supported_everywhere(engine *e, const cb_collective *coll, cb_dtype d
 static int sweep(engine *e, const cb_collective *coll, cb_dtype dtype, cb_redop redop, int root)
 {
     const cb_dtype_info *info = cb_dtype_info_of(dtype);
+    if (coll->flags & CB_COLL_NO_DATA) {
+        /* One row: no size to sweep, no placement, nothing to verify. */
+        cb_call call = {.dtype = dtype, .redop = redop, .root = root};
+        if (coll->layout(0, info->size, e->gsize, &call.layout) != 0)
+            return CB_EXIT_OK;
+        if (e->p->check_passes > 0)
+            note(e, "%s moves no data: one row at size 0, not verified", coll->name);
+        return measure(e, coll, &call, 0, 0, 0, 0);
+    }
     char why[256] = "";
     cb_pattern probe;
     int checkable = e->p->check_passes > 0 &&
-                    cb_pattern_init(&probe, dtype, redop, e->nranks, 0, why, sizeof why) == 0;
+                    cb_pattern_init(&probe, dtype, redop, e->gsize, 0, why, sizeof why) == 0;
+    if (e->p->split != CB_SPLIT_NONE)
+        MPI_Allreduce(MPI_IN_PLACE, &checkable, 1, MPI_INT, MPI_MIN, e->comm);
     if (e->p->check_passes > 0 && !checkable)
         note(e, "%s %s %s not checked: %s", coll->name, info->name, cb_redop_name(redop), why);
     for (int s = 0; s < e->nsizes; s++) {
         cb_call call = {.dtype = dtype, .redop = redop, .root = root};
-        if (coll->layout((size_t)e->sizes[s], info->size, e->nranks, &call.layout) != 0) {
+        int fits = coll->layout((size_t)e->sizes[s], info->size, e->gsize, &call.layout) == 0;
+        /* With --split, every group measures the same sizes. */
+        if (e->p->split != CB_SPLIT_NONE)
+            MPI_Allreduce(MPI_IN_PLACE, &fits, 1, MPI_INT, MPI_MIN, e->comm);
+        if (!fits) {
             note(e, "skipped %s %s %s %llu B: too small to give every rank a whole element",
                  coll->name, info->name, cb_redop_name(redop), (unsigned long long)e->sizes[s]);
             continue;
@@ -849,18 +1056,25 @@ static int run_collectives(engine *e)
             for (int i = 0; i < e->nprinters; i++)
                 e->printers[i]->ops->table_begin(e->printers[i], coll);
         if (coll->available != NULL && !coll->available(e->ops)) {
-            note(e, "skipped %s: the %s backend does not implement it", coll->name,
-                 e->ops->name);
+            if (coll->needs != NULL)
+                note(e, "skipped %s on the %s backend: needs %s", coll->name, e->ops->name,
+                     coll->needs);
+            else
+                note(e, "skipped %s: the %s backend does not implement it", coll->name,
+                     e->ops->name);
             continue;
         }
         /* Rooted collectives: the -r root, or every rank in turn; else -1. */
         int first_root = -1, last_root = -1;
         if (coll->flags & CB_COLL_ROOTED) {
             first_root = p->root < 0 ? 0 : p->root;
-            last_root = p->root < 0 ? e->nranks - 1 : p->root;
+            /* With --split, roots every group has. */
+            last_root = p->root < 0 ? e->min_gsize - 1 : p->root;
         }
         int nredops = (coll->flags & CB_COLL_REDUCES) ? p->nredops : 1;
-        for (int t = 0; t < p->ndtypes; t++)
+        /* A collective that moves no data is measured once, for the first type. */
+        int ndtypes = (coll->flags & CB_COLL_NO_DATA) ? 1 : p->ndtypes;
+        for (int t = 0; t < ndtypes; t++)
             for (int r = 0; r < nredops; r++) {
                 cb_redop redop = (coll->flags & CB_COLL_REDUCES) ? p->redops[r] : CB_REDOP_NONE;
                 if (!supported_everywhere(e, coll, p->dtypes[t], redop))
@@ -887,6 +1101,9 @@ int cb_engine_run(const cb_params *p, MPI_Comm comm)
     e->comm = comm;
     MPI_Comm_rank(comm, &e->rank);
     MPI_Comm_size(comm, &e->nranks);
+    e->gcomm = comm;   /* until split_groups */
+    e->grank = e->rank;
+    e->gsize = e->min_gsize = e->nranks;
     int len = 0;
     char name[MPI_MAX_PROCESSOR_NAME];
     MPI_Get_processor_name(name, &len);
@@ -901,6 +1118,8 @@ int cb_engine_run(const cb_params *p, MPI_Comm comm)
     if (agree(e) == CB_EXIT_OK)
         select_backend(e);
     if (agree(e) == CB_EXIT_OK)
+        split_groups(e);
+    if (agree(e) == CB_EXIT_OK)
         start_backend(e);
     if (agree(e) == CB_EXIT_OK)
         gather_ranks(e);
@@ -913,6 +1132,7 @@ int cb_engine_run(const cb_params *p, MPI_Comm comm)
         if (e->rank == 0)
             for (int i = 0; i < e->nprinters; i++)
                 e->printers[i]->ops->begin(e->printers[i], &e->run);
+        describe_groups(e);
         if (e->size_notice[0] != '\0')
             note(e, "%s", e->size_notice);
         run_collectives(e);
@@ -931,6 +1151,11 @@ int cb_engine_run(const cb_params *p, MPI_Comm comm)
         e->ops->fini(e->b, failed);
     cb_watchdog_stop(&e->watch);
     free(e->ranks);
+    free(e->gmembers);
+    free(e->leaders);
+    free(e->split_oop);
+    if (e->gcomm != e->comm && e->gcomm != MPI_COMM_NULL)
+        MPI_Comm_free(&e->gcomm);
 
     int code = e->st.code;
     if (code == CB_EXIT_OK && e->sum.wrong > 0)

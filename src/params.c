@@ -1,7 +1,9 @@
 /* Command line: one table of options drives both parsing and --help. */
 #include "params.h"
 
+#include <limits.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -234,11 +236,45 @@ static int opt_root(parse_state *s, const char *v)
     return 0;
 }
 
+static int split_colors(const char *list, int *colors, int room);
+
 int cb_params_check_ranks(const cb_params *p, int nranks, char *err, size_t err_len)
 {
     if (p->root >= nranks) {
         snprintf(err, err_len, "-r: root %d is not a rank of this run: with %d rank%s the "
                  "roots are 0 to %d", p->root, nranks, nranks == 1 ? "" : "s", nranks - 1);
+        return -1;
+    }
+    if (p->split == CB_SPLIT_COLOR && cb_split_color(p, 0, nranks, err, err_len) < 0)
+        return -1;
+    /* Every group must have the -r root: the smallest group decides. */
+    int smallest = nranks;
+    if (p->split == CB_SPLIT_SIZE && nranks % p->split_k != 0)
+        smallest = nranks % p->split_k;
+    else if (p->split == CB_SPLIT_SIZE)
+        smallest = p->split_k < nranks ? p->split_k : nranks;
+    else if (p->split == CB_SPLIT_STRIDE)
+        smallest = p->split_k <= nranks ? nranks / p->split_k : 1;
+    else if (p->split == CB_SPLIT_COLOR) {
+        int *colors = malloc((size_t)nranks * sizeof *colors);
+        if (colors == NULL) {
+            snprintf(err, err_len, "--split %s: out of memory", p->split_spec);
+            return -1;
+        }
+        split_colors(p->split_spec + 6, colors, nranks);
+        for (int r = 0; r < nranks; r++) {
+            int members = 0;
+            for (int q = 0; q < nranks; q++)
+                members += colors[q] == colors[r];
+            if (members < smallest)
+                smallest = members;
+        }
+        free(colors);
+    }
+    if (p->split != CB_SPLIT_NONE && p->root >= smallest) {
+        snprintf(err, err_len, "-r: root %d is not a rank of every --split %s group: the "
+                 "smallest has %d rank%s", p->root, p->split_spec, smallest,
+                 smallest == 1 ? "" : "s");
         return -1;
     }
     return 0;
@@ -327,6 +363,88 @@ static int opt_progress(parse_state *s, const char *v)
     return 0;
 }
 
+#define CB_MAX_SPLIT_COLOR 1000000
+
+/* The colours of a color: list, checked; returns how many, or -1. */
+static int split_colors(const char *list, int *colors, int room)
+{
+    int n = 0;
+    const char *at = list;
+    for (;;) {
+        const char *comma = strchr(at, ',');
+        size_t len = comma ? (size_t)(comma - at) : strlen(at);
+        char item[16];
+        long v;
+        if (len == 0 || len >= sizeof item)
+            return -1;
+        memcpy(item, at, len);
+        item[len] = '\0';
+        if (cb_parse_long(item, 0, CB_MAX_SPLIT_COLOR, &v) != 0)
+            return -1;
+        if (n < room)
+            colors[n] = (int)v;
+        n++;
+        if (comma == NULL)
+            return n;
+        at = comma + 1;
+    }
+}
+
+static int opt_split(parse_state *s, const char *v)
+{
+    cb_params *p = s->p;
+    long k;
+    p->split_spec = v;
+    if (strcmp(v, "node") == 0) {
+        p->split = CB_SPLIT_NODE;
+        return 0;
+    }
+    if (strncmp(v, "size:", 5) == 0 || strncmp(v, "stride:", 7) == 0) {
+        int size = v[1] == 'i';
+        if (cb_parse_long(v + (size ? 5 : 7), 1, INT_MAX, &k) != 0)
+            return fail(s, "'%s': K must be a whole number of ranks, at least 1", v);
+        p->split = size ? CB_SPLIT_SIZE : CB_SPLIT_STRIDE;
+        p->split_k = (int)k;
+        return 0;
+    }
+    if (strncmp(v, "color:", 6) == 0) {
+        if (split_colors(v + 6, NULL, 0) < 0)
+            return fail(s, "'%s': colours are a comma list of whole numbers from 0 to %d, "
+                        "one per rank", v, CB_MAX_SPLIT_COLOR);
+        p->split = CB_SPLIT_COLOR;
+        return 0;
+    }
+    return fail(s, "'%s': expected size:K, stride:K, node or color:C0,C1,...", v);
+}
+
+int cb_split_color(const cb_params *p, int rank, int nranks, char *err, size_t err_len)
+{
+    switch (p->split) {
+    case CB_SPLIT_SIZE:
+        return rank / p->split_k;
+    case CB_SPLIT_STRIDE:
+        return rank % p->split_k;
+    case CB_SPLIT_COLOR: {
+        int n = split_colors(p->split_spec + 6, NULL, 0);
+        if (n != nranks) {
+            snprintf(err, err_len, "--split %s: %d colour%s for %d rank%s; give one colour "
+                     "per rank", p->split_spec, n, n == 1 ? "" : "s", nranks,
+                     nranks == 1 ? "" : "s");
+            return -1;
+        }
+        int colors[1];
+        /* Walk to this rank's colour without an array of them all. */
+        const char *at = p->split_spec + 6;
+        for (int r = 0; r < rank; r++)
+            at = strchr(at, ',') + 1;
+        split_colors(at, colors, 1);
+        return colors[0];
+    }
+    default:
+        return 0;
+    }
+}
+
 static int opt_help(parse_state *s, const char *v)
 {
     (void)v;
@@ -382,6 +500,8 @@ static const option_spec option_table[] = {
     {'\0', "json", "FILE", "also write the run as one JSON document to FILE", opt_json},
     {'\0', "stats", NULL, "add per-iteration and per-rank time statistics to the table",
      opt_stats},
+    {'\0', "split", "SPEC", "run in sub-communicators at once: size:K, stride:K, node, "
+     "or color:C0,C1,... (one per rank)", opt_split},
     {'\0', "progress", NULL, "report progress on stderr even when it is not a terminal",
      opt_progress},
     {'h', "help", NULL, "print this help and exit", opt_help},

@@ -21,6 +21,15 @@ typedef enum cb_average {
     CB_AVERAGE_MAX = 3
 } cb_average;
 
+/* --split: how ranks fall into sub-communicators measured at once. */
+typedef enum cb_split_kind {
+    CB_SPLIT_NONE = 0,
+    CB_SPLIT_SIZE,    /* size:K, consecutive groups of K ranks */
+    CB_SPLIT_STRIDE,  /* stride:K, rank r in group r mod K */
+    CB_SPLIT_NODE,    /* node, one group per host */
+    CB_SPLIT_COLOR    /* color:c0,c1,..., one colour per rank */
+} cb_split_kind;
+
 typedef struct cb_params {
     const cb_collective *collectives[CB_MAX_COLLECTIVES];
     int ncollectives;
@@ -50,6 +59,9 @@ typedef struct cb_params {
     const char *json_path; /* NULL: no JSON document */
     int table_stats;       /* --stats: statistics lines in the table */
     int progress;          /* --progress: progress on stderr even when it is no terminal */
+    cb_split_kind split;   /* --split; CB_SPLIT_NONE: every rank in one group */
+    int split_k;           /* K of size:K and stride:K */
+    const char *split_spec; /* the --split value, for messages and colours */
 
     int argc;              /* the command line, for the JSON document */
     char *const *argv;
@@ -75,6 +87,11 @@ const char *cb_average_name(cb_average a);
 /* Checks that need the rank count (-r below it). Returns 0, or -1 with one
  * line in err, as cb_params_parse does. */
 int cb_params_check_ranks(const cb_params *p, int nranks, char *err, size_t err_len);
+
+/* The --split colour of rank among nranks (size, stride and color; node
+ * is found at run time), or -1 for a colour list that does not give one
+ * colour per rank, with one line in err. */
+int cb_split_color(const cb_params *p, int rank, int nranks, char *err, size_t err_len);
 
 /* The sweep's sizes in bytes, into sizes unless it is NULL. Returns the count
  * (at most max_sizes), or -1 when the list would be longer, with a message in

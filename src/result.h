@@ -65,12 +65,17 @@ typedef struct cb_result {
     int bad_rank;
     char bad_host[CB_HOSTLEN];
     cb_mismatch first;
+    /* --split: the group measured (numbered by lowest rank) and its ranks;
+     * group -1 without --split. */
+    int group;
+    int group_ranks;
 } cb_result;
 
 typedef struct cb_summary {
     uint64_t wrong;            /* over every result */
     int results;               /* measurements printed */
     double busbw_sum;          /* for the plain mean of busbw cells */
+    int busbw_results;         /* its divisor: results that move data (not barrier) */
     int exit_status;           /* enum cb_exit the run ends with */
     char error[512];           /* the agreed failure, "" when none */
 } cb_summary;

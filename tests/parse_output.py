@@ -5,6 +5,7 @@ line, and the CSV with the csv module, then assert what a run must show.
 Usage: parse_output.py check-sweep --table FILE [--csv FILE] --ranks N
            --sizes LIST [--collective LIST|all] [--dtypes LIST|all]
            [--redops LIST|all] [--roots N|all] [--passes N] [--wrong any|0]
+           [--unavailable LIST] [--group-sizes N,N,...]
        parse_output.py check-csv-header --csv FILE
        parse_output.py check-wrong --table FILE --collective LIST [--clean LIST]
 
@@ -24,7 +25,7 @@ CSV_V1_COLUMNS = [
     "time_combine", "algbw_gbps", "busbw_gbps", "wrong", "check_passes",
     "agg", "graph_launches", "blocking", "time_kind", "iter_samples", "iter_min_us",
     "iter_median_us", "iter_p99_us", "iter_max_us", "rank_time_min_us", "rank_time_mean_us",
-    "rank_time_max_us", "slowest_rank", "slowest_host",
+    "rank_time_max_us", "slowest_rank", "slowest_host", "group",
 ]
 
 DTYPE_SIZES = {"int8": 1, "uint8": 1, "int32": 4, "uint32": 4, "int64": 8,
@@ -45,12 +46,19 @@ COLLECTIVES = {
     "gather": (False, True, True),
     "scatter": (False, True, True),
     "sendrecv": (False, False, False),
+    "ring_allreduce": (True, False, False),
+    "barrier": (False, False, False),
 }
+# Collectives that move no data: one out-of-place row at size 0 for the
+# first type, never checked, left out of the average bus bandwidth.
+NO_DATA = {"barrier"}
 
 
 def busbw_factor(collective, n):
-    if collective == "allreduce":
+    if collective in ("allreduce", "ring_allreduce"):
         return 2.0 * (n - 1) / n
+    if collective in NO_DATA:
+        return 0.0
     if collective in ("allgather", "reducescatter", "alltoall", "gather", "scatter"):
         return (n - 1) / n
     if collective in ("broadcast", "reduce", "sendrecv"):
@@ -82,7 +90,9 @@ def parse_table(path):
     out = {"preamble": [], "tables": [], "wrong_lines": [], "footer": {}, "notes": [],
            "devices": []}
     current = None
-    row_re = re.compile(r"^\s*(\d+)\s+(\d+)\s+(\S+)\s+(\S+)\s+(-?\d+)" + r"\s+(\S+)" * 8 + r"\s*$")
+    # With --split a group column ends the row.
+    row_re = re.compile(r"^\s*(\d+)\s+(\d+)\s+(\S+)\s+(\S+)\s+(-?\d+)" + r"\s+(\S+)" * 8 +
+                        r"(?:\s+(\d+))?\s*$")
     with open(path) as f:
         for line in f:
             line = line.rstrip("\n")
@@ -93,13 +103,16 @@ def parse_table(path):
                 g = m.groups()
 
                 def half(k):
+                    if g[k:k + 4] == ("-",) * 4:
+                        return None   # not measured (barrier's in-place half)
                     wrong = g[k + 3]
                     return {"time_us": float(g[k]), "algbw": float(g[k + 1]),
                             "busbw": float(g[k + 2]),
                             "wrong": None if wrong == "N/A" else int(wrong)}
                 current["rows"].append({"size": int(g[0]), "count": int(g[1]), "type": g[2],
                                         "redop": g[3], "root": int(g[4]),
-                                        "oop": half(5), "ip": half(9)})
+                                        "oop": half(5), "ip": half(9),
+                                        "group": None if g[13] is None else int(g[13])})
                 continue
             text = line[1:].strip()
             if text.startswith("Collective:"):
@@ -150,6 +163,11 @@ def expected_rows(args, collective):
     """(type, redop, root, size, count) in the order the run prints them."""
     n = args.ranks
     reduces, rooted, _ = COLLECTIVES[collective]
+    groups = [int(x) for x in args.group_sizes.split(",")] if args.group_sizes else [n]
+    if collective in NO_DATA:
+        return [(expand(args.dtypes, ALL_DTYPES)[0], "none", -1, 0, 0, g)
+                for g in range(len(groups))]
+    n = min(groups)
     redops = expand(args.redops, ALL_REDOPS) if reduces else ["none"]
     if not rooted:
         roots = [-1]
@@ -162,9 +180,10 @@ def expected_rows(args, collective):
         for r in redops:
             for root in roots:
                 for s in [int(x) for x in args.sizes.split(",")]:
-                    lay = layout(collective, s, DTYPE_SIZES[d], n)
-                    if lay is not None:
-                        rows.append((d, r, root, lay[0], lay[1]))
+                    # --split: a size every group can take, one row per group.
+                    lays = [layout(collective, s, DTYPE_SIZES[d], gn) for gn in groups]
+                    if None not in lays:
+                        rows += [(d, r, root, lay[0], lay[1], g) for g, lay in enumerate(lays)]
     return rows
 
 
@@ -178,13 +197,28 @@ def check_sweep(args):
            "tables: %r" % [x["collective"] for x in t["tables"]])
     busbw_cells = []
     all_rows = []
+    unavailable = args.unavailable.split(",") if args.unavailable else []
     for table, collective in zip(t["tables"], collectives):
         rows = table["rows"]
-        expected = expected_rows(args, collective)
-        got = [(x["type"], x["redop"], x["root"], x["size"], x["count"]) for x in rows]
+        expected = [] if collective in unavailable else expected_rows(args, collective)
+        if collective in unavailable:
+            ensure(any(x.startswith("skipped %s on the " % collective) for x in t["notes"]),
+                   "no note says why %s was skipped" % collective)
+        got = [(x["type"], x["redop"], x["root"], x["size"], x["count"],
+                0 if x["group"] is None else x["group"]) for x in rows]
+        ensure(all(x["group"] is None for x in rows) != bool(args.group_sizes),
+               "a group column only with --split: %r" % rows[:1])
         ensure(got == expected, "%s rows %r, expected %r" % (collective, got, expected))
         for x in rows:
+            if collective in NO_DATA:
+                ensure(x["ip"] is None and x["oop"]["wrong"] is None and x["oop"]["busbw"] == 0,
+                       "%s is measured out of place only, unchecked, without bandwidth: %r"
+                       % (collective, x))
+                ensure(x["oop"]["time_us"] > 0, "non-positive time in %r" % x)
+                all_rows.append((collective, x))
+                continue
             for half in (x["oop"], x["ip"]):
+                ensure(half is not None, "missing in-place or out-of-place half in %r" % x)
                 ensure(half["time_us"] > 0, "non-positive time in %r" % x)
                 if args.wrong == "0":
                     ensure(half["wrong"] == 0, "wrong elements in %s %r" % (collective, x))
@@ -203,15 +237,24 @@ def check_sweep(args):
         return
     header, crow = read_csv(args.csv)
     ensure(header == CSV_V1_COLUMNS, "CSV header differs from schema v1: %r" % header)
-    ensure(len(crow) == 2 * len(all_rows), "CSV has %d rows, expected %d" % (len(crow), 2 * len(all_rows)))
+    # Each table row is two CSV rows, out of place then in place, except
+    # for the one out-of-place row of a collective that moves no data.
+    halves = []
+    for collective, tr in all_rows:
+        halves.append((collective, tr, 0))
+        if collective not in NO_DATA:
+            halves.append((collective, tr, 1))
+    ensure(len(crow) == len(halves), "CSV has %d rows, expected %d" % (len(crow), len(halves)))
     run_ids = {r["run_id"] for r in crow}
     ensure(len(run_ids) == 1 and re.match(r"^[0-9a-f]{16}$", run_ids.pop()), "run_id")
-    for i, r in enumerate(crow):
-        collective, tr = all_rows[i // 2]
-        factor = busbw_factor(collective, n)
+    group_sizes = [int(x) for x in args.group_sizes.split(",")] if args.group_sizes else [n]
+    for r, (collective, tr, in_place) in zip(crow, halves):
+        factor = busbw_factor(collective, group_sizes[tr["group"] or 0])
+        ensure(r["group"] == ("" if tr["group"] is None else str(tr["group"])),
+               "CSV group %r, table group %r" % (r["group"], tr["group"]))
         ensure(r["schema_version"] == "1", "schema_version %r" % r["schema_version"])
         ensure(re.match(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$", r["start_utc"]), "start_utc")
-        ensure(r["placement"] == ("out-of-place", "in-place")[i % 2], "placement order %r" % r)
+        ensure(r["placement"] == ("out-of-place", "in-place")[in_place], "placement order %r" % r)
         ensure(int(r["ranks"]) == n and int(r["nodes"]) >= 1, "ranks/nodes %r" % r)
         ensure((r["collective"], r["datatype"], r["redop"], int(r["root"]), int(r["bytes"]),
                 int(r["count"])) ==
@@ -221,10 +264,14 @@ def check_sweep(args):
         algbw = float(r["algbw_gbps"])
         busbw = float(r["busbw_gbps"])
         ensure(time_us > 0, "time")
+        if collective in NO_DATA:
+            ensure(algbw == 0 and busbw == 0 and r["wrong"] == "" and r["check_passes"] == "0",
+                   "%s CSV row %r" % (collective, r))
+            continue
         ensure(close(algbw, int(r["bytes"]) / 1e9 / (time_us * 1e-6), rel=5e-3, abs_=1e-5),
                "algbw %r is not bytes/time in %r" % (algbw, r))
         ensure(close(busbw, algbw * factor, abs_=2e-6), "busbw %r != algbw*%g in %r" % (busbw, factor, r))
-        half = tr["ip"] if i % 2 else tr["oop"]
+        half = tr["ip"] if in_place else tr["oop"]
         ensure(close(half["time_us"], time_us, rel=1e-3, abs_=0.006), "table/CSV time differ: %r %r" % (half, r))
         ensure(int(r["check_passes"]) == args.passes, "check_passes %r" % r["check_passes"])
         if args.passes == 0:
@@ -270,6 +317,10 @@ def main():
     s.add_argument("--roots", default="0")
     s.add_argument("--passes", type=int, default=1)
     s.add_argument("--wrong", default="0")
+    s.add_argument("--group-sizes", default="",
+                   help="--split: the rank count of each group, in group order")
+    s.add_argument("--unavailable", default="",
+                   help="collectives the backend cannot run: a note, no rows")
     h = sub.add_parser("check-csv-header")
     h.add_argument("--csv", required=True)
     w = sub.add_parser("check-wrong")

@@ -25,7 +25,7 @@ static void test_lookup(unit_state *u)
         {"all_gather", "allgather"}, {"reduce_scatter", "reducescatter"},
         {"bcast", "broadcast"}, {"send_recv", "sendrecv"}, {"all_to_all", "alltoall"},
         {"all-to-all", "alltoall"}, {"Gather", "gather"}, {"scatter", "scatter"},
-        {"reduce", "reduce"},
+        {"reduce", "reduce"}, {"ring-allreduce", "ring_allreduce"}, {"BARRIER", "barrier"},
     };
     for (size_t a = 0; a < sizeof aliases / sizeof aliases[0]; a++) {
         const cb_collective *found = cb_collective_lookup(aliases[a][0]);
@@ -37,7 +37,7 @@ static void test_lookup(unit_state *u)
         CHECK(u, (*l)->layout && (*l)->busbw_factor && (*l)->run && (*l)->fill_input &&
                      (*l)->check_output);
     }
-    CHECK(u, n == 9);
+    CHECK(u, n == 11);
 }
 
 typedef struct expected_layout {
@@ -57,6 +57,7 @@ static const expected_layout layouts[] = {
     {"gather", CB_COLL_ROOTED, 1, 0.75},
     {"scatter", CB_COLL_ROOTED, 1, 0.75},
     {"sendrecv", 0, 0, 1.0},
+    {"ring_allreduce", CB_COLL_REDUCES, 0, 1.5},
 };
 
 static void test_layouts(unit_state *u)
@@ -66,7 +67,7 @@ static void test_layouts(unit_state *u)
         const cb_collective *c = cb_collective_lookup(x->name);
         CHECK(u, c->flags == x->flags);
         CHECK(u, fabs(c->busbw_factor(4) - x->factor4) < 1e-12);
-        int zero_alone = strcmp(x->name, "allreduce") == 0 || x->per_rank;
+        int zero_alone = strstr(x->name, "allreduce") != NULL || x->per_rank;
         CHECK(u, c->busbw_factor(1) == (zero_alone ? 0.0 : 1.0));
         cb_layout l;
         memset(&l, 0xff, sizeof l);
@@ -88,6 +89,18 @@ static void test_layouts(unit_state *u)
         CHECK(u, c->layout(11, 4, 3, &l) == (x->per_rank ? -1 : 0));
         CHECK(u, c->layout(12, 4, 3, &l) == 0 && l.count == (x->per_rank ? 1u : 3u));
     }
+}
+
+/* Barrier moves nothing at any size and has no bandwidth. */
+static void test_barrier(unit_state *u)
+{
+    const cb_collective *c = cb_collective_lookup("barrier");
+    CHECK(u, c != NULL && c->flags == CB_COLL_NO_DATA && c->available != NULL);
+    cb_layout l;
+    memset(&l, 0xff, sizeof l);
+    CHECK(u, c->layout(0, 4, 3, &l) == 0 && l.count == 0 && l.send_count == 0 &&
+                 l.recv_count == 0 && cb_layout_bytes(&l, 4) == 0);
+    CHECK(u, c->busbw_factor(1) == 0.0 && c->busbw_factor(8) == 0.0);
 }
 
 /* ---- Host simulation ------------------------------------------------- */
@@ -163,10 +176,16 @@ static void copy_elements(sim *s, void *to, size_t to_index, const void *from,
            count * s->esize);
 }
 
+/* The collective whose reference output this one must match. */
+static const char *reference_name(const cb_collective *coll)
+{
+    return strcmp(coll->name, "ring_allreduce") == 0 ? "allreduce" : coll->name;
+}
+
 /* What a correct collective (or one with fault f) leaves in every recv. */
 static void run_reference(sim *s, fault f)
 {
-    const char *name = s->coll->name;
+    const char *name = reference_name(s->coll);
     int n = s->nranks, root = s->call.root;
     if (f == FAULT_WRONG_ROOT)
         root = (root + 1) % n;
@@ -228,7 +247,7 @@ static void run_reference(sim *s, fault f)
 /* Whether fault f applies to this collective at this rank count. */
 static int fault_applies(const sim *s, fault f)
 {
-    const char *name = s->coll->name;
+    const char *name = reference_name(s->coll);
     int rooted = (s->coll->flags & CB_COLL_ROOTED) != 0;
     switch (f) {
     case FAULT_MISSING:
@@ -309,6 +328,8 @@ static void test_simulated(unit_state *u)
                                       CB_BFLOAT16, CB_FP8_E4M3, CB_FP8_E5M2};
     for (const cb_collective *const *l = cb_collective_list(); *l; l++) {
         const cb_collective *coll = *l;
+        if (coll->flags & CB_COLL_NO_DATA)
+            continue;   /* nothing moves, nothing to check */
         int nredops = (coll->flags & CB_COLL_REDUCES) ? CB_REDOP_COUNT : 1;
         for (size_t t = 0; t < sizeof dtypes / sizeof dtypes[0]; t++)
             for (int op = 0; op < nredops; op++)
@@ -374,6 +395,7 @@ int main(void)
     unit_state u = {0, 0};
     test_lookup(&u);
     test_layouts(&u);
+    test_barrier(&u);
     test_check(&u);
     test_simulated(&u);
     return unit_done(&u, "unit_collectives");

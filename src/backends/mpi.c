@@ -34,6 +34,8 @@ typedef struct mpi_backend {
     int type_created[CB_DTYPE_COUNT];               /* ours to free */
     MPI_Op ops[CB_DTYPE_COUNT][CB_MPI_BASIC_REDOPS];
     int op_created[CB_DTYPE_COUNT][CB_MPI_BASIC_REDOPS];
+    void *work;                                     /* host_scratch's buffer */
+    size_t work_bytes;
     double *marks;    /* MPI_Wtime at the end of each marked iteration */
     int nmarks;
     int marks_room;
@@ -197,6 +199,7 @@ static void mpi_fini(cb_backend *b, int aborting)
     if (b->comm != MPI_COMM_NULL)
         MPI_Comm_free(&b->comm);
     free(mb->marks);
+    free(mb->work);
     free(mb);
 }
 
@@ -476,6 +479,56 @@ static int mpi_sendrecv(cb_backend *b, const void *send, void *recv, size_t coun
     return rc == MPI_SUCCESS ? 0 : mpi_fail(b, "MPI_Sendrecv", rc);
 }
 
+static int mpi_barrier(cb_backend *b)
+{
+    int rc = MPI_Barrier(b->comm);
+    return rc == MPI_SUCCESS ? 0 : mpi_fail(b, "MPI_Barrier", rc);
+}
+
+/* The local passes of ring_allreduce, on the host with the same operations
+ * and local passes as mpi_allreduce. */
+static int mpi_reduce_local(cb_backend *b, cb_local_stage stage, const void *in, void *inout,
+                            size_t count, cb_dtype dtype, cb_redop redop)
+{
+    if (check_count(b, count) != 0)
+        return -1;
+    switch (stage) {
+    case CB_LOCAL_PREPARE:
+        if (redop == CB_PREMULSUM)
+            scale_elements(inout, in, count, dtype);
+        else if (in != inout)
+            memcpy(inout, in, count * elem_size(dtype));
+        return 0;
+    case CB_LOCAL_COMBINE: {
+        int rc = MPI_Reduce_local(in, inout, (int)count, mpi_type_of(b, dtype),
+                                  mpi_op_of(b, dtype, redop));
+        return rc == MPI_SUCCESS ? 0 : mpi_fail(b, "MPI_Reduce_local", rc);
+    }
+    case CB_LOCAL_FINISH:
+        if (redop == CB_AVG)
+            divide_elements(inout, count, dtype, b->nranks);
+        return 0;
+    }
+    return cb_backend_fail(b, "unknown local reduction stage %d", (int)stage);
+}
+
+/* Apart from premulsum's scratch: ring_allreduce's buffer is in use while
+ * it calls other primitives. */
+static void *mpi_host_scratch(cb_backend *b, size_t bytes)
+{
+    mpi_backend *mb = (mpi_backend *)b;
+    if (mb->work_bytes < bytes) {
+        void *bigger = realloc(mb->work, bytes);
+        if (bigger == NULL) {
+            cb_backend_fail(b, "cannot allocate %zu bytes of host scratch memory", bytes);
+            return NULL;
+        }
+        mb->work = bigger;
+        mb->work_bytes = bytes;
+    }
+    return mb->work;
+}
+
 static int mpi_wait(cb_backend *b)
 {
     (void)b; /* MPI collectives here are blocking: nothing is in flight */
@@ -560,4 +613,7 @@ const cb_backend_ops cb_backend_mpi = {
     .timer_reserve = mpi_timer_reserve,
     .timer_mark = mpi_timer_mark,
     .timer_samples = mpi_timer_samples,
+    .barrier = mpi_barrier,
+    .reduce_local = mpi_reduce_local,
+    .host_scratch = mpi_host_scratch,
 };

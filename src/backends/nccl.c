@@ -920,6 +920,17 @@ static int nccl_timer_stop(cb_backend *b, double *seconds)
     return 0;
 }
 
+/* NCCL has no barrier: a one-element uint32 sum all-reduce in place on the
+ * scratch buffer stands in for one, as is usual. Every rank must enter it
+ * before any can leave, but it also pays for one tiny reduction. */
+static int nccl_barrier(cb_backend *b)
+{
+    nccl_backend *nb = (nccl_backend *)b;
+    if (ensure_scratch(nb) != 0)
+        return -1;
+    return nccl_allreduce(b, nb->scratch, nb->scratch, 1, CB_UINT32, CB_SUM);
+}
+
 const cb_backend_ops cb_backend_nccl = {
     .name = "nccl",
     .summary = "GPU buffers and NCCL collectives, one GPU per rank, timed with CUDA events",
@@ -959,4 +970,5 @@ const cb_backend_ops cb_backend_nccl = {
     .timer_reserve = nccl_timer_reserve,
     .timer_mark = nccl_timer_mark,
     .timer_samples = nccl_timer_samples,
+    .barrier = nccl_barrier,
 };

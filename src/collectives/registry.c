@@ -11,6 +11,8 @@ extern const cb_collective cb_coll_alltoall;
 extern const cb_collective cb_coll_gather;
 extern const cb_collective cb_coll_scatter;
 extern const cb_collective cb_coll_sendrecv;
+extern const cb_collective cb_coll_barrier;
+extern const cb_collective cb_coll_ring_allreduce;
 
 static const cb_collective *const collective_table[] = {
     &cb_coll_allreduce,
@@ -22,6 +24,8 @@ static const cb_collective *const collective_table[] = {
     &cb_coll_gather,
     &cb_coll_scatter,
     &cb_coll_sendrecv,
+    &cb_coll_ring_allreduce,
+    &cb_coll_barrier,
     NULL,
 };
 

@@ -23,6 +23,7 @@ static const char *const csv_columns[] = {
     "agg", "graph_launches", "blocking", "time_kind", "iter_samples", "iter_min_us",
     "iter_median_us", "iter_p99_us", "iter_max_us", "rank_time_min_us", "rank_time_mean_us",
     "rank_time_max_us", "slowest_rank", "slowest_host",
+    "group",
 };
 
 typedef struct csv_printer {
@@ -190,6 +191,10 @@ static void csv_result(cb_printer *pr, const cb_result *res)
     row_micros(&r, res->spread.max);
     row_fieldf(&r, "%d", res->spread.slowest);
     row_field(&r, res->slowest_host);
+    if (res->group >= 0)
+        row_fieldf(&r, "%d", res->group);
+    else
+        row_field(&r, "");
     row_emit(pr, &r);
 }
 

@@ -305,6 +305,10 @@ static void json_result(cb_printer *pr, const cb_result *res)
     json_micros(f, res->spread.max);
     fprintf(f, "}, \"slowest_rank\": %d, \"slowest_host\": ", res->spread.slowest);
     json_string(f, res->slowest_host);
+    if (res->group >= 0)
+        fprintf(f, ", \"group\": %d, \"group_ranks\": %d", res->group, res->group_ranks);
+    else
+        fprintf(f, ", \"group\": null");
     fprintf(f, ",\n     \"per_rank\": [");
     int nranks = jp->run ? jp->run->nranks : 0;
     for (int r = 0; r < nranks && res->rank_times != NULL; r++) {
@@ -330,7 +334,7 @@ static void json_end(cb_printer *pr, const cb_summary *sum)
     }
     fprintf(f, "%s],\n  \"summary\": {\"results\": %d, \"wrong\": %llu, \"avg_busbw_gbps\": ",
             jp->nnotes ? "\n  " : "", sum->results, (unsigned long long)sum->wrong);
-    json_number(f, sum->results ? sum->busbw_sum / sum->results : 0.0);
+    json_number(f, sum->busbw_results ? sum->busbw_sum / sum->busbw_results : 0.0);
     fprintf(f, ", \"passed\": ");
     json_bool(f, sum->exit_status == 0);
     fprintf(f, ", \"exit_status\": %d},\n  \"errors\": [", sum->exit_status);

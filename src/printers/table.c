@@ -13,8 +13,11 @@ typedef struct table_printer {
     cb_result pending;      /* out-of-place half of the row being built */
     int have_pending;
     int stats;              /* --stats */
+    int split;              /* --split: a group column at the end of each row */
     int begun;              /* the preamble is out: a footer belongs */
 } table_printer;
+
+static void flush_pending(table_printer *tp);
 
 static cb_printer *table_open(const char *path, char *err, size_t err_len)
 {
@@ -36,6 +39,7 @@ static void table_begin(cb_printer *pr, const cb_run_info *run)
     FILE *out = pr->out;
     const cb_params *p = run->params;
     ((table_printer *)pr)->stats = p->table_stats;
+    ((table_printer *)pr)->split = p->split != CB_SPLIT_NONE;
     ((table_printer *)pr)->begun = 1;
     char min_text[32], max_text[32], step_text[32];
     cb_format_bytes(p->min_bytes, min_text, sizeof min_text);
@@ -70,11 +74,13 @@ static void table_begin(cb_printer *pr, const cb_run_info *run)
 static void table_begin_collective(cb_printer *pr, const cb_collective *coll)
 {
     FILE *out = pr->out;
+    flush_pending((table_printer *)pr);
+    int split = ((table_printer *)pr)->split;
     fprintf(out, "#\n# Collective: %s\n", coll->name);
     fprintf(out, "#%82s%46s\n", "out-of-place", "in-place");
-    fprintf(out, "#%11s %13s %8s %6s %5s %10s %8s %8s %7s %10s %8s %8s %7s\n", "size", "count",
+    fprintf(out, "#%11s %13s %8s %6s %5s %10s %8s %8s %7s %10s %8s %8s %7s%s\n", "size", "count",
             "type", "redop", "root", "time", "algbw", "busbw", "#wrong", "time", "algbw", "busbw",
-            "#wrong");
+            "#wrong", split ? "  group" : "");
     fprintf(out, "#%11s %13s %8s %6s %5s %10s %8s %8s %7s %10s %8s %8s %7s\n", "(B)",
             "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)",
             "");
@@ -83,6 +89,8 @@ static void table_begin_collective(cb_printer *pr, const cb_collective *coll)
 
 static void table_note(cb_printer *pr, const char *text)
 {
+    /* A row waiting for an in-place half that will not come (barrier) goes first. */
+    flush_pending((table_printer *)pr);
     fprintf(pr->out, "# %s\n", text);
     fflush(pr->out);
 }
@@ -122,10 +130,33 @@ static void print_stats(FILE *out, const cb_result *res)
             res->slowest_host);
 }
 
+/* An out-of-place half with no in-place half to come (barrier, or the run
+ * stopped): the row as far as it got. */
+static void flush_pending(table_printer *tp)
+{
+    if (!tp->have_pending)
+        return;
+    FILE *out = tp->base.out;
+    const cb_result *res = &tp->pending;
+    fprintf(out, "%12llu %13zu %8s %6s %5d", (unsigned long long)res->bytes, res->count,
+            cb_dtype_info_of(res->dtype)->name, cb_redop_name(res->redop), res->root);
+    print_half(out, res);
+    fprintf(out, " %10s %8s %8s %7s", "-", "-", "-", "-");
+    if (tp->split)
+        fprintf(out, " %6d", res->group);
+    fputc('\n', out);
+    print_mismatch(out, res);
+    if (tp->stats)
+        print_stats(out, res);
+    tp->have_pending = 0;
+    fflush(out);
+}
+
 static void table_result(cb_printer *pr, const cb_result *res)
 {
     table_printer *tp = (table_printer *)pr;
     if (!res->in_place) {
+        flush_pending(tp);
         tp->pending = *res;
         tp->have_pending = 1;
         return;
@@ -136,6 +167,8 @@ static void table_result(cb_printer *pr, const cb_result *res)
     if (tp->have_pending)
         print_half(out, &tp->pending);
     print_half(out, res);
+    if (tp->split)
+        fprintf(out, " %6d", res->group);
     fputc('\n', out);
     if (tp->have_pending)
         print_mismatch(out, &tp->pending);
@@ -155,22 +188,13 @@ static void table_end(cb_printer *pr, const cb_summary *sum)
     table_printer *tp = (table_printer *)pr;
     if (!tp->begun)
         return;
-    if (tp->have_pending) {
-        /* The in-place half never came (the run stopped): the row as far as it got. */
-        const cb_result *res = &tp->pending;
-        fprintf(out, "%12llu %13zu %8s %6s %5d", (unsigned long long)res->bytes, res->count,
-                cb_dtype_info_of(res->dtype)->name, cb_redop_name(res->redop), res->root);
-        print_half(out, res);
-        fprintf(out, " %10s %8s %8s %7s\n", "-", "-", "-", "-");
-        print_mismatch(out, res);
-        tp->have_pending = 0;
-    }
+    flush_pending(tp);
     if (sum->error[0] != '\0')
         fprintf(out, "# Stopped early: %s\n", sum->error);
     fprintf(out, "# Out of bounds values : %llu %s\n", (unsigned long long)sum->wrong,
             sum->wrong ? "FAILED" : "OK");
     fprintf(out, "# Avg bus bandwidth    : %g\n",
-            sum->results ? sum->busbw_sum / sum->results : 0.0);
+            sum->busbw_results ? sum->busbw_sum / sum->busbw_results : 0.0);
     fprintf(out, "#\n");
     fflush(out);
 }

@@ -1,6 +1,7 @@
 /*
  * Stand-in for the NCCL calls of the NCCL backend; see standin.h. A
- * communicator is a split of MPI_COMM_WORLD ordered by NCCL rank; every
+ * communicator is a split of MPI_COMM_WORLD ordered by NCCL rank (one per
+ * unique id: all communicators are made at once, as with --split); every
  * collective runs at once through MPI.
  */
 #include <limits.h>
@@ -72,10 +73,18 @@ ncclResult_t ncclGetVersion(int *version)
     return ncclSuccess;
 }
 
+/* Where in the unique id the world rank of its creator is kept. */
+#define STANDIN_ID_CREATOR 64
+
 ncclResult_t ncclGetUniqueId(ncclUniqueId *id)
 {
     memset(id, 0, sizeof *id);
     snprintf(id->internal, sizeof id->internal, "nccl stand-in");
+    /* Which ranks initialise together: those given the id of this rank
+     * (--split makes several communicators at once). */
+    int world_rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+    memcpy(id->internal + STANDIN_ID_CREATOR, &world_rank, sizeof world_rank);
     return ncclSuccess;
 }
 
@@ -86,7 +95,9 @@ ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId id, int
         return fail(ncclInvalidArgument, "the unique id was not made by ncclGetUniqueId");
     /* Like NCCL's bootstrap, every rank takes part before any can fail. */
     MPI_Comm mpi;
-    if (MPI_Comm_split(MPI_COMM_WORLD, 0, rank, &mpi) != MPI_SUCCESS)
+    int creator = 0;
+    memcpy(&creator, id.internal + STANDIN_ID_CREATOR, sizeof creator);
+    if (MPI_Comm_split(MPI_COMM_WORLD, creator, rank, &mpi) != MPI_SUCCESS)
         return fail(ncclSystemError, "MPI_Comm_split failed");
     int size = 0;
     MPI_Comm_size(mpi, &size);

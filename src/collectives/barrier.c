@@ -1,0 +1,68 @@
+/* Barrier: every rank waits until all have entered. It moves no data, so
+ * it has latency only: bandwidths are 0 (busbw factor 0) and nothing is
+ * verified. */
+#include "collective.h"
+
+static int barrier_layout(size_t bytes, size_t elem_size, int nranks, cb_layout *out)
+{
+    (void)bytes;
+    (void)elem_size;
+    (void)nranks;
+    out->count = 0;
+    out->send_count = 0;
+    out->recv_count = 0;
+    out->inplace_offset = 0;
+    out->inplace_send_stride = 0;
+    out->inplace_recv_stride = 0;
+    return 0;
+}
+
+static double barrier_busbw_factor(int nranks)
+{
+    (void)nranks;
+    return 0.0;
+}
+
+static int barrier_run(cb_backend *b, const cb_call *call)
+{
+    (void)call;
+    return b->ops->barrier(b);
+}
+
+static void barrier_fill(const cb_pattern *pat, int rank, const cb_call *call, void *send)
+{
+    (void)pat;
+    (void)rank;
+    (void)call;
+    (void)send;
+}
+
+/* Nothing arrives, so nothing can be wrong; the engine never calls this
+ * for a CB_COLL_NO_DATA collective and reports it unchecked. */
+static size_t barrier_check(const cb_pattern *pat, int rank, const cb_call *call,
+                            const void *recv, cb_mismatch *first)
+{
+    (void)pat;
+    (void)rank;
+    (void)call;
+    (void)recv;
+    (void)first;
+    return 0;
+}
+
+static int barrier_available(const cb_backend_ops *ops)
+{
+    return ops->barrier != NULL;
+}
+
+const cb_collective cb_coll_barrier = {
+    .name = "barrier",
+    .aliases = "",
+    .flags = CB_COLL_NO_DATA,
+    .layout = barrier_layout,
+    .busbw_factor = barrier_busbw_factor,
+    .run = barrier_run,
+    .fill_input = barrier_fill,
+    .check_output = barrier_check,
+    .available = barrier_available,
+};
