@@ -512,8 +512,7 @@ static int mpi_reduce_local(cb_backend *b, cb_local_stage stage, const void *in,
     return cb_backend_fail(b, "unknown local reduction stage %d", (int)stage);
 }
 
-/* Apart from premulsum's scratch: ring_allreduce's buffer is in use while
- * it calls other primitives. */
+/* ring_allreduce's host buffer: in use while it calls other primitives. */
 static void *mpi_host_scratch(cb_backend *b, size_t bytes)
 {
     mpi_backend *mb = (mpi_backend *)b;
