@@ -664,6 +664,6 @@ void cb_params_help(FILE *out, const char *prog)
         fprintf(out, "  %-8s %s\n", (*b)->name, (*b)->summary);
     for (const char *const *n = cb_backend_not_built(); *n != NULL; n += 2)
         fprintf(out, "  %-8s not built: %s\n", n[0], n[1]);
-    fprintf(out, "\nExit status: 0 success, 1 runtime error, 2 usage error, "
-                 "7 wrong results.\nSee nccl-collbench(1) for the output columns and the CSV schema.\n");
+    fprintf(out, "\nExit status: 0 success, 1 runtime error, 2 usage error, 3 timeout (-T), "
+                 "7 wrong results,\n130 or 143 stopped by SIGINT or SIGTERM.\nSee nccl-collbench(1) for the output columns and the CSV schema.\n");
 }
