@@ -367,6 +367,34 @@ static void describe_run(engine *e)
     snprintf(run->run_id, sizeof run->run_id, "%08x%08x", (unsigned)now.tv_sec, (unsigned)salt);
 }
 
+/* What a run holds per rank, in bytes, for its largest size. */
+typedef struct cb_footprint {
+    size_t send, recv;  /* the backend's buffers */
+    size_t staging;     /* host copy for filling and checking device buffers */
+    size_t samples;     /* per-iteration timestamps (rank 0: also per-rank times) */
+    size_t tile;        /* at most one period of expected values while checking */
+    size_t total;
+    size_t counted;     /* the part in the memory that memory_available reports */
+} cb_footprint;
+
+static void footprint(const engine *e, size_t largest, cb_footprint *fp)
+{
+    const cb_params *p = e->p;
+    int units = p->graph_launches > 0 ? p->graph_launches : p->iters;
+    int stride = (units + CB_MAX_SAMPLES - 1) / CB_MAX_SAMPLES;
+    size_t marks = (size_t)((units + stride - 1) / stride);
+    fp->send = fp->recv = largest;
+    fp->staging = e->ops->host_accessible ? 0 : largest;
+    /* Marks: the engine's samples and the backend's timestamps. */
+    fp->samples = 2 * marks * sizeof(double) +
+                  (e->rank == 0 ? (size_t)e->nranks * sizeof(cb_rank_time) : 0);
+    fp->tile = p->check_passes > 0 ? (largest < CB_TILE_MAX_BYTES ? largest : CB_TILE_MAX_BYTES) : 0;
+    size_t host = fp->staging + fp->samples + fp->tile;
+    fp->total = fp->send + fp->recv + host;
+    /* A host backend's buffers share host memory with the rest. */
+    fp->counted = fp->send + fp->recv + (e->ops->host_accessible ? host : 0);
+}
+
 /* The size list, lowered to what fits in the smallest rank's memory. */
 static void plan_sizes(engine *e)
 {
@@ -384,11 +412,16 @@ static void plan_sizes(engine *e)
     if (e->st.code != CB_EXIT_OK)
         return;
 
-    /* Two buffers of the largest size: send and receive. */
+    /* The whole footprint of the largest size where memory_available counts it. */
     double budget = (double)smallest * CB_MEMORY_SHARE;
     int fit = e->nsizes;
-    while (fit > 0 && 2.0 * (double)e->sizes[fit - 1] > budget)
+    while (fit > 0) {
+        cb_footprint fp;
+        footprint(e, (size_t)e->sizes[fit - 1], &fp);
+        if ((double)fp.counted <= budget)
+            break;
         fit--;
+    }
     if (fit == 0) {
         cb_status_set(&e->st, CB_EXIT_RUNTIME,
                       "-b %llu: even the smallest size does not fit in the %llu bytes "
@@ -402,6 +435,18 @@ static void plan_sizes(engine *e)
                  (unsigned long long)e->sizes[fit - 1], smallest);
     e->nsizes = fit;
     e->buffer_bytes = (size_t)e->sizes[fit - 1];
+}
+
+/* -M: the footprint of this run on rank 0 (ranks differ only in samples). */
+static void note_footprint(engine *e)
+{
+    cb_footprint fp;
+    footprint(e, e->buffer_bytes, &fp);
+    note(e, "Memory per rank: send %zu, receive %zu, host staging %zu, samples %zu, "
+            "check tile up to %zu; total %zu bytes, %.3f x the largest message of %zu bytes",
+         fp.send, fp.recv, fp.staging, fp.samples, fp.tile, fp.total,
+         e->buffer_bytes > 0 ? (double)fp.total / (double)e->buffer_bytes : 0.0,
+         e->buffer_bytes);
 }
 
 static int backend_step(engine *e, int rc)
@@ -915,6 +960,8 @@ int cb_engine_run(const cb_params *p, MPI_Comm comm)
                 e->printers[i]->ops->begin(e->printers[i], &e->run);
         if (e->size_notice[0] != '\0')
             note(e, "%s", e->size_notice);
+        if (p->memory_report)
+            note_footprint(e);
         run_collectives(e);
     }
     if (e->progress == 1) {

@@ -327,6 +327,13 @@ static int opt_progress(parse_state *s, const char *v)
     return 0;
 }
 
+static int opt_memory(parse_state *s, const char *v)
+{
+    (void)v;
+    s->p->memory_report = 1;
+    return 0;
+}
+
 static int opt_help(parse_state *s, const char *v)
 {
     (void)v;
@@ -384,6 +391,8 @@ static const option_spec option_table[] = {
      opt_stats},
     {'\0', "progress", NULL, "report progress on stderr even when it is not a terminal",
      opt_progress},
+    {'M', "memory", NULL, "print the memory footprint per rank (send, receive, host "
+                          "staging, samples, check tile) before the results", opt_memory},
     {'h', "help", NULL, "print this help and exit", opt_help},
     {'V', "version", NULL, "print the version and exit", opt_version},
 };

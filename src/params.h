@@ -50,6 +50,7 @@ typedef struct cb_params {
     const char *json_path; /* NULL: no JSON document */
     int table_stats;       /* --stats: statistics lines in the table */
     int progress;          /* --progress: progress on stderr even when it is no terminal */
+    int memory_report;     /* -M: the memory footprint per rank in the preamble */
 
     int argc;              /* the command line, for the JSON document */
     char *const *argv;

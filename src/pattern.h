@@ -68,7 +68,7 @@ double cb_pattern_tolerance(const cb_pattern *pat, size_t i);
 size_t cb_pattern_period(const cb_pattern *pat, int rank);
 
 /* Largest tile cb_pattern_tile builds. */
-#define CB_TILE_MAX_BYTES ((size_t)8 << 20)
+#define CB_TILE_MAX_BYTES ((size_t)2 << 20)
 
 /* One period of rank's input (rank -1: of the reduced result) from element
  * first_index on, stored in the element type: a malloc'd buffer of
