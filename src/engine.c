@@ -8,6 +8,7 @@
 #include "engine.h"
 
 #include <limits.h>
+#include <math.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -31,6 +32,10 @@
 #define CB_MAX_PRINTERS 3
 /* Per-iteration timestamps kept per timed span; beyond, one per group. */
 #define CB_MAX_SAMPLES 1000
+/* Each timer mark reads a clock (tens of nanoseconds) inside the timed span:
+ * marks come at most once per this many seconds of estimated run time, so
+ * that they add well under 1% to the smallest operations. */
+#define CB_SAMPLE_SPAN 10e-6
 /* Testing only, documented in nccl-collbench(1): "RANK:ELEMENT" makes rank
  * RANK see a wrong value at ELEMENT of every checked result. */
 #define CB_TEST_CORRUPT_ENV "NCCL_COLLBENCH_TEST_CORRUPT"
@@ -65,7 +70,10 @@ typedef struct engine {
     int sampling;            /* the backend has timer marks */
     int mark_units;          /* units in a timed span */
     int mark_stride;
+    int mark_base_stride;    /* the stride CB_MAX_SAMPLES asks for */
     int nmarks;
+    double prev_op_time;     /* this rank's time per operation at the last size */
+    size_t prev_count;       /* and that size's count, to tell a new sweep */
     double *samples;         /* room for CB_MAX_SAMPLES */
     cb_rank_time *rank_times; /* rank 0 only: every rank's times */
 
@@ -479,6 +487,7 @@ static void allocate_buffers(engine *e)
     const cb_params *p = e->p;
     e->mark_units = p->graph_launches > 0 ? p->graph_launches : p->iters;
     e->mark_stride = (e->mark_units + CB_MAX_SAMPLES - 1) / CB_MAX_SAMPLES;
+    e->mark_base_stride = e->mark_stride;
     e->sampling = e->ops->timer_reserve && e->ops->timer_mark && e->ops->timer_samples;
     int marks = (e->mark_units + e->mark_stride - 1) / e->mark_stride;
     e->samples = malloc((size_t)marks * sizeof *e->samples);
@@ -641,6 +650,27 @@ static int read_samples(engine *e, double ops_per_unit, cb_rank_time *t)
     return 0;
 }
 
+/* The mark stride for the next span: the base stride, or more so that one
+ * sample spans at least CB_SAMPLE_SPAN by the smaller of two estimates of
+ * the time per operation (the warmup's, which its first call inflates, and
+ * the previous size's when this size is no smaller), agreed across ranks.
+ * A low estimate only means fewer samples. */
+static void choose_mark_stride(engine *e, const cb_call *call, double warmup_per_op)
+{
+    double estimate = e->p->warmup > 0 ? warmup_per_op : HUGE_VAL;
+    if (e->prev_op_time > 0 && call->layout.count >= e->prev_count && e->prev_op_time < estimate)
+        estimate = e->prev_op_time;
+    double agreed = estimate;
+    MPI_Allreduce(&estimate, &agreed, 1, MPI_DOUBLE, MPI_MIN, e->comm);
+    e->mark_stride = e->mark_base_stride;
+    double per_unit = agreed * e->p->agg;
+    if (isfinite(per_unit) && per_unit > 0) {
+        double wanted = ceil(CB_SAMPLE_SPAN / per_unit);
+        if (wanted > e->mark_stride)
+            e->mark_stride = wanted >= e->mark_units ? e->mark_units : (int)wanted;
+    }
+}
+
 /* Warmup, then the timed iterations; the time per operation on this rank:
  * until completion, or with -C until the launches returned; and the
  * per-iteration statistics (always of completion). */
@@ -649,8 +679,11 @@ static int time_collective(engine *e, const cb_collective *coll, const cb_call *
 {
     const cb_params *p = e->p;
     cb_watchdog_doing(&e->watch, "%s, warmup", e->measuring);
+    double warmup_start = MPI_Wtime();
     if (launch_iterations(e, coll, call, p->warmup, 0) != 0)
         return -1;
+    if (p->graph_launches == 0)
+        choose_mark_stride(e, call, (MPI_Wtime() - warmup_start) / ((double)p->warmup * p->agg));
     cb_watchdog_doing(&e->watch, "%s, timed iterations", e->measuring);
     double completion = 0, cpu = 0, ops = (double)p->iters * p->agg;
     int rc;
@@ -663,6 +696,8 @@ static int time_collective(engine *e, const cb_collective *coll, const cb_call *
     if (rc != 0)
         return -1;
     t->mean = (p->report_cputime ? cpu : completion) / ops;
+    e->prev_op_time = completion / ops;
+    e->prev_count = call->layout.count;
     double ops_per_unit = p->graph_launches > 0 ? (double)p->iters * p->agg : (double)p->agg;
     return read_samples(e, ops_per_unit, t);
 }
