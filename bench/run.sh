@@ -4,7 +4,8 @@
 #
 # Usage: bench/run.sh [BUILDDIR]   (default: the current directory, built)
 # Environment: NP ranks [2], ROUNDS interleaved rounds [5], ITERS timed
-# iterations [200], MPIRUN [mpirun with the flags this machine needs],
+# iterations [200], WARMUP untimed iterations on both sides [10], PARTS the
+# parts to run ["1 2 3"], MPIRUN [mpirun with the flags this machine needs],
 # BENCH_NCCL=1 also compares the NCCL backend with bench/bare_nccl_allreduce
 # (needs a GPU per rank and a build configured with NCCL).
 #
@@ -18,6 +19,8 @@ src=$(cd "$(dirname "$0")/.." && pwd)
 np=${NP:-2}
 rounds=${ROUNDS:-5}
 iters=${ITERS:-200}
+warmup=${WARMUP:-10}
+parts=${PARTS:-1 2 3}
 if [ -z "${MPIRUN:-}" ]; then
     MPIRUN="mpirun"
     if mpirun --version 2>/dev/null | grep -q "Open MPI"; then
@@ -45,15 +48,17 @@ wall() {
     echo "$t1 - $t0" | bc -l
 }
 
+want() { case " $parts " in *" $1 "*) return 0 ;; esac; return 1; }
+
+if want 1; then
 echo "== 1. timing overhead: MPI_Allreduce float sum, $np ranks, -n $iters, median of $rounds interleaved rounds"
 for r in $(seq "$rounds"); do
-    $MPIRUN -np "$np" "$build/bench/bare_allreduce" "$iters" 1 8 4194304 | tail -n +2 >"$tmp/bare.$r"
-    $MPIRUN -np "$np" "$tool" --backend mpi -o allreduce -b 8 -e 4M -f 2 -n "$iters" -w 1 \
-        --csv - 2>/dev/null | "$src/bench/csv_column.awk" >"$tmp/tool.$r"
+    $MPIRUN -np "$np" "$build/bench/bare_allreduce" "$iters" "$warmup" 8 4194304 | tail -n +2 >"$tmp/bare.$r"
+    $MPIRUN -np "$np" "$tool" --backend mpi -o allreduce -b 8 -e 4M -f 2 -n "$iters" \
+        -w "$warmup" --csv - 2>/dev/null | "$src/bench/csv_column.awk" >"$tmp/tool.$r"
     echo "    round $r done" >&2
 done
 printf '%10s %12s %12s %8s  %s\n' bytes bare_us tool_us ratio target
-worst=0
 for bytes in $(cut -d, -f1 "$tmp/bare.1"); do
     b=$(cat "$tmp"/bare.* | awk -F, -v s="$bytes" '$1 == s { print $2 }' | median)
     t=$(cat "$tmp"/tool.* | awk -F, -v s="$bytes" '$1 == s { print $2 }' | median)
@@ -65,10 +70,10 @@ if [ "${BENCH_NCCL:-0}" = 1 ]; then
     (cd "$build" && make -s bench/bare_nccl_allreduce) >/dev/null
     echo "== 1b. the same with NCCL"
     for r in $(seq "$rounds"); do
-        $MPIRUN -np "$np" "$build/bench/bare_nccl_allreduce" "$iters" 1 8 4194304 |
+        $MPIRUN -np "$np" "$build/bench/bare_nccl_allreduce" "$iters" "$warmup" 8 4194304 |
             tail -n +2 >"$tmp/nbare.$r"
         $MPIRUN -np "$np" "$tool" --backend nccl -o allreduce -b 8 -e 4M -f 2 -n "$iters" \
-            -w 1 --csv - 2>/dev/null | "$src/bench/csv_column.awk" >"$tmp/ntool.$r"
+            -w "$warmup" --csv - 2>/dev/null | "$src/bench/csv_column.awk" >"$tmp/ntool.$r"
     done
     printf '%10s %12s %12s %8s  %s\n' bytes bare_us tool_us ratio target
     for bytes in $(cut -d, -f1 "$tmp/nbare.1"); do
@@ -78,6 +83,9 @@ if [ "${BENCH_NCCL:-0}" = 1 ]; then
     done
 fi
 
+fi
+
+if want 2; then
 echo "== 2a. verification cost: check of a 256 MiB all-reduce result vs one memcpy"
 "$build/bench/verify_cost" 256 5
 
@@ -91,6 +99,9 @@ c0=$(median <"$tmp/c0")
 printf '  -c 1 %.2f s  -c 0 %.2f s  ratio %.3f  (target <= 1.5)\n' "$c1" "$c0" \
     "$(echo "$c1 / $c0" | bc -l)"
 
+fi
+
+if want 3; then
 echo "== 3. memory: peak resident set per rank, 8 B .. 128 MiB with -c 1, vs 128 MiB"
 $MPIRUN -np "$np" sh -c '/usr/bin/time -f "%M" -o "$0.$OMPI_COMM_WORLD_RANK" "$@"' "$tmp/rss" \
     "$tool" --backend mpi -b 8 -e 128M -c 1 >/dev/null 2>&1
@@ -99,3 +110,4 @@ for f in "$tmp"/rss.[0-9]*; do
     printf '  %s: peak %d KiB = %.3f x 128 MiB  (target <= ~2.1)\n' "$(basename "$f")" "$kib" \
         "$(echo "$kib / 131072" | bc -l)"
 done
+fi
