@@ -70,8 +70,8 @@ typedef struct engine {
     int sampling;            /* the backend has timer marks */
     int mark_units;          /* units in a timed span */
     int mark_stride;
-    int mark_base_stride;    /* the stride CB_MAX_SAMPLES asks for */
     int nmarks;
+    int iters_now;           /* timed iterations of this measurement (-n, or from --budget) */
     double prev_op_time;     /* this rank's time per operation at the last size */
     size_t prev_count;       /* and that size's count, to tell a new sweep */
     double *samples;         /* room for CB_MAX_SAMPLES */
@@ -487,7 +487,7 @@ static void allocate_buffers(engine *e)
     const cb_params *p = e->p;
     e->mark_units = p->graph_launches > 0 ? p->graph_launches : p->iters;
     e->mark_stride = (e->mark_units + CB_MAX_SAMPLES - 1) / CB_MAX_SAMPLES;
-    e->mark_base_stride = e->mark_stride;
+    e->iters_now = p->iters;
     e->sampling = e->ops->timer_reserve && e->ops->timer_mark && e->ops->timer_samples;
     int marks = (e->mark_units + e->mark_stride - 1) / e->mark_stride;
     e->samples = malloc((size_t)marks * sizeof *e->samples);
@@ -582,8 +582,8 @@ static int mark_if_due(engine *e, int i)
 
 static int launch_timed_iterations(engine *e, const cb_collective *coll, const cb_call *call)
 {
-    cb_watchdog_loop(&e->watch, e->p->iters);
-    for (int i = 0; i < e->p->iters; i++) {
+    cb_watchdog_loop(&e->watch, e->iters_now);
+    for (int i = 0; i < e->iters_now; i++) {
         if (launch_iteration(e, coll, call) != 0)
             return -1;
         cb_watchdog_at(&e->watch, i);
@@ -662,9 +662,18 @@ static void choose_mark_stride(engine *e, const cb_call *call, double warmup_per
         estimate = e->prev_op_time;
     double agreed = estimate;
     MPI_Allreduce(&estimate, &agreed, 1, MPI_DOUBLE, MPI_MIN, e->comm);
-    e->mark_stride = e->mark_base_stride;
     double per_unit = agreed * e->p->agg;
-    if (isfinite(per_unit) && per_unit > 0) {
+    int known = isfinite(per_unit) && per_unit > 0;
+    /* --budget: as many iterations as fit, at least 1, at most -n; the same
+     * on every rank, since the estimate is agreed. */
+    e->iters_now = e->p->iters;
+    if (e->p->budget_ms > 0 && known) {
+        double fit = floor(e->p->budget_ms * 1e-3 / per_unit);
+        e->iters_now = fit < 1 ? 1 : fit < e->p->iters ? (int)fit : e->p->iters;
+    }
+    e->mark_units = e->iters_now;
+    e->mark_stride = (e->mark_units + CB_MAX_SAMPLES - 1) / CB_MAX_SAMPLES;
+    if (known) {
         double wanted = ceil(CB_SAMPLE_SPAN / per_unit);
         if (wanted > e->mark_stride)
             e->mark_stride = wanted >= e->mark_units ? e->mark_units : (int)wanted;
@@ -683,9 +692,11 @@ static int time_collective(engine *e, const cb_collective *coll, const cb_call *
     if (launch_iterations(e, coll, call, p->warmup, 0) != 0)
         return -1;
     if (p->graph_launches == 0)
-        choose_mark_stride(e, call, (MPI_Wtime() - warmup_start) / ((double)p->warmup * p->agg));
+        choose_mark_stride(e, call, p->warmup > 0 ? (MPI_Wtime() - warmup_start) /
+                                                        ((double)p->warmup * p->agg)
+                                                  : 0.0);
     cb_watchdog_doing(&e->watch, "%s, timed iterations", e->measuring);
-    double completion = 0, cpu = 0, ops = (double)p->iters * p->agg;
+    double completion = 0, cpu = 0, ops = (double)e->iters_now * p->agg;
     int rc;
     if (p->graph_launches > 0) {
         rc = time_graph(e, coll, call, &completion, &cpu);
@@ -835,7 +846,7 @@ static int measure(engine *e, const cb_collective *coll, cb_call *call, int size
     res.count = call->layout.count;
     res.in_place = in_place;
     res.warmup_iters = e->p->warmup;
-    res.iters = e->p->iters;
+    res.iters = e->iters_now;
 
     snprintf(e->measuring, sizeof e->measuring, "%s %s %s root %d, %llu B %s", coll->name,
              cb_dtype_info_of(call->dtype)->name, cb_redop_name(call->redop), call->root,

@@ -327,6 +327,11 @@ static int opt_progress(parse_state *s, const char *v)
     return 0;
 }
 
+static int opt_budget(parse_state *s, const char *v)
+{
+    return set_int(s, v, 0, 3600000, &s->p->budget_ms);
+}
+
 static int opt_memory(parse_state *s, const char *v)
 {
     (void)v;
@@ -391,6 +396,9 @@ static const option_spec option_table[] = {
      opt_stats},
     {'\0', "progress", NULL, "report progress on stderr even when it is not a terminal",
      opt_progress},
+    {'\0', "budget", "MS", "time each size's timed iterations for about MS milliseconds "
+                           "(estimated from the warmup and the previous size), at least 1 "
+                           "and at most -n iterations; 0 off [0]", opt_budget},
     {'M', "memory", NULL, "print the memory footprint per rank (send, receive, host "
                           "staging, samples, check tile) before the results", opt_memory},
     {'h', "help", NULL, "print this help and exit", opt_help},

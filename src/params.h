@@ -51,6 +51,7 @@ typedef struct cb_params {
     int table_stats;       /* --stats: statistics lines in the table */
     int progress;          /* --progress: progress on stderr even when it is no terminal */
     int memory_report;     /* -M: the memory footprint per rank in the preamble */
+    int budget_ms;         /* --budget: timed iterations per measurement from a time budget; 0 off */
 
     int argc;              /* the command line, for the JSON document */
     char *const *argv;
