@@ -8,6 +8,7 @@
 #include "engine.h"
 
 #include <limits.h>
+#include <math.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -31,6 +32,10 @@
 #define CB_MAX_PRINTERS 3
 /* Per-iteration timestamps kept per timed span; beyond, one per group. */
 #define CB_MAX_SAMPLES 1000
+/* Each timer mark reads a clock (tens of nanoseconds) inside the timed span:
+ * marks come at most once per this many seconds of estimated run time, so
+ * that they add well under 1% to the smallest operations. */
+#define CB_SAMPLE_SPAN 10e-6
 /* Testing only, documented in nccl-collbench(1): "RANK:ELEMENT" makes rank
  * RANK see a wrong value at ELEMENT of every checked result. */
 #define CB_TEST_CORRUPT_ENV "NCCL_COLLBENCH_TEST_CORRUPT"
@@ -77,6 +82,9 @@ typedef struct engine {
     int mark_units;          /* units in a timed span */
     int mark_stride;
     int nmarks;
+    int iters_now;           /* timed iterations of this measurement (-n, or from --budget) */
+    double prev_op_time;     /* this rank's time per operation at the last size */
+    size_t prev_count;       /* and that size's count, to tell a new sweep */
     double *samples;         /* room for CB_MAX_SAMPLES */
     cb_rank_time *rank_times; /* rank 0 only: every rank's times */
 
@@ -460,6 +468,34 @@ static void describe_run(engine *e)
     snprintf(run->run_id, sizeof run->run_id, "%08x%08x", (unsigned)now.tv_sec, (unsigned)salt);
 }
 
+/* What a run holds per rank, in bytes, for its largest size. */
+typedef struct cb_footprint {
+    size_t send, recv;  /* the backend's buffers */
+    size_t staging;     /* host copy for filling and checking device buffers */
+    size_t samples;     /* per-iteration timestamps (rank 0: also per-rank times) */
+    size_t tile;        /* at most one period of expected values while checking */
+    size_t total;
+    size_t counted;     /* the part in the memory that memory_available reports */
+} cb_footprint;
+
+static void footprint(const engine *e, size_t largest, cb_footprint *fp)
+{
+    const cb_params *p = e->p;
+    int units = p->graph_launches > 0 ? p->graph_launches : p->iters;
+    int stride = (units + CB_MAX_SAMPLES - 1) / CB_MAX_SAMPLES;
+    size_t marks = (size_t)((units + stride - 1) / stride);
+    fp->send = fp->recv = largest;
+    fp->staging = e->ops->host_accessible ? 0 : largest;
+    /* Marks: the engine's samples and the backend's timestamps. */
+    fp->samples = 2 * marks * sizeof(double) +
+                  (e->rank == 0 ? (size_t)e->nranks * sizeof(cb_rank_time) : 0);
+    fp->tile = p->check_passes > 0 ? (largest < CB_TILE_MAX_BYTES ? largest : CB_TILE_MAX_BYTES) : 0;
+    size_t host = fp->staging + fp->samples + fp->tile;
+    fp->total = fp->send + fp->recv + host;
+    /* A host backend's buffers share host memory with the rest. */
+    fp->counted = fp->send + fp->recv + (e->ops->host_accessible ? host : 0);
+}
+
 /* The size list, lowered to what fits in the smallest rank's memory. */
 static void plan_sizes(engine *e)
 {
@@ -477,11 +513,16 @@ static void plan_sizes(engine *e)
     if (e->st.code != CB_EXIT_OK)
         return;
 
-    /* Two buffers of the largest size: send and receive. */
+    /* The whole footprint of the largest size where memory_available counts it. */
     double budget = (double)smallest * CB_MEMORY_SHARE;
     int fit = e->nsizes;
-    while (fit > 0 && 2.0 * (double)e->sizes[fit - 1] > budget)
+    while (fit > 0) {
+        cb_footprint fp;
+        footprint(e, (size_t)e->sizes[fit - 1], &fp);
+        if ((double)fp.counted <= budget)
+            break;
         fit--;
+    }
     if (fit == 0) {
         cb_status_set(&e->st, CB_EXIT_RUNTIME,
                       "-b %llu: even the smallest size does not fit in the %llu bytes "
@@ -495,6 +536,18 @@ static void plan_sizes(engine *e)
                  (unsigned long long)e->sizes[fit - 1], smallest);
     e->nsizes = fit;
     e->buffer_bytes = (size_t)e->sizes[fit - 1];
+}
+
+/* -M: the footprint of this run on rank 0 (ranks differ only in samples). */
+static void note_footprint(engine *e)
+{
+    cb_footprint fp;
+    footprint(e, e->buffer_bytes, &fp);
+    note(e, "Memory per rank: send %zu, receive %zu, host staging %zu, samples %zu, "
+            "check tile up to %zu; total %zu bytes, %.3f x the largest message of %zu bytes",
+         fp.send, fp.recv, fp.staging, fp.samples, fp.tile, fp.total,
+         e->buffer_bytes > 0 ? (double)fp.total / (double)e->buffer_bytes : 0.0,
+         e->buffer_bytes);
 }
 
 static int backend_step(engine *e, int rc)
@@ -527,6 +580,7 @@ static void allocate_buffers(engine *e)
     const cb_params *p = e->p;
     e->mark_units = p->graph_launches > 0 ? p->graph_launches : p->iters;
     e->mark_stride = (e->mark_units + CB_MAX_SAMPLES - 1) / CB_MAX_SAMPLES;
+    e->iters_now = p->iters;
     e->sampling = e->ops->timer_reserve && e->ops->timer_mark && e->ops->timer_samples;
     int marks = (e->mark_units + e->mark_stride - 1) / e->mark_stride;
     e->samples = malloc((size_t)marks * sizeof *e->samples);
@@ -621,8 +675,8 @@ static int mark_if_due(engine *e, int i)
 
 static int launch_timed_iterations(engine *e, const cb_collective *coll, const cb_call *call)
 {
-    cb_watchdog_loop(&e->watch, e->p->iters);
-    for (int i = 0; i < e->p->iters; i++) {
+    cb_watchdog_loop(&e->watch, e->iters_now);
+    for (int i = 0; i < e->iters_now; i++) {
         if (launch_iteration(e, coll, call) != 0)
             return -1;
         cb_watchdog_at(&e->watch, i);
@@ -689,6 +743,36 @@ static int read_samples(engine *e, double ops_per_unit, cb_rank_time *t)
     return 0;
 }
 
+/* The mark stride for the next span: the base stride, or more so that one
+ * sample spans at least CB_SAMPLE_SPAN by the smaller of two estimates of
+ * the time per operation (the warmup's, which its first call inflates, and
+ * the previous size's when this size is no smaller), agreed across ranks.
+ * A low estimate only means fewer samples. */
+static void choose_mark_stride(engine *e, const cb_call *call, double warmup_per_op)
+{
+    double estimate = e->p->warmup > 0 ? warmup_per_op : HUGE_VAL;
+    if (e->prev_op_time > 0 && call->layout.count >= e->prev_count && e->prev_op_time < estimate)
+        estimate = e->prev_op_time;
+    double agreed = estimate;
+    MPI_Allreduce(&estimate, &agreed, 1, MPI_DOUBLE, MPI_MIN, e->comm);
+    double per_unit = agreed * e->p->agg;
+    int known = isfinite(per_unit) && per_unit > 0;
+    /* --budget: as many iterations as fit, at least 1, at most -n; the same
+     * on every rank, since the estimate is agreed. */
+    e->iters_now = e->p->iters;
+    if (e->p->budget_ms > 0 && known) {
+        double fit = floor(e->p->budget_ms * 1e-3 / per_unit);
+        e->iters_now = fit < 1 ? 1 : fit < e->p->iters ? (int)fit : e->p->iters;
+    }
+    e->mark_units = e->iters_now;
+    e->mark_stride = (e->mark_units + CB_MAX_SAMPLES - 1) / CB_MAX_SAMPLES;
+    if (known) {
+        double wanted = ceil(CB_SAMPLE_SPAN / per_unit);
+        if (wanted > e->mark_stride)
+            e->mark_stride = wanted >= e->mark_units ? e->mark_units : (int)wanted;
+    }
+}
+
 /* Warmup, then the timed iterations; the time per operation on this rank:
  * until completion, or with -C until the launches returned; and the
  * per-iteration statistics (always of completion). */
@@ -697,10 +781,15 @@ static int time_collective(engine *e, const cb_collective *coll, const cb_call *
 {
     const cb_params *p = e->p;
     cb_watchdog_doing(&e->watch, "%s, warmup", e->measuring);
+    double warmup_start = MPI_Wtime();
     if (launch_iterations(e, coll, call, p->warmup, 0) != 0)
         return -1;
+    if (p->graph_launches == 0)
+        choose_mark_stride(e, call, p->warmup > 0 ? (MPI_Wtime() - warmup_start) /
+                                                        ((double)p->warmup * p->agg)
+                                                  : 0.0);
     cb_watchdog_doing(&e->watch, "%s, timed iterations", e->measuring);
-    double completion = 0, cpu = 0, ops = (double)p->iters * p->agg;
+    double completion = 0, cpu = 0, ops = (double)e->iters_now * p->agg;
     int rc;
     if (p->graph_launches > 0) {
         rc = time_graph(e, coll, call, &completion, &cpu);
@@ -711,6 +800,8 @@ static int time_collective(engine *e, const cb_collective *coll, const cb_call *
     if (rc != 0)
         return -1;
     t->mean = (p->report_cputime ? cpu : completion) / ops;
+    e->prev_op_time = completion / ops;
+    e->prev_count = call->layout.count;
     double ops_per_unit = p->graph_launches > 0 ? (double)p->iters * p->agg : (double)p->agg;
     return read_samples(e, ops_per_unit, t);
 }
@@ -937,7 +1028,7 @@ static int measure(engine *e, const cb_collective *coll, cb_call *call, int size
     res.count = call->layout.count;
     res.in_place = in_place;
     res.warmup_iters = e->p->warmup;
-    res.iters = e->p->iters;
+    res.iters = e->iters_now;
     res.group = e->p->split != CB_SPLIT_NONE ? e->group : -1;
     res.group_ranks = e->gsize;
 
@@ -1135,6 +1226,8 @@ int cb_engine_run(const cb_params *p, MPI_Comm comm)
         describe_groups(e);
         if (e->size_notice[0] != '\0')
             note(e, "%s", e->size_notice);
+        if (p->memory_report)
+            note_footprint(e);
         run_collectives(e);
     }
     if (e->progress == 1) {

@@ -445,6 +445,18 @@ int cb_split_color(const cb_params *p, int rank, int nranks, char *err, size_t e
     }
 }
 
+static int opt_budget(parse_state *s, const char *v)
+{
+    return set_int(s, v, 0, 3600000, &s->p->budget_ms);
+}
+
+static int opt_memory(parse_state *s, const char *v)
+{
+    (void)v;
+    s->p->memory_report = 1;
+    return 0;
+}
+
 static int opt_help(parse_state *s, const char *v)
 {
     (void)v;
@@ -504,6 +516,11 @@ static const option_spec option_table[] = {
      "or color:C0,C1,... (one per rank)", opt_split},
     {'\0', "progress", NULL, "report progress on stderr even when it is not a terminal",
      opt_progress},
+    {'\0', "budget", "MS", "time each size's timed iterations for about MS milliseconds "
+                           "(estimated from the warmup and the previous size), at least 1 "
+                           "and at most -n iterations; 0 off [0]", opt_budget},
+    {'M', "memory", NULL, "print the memory footprint per rank (send, receive, host "
+                          "staging, samples, check tile) before the results", opt_memory},
     {'h', "help", NULL, "print this help and exit", opt_help},
     {'V', "version", NULL, "print the version and exit", opt_version},
 };

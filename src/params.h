@@ -62,6 +62,8 @@ typedef struct cb_params {
     cb_split_kind split;   /* --split; CB_SPLIT_NONE: every rank in one group */
     int split_k;           /* K of size:K and stride:K */
     const char *split_spec; /* the --split value, for messages and colours */
+    int memory_report;     /* -M: the memory footprint per rank in the preamble */
+    int budget_ms;         /* --budget: timed iterations per measurement from a time budget; 0 off */
 
     int argc;              /* the command line, for the JSON document */
     char *const *argv;

@@ -29,12 +29,19 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 /* Base values come in pairs of elements: within a pair the second is 5 more
  * than the first (so they differ), and each pair gets its own seed-dependent
  * offset, so that blocks at any distance, and the values of another seed,
  * differ somewhere with overwhelming odds even when span is 2. */
 #define CB_GROUP_SHIFT 1
+/* Pair offsets repeat every CB_GROUP_PERIOD elements, so that every value
+ * below is periodic in the element index and checks can compare whole tiles
+ * (cb_pattern_period). A block displaced by a multiple of this many elements
+ * (256 KiB of float) reads the same; any other shift shows. */
+#define CB_GROUP_PERIOD 65536u
 /* Largest span of base values for reductions. */
 #define CB_REDUCE_SPAN 16u
 /* Largest span of codes for data movement. */
@@ -65,7 +72,7 @@ static double rank_offset_sum(int nranks)
 
 static uint32_t element_base(const cb_pattern *pat, size_t i)
 {
-    uint32_t group = mix(pat->seed, (uint32_t)(i >> CB_GROUP_SHIFT));
+    uint32_t group = mix(pat->seed, (uint32_t)((i & (CB_GROUP_PERIOD - 1u)) >> CB_GROUP_SHIFT));
     return (uint32_t)((i * 5u + group + pat->seed) & (pat->span - 1u));
 }
 
@@ -319,11 +326,74 @@ double cb_pattern_tolerance(const cb_pattern *pat, size_t i)
     return expm1((n + 2) * log1p(u)) * magnitude;
 }
 
-void cb_pattern_fill(const cb_pattern *pat, int rank, void *buf, size_t count)
+static uint64_t gcd_u64(uint64_t a, uint64_t b)
+{
+    while (b != 0) {
+        uint64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+static uint64_t lcm_capped(uint64_t a, uint64_t b)
+{
+    uint64_t l = a / gcd_u64(a, b);
+    return l > UINT64_MAX / b ? UINT64_MAX : l * b;
+}
+
+size_t cb_pattern_period(const cb_pattern *pat, int rank)
+{
+    if (pat->redop == CB_REDOP_NONE)
+        return pat->span;
+    uint64_t period = CB_GROUP_PERIOD;
+    int by_phase = pat->redop == CB_PROD || (pat->sparse && pat->redop != CB_AVG);
+    if (by_phase)
+        period = lcm_capped(period, pat->period);
+    /* Inputs of min, max and avg also follow the holder, i mod n. */
+    if (rank >= 0 && !by_phase && pat->redop != CB_SUM && pat->redop != CB_PREMULSUM)
+        period = lcm_capped(period, (uint64_t)pat->nranks);
+    return period > SIZE_MAX ? SIZE_MAX : (size_t)period;
+}
+
+static void fill_slow(const cb_pattern *pat, int rank, void *buf, size_t first_index,
+                      size_t count)
 {
     const cb_dtype_info *info = cb_dtype_info_of(pat->dtype);
     for (size_t i = 0; i < count; i++)
-        info->store(buf, i, cb_pattern_input(pat, rank, i));
+        info->store(buf, i, rank >= 0 ? cb_pattern_input(pat, rank, first_index + i)
+                                      : cb_pattern_reduced(pat, first_index + i));
+}
+
+void *cb_pattern_tile(const cb_pattern *pat, int rank, size_t first_index, size_t count,
+                      size_t *tile_count)
+{
+    size_t elem = cb_dtype_info_of(pat->dtype)->size;
+    size_t period = cb_pattern_period(pat, rank);
+    if (period >= count || period > CB_TILE_MAX_BYTES / elem)
+        return NULL;
+    void *tile = malloc(period * elem);
+    if (tile == NULL)
+        return NULL;
+    fill_slow(pat, rank, tile, first_index, period);
+    *tile_count = period;
+    return tile;
+}
+
+void cb_pattern_fill(const cb_pattern *pat, int rank, void *buf, size_t count)
+{
+    size_t elem = cb_dtype_info_of(pat->dtype)->size, period = 0;
+    unsigned char *tile = cb_pattern_tile(pat, rank, 0, count, &period);
+    if (tile == NULL) {
+        fill_slow(pat, rank, buf, 0, count);
+        return;
+    }
+    unsigned char *out = buf;
+    for (size_t done = 0; done < count; done += period) {
+        size_t n = count - done < period ? count - done : period;
+        memcpy(out + done * elem, tile, n * elem);
+    }
+    free(tile);
 }
 
 void cb_pattern_fill_blocks(const cb_pattern *pat, int rank, void *buf, size_t nblocks,

@@ -62,7 +62,22 @@ double cb_pattern_reduced(const cb_pattern *pat, size_t i);
  * power of two. */
 double cb_pattern_tolerance(const cb_pattern *pat, size_t i);
 
-/* Fill count elements of buf with rank's input. */
+/* Every value above is periodic in the element index. The period of rank's
+ * input (rank >= 0) or of the reduced result (rank -1): data movement's
+ * codes repeat every span elements (cb_pattern_block, in j). */
+size_t cb_pattern_period(const cb_pattern *pat, int rank);
+
+/* Largest tile cb_pattern_tile builds. */
+#define CB_TILE_MAX_BYTES ((size_t)2 << 20)
+
+/* One period of rank's input (rank -1: of the reduced result) from element
+ * first_index on, stored in the element type: a malloc'd buffer of
+ * *tile_count elements to free, or NULL when a period would not be shorter
+ * than count or would pass CB_TILE_MAX_BYTES (use the per-element values). */
+void *cb_pattern_tile(const cb_pattern *pat, int rank, size_t first_index, size_t count,
+                      size_t *tile_count);
+
+/* Fill count elements of buf with rank's input (by tiles when they pay). */
 void cb_pattern_fill(const cb_pattern *pat, int rank, void *buf, size_t count);
 
 /* Data movement: the value rank puts at element j of block `block` of its

@@ -39,7 +39,10 @@ void cb_watchdog_doing(cb_watchdog *w, const char *fmt, ...) __attribute__((form
 /* One unit of progress (a launch, a completed wait). */
 static inline void cb_watchdog_tick(cb_watchdog *w)
 {
-    atomic_fetch_add_explicit(&w->progress, 1, memory_order_relaxed);
+    /* One writer, the rank's own thread: a plain load and store, no locked
+     * read-modify-write in the timed span; the watchdog only reads. */
+    unsigned long now = atomic_load_explicit(&w->progress, memory_order_relaxed);
+    atomic_store_explicit(&w->progress, now + 1, memory_order_relaxed);
 }
 
 /* A loop of units (iterations, graph launches) begins: the message will say

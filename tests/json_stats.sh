@@ -52,7 +52,9 @@ for r, c in zip(res, rows):
     assert close(float(c["rank_time_mean_us"]), sum(means) / 3)
     assert int(c["slowest_rank"]) == means.index(max(means)) == r["slowest_rank"]
     slow = r["per_rank"][r["slowest_rank"]]
-    assert slow["samples"] == 7 and c["iter_samples"] == "7"
+    # One sample per iteration, or fewer where iterations are short enough
+    # that marks every iteration would weigh on the timing (CB_SAMPLE_SPAN).
+    assert 1 <= slow["samples"] <= 7 and c["iter_samples"] == str(slow["samples"])
     assert slow["min_us"] <= slow["median_us"] <= slow["p99_us"] <= slow["max_us"]
     assert close(float(c["iter_min_us"]), slow["min_us"]) and close(float(c["iter_max_us"]), slow["max_us"])
     # The samples cover the span: their mean is the rank's mean.
