@@ -25,8 +25,10 @@ for np in 1 2 3 4; do
 done
 unset CB_STANDIN_TRACE
 
-# Per-iteration samples come from CUDA events on the stream: one per
-# iteration, read after the span; the stand-in's stream clock gives each
+# Per-iteration samples come from CUDA events on the stream, read after the
+# span: at most one per iteration (fewer where the engine's estimate of the
+# time per iteration spaces them out), each divided by the iterations it
+# covers; the stand-in's stream clock gives each
 # operation at least CB_STANDIN_OP_US microseconds (more when the host was
 # slower to launch it), so the samples are at least that and mostly that.
 CB_STANDIN_OP_US=50000 run 2 --backend nccl -b 1K -e 1K -n 9 --csv "$CB_TMP/samples.csv"
@@ -37,7 +39,7 @@ import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1], newline="")))
 assert len(rows) == 2 and all(r["backend"] == "nccl" for r in rows)
 for r in rows:
-    assert r["iter_samples"] == "9", r["iter_samples"]
+    assert 1 <= int(r["iter_samples"]) <= 9, r["iter_samples"]
     stats = [float(r[k]) for k in ("iter_min_us", "iter_median_us", "iter_p99_us", "iter_max_us")]
     # At least the modelled 50 ms each; host noise on a busy machine adds, it
     # does not double a 50 ms step.
