@@ -88,9 +88,16 @@ typedef struct cb_collective {
 /* Layout of collectives where every rank has one vector of the whole size
  * (all-reduce, broadcast, reduce, send/receive). */
 int cb_layout_whole(size_t bytes, size_t elem_size, int nranks, cb_layout *out);
+/* Size = the gathered buffer, n blocks of size / n whole elements; in place a
+ * rank's input is its own block (all-gather, gather). */
+int cb_layout_gathered(size_t bytes, size_t elem_size, int nranks, cb_layout *out);
+/* Size = the whole input of n blocks; each rank receives one block; in place
+ * its output is its own block of the input (reduce-scatter, scatter). */
+int cb_layout_scattered(size_t bytes, size_t elem_size, int nranks, cb_layout *out);
 /* Bus-bandwidth factors: 1 (broadcast, reduce, send/receive) and (n-1)/n
  * (all-gather, reduce-scatter, all-to-all, gather, scatter). */
 double cb_busbw_one(int nranks);
+double cb_busbw_allreduce(int nranks);   /* 2(n-1)/n: all-reduce and its ring */
 double cb_busbw_share(int nranks);
 
 /* The table, NULL-terminated, in the order "all" runs them. */

@@ -1,22 +1,6 @@
 /* All-gather: every rank ends with every rank's block, in rank order. */
 #include "collective.h"
 
-/* size = the gathered buffer; each rank contributes size / n, rounded down to
- * whole elements. */
-static int allgather_layout(size_t bytes, size_t elem_size, int nranks, cb_layout *out)
-{
-    size_t count = bytes / elem_size / (size_t)nranks;
-    if (count == 0)
-        return -1;
-    out->count = count;
-    out->send_count = count;
-    out->recv_count = count * (size_t)nranks;
-    out->inplace_offset = 0;
-    out->inplace_send_stride = count;   /* in place: the rank's own block */
-    out->inplace_recv_stride = 0;
-    return 0;
-}
-
 static int allgather_run(cb_backend *b, const cb_call *call)
 {
     return b->ops->allgather(b, call->send, call->recv, call->layout.count, call->dtype);
@@ -45,7 +29,7 @@ const cb_collective cb_coll_allgather = {
     .name = "allgather",
     .aliases = "all_gather all-gather",
     .flags = 0,
-    .layout = allgather_layout,
+    .layout = cb_layout_gathered,
     .busbw_factor = cb_busbw_share,
     .run = allgather_run,
     .fill_input = allgather_fill,

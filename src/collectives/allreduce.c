@@ -1,12 +1,6 @@
 /* All-reduce: every rank ends with the reduction of every rank's vector. */
 #include "collective.h"
 
-/* Each rank sends and receives 2(n-1)/n of the data in a ring algorithm. */
-static double allreduce_busbw_factor(int nranks)
-{
-    return 2.0 * (nranks - 1) / nranks;
-}
-
 static int allreduce_run(cb_backend *b, const cb_call *call)
 {
     return b->ops->allreduce(b, call->send, call->recv, call->layout.count, call->dtype,
@@ -30,7 +24,7 @@ const cb_collective cb_coll_allreduce = {
     .aliases = "all_reduce all-reduce",
     .flags = CB_COLL_REDUCES,
     .layout = cb_layout_whole,
-    .busbw_factor = allreduce_busbw_factor,
+    .busbw_factor = cb_busbw_allreduce,
     .run = allreduce_run,
     .fill_input = allreduce_fill,
     .check_output = allreduce_check,

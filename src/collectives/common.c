@@ -101,6 +101,32 @@ int cb_layout_whole(size_t bytes, size_t elem_size, int nranks, cb_layout *out)
     return 0;
 }
 
+int cb_layout_gathered(size_t bytes, size_t elem_size, int nranks, cb_layout *out)
+{
+    size_t count = bytes / elem_size / (size_t)nranks;
+    if (count == 0)
+        return -1;
+    *out = (cb_layout){.count = count, .send_count = count, .recv_count = count * (size_t)nranks,
+                       .inplace_send_stride = count};
+    return 0;
+}
+
+int cb_layout_scattered(size_t bytes, size_t elem_size, int nranks, cb_layout *out)
+{
+    size_t count = bytes / elem_size / (size_t)nranks;
+    if (count == 0)
+        return -1;
+    *out = (cb_layout){.count = count, .send_count = count * (size_t)nranks, .recv_count = count,
+                       .inplace_recv_stride = count};
+    return 0;
+}
+
+/* Each rank sends and receives 2(n-1)/n of the data in a ring all-reduce. */
+double cb_busbw_allreduce(int nranks)
+{
+    return 2.0 * (nranks - 1) / nranks;
+}
+
 /* A pipelined broadcast or reduce, or one send, moves the vector over every
  * link once. */
 double cb_busbw_one(int nranks)

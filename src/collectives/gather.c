@@ -2,22 +2,6 @@
  * ranks' receive buffers are not written and are not checked. */
 #include "collective.h"
 
-/* size = the gathered buffer; each rank sends size / n, rounded down to whole
- * elements. */
-static int gather_layout(size_t bytes, size_t elem_size, int nranks, cb_layout *out)
-{
-    size_t count = bytes / elem_size / (size_t)nranks;
-    if (count == 0)
-        return -1;
-    out->count = count;
-    out->send_count = count;
-    out->recv_count = count * (size_t)nranks;
-    out->inplace_offset = 0;
-    out->inplace_send_stride = count;   /* in place: the rank's own block */
-    out->inplace_recv_stride = 0;
-    return 0;
-}
-
 static int gather_run(cb_backend *b, const cb_call *call)
 {
     return b->ops->gather(b, call->send, call->recv, call->layout.count, call->dtype,
@@ -47,7 +31,7 @@ const cb_collective cb_coll_gather = {
     .name = "gather",
     .aliases = "",
     .flags = CB_COLL_ROOTED,
-    .layout = gather_layout,
+    .layout = cb_layout_gathered,
     .busbw_factor = cb_busbw_share,
     .run = gather_run,
     .fill_input = gather_fill,

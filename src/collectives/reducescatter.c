@@ -2,22 +2,6 @@
  * vector of n blocks. */
 #include "collective.h"
 
-/* size = the whole input; each rank receives size / n, rounded down to whole
- * elements. */
-static int reducescatter_layout(size_t bytes, size_t elem_size, int nranks, cb_layout *out)
-{
-    size_t count = bytes / elem_size / (size_t)nranks;
-    if (count == 0)
-        return -1;
-    out->count = count;
-    out->send_count = count * (size_t)nranks;
-    out->recv_count = count;
-    out->inplace_offset = 0;
-    out->inplace_send_stride = 0;
-    out->inplace_recv_stride = count;   /* in place: recv = send + rank * count */
-    return 0;
-}
-
 static int reducescatter_run(cb_backend *b, const cb_call *call)
 {
     return b->ops->reducescatter(b, call->send, call->recv, call->layout.count, call->dtype,
@@ -45,7 +29,7 @@ const cb_collective cb_coll_reducescatter = {
     .name = "reducescatter",
     .aliases = "reduce_scatter reduce-scatter",
     .flags = CB_COLL_REDUCES,
-    .layout = reducescatter_layout,
+    .layout = cb_layout_scattered,
     .busbw_factor = cb_busbw_share,
     .run = reducescatter_run,
     .fill_input = reducescatter_fill,

@@ -14,27 +14,6 @@
 
 #include "collective.h"
 
-static int ring_layout(size_t bytes, size_t elem_size, int nranks, cb_layout *out)
-{
-    (void)nranks;
-    size_t count = bytes / elem_size;
-    if (count == 0)
-        return -1;
-    out->count = count;
-    out->send_count = count;
-    out->recv_count = count;
-    out->inplace_offset = 0;
-    out->inplace_send_stride = 0;
-    out->inplace_recv_stride = 0;
-    return 0;
-}
-
-/* The same traffic per rank as a ring allreduce: 2(n-1)/n of the data. */
-static double ring_busbw_factor(int nranks)
-{
-    return 2.0 * (nranks - 1) / nranks;
-}
-
 static size_t chunk_of(int rank, int step, int n)
 {
     return (size_t)(((rank - step) % n + n) % n);
@@ -110,8 +89,8 @@ const cb_collective cb_coll_ring_allreduce = {
     .name = "ring_allreduce",
     .aliases = "ring-allreduce ringallreduce",
     .flags = CB_COLL_REDUCES,
-    .layout = ring_layout,
-    .busbw_factor = ring_busbw_factor,
+    .layout = cb_layout_whole,
+    .busbw_factor = cb_busbw_allreduce,
     .run = ring_run,
     .fill_input = ring_fill,
     .check_output = ring_check,

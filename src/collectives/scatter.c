@@ -1,22 +1,6 @@
 /* Scatter: rank r ends with block r of the root's vector. */
 #include "collective.h"
 
-/* size = the root's whole input; each rank receives size / n, rounded down to
- * whole elements. */
-static int scatter_layout(size_t bytes, size_t elem_size, int nranks, cb_layout *out)
-{
-    size_t count = bytes / elem_size / (size_t)nranks;
-    if (count == 0)
-        return -1;
-    out->count = count;
-    out->send_count = count * (size_t)nranks;
-    out->recv_count = count;
-    out->inplace_offset = 0;
-    out->inplace_send_stride = 0;
-    out->inplace_recv_stride = count;   /* in place: recv = send + rank * count */
-    return 0;
-}
-
 static int scatter_run(cb_backend *b, const cb_call *call)
 {
     return b->ops->scatter(b, call->send, call->recv, call->layout.count, call->dtype,
@@ -46,7 +30,7 @@ const cb_collective cb_coll_scatter = {
     .name = "scatter",
     .aliases = "",
     .flags = CB_COLL_ROOTED,
-    .layout = scatter_layout,
+    .layout = cb_layout_scattered,
     .busbw_factor = cb_busbw_share,
     .run = scatter_run,
     .fill_input = scatter_fill,
