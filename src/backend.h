@@ -168,6 +168,19 @@ struct cb_backend_ops {
     int (*timer_mark)(cb_backend *b);
     int (*timer_samples)(cb_backend *b, double *seconds, int n);
 
+    /* Optional (NULL: the column layout is refused): copy height rows of
+     * width bytes from src (rows pitch_src bytes apart) to dst (rows
+     * pitch_dst apart), both backend buffers, launched like an operation. */
+    int (*copy2d)(cb_backend *b, void *dst, size_t pitch_dst, const void *src, size_t pitch_src,
+                  size_t width, size_t height);
+    /* Optional (NULL: collectives built on sub-groups are skipped): collective
+     * over b->comm, a backend over the ranks that give the same color >= 0,
+     * ranked by key, in *out; a rank giving a negative color gets NULL. The
+     * new backend shares b's device and timeline (b's timer and wait cover
+     * its operations) and needs nothing else of b; end it with fini before b.
+     * On failure -1 on every rank, b->error set, *out NULL. */
+    int (*split)(cb_backend *b, int color, int key, cb_backend **out);
+
     /* Optional (NULL: the barrier collective is skipped with a note): return
      * once every rank of comm has entered. */
     int (*barrier)(cb_backend *b);

@@ -26,6 +26,14 @@ typedef struct cb_layout {
      * the rank's block of the input), as NCCL defines in-place. */
     size_t inplace_send_stride;
     size_t inplace_recv_stride;
+    /* --layout col (cb_layout_set_columns), else all 0: every rank's block of
+     * count elements is a rows x width column slice of a row-major matrix of
+     * rows x (n * width) elements, and the collective's timed operation
+     * includes the 2-D copies between that matrix and contiguous blocks,
+     * through a work buffer of work_count elements. */
+    size_t rows;
+    size_t width;
+    size_t work_count;
 } cb_layout;
 
 /* One launch: buffers and what to do with them. */
@@ -36,6 +44,8 @@ typedef struct cb_call {
     cb_dtype dtype;
     cb_redop redop;
     int root;               /* -1 for rootless collectives */
+    void *work;             /* --layout col: work_count elements of backend memory */
+    void *state;            /* what the collective's prepare made, else NULL */
 } cb_call;
 
 /* Where a check first found a wrong element on this rank. */
@@ -50,7 +60,10 @@ enum cb_collective_flags {
     CB_COLL_ROOTED = 1 << 1,  /* has a root rank */
     /* Moves no data (barrier): measured once, out of place, at size 0, and
      * never verified. */
-    CB_COLL_NO_DATA = 1 << 2
+    CB_COLL_NO_DATA = 1 << 2,
+    /* Its steps depend on each other (on several communicators): never
+     * launched inside a group, so -m runs its operations one by one. */
+    CB_COLL_SEQUENTIAL = 1 << 3
 };
 
 typedef struct cb_collective {
@@ -82,6 +95,24 @@ typedef struct cb_collective {
     int (*available)(const cb_backend_ops *ops);
     /* Optional: what available wants, for the note when it says no. */
     const char *needs;
+
+    /* Optional (NULL: every reduction the backend has): 1 when the
+     * collective can compose redop, else 0 with why; the same on every rank. */
+    int (*accepts)(cb_redop redop, char *why, size_t why_len);
+
+    /* Optional, both or neither: before the collective's sweeps, collective
+     * over b->comm, set up what run needs beyond buffers (sub-communicators)
+     * into *state, which every cb_call then carries; inner_color is this
+     * rank's group under --hier-split among b's ranks. Returns 0, or -1 with
+     * b->error set; release is then still called, on every rank. release
+     * frees the state (NULL is fine); aborting as for the backend's fini. */
+    int (*prepare)(cb_backend *b, int inner_color, void **state);
+    void (*release)(void *state, int aborting);
+
+    /* --layout col: how many work buffers of the gathered size (n * count
+     * elements) the column variant needs; 0 when the collective has no
+     * column layout (it then runs in row layout only). */
+    int column_work;
 } cb_collective;
 
 /* Shared table entries (collectives/common.c). */
@@ -106,6 +137,12 @@ const cb_collective *const *cb_collective_list(void);
 /* The collective with this name or alias (case ignored), or NULL. */
 const cb_collective *cb_collective_lookup(const char *name);
 
+/* The fill and check of every all-reduce (allreduce, ring_allreduce,
+ * hier_allreduce): the rank's whole vector in, the reduction of all out. */
+void cb_fill_whole(const cb_pattern *pat, int rank, const cb_call *call, void *send);
+size_t cb_check_allreduced(const cb_pattern *pat, int rank, const cb_call *call,
+                           const void *recv, cb_mismatch *first);
+
 /* Compare count elements of data against cb_pattern_reduced: the check for
  * every rank of a reduction whose result everyone holds. */
 size_t cb_check_reduced(const cb_pattern *pat, const void *data, size_t count,
@@ -128,6 +165,34 @@ typedef struct cb_block_source {
 /* Compare nblocks blocks of count elements against cb_pattern_block. */
 size_t cb_check_blocks(const cb_pattern *pat, const void *data, size_t nblocks, size_t count,
                        cb_block_source src, cb_mismatch *first);
+
+/* --layout col: the matrix shape of layout (set rows, width and
+ * work_count for a collective needing work_buffers gathered buffers). rows
+ * is the largest divisor of count that is at most its square root, so the
+ * rank's slice is as square as count allows (1 x count for a prime). */
+void cb_layout_set_columns(cb_layout *layout, int nranks, int work_buffers);
+
+/* The 2-D copies of --layout col, on the backend's timeline: gather n
+ * contiguous blocks of count (rows x width) elements into the column slices
+ * of a rows x (n * width) matrix, or the reverse. Return as backend ops do. */
+int cb_blocks_to_columns(cb_backend *b, void *matrix, const void *blocks, const cb_layout *l,
+                         size_t esize, int nranks);
+int cb_columns_to_blocks(cb_backend *b, void *blocks, const void *matrix, const cb_layout *l,
+                         size_t esize, int nranks);
+
+/* Check a rows x (nblocks * width) matrix whose column slice k, row i,
+ * column j holds element offset + i * row_stride + j of rank (rank + k *
+ * rank_step)'s input, where input element x is element x % block_count of
+ * block x / block_count as cb_pattern_block gives it. */
+typedef struct cb_column_source {
+    int rank;
+    int rank_step;
+    size_t offset;
+    size_t row_stride;
+    size_t block_count;
+} cb_column_source;
+size_t cb_check_columns(const cb_pattern *pat, const void *data, const cb_layout *l,
+                        size_t nblocks, cb_column_source src, cb_mismatch *first);
 
 /* The size column of a layout: the larger of send and receive, in bytes. */
 size_t cb_layout_bytes(const cb_layout *layout, size_t elem_size);

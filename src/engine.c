@@ -69,7 +69,11 @@ typedef struct engine {
     void *send;          /* backend buffers, buffer_bytes each */
     void *recv;
     void *staging;       /* host copy when the backend's buffers are not host accessible */
+    void *work;          /* --layout col: the column copies' work buffer, work_bytes */
     size_t buffer_bytes;
+    size_t work_bytes;
+    void *coll_state;    /* what the running collective's prepare made */
+    cb_layout_kind layout_now; /* the layout being measured */
 
     uint64_t sizes[CB_MAX_SIZES];
     int nsizes;
@@ -341,12 +345,12 @@ static void split_groups(engine *e)
     e->gsize = e->nranks;
     e->group = 0;
     e->ngroups = 1;
-    if (p->split == CB_SPLIT_NODE) {
+    if (p->split.kind == CB_SPLIT_NODE) {
         MPI_Comm_split_type(e->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &e->gcomm);
-    } else if (p->split != CB_SPLIT_NONE) {
+    } else if (p->split.kind != CB_SPLIT_NONE) {
         char err[CB_MSGLEN];
         /* cb_params_check_ranks has checked the spec against the rank count. */
-        int color = cb_split_color(p, e->rank, e->nranks, err, sizeof err);
+        int color = cb_split_color(&p->split, "--split", e->rank, e->nranks, err, sizeof err);
         MPI_Comm_split(e->comm, color < 0 ? 0 : color, e->rank, &e->gcomm);
     }
     MPI_Comm_rank(e->gcomm, &e->grank);
@@ -372,33 +376,48 @@ static void split_groups(engine *e)
             e->leaders[e->ngroups++] = r;
         }
     free(lead);
-    if (e->rank == 0 && p->split != CB_SPLIT_NONE) {
+    if (e->rank == 0 && p->split.kind != CB_SPLIT_NONE) {
         e->split_oop = calloc((size_t)e->ngroups, sizeof *e->split_oop);
         if (e->split_oop == NULL)
             cb_status_set(&e->st, CB_EXIT_RUNTIME, "out of memory for %d groups", e->ngroups);
     }
 }
 
-/* The preamble's lines for --split: each group and its ranks. */
-static void describe_groups(engine *e)
+/* Preamble lines: the groups that color makes of comm's ranks (numbered in
+ * the order of their lowest rank) and each group's ranks of comm, printed
+ * by rank 0 when it is comm's rank 0. Collective over comm. */
+static void note_groups(engine *e, MPI_Comm comm, const char *what, const char *after,
+                        int color)
 {
-    if (e->p->split == CB_SPLIT_NONE)
+    int crank = 0, csize = 1;
+    MPI_Comm_rank(comm, &crank);
+    MPI_Comm_size(comm, &csize);
+    int *colors = crank == 0 ? malloc((size_t)csize * sizeof *colors) : NULL;
+    int *groups = crank == 0 ? malloc((size_t)csize * sizeof *groups) : NULL;
+    int ok = crank != 0 || (colors != NULL && groups != NULL);
+    MPI_Bcast(&ok, 1, MPI_INT, 0, comm);
+    if (ok)
+        MPI_Gather(&color, 1, MPI_INT, colors, 1, MPI_INT, 0, comm);
+    if (!ok || crank != 0 || e->rank != 0) {
+        free(colors);
+        free(groups);
         return;
-    int *groups = e->rank == 0 ? malloc((size_t)e->nranks * sizeof *groups) : NULL;
-    int ok = e->rank != 0 || groups != NULL;
-    MPI_Bcast(&ok, 1, MPI_INT, 0, e->comm);
-    if (!ok)
-        return;
-    MPI_Gather(&e->group, 1, MPI_INT, groups, 1, MPI_INT, 0, e->comm);
-    if (e->rank != 0)
-        return;
-    note(e, "split %s: %d group%s measured at once", e->p->split_spec, e->ngroups,
-         e->ngroups == 1 ? "" : "s");
-    for (int g = 0; g < e->ngroups; g++) {
+    }
+    int ngroups = 0;
+    for (int r = 0; r < csize; r++) {
+        groups[r] = -1;
+        for (int q = 0; q < r && groups[r] < 0; q++)
+            if (colors[q] == colors[r])
+                groups[r] = groups[q];
+        if (groups[r] < 0)
+            groups[r] = ngroups++;
+    }
+    note(e, "%s: %d group%s%s", what, ngroups, ngroups == 1 ? "" : "s", after);
+    for (int g = 0; g < ngroups; g++) {
         char list[400] = "";
         size_t used = 0;
         int members = 0;
-        for (int r = 0; r < e->nranks; r++) {
+        for (int r = 0; r < csize; r++) {
             if (groups[r] != g)
                 continue;
             members++;
@@ -410,7 +429,18 @@ static void describe_groups(engine *e)
         }
         note(e, "group %d: %d rank%s: %s", g, members, members == 1 ? "" : "s", list);
     }
+    free(colors);
     free(groups);
+}
+
+/* The preamble's lines for --split: each group and its ranks. */
+static void describe_groups(engine *e)
+{
+    if (e->p->split.kind == CB_SPLIT_NONE)
+        return;
+    char what[256];
+    snprintf(what, sizeof what, "split %s", e->p->split.text);
+    note_groups(e, e->comm, what, " measured at once", e->group);
 }
 
 /* Host, pid and device of every rank, gathered on rank 0. */
@@ -471,12 +501,26 @@ static void describe_run(engine *e)
 /* What a run holds per rank, in bytes, for its largest size. */
 typedef struct cb_footprint {
     size_t send, recv;  /* the backend's buffers */
+    size_t work;        /* --layout col: the column copies' work buffer */
     size_t staging;     /* host copy for filling and checking device buffers */
     size_t samples;     /* per-iteration timestamps (rank 0: also per-rank times) */
     size_t tile;        /* at most one period of expected values while checking */
     size_t total;
     size_t counted;     /* the part in the memory that memory_available reports */
 } cb_footprint;
+
+/* Work buffers of the largest size that --layout col needs: the most any
+ * selected collective's column variant takes. */
+static int column_work_buffers(const cb_params *p)
+{
+    int col = 0, most = 0;
+    for (int l = 0; l < p->nlayouts; l++)
+        col |= p->layouts[l] == CB_LAYOUT_COL;
+    for (int c = 0; col && c < p->ncollectives; c++)
+        if (p->collectives[c]->column_work > most)
+            most = p->collectives[c]->column_work;
+    return most;
+}
 
 static void footprint(const engine *e, size_t largest, cb_footprint *fp)
 {
@@ -485,15 +529,16 @@ static void footprint(const engine *e, size_t largest, cb_footprint *fp)
     int stride = (units + CB_MAX_SAMPLES - 1) / CB_MAX_SAMPLES;
     size_t marks = (size_t)((units + stride - 1) / stride);
     fp->send = fp->recv = largest;
+    fp->work = (size_t)column_work_buffers(p) * largest;
     fp->staging = e->ops->host_accessible ? 0 : largest;
     /* Marks: the engine's samples and the backend's timestamps. */
     fp->samples = 2 * marks * sizeof(double) +
                   (e->rank == 0 ? (size_t)e->nranks * sizeof(cb_rank_time) : 0);
     fp->tile = p->check_passes > 0 ? (largest < CB_TILE_MAX_BYTES ? largest : CB_TILE_MAX_BYTES) : 0;
     size_t host = fp->staging + fp->samples + fp->tile;
-    fp->total = fp->send + fp->recv + host;
+    fp->total = fp->send + fp->recv + fp->work + host;
     /* A host backend's buffers share host memory with the rest. */
-    fp->counted = fp->send + fp->recv + (e->ops->host_accessible ? host : 0);
+    fp->counted = fp->send + fp->recv + fp->work + (e->ops->host_accessible ? host : 0);
 }
 
 /* The size list, lowered to what fits in the smallest rank's memory. */
@@ -536,6 +581,7 @@ static void plan_sizes(engine *e)
                  (unsigned long long)e->sizes[fit - 1], smallest);
     e->nsizes = fit;
     e->buffer_bytes = (size_t)e->sizes[fit - 1];
+    e->work_bytes = (size_t)column_work_buffers(e->p) * e->buffer_bytes;
 }
 
 /* -M: the footprint of this run on rank 0 (ranks differ only in samples). */
@@ -543,9 +589,10 @@ static void note_footprint(engine *e)
 {
     cb_footprint fp;
     footprint(e, e->buffer_bytes, &fp);
-    note(e, "Memory per rank: send %zu, receive %zu, host staging %zu, samples %zu, "
-            "check tile up to %zu; total %zu bytes, %.3f x the largest message of %zu bytes",
-         fp.send, fp.recv, fp.staging, fp.samples, fp.tile, fp.total,
+    note(e, "Memory per rank: send %zu, receive %zu, column work %zu, host staging %zu, "
+            "samples %zu, check tile up to %zu; total %zu bytes, %.3f x the largest message "
+            "of %zu bytes",
+         fp.send, fp.recv, fp.work, fp.staging, fp.samples, fp.tile, fp.total,
          e->buffer_bytes > 0 ? (double)fp.total / (double)e->buffer_bytes : 0.0,
          e->buffer_bytes);
 }
@@ -567,7 +614,8 @@ static void allocate_buffers(engine *e)
         return;
     }
     if (e->ops->alloc(e->b, e->buffer_bytes, &e->send) != 0 ||
-        e->ops->alloc(e->b, e->buffer_bytes, &e->recv) != 0) {
+        e->ops->alloc(e->b, e->buffer_bytes, &e->recv) != 0 ||
+        (e->work_bytes > 0 && e->ops->alloc(e->b, e->work_bytes, &e->work) != 0)) {
         cb_status_set(&e->st, CB_EXIT_RUNTIME, "%s", e->b->error);
         return;
     }
@@ -598,10 +646,12 @@ static void free_buffers(engine *e)
         e->ops->free(e->b, e->send);
     if (e->recv)
         e->ops->free(e->b, e->recv);
+    if (e->work)
+        e->ops->free(e->b, e->work);
     free(e->staging);
     free(e->samples);
     free(e->rank_times);
-    e->send = e->recv = e->staging = NULL;
+    e->send = e->recv = e->staging = e->work = NULL;
     e->samples = NULL;
     e->rank_times = NULL;
 }
@@ -610,7 +660,8 @@ static void free_buffers(engine *e)
 /* One iteration: p->agg operations, as one group when the backend groups. */
 static int launch_iteration(engine *e, const cb_collective *coll, const cb_call *call)
 {
-    int grouped = e->p->agg > 1 && e->ops->group_start != NULL && e->ops->group_end != NULL;
+    int grouped = e->p->agg > 1 && e->ops->group_start != NULL && e->ops->group_end != NULL &&
+                  !(coll->flags & CB_COLL_SEQUENTIAL);
     if (grouped && backend_step(e, e->ops->group_start(e->b)) != 0)
         return -1;
     int rc = 0;
@@ -947,7 +998,8 @@ static void aggregate_note(engine *e, const cb_result *rows, const char *placeme
 /* --split: each group's rank 0 sends its result to rank 0, which prints one
  * row per group (out-of-place and in-place halves together) and an
  * aggregate line; the wrong counts of every group add up on every rank. */
-static int emit_split(engine *e, const cb_collective *coll, cb_result *res, int slowest_rank)
+static int emit_split(engine *e, const cb_collective *coll, cb_result *res, int slowest_rank,
+                      int last_half)
 {
     unsigned long long mine = e->grank == 0 ? res->wrong : 0, total = 0;
     MPI_Allreduce(&mine, &total, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, e->comm);
@@ -985,7 +1037,7 @@ static int emit_split(engine *e, const cb_collective *coll, cb_result *res, int 
         if (rows != NULL)
             rows[g] = msg.res;
     }
-    if (rows != NULL && (coll->flags & CB_COLL_NO_DATA)) {
+    if (rows != NULL && last_half && !res->in_place) {
         for (int g = 0; g < e->ngroups; g++)
             emit_counted(e, &rows[g]);
         aggregate_note(e, rows, "out-of-place");
@@ -1005,7 +1057,7 @@ static int emit_split(engine *e, const cb_collective *coll, cb_result *res, int 
 
 /* One measurement: one size, one placement. Returns the agreed status. */
 static int measure(engine *e, const cb_collective *coll, cb_call *call, int size_index,
-                   uint64_t bytes, int in_place, int checkable)
+                   uint64_t bytes, int in_place, int last_half, int checkable)
 {
     size_t esize = cb_dtype_info_of(call->dtype)->size;
     const cb_layout *l = &call->layout;
@@ -1029,7 +1081,10 @@ static int measure(engine *e, const cb_collective *coll, cb_call *call, int size
     res.in_place = in_place;
     res.warmup_iters = e->p->warmup;
     res.iters = e->iters_now;
-    res.group = e->p->split != CB_SPLIT_NONE ? e->group : -1;
+    res.group = e->p->split.kind != CB_SPLIT_NONE ? e->group : -1;
+    res.layout = e->layout_now;
+    res.rows = call->layout.rows;
+    res.width = call->layout.width;
     res.group_ranks = e->gsize;
 
     snprintf(e->measuring, sizeof e->measuring, "%s %s %s root %d, %llu B %s", coll->name,
@@ -1067,8 +1122,8 @@ static int measure(engine *e, const cb_collective *coll, cb_call *call, int size
     }
     if (e->st.code != CB_EXIT_OK)
         return e->st.code;
-    if (e->p->split != CB_SPLIT_NONE)
-        return emit_split(e, coll, &res, slowest_rank);
+    if (e->p->split.kind != CB_SPLIT_NONE)
+        return emit_split(e, coll, &res, slowest_rank, last_half);
 
     e->sum.results++;
     if (!(coll->flags & CB_COLL_NO_DATA)) {
@@ -1085,6 +1140,11 @@ static int supported_everywhere(engine *e, const cb_collective *coll, cb_dtype d
                                 cb_redop redop)
 {
     char why[256] = "";
+    if (coll->accepts != NULL && !coll->accepts(redop, why, sizeof why)) {
+        note(e, "skipped %s %s %s: %s", coll->name, cb_dtype_info_of(dtype)->name,
+             cb_redop_name(redop), why);
+        return 0;
+    }
     int supported = e->ops->supports(e->b, dtype, redop, why, sizeof why), everywhere = 0;
     MPI_Allreduce(&supported, &everywhere, 1, MPI_INT, MPI_MIN, e->comm);
     if (!everywhere)
@@ -1099,26 +1159,29 @@ static int sweep(engine *e, const cb_collective *coll, cb_dtype dtype, cb_redop 
     const cb_dtype_info *info = cb_dtype_info_of(dtype);
     if (coll->flags & CB_COLL_NO_DATA) {
         /* One row: no size to sweep, no placement, nothing to verify. */
-        cb_call call = {.dtype = dtype, .redop = redop, .root = root};
+        cb_call call = {.dtype = dtype, .redop = redop, .root = root, .state = e->coll_state};
         if (coll->layout(0, info->size, e->gsize, &call.layout) != 0)
             return CB_EXIT_OK;
         if (e->p->check_passes > 0)
             note(e, "%s moves no data: one row at size 0, not verified", coll->name);
-        return measure(e, coll, &call, 0, 0, 0, 0);
+        return measure(e, coll, &call, 0, 0, 0, 1, 0);
     }
     char why[256] = "";
     cb_pattern probe;
     int checkable = e->p->check_passes > 0 &&
                     cb_pattern_init(&probe, dtype, redop, e->gsize, 0, why, sizeof why) == 0;
-    if (e->p->split != CB_SPLIT_NONE)
+    if (e->p->split.kind != CB_SPLIT_NONE)
         MPI_Allreduce(MPI_IN_PLACE, &checkable, 1, MPI_INT, MPI_MIN, e->comm);
     if (e->p->check_passes > 0 && !checkable)
         note(e, "%s %s %s not checked: %s", coll->name, info->name, cb_redop_name(redop), why);
     for (int s = 0; s < e->nsizes; s++) {
-        cb_call call = {.dtype = dtype, .redop = redop, .root = root};
+        cb_call call = {.dtype = dtype, .redop = redop, .root = root, .work = e->work,
+                        .state = e->coll_state};
         int fits = coll->layout((size_t)e->sizes[s], info->size, e->gsize, &call.layout) == 0;
+        if (fits && e->layout_now == CB_LAYOUT_COL)
+            cb_layout_set_columns(&call.layout, e->gsize, coll->column_work);
         /* With --split, every group measures the same sizes. */
-        if (e->p->split != CB_SPLIT_NONE)
+        if (e->p->split.kind != CB_SPLIT_NONE)
             MPI_Allreduce(MPI_IN_PLACE, &fits, 1, MPI_INT, MPI_MIN, e->comm);
         if (!fits) {
             note(e, "skipped %s %s %s %llu B: too small to give every rank a whole element",
@@ -1130,12 +1193,107 @@ static int sweep(engine *e, const cb_collective *coll, cb_dtype dtype, cb_redop 
                              ? call.layout.send_count
                              : call.layout.recv_count;
         uint64_t bytes = (uint64_t)largest * info->size;
-        for (int in_place = 0; in_place <= 1; in_place++)
-            if (measure(e, coll, &call, s, bytes, in_place, checkable) != CB_EXIT_OK)
+        /* A column slice is not contiguous, so a column layout has no in-place
+         * form: out of place only. */
+        int placements = call.layout.rows != 0 ? 1 : 2;
+        for (int in_place = 0; in_place < placements; in_place++)
+            if (measure(e, coll, &call, s, bytes, in_place, in_place == placements - 1,
+                        checkable) != CB_EXIT_OK)
                 return e->st.code;
         report_progress(e, coll, dtype, redop, s + 1, e->nsizes);
     }
     return CB_EXIT_OK;
+}
+
+/* This rank's inner group for a collective's prepare (--hier-split), among
+ * the ranks measured together; -1 with the status set on a bad colour list. */
+static int inner_color(engine *e)
+{
+    const cb_split_spec *spec = &e->p->hier;
+    if (spec->kind != CB_SPLIT_NODE) {
+        char err[CB_MSGLEN];
+        int color = cb_split_color(spec, "--hier-split", e->grank, e->gsize, err, sizeof err);
+        if (color < 0)
+            cb_status_set(&e->st, CB_EXIT_USAGE, "%s", err);
+        return color;
+    }
+    /* One group per host, named by its lowest rank. */
+    MPI_Comm host;
+    int color = e->grank;
+    MPI_Comm_split_type(e->gcomm, MPI_COMM_TYPE_SHARED, e->grank, MPI_INFO_NULL, &host);
+    MPI_Allreduce(MPI_IN_PLACE, &color, 1, MPI_INT, MPI_MIN, host);
+    MPI_Comm_free(&host);
+    return color;
+}
+
+/* Every type, reduction and root of one collective in one layout. */
+static int run_combinations(engine *e, const cb_collective *coll)
+{
+    const cb_params *p = e->p;
+    /* Rooted collectives: the -r root, or every rank in turn; else -1. */
+    int first_root = -1, last_root = -1;
+    if (coll->flags & CB_COLL_ROOTED) {
+        first_root = p->root < 0 ? 0 : p->root;
+        /* With --split, roots every group has. */
+        last_root = p->root < 0 ? e->min_gsize - 1 : p->root;
+    }
+    int nredops = (coll->flags & CB_COLL_REDUCES) ? p->nredops : 1;
+    /* A collective that moves no data is measured once, for the first type. */
+    int ndtypes = (coll->flags & CB_COLL_NO_DATA) ? 1 : p->ndtypes;
+    for (int t = 0; t < ndtypes; t++)
+        for (int r = 0; r < nredops; r++) {
+            cb_redop redop = (coll->flags & CB_COLL_REDUCES) ? p->redops[r] : CB_REDOP_NONE;
+            if (!supported_everywhere(e, coll, p->dtypes[t], redop))
+                continue;
+            for (int root = first_root; root <= last_root; root++)
+                if (sweep(e, coll, p->dtypes[t], redop, root) != CB_EXIT_OK)
+                    return e->st.code;
+        }
+    return CB_EXIT_OK;
+}
+
+/* One collective in one layout: its table, its set-up, its sweeps. */
+static int run_collective(engine *e, const cb_collective *coll, cb_layout_kind layout)
+{
+    e->layout_now = layout;
+    if (e->rank == 0)
+        for (int i = 0; i < e->nprinters; i++)
+            e->printers[i]->ops->table_begin(e->printers[i], coll, layout);
+    if (coll->available != NULL && !coll->available(e->ops)) {
+        if (coll->needs != NULL)
+            note(e, "skipped %s on the %s backend: needs %s", coll->name, e->ops->name,
+                 coll->needs);
+        else
+            note(e, "skipped %s: the %s backend does not implement it", coll->name,
+                 e->ops->name);
+        return CB_EXIT_OK;
+    }
+    if (layout == CB_LAYOUT_COL && e->ops->copy2d == NULL) {
+        note(e, "skipped %s in column layout: the %s backend has no 2-D copy", coll->name,
+             e->ops->name);
+        return CB_EXIT_OK;
+    }
+    if (coll->prepare == NULL)
+        return run_combinations(e, coll);
+
+    cb_watchdog_doing(&e->watch, "setting up %s's groups", coll->name);
+    int color = inner_color(e);
+    /* A bad colour list stops every rank before the collective set-up. */
+    if (agree(e) != CB_EXIT_OK)
+        return e->st.code;
+    char what[256];
+    snprintf(what, sizeof what, "%s inner groups (--hier-split %s)%s", coll->name,
+             e->p->hier.text, e->p->split.kind != CB_SPLIT_NONE ? ", ranks of split group 0" : "");
+    note_groups(e, e->gcomm, what, "", color);
+    e->coll_state = NULL;
+    if (coll->prepare(e->b, color, &e->coll_state) != 0)
+        cb_status_set(&e->st, CB_EXIT_RUNTIME, "setting up %s failed: %s", coll->name,
+                      e->b->error);
+    if (agree(e) == CB_EXIT_OK)
+        run_combinations(e, coll);
+    coll->release(e->coll_state, e->st.code != CB_EXIT_OK);
+    e->coll_state = NULL;
+    return e->st.code;
 }
 
 static int run_collectives(engine *e)
@@ -1143,37 +1301,17 @@ static int run_collectives(engine *e)
     const cb_params *p = e->p;
     for (int c = 0; c < p->ncollectives; c++) {
         const cb_collective *coll = p->collectives[c];
-        if (e->rank == 0)
-            for (int i = 0; i < e->nprinters; i++)
-                e->printers[i]->ops->table_begin(e->printers[i], coll);
-        if (coll->available != NULL && !coll->available(e->ops)) {
-            if (coll->needs != NULL)
-                note(e, "skipped %s on the %s backend: needs %s", coll->name, e->ops->name,
-                     coll->needs);
-            else
-                note(e, "skipped %s: the %s backend does not implement it", coll->name,
-                     e->ops->name);
-            continue;
+        /* Collectives without a column layout run once, in rows. */
+        int ran_rows = 0;
+        for (int l = 0; l < p->nlayouts; l++) {
+            cb_layout_kind layout = p->layouts[l];
+            if (layout == CB_LAYOUT_COL && coll->column_work == 0)
+                layout = CB_LAYOUT_ROW;
+            if (layout == CB_LAYOUT_ROW && ran_rows++)
+                continue;
+            if (run_collective(e, coll, layout) != CB_EXIT_OK)
+                return e->st.code;
         }
-        /* Rooted collectives: the -r root, or every rank in turn; else -1. */
-        int first_root = -1, last_root = -1;
-        if (coll->flags & CB_COLL_ROOTED) {
-            first_root = p->root < 0 ? 0 : p->root;
-            /* With --split, roots every group has. */
-            last_root = p->root < 0 ? e->min_gsize - 1 : p->root;
-        }
-        int nredops = (coll->flags & CB_COLL_REDUCES) ? p->nredops : 1;
-        /* A collective that moves no data is measured once, for the first type. */
-        int ndtypes = (coll->flags & CB_COLL_NO_DATA) ? 1 : p->ndtypes;
-        for (int t = 0; t < ndtypes; t++)
-            for (int r = 0; r < nredops; r++) {
-                cb_redop redop = (coll->flags & CB_COLL_REDUCES) ? p->redops[r] : CB_REDOP_NONE;
-                if (!supported_everywhere(e, coll, p->dtypes[t], redop))
-                    continue;
-                for (int root = first_root; root <= last_root; root++)
-                    if (sweep(e, coll, p->dtypes[t], redop, root) != CB_EXIT_OK)
-                        return e->st.code;
-            }
     }
     return CB_EXIT_OK;
 }

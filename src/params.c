@@ -245,23 +245,30 @@ int cb_params_check_ranks(const cb_params *p, int nranks, char *err, size_t err_
                  "roots are 0 to %d", p->root, nranks, nranks == 1 ? "" : "s", nranks - 1);
         return -1;
     }
-    if (p->split == CB_SPLIT_COLOR && cb_split_color(p, 0, nranks, err, err_len) < 0)
+    const cb_split_spec *split = &p->split;
+    if (split->kind == CB_SPLIT_COLOR &&
+        cb_split_color(split, "--split", 0, nranks, err, err_len) < 0)
+        return -1;
+    /* hier_allreduce's groups are made among the ranks measured together:
+     * with --split a group's, checked when the groups are known. */
+    if (split->kind == CB_SPLIT_NONE && p->hier.kind == CB_SPLIT_COLOR &&
+        cb_split_color(&p->hier, "--hier-split", 0, nranks, err, err_len) < 0)
         return -1;
     /* Every group must have the -r root: the smallest group decides. */
     int smallest = nranks;
-    if (p->split == CB_SPLIT_SIZE && nranks % p->split_k != 0)
-        smallest = nranks % p->split_k;
-    else if (p->split == CB_SPLIT_SIZE)
-        smallest = p->split_k < nranks ? p->split_k : nranks;
-    else if (p->split == CB_SPLIT_STRIDE)
-        smallest = p->split_k <= nranks ? nranks / p->split_k : 1;
-    else if (p->split == CB_SPLIT_COLOR) {
+    if (split->kind == CB_SPLIT_SIZE && nranks % split->k != 0)
+        smallest = nranks % split->k;
+    else if (split->kind == CB_SPLIT_SIZE)
+        smallest = split->k < nranks ? split->k : nranks;
+    else if (split->kind == CB_SPLIT_STRIDE)
+        smallest = split->k <= nranks ? nranks / split->k : 1;
+    else if (split->kind == CB_SPLIT_COLOR) {
         int *colors = malloc((size_t)nranks * sizeof *colors);
         if (colors == NULL) {
-            snprintf(err, err_len, "--split %s: out of memory", p->split_spec);
+            snprintf(err, err_len, "--split %s: out of memory", split->text);
             return -1;
         }
-        split_colors(p->split_spec + 6, colors, nranks);
+        split_colors(split->text + 6, colors, nranks);
         for (int r = 0; r < nranks; r++) {
             int members = 0;
             for (int q = 0; q < nranks; q++)
@@ -271,9 +278,9 @@ int cb_params_check_ranks(const cb_params *p, int nranks, char *err, size_t err_
         }
         free(colors);
     }
-    if (p->split != CB_SPLIT_NONE && p->root >= smallest) {
+    if (split->kind != CB_SPLIT_NONE && p->root >= smallest) {
         snprintf(err, err_len, "-r: root %d is not a rank of every --split %s group: the "
-                 "smallest has %d rank%s", p->root, p->split_spec, smallest,
+                 "smallest has %d rank%s", p->root, split->text, smallest,
                  smallest == 1 ? "" : "s");
         return -1;
     }
@@ -390,51 +397,88 @@ static int split_colors(const char *list, int *colors, int room)
     }
 }
 
-static int opt_split(parse_state *s, const char *v)
+/* A grouping spec: size:K, stride:K, node or color:C0,C1,... */
+static int parse_split_spec(parse_state *s, const char *v, cb_split_spec *spec)
 {
-    cb_params *p = s->p;
     long k;
-    p->split_spec = v;
+    spec->text = v;
+    spec->k = 0;
     if (strcmp(v, "node") == 0) {
-        p->split = CB_SPLIT_NODE;
+        spec->kind = CB_SPLIT_NODE;
         return 0;
     }
     if (strncmp(v, "size:", 5) == 0 || strncmp(v, "stride:", 7) == 0) {
         int size = v[1] == 'i';
         if (cb_parse_long(v + (size ? 5 : 7), 1, INT_MAX, &k) != 0)
             return fail(s, "'%s': K must be a whole number of ranks, at least 1", v);
-        p->split = size ? CB_SPLIT_SIZE : CB_SPLIT_STRIDE;
-        p->split_k = (int)k;
+        spec->kind = size ? CB_SPLIT_SIZE : CB_SPLIT_STRIDE;
+        spec->k = (int)k;
         return 0;
     }
     if (strncmp(v, "color:", 6) == 0) {
         if (split_colors(v + 6, NULL, 0) < 0)
             return fail(s, "'%s': colours are a comma list of whole numbers from 0 to %d, "
                         "one per rank", v, CB_MAX_SPLIT_COLOR);
-        p->split = CB_SPLIT_COLOR;
+        spec->kind = CB_SPLIT_COLOR;
         return 0;
     }
     return fail(s, "'%s': expected size:K, stride:K, node or color:C0,C1,...", v);
 }
 
-int cb_split_color(const cb_params *p, int rank, int nranks, char *err, size_t err_len)
+static int opt_split(parse_state *s, const char *v)
 {
-    switch (p->split) {
+    return parse_split_spec(s, v, &s->p->split);
+}
+
+static int opt_hier_split(parse_state *s, const char *v)
+{
+    return parse_split_spec(s, v, &s->p->hier);
+}
+
+/* row, col, or both as a comma list, each once. */
+static int opt_layout(parse_state *s, const char *v)
+{
+    cb_params *p = s->p;
+    p->nlayouts = 0;
+    const char *at = v;
+    for (;;) {
+        size_t len = strcspn(at, ",");
+        cb_layout_kind kind;
+        if (len == 3 && strncmp(at, "row", 3) == 0)
+            kind = CB_LAYOUT_ROW;
+        else if (len == 3 && strncmp(at, "col", 3) == 0)
+            kind = CB_LAYOUT_COL;
+        else
+            return fail(s, "'%s': expected row, col or row,col", v);
+        for (int i = 0; i < p->nlayouts; i++)
+            if (p->layouts[i] == kind)
+                return fail(s, "'%s': %.*s is listed twice", v, (int)len, at);
+        p->layouts[p->nlayouts++] = kind;
+        if (at[len] == '\0')
+            return 0;
+        at += len + 1;
+    }
+}
+
+int cb_split_color(const cb_split_spec *spec, const char *option, int rank, int nranks,
+                   char *err, size_t err_len)
+{
+    switch (spec->kind) {
     case CB_SPLIT_SIZE:
-        return rank / p->split_k;
+        return rank / spec->k;
     case CB_SPLIT_STRIDE:
-        return rank % p->split_k;
+        return rank % spec->k;
     case CB_SPLIT_COLOR: {
-        int n = split_colors(p->split_spec + 6, NULL, 0);
+        int n = split_colors(spec->text + 6, NULL, 0);
         if (n != nranks) {
-            snprintf(err, err_len, "--split %s: %d colour%s for %d rank%s; give one colour "
-                     "per rank", p->split_spec, n, n == 1 ? "" : "s", nranks,
+            snprintf(err, err_len, "%s %s: %d colour%s for %d rank%s; give one colour "
+                     "per rank", option, spec->text, n, n == 1 ? "" : "s", nranks,
                      nranks == 1 ? "" : "s");
             return -1;
         }
         int colors[1];
         /* Walk to this rank's colour without an array of them all. */
-        const char *at = p->split_spec + 6;
+        const char *at = spec->text + 6;
         for (int r = 0; r < rank; r++)
             at = strchr(at, ',') + 1;
         split_colors(at, colors, 1);
@@ -514,6 +558,10 @@ static const option_spec option_table[] = {
      opt_stats},
     {'\0', "split", "SPEC", "run in sub-communicators at once: size:K, stride:K, node, "
      "or color:C0,C1,... (one per rank)", opt_split},
+    {'\0', "hier-split", "SPEC", "hier_allreduce's inner groups, in the forms of --split "
+     "[node]", opt_hier_split},
+    {'\0', "layout", "LIST", "row, col or row,col: col lays each rank's block of allgather, "
+     "gather, reducescatter and alltoall out as a column slice of a matrix [row]", opt_layout},
     {'\0', "progress", NULL, "report progress on stderr even when it is not a terminal",
      opt_progress},
     {'\0', "budget", "MS", "time each size's timed iterations for about MS milliseconds "
@@ -546,6 +594,9 @@ void cb_params_defaults(cb_params *p)
     p->agg = 1;
     p->backend = "auto";
     p->timeout = CB_DEFAULT_TIMEOUT;
+    p->hier = (cb_split_spec){.kind = CB_SPLIT_NODE, .text = "node"};
+    p->layouts[0] = CB_LAYOUT_ROW;
+    p->nlayouts = 1;
 }
 
 static const option_spec *find_long(const char *name, size_t len)

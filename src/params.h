@@ -30,6 +30,20 @@ typedef enum cb_split_kind {
     CB_SPLIT_COLOR    /* color:c0,c1,..., one colour per rank */
 } cb_split_kind;
 
+/* A grouping of ranks, as --split and --hier-split take it. */
+typedef struct cb_split_spec {
+    cb_split_kind kind;
+    int k;                 /* K of size:K and stride:K */
+    const char *text;      /* the value as given, for messages and colour lists */
+} cb_split_spec;
+
+/* How rank data is laid out for the collectives that gather or scatter
+ * blocks (--layout). */
+typedef enum cb_layout_kind {
+    CB_LAYOUT_ROW = 0,     /* every rank's block is contiguous */
+    CB_LAYOUT_COL = 1      /* every rank's block is a column slice of a matrix */
+} cb_layout_kind;
+
 typedef struct cb_params {
     const cb_collective *collectives[CB_MAX_COLLECTIVES];
     int ncollectives;
@@ -59,9 +73,10 @@ typedef struct cb_params {
     const char *json_path; /* NULL: no JSON document */
     int table_stats;       /* --stats: statistics lines in the table */
     int progress;          /* --progress: progress on stderr even when it is no terminal */
-    cb_split_kind split;   /* --split; CB_SPLIT_NONE: every rank in one group */
-    int split_k;           /* K of size:K and stride:K */
-    const char *split_spec; /* the --split value, for messages and colours */
+    cb_split_spec split;   /* --split; kind CB_SPLIT_NONE: every rank in one group */
+    cb_split_spec hier;    /* --hier-split: hier_allreduce's inner groups [node] */
+    cb_layout_kind layouts[2]; /* --layout, in the order given [row] */
+    int nlayouts;
     int memory_report;     /* -M: the memory footprint per rank in the preamble */
     int budget_ms;         /* --budget: timed iterations per measurement from a time budget; 0 off */
 
@@ -90,10 +105,11 @@ const char *cb_average_name(cb_average a);
  * line in err, as cb_params_parse does. */
 int cb_params_check_ranks(const cb_params *p, int nranks, char *err, size_t err_len);
 
-/* The --split colour of rank among nranks (size, stride and color; node
- * is found at run time), or -1 for a colour list that does not give one
- * colour per rank, with one line in err. */
-int cb_split_color(const cb_params *p, int rank, int nranks, char *err, size_t err_len);
+/* The colour of rank among nranks under spec (size, stride and color; node
+ * is found at run time, and gives 0 here), or -1 for a colour list that does
+ * not give one colour per rank, with one line in err naming option. */
+int cb_split_color(const cb_split_spec *spec, const char *option, int rank, int nranks,
+                   char *err, size_t err_len);
 
 /* The sweep's sizes in bytes, into sizes unless it is NULL. Returns the count
  * (at most max_sizes), or -1 when the list would be longer, with a message in

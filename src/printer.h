@@ -21,7 +21,8 @@ typedef struct cb_printer_ops {
      * NULL with err set on failure. */
     cb_printer *(*open)(const char *path, char *err, size_t err_len);
     void (*begin)(cb_printer *pr, const cb_run_info *run);
-    void (*table_begin)(cb_printer *pr, const cb_collective *coll);
+    /* A new table: coll measured in layout (--layout). */
+    void (*table_begin)(cb_printer *pr, const cb_collective *coll, cb_layout_kind layout);
     /* A line the reader should see: a skipped size or combination. */
     void (*note)(cb_printer *pr, const char *text);
     void (*result)(cb_printer *pr, const cb_result *res);

@@ -69,6 +69,11 @@ typedef struct cb_result {
      * group -1 without --split. */
     int group;
     int group_ranks;
+    /* --layout: the layout measured; in column layout the matrix is rows x
+     * (group_ranks * width) elements, else rows and width are 0. */
+    cb_layout_kind layout;
+    size_t rows;
+    size_t width;
 } cb_result;
 
 typedef struct cb_summary {

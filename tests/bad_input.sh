@@ -53,6 +53,12 @@ fp8_e6m3	-d fp8_e6m3
 '1'	--stats=1
 'all'	-o all,allreduce
 empty	--redop sum,,max
+rows	--layout rows
+twice	--layout col,col
+'col,'	--layout col,
+stride:0	--hier-split stride:0
+nodes	--hier-split nodes
+one colour per rank	--hier-split color:0,1 -o hier_allreduce
 CASES
 )
 for np in 1 4; do

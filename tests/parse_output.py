@@ -5,7 +5,7 @@ line, and the CSV with the csv module, then assert what a run must show.
 Usage: parse_output.py check-sweep --table FILE [--csv FILE] --ranks N
            --sizes LIST [--collective LIST|all] [--dtypes LIST|all]
            [--redops LIST|all] [--roots N|all] [--passes N] [--wrong any|0]
-           [--unavailable LIST] [--group-sizes N,N,...]
+           [--unavailable LIST] [--group-sizes N,N,...] [--layout row|col|row,col]
        parse_output.py check-csv-header --csv FILE
        parse_output.py check-wrong --table FILE --collective LIST [--clean LIST]
 
@@ -26,6 +26,7 @@ CSV_V1_COLUMNS = [
     "agg", "graph_launches", "blocking", "time_kind", "iter_samples", "iter_min_us",
     "iter_median_us", "iter_p99_us", "iter_max_us", "rank_time_min_us", "rank_time_mean_us",
     "rank_time_max_us", "slowest_rank", "slowest_host", "group",
+    "layout", "matrix_rows", "matrix_cols",
 ]
 
 DTYPE_SIZES = {"int8": 1, "uint8": 1, "int32": 4, "uint32": 4, "int64": 8,
@@ -47,15 +48,20 @@ COLLECTIVES = {
     "scatter": (False, True, True),
     "sendrecv": (False, False, False),
     "ring_allreduce": (True, False, False),
+    "hier_allreduce": (True, False, False),
     "barrier": (False, False, False),
 }
+# Collectives with a column layout (--layout col); the others run in rows.
+COLUMN_LAYOUT = {"allgather", "reducescatter", "alltoall", "gather"}
+# Reductions a collective skips with a note: hier_allreduce cannot average.
+SKIPPED_REDOPS = {"hier_allreduce": {"avg"}}
 # Collectives that move no data: one out-of-place row at size 0 for the
 # first type, never checked, left out of the average bus bandwidth.
 NO_DATA = {"barrier"}
 
 
 def busbw_factor(collective, n):
-    if collective in ("allreduce", "ring_allreduce"):
+    if collective in ("allreduce", "ring_allreduce", "hier_allreduce"):
         return 2.0 * (n - 1) / n
     if collective in NO_DATA:
         return 0.0
@@ -90,9 +96,9 @@ def parse_table(path):
     out = {"preamble": [], "tables": [], "wrong_lines": [], "footer": {}, "notes": [],
            "devices": []}
     current = None
-    # With --split a group column ends the row.
+    # With --split a group column ends the row; in column layout, the matrix.
     row_re = re.compile(r"^\s*(\d+)\s+(\d+)\s+(\S+)\s+(\S+)\s+(-?\d+)" + r"\s+(\S+)" * 8 +
-                        r"(?:\s+(\d+))?\s*$")
+                        r"(?:\s+(\d+))??(?:\s+(\d+) x (\d+))?\s*$")
     with open(path) as f:
         for line in f:
             line = line.rstrip("\n")
@@ -112,11 +118,17 @@ def parse_table(path):
                 current["rows"].append({"size": int(g[0]), "count": int(g[1]), "type": g[2],
                                         "redop": g[3], "root": int(g[4]),
                                         "oop": half(5), "ip": half(9),
-                                        "group": None if g[13] is None else int(g[13])})
+                                        "group": None if g[13] is None else int(g[13]),
+                                        "matrix": None if g[14] is None
+                                        else (int(g[14]), int(g[15]))})
                 continue
             text = line[1:].strip()
             if text.startswith("Collective:"):
-                current = {"collective": text.split(":", 1)[1].strip(), "rows": []}
+                name = text.split(":", 1)[1].strip()
+                layout_kind = "row"
+                if ", column layout " in name:
+                    name, layout_kind = name.split(",", 1)[0], "col"
+                current = {"collective": name, "layout": layout_kind, "rows": []}
                 out["tables"].append(current)
             elif text.startswith("WRONG:"):
                 out["wrong_lines"].append(text)
@@ -159,6 +171,29 @@ def expand(text, everything):
     return list(everything) if text == "all" else text.split(",")
 
 
+def column_shape(count, n):
+    """(rows, cols) of the column layout's matrix for a block of count."""
+    rows = max(r for r in range(1, int(math.isqrt(count)) + 1) if count % r == 0)
+    return rows, n * (count // rows)
+
+
+def expected_tables(args, collectives):
+    """(collective, layout) of every table, in order."""
+    layouts = args.layout.split(",")
+    tables = []
+    for c in collectives:
+        done_rows = False
+        for lay in layouts:
+            if lay == "col" and c not in COLUMN_LAYOUT:
+                lay = "row"
+            if lay == "row":
+                if done_rows:
+                    continue
+                done_rows = True
+            tables.append((c, lay))
+    return tables
+
+
 def expected_rows(args, collective):
     """(type, redop, root, size, count) in the order the run prints them."""
     n = args.ranks
@@ -169,6 +204,7 @@ def expected_rows(args, collective):
                 for g in range(len(groups))]
     n = min(groups)
     redops = expand(args.redops, ALL_REDOPS) if reduces else ["none"]
+    redops = [r for r in redops if r not in SKIPPED_REDOPS.get(collective, ())]
     if not rooted:
         roots = [-1]
     elif args.roots == "all":
@@ -193,12 +229,14 @@ def check_sweep(args):
     t = parse_table(args.table)
     ensure(len(t["devices"]) == n, "expected %d Using devices lines, got %d" % (n, len(t["devices"])))
     ensure(any("ranks: %d" % n in p for p in t["preamble"]), "preamble lacks 'ranks: %d'" % n)
-    ensure([x["collective"] for x in t["tables"]] == collectives,
-           "tables: %r" % [x["collective"] for x in t["tables"]])
+    tables = expected_tables(args, collectives)
+    ensure([(x["collective"], x["layout"]) for x in t["tables"]] == tables,
+           "tables: %r, expected %r" % ([(x["collective"], x["layout"]) for x in t["tables"]],
+                                        tables))
     busbw_cells = []
     all_rows = []
     unavailable = args.unavailable.split(",") if args.unavailable else []
-    for table, collective in zip(t["tables"], collectives):
+    for table, (collective, lay) in zip(t["tables"], tables):
         rows = table["rows"]
         expected = [] if collective in unavailable else expected_rows(args, collective)
         if collective in unavailable:
@@ -215,9 +253,20 @@ def check_sweep(args):
                        "%s is measured out of place only, unchecked, without bandwidth: %r"
                        % (collective, x))
                 ensure(x["oop"]["time_us"] > 0, "non-positive time in %r" % x)
-                all_rows.append((collective, x))
+                all_rows.append((collective, x, lay))
                 continue
-            for half in (x["oop"], x["ip"]):
+            if lay == "col":
+                # Out of place only, with the matrix each rank's block is a
+                # column slice of.
+                gn = ([int(v) for v in args.group_sizes.split(",")] if args.group_sizes
+                      else [n])[x["group"] or 0]
+                ensure(x["ip"] is None, "column layout has no in-place half: %r" % x)
+                ensure(x["matrix"] == column_shape(x["count"], gn),
+                       "matrix %r, expected %r for count %d" %
+                       (x["matrix"], column_shape(x["count"], gn), x["count"]))
+            else:
+                ensure(x["matrix"] is None, "a matrix column in row layout: %r" % x)
+            for half in (x["oop"], x["ip"]) if lay == "row" else (x["oop"],):
                 ensure(half is not None, "missing in-place or out-of-place half in %r" % x)
                 ensure(half["time_us"] > 0, "non-positive time in %r" % x)
                 if args.wrong == "0":
@@ -225,7 +274,7 @@ def check_sweep(args):
                 if args.passes == 0:
                     ensure(half["wrong"] is None, "#wrong should be N/A in %r" % x)
                 busbw_cells.append(half["busbw"])
-            all_rows.append((collective, x))
+            all_rows.append((collective, x, lay))
     ensure("status" in t["footer"], "no footer")
     if args.wrong == "0":
         ensure(t["footer"]["status"] == "OK" and t["footer"]["oob"] == 0, "footer %r" % t["footer"])
@@ -240,15 +289,19 @@ def check_sweep(args):
     # Each table row is two CSV rows, out of place then in place, except
     # for the one out-of-place row of a collective that moves no data.
     halves = []
-    for collective, tr in all_rows:
-        halves.append((collective, tr, 0))
-        if collective not in NO_DATA:
-            halves.append((collective, tr, 1))
+    for collective, tr, lay in all_rows:
+        halves.append((collective, tr, 0, lay))
+        if collective not in NO_DATA and lay == "row":
+            halves.append((collective, tr, 1, lay))
     ensure(len(crow) == len(halves), "CSV has %d rows, expected %d" % (len(crow), len(halves)))
     run_ids = {r["run_id"] for r in crow}
     ensure(len(run_ids) == 1 and re.match(r"^[0-9a-f]{16}$", run_ids.pop()), "run_id")
     group_sizes = [int(x) for x in args.group_sizes.split(",")] if args.group_sizes else [n]
-    for r, (collective, tr, in_place) in zip(crow, halves):
+    for r, (collective, tr, in_place, lay) in zip(crow, halves):
+        ensure(r["layout"] == lay, "CSV layout %r, table %r" % (r["layout"], lay))
+        ensure((r["matrix_rows"], r["matrix_cols"]) ==
+               (("", "") if tr["matrix"] is None else tuple(str(v) for v in tr["matrix"])),
+               "CSV matrix %r, table %r" % ((r["matrix_rows"], r["matrix_cols"]), tr["matrix"]))
         factor = busbw_factor(collective, group_sizes[tr["group"] or 0])
         ensure(r["group"] == ("" if tr["group"] is None else str(tr["group"])),
                "CSV group %r, table group %r" % (r["group"], tr["group"]))
@@ -295,7 +348,7 @@ def check_wrong(args):
                             r"\d+ wrong; first at rank \d+ \(.+\) element \d+: "
                             r"expected \S+, got \S+$", w), "malformed WRONG line %r" % w)
         table = [x for x in t["tables"] if x["collective"] == collective]
-        ensure(table and any((x["oop"]["wrong"] or 0) + (x["ip"]["wrong"] or 0) > 0
+        ensure(table and any((x["oop"]["wrong"] or 0) + ((x["ip"] or {}).get("wrong") or 0) > 0
                              for x in table[0]["rows"]),
                "no non-zero #wrong cell for %s" % collective)
     for collective in (args.clean.split(",") if args.clean else []):
@@ -317,6 +370,7 @@ def main():
     s.add_argument("--roots", default="0")
     s.add_argument("--passes", type=int, default=1)
     s.add_argument("--wrong", default="0")
+    s.add_argument("--layout", default="row")
     s.add_argument("--group-sizes", default="",
                    help="--split: the rank count of each group, in group order")
     s.add_argument("--unavailable", default="",

@@ -26,6 +26,7 @@ static void test_lookup(unit_state *u)
         {"bcast", "broadcast"}, {"send_recv", "sendrecv"}, {"all_to_all", "alltoall"},
         {"all-to-all", "alltoall"}, {"Gather", "gather"}, {"scatter", "scatter"},
         {"reduce", "reduce"}, {"ring-allreduce", "ring_allreduce"}, {"BARRIER", "barrier"},
+        {"hier-allreduce", "hier_allreduce"},
     };
     for (size_t a = 0; a < sizeof aliases / sizeof aliases[0]; a++) {
         const cb_collective *found = cb_collective_lookup(aliases[a][0]);
@@ -37,7 +38,7 @@ static void test_lookup(unit_state *u)
         CHECK(u, (*l)->layout && (*l)->busbw_factor && (*l)->run && (*l)->fill_input &&
                      (*l)->check_output);
     }
-    CHECK(u, n == 11);
+    CHECK(u, n == 12);
 }
 
 typedef struct expected_layout {
@@ -58,6 +59,7 @@ static const expected_layout layouts[] = {
     {"scatter", CB_COLL_ROOTED, 1, 0.75},
     {"sendrecv", 0, 0, 1.0},
     {"ring_allreduce", CB_COLL_REDUCES, 0, 1.5},
+    {"hier_allreduce", CB_COLL_REDUCES | CB_COLL_SEQUENTIAL, 0, 1.5},
 };
 
 static void test_layouts(unit_state *u)
@@ -179,7 +181,9 @@ static void copy_elements(sim *s, void *to, size_t to_index, const void *from,
 /* The collective whose reference output this one must match. */
 static const char *reference_name(const cb_collective *coll)
 {
-    return strcmp(coll->name, "ring_allreduce") == 0 ? "allreduce" : coll->name;
+    return strcmp(coll->name, "ring_allreduce") == 0 || strcmp(coll->name, "hier_allreduce") == 0
+               ? "allreduce"
+               : coll->name;
 }
 
 /* What a correct collective (or one with fault f) leaves in every recv. */
@@ -390,6 +394,131 @@ static void test_check(unit_state *u)
     CHECK(u, reduce->check_output(&pat, 2, &rcall, out, &first) == 2);
 }
 
+/* ---- Column layout ---------------------------------------------------- */
+
+static int host_copy2d(cb_backend *b, void *dst, size_t pitch_dst, const void *src,
+                       size_t pitch_src, size_t width, size_t height)
+{
+    (void)b;
+    for (size_t row = 0; row < height; row++)
+        memcpy((char *)dst + row * pitch_dst, (const char *)src + row * pitch_src, width);
+    return 0;
+}
+
+static const cb_backend_ops host_ops = {.name = "host", .copy2d = host_copy2d};
+
+/* Shapes, and the 2-D copies both ways in both of their orders (one copy
+ * per slice when n <= rows, else one per row). */
+static void test_column_copies(unit_state *u)
+{
+    cb_layout l = {.count = 12};
+    cb_layout_set_columns(&l, 3, 2);
+    CHECK(u, l.rows == 3 && l.width == 4 && l.work_count == 72);
+    l = (cb_layout){.count = 13};
+    cb_layout_set_columns(&l, 2, 1);
+    CHECK(u, l.rows == 1 && l.width == 13 && l.work_count == 26);
+    l = (cb_layout){.count = 1024};
+    cb_layout_set_columns(&l, 4, 1);
+    CHECK(u, l.rows == 32 && l.width == 32);
+
+    static const size_t counts[] = {6, 16, 30, 1};
+    static const int ranks[] = {3, 2, 4, 5};
+    cb_backend b = {.ops = &host_ops};
+    for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++) {
+        int n = ranks[c];
+        cb_layout cl = {.count = counts[c]};
+        cb_layout_set_columns(&cl, n, 1);
+        size_t total = (size_t)n * cl.count;
+        int *blocks = malloc(total * sizeof *blocks), *matrix = malloc(total * sizeof *matrix);
+        int *back = malloc(total * sizeof *back);
+        for (size_t x = 0; x < total; x++)
+            blocks[x] = (int)x;
+        CHECK(u, cb_blocks_to_columns(&b, matrix, blocks, &cl, sizeof(int), n) == 0);
+        int ok = 1;
+        for (size_t i = 0; i < cl.rows; i++)
+            for (int k = 0; k < n; k++)
+                for (size_t j = 0; j < cl.width; j++)
+                    ok &= matrix[i * (size_t)n * cl.width + (size_t)k * cl.width + j] ==
+                          blocks[(size_t)k * cl.count + i * cl.width + j];
+        CHECK(u, ok);
+        CHECK(u, cb_columns_to_blocks(&b, back, matrix, &cl, sizeof(int), n) == 0);
+        CHECK(u, memcmp(back, blocks, total * sizeof *back) == 0);
+        free(blocks);
+        free(matrix);
+        free(back);
+    }
+}
+
+/* Each column variant's check: the definition's matrix passes on every
+ * rank; the row layout's output (the copies left out) and two swapped
+ * slices fail. */
+static void test_column_checks(unit_state *u)
+{
+    static const char *const names[] = {"allgather", "gather", "alltoall", "reducescatter"};
+    for (size_t c = 0; c < sizeof names / sizeof names[0]; c++)
+        for (int n = 2; n <= 4; n++) {
+            const cb_collective *coll = cb_collective_lookup(names[c]);
+            int reduces = (coll->flags & CB_COLL_REDUCES) != 0;
+            cb_call call = {.dtype = CB_FLOAT, .redop = reduces ? CB_SUM : CB_REDOP_NONE,
+                            .root = (coll->flags & CB_COLL_ROOTED) ? n - 1 : -1};
+            CHECK(u, coll->column_work > 0);
+            CHECK(u, coll->layout((size_t)n * 24 * sizeof(float), sizeof(float), n,
+                                  &call.layout) == 0);
+            cb_layout_set_columns(&call.layout, n, coll->column_work);
+            const cb_layout *l = &call.layout;
+            CHECK(u, l->rows == 4 && l->width == 6);
+            cb_pattern pat;
+            char why[128];
+            CHECK(u, cb_pattern_init(&pat, call.dtype, call.redop, n, 7, why, sizeof why) == 0);
+            size_t total = (size_t)n * l->count, row_len = (size_t)n * l->width;
+            float *in[4], *out = malloc(total * sizeof *out), *rows = malloc(total * sizeof *rows);
+            for (int r = 0; r < n; r++) {
+                in[r] = malloc(total * sizeof *in[r]);
+                coll->fill_input(&pat, r, &call, in[r]);
+            }
+            for (int r = 0; r < n; r++) {
+                if (reduces) {
+                    /* Rank r's rows x width block: slice r of the reduced matrix. */
+                    for (size_t i = 0; i < l->rows; i++)
+                        for (size_t j = 0; j < l->width; j++)
+                            out[i * l->width + j] = (float)cb_pattern_reduced(
+                                &pat, i * row_len + (size_t)r * l->width + j);
+                    for (size_t x = 0; x < l->count; x++)
+                        rows[x] = (float)cb_pattern_reduced(&pat, (size_t)r * l->count + x);
+                } else {
+                    int all = !strcmp(names[c], "alltoall");
+                    /* Slice k: rank k's own block (gathers) or its slice r. */
+                    for (int k = 0; k < n; k++)
+                        for (size_t i = 0; i < l->rows; i++)
+                            for (size_t j = 0; j < l->width; j++) {
+                                size_t from = all ? i * row_len + (size_t)r * l->width + j
+                                                  : i * l->width + j;
+                                out[i * row_len + (size_t)k * l->width + j] = in[k][from];
+                            }
+                    for (int k = 0; k < n; k++)
+                        memcpy(rows + (size_t)k * l->count,
+                               in[k] + (all ? (size_t)r * l->count : 0),
+                               l->count * sizeof *rows);
+                }
+                cb_mismatch first;
+                int checked = call.root < 0 || r == call.root;
+                CHECK(u, coll->check_output(&pat, r, &call, out, &first) == 0);
+                CHECK(u, (coll->check_output(&pat, r, &call, rows, &first) > 0) == checked);
+                /* Swap the first elements of slices 0 and 1 of row 0 (of
+                 * the block's rows 0 and 1 for reducescatter). */
+                size_t a = 0, z = l->width;
+                float t = out[a];
+                out[a] = out[z];
+                out[z] = t;
+                CHECK(u, (coll->check_output(&pat, r, &call, out, &first) > 0) == checked);
+            }
+            for (int r = 0; r < n; r++)
+                free(in[r]);
+            free(out);
+            free(rows);
+        }
+}
+
 int main(void)
 {
     unit_state u = {0, 0};
@@ -397,6 +526,8 @@ int main(void)
     test_layouts(&u);
     test_barrier(&u);
     test_check(&u);
+    test_column_copies(&u);
+    test_column_checks(&u);
     test_simulated(&u);
     return unit_done(&u, "unit_collectives");
 }

@@ -165,15 +165,10 @@ static int create_types_and_ops(mpi_backend *mb)
     return 0;
 }
 
-static int mpi_init(MPI_Comm comm, const cb_backend_config *config, cb_backend **out)
+/* A communicator of our own, whose errors come back to us so that they are
+ * reported as ours; the caller's keeps its handler. Collective over comm. */
+static int mpi_start(mpi_backend *mb, MPI_Comm comm)
 {
-    (void)config;
-    mpi_backend *mb = calloc(1, sizeof *mb);
-    *out = mb ? &mb->base : NULL;
-    if (mb == NULL)
-        return -1;
-    /* A communicator of our own, whose errors come back to us so that they
-     * are reported as ours; the caller's keeps its handler. */
     int rc = MPI_Comm_dup(comm, &mb->base.comm);
     if (rc != MPI_SUCCESS) {
         mb->base.comm = MPI_COMM_NULL;
@@ -183,6 +178,48 @@ static int mpi_init(MPI_Comm comm, const cb_backend_config *config, cb_backend *
     MPI_Comm_rank(mb->base.comm, &mb->base.rank);
     MPI_Comm_size(mb->base.comm, &mb->base.nranks);
     return create_types_and_ops(mb);
+}
+
+static int mpi_init(MPI_Comm comm, const cb_backend_config *config, cb_backend **out)
+{
+    (void)config;
+    mpi_backend *mb = calloc(1, sizeof *mb);
+    *out = mb ? &mb->base : NULL;
+    if (cb_backend_agree(comm, *out, mb == NULL) != 0)
+        return -1;
+    mb->base.comm = MPI_COMM_NULL;
+    return mpi_start(mb, comm);
+}
+
+static void mpi_fini(cb_backend *b, int aborting);
+
+static int mpi_split(cb_backend *b, int color, int key, cb_backend **out)
+{
+    *out = NULL;
+    mpi_backend *mb = color >= 0 ? calloc(1, sizeof *mb) : NULL;
+    if (color >= 0 && mb == NULL)
+        cb_backend_fail(b, "out of memory for a sub-communicator's backend");
+    if (cb_backend_agree(b->comm, b, color >= 0 && mb == NULL) != 0)
+        return -1;
+    MPI_Comm sub = MPI_COMM_NULL;
+    int rc = MPI_Comm_split(b->comm, color >= 0 ? color : MPI_UNDEFINED, key, &sub);
+    int failed = rc != MPI_SUCCESS && mpi_fail(b, "MPI_Comm_split", rc) != 0;
+    if (!failed && mb != NULL) {
+        mb->base.ops = b->ops;
+        mb->base.comm = MPI_COMM_NULL;
+        failed = mpi_start(mb, sub) != 0;
+        if (failed)
+            snprintf(b->error, sizeof b->error, "%s", mb->base.error);
+    }
+    if (sub != MPI_COMM_NULL)
+        MPI_Comm_free(&sub);
+    if (cb_backend_agree(b->comm, b, failed) != 0) {
+        if (mb != NULL)
+            mpi_fini(&mb->base, 1);
+        return -1;
+    }
+    *out = mb ? &mb->base : NULL;
+    return 0;
 }
 
 static void mpi_fini(cb_backend *b, int aborting)
@@ -245,6 +282,15 @@ static int mpi_copy(cb_backend *b, void *dst, const void *src, size_t bytes)
     (void)b;
     if (dst != src)
         memcpy(dst, src, bytes);
+    return 0;
+}
+
+static int mpi_copy2d(cb_backend *b, void *dst, size_t pitch_dst, const void *src,
+                      size_t pitch_src, size_t width, size_t height)
+{
+    (void)b;
+    for (size_t row = 0; row < height; row++)
+        memcpy((char *)dst + row * pitch_dst, (const char *)src + row * pitch_src, width);
     return 0;
 }
 
@@ -612,6 +658,8 @@ const cb_backend_ops cb_backend_mpi = {
     .timer_reserve = mpi_timer_reserve,
     .timer_mark = mpi_timer_mark,
     .timer_samples = mpi_timer_samples,
+    .copy2d = mpi_copy2d,
+    .split = mpi_split,
     .barrier = mpi_barrier,
     .reduce_local = mpi_reduce_local,
     .host_scratch = mpi_host_scratch,

@@ -79,6 +79,9 @@ typedef struct nccl_backend {
      * made on first use, or before a capture (a graph cannot hold cudaMalloc). */
     void *scratch;
     size_t scratch_bytes;
+    /* A backend made by split: its MPI communicator is its own to free; the
+     * stream and events are its parent's. */
+    int is_split;
 } nccl_backend;
 
 /* "cudaFoo(a, b)" and "dir/nccl.c" as "cudaFoo" and "nccl.c" in messages. */
@@ -332,7 +335,75 @@ static void nccl_fini(cb_backend *b, int aborting)
         cudaEventDestroy(nb->start);
     if (nb->have_stream)
         cudaStreamDestroy(nb->stream);
+    if (nb->is_split && b->comm != MPI_COMM_NULL)
+        MPI_Comm_free(&b->comm);
     free(nb);
+}
+
+#define CB_NCCL_FIRST_SPLIT NCCL_VERSION(2, 18, 0)
+
+/* A communicator over some of b's ranks with ncclCommSplit, launching on
+ * b's stream so that b's events time its operations and b's wait covers
+ * them; an MPI communicator of the same ranks beside it for agreement. */
+static int nccl_split(cb_backend *b, int color, int key, cb_backend **out)
+{
+    nccl_backend *parent = (nccl_backend *)b;
+    *out = NULL;
+    char version[32];
+    nccl_version_text(parent->library_version, version, sizeof version);
+    int too_old = NCCL_VERSION_CODE < CB_NCCL_FIRST_SPLIT ||
+                  parent->library_version < CB_NCCL_FIRST_SPLIT;
+    if (too_old)
+        cb_backend_fail(b, "NCCL %s has no ncclCommSplit (2.18 or later needed)", version);
+    if (cb_backend_agree(b->comm, b, too_old) != 0)
+        return -1;
+    nccl_backend *nb = color >= 0 ? calloc(1, sizeof *nb) : NULL;
+    if (color >= 0 && nb == NULL)
+        cb_backend_fail(b, "out of memory for a sub-communicator's backend");
+    if (cb_backend_agree(b->comm, b, color >= 0 && nb == NULL) != 0)
+        return -1;
+    MPI_Comm sub = MPI_COMM_NULL;
+    MPI_Comm_split(b->comm, color >= 0 ? color : MPI_UNDEFINED, key, &sub);
+    ncclComm_t comm = NULL;
+    int failed = 0;
+#if NCCL_VERSION_CODE >= CB_NCCL_FIRST_SPLIT
+    failed = NCCL_CALL(b, parent->comm,
+                       ncclCommSplit(parent->comm, color >= 0 ? color : NCCL_SPLIT_NOCOLOR, key,
+                                     &comm, NULL)) != 0;
+#endif
+    if (nb != NULL) {
+        nb->base.ops = b->ops;
+        nb->base.comm = sub;
+        if (sub != MPI_COMM_NULL) {
+            MPI_Comm_rank(sub, &nb->base.rank);
+            MPI_Comm_size(sub, &nb->base.nranks);
+        }
+        nb->is_split = 1;
+        nb->comm = comm;
+        nb->device = parent->device;
+        nb->local_rank = parent->local_rank;
+        nb->local_ranks = parent->local_ranks;
+        nb->stream = parent->stream;
+        nb->config = parent->config;
+        nb->library_version = parent->library_version;
+        nb->compute_capability = parent->compute_capability;
+    }
+    if (cb_backend_agree(b->comm, b, failed) != 0) {
+        if (nb != NULL)
+            nccl_fini(&nb->base, 1);
+        return -1;
+    }
+    *out = nb != NULL ? &nb->base : NULL;
+    return 0;
+}
+
+/* On the stream, so that the copy is part of the timed operation. */
+static int nccl_copy2d(cb_backend *b, void *dst, size_t pitch_dst, const void *src,
+                       size_t pitch_src, size_t width, size_t height)
+{
+    nccl_backend *nb = (nccl_backend *)b;
+    return CUDA_CALL(b, cudaMemcpy2DAsync(dst, pitch_dst, src, pitch_src, width, height,
+                                          cudaMemcpyDeviceToDevice, nb->stream));
 }
 
 /* From the watchdog thread: NCCL documents ncclCommAbort as the way to end a
@@ -970,5 +1041,7 @@ const cb_backend_ops cb_backend_nccl = {
     .timer_reserve = nccl_timer_reserve,
     .timer_mark = nccl_timer_mark,
     .timer_samples = nccl_timer_samples,
+    .copy2d = nccl_copy2d,
+    .split = nccl_split,
     .barrier = nccl_barrier,
 };

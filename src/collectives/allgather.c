@@ -1,9 +1,17 @@
-/* All-gather: every rank ends with every rank's block, in rank order. */
+/* All-gather: every rank ends with every rank's block, in rank order; in
+ * column layout, every rank's block as column slice k of the matrix. */
 #include "collective.h"
 
 static int allgather_run(cb_backend *b, const cb_call *call)
 {
-    return b->ops->allgather(b, call->send, call->recv, call->layout.count, call->dtype);
+    const cb_layout *l = &call->layout;
+    if (l->rows == 0)
+        return b->ops->allgather(b, call->send, call->recv, l->count, call->dtype);
+    /* Gathered blocks in work, then each into its column slice. */
+    if (b->ops->allgather(b, call->send, call->work, l->count, call->dtype) != 0)
+        return -1;
+    return cb_blocks_to_columns(b, call->recv, call->work, l,
+                                cb_dtype_info_of(call->dtype)->size, b->nranks);
 }
 
 static void allgather_fill(const cb_pattern *pat, int rank, const cb_call *call, void *send)
@@ -16,8 +24,14 @@ static size_t allgather_check(const cb_pattern *pat, int rank, const cb_call *ca
                               const void *recv, cb_mismatch *first)
 {
     (void)rank;
+    const cb_layout *l = &call->layout;
+    if (l->rows != 0) {
+        /* Slice k, row i is row i of rank k's rows x width block. */
+        cb_column_source cols = {0, 1, 0, l->width, l->count};
+        return cb_check_columns(pat, recv, l, (size_t)pat->nranks, cols, first);
+    }
     cb_block_source src = {0, 1, 0, 0};
-    return cb_check_blocks(pat, recv, (size_t)pat->nranks, call->layout.count, src, first);
+    return cb_check_blocks(pat, recv, (size_t)pat->nranks, l->count, src, first);
 }
 
 static int allgather_available(const cb_backend_ops *ops)
@@ -35,4 +49,5 @@ const cb_collective cb_coll_allgather = {
     .fill_input = allgather_fill,
     .check_output = allgather_check,
     .available = allgather_available,
+    .column_work = 1,
 };

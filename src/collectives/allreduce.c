@@ -7,18 +7,6 @@ static int allreduce_run(cb_backend *b, const cb_call *call)
                              call->redop);
 }
 
-static void allreduce_fill(const cb_pattern *pat, int rank, const cb_call *call, void *send)
-{
-    cb_pattern_fill(pat, rank, send, call->layout.send_count);
-}
-
-static size_t allreduce_check(const cb_pattern *pat, int rank, const cb_call *call,
-                              const void *recv, cb_mismatch *first)
-{
-    (void)rank;
-    return cb_check_reduced(pat, recv, call->layout.recv_count, first);
-}
-
 const cb_collective cb_coll_allreduce = {
     .name = "allreduce",
     .aliases = "all_reduce all-reduce",
@@ -26,6 +14,6 @@ const cb_collective cb_coll_allreduce = {
     .layout = cb_layout_whole,
     .busbw_factor = cb_busbw_allreduce,
     .run = allreduce_run,
-    .fill_input = allreduce_fill,
-    .check_output = allreduce_check,
+    .fill_input = cb_fill_whole,
+    .check_output = cb_check_allreduced,
 };

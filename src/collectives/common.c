@@ -84,6 +84,18 @@ size_t cb_check_blocks(const cb_pattern *pat, const void *data, size_t nblocks, 
     return wrong;
 }
 
+void cb_fill_whole(const cb_pattern *pat, int rank, const cb_call *call, void *send)
+{
+    cb_pattern_fill(pat, rank, send, call->layout.send_count);
+}
+
+size_t cb_check_allreduced(const cb_pattern *pat, int rank, const cb_call *call,
+                           const void *recv, cb_mismatch *first)
+{
+    (void)rank;
+    return cb_check_reduced(pat, recv, call->layout.recv_count, first);
+}
+
 size_t cb_layout_bytes(const cb_layout *layout, size_t elem_size)
 {
     size_t larger = layout->send_count > layout->recv_count ? layout->send_count
@@ -139,4 +151,71 @@ double cb_busbw_one(int nranks)
 double cb_busbw_share(int nranks)
 {
     return (double)(nranks - 1) / nranks;
+}
+
+void cb_layout_set_columns(cb_layout *layout, int nranks, int work_buffers)
+{
+    size_t count = layout->count, rows = 1;
+    for (size_t r = 1; r <= count / r; r++)
+        if (count % r == 0)
+            rows = r;
+    layout->rows = rows;
+    layout->width = count / rows;
+    layout->work_count = (size_t)work_buffers * (size_t)nranks * count;
+}
+
+/* Element (i, k, j) of the matrix (row i, slice k, column j) is element
+ * (k, i, j) of the blocks: a 3-D transpose of the outer two axes, done as
+ * whichever of n copies (one per slice) or rows copies (one per row) is
+ * fewer. to_columns: blocks -> matrix, else matrix -> blocks. */
+static int transpose_blocks(cb_backend *b, char *matrix, char *blocks, const cb_layout *l,
+                            size_t esize, int nranks, int to_columns)
+{
+    size_t n = (size_t)nranks, slice = l->width * esize, block = l->rows * slice;
+    size_t row = n * slice;
+    int per_slice = n <= l->rows;
+    size_t copies = per_slice ? n : l->rows, height = per_slice ? l->rows : n;
+    size_t matrix_step = per_slice ? slice : row, matrix_pitch = per_slice ? row : slice;
+    size_t blocks_step = per_slice ? block : slice, blocks_pitch = per_slice ? slice : block;
+    for (size_t c = 0; c < copies; c++) {
+        char *m = matrix + c * matrix_step, *k = blocks + c * blocks_step;
+        int rc = to_columns ? b->ops->copy2d(b, m, matrix_pitch, k, blocks_pitch, slice, height)
+                            : b->ops->copy2d(b, k, blocks_pitch, m, matrix_pitch, slice, height);
+        if (rc != 0)
+            return -1;
+    }
+    return 0;
+}
+
+int cb_blocks_to_columns(cb_backend *b, void *matrix, const void *blocks, const cb_layout *l,
+                         size_t esize, int nranks)
+{
+    return transpose_blocks(b, matrix, (char *)blocks, l, esize, nranks, 1);
+}
+
+int cb_columns_to_blocks(cb_backend *b, void *blocks, const void *matrix, const cb_layout *l,
+                         size_t esize, int nranks)
+{
+    return transpose_blocks(b, (char *)matrix, blocks, l, esize, nranks, 0);
+}
+
+size_t cb_check_columns(const cb_pattern *pat, const void *data, const cb_layout *l,
+                        size_t nblocks, cb_column_source src, cb_mismatch *first)
+{
+    const cb_dtype_info *info = cb_dtype_info_of(pat->dtype);
+    size_t wrong = 0, row_len = nblocks * l->width;
+    for (size_t i = 0; i < l->rows; i++)
+        for (size_t k = 0; k < nblocks; k++) {
+            int rank = src.rank + (int)k * src.rank_step;
+            for (size_t j = 0; j < l->width; j++) {
+                size_t x = src.offset + i * src.row_stride + j;
+                size_t index = i * row_len + k * l->width + j;
+                double expected = cb_pattern_block(pat, rank, x / src.block_count,
+                                                   x % src.block_count);
+                double actual = info->load(data, index);
+                if (actual != expected)
+                    wrong += record(&wrong, first, index, expected, actual);
+            }
+        }
+    return wrong;
 }

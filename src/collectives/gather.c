@@ -4,8 +4,16 @@
 
 static int gather_run(cb_backend *b, const cb_call *call)
 {
-    return b->ops->gather(b, call->send, call->recv, call->layout.count, call->dtype,
-                          call->root);
+    const cb_layout *l = &call->layout;
+    if (l->rows == 0)
+        return b->ops->gather(b, call->send, call->recv, l->count, call->dtype, call->root);
+    /* Column layout: the root puts each gathered block in its column slice. */
+    if (b->ops->gather(b, call->send, call->work, l->count, call->dtype, call->root) != 0)
+        return -1;
+    if (b->rank != call->root)
+        return 0;
+    return cb_blocks_to_columns(b, call->recv, call->work, l,
+                                cb_dtype_info_of(call->dtype)->size, b->nranks);
 }
 
 static void gather_fill(const cb_pattern *pat, int rank, const cb_call *call, void *send)
@@ -18,8 +26,13 @@ static size_t gather_check(const cb_pattern *pat, int rank, const cb_call *call,
 {
     if (rank != call->root)
         return 0;
+    const cb_layout *l = &call->layout;
+    if (l->rows != 0) {
+        cb_column_source cols = {0, 1, 0, l->width, l->count};
+        return cb_check_columns(pat, recv, l, (size_t)pat->nranks, cols, first);
+    }
     cb_block_source src = {0, 1, 0, 0};
-    return cb_check_blocks(pat, recv, (size_t)pat->nranks, call->layout.count, src, first);
+    return cb_check_blocks(pat, recv, (size_t)pat->nranks, l->count, src, first);
 }
 
 static int gather_available(const cb_backend_ops *ops)
@@ -37,4 +50,5 @@ const cb_collective cb_coll_gather = {
     .fill_input = gather_fill,
     .check_output = gather_check,
     .available = gather_available,
+    .column_work = 1,
 };

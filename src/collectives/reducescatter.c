@@ -1,11 +1,19 @@
 /* Reduce-scatter: rank r ends with block r of the reduction of every rank's
- * vector of n blocks. */
+ * vector of n blocks; in column layout, the reduction of column slice r of
+ * every rank's matrix, as a rows x width block. */
 #include "collective.h"
 
 static int reducescatter_run(cb_backend *b, const cb_call *call)
 {
-    return b->ops->reducescatter(b, call->send, call->recv, call->layout.count, call->dtype,
-                                 call->redop);
+    const cb_layout *l = &call->layout;
+    if (l->rows == 0)
+        return b->ops->reducescatter(b, call->send, call->recv, l->count, call->dtype,
+                                     call->redop);
+    /* Each column slice into a contiguous block of work, then reduce those. */
+    if (cb_columns_to_blocks(b, call->work, call->send, l, cb_dtype_info_of(call->dtype)->size,
+                             b->nranks) != 0)
+        return -1;
+    return b->ops->reducescatter(b, call->work, call->recv, l->count, call->dtype, call->redop);
 }
 
 static void reducescatter_fill(const cb_pattern *pat, int rank, const cb_call *call, void *send)
@@ -16,8 +24,25 @@ static void reducescatter_fill(const cb_pattern *pat, int rank, const cb_call *c
 static size_t reducescatter_check(const cb_pattern *pat, int rank, const cb_call *call,
                                   const void *recv, cb_mismatch *first)
 {
-    size_t count = call->layout.count;
-    return cb_check_reduced_at(pat, recv, (size_t)rank * count, count, first);
+    const cb_layout *l = &call->layout;
+    size_t count = l->count;
+    if (l->rows == 0)
+        return cb_check_reduced_at(pat, recv, (size_t)rank * count, count, first);
+    /* Row i of the block is row i of slice `rank` of the n * width wide input. */
+    size_t wrong = 0, row_len = (size_t)pat->nranks * l->width;
+    const char *bytes = recv;
+    size_t esize = cb_dtype_info_of(pat->dtype)->size;
+    for (size_t i = 0; i < l->rows; i++) {
+        cb_mismatch here;
+        size_t n = cb_check_reduced_at(pat, bytes + i * l->width * esize,
+                                       i * row_len + (size_t)rank * l->width, l->width, &here);
+        if (n > 0 && wrong == 0) {
+            *first = here;
+            first->index += i * l->width;
+        }
+        wrong += n;
+    }
+    return wrong;
 }
 
 static int reducescatter_available(const cb_backend_ops *ops)
@@ -35,4 +60,5 @@ const cb_collective cb_coll_reducescatter = {
     .fill_input = reducescatter_fill,
     .check_output = reducescatter_check,
     .available = reducescatter_available,
+    .column_work = 1,
 };

@@ -13,6 +13,7 @@ extern const cb_collective cb_coll_scatter;
 extern const cb_collective cb_coll_sendrecv;
 extern const cb_collective cb_coll_barrier;
 extern const cb_collective cb_coll_ring_allreduce;
+extern const cb_collective cb_coll_hier_allreduce;
 
 static const cb_collective *const collective_table[] = {
     &cb_coll_allreduce,
@@ -25,6 +26,7 @@ static const cb_collective *const collective_table[] = {
     &cb_coll_scatter,
     &cb_coll_sendrecv,
     &cb_coll_ring_allreduce,
+    &cb_coll_hier_allreduce,
     &cb_coll_barrier,
     NULL,
 };

@@ -66,18 +66,6 @@ static int ring_run(cb_backend *b, const cb_call *call)
     return 0;
 }
 
-static void ring_fill(const cb_pattern *pat, int rank, const cb_call *call, void *send)
-{
-    cb_pattern_fill(pat, rank, send, call->layout.send_count);
-}
-
-static size_t ring_check(const cb_pattern *pat, int rank, const cb_call *call, const void *recv,
-                         cb_mismatch *first)
-{
-    (void)rank;
-    return cb_check_reduced(pat, recv, call->layout.recv_count, first);
-}
-
 /* The local reduction runs on the host, so the buffers must be there. */
 static int ring_available(const cb_backend_ops *ops)
 {
@@ -92,8 +80,8 @@ const cb_collective cb_coll_ring_allreduce = {
     .layout = cb_layout_whole,
     .busbw_factor = cb_busbw_allreduce,
     .run = ring_run,
-    .fill_input = ring_fill,
-    .check_output = ring_check,
+    .fill_input = cb_fill_whole,
+    .check_output = cb_check_allreduced,
     .available = ring_available,
     .needs = "a device reduction kernel (its local reduction runs where the data lives; "
              "only host buffers have one)",

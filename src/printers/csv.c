@@ -24,6 +24,7 @@ static const char *const csv_columns[] = {
     "iter_median_us", "iter_p99_us", "iter_max_us", "rank_time_min_us", "rank_time_mean_us",
     "rank_time_max_us", "slowest_rank", "slowest_host",
     "group",
+    "layout", "matrix_rows", "matrix_cols",
 };
 
 typedef struct csv_printer {
@@ -130,10 +131,12 @@ static void csv_begin(cb_printer *pr, const cb_run_info *run)
     ((csv_printer *)pr)->run = run;
 }
 
-static void csv_ignore_collective(cb_printer *pr, const cb_collective *coll)
+static void csv_ignore_collective(cb_printer *pr, const cb_collective *coll,
+                                  cb_layout_kind layout)
 {
     (void)pr;
     (void)coll;
+    (void)layout;
 }
 
 static void csv_ignore_note(cb_printer *pr, const char *text)
@@ -195,6 +198,14 @@ static void csv_result(cb_printer *pr, const cb_result *res)
         row_fieldf(&r, "%d", res->group);
     else
         row_field(&r, "");
+    row_field(&r, res->layout == CB_LAYOUT_COL ? "col" : "row");
+    if (res->rows > 0) {
+        row_fieldf(&r, "%zu", res->rows);
+        row_fieldf(&r, "%zu", (size_t)res->group_ranks * res->width);
+    } else {
+        row_field(&r, "");
+        row_field(&r, "");
+    }
     row_emit(pr, &r);
 }
 

@@ -217,10 +217,11 @@ static void json_begin(cb_printer *pr, const cb_run_info *run)
     fprintf(f, "\n  ],\n  \"results\": [");
 }
 
-static void json_collective(cb_printer *pr, const cb_collective *coll)
+static void json_collective(cb_printer *pr, const cb_collective *coll, cb_layout_kind layout)
 {
     (void)pr;
     (void)coll;
+    (void)layout;
 }
 
 static void json_note(cb_printer *pr, const char *text)
@@ -309,6 +310,11 @@ static void json_result(cb_printer *pr, const cb_result *res)
         fprintf(f, ", \"group\": %d, \"group_ranks\": %d", res->group, res->group_ranks);
     else
         fprintf(f, ", \"group\": null");
+    fprintf(f, ", \"layout\": \"%s\"", res->layout == CB_LAYOUT_COL ? "col" : "row");
+    if (res->rows > 0)
+        fprintf(f, ", \"matrix\": [%zu, %zu]", res->rows, (size_t)res->group_ranks * res->width);
+    else
+        fprintf(f, ", \"matrix\": null");
     fprintf(f, ",\n     \"per_rank\": [");
     int nranks = jp->run ? jp->run->nranks : 0;
     for (int r = 0; r < nranks && res->rank_times != NULL; r++) {

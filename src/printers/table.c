@@ -14,6 +14,7 @@ typedef struct table_printer {
     int have_pending;
     int stats;              /* --stats */
     int split;              /* --split: a group column at the end of each row */
+    int columns;            /* column layout: a matrix column at the end of each row */
     int begun;              /* the preamble is out: a footer belongs */
 } table_printer;
 
@@ -39,7 +40,7 @@ static void table_begin(cb_printer *pr, const cb_run_info *run)
     FILE *out = pr->out;
     const cb_params *p = run->params;
     ((table_printer *)pr)->stats = p->table_stats;
-    ((table_printer *)pr)->split = p->split != CB_SPLIT_NONE;
+    ((table_printer *)pr)->split = p->split.kind != CB_SPLIT_NONE;
     ((table_printer *)pr)->begun = 1;
     char min_text[32], max_text[32], step_text[32];
     cb_format_bytes(p->min_bytes, min_text, sizeof min_text);
@@ -71,16 +72,24 @@ static void table_begin(cb_printer *pr, const cb_run_info *run)
     fflush(out);
 }
 
-static void table_begin_collective(cb_printer *pr, const cb_collective *coll)
+static void table_begin_collective(cb_printer *pr, const cb_collective *coll,
+                                   cb_layout_kind layout)
 {
     FILE *out = pr->out;
-    flush_pending((table_printer *)pr);
-    int split = ((table_printer *)pr)->split;
-    fprintf(out, "#\n# Collective: %s\n", coll->name);
+    table_printer *tp = (table_printer *)pr;
+    flush_pending(tp);
+    int split = tp->split;
+    tp->columns = layout == CB_LAYOUT_COL;
+    if (tp->columns)
+        fprintf(out, "#\n# Collective: %s, column layout (each rank's block is a column "
+                "slice of the rows x cols matrix in the last column; out of place only)\n",
+                coll->name);
+    else
+        fprintf(out, "#\n# Collective: %s\n", coll->name);
     fprintf(out, "#%82s%46s\n", "out-of-place", "in-place");
-    fprintf(out, "#%11s %13s %8s %6s %5s %10s %8s %8s %7s %10s %8s %8s %7s%s\n", "size", "count",
-            "type", "redop", "root", "time", "algbw", "busbw", "#wrong", "time", "algbw", "busbw",
-            "#wrong", split ? "  group" : "");
+    fprintf(out, "#%11s %13s %8s %6s %5s %10s %8s %8s %7s %10s %8s %8s %7s%s%s\n", "size",
+            "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong", "time", "algbw",
+            "busbw", "#wrong", split ? "  group" : "", tp->columns ? "  rows x cols" : "");
     fprintf(out, "#%11s %13s %8s %6s %5s %10s %8s %8s %7s %10s %8s %8s %7s\n", "(B)",
             "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)",
             "");
@@ -144,6 +153,8 @@ static void flush_pending(table_printer *tp)
     fprintf(out, " %10s %8s %8s %7s", "-", "-", "-", "-");
     if (tp->split)
         fprintf(out, " %6d", res->group);
+    if (tp->columns)
+        fprintf(out, "  %zu x %zu", res->rows, (size_t)res->group_ranks * res->width);
     fputc('\n', out);
     print_mismatch(out, res);
     if (tp->stats)

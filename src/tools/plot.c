@@ -44,6 +44,7 @@ typedef struct line {
 
 typedef struct columns {
     int collective, backend, datatype, redop, placement, bytes, busbw, time;
+    int layout;   /* -1 in files from before --layout */
 } columns;
 
 static int say(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -247,6 +248,7 @@ static int find_columns(const cb_csv_table *t, columns *c)
     c->bytes = cb_csv_column(t, "bytes");
     c->busbw = cb_csv_column(t, "busbw_gbps");
     c->time = cb_csv_column(t, "time_us");
+    c->layout = cb_csv_column(t, "layout");
     return c->collective < 0 || c->backend < 0 || c->datatype < 0 || c->redop < 0 ||
                    c->placement < 0 || c->bytes < 0 || c->busbw < 0 || c->time < 0
                ? -1
@@ -274,8 +276,10 @@ static int chart_collective(const options *o, const cb_csv_table *t, const colum
         if (strcmp(row[c->collective], coll) != 0)
             continue;
         char label[160];
-        snprintf(label, sizeof label, "%s %s %s %s", row[c->backend], row[c->datatype],
-                 row[c->redop], row[c->placement]);
+        /* Column-layout rows are a line of their own. */
+        int col = c->layout >= 0 && strcmp(row[c->layout], "col") == 0;
+        snprintf(label, sizeof label, "%s %s %s %s%s", row[c->backend], row[c->datatype],
+                 row[c->redop], row[c->placement], col ? " col" : "");
         size_t l = 0;
         while (l < nlines && strcmp(lines[l].label, label) != 0)
             l++;

@@ -293,6 +293,12 @@ ncclResult_t standin_run_collective(const standin_op *op, const char **what)
         memmove(op->recv, op->send, op->count);
         return ncclSuccess;
     }
+    if (op->kind == STANDIN_OP_COPY2D) {
+        for (size_t row = 0; row < op->height; row++)
+            memmove((char *)op->recv + row * op->pitch_dst,
+                    (const char *)op->send + row * op->pitch_src, op->count);
+        return ncclSuccess;
+    }
     if (op->kind == STANDIN_OP_P2P)
         return run_p2p(op, what);
     size_t esize = standin_type_size(op->type);

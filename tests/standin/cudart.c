@@ -290,6 +290,21 @@ cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, enum cudaM
     return cudaSuccess;
 }
 
+cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch,
+                              size_t width, size_t height, enum cudaMemcpyKind kind,
+                              cudaStream_t stream)
+{
+    standin_trace("cudaMemcpy2DAsync %zux%zu capturing=%d", width, height,
+                  stream_of(stream)->capturing);
+    if (kind != cudaMemcpyDeviceToDevice || width > dpitch || width > spitch)
+        return cudaErrorInvalidValue;
+    standin_op copy = {.send = src, .recv = dst, .count = width, .pitch_dst = dpitch,
+                       .pitch_src = spitch, .height = height, .kind = STANDIN_OP_COPY2D};
+    /* Run now, or recorded when capturing, like a collective. */
+    return standin_launch(stream, &copy) == ncclSuccess ? cudaSuccess
+                                                        : cudaErrorMemoryAllocation;
+}
+
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t *stream, unsigned int flags)
 {
     (void)flags;

@@ -122,6 +122,40 @@ ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId id, int
     return ncclSuccess;
 }
 
+ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t *newcomm,
+                           ncclConfig_t *config)
+{
+    (void)config;
+    standin_trace("ncclCommSplit color=%d key=%d", color, key);
+    *newcomm = NULL;
+    if (comm == NULL)
+        return fail(ncclInvalidArgument, "NULL communicator");
+    /* Every rank of comm takes part, those without a colour too. */
+    MPI_Comm mpi = MPI_COMM_NULL;
+    if (MPI_Comm_split(comm->mpi, color == NCCL_SPLIT_NOCOLOR ? MPI_UNDEFINED : color, key,
+                       &mpi) != MPI_SUCCESS)
+        return fail(ncclSystemError, "MPI_Comm_split failed");
+    if (standin_fault("CB_STANDIN_FAIL_SPLIT")) {
+        if (mpi != MPI_COMM_NULL)
+            MPI_Comm_free(&mpi);
+        return fail(ncclSystemError, "injected ncclCommSplit failure (CB_STANDIN_FAIL_SPLIT)");
+    }
+    if (mpi == MPI_COMM_NULL)
+        return ncclSuccess;
+    struct ncclComm *c = calloc(1, sizeof *c);
+    if (c == NULL) {
+        MPI_Comm_free(&mpi);
+        return fail(ncclSystemError, "out of memory");
+    }
+    c->mpi = mpi;
+    MPI_Comm_rank(mpi, &c->rank);
+    MPI_Comm_size(mpi, &c->nranks);
+    c->device = comm->device;
+    standin_count(STANDIN_COMM, 1);
+    *newcomm = c;
+    return ncclSuccess;
+}
+
 static ncclResult_t comm_free(ncclComm_t comm, const char *how)
 {
     if (comm == NULL)
@@ -180,6 +214,7 @@ static const char *const op_kind_names[] = {
     [STANDIN_OP_ALLREDUCE] = "allreduce", [STANDIN_OP_ALLGATHER] = "allgather",
     [STANDIN_OP_REDUCESCATTER] = "reducescatter", [STANDIN_OP_BROADCAST] = "broadcast",
     [STANDIN_OP_REDUCE] = "reduce", [STANDIN_OP_P2P] = "p2p", [STANDIN_OP_COPY] = "copy",
+    [STANDIN_OP_COPY2D] = "copy2d",
 };
 
 ncclResult_t standin_run(cudaStream_t s, const standin_op *op, int replayed)
@@ -194,7 +229,7 @@ ncclResult_t standin_run(cudaStream_t s, const standin_op *op, int replayed)
             return fail(res, what);
         if (op->comm != NULL)
             op->comm->ran++;
-        if (op->kind != STANDIN_OP_COPY)
+        if (op->kind != STANDIN_OP_COPY && op->kind != STANDIN_OP_COPY2D)
             standin_stream_busy(s, (double)standin_env_long("CB_STANDIN_OP_US", 0) * 1e-6);
         return ncclSuccess;
     }

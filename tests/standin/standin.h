@@ -42,6 +42,8 @@
  *   CB_STANDIN_FAIL_ASYNC=R      ncclCommGetAsyncError reports a remote error
  *                                once the communicator has run a collective
  *   CB_STANDIN_FAIL_CAPTURE=R    cudaStreamBeginCapture fails
+ *   CB_STANDIN_FAIL_SPLIT=R      ncclCommSplit fails, after it took part in
+ *                                the split
  */
 #ifndef CB_STANDIN_H
 #define CB_STANDIN_H
@@ -64,7 +66,8 @@ enum standin_op_kind {
     STANDIN_OP_BROADCAST,
     STANDIN_OP_REDUCE,
     STANDIN_OP_P2P,       /* the sends and receives of one group */
-    STANDIN_OP_COPY       /* cudaMemcpyAsync device to device */
+    STANDIN_OP_COPY,      /* cudaMemcpyAsync device to device */
+    STANDIN_OP_COPY2D     /* cudaMemcpy2DAsync device to device */
 };
 
 #define STANDIN_MAX_P2P 1024
@@ -82,7 +85,10 @@ typedef struct standin_p2p {
 typedef struct standin_op {
     const void *send;
     void *recv;
-    size_t count;         /* elements (bytes for a copy) */
+    size_t count;         /* elements (bytes for a copy, a row's bytes for a 2-D copy) */
+    size_t pitch_dst;     /* a 2-D copy's row pitches and row count */
+    size_t pitch_src;
+    size_t height;
     ncclDataType_t type;
     ncclRedOp_t op;
     struct ncclComm *comm;
