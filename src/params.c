@@ -567,8 +567,9 @@ static const option_spec option_table[] = {
     {'\0', "budget", "MS", "time each size's timed iterations for about MS milliseconds "
                            "(estimated from the warmup and the previous size), at least 1 "
                            "and at most -n iterations; 0 off [0]", opt_budget},
-    {'M', "memory", NULL, "print the memory footprint per rank (send, receive, host "
-                          "staging, samples, check tile) before the results", opt_memory},
+    {'M', "memory", NULL, "print the memory footprint per rank (send, receive, column "
+                          "work, host staging, samples, check tile) before the results",
+     opt_memory},
     {'h', "help", NULL, "print this help and exit", opt_help},
     {'V', "version", NULL, "print the version and exit", opt_version},
 };
