@@ -3,8 +3,8 @@
 # first ranks, broadcast back) and --layout col (column slices of a matrix)
 # at 2, 3 and 4 ranks on the MPI backend and through the NCCL stand-in,
 # verified with zero wrong; a wrong element is caught; uneven groups; bad
-# groupings are usage errors on every rank; a failing sub-communicator ends
-# the run on every rank with one message.
+# groupings are usage errors on every rank; a sub-communicator that fails
+# to start or fails later ends the run on every rank with one message.
 . "$CB_SRCDIR/tests/lib.sh"
 need_mpirun
 need_python
@@ -106,10 +106,21 @@ if [ -x "$STANDIN" ]; then
     export CB_STANDIN_FAIL_SPLIT
     CB_RUN_BIN=$STANDIN
     run 3 --backend nccl -o hier_allreduce -b 8 -e 8
-    unset CB_STANDIN_FAIL_SPLIT CB_RUN_BIN
+    unset CB_STANDIN_FAIL_SPLIT
     expect_rc 1 "a failed ncclCommSplit"
     [ "$(grep -c '^nccl-collbench: ' "$CB_TMP/err")" = 1 ] || fail "not exactly one message"
     grep -q '^nccl-collbench: .*setting up hier_allreduce failed: .*ncclCommSplit failed' \
         "$CB_TMP/err" || fail "the message does not name ncclCommSplit"
+
+    # An asynchronous error in a split communicator is seen while waiting on
+    # the stream that runs it: every rank stops, one message, no hang.
+    CB_STANDIN_FAIL_ASYNC=1
+    export CB_STANDIN_FAIL_ASYNC
+    run 3 --backend nccl -o hier_allreduce --hier-split size:2 -b 8 -e 64
+    expect_rc 1 "an asynchronous error in a split communicator"
+    [ "$(grep -c '^nccl-collbench: ' "$CB_TMP/err")" = 1 ] || fail "not exactly one message"
+    grep -q '^nccl-collbench: .*asynchronous error in a split communicator' "$CB_TMP/err" ||
+        fail "the message does not name the split communicator's error"
+    unset CB_STANDIN_FAIL_ASYNC CB_RUN_BIN
 fi
 echo "ok"

@@ -80,8 +80,12 @@ typedef struct nccl_backend {
     void *scratch;
     size_t scratch_bytes;
     /* A backend made by split: its MPI communicator is its own to free; the
-     * stream and events are its parent's. */
+     * stream and events are its parent's, and its parent, which outlives
+     * it, watches its communicator for asynchronous errors while waiting. */
     int is_split;
+    struct nccl_backend *parent;
+    struct nccl_backend *first_split;   /* live splits of this backend */
+    struct nccl_backend *next_split;
 } nccl_backend;
 
 /* "cudaFoo(a, b)" and "dir/nccl.c" as "cudaFoo" and "nccl.c" in messages. */
@@ -310,6 +314,13 @@ static void nccl_graph_free(cb_backend *b)
 static void nccl_fini(cb_backend *b, int aborting)
 {
     nccl_backend *nb = (nccl_backend *)b;
+    if (nb->parent != NULL) {
+        nccl_backend **link = &nb->parent->first_split;
+        while (*link != NULL && *link != nb)
+            link = &(*link)->next_split;
+        if (*link == nb)
+            *link = nb->next_split;
+    }
     nccl_graph_free(b);
     if (nb->comm != NULL) {
 #if NCCL_VERSION_CODE >= NCCL_VERSION(2, 11, 0)
@@ -393,6 +404,11 @@ static int nccl_split(cb_backend *b, int color, int key, cb_backend **out)
             nccl_fini(&nb->base, 1);
         return -1;
     }
+    if (nb != NULL) {
+        nb->parent = parent;
+        nb->next_split = parent->first_split;
+        parent->first_split = nb;
+    }
     *out = nb != NULL ? &nb->base : NULL;
     return 0;
 }
@@ -413,6 +429,9 @@ static void nccl_abort(cb_backend *b)
     nccl_backend *nb = (nccl_backend *)b;
     if (nb->comm != NULL)
         ncclCommAbort(nb->comm);
+    for (nccl_backend *split = nb->first_split; split != NULL; split = split->next_split)
+        if (split->comm != NULL)
+            ncclCommAbort(split->comm);
 }
 
 static int nccl_describe(cb_backend *b, cb_device_desc *desc)
@@ -465,6 +484,26 @@ static int nccl_memory_available(cb_backend *b, size_t *bytes)
     return 0;
 }
 
+/* -1 with b->error set when owner's communicator reports an asynchronous
+ * error; the communicator is then aborted, since kernels of a failed
+ * communicator may never finish and freeing the buffers would wait on them. */
+static int async_failed(cb_backend *b, nccl_backend *owner)
+{
+    ncclResult_t async = ncclSuccess;
+    if (NCCL_CALL(b, owner->comm, ncclCommGetAsyncError(owner->comm, &async)) != 0)
+        return -1;
+    if (async == ncclSuccess || async == ncclInProgress)
+        return 0;
+    const char *detail = nccl_last_error(owner->comm);
+    int has_detail = detail[0] != '\0';
+    cb_backend_fail(b, "NCCL reported an asynchronous error%s: %s%s%s",
+                    owner->is_split ? " in a split communicator" : "",
+                    ncclGetErrorString(async), has_detail ? ": " : "", has_detail ? detail : "");
+    ncclCommAbort(owner->comm);
+    owner->comm = NULL;
+    return -1;
+}
+
 /* Spin until the event (or, when it is NULL, the whole stream) has
  * completed, watching NCCL's asynchronous error state meanwhile: a
  * communicator that failed is reported instead of waited on forever. */
@@ -474,21 +513,13 @@ static int poll_complete(nccl_backend *nb, cudaEvent_t event)
     if (nb->comm == NULL)
         return cb_backend_fail(b, "the NCCL communicator was aborted after an earlier error");
     for (;;) {
-        ncclResult_t async = ncclSuccess;
-        if (NCCL_CALL(b, nb->comm, ncclCommGetAsyncError(nb->comm, &async)) != 0)
+        /* This backend's communicator, then those split from it, whose
+         * operations run on the same stream. */
+        if (async_failed(b, nb) != 0)
             return -1;
-        if (async != ncclSuccess && async != ncclInProgress) {
-            const char *detail = nccl_last_error(nb->comm);
-            int has_detail = detail[0] != '\0';
-            cb_backend_fail(b, "NCCL reported an asynchronous error: %s%s%s",
-                            ncclGetErrorString(async), has_detail ? ": " : "",
-                            has_detail ? detail : "");
-            /* Kernels of a failed communicator may never finish: abort it
-             * now, so that freeing the buffers does not wait on them. */
-            ncclCommAbort(nb->comm);
-            nb->comm = NULL;
-            return -1;
-        }
+        for (nccl_backend *split = nb->first_split; split != NULL; split = split->next_split)
+            if (split->comm != NULL && async_failed(b, split) != 0)
+                return -1;
         /* Iterations completing count as progress for the watchdog, so a
          * long queue of them is not taken for a hang. */
         while (nb->config.progress != NULL && nb->marks_seen < nb->nmarks &&
