@@ -660,8 +660,11 @@ static void free_buffers(engine *e)
 /* One iteration: p->agg operations, as one group when the backend groups. */
 static int launch_iteration(engine *e, const cb_collective *coll, const cb_call *call)
 {
+    /* A group launches its collectives at its end, after copies launched
+     * inside it: collectives with steps or copies that must follow one
+     * another (hier_allreduce, the column layout) run ungrouped. */
     int grouped = e->p->agg > 1 && e->ops->group_start != NULL && e->ops->group_end != NULL &&
-                  !(coll->flags & CB_COLL_SEQUENTIAL);
+                  !(coll->flags & CB_COLL_SEQUENTIAL) && call->layout.rows == 0;
     if (grouped && backend_step(e, e->ops->group_start(e->b)) != 0)
         return -1;
     int rc = 0;
