@@ -53,6 +53,9 @@ fp8_e6m3	-d fp8_e6m3
 '1'	--stats=1
 'all'	-o all,allreduce
 empty	--redop sum,,max
+'-1'	--stable -1
+1001	--stable 1001
+'2.5'	--stable 2.5
 CASES
 )
 for np in 1 4; do
