@@ -5,7 +5,8 @@
 # Usage: bench/run.sh [BUILDDIR]   (default: the current directory, built)
 # Environment: NP ranks [2], ROUNDS interleaved rounds [5], ITERS timed
 # iterations [200], WARMUP untimed iterations on both sides [10], PARTS the
-# parts to run ["1 2 3"], MPIRUN [mpirun with the flags this machine needs],
+# parts to run ["1 2 3 4"], RUNS4 runs of each side of part 4 [3], BUDGET
+# and STABLE its --budget and --stable [100, 2], MPIRUN [mpirun with the flags this machine needs],
 # BENCH_NCCL=1 also compares the NCCL backend with bench/bare_nccl_allreduce
 # (needs a GPU per rank and a build configured with NCCL).
 #
@@ -20,7 +21,7 @@ np=${NP:-2}
 rounds=${ROUNDS:-5}
 iters=${ITERS:-200}
 warmup=${WARMUP:-10}
-parts=${PARTS:-1 2 3}
+parts=${PARTS:-1 2 3 4}
 if [ -z "${MPIRUN:-}" ]; then
     MPIRUN="mpirun"
     if mpirun --version 2>/dev/null | grep -q "Open MPI"; then
@@ -110,4 +111,53 @@ for f in "$tmp"/rss.[0-9]*; do
     printf '  %s: peak %d KiB = %.3f x 128 MiB  (target <= ~2.1)\n' "$(basename "$f")" "$kib" \
         "$(echo "$kib / 131072" | bc -l)"
 done
+fi
+
+if want 4; then
+runs4=${RUNS4:-3}
+budget=${BUDGET:-100}
+stable=${STABLE:-2}
+sweep="--backend mpi -b 8 -e 128M -f 2 -c 0 -w 5 -n 200"
+echo "== 4. time to result: sweep 8 B .. 128 MiB, -n 200 -w 5 -c 0, $np ranks: fixed counts vs --budget $budget --stable $stable, $runs4 runs each"
+for r in $(seq "$runs4"); do
+    wall $MPIRUN -np "$np" "$tool" $sweep --csv "$tmp/fixed.$r" >>"$tmp/fixed.wall"
+    wall $MPIRUN -np "$np" "$tool" $sweep --budget "$budget" --stable "$stable" \
+        --csv "$tmp/stable.$r" >>"$tmp/stable.wall"
+    echo "    round $r done" >&2
+done
+# The run-to-run spread of a column: for each size (out-of-place rows),
+# (max - min) / median over the runs; printed: the median over sizes, the
+# largest, and the total of the iters column over sizes and runs.
+spread() { # MODE COLUMN
+    awk -F, -v col="$2" '
+        FNR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+        $c["placement"] == "out-of-place" { v[$c["bytes"]] = v[$c["bytes"]] " " $c[col]
+                                            iters += $c["iters"] }
+        END { for (b in v) { n = split(v[b], x, " "); lo = hi = x[1]
+                  for (i = 2; i <= n; i++) { if (x[i] < lo) lo = x[i]; if (x[i] > hi) hi = x[i] }
+                  # median of n (3) values
+                  for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++)
+                      if (x[j] < x[i]) { t = x[i]; x[i] = x[j]; x[j] = t }
+                  med = n % 2 ? x[(n + 1) / 2] : (x[n / 2] + x[n / 2 + 1]) / 2
+                  print (hi - lo) / med }
+              print "iters", iters }' "$tmp/$1".[0-9]* >"$tmp/$1.$2.spread"
+    grep -v iters "$tmp/$1.$2.spread" | median
+}
+maxspread() { grep -v iters "$tmp/$1.$2.spread" | sort -g | tail -n 1; }
+for mode in fixed stable; do
+    w=$(median <"$tmp/$mode.wall")
+    s_time=$(spread "$mode" time_us)
+    s_med=$(spread "$mode" iter_median_us)
+    printf '  %-6s wall %s s (median %.2f s); spread over runs, median over sizes: time %.4f (max %.3f), iteration median %.4f (max %.3f); timed iterations %s\n' \
+        "$mode" "$(tr '\n' ' ' <"$tmp/$mode.wall" | awk '{ for (i = 1; i <= NF; i++) printf "%s%.2f", (i > 1 ? " " : ""), $i }')" \
+        "$w" "$s_time" "$(maxspread "$mode" time_us)" "$s_med" "$(maxspread "$mode" iter_median_us)" \
+        "$(awk '$1 == "iters" { print $2 }' "$tmp/$mode.time_us.spread")"
+done
+fw=$(median <"$tmp/fixed.wall")
+sw=$(median <"$tmp/stable.wall")
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) print a / b; else print "inf" }'; }
+printf '  wall time ratio stable/fixed %.3f  (target < 1)\n' "$(ratio "$sw" "$fw")"
+printf '  spread ratio stable/fixed, time %.3f, iteration median %.3f  (target <= 1)\n' \
+    "$(ratio "$(spread stable time_us)" "$(spread fixed time_us)")" \
+    "$(ratio "$(spread stable iter_median_us)" "$(spread fixed iter_median_us)")"
 fi

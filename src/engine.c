@@ -36,6 +36,12 @@
  * marks come at most once per this many seconds of estimated run time, so
  * that they add well under 1% to the smallest operations. */
 #define CB_SAMPLE_SPAN 10e-6
+/* --budget with --stable: the timed iterations run in at most CB_ROUNDS
+ * timed spans (rounds) of equal length, the last shorter; the early stop
+ * compares the medians of the last CB_STABLE_ROUNDS rounds, so that many
+ * run at least. */
+#define CB_ROUNDS 10
+#define CB_STABLE_ROUNDS 3
 /* Testing only, documented in nccl-collbench(1): "RANK:ELEMENT" makes rank
  * RANK see a wrong value at ELEMENT of every checked result. */
 #define CB_TEST_CORRUPT_ENV "NCCL_COLLBENCH_TEST_CORRUPT"
@@ -86,7 +92,8 @@ typedef struct engine {
     int mark_units;          /* units in a timed span */
     int mark_stride;
     int nmarks;
-    int iters_now;           /* timed iterations of this measurement (-n, or from --budget) */
+    int iters_now;           /* timed iterations allowed this measurement (-n, or from --budget) */
+    int iters_done;          /* timed iterations run (fewer after an early stop by --stable) */
     double prev_op_time;     /* this rank's time per operation at the last size */
     size_t prev_count;       /* and that size's count, to tell a new sweep */
     double *samples;         /* room for CB_MAX_SAMPLES */
@@ -498,6 +505,18 @@ static void describe_run(engine *e)
     snprintf(run->run_id, sizeof run->run_id, "%08x%08x", (unsigned)now.tv_sec, (unsigned)salt);
 }
 
+/* Room for the marks of one measurement: at most CB_MAX_SAMPLES per span
+ * of -n iterations (or -G launches), plus one per round with --stable,
+ * whose rounds each end with a mark. */
+static int sample_room(const cb_params *p)
+{
+    int units = p->graph_launches > 0 ? p->graph_launches : p->iters;
+    int room = units < CB_MAX_SAMPLES ? units : CB_MAX_SAMPLES;
+    if (p->graph_launches == 0 && p->budget_ms > 0 && p->stable_pct > 0)
+        room += CB_ROUNDS;
+    return room;
+}
+
 /* What a run holds per rank, in bytes, for its largest size. */
 typedef struct cb_footprint {
     size_t send, recv;  /* the backend's buffers */
@@ -525,9 +544,7 @@ static int column_work_buffers(const cb_params *p)
 static void footprint(const engine *e, size_t largest, cb_footprint *fp)
 {
     const cb_params *p = e->p;
-    int units = p->graph_launches > 0 ? p->graph_launches : p->iters;
-    int stride = (units + CB_MAX_SAMPLES - 1) / CB_MAX_SAMPLES;
-    size_t marks = (size_t)((units + stride - 1) / stride);
+    size_t marks = (size_t)sample_room(p);
     fp->send = fp->recv = largest;
     fp->work = (size_t)column_work_buffers(p) * largest;
     fp->staging = e->ops->host_accessible ? 0 : largest;
@@ -628,9 +645,9 @@ static void allocate_buffers(engine *e)
     const cb_params *p = e->p;
     e->mark_units = p->graph_launches > 0 ? p->graph_launches : p->iters;
     e->mark_stride = (e->mark_units + CB_MAX_SAMPLES - 1) / CB_MAX_SAMPLES;
-    e->iters_now = p->iters;
+    e->iters_now = e->iters_done = p->iters;
     e->sampling = e->ops->timer_reserve && e->ops->timer_mark && e->ops->timer_samples;
-    int marks = (e->mark_units + e->mark_stride - 1) / e->mark_stride;
+    int marks = sample_room(p);
     e->samples = malloc((size_t)marks * sizeof *e->samples);
     if (e->grank == 0)
         e->rank_times = malloc((size_t)e->gsize * sizeof *e->rank_times);
@@ -727,10 +744,11 @@ static int mark_if_due(engine *e, int i)
     return backend_step(e, e->ops->timer_mark(e->b));
 }
 
+/* The mark_units iterations of one timed span (all of -n, or one round). */
 static int launch_timed_iterations(engine *e, const cb_collective *coll, const cb_call *call)
 {
-    cb_watchdog_loop(&e->watch, e->iters_now);
-    for (int i = 0; i < e->iters_now; i++) {
+    cb_watchdog_loop(&e->watch, e->mark_units);
+    for (int i = 0; i < e->mark_units; i++) {
         if (launch_iteration(e, coll, call) != 0)
             return -1;
         cb_watchdog_at(&e->watch, i);
@@ -783,17 +801,17 @@ static int time_graph(engine *e, const cb_collective *coll, const cb_call *call,
     return rc;
 }
 
-/* This rank's per-operation samples from the marks of the last span. */
-static int read_samples(engine *e, double ops_per_unit, cb_rank_time *t)
+/* This rank's per-operation samples from the marks of the last span, into
+ * out; *n of them. */
+static int read_samples(engine *e, double ops_per_unit, double *out, int *n)
 {
-    int n = e->sampling ? e->nmarks : 0;
-    if (n > 0 && backend_step(e, e->ops->timer_samples(e->b, e->samples, n)) != 0)
+    *n = e->sampling ? e->nmarks : 0;
+    if (*n > 0 && backend_step(e, e->ops->timer_samples(e->b, out, *n)) != 0)
         return -1;
-    for (int j = 0; j < n; j++) {
-        int units = j + 1 < n ? e->mark_stride : e->mark_units - e->mark_stride * (n - 1);
-        e->samples[j] /= units * ops_per_unit;
+    for (int j = 0; j < *n; j++) {
+        int units = j + 1 < *n ? e->mark_stride : e->mark_units - e->mark_stride * (*n - 1);
+        out[j] /= units * ops_per_unit;
     }
-    cb_stats_from_samples(e->samples, n, t);
     return 0;
 }
 
@@ -827,6 +845,65 @@ static void choose_mark_stride(engine *e, const cb_call *call, double warmup_per
     }
 }
 
+/* The timed iterations without -G: one timed span of iters_now, or with
+ * --budget and --stable, rounds: timed spans of ceil(iters_now / CB_ROUNDS)
+ * iterations (fewer in the last), until iters_now have run or, after at
+ * least CB_STABLE_ROUNDS rounds, every rank finds the medians of its last
+ * CB_STABLE_ROUNDS rounds within --stable percent of their median. The
+ * ranks agree on stopping between rounds, outside any timed span, so that
+ * all run the same count. Sums the completion and CPU times of the spans
+ * and leaves the per-operation samples of every round in e->samples. */
+static int time_rounds(engine *e, const cb_collective *coll, const cb_call *call,
+                       double *completion, double *cpu, int *nsamples)
+{
+    const cb_params *p = e->p;
+    int rounding = p->budget_ms > 0 && p->stable_pct > 0;
+    int nrounds = !rounding ? 1 : e->iters_now < CB_ROUNDS ? e->iters_now : CB_ROUNDS;
+    int per_round = (e->iters_now + nrounds - 1) / nrounds;
+    int stride = e->mark_stride;
+    double medians[CB_ROUNDS];
+    int rc = 0;
+    *completion = *cpu = 0;
+    *nsamples = 0;
+    e->iters_done = 0;
+    for (int r = 0; rc == 0 && e->iters_done < e->iters_now && r < CB_ROUNDS; r++) {
+        int left = e->iters_now - e->iters_done;
+        e->mark_units = left < per_round ? left : per_round;
+        /* Every round ends with a mark: room for one more per round. */
+        e->mark_stride = stride < e->mark_units ? stride : e->mark_units;
+        double span = 0, launch = 0;
+        int n = 0;
+        rc = timed_span(e, coll, call, launch_timed_iterations, &span, &launch);
+        if (rc == 0)
+            rc = read_samples(e, p->agg, e->samples + *nsamples, &n);
+        if (rc != 0)
+            break;
+        *completion += span;
+        *cpu += launch;
+        e->iters_done += e->mark_units;
+        if (!rounding || e->iters_done >= e->iters_now) {
+            *nsamples += n;
+            continue;
+        }
+        /* The round's median sample, or its time per operation without marks. */
+        cb_rank_time round;
+        cb_stats_from_samples(e->samples + *nsamples, n, &round);
+        medians[r] = n > 0 ? round.median : span / ((double)e->mark_units * p->agg);
+        *nsamples += n;
+        int stable = cb_stats_stable(medians, r + 1, CB_STABLE_ROUNDS, p->stable_pct);
+        /* A rank that failed in the round waits in an agreement, not in the vote. */
+        if (agree(e) != CB_EXIT_OK) {
+            rc = -1;
+            break;
+        }
+        MPI_Allreduce(MPI_IN_PLACE, &stable, 1, MPI_INT, MPI_MIN, e->comm);
+        if (stable)
+            break;
+    }
+    e->mark_stride = stride;
+    return rc;
+}
+
 /* Warmup, then the timed iterations; the time per operation on this rank:
  * until completion, or with -C until the launches returned; and the
  * per-iteration statistics (always of completion). */
@@ -843,21 +920,25 @@ static int time_collective(engine *e, const cb_collective *coll, const cb_call *
                                                         ((double)p->warmup * p->agg)
                                                   : 0.0);
     cb_watchdog_doing(&e->watch, "%s, timed iterations", e->measuring);
-    double completion = 0, cpu = 0, ops = (double)e->iters_now * p->agg;
-    int rc;
+    double completion = 0, cpu = 0, ops;
+    int rc, nsamples = 0;
     if (p->graph_launches > 0) {
         rc = time_graph(e, coll, call, &completion, &cpu);
-        ops *= p->graph_launches;
+        if (rc == 0)
+            rc = read_samples(e, (double)p->iters * p->agg, e->samples, &nsamples);
+        e->iters_done = p->iters;
+        ops = (double)p->iters * p->agg * p->graph_launches;
     } else {
-        rc = timed_span(e, coll, call, launch_timed_iterations, &completion, &cpu);
+        rc = time_rounds(e, coll, call, &completion, &cpu, &nsamples);
+        ops = (double)e->iters_done * p->agg;
     }
     if (rc != 0)
         return -1;
     t->mean = (p->report_cputime ? cpu : completion) / ops;
     e->prev_op_time = completion / ops;
     e->prev_count = call->layout.count;
-    double ops_per_unit = p->graph_launches > 0 ? (double)p->iters * p->agg : (double)p->agg;
-    return read_samples(e, ops_per_unit, t);
+    cb_stats_from_samples(e->samples, nsamples, t);
+    return 0;
 }
 
 static double combine_time(engine *e, double mine)
@@ -1083,7 +1164,6 @@ static int measure(engine *e, const cb_collective *coll, cb_call *call, int size
     res.count = call->layout.count;
     res.in_place = in_place;
     res.warmup_iters = e->p->warmup;
-    res.iters = e->iters_now;
     res.group = e->p->split.kind != CB_SPLIT_NONE ? e->group : -1;
     res.layout = e->layout_now;
     res.rows = call->layout.rows;
@@ -1103,6 +1183,7 @@ static int measure(engine *e, const cb_collective *coll, cb_call *call, int size
     time_collective(e, coll, call, &mine);
     if (agree(e) != CB_EXIT_OK)
         return e->st.code;
+    res.iters = e->iters_done;   /* the same on every rank */
     res.seconds = combine_time(e, mine.mean);
     MPI_Gather(&mine, (int)sizeof mine, MPI_BYTE, e->rank_times, (int)sizeof mine, MPI_BYTE, 0,
                e->gcomm);

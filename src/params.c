@@ -18,6 +18,7 @@
 #define CB_DEFAULT_WARMUP 1
 #define CB_MAX_COUNT_OPTION 1000000000L
 #define CB_DEFAULT_TIMEOUT 300
+#define CB_DEFAULT_STABLE_PCT 2
 #define CB_MAX_TIMEOUT 604800L
 #define CB_MAX_AGG_OPTION 1048576L
 
@@ -494,6 +495,11 @@ static int opt_budget(parse_state *s, const char *v)
     return set_int(s, v, 0, 3600000, &s->p->budget_ms);
 }
 
+static int opt_stable(parse_state *s, const char *v)
+{
+    return set_int(s, v, 0, 1000, &s->p->stable_pct);
+}
+
 static int opt_memory(parse_state *s, const char *v)
 {
     (void)v;
@@ -567,6 +573,10 @@ static const option_spec option_table[] = {
     {'\0', "budget", "MS", "time each size's timed iterations for about MS milliseconds "
                            "(estimated from the warmup and the previous size), at least 1 "
                            "and at most -n iterations; 0 off [0]", opt_budget},
+    {'\0', "stable", "PCT", "with --budget: time in rounds of a tenth of the iterations and "
+                            "stop once, on every rank, the last 3 round medians span at most "
+                            "PCT% of their median; 0 never stops early [2]",
+     opt_stable},
     {'M', "memory", NULL, "print the memory footprint per rank (send, receive, column "
                           "work, host staging, samples, check tile) before the results",
      opt_memory},
@@ -598,6 +608,7 @@ void cb_params_defaults(cb_params *p)
     p->hier = (cb_split_spec){.kind = CB_SPLIT_NODE, .text = "node"};
     p->layouts[0] = CB_LAYOUT_ROW;
     p->nlayouts = 1;
+    p->stable_pct = CB_DEFAULT_STABLE_PCT;
 }
 
 static const option_spec *find_long(const char *name, size_t len)

@@ -79,6 +79,8 @@ typedef struct cb_params {
     int nlayouts;
     int memory_report;     /* -M: the memory footprint per rank in the preamble */
     int budget_ms;         /* --budget: timed iterations per measurement from a time budget; 0 off */
+    int stable_pct;        /* --stable: with --budget, stop when the last round medians are
+                            * within this many percent; 0: never early */
 
     int argc;              /* the command line, for the JSON document */
     char *const *argv;

@@ -42,3 +42,20 @@ void cb_stats_spread(const cb_rank_time *ranks, int nranks, cb_rank_spread *out)
     }
     out->mean = sum / nranks;
 }
+
+int cb_stats_stable(const double *values, int n, int k, double pct)
+{
+    if (k < 1 || n < k || !(pct > 0))
+        return 0;
+    double last[16];
+    if (k > (int)(sizeof last / sizeof last[0]))
+        return 0;
+    for (int i = 0; i < k; i++) {
+        last[i] = values[n - k + i];
+        if (!isfinite(last[i]) || last[i] <= 0)
+            return 0;
+    }
+    qsort(last, (size_t)k, sizeof *last, by_value);
+    double median = k % 2 ? last[k / 2] : (last[k / 2 - 1] + last[k / 2]) / 2;
+    return last[k - 1] - last[0] <= pct / 100 * median;
+}

@@ -33,4 +33,12 @@ typedef struct cb_rank_spread {
 
 void cb_stats_spread(const cb_rank_time *ranks, int nranks, cb_rank_spread *out);
 
+/*
+ * The stopping rule of --stable: whether the last k of n values (round
+ * medians) lie within pct percent of their median, that is
+ * (max - min) <= pct / 100 * median over the last k. 0 when n < k, k < 1,
+ * pct <= 0, or a value is not a positive finite number.
+ */
+int cb_stats_stable(const double *values, int n, int k, double pct);
+
 #endif

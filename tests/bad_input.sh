@@ -59,6 +59,9 @@ twice	--layout col,col
 stride:0	--hier-split stride:0
 nodes	--hier-split nodes
 one colour per rank	--hier-split color:0,1 -o hier_allreduce
+'-1'	--stable -1
+1001	--stable 1001
+'2.5'	--stable 2.5
 CASES
 )
 for np in 1 4; do

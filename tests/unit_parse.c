@@ -81,6 +81,12 @@ static void test_params_good(unit_state *u)
     CHECK(u, p.ndtypes == 1 && p.dtypes[0] == CB_FLOAT);
     CHECK(u, p.nredops == 1 && p.redops[0] == CB_SUM);
     CHECK(u, strcmp(p.backend, "auto") == 0 && p.csv_path == NULL);
+    CHECK(u, p.budget_ms == 0 && p.stable_pct == 2);
+
+    CHECK(u, parse(&p, err, sizeof err, ARGS("--budget", "5", "--stable=0")) == 0);
+    CHECK(u, p.budget_ms == 5 && p.stable_pct == 0);
+    CHECK(u, parse(&p, err, sizeof err, ARGS("--stable", "1000")) == 0 && p.stable_pct == 1000);
+    CHECK(u, parse(&p, err, sizeof err, ARGS("--stable", "1001")) != 0 && strstr(err, "1001"));
 
     CHECK(u, parse(&p, err, sizeof err,
                    ARGS("-b1K", "--maxbytes=1M", "-f", "4", "-w", "0", "-c0", "-a", "max")) == 0);

@@ -44,5 +44,18 @@ int main(void)
     CHECK(&u, s.min == 1 && s.max == 5 && s.mean == 13.0 / 4 && s.slowest == 1);
     cb_stats_spread(ranks, 1, &s);
     CHECK(&u, s.min == 2 && s.max == 2 && s.mean == 2 && s.slowest == 0);
+    /* --stable's rule: the last k values within pct% of their median. */
+    double rounds[] = {50, 10.0, 10.1, 9.95};
+    CHECK(&u, cb_stats_stable(rounds, 4, 3, 2));      /* 0.15 <= 0.2 */
+    CHECK(&u, !cb_stats_stable(rounds, 4, 3, 1));     /* 0.15 > 0.1 */
+    CHECK(&u, !cb_stats_stable(rounds, 4, 4, 300));   /* 40.05 > 3 x 10.05 */
+    CHECK(&u, cb_stats_stable(rounds, 4, 4, 400));    /* 40.05 <= 4 x 10.05 */
+    CHECK(&u, !cb_stats_stable(rounds, 2, 3, 1000));  /* fewer than k rounds */
+    CHECK(&u, !cb_stats_stable(rounds, 4, 3, 0));     /* 0: never */
+    double flat[] = {3, 3, 3};
+    CHECK(&u, cb_stats_stable(flat, 3, 3, 1));
+    double bad[] = {1, NAN, 1};
+    CHECK(&u, !cb_stats_stable(bad, 3, 3, 1000));
+
     return unit_done(&u, "unit_stats");
 }
