@@ -53,17 +53,30 @@ want() { case " $parts " in *" $1 "*) return 0 ;; esac; return 1; }
 
 if want 1; then
 echo "== 1. timing overhead: MPI_Allreduce float sum, $np ranks, -n $iters, median of $rounds interleaved rounds"
-for r in $(seq "$rounds"); do
-    $MPIRUN -np "$np" "$build/bench/bare_allreduce" "$iters" "$warmup" 8 4194304 | tail -n +2 >"$tmp/bare.$r"
+bare_round() {
+    $MPIRUN -np "$np" "$build/bench/bare_allreduce" "$iters" "$warmup" 8 4194304 | tail -n +2 >"$tmp/bare.$1"
+}
+tool_round() {
     $MPIRUN -np "$np" "$tool" --backend mpi -o allreduce -b 8 -e 4M -f 2 -n "$iters" \
-        -w "$warmup" --csv - 2>/dev/null | "$src/bench/csv_column.awk" >"$tmp/tool.$r"
+        -w "$warmup" --csv - 2>/dev/null | "$src/bench/csv_column.awk" >"$tmp/tool.$1"
+}
+# The two sides take turns going first, so that a drift in load or clock
+# speed within a round does not favour one.
+for r in $(seq "$rounds"); do
+    if [ $((r % 2)) = 1 ]; then bare_round "$r"; tool_round "$r"; else tool_round "$r"; bare_round "$r"; fi
     echo "    round $r done" >&2
 done
+# ratio: the median over rounds of each round's tool / bare, which cancels
+# what a round's load did to both; the times are medians over rounds.
 printf '%10s %12s %12s %8s  %s\n' bytes bare_us tool_us ratio target
 for bytes in $(cut -d, -f1 "$tmp/bare.1"); do
     b=$(cat "$tmp"/bare.* | awk -F, -v s="$bytes" '$1 == s { print $2 }' | median)
     t=$(cat "$tmp"/tool.* | awk -F, -v s="$bytes" '$1 == s { print $2 }' | median)
-    ratio=$(echo "$t / $b" | bc -l)
+    ratio=$(for r in $(seq "$rounds"); do
+                bb=$(awk -F, -v s="$bytes" '$1 == s { print $2 }' "$tmp/bare.$r")
+                tt=$(awk -F, -v s="$bytes" '$1 == s { print $2 }' "$tmp/tool.$r")
+                echo "$tt / $bb" | bc -l
+            done | median)
     printf '%10s %12.3f %12.3f %8.4f  <= 1.02\n' "$bytes" "$b" "$t" "$ratio"
 done
 

@@ -861,7 +861,7 @@ static int time_rounds(engine *e, const cb_collective *coll, const cb_call *call
     int nrounds = !rounding ? 1 : e->iters_now < CB_ROUNDS ? e->iters_now : CB_ROUNDS;
     int per_round = (e->iters_now + nrounds - 1) / nrounds;
     int stride = e->mark_stride;
-    double medians[CB_ROUNDS];
+    double medians[CB_ROUNDS], means[CB_ROUNDS];
     int rc = 0;
     *completion = *cpu = 0;
     *nsamples = 0;
@@ -885,12 +885,17 @@ static int time_rounds(engine *e, const cb_collective *coll, const cb_call *call
             *nsamples += n;
             continue;
         }
-        /* The round's median sample, or its time per operation without marks. */
+        /* The round's median sample (its time per operation without marks),
+         * and its time per operation, the quantity the tool reports: both
+         * must have settled, so that a burst of load inside a round, which a
+         * median hides, keeps the measurement going. */
         cb_rank_time round;
         cb_stats_from_samples(e->samples + *nsamples, n, &round);
-        medians[r] = n > 0 ? round.median : span / ((double)e->mark_units * p->agg);
+        means[r] = span / ((double)e->mark_units * p->agg);
+        medians[r] = n > 0 ? round.median : means[r];
         *nsamples += n;
-        int stable = cb_stats_stable(medians, r + 1, CB_STABLE_ROUNDS, p->stable_pct);
+        int stable = cb_stats_stable(medians, r + 1, CB_STABLE_ROUNDS, p->stable_pct) &&
+                     cb_stats_stable(means, r + 1, CB_STABLE_ROUNDS, p->stable_pct);
         /* A rank that failed in the round waits in an agreement, not in the vote. */
         if (agree(e) != CB_EXIT_OK) {
             rc = -1;

@@ -574,8 +574,9 @@ static const option_spec option_table[] = {
                            "(estimated from the warmup and the previous size), at least 1 "
                            "and at most -n iterations; 0 off [0]", opt_budget},
     {'\0', "stable", "PCT", "with --budget: time in rounds of a tenth of the iterations and "
-                            "stop once, on every rank, the last 3 round medians span at most "
-                            "PCT% of their median; 0 never stops early [2]",
+                            "stop once, on every rank, the last 3 round medians and round "
+                            "means each span at most PCT% of their median; 0 never stops "
+                            "early [2]",
      opt_stable},
     {'M', "memory", NULL, "print the memory footprint per rank (send, receive, column "
                           "work, host staging, samples, check tile) before the results",

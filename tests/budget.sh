@@ -1,7 +1,8 @@
 # --budget MS: timed iterations per measurement from a time budget, the
 # same on every rank, between 1 and -n; without it every size runs -n.
 # --stable PCT: with --budget, rounds of a tenth of the iterations, stopped
-# once the last 3 round medians agree within PCT% on every rank.
+# once the last 3 round medians and round means each agree within PCT% on
+# every rank.
 . "$CB_SRCDIR/tests/lib.sh"
 need_mpirun
 need_python
@@ -26,8 +27,8 @@ assert all(r["iters"] == "7" for r in csv.DictReader(open(sys.argv[1])))
 PY
 
 # A budget far above what -n 100 takes: the count allowed is -n, in 10
-# rounds of 10. --stable 1000 takes any 3 round medians within 10x of their
-# median, which one slow round cannot upset: every measurement stops after
+# rounds of 10. --stable 1000 takes any 3 round medians (and means) within
+# 10x of their median, which one slow round cannot upset: every measurement stops after
 # the 3 rounds of the minimum (a count below -n, a multiple of 10), and
 # both ranks ran it (a rank that stopped alone would hang the run).
 run 2 --backend mpi -b 64K -e 1M -f 4 -n 100 -w 2 --budget 3600000 --stable 1000 -c 1 --stats \
