@@ -59,10 +59,25 @@ CASES
 
     # With --split, graphs and grouped operations (-m) too.
     run 4 --backend "$backend" --split size:3 -o hier_allreduce,alltoall \
-        --layout col --hier-split size:2 -b 5 -e 4K -f 9 -n 2 -m 3 --csv "$CB_TMP/both.csv"
+        --layout col --hier-split size:2 -b 5 -e 4K -f 9 -n 2 -m 3 --csv "$CB_TMP/both.csv" \
+        --json "$CB_TMP/both.json"
     expect_rc 0 "--split with hier_allreduce and --layout col ($backend)"
     check check-sweep --table "$CB_TMP/out" --csv "$CB_TMP/both.csv" --ranks 4 \
         --sizes "$sizes" --collective hier_allreduce,alltoall --layout col --group-sizes 3,1
+    "$CB_PYTHON" - "$CB_TMP/both.json" <<'PY' || fail "JSON of --split, --hier-split, --layout col"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+p = doc["parameters"]
+assert p["split"] == "size:3" and p["hier_split"] == "size:2" and p["layouts"] == ["col"], p
+res = doc["results"]
+assert {r["layout"] for r in res if r["collective"] == "alltoall"} == {"col"}, res
+assert all(r["matrix"] is None for r in res if r["collective"] == "hier_allreduce")
+# alltoall's matrix: rows x (group ranks * width) holds the group's count * ranks.
+for r in res:
+    if r["collective"] == "alltoall":
+        rows, cols = r["matrix"]
+        assert rows * cols == r["count"] * r["group_ranks"], r
+PY
     if [ "$backend" = nccl ]; then
         run 3 --backend nccl -o hier_allreduce,allgather --layout col \
             --hier-split size:2 -b 5 -e 4K -f 9 -n 2 -G 2

@@ -34,6 +34,8 @@ assert not any(k.startswith("OMPI_MCA_orte_") for k in doc["environment"])
 p = doc["parameters"]
 assert p["iters"] == 7 and p["warmup_iters"] == 2 and p["time_combine"] == "max"
 assert p["blocking"] is False and p["collectives"] == ["allreduce"] and p["datatypes"] == ["float"]
+assert p["split"] is None and p["hier_split"] == "node" and p["layouts"] == ["row"]
+assert p["budget_ms"] == 0 and p["stable_pct"] == 2
 assert doc["ranks"] == 3 and len(doc["devices"]) == 3
 assert [d["rank"] for d in doc["devices"]] == [0, 1, 2]
 assert doc["run_id"] == rows[0]["run_id"] and doc["start_utc"] == rows[0]["start_utc"]

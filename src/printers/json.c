@@ -151,6 +151,17 @@ static void write_parameters(FILE *f, const cb_params *p)
     json_string(f, cb_average_name(p->average));
     fprintf(f, ", \"backend_requested\": ");
     json_string(f, p->backend);
+    fprintf(f, ",\n    \"split\": ");
+    if (p->split.kind != CB_SPLIT_NONE)
+        json_string(f, p->split.text);
+    else
+        fputs("null", f);
+    fprintf(f, ", \"hier_split\": ");
+    json_string(f, p->hier.text);
+    fprintf(f, ", \"layouts\": [");
+    for (int i = 0; i < p->nlayouts; i++)
+        fprintf(f, "%s\"%s\"", i ? ", " : "", p->layouts[i] == CB_LAYOUT_COL ? "col" : "row");
+    fprintf(f, "], \"budget_ms\": %d, \"stable_pct\": %d", p->budget_ms, p->stable_pct);
     fprintf(f, "\n  },\n");
 }
 
