@@ -88,6 +88,24 @@ static void test_params_good(unit_state *u)
     CHECK(u, parse(&p, err, sizeof err, ARGS("--stable", "1000")) == 0 && p.stable_pct == 1000);
     CHECK(u, parse(&p, err, sizeof err, ARGS("--stable", "1001")) != 0 && strstr(err, "1001"));
 
+    /* --layout and --hier-split, and the colour a spec gives each rank. */
+    CHECK(u, p.nlayouts == 1 && p.layouts[0] == CB_LAYOUT_ROW);
+    CHECK(u, parse(&p, err, sizeof err, ARGS("--layout", "col,row")) == 0);
+    CHECK(u, p.nlayouts == 2 && p.layouts[0] == CB_LAYOUT_COL && p.layouts[1] == CB_LAYOUT_ROW);
+    CHECK(u, parse(&p, err, sizeof err, ARGS("--layout", "row,col,row")) != 0 &&
+                 strstr(err, "twice"));
+    CHECK(u, parse(&p, err, sizeof err, ARGS("-n", "1")) == 0 && p.hier.kind == CB_SPLIT_NODE &&
+                 strcmp(p.hier.text, "node") == 0 && p.split.kind == CB_SPLIT_NONE);
+    CHECK(u, parse(&p, err, sizeof err, ARGS("--hier-split", "stride:3")) == 0);
+    CHECK(u, p.hier.kind == CB_SPLIT_STRIDE && p.hier.k == 3 && p.split.kind == CB_SPLIT_NONE);
+    CHECK(u, cb_split_color(&p.hier, "--hier-split", 7, 8, err, sizeof err) == 1);
+    CHECK(u, parse(&p, err, sizeof err, ARGS("--hier-split", "color:4,4,9")) == 0);
+    CHECK(u, cb_split_color(&p.hier, "--hier-split", 2, 3, err, sizeof err) == 9);
+    CHECK(u, cb_split_color(&p.hier, "--hier-split", 0, 4, err, sizeof err) == -1 &&
+                 strstr(err, "--hier-split color:4,4,9: 3 colours for 4 ranks"));
+    CHECK(u, cb_params_check_ranks(&p, 4, err, sizeof err) != 0 && strstr(err, "--hier-split"));
+    CHECK(u, cb_params_check_ranks(&p, 3, err, sizeof err) == 0);
+
     CHECK(u, parse(&p, err, sizeof err,
                    ARGS("-b1K", "--maxbytes=1M", "-f", "4", "-w", "0", "-c0", "-a", "max")) == 0);
     CHECK(u, p.min_bytes == 1024 && p.max_bytes == 1u << 20 && p.step_factor == 4);
