@@ -115,8 +115,29 @@ expect_rc 2 "--hier-split color list of 2 on 3 ranks"
 grep -q '^nccl-collbench: .*--hier-split color:0,1: 2 colours for 3 ranks' "$CB_TMP/err" ||
     fail "the message does not name the colour list"
 
-# ncclCommSplit failing on one rank ends the run on every rank, one message.
 if [ -x "$STANDIN" ]; then
+    # Under -m the engine groups row-layout allgathers but never the column
+    # layout's (a group would start the collectives after the copies) nor
+    # hier_allreduce's steps: the stand-in's trace shows which launched in
+    # an NCCL group.
+    CB_RUN_BIN=$STANDIN
+    CB_STANDIN_TRACE="$CB_TMP/trace"
+    export CB_STANDIN_TRACE
+    for what in "row 1 allgather" "col 0 allgather" "row 0 hier_allreduce"; do
+        set -- $what
+        rm -f "$CB_TMP"/trace.*
+        run 2 --backend nccl -o "$3" --layout "$1" --hier-split size:1 -b 64 -e 64 -n 2 -m 3 -c 1
+        expect_rc 0 "-m 3 -o $3 --layout $1"
+        groups=$(cat "$CB_TMP"/trace.* | grep -c '^ncclGroupStart' || true)
+        if [ "$2" = 1 ]; then
+            [ "$groups" -gt 0 ] || fail "-m 3 -o $3 --layout $1 launched no NCCL group"
+        else
+            [ "$groups" = 0 ] || fail "-m 3 -o $3 --layout $1 launched $groups NCCL groups"
+        fi
+    done
+    unset CB_STANDIN_TRACE
+
+    # ncclCommSplit failing on one rank ends the run on every rank, one message.
     CB_STANDIN_FAIL_SPLIT=1
     export CB_STANDIN_FAIL_SPLIT
     CB_RUN_BIN=$STANDIN
