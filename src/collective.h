@@ -143,6 +143,17 @@ void cb_fill_whole(const cb_pattern *pat, int rank, const cb_call *call, void *s
 size_t cb_check_allreduced(const cb_pattern *pat, int rank, const cb_call *call,
                            const void *recv, cb_mismatch *first);
 
+/* Fills of the data-movement collectives: the rank's one block of count
+ * elements (allgather, broadcast, gather, sendrecv), or its n blocks
+ * (alltoall, scatter), as cb_pattern_fill_blocks numbers them. */
+void cb_fill_block(const cb_pattern *pat, int rank, const cb_call *call, void *send);
+void cb_fill_blocks(const cb_pattern *pat, int rank, const cb_call *call, void *send);
+
+/* The check of a gathered output (allgather; gather's root): every rank's
+ * block in rank order, or in column layout as column slices. */
+size_t cb_check_gathered(const cb_pattern *pat, const cb_call *call, const void *recv,
+                         cb_mismatch *first);
+
 /* Compare count elements of data against cb_pattern_reduced: the check for
  * every rank of a reduction whose result everyone holds. */
 size_t cb_check_reduced(const cb_pattern *pat, const void *data, size_t count,

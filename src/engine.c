@@ -38,8 +38,7 @@
 #define CB_SAMPLE_SPAN 10e-6
 /* --budget with --stable: the timed iterations run in at most CB_ROUNDS
  * timed spans (rounds) of equal length, the last shorter; the early stop
- * compares the medians of the last CB_STABLE_ROUNDS rounds, so that many
- * run at least. */
+ * compares the last CB_STABLE_ROUNDS rounds, so that many run at least. */
 #define CB_ROUNDS 10
 #define CB_STABLE_ROUNDS 3
 /* Testing only, documented in nccl-collbench(1): "RANK:ELEMENT" makes rank
@@ -75,9 +74,8 @@ typedef struct engine {
     void *send;          /* backend buffers, buffer_bytes each */
     void *recv;
     void *staging;       /* host copy when the backend's buffers are not host accessible */
-    void *work;          /* --layout col: the column copies' work buffer, work_bytes */
+    void *work;          /* --layout col: the column copies' work buffer */
     size_t buffer_bytes;
-    size_t work_bytes;
     void *coll_state;    /* what the running collective's prepare made */
     cb_layout_kind layout_now; /* the layout being measured */
 
@@ -342,6 +340,29 @@ static void start_backend(engine *e)
     }
 }
 
+/* This rank's colour under spec (option names it in messages) among the
+ * ranks of comm, collective over comm: node gives each host's lowest rank;
+ * -1 with the status set on a colour list that does not fit comm. */
+static int spec_color(engine *e, const cb_split_spec *spec, const char *option, MPI_Comm comm)
+{
+    int rank = 0, size = 1;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    if (spec->kind != CB_SPLIT_NODE) {
+        char err[CB_MSGLEN];
+        int color = cb_split_color(spec, option, rank, size, err, sizeof err);
+        if (color < 0)
+            cb_status_set(&e->st, CB_EXIT_USAGE, "%s", err);
+        return color;
+    }
+    MPI_Comm host;
+    int color = rank;
+    MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &host);
+    MPI_Allreduce(MPI_IN_PLACE, &color, 1, MPI_INT, MPI_MIN, host);
+    MPI_Comm_free(&host);
+    return color;
+}
+
 /* --split: this rank's group communicator, the group numbers (in the order
  * of each group's lowest rank) and the members each group's rank 0 keeps. */
 static void split_groups(engine *e)
@@ -352,12 +373,9 @@ static void split_groups(engine *e)
     e->gsize = e->nranks;
     e->group = 0;
     e->ngroups = 1;
-    if (p->split.kind == CB_SPLIT_NODE) {
-        MPI_Comm_split_type(e->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &e->gcomm);
-    } else if (p->split.kind != CB_SPLIT_NONE) {
-        char err[CB_MSGLEN];
+    if (p->split.kind != CB_SPLIT_NONE) {
         /* cb_params_check_ranks has checked the spec against the rank count. */
-        int color = cb_split_color(&p->split, "--split", e->rank, e->nranks, err, sizeof err);
+        int color = spec_color(e, &p->split, "--split", e->comm);
         MPI_Comm_split(e->comm, color < 0 ? 0 : color, e->rank, &e->gcomm);
     }
     MPI_Comm_rank(e->gcomm, &e->grank);
@@ -598,7 +616,6 @@ static void plan_sizes(engine *e)
                  (unsigned long long)e->sizes[fit - 1], smallest);
     e->nsizes = fit;
     e->buffer_bytes = (size_t)e->sizes[fit - 1];
-    e->work_bytes = (size_t)column_work_buffers(e->p) * e->buffer_bytes;
 }
 
 /* -M: the footprint of this run on rank 0 (ranks differ only in samples). */
@@ -630,9 +647,10 @@ static void allocate_buffers(engine *e)
                       e->buffer_bytes);
         return;
     }
+    size_t work_bytes = (size_t)column_work_buffers(e->p) * e->buffer_bytes;
     if (e->ops->alloc(e->b, e->buffer_bytes, &e->send) != 0 ||
         e->ops->alloc(e->b, e->buffer_bytes, &e->recv) != 0 ||
-        (e->work_bytes > 0 && e->ops->alloc(e->b, e->work_bytes, &e->work) != 0)) {
+        (work_bytes > 0 && e->ops->alloc(e->b, work_bytes, &e->work) != 0)) {
         cb_status_set(&e->st, CB_EXIT_RUNTIME, "%s", e->b->error);
         return;
     }
@@ -848,8 +866,9 @@ static void choose_mark_stride(engine *e, const cb_call *call, double warmup_per
 /* The timed iterations without -G: one timed span of iters_now, or with
  * --budget and --stable, rounds: timed spans of ceil(iters_now / CB_ROUNDS)
  * iterations (fewer in the last), until iters_now have run or, after at
- * least CB_STABLE_ROUNDS rounds, every rank finds the medians of its last
- * CB_STABLE_ROUNDS rounds within --stable percent of their median. The
+ * least CB_STABLE_ROUNDS rounds, every rank finds the medians and the means
+ * of its last CB_STABLE_ROUNDS rounds each within --stable percent of their
+ * median. The
  * ranks agree on stopping between rounds, outside any timed span, so that
  * all run the same count. Sums the completion and CPU times of the spans
  * and leaves the per-operation samples of every round in e->samples. */
@@ -871,29 +890,27 @@ static int time_rounds(engine *e, const cb_collective *coll, const cb_call *call
         e->mark_units = left < per_round ? left : per_round;
         /* Every round ends with a mark: room for one more per round. */
         e->mark_stride = stride < e->mark_units ? stride : e->mark_units;
-        double span = 0, launch = 0;
+        double span = 0, launch = 0, *samples = e->samples + *nsamples;
         int n = 0;
         rc = timed_span(e, coll, call, launch_timed_iterations, &span, &launch);
         if (rc == 0)
-            rc = read_samples(e, p->agg, e->samples + *nsamples, &n);
+            rc = read_samples(e, p->agg, samples, &n);
         if (rc != 0)
             break;
         *completion += span;
         *cpu += launch;
+        *nsamples += n;
         e->iters_done += e->mark_units;
-        if (!rounding || e->iters_done >= e->iters_now) {
-            *nsamples += n;
+        if (!rounding || e->iters_done >= e->iters_now)
             continue;
-        }
         /* The round's median sample (its time per operation without marks),
          * and its time per operation, the quantity the tool reports: both
          * must have settled, so that a burst of load inside a round, which a
          * median hides, keeps the measurement going. */
         cb_rank_time round;
-        cb_stats_from_samples(e->samples + *nsamples, n, &round);
+        cb_stats_from_samples(samples, n, &round);
         means[r] = span / ((double)e->mark_units * p->agg);
         medians[r] = n > 0 ? round.median : means[r];
-        *nsamples += n;
         int stable = cb_stats_stable(medians, r + 1, CB_STABLE_ROUNDS, p->stable_pct) &&
                      cb_stats_stable(means, r + 1, CB_STABLE_ROUNDS, p->stable_pct);
         /* A rank that failed in the round waits in an agreement, not in the vote. */
@@ -1170,9 +1187,9 @@ static int measure(engine *e, const cb_collective *coll, cb_call *call, int size
     res.in_place = in_place;
     res.warmup_iters = e->p->warmup;
     res.group = e->p->split.kind != CB_SPLIT_NONE ? e->group : -1;
-    res.layout = e->layout_now;
+    res.layout = call->layout.rows != 0 ? CB_LAYOUT_COL : CB_LAYOUT_ROW;
     res.rows = call->layout.rows;
-    res.width = call->layout.width;
+    res.cols = (size_t)e->gsize * call->layout.width;
     res.group_ranks = e->gsize;
 
     snprintf(e->measuring, sizeof e->measuring, "%s %s %s root %d, %llu B %s", coll->name,
@@ -1294,27 +1311,6 @@ static int sweep(engine *e, const cb_collective *coll, cb_dtype dtype, cb_redop 
     return CB_EXIT_OK;
 }
 
-/* This rank's inner group for a collective's prepare (--hier-split), among
- * the ranks measured together; -1 with the status set on a bad colour list. */
-static int inner_color(engine *e)
-{
-    const cb_split_spec *spec = &e->p->hier;
-    if (spec->kind != CB_SPLIT_NODE) {
-        char err[CB_MSGLEN];
-        int color = cb_split_color(spec, "--hier-split", e->grank, e->gsize, err, sizeof err);
-        if (color < 0)
-            cb_status_set(&e->st, CB_EXIT_USAGE, "%s", err);
-        return color;
-    }
-    /* One group per host, named by its lowest rank. */
-    MPI_Comm host;
-    int color = e->grank;
-    MPI_Comm_split_type(e->gcomm, MPI_COMM_TYPE_SHARED, e->grank, MPI_INFO_NULL, &host);
-    MPI_Allreduce(MPI_IN_PLACE, &color, 1, MPI_INT, MPI_MIN, host);
-    MPI_Comm_free(&host);
-    return color;
-}
-
 /* Every type, reduction and root of one collective in one layout. */
 static int run_combinations(engine *e, const cb_collective *coll)
 {
@@ -1366,7 +1362,8 @@ static int run_collective(engine *e, const cb_collective *coll, cb_layout_kind l
         return run_combinations(e, coll);
 
     cb_watchdog_doing(&e->watch, "setting up %s's groups", coll->name);
-    int color = inner_color(e);
+    /* This rank's inner group among the ranks measured together. */
+    int color = spec_color(e, &e->p->hier, "--hier-split", e->gcomm);
     /* A bad colour list stops every rank before the collective set-up. */
     if (agree(e) != CB_EXIT_OK)
         return e->st.code;

@@ -436,29 +436,33 @@ static int opt_hier_split(parse_state *s, const char *v)
     return parse_split_spec(s, v, &s->p->hier);
 }
 
-/* row, col, or both as a comma list, each once. */
-static int opt_layout(parse_state *s, const char *v)
+/* --layout: row, col, or both as a comma list, each once. */
+static int add_layout(parse_state *s, const char *name)
 {
     cb_params *p = s->p;
-    p->nlayouts = 0;
-    const char *at = v;
-    for (;;) {
-        size_t len = strcspn(at, ",");
-        cb_layout_kind kind;
-        if (len == 3 && strncmp(at, "row", 3) == 0)
-            kind = CB_LAYOUT_ROW;
-        else if (len == 3 && strncmp(at, "col", 3) == 0)
-            kind = CB_LAYOUT_COL;
-        else
-            return fail(s, "'%s': expected row, col or row,col", v);
-        for (int i = 0; i < p->nlayouts; i++)
-            if (p->layouts[i] == kind)
-                return fail(s, "'%s': %.*s is listed twice", v, (int)len, at);
-        p->layouts[p->nlayouts++] = kind;
-        if (at[len] == '\0')
-            return 0;
-        at += len + 1;
-    }
+    cb_layout_kind kind;
+    if (strcmp(name, "row") == 0)
+        kind = CB_LAYOUT_ROW;
+    else if (strcmp(name, "col") == 0)
+        kind = CB_LAYOUT_COL;
+    else
+        return fail(s, "'%s': expected row, col or row,col", name);
+    for (int i = 0; i < p->nlayouts; i++)
+        if (p->layouts[i] == kind)
+            return fail(s, "layout '%s' given twice", name);
+    p->layouts[p->nlayouts++] = kind;
+    return 0;
+}
+
+static int no_all_layouts(parse_state *s)
+{
+    return fail(s, "'all': expected row, col or row,col");
+}
+
+static int opt_layout(parse_state *s, const char *v)
+{
+    s->p->nlayouts = 0;
+    return each_item(s, v, add_layout, no_all_layouts);
 }
 
 int cb_split_color(const cb_split_spec *spec, const char *option, int rank, int nranks,

@@ -69,11 +69,11 @@ typedef struct cb_result {
      * group -1 without --split. */
     int group;
     int group_ranks;
-    /* --layout: the layout measured; in column layout the matrix is rows x
-     * (group_ranks * width) elements, else rows and width are 0. */
+    /* --layout: the layout measured; in column layout the matrix whose
+     * column slices the rank blocks are, rows x cols elements, else 0 x 0. */
     cb_layout_kind layout;
     size_t rows;
-    size_t width;
+    size_t cols;
 } cb_result;
 
 typedef struct cb_summary {

@@ -23,43 +23,51 @@ int cb_status_set(cb_status *st, int code, const char *fmt, ...)
     return code;
 }
 
+int cb_first_failure(MPI_Comm comm, int failed, int code, const char *msg, cb_failure *out)
+{
+    int rank = 0, size = 1;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    int mine = failed ? rank : size, first = size;
+    MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm);
+    if (first == size)
+        return 0;
+    /* The lowest failing rank tells the others what went wrong, and where. */
+    memset(out, 0, sizeof *out);
+    if (rank == first) {
+        int len = 0;
+        out->code = code;
+        snprintf(out->msg, sizeof out->msg, "%s", msg);
+        MPI_Get_processor_name(out->host, &len);
+    }
+    MPI_Bcast(out, (int)sizeof *out, MPI_BYTE, first, comm);
+    out->rank = first;
+    return 1;
+}
+
 int cb_status_agree(MPI_Comm comm, cb_status *st)
 {
     if (st->agreed)   /* every rank took this branch together */
         return st->code;
-    int rank;
-    MPI_Comm_rank(comm, &rank);
-
-    /* Lowest failing rank, or INT_MAX-like sentinel when none failed. */
-    int size;
-    MPI_Comm_size(comm, &size);
-    int mine = st->code != CB_EXIT_OK ? rank : size;
-    int first = size;
-    MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm);
-    if (first == size)
+    cb_failure f;
+    if (!cb_first_failure(comm, st->code != CB_EXIT_OK, st->code, st->msg, &f))
         return CB_EXIT_OK;
-
-    /* The failing rank sends its code, message and host to everyone. */
-    struct {
-        int code;
-        char msg[CB_MSGLEN];
-        char host[MPI_MAX_PROCESSOR_NAME];
-    } report;
-    memset(&report, 0, sizeof report);
-    if (rank == first) {
-        int len = 0;
-        report.code = st->code;
-        memcpy(report.msg, st->msg, sizeof report.msg);
-        MPI_Get_processor_name(report.host, &len);
-    }
-    MPI_Bcast(&report, (int)sizeof report, MPI_BYTE, first, comm);
+    int rank = 0;
+    MPI_Comm_rank(comm, &rank);
     if (rank == 0) {
-        fprintf(stderr, "nccl-collbench: rank %d (%s): %.*s\n", first, report.host,
-                (int)sizeof report.msg, report.msg);
+        fprintf(stderr, "nccl-collbench: rank %d (%s): %.*s\n", f.rank, f.host,
+                (int)sizeof f.msg, f.msg);
         fflush(stderr);
     }
-    st->code = report.code;
+    st->code = f.code;
     st->agreed = 1;
-    snprintf(st->msg, sizeof st->msg, "rank %d (%s): %s", first, report.host, report.msg);
-    return report.code;
+    /* Host and message as the lowest failing rank gave them; a message too
+     * long for st->msg with its prefix is cut at its end. */
+    size_t prefix = (size_t)snprintf(st->msg, sizeof st->msg, "rank %d (%s): ", f.rank, f.host);
+    if (prefix < sizeof st->msg - 1) {
+        size_t n = strnlen(f.msg, sizeof st->msg - 1 - prefix);
+        memcpy(st->msg + prefix, f.msg, n);
+        st->msg[prefix + n] = '\0';
+    }
+    return f.code;
 }

@@ -40,4 +40,17 @@ int cb_status_set(cb_status *st, int code, const char *fmt, ...)
  */
 int cb_status_agree(MPI_Comm comm, cb_status *st);
 
+/* The lowest rank of comm that failed, as every rank learns it. */
+typedef struct cb_failure {
+    int rank;
+    int code;
+    char msg[CB_MSGLEN];
+    char host[MPI_MAX_PROCESSOR_NAME];
+} cb_failure;
+
+/* Collective over comm: when any rank passes failed, every rank gets the
+ * lowest such rank's code, message and host in *out and 1 is returned;
+ * otherwise 0. The mechanism under cb_status_agree and cb_backend_agree. */
+int cb_first_failure(MPI_Comm comm, int failed, int code, const char *msg, cb_failure *out);
+
 #endif

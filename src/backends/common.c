@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "status.h"
 
 int cb_backend_fail(cb_backend *b, const char *fmt, ...)
 {
@@ -17,28 +18,12 @@ int cb_backend_fail(cb_backend *b, const char *fmt, ...)
 
 int cb_backend_agree(MPI_Comm comm, cb_backend *b, int failed)
 {
-    int rank = 0, size = 1;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &size);
-    int mine = failed ? rank : size, first = size;
-    MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm);
-    if (first == size)
+    cb_failure f;
+    if (!cb_first_failure(comm, failed, CB_EXIT_RUNTIME, b != NULL ? b->error : "out of memory",
+                          &f))
         return 0;
-
-    /* The lowest failing rank tells the others what went wrong, and where. */
-    struct {
-        char msg[CB_BACKEND_ERRLEN];
-        char host[MPI_MAX_PROCESSOR_NAME];
-    } report;
-    memset(&report, 0, sizeof report);
-    if (rank == first) {
-        int len = 0;
-        snprintf(report.msg, sizeof report.msg, "%s", b != NULL ? b->error : "out of memory");
-        MPI_Get_processor_name(report.host, &len);
-    }
-    MPI_Bcast(&report, (int)sizeof report, MPI_BYTE, first, comm);
     if (b != NULL && !failed)
-        snprintf(b->error, sizeof b->error, "rank %d (%.*s): %.*s", first, 64, report.host,
-                 CB_BACKEND_ERRLEN - 100, report.msg);
+        snprintf(b->error, sizeof b->error, "rank %d (%.*s): %.*s", f.rank, 64, f.host,
+                 CB_BACKEND_ERRLEN - 100, f.msg);
     return -1;
 }

@@ -79,10 +79,10 @@ typedef struct nccl_backend {
      * made on first use, or before a capture (a graph cannot hold cudaMalloc). */
     void *scratch;
     size_t scratch_bytes;
-    /* A backend made by split: its MPI communicator is its own to free; the
-     * stream and events are its parent's, and its parent, which outlives
-     * it, watches its communicator for asynchronous errors while waiting. */
-    int is_split;
+    /* A backend made by split has a parent: its MPI communicator is its own
+     * to free; the stream and events are the parent's, and the parent, which
+     * outlives it, watches its communicator for asynchronous errors while
+     * waiting. */
     struct nccl_backend *parent;
     struct nccl_backend *first_split;   /* live splits of this backend */
     struct nccl_backend *next_split;
@@ -346,7 +346,7 @@ static void nccl_fini(cb_backend *b, int aborting)
         cudaEventDestroy(nb->start);
     if (nb->have_stream)
         cudaStreamDestroy(nb->stream);
-    if (nb->is_split && b->comm != MPI_COMM_NULL)
+    if (nb->parent != NULL && b->comm != MPI_COMM_NULL)
         MPI_Comm_free(&b->comm);
     free(nb);
 }
@@ -360,12 +360,13 @@ static int nccl_split(cb_backend *b, int color, int key, cb_backend **out)
 {
     nccl_backend *parent = (nccl_backend *)b;
     *out = NULL;
-    char version[32];
-    nccl_version_text(parent->library_version, version, sizeof version);
     int too_old = NCCL_VERSION_CODE < CB_NCCL_FIRST_SPLIT ||
                   parent->library_version < CB_NCCL_FIRST_SPLIT;
-    if (too_old)
+    if (too_old) {
+        char version[32];
+        nccl_version_text(parent->library_version, version, sizeof version);
         cb_backend_fail(b, "NCCL %s has no ncclCommSplit (2.18 or later needed)", version);
+    }
     if (cb_backend_agree(b->comm, b, too_old) != 0)
         return -1;
     nccl_backend *nb = color >= 0 ? calloc(1, sizeof *nb) : NULL;
@@ -389,7 +390,7 @@ static int nccl_split(cb_backend *b, int color, int key, cb_backend **out)
             MPI_Comm_rank(sub, &nb->base.rank);
             MPI_Comm_size(sub, &nb->base.nranks);
         }
-        nb->is_split = 1;
+        nb->parent = parent;
         nb->comm = comm;
         nb->device = parent->device;
         nb->local_rank = parent->local_rank;
@@ -405,7 +406,6 @@ static int nccl_split(cb_backend *b, int color, int key, cb_backend **out)
         return -1;
     }
     if (nb != NULL) {
-        nb->parent = parent;
         nb->next_split = parent->first_split;
         parent->first_split = nb;
     }
@@ -497,7 +497,7 @@ static int async_failed(cb_backend *b, nccl_backend *owner)
     const char *detail = nccl_last_error(owner->comm);
     int has_detail = detail[0] != '\0';
     cb_backend_fail(b, "NCCL reported an asynchronous error%s: %s%s%s",
-                    owner->is_split ? " in a split communicator" : "",
+                    owner->parent != NULL ? " in a split communicator" : "",
                     ncclGetErrorString(async), has_detail ? ": " : "", has_detail ? detail : "");
     ncclCommAbort(owner->comm);
     owner->comm = NULL;

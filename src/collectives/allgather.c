@@ -14,24 +14,11 @@ static int allgather_run(cb_backend *b, const cb_call *call)
                                 cb_dtype_info_of(call->dtype)->size, b->nranks);
 }
 
-static void allgather_fill(const cb_pattern *pat, int rank, const cb_call *call, void *send)
-{
-    cb_pattern_fill_blocks(pat, rank, send, 1, call->layout.count);
-}
-
-/* Block k is rank k's block 0. */
 static size_t allgather_check(const cb_pattern *pat, int rank, const cb_call *call,
                               const void *recv, cb_mismatch *first)
 {
     (void)rank;
-    const cb_layout *l = &call->layout;
-    if (l->rows != 0) {
-        /* Slice k, row i is row i of rank k's rows x width block. */
-        cb_column_source cols = {0, 1, 0, l->width, l->count};
-        return cb_check_columns(pat, recv, l, (size_t)pat->nranks, cols, first);
-    }
-    cb_block_source src = {0, 1, 0, 0};
-    return cb_check_blocks(pat, recv, (size_t)pat->nranks, l->count, src, first);
+    return cb_check_gathered(pat, call, recv, first);
 }
 
 static int allgather_available(const cb_backend_ops *ops)
@@ -46,7 +33,7 @@ const cb_collective cb_coll_allgather = {
     .layout = cb_layout_gathered,
     .busbw_factor = cb_busbw_share,
     .run = allgather_run,
-    .fill_input = allgather_fill,
+    .fill_input = cb_fill_block,
     .check_output = allgather_check,
     .available = allgather_available,
     .column_work = 1,

@@ -30,11 +30,6 @@ static int alltoall_run(cb_backend *b, const cb_call *call)
     return cb_blocks_to_columns(b, call->recv, exchanged, l, esize, b->nranks);
 }
 
-static void alltoall_fill(const cb_pattern *pat, int rank, const cb_call *call, void *send)
-{
-    cb_pattern_fill_blocks(pat, rank, send, (size_t)pat->nranks, call->layout.count);
-}
-
 /* Block k comes from rank k's block `rank`. */
 static size_t alltoall_check(const cb_pattern *pat, int rank, const cb_call *call,
                              const void *recv, cb_mismatch *first)
@@ -63,7 +58,7 @@ const cb_collective cb_coll_alltoall = {
     .layout = alltoall_layout,
     .busbw_factor = cb_busbw_share,
     .run = alltoall_run,
-    .fill_input = alltoall_fill,
+    .fill_input = cb_fill_blocks,
     .check_output = alltoall_check,
     .available = alltoall_available,
     .column_work = 2,

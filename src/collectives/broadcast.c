@@ -7,12 +7,6 @@ static int broadcast_run(cb_backend *b, const cb_call *call)
                              call->root);
 }
 
-/* Every rank fills its own values, so data from another root is wrong. */
-static void broadcast_fill(const cb_pattern *pat, int rank, const cb_call *call, void *send)
-{
-    cb_pattern_fill_blocks(pat, rank, send, 1, call->layout.count);
-}
-
 static size_t broadcast_check(const cb_pattern *pat, int rank, const cb_call *call,
                               const void *recv, cb_mismatch *first)
 {
@@ -33,7 +27,8 @@ const cb_collective cb_coll_broadcast = {
     .layout = cb_layout_whole,
     .busbw_factor = cb_busbw_one,
     .run = broadcast_run,
-    .fill_input = broadcast_fill,
+    /* Every rank fills its own values, so data from another root is wrong. */
+    .fill_input = cb_fill_block,
     .check_output = broadcast_check,
     .available = broadcast_available,
 };

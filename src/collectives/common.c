@@ -96,6 +96,30 @@ size_t cb_check_allreduced(const cb_pattern *pat, int rank, const cb_call *call,
     return cb_check_reduced(pat, recv, call->layout.recv_count, first);
 }
 
+void cb_fill_block(const cb_pattern *pat, int rank, const cb_call *call, void *send)
+{
+    cb_pattern_fill_blocks(pat, rank, send, 1, call->layout.count);
+}
+
+void cb_fill_blocks(const cb_pattern *pat, int rank, const cb_call *call, void *send)
+{
+    cb_pattern_fill_blocks(pat, rank, send, (size_t)pat->nranks, call->layout.count);
+}
+
+size_t cb_check_gathered(const cb_pattern *pat, const cb_call *call, const void *recv,
+                         cb_mismatch *first)
+{
+    const cb_layout *l = &call->layout;
+    if (l->rows != 0) {
+        /* Slice k, row i is row i of rank k's rows x width block. */
+        cb_column_source cols = {0, 1, 0, l->width, l->count};
+        return cb_check_columns(pat, recv, l, (size_t)pat->nranks, cols, first);
+    }
+    /* Block k is rank k's block 0. */
+    cb_block_source src = {0, 1, 0, 0};
+    return cb_check_blocks(pat, recv, (size_t)pat->nranks, l->count, src, first);
+}
+
 size_t cb_layout_bytes(const cb_layout *layout, size_t elem_size)
 {
     size_t larger = layout->send_count > layout->recv_count ? layout->send_count

@@ -16,23 +16,10 @@ static int gather_run(cb_backend *b, const cb_call *call)
                                 cb_dtype_info_of(call->dtype)->size, b->nranks);
 }
 
-static void gather_fill(const cb_pattern *pat, int rank, const cb_call *call, void *send)
-{
-    cb_pattern_fill_blocks(pat, rank, send, 1, call->layout.count);
-}
-
 static size_t gather_check(const cb_pattern *pat, int rank, const cb_call *call,
                            const void *recv, cb_mismatch *first)
 {
-    if (rank != call->root)
-        return 0;
-    const cb_layout *l = &call->layout;
-    if (l->rows != 0) {
-        cb_column_source cols = {0, 1, 0, l->width, l->count};
-        return cb_check_columns(pat, recv, l, (size_t)pat->nranks, cols, first);
-    }
-    cb_block_source src = {0, 1, 0, 0};
-    return cb_check_blocks(pat, recv, (size_t)pat->nranks, l->count, src, first);
+    return rank == call->root ? cb_check_gathered(pat, call, recv, first) : 0;
 }
 
 static int gather_available(const cb_backend_ops *ops)
@@ -47,7 +34,7 @@ const cb_collective cb_coll_gather = {
     .layout = cb_layout_gathered,
     .busbw_factor = cb_busbw_share,
     .run = gather_run,
-    .fill_input = gather_fill,
+    .fill_input = cb_fill_block,
     .check_output = gather_check,
     .available = gather_available,
     .column_work = 1,

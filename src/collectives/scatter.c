@@ -7,12 +7,6 @@ static int scatter_run(cb_backend *b, const cb_call *call)
                            call->root);
 }
 
-/* Every rank fills its own values, so data from another root is wrong. */
-static void scatter_fill(const cb_pattern *pat, int rank, const cb_call *call, void *send)
-{
-    cb_pattern_fill_blocks(pat, rank, send, (size_t)pat->nranks, call->layout.count);
-}
-
 /* The one block is the root's block `rank`. */
 static size_t scatter_check(const cb_pattern *pat, int rank, const cb_call *call,
                             const void *recv, cb_mismatch *first)
@@ -33,7 +27,8 @@ const cb_collective cb_coll_scatter = {
     .layout = cb_layout_scattered,
     .busbw_factor = cb_busbw_share,
     .run = scatter_run,
-    .fill_input = scatter_fill,
+    /* Every rank fills its own values, so data from another root is wrong. */
+    .fill_input = cb_fill_blocks,
     .check_output = scatter_check,
     .available = scatter_available,
 };

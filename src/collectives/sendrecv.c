@@ -9,11 +9,6 @@ static int sendrecv_run(cb_backend *b, const cb_call *call)
                             (b->rank + 1) % n, (b->rank + n - 1) % n);
 }
 
-static void sendrecv_fill(const cb_pattern *pat, int rank, const cb_call *call, void *send)
-{
-    cb_pattern_fill_blocks(pat, rank, send, 1, call->layout.count);
-}
-
 static size_t sendrecv_check(const cb_pattern *pat, int rank, const cb_call *call,
                              const void *recv, cb_mismatch *first)
 {
@@ -34,7 +29,7 @@ const cb_collective cb_coll_sendrecv = {
     .layout = cb_layout_whole,
     .busbw_factor = cb_busbw_one,
     .run = sendrecv_run,
-    .fill_input = sendrecv_fill,
+    .fill_input = cb_fill_block,
     .check_output = sendrecv_check,
     .available = sendrecv_available,
 };

@@ -201,7 +201,7 @@ static void csv_result(cb_printer *pr, const cb_result *res)
     row_field(&r, res->layout == CB_LAYOUT_COL ? "col" : "row");
     if (res->rows > 0) {
         row_fieldf(&r, "%zu", res->rows);
-        row_fieldf(&r, "%zu", (size_t)res->group_ranks * res->width);
+        row_fieldf(&r, "%zu", res->cols);
     } else {
         row_field(&r, "");
         row_field(&r, "");

@@ -323,7 +323,7 @@ static void json_result(cb_printer *pr, const cb_result *res)
         fprintf(f, ", \"group\": null");
     fprintf(f, ", \"layout\": \"%s\"", res->layout == CB_LAYOUT_COL ? "col" : "row");
     if (res->rows > 0)
-        fprintf(f, ", \"matrix\": [%zu, %zu]", res->rows, (size_t)res->group_ranks * res->width);
+        fprintf(f, ", \"matrix\": [%zu, %zu]", res->rows, res->cols);
     else
         fprintf(f, ", \"matrix\": null");
     fprintf(f, ",\n     \"per_rank\": [");

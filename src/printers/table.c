@@ -154,7 +154,7 @@ static void flush_pending(table_printer *tp)
     if (tp->split)
         fprintf(out, " %6d", res->group);
     if (tp->columns)
-        fprintf(out, "  %zu x %zu", res->rows, (size_t)res->group_ranks * res->width);
+        fprintf(out, "  %zu x %zu", res->rows, res->cols);
     fputc('\n', out);
     print_mismatch(out, res);
     if (tp->stats)

@@ -88,6 +88,22 @@ ncclResult_t ncclGetUniqueId(ncclUniqueId *id)
     return ncclSuccess;
 }
 
+/* A communicator over mpi, which it then owns (freed here on failure). */
+static ncclResult_t comm_new(MPI_Comm mpi, ncclComm_t *out)
+{
+    struct ncclComm *c = calloc(1, sizeof *c);
+    if (c == NULL) {
+        MPI_Comm_free(&mpi);
+        return fail(ncclSystemError, "out of memory");
+    }
+    c->mpi = mpi;
+    MPI_Comm_rank(mpi, &c->rank);
+    MPI_Comm_size(mpi, &c->nranks);
+    standin_count(STANDIN_COMM, 1);
+    *out = c;
+    return ncclSuccess;
+}
+
 ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId id, int rank)
 {
     standin_trace("ncclCommInitRank nranks=%d rank=%d", nranks, rank);
@@ -109,17 +125,8 @@ ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId id, int
         MPI_Comm_free(&mpi);
         return fail(ncclSystemError, "injected ncclCommInitRank failure (CB_STANDIN_FAIL_COMMINIT)");
     }
-    struct ncclComm *c = calloc(1, sizeof *c);
-    if (c == NULL) {
-        MPI_Comm_free(&mpi);
-        return fail(ncclSystemError, "out of memory");
-    }
-    c->mpi = mpi;
-    c->rank = rank;
-    c->nranks = nranks;
-    standin_count(STANDIN_COMM, 1);
-    *comm = c;
-    return ncclSuccess;
+    /* Ordered by NCCL rank, so the MPI rank is the NCCL rank. */
+    return comm_new(mpi, comm);
 }
 
 ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t *newcomm,
@@ -142,18 +149,7 @@ ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t *newc
     }
     if (mpi == MPI_COMM_NULL)
         return ncclSuccess;
-    struct ncclComm *c = calloc(1, sizeof *c);
-    if (c == NULL) {
-        MPI_Comm_free(&mpi);
-        return fail(ncclSystemError, "out of memory");
-    }
-    c->mpi = mpi;
-    MPI_Comm_rank(mpi, &c->rank);
-    MPI_Comm_size(mpi, &c->nranks);
-    c->device = comm->device;
-    standin_count(STANDIN_COMM, 1);
-    *newcomm = c;
-    return ncclSuccess;
+    return comm_new(mpi, newcomm);
 }
 
 static ncclResult_t comm_free(ncclComm_t comm, const char *how)

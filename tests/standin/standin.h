@@ -111,7 +111,6 @@ struct ncclComm {
     MPI_Comm mpi;
     int rank;
     int nranks;
-    int device;
     int ran;        /* collectives run so far */
     standin_custom_op custom[STANDIN_MAX_CUSTOM_OPS];   /* op ncclNumOps + k */
 };
