@@ -341,8 +341,8 @@ static void start_backend(engine *e)
 }
 
 /* This rank's colour under spec (option names it in messages) among the
- * ranks of comm, collective over comm: node gives each host's lowest rank;
- * -1 with the status set on a colour list that does not fit comm. */
+ * ranks of comm, collective over comm: node gives each host's lowest rank
+ * (hosts as NCCL counts them, see cb_sysinfo_host_comm); -1 with the status set on a colour list that does not fit comm. */
 static int spec_color(engine *e, const cb_split_spec *spec, const char *option, MPI_Comm comm)
 {
     int rank = 0, size = 1;
@@ -357,7 +357,11 @@ static int spec_color(engine *e, const cb_split_spec *spec, const char *option, 
     }
     MPI_Comm host;
     int color = rank;
-    MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &host);
+    if (cb_sysinfo_host_comm(comm, rank, &host) != 0) {
+        cb_status_set(&e->st, CB_EXIT_RUNTIME, "%s node: out of memory for the host ids",
+                      option);
+        return -1;
+    }
     MPI_Allreduce(MPI_IN_PLACE, &color, 1, MPI_INT, MPI_MIN, host);
     MPI_Comm_free(&host);
     return color;
@@ -490,10 +494,11 @@ static void gather_ranks(engine *e)
 
     MPI_Comm node;
     int node_rank = 0, node_size = 1;
-    MPI_Comm_split_type(e->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-    MPI_Comm_rank(node, &node_rank);
-    MPI_Comm_size(node, &node_size);
-    MPI_Comm_free(&node);
+    if (cb_sysinfo_host_comm(e->comm, 0, &node) == 0) {
+        MPI_Comm_rank(node, &node_rank);
+        MPI_Comm_size(node, &node_size);
+        MPI_Comm_free(&node);
+    }
     int leader = node_rank == 0;
     MPI_Allreduce(&leader, &e->run.nnodes, 1, MPI_INT, MPI_SUM, e->comm);
     MPI_Allreduce(&node_size, &e->run.ranks_per_node, 1, MPI_INT, MPI_MAX, e->comm);

@@ -1,6 +1,7 @@
 #include "sysinfo.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
 
@@ -72,4 +73,55 @@ int cb_sysinfo_local_ranks(MPI_Comm comm)
     MPI_Comm_size(local, &n);
     MPI_Comm_free(&local);
     return n;
+}
+
+int cb_sysinfo_host_comm(MPI_Comm comm, int key, MPI_Comm *host)
+{
+    MPI_Comm machine;
+    MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, key, MPI_INFO_NULL, &machine);
+    /* The colour: the lowest rank on this machine with the same host id,
+     * found by comparing the ids in full (length -1: unset). */
+    const char *id = getenv(CB_HOSTID_ENV);
+    int my_len = id != NULL ? (int)strlen(id) : -1;
+    int nlocal = 1, local = 0;
+    MPI_Comm_size(machine, &nlocal);
+    MPI_Comm_rank(machine, &local);
+    int *lens = malloc((size_t)nlocal * sizeof *lens);
+    int *offsets = malloc((size_t)nlocal * sizeof *offsets);
+    int *counts = malloc((size_t)nlocal * sizeof *counts);
+    int all_ok = lens != NULL && offsets != NULL && counts != NULL;
+    MPI_Allreduce(MPI_IN_PLACE, &all_ok, 1, MPI_INT, MPI_LAND, machine);
+    int color = 0;
+    if (all_ok) {
+        MPI_Allgather(&my_len, 1, MPI_INT, lens, 1, MPI_INT, machine);
+        int total = 0;
+        for (int i = 0; i < nlocal; i++) {
+            offsets[i] = total;
+            counts[i] = lens[i] > 0 ? lens[i] : 0;
+            total += counts[i];
+        }
+        char *ids = malloc((size_t)total + 1);
+        all_ok = ids != NULL;
+        MPI_Allreduce(MPI_IN_PLACE, &all_ok, 1, MPI_INT, MPI_LAND, machine);
+        if (all_ok) {
+            MPI_Allgatherv(id != NULL ? id : "", counts[local], MPI_CHAR, ids, counts, offsets,
+                           MPI_CHAR, machine);
+            color = local;
+            for (int i = 0; i < local; i++)
+                if (lens[i] == my_len &&
+                    memcmp(ids + offsets[i], ids + offsets[local], (size_t)counts[i]) == 0) {
+                    color = i;
+                    break;
+                }
+        }
+        free(ids);
+    }
+    free(lens);
+    free(offsets);
+    free(counts);
+    *host = MPI_COMM_NULL;
+    if (all_ok)
+        MPI_Comm_split(machine, color, key, host);
+    MPI_Comm_free(&machine);
+    return all_ok ? 0 : -1;
 }

@@ -14,7 +14,18 @@ void cb_sysinfo_cpu_model(char *buf, size_t len);
 /* First part of MPI_Get_library_version ("Open MPI v4.1.4"). */
 void cb_sysinfo_mpi_library(char *buf, size_t len);
 
-/* Ranks of comm on this host (collective over comm). */
+/* Ranks of comm on this machine, sharing its memory (collective over comm). */
 int cb_sysinfo_local_ranks(MPI_Comm comm);
+
+/* The environment variable by which NCCL lets processes on one machine
+ * count as different hosts. */
+#define CB_HOSTID_ENV "NCCL_HOSTID"
+
+/* The ranks of comm on this rank's host, ordered by key: the ranks on this
+ * machine (MPI_COMM_TYPE_SHARED) whose CB_HOSTID_ENV is the same, set or
+ * unset, as NCCL identifies hosts. Collective over comm; free with
+ * MPI_Comm_free. -1 and MPI_COMM_NULL, on every rank of the machine, when
+ * out of memory for the ids. */
+int cb_sysinfo_host_comm(MPI_Comm comm, int key, MPI_Comm *host);
 
 #endif

@@ -42,3 +42,19 @@ expect_rc() {
 check() {
     "$CB_PYTHON" "$CB_SRCDIR/tests/parse_output.py" "$@" || fail "output check failed: $*"
 }
+
+# hostid_launcher IDS PROGRAM: make $CB_TMP/hostid.sh, which runs PROGRAM
+# with NCCL_HOSTID set to the rank's word of IDS (rank 0 the first; "-"
+# leaves it unset), the rank taken from Open MPI's or the PMI's variable.
+# Use it as CB_RUN_BIN, to give ranks on this machine different hosts.
+hostid_launcher() {
+    cat >"$CB_TMP/hostid.sh" <<LAUNCHER
+#!/bin/sh
+rank=\${OMPI_COMM_WORLD_RANK:-\${PMI_RANK:-\${PMIX_RANK:-}}}
+[ -n "\$rank" ] || { echo "hostid.sh: the launcher set no rank variable" >&2; exit 99; }
+id=\$(echo "$1" | cut -d' ' -f\$((rank + 1)))
+[ -z "\$id" ] || [ "\$id" = - ] || { NCCL_HOSTID=\$id; export NCCL_HOSTID; }
+exec "$2" "\$@"
+LAUNCHER
+    chmod +x "$CB_TMP/hostid.sh"
+}

@@ -50,6 +50,45 @@ CB_STANDIN_GPUS=1
 run 1 --backend nccl -b 8 -e 64 -n 2
 expect_rc 0 "one rank on one GPU"
 
+# Ranks given different NCCL_HOSTID values are different hosts, as NCCL
+# counts them, so they may share a GPU: 3 ranks, each its own host, all on
+# the one GPU; 2 ranks of one host id on it are refused as above, naming
+# the id. Ranks sharing a GPU share its free memory: the automatic cap
+# gives each half of what one rank alone on the GPU gets.
+hostid_launcher "a b c" "$CB_STANDIN_BIN"
+CB_RUN_BIN=$CB_TMP/hostid.sh
+run 3 --backend nccl -b 8 -e 4K -f 8 -n 2 -c 1 --csv "$CB_TMP/hostid.csv"
+expect_rc 0 "3 ranks on one GPU with 3 host ids"
+standin_check csv --csv "$CB_TMP/hostid.csv" --backend nccl --ranks 3
+[ "$(grep -c '^#  Rank  *[0-2]  Pid .* device  0 \[0000:01:00.0\]' "$CB_TMP/out")" = 3 ] ||
+    show_and_fail "the 3 ranks do not all use device 0"
+grep -q '^# ranks: 3  nodes: 3  ranks per node: 1$' "$CB_TMP/out" ||
+    show_and_fail "the preamble does not count 3 nodes"
+hostid_launcher "a a b" "$CB_STANDIN_BIN"
+run 3 --backend nccl -b 8 -e 64
+expect_rc 1 "2 ranks of host id a on one GPU"
+one_message "host $host NCCL_HOSTID=a runs 2 ranks but sees 1 GPU"
+one_message "start at most 1 rank on this host"
+
+CB_STANDIN_GPUS=2
+CB_STANDIN_GPU_MEM=$((4 << 30))
+export CB_STANDIN_GPU_MEM
+available() { # the bytes per rank named in the last run's message
+    sed -n 's/^nccl-collbench: .*does not fit in the \([0-9]*\) bytes available per rank$/\1/p' \
+        "$CB_TMP/err"
+}
+for ids in "a b" "- -"; do
+    hostid_launcher "$ids" "$CB_STANDIN_BIN"
+    run 2 --backend nccl -b 64G -e 64G -n 1 -w 0 -c 1
+    expect_rc 1 "64 GiB with host ids '$ids'"
+    one_message "even the smallest size does not fit in the"
+    [ "$ids" = "a b" ] && shared=$(available) || alone=$(available)
+done
+[ $((shared * 2)) = "$alone" ] ||
+    fail "2 ranks on one GPU get $shared bytes each, one rank alone $alone"
+unset CB_STANDIN_GPU_MEM
+CB_RUN_BIN=$CB_STANDIN_BIN
+
 # -G needs graph capture: the MPI backend refuses it before measuring.
 run 2 --backend mpi -G 1 -b 8 -e 64
 expect_rc 1 "-G with --backend mpi"

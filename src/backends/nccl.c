@@ -18,6 +18,7 @@
 #include "backend.h"
 #include "nccl_api.h"
 #include "parse.h"
+#include "sysinfo.h"
 
 /* GPU memory kept back for NCCL's own buffers and the CUDA context, never
  * offered to the benchmark: the larger of 1 GiB and a tenth of the device.
@@ -53,6 +54,7 @@ typedef struct nccl_backend {
     int device;                /* -1 until chosen */
     int local_rank;
     int local_ranks;
+    int device_sharers;        /* ranks on this machine using this GPU, itself included */
     cudaStream_t stream;
     cudaEvent_t start;
     cudaEvent_t stop;
@@ -200,13 +202,49 @@ static int nccl_usable(char *why, size_t why_len)
     return 1;
 }
 
+/* How many ranks on this machine use this rank's GPU (the same PCI bus id):
+ * more than one when ranks with different NCCL_HOSTID values share it, and
+ * then they share its free memory. Collective over comm. */
+static int count_device_sharers(nccl_backend *nb)
+{
+    cb_backend *b = &nb->base;
+    char bus_id[sizeof ((cb_device_desc *)0)->bus_id];
+    memset(bus_id, 0, sizeof bus_id);
+    int failed = CUDA_CALL(b, cudaDeviceGetPCIBusId(bus_id, (int)sizeof bus_id, nb->device)) != 0;
+    MPI_Comm machine;
+    MPI_Comm_split_type(b->comm, MPI_COMM_TYPE_SHARED, b->rank, MPI_INFO_NULL, &machine);
+    int nlocal = 1;
+    MPI_Comm_size(machine, &nlocal);
+    char *all = malloc((size_t)nlocal * sizeof bus_id);
+    int ok = !failed && all != NULL;
+    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, machine);
+    if (ok) {
+        MPI_Allgather(bus_id, (int)sizeof bus_id, MPI_CHAR, all, (int)sizeof bus_id, MPI_CHAR,
+                      machine);
+        nb->device_sharers = 0;
+        for (int i = 0; i < nlocal; i++)
+            nb->device_sharers += memcmp(all + (size_t)i * sizeof bus_id, bus_id,
+                                         sizeof bus_id) == 0;
+    } else if (!failed) {
+        cb_backend_fail(b, all == NULL ? "out of memory for the GPU ids of this machine's ranks"
+                                       : "another rank on this machine could not read its "
+                                         "GPU's PCI bus id");
+    }
+    free(all);
+    MPI_Comm_free(&machine);
+    return ok ? 0 : -1;
+}
+
 /* The rank's GPU: its place among the ranks of its host, among the devices
- * this process sees (CUDA_VISIBLE_DEVICES applies). Collective over comm. */
+ * this process sees (CUDA_VISIBLE_DEVICES applies); hosts as NCCL counts
+ * them, so that ranks given different NCCL_HOSTID values may share a GPU.
+ * Collective over comm. */
 static int select_device(nccl_backend *nb)
 {
     cb_backend *b = &nb->base;
     MPI_Comm local;
-    MPI_Comm_split_type(b->comm, MPI_COMM_TYPE_SHARED, b->rank, MPI_INFO_NULL, &local);
+    if (cb_sysinfo_host_comm(b->comm, b->rank, &local) != 0)
+        return cb_backend_fail(b, "out of memory for the host ids of this machine's ranks");
     MPI_Comm_rank(local, &nb->local_rank);
     MPI_Comm_size(local, &nb->local_ranks);
     MPI_Comm_free(&local);
@@ -219,11 +257,14 @@ static int select_device(nccl_backend *nb)
         int len = 0;
         MPI_Get_processor_name(host, &len);
         const char *visible = getenv("CUDA_VISIBLE_DEVICES");
-        return cb_backend_fail(b, "host %s runs %d ranks but sees %d GPU%s "
+        const char *hostid = getenv(CB_HOSTID_ENV);
+        return cb_backend_fail(b, "host %s%s%s runs %d ranks but sees %d GPU%s "
                                "(CUDA_VISIBLE_DEVICES=%s): the nccl backend needs one GPU per "
-                               "rank, so start at most %d ranks on this host",
-                               host, nb->local_ranks, ndev, ndev == 1 ? "" : "s",
-                               visible ? visible : "unset", ndev);
+                               "rank, so start at most %d rank%s on this host",
+                               host, hostid != NULL ? " " CB_HOSTID_ENV "=" : "",
+                               hostid != NULL ? hostid : "", nb->local_ranks, ndev,
+                               ndev == 1 ? "" : "s", visible ? visible : "unset", ndev,
+                               ndev == 1 ? "" : "s");
     }
     nb->device = nb->local_rank;
     return CUDA_CALL(b, cudaSetDevice(nb->device));
@@ -288,6 +329,7 @@ static int nccl_init(MPI_Comm comm, const cb_backend_config *config, cb_backend 
     MPI_Comm_rank(comm, &nb->base.rank);
     MPI_Comm_size(comm, &nb->base.nranks);
     if (cb_backend_agree(comm, &nb->base, select_device(nb) != 0) != 0 ||
+        cb_backend_agree(comm, &nb->base, count_device_sharers(nb) != 0) != 0 ||
         cb_backend_agree(comm, &nb->base, read_capabilities(nb) != 0) != 0 ||
         cb_backend_agree(comm, &nb->base, create_stream(nb) != 0) != 0)
         return -1;
@@ -395,6 +437,7 @@ static int nccl_split(cb_backend *b, int color, int key, cb_backend **out)
         nb->device = parent->device;
         nb->local_rank = parent->local_rank;
         nb->local_ranks = parent->local_ranks;
+        nb->device_sharers = parent->device_sharers;
         nb->stream = parent->stream;
         nb->config = parent->config;
         nb->library_version = parent->library_version;
@@ -474,6 +517,7 @@ static void nccl_versions(cb_backend *b, char *buf, size_t len)
 
 static int nccl_memory_available(cb_backend *b, size_t *bytes)
 {
+    nccl_backend *nb = (nccl_backend *)b;
     size_t free_bytes = 0, total = 0;
     if (CUDA_CALL(b, cudaMemGetInfo(&free_bytes, &total)) != 0)
         return -1;
@@ -481,6 +525,7 @@ static int nccl_memory_available(cb_backend *b, size_t *bytes)
     if (headroom < NCCL_HEADROOM_MIN)
         headroom = NCCL_HEADROOM_MIN;
     *bytes = free_bytes > headroom ? free_bytes - headroom : 0;
+    *bytes /= (size_t)(nb->device_sharers > 1 ? nb->device_sharers : 1);
     return 0;
 }
 
