@@ -265,6 +265,12 @@ cudaError_t cudaFree(void *ptr)
     return cudaSuccess;
 }
 
+cudaError_t cudaMemset(void *ptr, int value, size_t count)
+{
+    memset(ptr, value, count);
+    return cudaSuccess;
+}
+
 cudaError_t cudaMemsetAsync(void *ptr, int value, size_t count, cudaStream_t stream)
 {
     if (stream_of(stream)->capturing)
@@ -337,6 +343,28 @@ cudaError_t cudaStreamQuery(cudaStream_t stream)
     if (stream->capturing)
         return cudaErrorStreamCaptureUnsupported;
     return MPI_Wtime() >= stream->busy_until ? cudaSuccess : cudaErrorNotReady;
+}
+
+/* The blocking waits (bench/bare_nccl_allreduce.c uses them; the backend
+ * polls instead): spin on the virtual clock. */
+cudaError_t cudaStreamSynchronize(cudaStream_t stream)
+{
+    standin_trace("cudaStreamSynchronize");
+    stream = stream_of(stream);
+    if (stream->capturing)
+        return cudaErrorStreamCaptureUnsupported;
+    while (MPI_Wtime() < stream->busy_until)
+        ;
+    return cudaSuccess;
+}
+
+cudaError_t cudaEventSynchronize(cudaEvent_t event)
+{
+    if (!event->recorded)
+        return cudaSuccess;
+    while (MPI_Wtime() < event->when)
+        ;
+    return cudaSuccess;
 }
 
 cudaError_t cudaEventCreate(cudaEvent_t *event)

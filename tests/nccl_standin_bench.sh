@@ -1,0 +1,39 @@
+# bench/run.sh's NCCL half (BENCH_NCCL=1), through the CPU stand-in: parts 1
+# and 4 run on the nccl backend beside mpi, part 1 against the bare NCCL
+# loop (bench/bare_nccl_allreduce.c built on the stand-in), with
+# BENCH_HOSTIDS=1 putting 3 ranks on one GPU, and print every figure as a
+# number beside its target. The figures themselves are the stand-in's.
+. "$CB_SRCDIR/tests/lib.sh"
+. "$CB_SRCDIR/tests/standin/lib.sh"
+need_standin
+need_mpirun
+
+NUM='[0-9][0-9]*\.[0-9][0-9]*'
+out=$CB_TMP/bench.out
+rc=0
+CB_STANDIN_GPUS=1 BENCH_NCCL=1 BENCH_HOSTIDS=1 NP=3 PARTS="1 4" ROUNDS=2 ITERS=3 WARMUP=1 \
+    OVERHEAD_MAX=64 SWEEP_MAX=4096 RUNS4=2 BUDGET=5 MPIRUN="$CB_MPIRUN" TOOL="$CB_STANDIN_BIN" \
+    BARE_MPI="$CB_BUILDDIR/bench/bare_allreduce" \
+    BARE_NCCL="$CB_BUILDDIR/tests/bare-nccl-allreduce-standin" \
+    timeout -k 5 240 sh "$CB_SRCDIR/bench/run.sh" "$CB_BUILDDIR" >"$out" 2>"$CB_TMP/err" || rc=$?
+show() {
+    echo "--- stdout" >&2; cat "$out" >&2
+    echo "--- stderr" >&2; cat "$CB_TMP/err" >&2
+}
+[ "$rc" = 0 ] || { show; fail "bench/run.sh exited with $rc"; }
+has() {
+    n=$(grep -c -- "$2" "$out" || true)
+    [ "$n" = "$1" ] || { show; fail "$n lines (not $1) match: $2"; }
+}
+for be in mpi nccl; do
+    has 1 "^== 1 ($be). timing overhead: all-reduce float sum, 3 ranks"
+    has 1 "^== 4 ($be). time to result"
+done
+for bytes in 8 16 32 64; do
+    has 2 "^ *$bytes  *$NUM  *$NUM  *$NUM  <= 1\.02\$"
+done
+has 2 "^  4 sizes: ratio within 0\.98-1\.02 at [0-4], at most 1\.02 at [0-4]; largest $NUM at [0-9]* B\$"
+has 2 "^  fixed  wall $NUM $NUM s (median $NUM s); .*; timed iterations 4000\$"
+has 2 "^  wall time ratio stable/fixed $NUM  (target < 1)\$"
+has 2 "^  spread ratio stable/fixed, time $NUM, iteration median $NUM  (target <= 1)\$"
+echo "ok"
