@@ -342,7 +342,8 @@ static void start_backend(engine *e)
 
 /* This rank's colour under spec (option names it in messages) among the
  * ranks of comm, collective over comm: node gives each host's lowest rank
- * (hosts as NCCL counts them, see cb_sysinfo_host_comm); -1 with the status set on a colour list that does not fit comm. */
+ * (hosts as NCCL counts them, see cb_sysinfo_host_comm); -1 with the status
+ * set on a colour list that does not fit comm, or out of memory. */
 static int spec_color(engine *e, const cb_split_spec *spec, const char *option, MPI_Comm comm)
 {
     int rank = 0, size = 1;
@@ -498,6 +499,9 @@ static void gather_ranks(engine *e)
         MPI_Comm_rank(node, &node_rank);
         MPI_Comm_size(node, &node_size);
         MPI_Comm_free(&node);
+    } else {
+        cb_status_set(&e->st, CB_EXIT_RUNTIME, "out of memory for the host ids of %d ranks",
+                      e->nranks);
     }
     int leader = node_rank == 0;
     MPI_Allreduce(&leader, &e->run.nnodes, 1, MPI_INT, MPI_SUM, e->comm);
