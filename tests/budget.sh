@@ -28,8 +28,11 @@ PY
 
 # A budget far above what -n 100 takes: the count allowed is -n, in 10
 # rounds of 10. --stable 1000 takes any 3 round medians (and means) within
-# 10x of their median, which one slow round cannot upset: every measurement stops after
-# the 3 rounds of the minimum (a count below -n, a multiple of 10), and
+# 10x of their median: measurements stop after the 3 rounds of the minimum
+# unless a stall of the machine makes one round's mean more than 10x the
+# others' (seen in a sanitizer build: 16 ms stalls in rounds of 0.5 ms),
+# which then takes more rounds; so every count is a multiple of 10 from 30
+# to 100, most below 100 (without the early stop all would be 100), and
 # both ranks ran it (a rank that stopped alone would hang the run).
 run 2 --backend mpi -b 64K -e 1M -f 4 -n 100 -w 2 --budget 3600000 --stable 1000 -c 1 --stats \
     --csv "$CB_TMP/s.csv"
@@ -39,9 +42,8 @@ import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 assert len(rows) == 6, rows
 iters = [int(r["iters"]) for r in rows]
-assert all(30 <= n < 100 and n % 10 == 0 for n in iters), iters
-# Almost always exactly the minimum; one unlucky round may add one more.
-assert sum(n == 30 for n in iters) >= len(iters) - 1, iters
+assert all(30 <= n <= 100 and n % 10 == 0 for n in iters), iters
+assert sum(n < 100 for n in iters) >= len(iters) // 2 + 1, iters
 # The statistics cover the samples of every round run, no more.
 assert all(1 <= int(r["iter_samples"]) <= int(r["iters"]) for r in rows), rows
 assert all(float(r["time_us"]) > 0 and r["wrong"] == "0" for r in rows), rows
@@ -68,7 +70,9 @@ by = {}
 for r in rows:
     by.setdefault((r["bytes"], r["placement"]), set()).add(r["iters"])
 assert all(len(v) == 1 for v in by.values()), by
-assert all(12 <= int(r["iters"]) < 40 for r in rows), rows
+# Rounds of 4: from 12 to 40, most stopping early (see above).
+assert all(12 <= int(r["iters"]) <= 40 and int(r["iters"]) % 4 == 0 for r in rows), rows
+assert sum(int(r["iters"]) < 40 for r in rows) >= len(rows) // 2 + 1, rows
 PY
 
 # Without --budget, --stable changes nothing: every size runs -n.
