@@ -70,9 +70,17 @@ launch() {
     fi
 }
 
+# An awk function for the awk programs below: the median of a[1..n], which
+# it leaves sorted.
+awk_median='
+    function median(a, n,    i, j, t) {
+        for (i = 2; i <= n; i++)
+            for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
+        return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+    }'
+
 median() { # median of the numbers on stdin
-    sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2];
-                                         else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+    awk "$awk_median"' { v[NR] = $1 + 0 } END { print median(v, NR) }'
 }
 
 # div A B: A / B, "inf" when B is 0.
@@ -125,12 +133,7 @@ overhead() {
     # did to both; slower counts the rounds where the tool took longer; again
     # is the median of again / bare.
     printf '%10s %12s %12s %8s %8s %8s  %s\n' bytes bare_us tool_us ratio slower again target
-    awk -F, -v rounds="$rounds" '
-        function median(a, n,    i, j, t) {
-            for (i = 2; i <= n; i++)
-                for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
-            return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-        }
+    awk -F, -v rounds="$rounds" "$awk_median"'
         { k = split(FILENAME, part, "."); side = part[k - 1]; r = part[k]
           t[side, r, $1] = $2
           if (side == "bare" && r == 1) sizes[++nsizes] = $1 }
@@ -241,16 +244,14 @@ if want 4; then
     # (max - min) / median over the runs; printed: one line per size, then
     # "iters" and the total of the iters column over sizes and runs.
     spread_file() { # SIDE COLUMN
-        awk -F, -v col="$2" '
+        awk -F, -v col="$2" "$awk_median"'
             FNR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
             $c["placement"] == "out-of-place" { v[$c["bytes"]] = v[$c["bytes"]] " " $c[col]
                                                 iters += $c["iters"] }
-            END { for (b in v) { n = split(v[b], x, " "); lo = hi = x[1]
-                      for (i = 2; i <= n; i++) { if (x[i] < lo) lo = x[i]; if (x[i] > hi) hi = x[i] }
-                      for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++)
-                          if (x[j] < x[i]) { t = x[i]; x[i] = x[j]; x[j] = t }
-                      med = n % 2 ? x[(n + 1) / 2] : (x[n / 2] + x[n / 2 + 1]) / 2
-                      print (med > 0 ? (hi - lo) / med : 0) }
+            END { for (b in v) { n = split(v[b], x, " ")
+                      for (i = 1; i <= n; i++) x[i] += 0
+                      med = median(x, n)   # x sorted: x[1] the least, x[n] the most
+                      print (med > 0 ? (x[n] - x[1]) / med : 0) }
                   print "iters", iters }' "$tmp/$1".[0-9]* >"$tmp/$1.$2.spread"
     }
     spread() { grep -v iters "$tmp/$1.$2.spread" | median; }

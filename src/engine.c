@@ -877,9 +877,8 @@ static void choose_mark_stride(engine *e, const cb_call *call, double warmup_per
  * iterations (fewer in the last), until iters_now have run or, after at
  * least CB_STABLE_ROUNDS rounds, every rank finds the medians and the means
  * of its last CB_STABLE_ROUNDS rounds each within --stable percent of their
- * median. The
- * ranks agree on stopping between rounds, outside any timed span, so that
- * all run the same count. Sums the completion and CPU times of the spans
+ * median. The ranks agree on stopping between rounds, outside any timed
+ * span, so that all run the same count. Sums the completion and CPU times of the spans
  * and leaves the per-operation samples of every round in e->samples. */
 static int time_rounds(engine *e, const cb_collective *coll, const cb_call *call,
                        double *completion, double *cpu, int *nsamples)

@@ -75,14 +75,13 @@ int cb_sysinfo_local_ranks(MPI_Comm comm)
     return n;
 }
 
-int cb_sysinfo_host_comm(MPI_Comm comm, int key, MPI_Comm *host)
+int cb_sysinfo_same_text_comm(MPI_Comm comm, int key, const char *text, MPI_Comm *out)
 {
     MPI_Comm machine;
     MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, key, MPI_INFO_NULL, &machine);
-    /* The colour: the lowest rank on this machine with the same host id,
-     * found by comparing the ids in full (length -1: unset). */
-    const char *id = getenv(CB_HOSTID_ENV);
-    int my_len = id != NULL ? (int)strlen(id) : -1;
+    /* The colour: the lowest rank on this machine with the same text, found
+     * by comparing the texts in full (length -1: NULL). */
+    int my_len = text != NULL ? (int)strlen(text) : -1;
     int nlocal = 1, local = 0;
     MPI_Comm_size(machine, &nlocal);
     MPI_Comm_rank(machine, &local);
@@ -100,28 +99,33 @@ int cb_sysinfo_host_comm(MPI_Comm comm, int key, MPI_Comm *host)
             counts[i] = lens[i] > 0 ? lens[i] : 0;
             total += counts[i];
         }
-        char *ids = malloc((size_t)total + 1);
-        all_ok = ids != NULL;
+        char *texts = malloc((size_t)total + 1);
+        all_ok = texts != NULL;
         MPI_Allreduce(MPI_IN_PLACE, &all_ok, 1, MPI_INT, MPI_LAND, machine);
         if (all_ok) {
-            MPI_Allgatherv(id != NULL ? id : "", counts[local], MPI_CHAR, ids, counts, offsets,
-                           MPI_CHAR, machine);
+            MPI_Allgatherv(text != NULL ? text : "", counts[local], MPI_CHAR, texts, counts,
+                           offsets, MPI_CHAR, machine);
             color = local;
             for (int i = 0; i < local; i++)
                 if (lens[i] == my_len &&
-                    memcmp(ids + offsets[i], ids + offsets[local], (size_t)counts[i]) == 0) {
+                    memcmp(texts + offsets[i], texts + offsets[local], (size_t)counts[i]) == 0) {
                     color = i;
                     break;
                 }
         }
-        free(ids);
+        free(texts);
     }
     free(lens);
     free(offsets);
     free(counts);
-    *host = MPI_COMM_NULL;
+    *out = MPI_COMM_NULL;
     if (all_ok)
-        MPI_Comm_split(machine, color, key, host);
+        MPI_Comm_split(machine, color, key, out);
     MPI_Comm_free(&machine);
     return all_ok ? 0 : -1;
+}
+
+int cb_sysinfo_host_comm(MPI_Comm comm, int key, MPI_Comm *host)
+{
+    return cb_sysinfo_same_text_comm(comm, key, getenv(CB_HOSTID_ENV), host);
 }

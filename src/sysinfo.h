@@ -21,11 +21,15 @@ int cb_sysinfo_local_ranks(MPI_Comm comm);
  * count as different hosts. */
 #define CB_HOSTID_ENV "NCCL_HOSTID"
 
-/* The ranks of comm on this rank's host, ordered by key: the ranks on this
- * machine (MPI_COMM_TYPE_SHARED) whose CB_HOSTID_ENV is the same, set or
- * unset, as NCCL identifies hosts. Collective over comm; free with
- * MPI_Comm_free. -1 and MPI_COMM_NULL, on every rank of the machine, when
- * out of memory for the ids. */
+/* The ranks of comm on this machine (MPI_COMM_TYPE_SHARED) that passed the
+ * same text (NULL matches only NULL), ordered by key. Collective over comm;
+ * free with MPI_Comm_free. -1 and MPI_COMM_NULL, on every rank of the
+ * machine, when out of memory for the texts. */
+int cb_sysinfo_same_text_comm(MPI_Comm comm, int key, const char *text, MPI_Comm *out);
+
+/* The ranks of comm on this rank's host, ordered by key: those on this
+ * machine whose CB_HOSTID_ENV is the same, set or unset, as NCCL identifies
+ * hosts (cb_sysinfo_same_text_comm). */
 int cb_sysinfo_host_comm(MPI_Comm comm, int key, MPI_Comm *host);
 
 #endif

@@ -11,24 +11,15 @@ NUM='[0-9][0-9]*\.[0-9][0-9]*'
 export NP=2 ROUNDS=2 ITERS=3 WARMUP=1 OVERHEAD_MAX=64 SWEEP_MAX=4096 VERIFY_MIB=1 RUNS4=2 BUDGET=5
 export MPIRUN="$CB_MPIRUN" TOOL="$CB_BIN" BARE_MPI="$CB_BUILDDIR/bench/bare_allreduce" \
     VERIFY_COST="$CB_BUILDDIR/bench/verify_cost"
-out=$CB_TMP/bench.out
 
 bench() {
     rc=0
-    timeout -k 5 240 sh "$CB_SRCDIR/bench/run.sh" "$CB_BUILDDIR" >"$out" 2>"$CB_TMP/bench.err" || rc=$?
-}
-show() {
-    echo "--- stdout" >&2; cat "$out" >&2
-    echo "--- stderr" >&2; cat "$CB_TMP/bench.err" >&2
-}
-# has COUNT REGEX: exactly COUNT lines of the output match.
-has() {
-    n=$(grep -c -- "$2" "$out" || true)
-    [ "$n" = "$1" ] || { show; fail "$n lines (not $1) match: $2"; }
+    timeout -k 5 240 sh "$CB_SRCDIR/bench/run.sh" "$CB_BUILDDIR" >"$CB_TMP/out" 2>"$CB_TMP/err" ||
+        rc=$?
 }
 
 bench
-[ "$rc" = 0 ] || { show; fail "bench/run.sh exited with $rc"; }
+expect_rc 0 "bench/run.sh"
 # 1: one row per size, 8 to 64 B, then the summary.
 has 1 "^== 1 (mpi). timing overhead"
 for bytes in 8 16 32 64; do
@@ -53,8 +44,8 @@ for rank in 0 1; do
 done
 # 4: fixed counts time 2 runs x 10 sizes x 200 iterations; the budget no more.
 has 1 "^  fixed  wall $NUM $NUM s (median $NUM s); .*; timed iterations 4000\$"
-stable=$(sed -n 's/^  stable wall .*; timed iterations \([0-9]*\)$/\1/p' "$out")
-[ -n "$stable" ] && [ "$stable" -le 4000 ] || { show; fail "stable: timed iterations '$stable'"; }
+stable=$(sed -n 's/^  stable wall .*; timed iterations \([0-9]*\)$/\1/p' "$CB_TMP/out")
+[ -n "$stable" ] && [ "$stable" -le 4000 ] || show_and_fail "stable: timed iterations '$stable'"
 has 1 "^  wall time ratio stable/fixed $NUM  (target < 1)\$"
 has 1 "^  spread ratio stable/fixed, time $NUM, iteration median $NUM  (target <= 1)\$"
 
@@ -88,7 +79,7 @@ echo 16,out-of-place,\$t
 LAUNCHER
 chmod +x "$CB_TMP/launcher" "$CB_TMP/bare" "$CB_TMP/tool"
 MPIRUN="$CB_TMP/launcher" TOOL="$CB_TMP/tool" BARE_MPI="$CB_TMP/bare" ROUNDS=3 PARTS=1 bench
-[ "$rc" = 0 ] || { show; fail "bench/run.sh with stand-ins exited with $rc"; }
+expect_rc 0 "bench/run.sh with stand-ins"
 has 1 "^ *8  *2\.000  *3\.300  *1\.6500  *3/3  *1\.0000  <= 1\.02\$"
 has 1 "^ *16  *2\.000  *3\.300  *3\.0000  *2/3  *1\.0000  <= 1\.02\$"
 has 1 "^  2 sizes: ratio within 0\.98-1\.02 at 0, at most 1\.02 at 0; largest 3\.0000 at 16 B\$"
@@ -97,13 +88,13 @@ has 1 "^  median ratio over sizes 2\.3250  (target <= 1\.02 at every size)\$"
 
 # A tool that fails: a message and a non-zero status, no figures.
 TOOL=false PARTS=1 bench
-[ "$rc" != 0 ] || { show; fail "bench/run.sh with a failing tool exited with 0"; }
-grep -q "^bench/run.sh: the tool run of round 1 printed no times\$" "$CB_TMP/bench.err" ||
-    { show; fail "no message about the failing tool"; }
+[ "$rc" != 0 ] || show_and_fail "bench/run.sh with a failing tool exited with 0"
+grep -q "^bench/run.sh: the tool run of round 1 printed no times\$" "$CB_TMP/err" ||
+    show_and_fail "no message about the failing tool"
 has 0 "<= 1\.02\$"
 TOOL=false PARTS=2 VERIFY_MIB=1 bench
-[ "$rc" != 0 ] || { show; fail "bench/run.sh part 2 with a failing tool exited with 0"; }
-grep -q "^bench/run.sh: failed: launch false " "$CB_TMP/bench.err" ||
-    { show; fail "no message about the failing sweep"; }
+[ "$rc" != 0 ] || show_and_fail "bench/run.sh part 2 with a failing tool exited with 0"
+grep -q "^bench/run.sh: failed: launch false " "$CB_TMP/err" ||
+    show_and_fail "no message about the failing sweep"
 has 0 "(target <= 1\.5)"
 echo "ok"

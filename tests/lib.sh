@@ -30,13 +30,23 @@ run() {
         >"$CB_TMP/out" 2>"$CB_TMP/err" || rc=$?
 }
 
+# show_and_fail MESSAGE: print the last run's output, then fail.
+show_and_fail() {
+    echo "--- stdout" >&2; cat "$CB_TMP/out" >&2
+    echo "--- stderr" >&2; cat "$CB_TMP/err" >&2
+    fail "$1"
+}
+
 # expect_rc WANT CONTEXT: fail unless the last run exited with WANT.
 expect_rc() {
-    if [ "$rc" != "$1" ]; then
-        echo "--- stdout" >&2; cat "$CB_TMP/out" >&2
-        echo "--- stderr" >&2; cat "$CB_TMP/err" >&2
-        fail "$2: exit status $rc, expected $1"
-    fi
+    [ "$rc" = "$1" ] || show_and_fail "$2: exit status $rc, expected $1"
+}
+
+# has COUNT REGEX: fail unless exactly COUNT lines of the last run's
+# stdout match the basic regular expression.
+has() {
+    n=$(grep -c -- "$2" "$CB_TMP/out" || true)
+    [ "$n" = "$1" ] || show_and_fail "$n lines (not $1) match: $2"
 }
 
 check() {

@@ -9,22 +9,14 @@ need_standin
 need_mpirun
 
 NUM='[0-9][0-9]*\.[0-9][0-9]*'
-out=$CB_TMP/bench.out
 rc=0
 CB_STANDIN_GPUS=1 BENCH_NCCL=1 BENCH_HOSTIDS=1 NP=3 PARTS="1 4" ROUNDS=2 ITERS=3 WARMUP=1 \
     OVERHEAD_MAX=64 SWEEP_MAX=4096 RUNS4=2 BUDGET=5 MPIRUN="$CB_MPIRUN" TOOL="$CB_STANDIN_BIN" \
     BARE_MPI="$CB_BUILDDIR/bench/bare_allreduce" \
     BARE_NCCL="$CB_BUILDDIR/tests/bare-nccl-allreduce-standin" \
-    timeout -k 5 240 sh "$CB_SRCDIR/bench/run.sh" "$CB_BUILDDIR" >"$out" 2>"$CB_TMP/err" || rc=$?
-show() {
-    echo "--- stdout" >&2; cat "$out" >&2
-    echo "--- stderr" >&2; cat "$CB_TMP/err" >&2
-}
-[ "$rc" = 0 ] || { show; fail "bench/run.sh exited with $rc"; }
-has() {
-    n=$(grep -c -- "$2" "$out" || true)
-    [ "$n" = "$1" ] || { show; fail "$n lines (not $1) match: $2"; }
-}
+    timeout -k 5 240 sh "$CB_SRCDIR/bench/run.sh" "$CB_BUILDDIR" >"$CB_TMP/out" 2>"$CB_TMP/err" ||
+    rc=$?
+expect_rc 0 "bench/run.sh"
 for be in mpi nccl; do
     has 1 "^== 1 ($be). timing overhead: all-reduce float sum, 3 ranks"
     has 1 "^== 4 ($be). time to result"

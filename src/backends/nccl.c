@@ -208,31 +208,15 @@ static int nccl_usable(char *why, size_t why_len)
 static int count_device_sharers(nccl_backend *nb)
 {
     cb_backend *b = &nb->base;
-    char bus_id[sizeof ((cb_device_desc *)0)->bus_id];
-    memset(bus_id, 0, sizeof bus_id);
+    char bus_id[sizeof ((cb_device_desc *)0)->bus_id] = "";
     int failed = CUDA_CALL(b, cudaDeviceGetPCIBusId(bus_id, (int)sizeof bus_id, nb->device)) != 0;
-    MPI_Comm machine;
-    MPI_Comm_split_type(b->comm, MPI_COMM_TYPE_SHARED, b->rank, MPI_INFO_NULL, &machine);
-    int nlocal = 1;
-    MPI_Comm_size(machine, &nlocal);
-    char *all = malloc((size_t)nlocal * sizeof bus_id);
-    int ok = !failed && all != NULL;
-    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, machine);
-    if (ok) {
-        MPI_Allgather(bus_id, (int)sizeof bus_id, MPI_CHAR, all, (int)sizeof bus_id, MPI_CHAR,
-                      machine);
-        nb->device_sharers = 0;
-        for (int i = 0; i < nlocal; i++)
-            nb->device_sharers += memcmp(all + (size_t)i * sizeof bus_id, bus_id,
-                                         sizeof bus_id) == 0;
-    } else if (!failed) {
-        cb_backend_fail(b, all == NULL ? "out of memory for the GPU ids of this machine's ranks"
-                                       : "another rank on this machine could not read its "
-                                         "GPU's PCI bus id");
-    }
-    free(all);
-    MPI_Comm_free(&machine);
-    return ok ? 0 : -1;
+    MPI_Comm sharing;
+    if (cb_sysinfo_same_text_comm(b->comm, b->rank, failed ? NULL : bus_id, &sharing) != 0)
+        return failed ? -1
+                      : cb_backend_fail(b, "out of memory for the GPU ids of this machine's ranks");
+    MPI_Comm_size(sharing, &nb->device_sharers);
+    MPI_Comm_free(&sharing);
+    return failed ? -1 : 0;
 }
 
 /* The rank's GPU: its place among the ranks of its host, among the devices

@@ -15,13 +15,6 @@ standin_check() {
         fail "stand-in check failed: $*"
 }
 
-# show_and_fail MESSAGE: print the last run's output, then fail.
-show_and_fail() {
-    echo "--- stdout" >&2; cat "$CB_TMP/out" >&2
-    echo "--- stderr" >&2; cat "$CB_TMP/err" >&2
-    fail "$1"
-}
-
 # one_message TEXT: the last run printed exactly one nccl-collbench message,
 # and it contains TEXT.
 one_message() {
