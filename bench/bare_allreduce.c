@@ -8,17 +8,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_args.h"
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
-    int iters = argc > 1 ? atoi(argv[1]) : 100;
-    int warmup = argc > 2 ? atoi(argv[2]) : 5;
-    size_t min_bytes = argc > 3 ? strtoul(argv[3], NULL, 10) : 8;
-    size_t max_bytes = argc > 4 ? strtoul(argv[4], NULL, 10) : (size_t)4 << 20;
-    if (iters < 1 || warmup < 0 || min_bytes < sizeof(float) || max_bytes < min_bytes) {
-        fprintf(stderr, "usage: bare_allreduce ITERATIONS [WARMUP] [MIN_BYTES] [MAX_BYTES]\n");
+    bench_loop_args args;
+    if (bench_loop_args_parse(argc, argv, "bare_allreduce ITERATIONS [WARMUP] [MIN_BYTES] [MAX_BYTES]", &args) != 0)
         MPI_Abort(MPI_COMM_WORLD, 2);
-    }
+    int iters = (int)args.iters, warmup = (int)args.warmup;
+    size_t min_bytes = (size_t)args.min_bytes, max_bytes = (size_t)args.max_bytes;
     int rank;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     float *send = malloc(max_bytes), *recv = malloc(max_bytes);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "backends/nccl_api.h"
+#include "bench_args.h"
 
 #define CHECK_CUDA(call)                                                               \
     do {                                                                               \
@@ -32,14 +33,11 @@
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
-    int iters = argc > 1 ? atoi(argv[1]) : 100;
-    int warmup = argc > 2 ? atoi(argv[2]) : 5;
-    size_t min_bytes = argc > 3 ? strtoul(argv[3], NULL, 10) : 8;
-    size_t max_bytes = argc > 4 ? strtoul(argv[4], NULL, 10) : (size_t)4 << 20;
-    if (iters < 1 || warmup < 0 || min_bytes < sizeof(float) || max_bytes < min_bytes) {
-        fprintf(stderr, "usage: bare_nccl_allreduce ITERATIONS [WARMUP] [MIN] [MAX]\n");
+    bench_loop_args args;
+    if (bench_loop_args_parse(argc, argv, "bare_nccl_allreduce ITERATIONS [WARMUP] [MIN_BYTES] [MAX_BYTES]", &args) != 0)
         MPI_Abort(MPI_COMM_WORLD, 2);
-    }
+    int iters = (int)args.iters, warmup = (int)args.warmup;
+    size_t min_bytes = (size_t)args.min_bytes, max_bytes = (size_t)args.max_bytes;
     int rank, nranks, local;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);

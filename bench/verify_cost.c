@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_args.h"
 #include "collective.h"
 #include "pattern.h"
 
@@ -19,12 +20,16 @@ static double now(void)
 
 int main(int argc, char **argv)
 {
-    size_t mib = argc > 1 ? strtoul(argv[1], NULL, 10) : 256;
-    int reps = argc > 2 ? atoi(argv[2]) : 5;
-    if (mib == 0 || reps < 1) {
-        fprintf(stderr, "usage: verify_cost [MiB > 0] [repetitions > 0]\n");
+    const char *usage = "verify_cost [MiB] [repetitions]";
+    long mib_arg, reps_arg;
+    if (argc > 3 || bench_arg(argc, argv, 1, 256, 1, 1L << 20, usage, &mib_arg) != 0 ||
+        bench_arg(argc, argv, 2, 5, 1, 1000000, usage, &reps_arg) != 0) {
+        if (argc > 3)
+            fprintf(stderr, "%s: too many arguments\nusage: %s\n", argv[0], usage);
         return 2;
     }
+    size_t mib = (size_t)mib_arg;
+    int reps = (int)reps_arg;
     size_t bytes = mib << 20, count = bytes / sizeof(float);
     char why[128];
     cb_pattern pat;

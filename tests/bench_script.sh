@@ -98,3 +98,23 @@ grep -q "^bench/run.sh: failed: launch false " "$CB_TMP/err" ||
     show_and_fail "no message about the failing sweep"
 has 0 "(target <= 1\.5)"
 echo "ok"
+
+# The bench programs parse their arguments strictly: a malformed or
+# out-of-range value is a usage error (status 2) naming it, never atoi's 0.
+for args in "12x" "-1" "10 0 8 4" "10 0 8 4M"; do
+    rc=0
+    # shellcheck disable=SC2086
+    "$CB_BUILDDIR/bench/verify_cost" $args >"$CB_TMP/out" 2>"$CB_TMP/err" || rc=$?
+    case "$args" in
+        "12x" | "-1") expect_rc 2 "verify_cost $args"
+            grep -q "argument 1 '$args' is not an integer" "$CB_TMP/err" ||
+                show_and_fail "verify_cost $args: no message naming the value" ;;
+        *) expect_rc 2 "verify_cost $args (too many arguments)" ;;
+    esac
+    rc=0
+    # shellcheck disable=SC2086
+    timeout -k 5 60 $CB_MPIRUN -np 1 "$CB_BUILDDIR/bench/bare_allreduce" $args \
+        >"$CB_TMP/out" 2>"$CB_TMP/err" || rc=$?
+    [ "$rc" != 0 ] || show_and_fail "bare_allreduce $args: exit status 0"
+    grep -q "usage: bare_allreduce" "$CB_TMP/err" || show_and_fail "bare_allreduce $args: no usage"
+done
