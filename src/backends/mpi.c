@@ -117,15 +117,22 @@ static MPI_Op mpi_op_of(cb_backend *b, cb_dtype dtype, cb_redop redop)
     return ((mpi_backend *)b)->ops[dtype][redop];
 }
 
-/* Describe an MPI error code as one line. */
-static int mpi_fail(cb_backend *b, const char *call, int code)
+/* An MPI call's return code: 0, or -1 with one line in b->error naming the
+ * call, where it is, and MPI's own description of the error. */
+static int mpi_check(cb_backend *b, int code, const char *call, const char *file, int line)
 {
+    if (code == MPI_SUCCESS)
+        return 0;
     char text[MPI_MAX_ERROR_STRING];
     int len = 0;
     if (MPI_Error_string(code, text, &len) != MPI_SUCCESS)
         snprintf(text, sizeof text, "error %d", code);
-    return cb_backend_fail(b, "%s failed: %s", call, text);
+    const char *base = strrchr(file, '/');
+    return cb_backend_fail(b, "%.*s failed (%s:%d): %s", (int)strcspn(call, "("), call,
+                           base != NULL ? base + 1 : file, line, text);
 }
+
+#define MPI_CALL(b, call) mpi_check((b), (call), #call, __FILE__, __LINE__)
 
 static int mpi_usable(char *why, size_t why_len)
 {
@@ -148,17 +155,14 @@ static int create_types_and_ops(mpi_backend *mb)
             continue;
         }
         int size = (int)cb_dtype_info_of(dtype)->size;
-        int rc = MPI_Type_contiguous(size, MPI_BYTE, &mb->types[t]);
-        if (rc != MPI_SUCCESS)
-            return mpi_fail(b, "MPI_Type_contiguous", rc);
+        if (MPI_CALL(b, MPI_Type_contiguous(size, MPI_BYTE, &mb->types[t])) != 0)
+            return -1;
         mb->type_created[t] = 1;
-        rc = MPI_Type_commit(&mb->types[t]);
-        if (rc != MPI_SUCCESS)
-            return mpi_fail(b, "MPI_Type_commit", rc);
+        if (MPI_CALL(b, MPI_Type_commit(&mb->types[t])) != 0)
+            return -1;
         for (int op = 0; op < CB_MPI_BASIC_REDOPS; op++) {
-            rc = MPI_Op_create(narrow[op], 1, &mb->ops[t][op]);
-            if (rc != MPI_SUCCESS)
-                return mpi_fail(b, "MPI_Op_create", rc);
+            if (MPI_CALL(b, MPI_Op_create(narrow[op], 1, &mb->ops[t][op])) != 0)
+                return -1;
             mb->op_created[t][op] = 1;
         }
     }
@@ -169,10 +173,9 @@ static int create_types_and_ops(mpi_backend *mb)
  * reported as ours; the caller's keeps its handler. Collective over comm. */
 static int mpi_start(mpi_backend *mb, MPI_Comm comm)
 {
-    int rc = MPI_Comm_dup(comm, &mb->base.comm);
-    if (rc != MPI_SUCCESS) {
+    if (MPI_CALL(&mb->base, MPI_Comm_dup(comm, &mb->base.comm)) != 0) {
         mb->base.comm = MPI_COMM_NULL;
-        return mpi_fail(&mb->base, "MPI_Comm_dup", rc);
+        return -1;
     }
     MPI_Comm_set_errhandler(mb->base.comm, MPI_ERRORS_RETURN);
     MPI_Comm_rank(mb->base.comm, &mb->base.rank);
@@ -202,8 +205,8 @@ static int mpi_split(cb_backend *b, int color, int key, cb_backend **out)
     if (cb_backend_agree(b->comm, b, color >= 0 && mb == NULL) != 0)
         return -1;
     MPI_Comm sub = MPI_COMM_NULL;
-    int rc = MPI_Comm_split(b->comm, color >= 0 ? color : MPI_UNDEFINED, key, &sub);
-    int failed = rc != MPI_SUCCESS && mpi_fail(b, "MPI_Comm_split", rc) != 0;
+    int failed = MPI_CALL(b, MPI_Comm_split(b->comm, color >= 0 ? color : MPI_UNDEFINED, key,
+                                            &sub)) != 0;
     if (!failed && mb != NULL) {
         mb->base.ops = b->ops;
         mb->base.comm = MPI_COMM_NULL;
@@ -395,10 +398,9 @@ static int mpi_allreduce(cb_backend *b, const void *send, void *recv, size_t cou
     if (check_count(b, count) != 0)
         return -1;
     const void *src = send == recv ? MPI_IN_PLACE : send;
-    int rc = MPI_Allreduce(src, recv, (int)count, mpi_type_of(b, dtype),
-                           mpi_op_of(b, dtype, redop), b->comm);
-    if (rc != MPI_SUCCESS)
-        return mpi_fail(b, "MPI_Allreduce", rc);
+    if (MPI_CALL(b, MPI_Allreduce(src, recv, (int)count, mpi_type_of(b, dtype),
+                                  mpi_op_of(b, dtype, redop), b->comm)) != 0)
+        return -1;
     finish_reduction(b, recv, count, dtype, redop);
     return 0;
 }
@@ -410,9 +412,8 @@ static int mpi_allgather(cb_backend *b, const void *send, void *recv, size_t cou
         return -1;
     int in_place = send == (char *)recv + (size_t)b->rank * count * elem_size(dtype);
     MPI_Datatype type = mpi_type_of(b, dtype);
-    int rc = MPI_Allgather(in_place ? MPI_IN_PLACE : send, (int)count, type, recv, (int)count,
-                           type, b->comm);
-    return rc == MPI_SUCCESS ? 0 : mpi_fail(b, "MPI_Allgather", rc);
+    return MPI_CALL(b, MPI_Allgather(in_place ? MPI_IN_PLACE : send, (int)count, type, recv,
+                                     (int)count, type, b->comm));
 }
 
 static int mpi_reducescatter(cb_backend *b, const void *send, void *recv, size_t count,
@@ -424,18 +425,18 @@ static int mpi_reducescatter(cb_backend *b, const void *send, void *recv, size_t
     int in_place = recv == (const char *)send + (size_t)b->rank * count * esize;
     MPI_Datatype type = mpi_type_of(b, dtype);
     MPI_Op op = mpi_op_of(b, dtype, redop);
-    int rc;
     if (in_place) {
         /* MPI leaves an in-place result at the start of the buffer; NCCL's
          * in-place result is the rank's own block, so move it there. */
-        rc = MPI_Reduce_scatter_block(MPI_IN_PLACE, (void *)send, (int)count, type, op, b->comm);
-        if (rc == MPI_SUCCESS && b->rank != 0)
+        if (MPI_CALL(b, MPI_Reduce_scatter_block(MPI_IN_PLACE, (void *)send, (int)count, type,
+                                                 op, b->comm)) != 0)
+            return -1;
+        if (b->rank != 0)
             memmove(recv, send, count * esize);
-    } else {
-        rc = MPI_Reduce_scatter_block(send, recv, (int)count, type, op, b->comm);
+    } else if (MPI_CALL(b, MPI_Reduce_scatter_block(send, recv, (int)count, type, op,
+                                                    b->comm)) != 0) {
+        return -1;
     }
-    if (rc != MPI_SUCCESS)
-        return mpi_fail(b, "MPI_Reduce_scatter_block", rc);
     finish_reduction(b, recv, count, dtype, redop);
     return 0;
 }
@@ -448,8 +449,7 @@ static int mpi_broadcast(cb_backend *b, const void *send, void *recv, size_t cou
     /* NCCL's root also receives: copy its input over first (a local pass). */
     if (b->rank == root && send != recv)
         memcpy(recv, send, count * elem_size(dtype));
-    int rc = MPI_Bcast(recv, (int)count, mpi_type_of(b, dtype), root, b->comm);
-    return rc == MPI_SUCCESS ? 0 : mpi_fail(b, "MPI_Bcast", rc);
+    return MPI_CALL(b, MPI_Bcast(recv, (int)count, mpi_type_of(b, dtype), root, b->comm));
 }
 
 static int mpi_reduce(cb_backend *b, const void *send, void *recv, size_t count,
@@ -458,10 +458,9 @@ static int mpi_reduce(cb_backend *b, const void *send, void *recv, size_t count,
     if (check_count(b, count) != 0)
         return -1;
     const void *src = b->rank == root && send == recv ? MPI_IN_PLACE : send;
-    int rc = MPI_Reduce(src, recv, (int)count, mpi_type_of(b, dtype), mpi_op_of(b, dtype, redop),
-                        root, b->comm);
-    if (rc != MPI_SUCCESS)
-        return mpi_fail(b, "MPI_Reduce", rc);
+    if (MPI_CALL(b, MPI_Reduce(src, recv, (int)count, mpi_type_of(b, dtype),
+                               mpi_op_of(b, dtype, redop), root, b->comm)) != 0)
+        return -1;
     if (b->rank == root)
         finish_reduction(b, recv, count, dtype, redop);
     return 0;
@@ -473,9 +472,8 @@ static int mpi_alltoall(cb_backend *b, const void *send, void *recv, size_t coun
     if (check_count(b, count) != 0)
         return -1;
     MPI_Datatype type = mpi_type_of(b, dtype);
-    int rc = MPI_Alltoall(send == recv ? MPI_IN_PLACE : send, (int)count, type, recv, (int)count,
-                          type, b->comm);
-    return rc == MPI_SUCCESS ? 0 : mpi_fail(b, "MPI_Alltoall", rc);
+    return MPI_CALL(b, MPI_Alltoall(send == recv ? MPI_IN_PLACE : send, (int)count, type, recv,
+                                    (int)count, type, b->comm));
 }
 
 static int mpi_gather(cb_backend *b, const void *send, void *recv, size_t count,
@@ -488,8 +486,7 @@ static int mpi_gather(cb_backend *b, const void *send, void *recv, size_t count,
                    send == (char *)recv + (size_t)b->rank * count * elem_size(dtype);
     MPI_Datatype type = mpi_type_of(b, dtype);
     const void *src = in_place ? MPI_IN_PLACE : send;
-    int rc = MPI_Gather(src, (int)count, type, recv, (int)count, type, root, b->comm);
-    return rc == MPI_SUCCESS ? 0 : mpi_fail(b, "MPI_Gather", rc);
+    return MPI_CALL(b, MPI_Gather(src, (int)count, type, recv, (int)count, type, root, b->comm));
 }
 
 static int mpi_scatter(cb_backend *b, const void *send, void *recv, size_t count,
@@ -502,8 +499,7 @@ static int mpi_scatter(cb_backend *b, const void *send, void *recv, size_t count
                    recv == (const char *)send + (size_t)b->rank * count * elem_size(dtype);
     MPI_Datatype type = mpi_type_of(b, dtype);
     void *dst = in_place ? MPI_IN_PLACE : recv;
-    int rc = MPI_Scatter(send, (int)count, type, dst, (int)count, type, root, b->comm);
-    return rc == MPI_SUCCESS ? 0 : mpi_fail(b, "MPI_Scatter", rc);
+    return MPI_CALL(b, MPI_Scatter(send, (int)count, type, dst, (int)count, type, root, b->comm));
 }
 
 /* The benchmark's point-to-point messages, apart from anything else on comm. */
@@ -515,20 +511,18 @@ static int mpi_sendrecv(cb_backend *b, const void *send, void *recv, size_t coun
     if (check_count(b, count) != 0)
         return -1;
     MPI_Datatype type = mpi_type_of(b, dtype);
-    int rc;
     if (send == recv)
-        rc = MPI_Sendrecv_replace(recv, (int)count, type, send_peer, CB_SENDRECV_TAG, recv_peer,
-                                  CB_SENDRECV_TAG, b->comm, MPI_STATUS_IGNORE);
-    else
-        rc = MPI_Sendrecv(send, (int)count, type, send_peer, CB_SENDRECV_TAG, recv, (int)count,
-                          type, recv_peer, CB_SENDRECV_TAG, b->comm, MPI_STATUS_IGNORE);
-    return rc == MPI_SUCCESS ? 0 : mpi_fail(b, "MPI_Sendrecv", rc);
+        return MPI_CALL(b, MPI_Sendrecv_replace(recv, (int)count, type, send_peer,
+                                                CB_SENDRECV_TAG, recv_peer, CB_SENDRECV_TAG,
+                                                b->comm, MPI_STATUS_IGNORE));
+    return MPI_CALL(b, MPI_Sendrecv(send, (int)count, type, send_peer, CB_SENDRECV_TAG, recv,
+                                    (int)count, type, recv_peer, CB_SENDRECV_TAG, b->comm,
+                                    MPI_STATUS_IGNORE));
 }
 
 static int mpi_barrier(cb_backend *b)
 {
-    int rc = MPI_Barrier(b->comm);
-    return rc == MPI_SUCCESS ? 0 : mpi_fail(b, "MPI_Barrier", rc);
+    return MPI_CALL(b, MPI_Barrier(b->comm));
 }
 
 /* The local passes of ring_allreduce, on the host with the same operations
@@ -546,9 +540,8 @@ static int mpi_reduce_local(cb_backend *b, cb_local_stage stage, const void *in,
             memcpy(inout, in, count * elem_size(dtype));
         return 0;
     case CB_LOCAL_COMBINE: {
-        int rc = MPI_Reduce_local(in, inout, (int)count, mpi_type_of(b, dtype),
-                                  mpi_op_of(b, dtype, redop));
-        return rc == MPI_SUCCESS ? 0 : mpi_fail(b, "MPI_Reduce_local", rc);
+        return MPI_CALL(b, MPI_Reduce_local(in, inout, (int)count, mpi_type_of(b, dtype),
+                                            mpi_op_of(b, dtype, redop)));
     }
     case CB_LOCAL_FINISH:
         if (redop == CB_AVG)
