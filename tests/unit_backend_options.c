@@ -8,21 +8,7 @@
 #include "config.h"
 #include "params.h"
 #include "unit.h"
-
-static int parse(cb_params *p, char *err, size_t len, const char *const *args)
-{
-    char *argv[16];
-    int argc = 0;
-    argv[argc++] = (char *)"nccl-collbench";
-    for (int i = 0; args[i]; i++)
-        argv[argc++] = (char *)args[i];
-    argv[argc] = NULL;
-    cb_params_defaults(p);
-    err[0] = '\0';
-    return cb_params_parse(p, argc, argv, err, len);
-}
-
-#define ARGS(...) ((const char *const[]){__VA_ARGS__, NULL})
+#include "unit_params.h"
 
 static void test_options(unit_state *u)
 {

@@ -5,6 +5,7 @@
 #include "params.h"
 #include "parse.h"
 #include "unit.h"
+#include "unit_params.h"
 
 static void test_bytes(unit_state *u)
 {
@@ -55,21 +56,6 @@ static void test_format(unit_state *u)
 }
 
 /* Parse a NULL-terminated argument list; returns the parser's result. */
-static int parse(cb_params *p, char *err, size_t len, const char *const *args)
-{
-    char *argv[32];
-    int argc = 0;
-    argv[argc++] = (char *)"nccl-collbench";
-    for (int i = 0; args[i]; i++)
-        argv[argc++] = (char *)args[i];
-    argv[argc] = NULL;
-    cb_params_defaults(p);
-    err[0] = '\0';
-    return cb_params_parse(p, argc, argv, err, len);
-}
-
-#define ARGS(...) ((const char *const[]){__VA_ARGS__, NULL})
-
 static void test_params_good(unit_state *u)
 {
     cb_params p;
