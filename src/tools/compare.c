@@ -227,8 +227,7 @@ static int judge_all(const options *o, const gate_side *base, const gate_side *f
             r->verdict = VERDICT_WRONG;
         else if (r->j.change > o->threshold && r->j.change > r->j.noise)
             r->verdict = VERDICT_REGRESSED;
-        else if (o->min_busbw > 0 && r->j.metric == METRIC_BUSBW &&
-                 r->j.fresh_busbw < o->min_busbw)
+        else if (o->min_busbw > 0 && r->j.has_busbw && r->j.fresh_busbw < o->min_busbw)
             r->verdict = VERDICT_BELOW_FLOOR;
         else
             r->verdict = VERDICT_OK;

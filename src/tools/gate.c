@@ -251,6 +251,7 @@ int gate_judge(const gate_entry *base, const gate_entry *fresh, gate_metric metr
         j->wrong += fresh->rows[i]->wrong;
         all_iter &= fresh->rows[i]->has_iter;
     }
+    j->has_busbw = busbw_sum > 0;
     /* The median resists stragglers that pull the mean; without samples, the mean. */
     if (metric == METRIC_AUTO)
         metric = all_iter ? METRIC_MEDIAN : METRIC_BUSBW;

@@ -74,7 +74,8 @@ typedef struct gate_judgement {
     double ratio;             /* fresh / base */
     double change;            /* the worsening as a fraction: drop or rise */
     double noise;             /* the worsening the baseline's spread explains */
-    double fresh_busbw;       /* for the floor */
+    int has_busbw;            /* the baseline has a bandwidth (not one rank, barrier) */
+    double fresh_busbw;       /* mean new bandwidth, for the floor */
     unsigned long long wrong; /* wrong elements in the new rows */
 } gate_judgement;
 

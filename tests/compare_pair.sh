@@ -1,0 +1,2 @@
+. "$CB_SRCDIR/tests/lib.sh"
+skip "todo"
