@@ -50,18 +50,32 @@ static int bad_value(const gate_side *s, size_t f, size_t r, int col, const char
     return -1;
 }
 
+/* The columns a row's figures come from, found once per file. */
+typedef struct figure_columns {
+    int schema, busbw, time, bytes, wrong, samples, median, p99;
+} figure_columns;
+
+static void find_figures(const cb_csv_table *t, figure_columns *c)
+{
+    c->schema = cb_csv_column(t, "schema_version");
+    c->busbw = cb_csv_column(t, "busbw_gbps");
+    c->time = cb_csv_column(t, "time_us");
+    c->bytes = cb_csv_column(t, "bytes");
+    c->wrong = cb_csv_column(t, "wrong");
+    c->samples = cb_csv_column(t, "iter_samples");
+    c->median = cb_csv_column(t, "iter_median_us");
+    c->p99 = cb_csv_column(t, "iter_p99_us");
+}
+
 /* Read the figures of data row r of file f into *g. */
-static int read_row(const gate_side *s, size_t f, size_t r, gate_row *g, char *err,
-                    size_t err_len)
+static int read_row(const gate_side *s, size_t f, size_t r, const figure_columns *fc,
+                    gate_row *g, char *err, size_t err_len)
 {
     const cb_csv_table *t = &s->tables[f];
     char **row = t->rows[r];
     const char *why = NULL;
-    int c_schema = cb_csv_column(t, "schema_version");
-    int c_busbw = cb_csv_column(t, "busbw_gbps"), c_time = cb_csv_column(t, "time_us");
-    int c_bytes = cb_csv_column(t, "bytes"), c_wrong = cb_csv_column(t, "wrong");
-    int c_samples = cb_csv_column(t, "iter_samples");
-    int c_median = cb_csv_column(t, "iter_median_us"), c_p99 = cb_csv_column(t, "iter_p99_us");
+    int c_schema = fc->schema, c_busbw = fc->busbw, c_time = fc->time, c_bytes = fc->bytes;
+    int c_wrong = fc->wrong, c_samples = fc->samples, c_median = fc->median, c_p99 = fc->p99;
     unsigned long long u;
     if (c_schema >= 0) {
         if (cb_csv_unsigned(row[c_schema], &u, &why) != 0)
@@ -130,6 +144,8 @@ int gate_index(gate_side *s, const gate_keys *k, char *err, size_t err_len)
                                    "not an nccl-collbench CSV file", s->paths[f]);
             return -1;
         }
+        figure_columns fc;
+        find_figures(t, &fc);
         int cols[GATE_MAX_KEYS];
         for (size_t c = 0; c < GATE_MAX_KEYS; c++)
             cols[c] = k->use[c] ? cb_csv_column(t, gate_key_columns[c]) : -1;
@@ -156,7 +172,7 @@ int gate_index(gate_side *s, const gate_keys *k, char *err, size_t err_len)
             g->key = key;
             g->file = f;
             g->row = r;
-            if (read_row(s, f, r, g, err, err_len) != 0) {
+            if (read_row(s, f, r, &fc, g, err, err_len) != 0) {
                 free(key);
                 s->keys[s->nrows] = NULL;
                 return -1;
