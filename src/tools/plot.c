@@ -260,7 +260,9 @@ static void size_ticks(FILE *script, const plot_chart *ch)
         size_label(1ULL << e, label, sizeof label);
         fprintf(script, "%s\"%s\" %llu", e == e_lo ? "" : ", ", label, 1ULL << e);
     }
-    fprintf(script, ")\nset xrange [%llu:%llu]\n", 1ULL << e_lo, 1ULL << e_hi);
+    /* A margin, so that the end ticks and points are not on the border. */
+    fprintf(script, ")\nset xrange [%.6g:%.6g]\n", (double)(1ULL << e_lo) / 1.2,
+            (double)(1ULL << e_hi) * 1.2);
 }
 
 /* The title: what the chart shows, then one line per file naming its run. */
