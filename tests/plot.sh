@@ -89,6 +89,31 @@ grep -q 'barrier-busbw' "$CB_TMP/list" && fail "a barrier bandwidth chart"
 while read -r f; do [ -s "$f" ] || fail "$f listed, not written"; done <"$CB_TMP/list"
 [ "$(find "$CB_TMP/all" -type f -size 0 | wc -l)" = 0 ] || fail "an empty chart file"
 
+# --split: a line per group; --layout col: a line of its own.
+run 4 --split size:2 -b 1K -e 4K -n 2 --csv "$CB_TMP/split.csv"
+expect_rc 0 "the --split run"
+run 2 -o allgather --layout row,col -b 1K -e 4K -n 2 --csv "$CB_TMP/col.csv"
+expect_rc 0 "the --layout run"
+"$plot" -f svg -o "$CB_TMP/sc" "$CB_TMP/split.csv" "$CB_TMP/col.csv" >/dev/null || fail "split, col"
+for t in 'sum in-place group 0' 'sum in-place group 1'; do
+    grep -q "$t" "$CB_TMP/sc/allreduce-busbw.svg" || fail "--split: no line '$t'"
+done
+grep -q 'none out-of-place col' "$CB_TMP/sc/allgather-busbw.svg" || fail "--layout col: no line"
+
+# The NCCL backend (through the CPU stand-in, where it was built) overlaid
+# on the MPI run.
+standin="$CB_BUILDDIR/tests/nccl-collbench-standin"
+if [ -x "$standin" ]; then
+    CB_STANDIN_GPUS=2 CB_RUN_BIN=$standin run 2 --backend nccl -b 1K -e 4K -n 2 \
+        --csv "$CB_TMP/nccl.csv"
+    expect_rc 0 "the NCCL stand-in run"
+    "$plot" -f svg -o "$CB_TMP/nccl" "$CB_TMP/nccl.csv" "$CB_TMP/run.csv" >/dev/null ||
+        fail "nccl and mpi"
+    for t in 'nccl float sum in-place \[nccl.csv\]' 'mpi float sum in-place \[run.csv\]'; do
+        grep -q "$t" "$CB_TMP/nccl/allreduce-busbw.svg" || fail "nccl and mpi: no line '$t'"
+    done
+fi
+
 # One rank: no bandwidth, so the time chart only.
 run 1 -b 1K -e 4K -n 2 --csv "$CB_TMP/one.csv"
 expect_rc 0 "the one-rank run"

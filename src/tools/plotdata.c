@@ -90,7 +90,7 @@ static int read_number(const char *text, double *v)
 
 typedef struct file_columns {
     int collective, backend, datatype, redop, placement, bytes, busbw, time, layout;
-    int ranks, nodes, library, start, run_id;
+    int ranks, nodes, library, start, run_id, group;
 } file_columns;
 
 static int find_columns(const cb_csv_table *t, file_columns *c)
@@ -109,6 +109,7 @@ static int find_columns(const cb_csv_table *t, file_columns *c)
     c->library = cb_csv_column(t, "library");
     c->start = cb_csv_column(t, "start_utc");
     c->run_id = cb_csv_column(t, "run_id");
+    c->group = cb_csv_column(t, "group");   /* with --split: a line per group */
     return c->collective < 0 || c->backend < 0 || c->datatype < 0 || c->redop < 0 ||
                    c->placement < 0 || c->bytes < 0 || c->busbw < 0 || c->time < 0
                ? -1
@@ -203,9 +204,11 @@ static int read_file(plot_data *d, const cb_csv_table *t, const char *path, size
         rec->has_busbw = rec->busbw > 0;
         /* Column-layout rows are a line of their own. */
         int col_layout = c.layout >= 0 && strcmp(row[c.layout], "col") == 0;
-        char label[160];
-        snprintf(label, sizeof label, "%.20s %.20s %.20s %.20s%s", row[c.backend],
-                 row[c.datatype], row[c.redop], row[c.placement], col_layout ? " col" : "");
+        const char *group = c.group >= 0 ? row[c.group] : "";
+        char label[200];
+        snprintf(label, sizeof label, "%.20s %.20s %.20s %.20s%s%s%.20s", row[c.backend],
+                 row[c.datatype], row[c.redop], row[c.placement], col_layout ? " col" : "",
+                 group[0] ? " group " : "", group);
         plot_safe_text(rec->label, sizeof rec->label, label);
         rec->collective = row[c.collective];   /* the chart is settled later */
         (*nrecs)++;
