@@ -240,6 +240,7 @@ static double value_of(const gate_row *g, gate_metric m, double *worst)
             *worst = g->busbw * g->time_us / g->iter_p99_us;
         return g->busbw;
     case METRIC_MEDIAN:
+        /* A new median inside the range of the baseline's own samples. */
         *worst = g->iter_p99_us > g->iter_median_us ? g->iter_p99_us : g->iter_median_us;
         return g->iter_median_us;
     case METRIC_TIME:

@@ -32,7 +32,7 @@ typedef struct options {
     int formats[2];       /* png, svg wanted */
 } options;
 
-/* A chart file to be written, and whether it was. */
+/* A chart file to be written. */
 typedef struct target {
     char path[4200];
 } target;
