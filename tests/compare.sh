@@ -1,5 +1,7 @@
-# The regression gate: a 10% busbw drop is caught, a clean pair passes,
-# concatenated baselines average, wrong results fail, bad input exits 2.
+# The regression gate: a 30% drop is caught, a clean pair passes,
+# concatenated baselines are read whole, wrong results fail, bad input
+# exits 2. (tests/compare_gate.sh: the noise, metrics, strict numbers,
+# missing rows, reports; tests/compare_pair.sh: two real runs.)
 . "$CB_SRCDIR/tests/lib.sh"
 need_mpirun
 need_python
@@ -15,6 +17,10 @@ rows = list(csv.DictReader(open(sys.argv[1], newline="")))
 for i, r in enumerate(rows):
     r["time_us"] = "%.6f" % (100.0 + i)
     r["busbw_gbps"] = "%.6f" % (10.0 + i)
+    # Tight per-iteration samples: the baseline's own spread explains 1%.
+    r["iter_samples"] = "20"
+    r["iter_median_us"] = r["time_us"]
+    r["iter_p99_us"] = "%.6f" % ((100.0 + i) * 1.01)
 with open(sys.argv[2], "w", newline="") as f:
     w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
     w.writeheader()
@@ -28,12 +34,15 @@ import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1], newline="")))
 kind = sys.argv[3]
 r = rows[3]
-if kind == "drop10":
-    r["busbw_gbps"] = "%.6f" % (float(r["busbw_gbps"]) * 0.9)
-    r["algbw_gbps"] = "%.6f" % (float(r["algbw_gbps"]) * 0.9)
-    r["time_us"] = "%.6f" % (float(r["time_us"]) / 0.9)
+def slower(r, factor):
+    for c in ("busbw_gbps", "algbw_gbps"):
+        r[c] = "%.6f" % (float(r[c]) / factor)
+    for c in ("time_us", "iter_median_us", "iter_p99_us"):
+        r[c] = "%.6f" % (float(r[c]) * factor)
+if kind == "drop30":
+    slower(r, 1 / 0.7)
 elif kind == "drop3":
-    r["busbw_gbps"] = "%.6f" % (float(r["busbw_gbps"]) * 0.97)
+    slower(r, 1 / 0.97)
 elif kind == "wrong":
     r["wrong"] = "5"
 elif kind == "quoted":
@@ -59,14 +68,20 @@ expect() {
 }
 
 expect 0 "$CB_TMP/base.csv" "$CB_TMP/base.csv"
-grep -q '^# compared 8, regressed 0' "$CB_TMP/cmp.out" || fail "clean pair: $(tail -1 "$CB_TMP/cmp.out")"
+grep -q '^# all: compared 8, regressed 0,.*: pass$' "$CB_TMP/cmp.out" ||
+    fail "clean pair: $(tail -2 "$CB_TMP/cmp.out")"
 
-derive "$CB_TMP/drop10.csv" drop10
-expect 1 "$CB_TMP/base.csv" "$CB_TMP/drop10.csv"
-[ "$(grep -c 'REGRESSED' "$CB_TMP/cmp.out")" = 1 ] || fail "the 10% drop is not the one regressed row"
-grep 'REGRESSED' "$CB_TMP/cmp.out" | grep -q ' 0\.900 ' || { cat "$CB_TMP/cmp.out"; fail "ratio 0.900 not shown"; }
-expect 0 --threshold 15 "$CB_TMP/base.csv" "$CB_TMP/drop10.csv"
-expect 0 --min-bytes 64K "$CB_TMP/base.csv" "$CB_TMP/drop10.csv"
+derive "$CB_TMP/drop30.csv" drop30
+expect 1 "$CB_TMP/base.csv" "$CB_TMP/drop30.csv"
+[ "$(grep -c 'REGRESSED' "$CB_TMP/cmp.out")" = 1 ] || fail "the 30% drop is not the one regressed row"
+# The median time rose by 1/0.7: ratio 1.429.
+grep 'REGRESSED' "$CB_TMP/cmp.out" | grep -q ' median .* 1\.429 ' ||
+    { cat "$CB_TMP/cmp.out"; fail "ratio 1.429 of the median not shown"; }
+expect 1 --metric busbw "$CB_TMP/base.csv" "$CB_TMP/drop30.csv"
+grep 'REGRESSED' "$CB_TMP/cmp.out" | grep -q ' busbw .* 0\.700 ' ||
+    { cat "$CB_TMP/cmp.out"; fail "busbw ratio 0.700 not shown"; }
+expect 0 --threshold 50 "$CB_TMP/base.csv" "$CB_TMP/drop30.csv"
+expect 0 --min-bytes 64K "$CB_TMP/base.csv" "$CB_TMP/drop30.csv"
 
 derive "$CB_TMP/drop3.csv" drop3
 expect 0 "$CB_TMP/base.csv" "$CB_TMP/drop3.csv"
@@ -79,12 +94,12 @@ grep -q 'WRONG RESULTS' "$CB_TMP/cmp.out" || fail "wrong results not flagged"
 # Files of several runs concatenated (headers repeated) average per key.
 cat "$CB_TMP/base.csv" "$CB_TMP/base.csv" >"$CB_TMP/two.csv"
 expect 0 "$CB_TMP/two.csv" "$CB_TMP/base.csv"
-grep -q '^# baseline .*: 16 rows' "$CB_TMP/cmp.out" || fail "concatenated file not read whole"
+grep -q '^# baseline .* (16 rows);' "$CB_TMP/cmp.out" || fail "concatenated file not read whole"
 
 derive "$CB_TMP/quoted.csv" quoted
 expect 0 "$CB_TMP/base.csv" "$CB_TMP/quoted.csv"
 
-# One rank: busbw is 0, so time decides.
+# One rank: busbw is 0, so the mean time decides for --metric busbw.
 run 1 -b 1K -e 1K -n 3 --csv "$CB_TMP/one.csv"
 expect_rc 0 "one-rank run"
 "$CB_PYTHON" - "$CB_TMP/one.csv" "$CB_TMP/one-slow.csv" <<'PY'
@@ -96,7 +111,8 @@ w = csv.DictWriter(open(sys.argv[2], "w", newline=""), fieldnames=list(rows[0].k
 w.writeheader()
 w.writerows(rows)
 PY
-expect 1 "$CB_TMP/one.csv" "$CB_TMP/one-slow.csv"
+expect 1 --metric busbw "$CB_TMP/one.csv" "$CB_TMP/one-slow.csv"
+grep 'REGRESSED' "$CB_TMP/cmp.out" | grep -q ' time ' || fail "one rank: time did not decide"
 
 # Input and usage errors.
 expect 2 "$CB_TMP/base.csv"

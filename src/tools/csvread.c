@@ -1,6 +1,8 @@
 #include "csvread.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -120,6 +122,16 @@ static int same_as_header(char **fields, const cb_csv_table *t)
     return 1;
 }
 
+/* Line breaks (LF, or a CR not followed by LF) in text[from, to). */
+static size_t count_breaks(const char *text, size_t len, size_t from, size_t to)
+{
+    size_t n = 0;
+    for (size_t i = from; i < to; i++)
+        if (text[i] == '\n' || (text[i] == '\r' && (i + 1 >= len || text[i + 1] != '\n')))
+            n++;
+    return n;
+}
+
 int cb_csv_parse(const char *text, size_t len, cb_csv_table *out, char *err, size_t err_len)
 {
     memset(out, 0, sizeof *out);
@@ -139,22 +151,26 @@ int cb_csv_parse(const char *text, size_t len, cb_csv_table *out, char *err, siz
         free(field);
         return -1;
     }
+    line += count_breaks(text, len, 0, pos);
     out->header = fields;
     out->ncols = n;
     ptr_vec rows = {NULL, 0, 0};
+    size_t lines_cap = 0;
     for (;;) {
-        line++;
-        rc = parse_record(text, len, &pos, line, field, &fields, &n, err, err_len);
+        size_t start = pos, row_line = line;
+        rc = parse_record(text, len, &pos, row_line, field, &fields, &n, err, err_len);
         if (rc == 0)
             break;
         if (rc < 0)
             goto fail;
+        /* Quoted fields may hold line breaks: the next record starts after them all. */
+        line += count_breaks(text, len, start, pos);
         if (n == 1 && fields[0][0] == '\0') {   /* blank line */
             free_fields(fields, n);
             continue;
         }
         if (n != out->ncols) {
-            snprintf(err, err_len, "line %zu: %zu fields, the header has %zu", line, n,
+            snprintf(err, err_len, "line %zu: %zu fields, the header has %zu", row_line, n,
                      out->ncols);
             free_fields(fields, n);
             goto fail;
@@ -163,6 +179,18 @@ int cb_csv_parse(const char *text, size_t len, cb_csv_table *out, char *err, siz
             free_fields(fields, n);
             continue;
         }
+        if (rows.len == lines_cap) {
+            size_t cap = lines_cap ? 2 * lines_cap : 16;
+            size_t *grown = realloc(out->lines, cap * sizeof *grown);
+            if (grown == NULL) {
+                free_fields(fields, n);
+                snprintf(err, err_len, "out of memory");
+                goto fail;
+            }
+            out->lines = grown;
+            lines_cap = cap;
+        }
+        out->lines[rows.len] = row_line;
         if (vec_push(&rows, fields) != 0) {
             free_fields(fields, n);
             snprintf(err, err_len, "out of memory");
@@ -232,6 +260,63 @@ void cb_csv_free(cb_csv_table *t)
     for (size_t r = 0; r < t->nrows; r++)
         free_fields(t->rows[r], t->ncols);
     free(t->rows);
+    free(t->lines);
     free_fields(t->header, t->ncols);
     memset(t, 0, sizeof *t);
+}
+
+int cb_csv_decimal(const char *text, int allow_negative, double *out, const char **why)
+{
+    const char *p = text;
+    if (*p == '-' && allow_negative)
+        p++;
+    size_t digits = 0;
+    while (*p >= '0' && *p <= '9')
+        p++, digits++;
+    if (*p == '.') {
+        p++;
+        while (*p >= '0' && *p <= '9')
+            p++, digits++;
+    }
+    if (digits > 0 && (*p == 'e' || *p == 'E')) {
+        p++;
+        if (*p == '+' || *p == '-')
+            p++;
+        size_t exp_digits = 0;
+        while (*p >= '0' && *p <= '9')
+            p++, exp_digits++;
+        if (exp_digits == 0)
+            digits = 0;
+    }
+    if (digits == 0 || *p != '\0') {
+        *why = allow_negative ? "is not a decimal number" : "is not a non-negative decimal number";
+        return -1;
+    }
+    double v = strtod(text, NULL);
+    if (!isfinite(v)) {
+        *why = "is out of range";
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+int cb_csv_unsigned(const char *text, unsigned long long *out, const char **why)
+{
+    unsigned long long v = 0;
+    const char *p = text;
+    for (; *p >= '0' && *p <= '9'; p++) {
+        unsigned d = (unsigned)(*p - '0');
+        if (v > (ULLONG_MAX - d) / 10) {
+            *why = "is out of range";
+            return -1;
+        }
+        v = 10 * v + d;
+    }
+    if (p == text || *p != '\0') {
+        *why = "is not a non-negative integer";
+        return -1;
+    }
+    *out = v;
+    return 0;
 }

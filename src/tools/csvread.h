@@ -14,6 +14,7 @@ typedef struct cb_csv_table {
     char **header;     /* ncols names */
     size_t nrows;
     char ***rows;      /* nrows rows of ncols fields each */
+    size_t *lines;     /* the line of the file each row starts on (1 = header) */
 } cb_csv_table;
 
 /*
@@ -31,5 +32,15 @@ int cb_csv_read_file(const char *path, cb_csv_table *out, char *err, size_t err_
 int cb_csv_column(const cb_csv_table *t, const char *name);
 
 void cb_csv_free(cb_csv_table *t);
+
+/*
+ * Strict readers for the numbers nccl-collbench writes, so that a damaged
+ * file cannot pass for a good one: a decimal number (digits, an optional
+ * point and fraction, an optional exponent; no sign unless allow_negative,
+ * no blanks, no hex, no nan or inf, finite), and an unsigned decimal integer
+ * that fits. Both return 0, or -1 with a short reason in *why.
+ */
+int cb_csv_decimal(const char *text, int allow_negative, double *out, const char **why);
+int cb_csv_unsigned(const char *text, unsigned long long *out, const char **why);
 
 #endif

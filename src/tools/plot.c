@@ -1,10 +1,12 @@
 /*
- * nccl-collbench-plot: charts from an nccl-collbench CSV file with gnuplot.
- * For every collective in the file, two charts: bus bandwidth versus size and
- * time versus size, one line per backend, datatype, reduction and
- * placement. Rows with the same line and size (concatenated runs) are
- * averaged. Exit status: 0 charts written, 1 gnuplot missing or failed,
- * 2 usage or input error.
+ * nccl-collbench-plot: charts from nccl-collbench CSV files with gnuplot.
+ * For every collective, bus bandwidth versus size and time versus size, one
+ * line per file, backend, datatype, reduction and placement (one dash style
+ * per file, so files overlay); collectives without sizes (barrier) get a
+ * time chart alone. CSV text reaches the gnuplot script only through
+ * plot_safe_text's whitelist, so a file cannot run gnuplot or shell code.
+ * Exit status: 0 charts written, 1 gnuplot missing or failed, 2 usage or
+ * input error (unusable data included).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -17,35 +19,28 @@
 #include <unistd.h>
 
 #include "config.h"
-#include "csvread.h"
+#include "plotdata.h"
 
 enum { EXIT_DONE = 0, EXIT_GNUPLOT = 1, EXIT_BAD_INPUT = 2 };
 
+static const char *const format_names[] = {"png", "svg"};
+
 typedef struct options {
-    const char *csv;
+    const char **csv;
+    size_t ncsv;
     const char *outdir;
-    const char *format;   /* png or svg */
+    int formats[2];       /* png, svg wanted */
 } options;
 
-/* One point of one line: a size and the averaged figures there. */
-typedef struct point {
-    unsigned long long bytes;
-    double busbw_sum;
-    double time_sum;
-    int n;
-} point;
+/* A chart file to be written. */
+typedef struct target {
+    char path[4200];
+} target;
 
-typedef struct line {
-    char label[160];
-    point *points;
-    size_t npoints;
-    size_t cap;
-} line;
-
-typedef struct columns {
-    int collective, backend, datatype, redop, placement, bytes, busbw, time;
-    int layout;   /* -1 in files from before --layout */
-} columns;
+typedef struct targets {
+    target *items;
+    size_t n, cap;
+} targets;
 
 static int say(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -60,62 +55,6 @@ static int say(int status, const char *fmt, ...)
     if (status == EXIT_BAD_INPUT)
         fprintf(stderr, "Try 'nccl-collbench-plot --help' for more information.\n");
     return status;
-}
-
-static void usage(void)
-{
-    printf("Usage: nccl-collbench-plot [OPTION]... FILE.csv\n"
-           "Chart bus bandwidth and time against size for each collective in FILE.csv\n"
-           "(written by nccl-collbench --csv), with gnuplot.\n\n"
-           "  -o, --output DIR     write the charts into DIR (created if missing) [.]\n"
-           "  -f, --format FORMAT  png or svg [png]\n"
-           "  -h, --help           print this help and exit\n"
-           "  -V, --version        print the version and exit\n\n"
-           "Writes DIR/COLLECTIVE-busbw.FORMAT and DIR/COLLECTIVE-time.FORMAT.\n"
-           "Exit status: 0 charts written, 1 gnuplot missing or failed, 2 usage or\n"
-           "input error.\n");
-}
-
-/* Returns -1 to go on, else an exit status. */
-static int parse_options(int argc, char **argv, options *o)
-{
-    o->csv = NULL;
-    o->outdir = ".";
-    o->format = "png";
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            usage();
-            return EXIT_DONE;
-        }
-        if (strcmp(a, "-V") == 0 || strcmp(a, "--version") == 0) {
-            printf("nccl-collbench-plot %s\n", PACKAGE_VERSION);
-            return EXIT_DONE;
-        }
-        const char **target = NULL;
-        if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0)
-            target = &o->outdir;
-        else if (strcmp(a, "-f") == 0 || strcmp(a, "--format") == 0)
-            target = &o->format;
-        if (target != NULL) {
-            if (i + 1 >= argc)
-                return say(EXIT_BAD_INPUT, "%s needs a value", a);
-            *target = argv[++i];
-            continue;
-        }
-        if (a[0] == '-' && a[1] != '\0')
-            return say(EXIT_BAD_INPUT, "unknown option %s", a);
-        if (o->csv != NULL)
-            return say(EXIT_BAD_INPUT, "unexpected argument '%s' (give one CSV file)", a);
-        o->csv = a;
-    }
-    if (o->csv == NULL)
-        return say(EXIT_BAD_INPUT, "give the CSV file to chart");
-    if (strcmp(o->format, "png") != 0 && strcmp(o->format, "svg") != 0)
-        return say(EXIT_BAD_INPUT, "--format: '%s' is not png or svg", o->format);
-    if (o->outdir[0] == '\0')
-        return say(EXIT_BAD_INPUT, "--output: the folder name is empty");
-    return -1;
 }
 
 /* Is prog an executable file in a folder of PATH? */
@@ -137,33 +76,6 @@ static int on_path(const char *prog)
     return 0;
 }
 
-static int add_point(line *l, unsigned long long bytes, double busbw, double time_us)
-{
-    for (size_t i = 0; i < l->npoints; i++)
-        if (l->points[i].bytes == bytes) {
-            l->points[i].busbw_sum += busbw;
-            l->points[i].time_sum += time_us;
-            l->points[i].n++;
-            return 0;
-        }
-    if (l->npoints == l->cap) {
-        size_t cap = l->cap ? 2 * l->cap : 32;
-        point *grown = realloc(l->points, cap * sizeof *grown);
-        if (grown == NULL)
-            return -1;
-        l->points = grown;
-        l->cap = cap;
-    }
-    l->points[l->npoints++] = (point){bytes, busbw, time_us, 1};
-    return 0;
-}
-
-static int by_bytes(const void *a, const void *b)
-{
-    unsigned long long x = ((const point *)a)->bytes, y = ((const point *)b)->bytes;
-    return x < y ? -1 : x > y;
-}
-
 /* A string for a gnuplot single-quoted literal: quotes doubled. */
 static void gnuplot_quote(FILE *f, const char *text)
 {
@@ -174,50 +86,6 @@ static void gnuplot_quote(FILE *f, const char *text)
         fputc(*p, f);
     }
     fputc('\'', f);
-}
-
-/* Write the data files and the script for one collective's two charts. */
-static int write_collective(const options *o, const char *workdir, const char *coll, line *lines,
-                            size_t nlines, FILE *script)
-{
-    for (size_t l = 0; l < nlines; l++) {
-        char path[4200];
-        snprintf(path, sizeof path, "%s/%s-%zu.dat", workdir, coll, l);
-        FILE *f = fopen(path, "w");
-        if (f == NULL)
-            return say(EXIT_BAD_INPUT, "cannot write '%s': %s", path, strerror(errno));
-        qsort(lines[l].points, lines[l].npoints, sizeof *lines[l].points, by_bytes);
-        for (size_t i = 0; i < lines[l].npoints; i++) {
-            const point *p = &lines[l].points[i];
-            fprintf(f, "%llu %.9g %.9g\n", p->bytes, p->busbw_sum / p->n, p->time_sum / p->n);
-        }
-        if (fclose(f) != 0)
-            return say(EXIT_BAD_INPUT, "cannot write '%s'", path);
-    }
-    static const struct {
-        const char *name, *ylabel;
-        int column;
-    } charts[] = {{"busbw", "bus bandwidth (GB/s)", 2}, {"time", "time (us)", 3}};
-    for (size_t c = 0; c < 2; c++) {
-        char out[4200];
-        snprintf(out, sizeof out, "%s/%s-%s.%s", o->outdir, coll, charts[c].name, o->format);
-        fprintf(script, "set output ");
-        gnuplot_quote(script, out);
-        fprintf(script, "\nset title '%s: %s versus size'\nset ylabel '%s'\n", coll,
-                charts[c].name, charts[c].ylabel);
-        fprintf(script, "%s", c == 1 ? "set logscale y 10\n" : "unset logscale y\n");
-        fprintf(script, "plot ");
-        for (size_t l = 0; l < nlines; l++) {
-            char data[4200];
-            snprintf(data, sizeof data, "%s/%s-%zu.dat", workdir, coll, l);
-            fprintf(script, "%s", l ? ", \\\n     " : "");
-            gnuplot_quote(script, data);
-            fprintf(script, " using 1:%d with linespoints title ", charts[c].column);
-            gnuplot_quote(script, lines[l].label);
-        }
-        fprintf(script, "\n");
-    }
-    return EXIT_DONE;
 }
 
 static int run_gnuplot(const char *script)
@@ -238,78 +106,6 @@ static int run_gnuplot(const char *script)
     return EXIT_DONE;
 }
 
-static int find_columns(const cb_csv_table *t, columns *c)
-{
-    c->collective = cb_csv_column(t, "collective");
-    c->backend = cb_csv_column(t, "backend");
-    c->datatype = cb_csv_column(t, "datatype");
-    c->redop = cb_csv_column(t, "redop");
-    c->placement = cb_csv_column(t, "placement");
-    c->bytes = cb_csv_column(t, "bytes");
-    c->busbw = cb_csv_column(t, "busbw_gbps");
-    c->time = cb_csv_column(t, "time_us");
-    c->layout = cb_csv_column(t, "layout");
-    return c->collective < 0 || c->backend < 0 || c->datatype < 0 || c->redop < 0 ||
-                   c->placement < 0 || c->bytes < 0 || c->busbw < 0 || c->time < 0
-               ? -1
-               : 0;
-}
-
-static void free_lines(line *lines, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        free(lines[i].points);
-    free(lines);
-}
-
-/* Gather one collective's lines and write its part of the script. */
-static int chart_collective(const options *o, const cb_csv_table *t, const columns *c,
-                            const char *coll, const char *workdir, FILE *script)
-{
-    line *lines = calloc(t->nrows, sizeof *lines);
-    size_t nlines = 0;
-    if (lines == NULL)
-        return say(EXIT_BAD_INPUT, "out of memory");
-    int rc = EXIT_DONE;
-    for (size_t r = 0; r < t->nrows && rc == EXIT_DONE; r++) {
-        char **row = t->rows[r];
-        if (strcmp(row[c->collective], coll) != 0)
-            continue;
-        char label[160];
-        /* Column-layout rows are a line of their own. */
-        int col = c->layout >= 0 && strcmp(row[c->layout], "col") == 0;
-        snprintf(label, sizeof label, "%s %s %s %s%s", row[c->backend], row[c->datatype],
-                 row[c->redop], row[c->placement], col ? " col" : "");
-        size_t l = 0;
-        while (l < nlines && strcmp(lines[l].label, label) != 0)
-            l++;
-        if (l == nlines)
-            snprintf(lines[nlines++].label, sizeof lines[0].label, "%s", label);
-        char *end1, *end2, *end3;
-        unsigned long long bytes = strtoull(row[c->bytes], &end1, 10);
-        double busbw = strtod(row[c->busbw], &end2), time_us = strtod(row[c->time], &end3);
-        if (*end1 || *end2 || *end3 || end1 == row[c->bytes])
-            rc = say(EXIT_BAD_INPUT, "%s: data row %zu: bytes, busbw_gbps or time_us is not a "
-                                     "number", o->csv, r + 1);
-        else if (add_point(&lines[l], bytes, busbw, time_us) != 0)
-            rc = say(EXIT_BAD_INPUT, "out of memory");
-    }
-    if (rc == EXIT_DONE)
-        rc = write_collective(o, workdir, coll, lines, nlines, script);
-    free_lines(lines, nlines);
-    return rc;
-}
-
-static int valid_name(const char *s)
-{
-    if (*s == '\0')
-        return 0;
-    for (; *s; s++)
-        if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '_'))
-            return 0;
-    return 1;
-}
-
 /* Remove the scratch folder and the files we wrote into it. */
 static void remove_workdir(const char *workdir)
 {
@@ -328,80 +124,375 @@ static void remove_workdir(const char *workdir)
     rmdir(workdir);
 }
 
+
+static void usage(void)
+{
+    printf("Usage: nccl-collbench-plot [OPTION]... FILE.csv...\n"
+           "Chart bus bandwidth and time against size for each collective in the CSV\n"
+           "files (written by nccl-collbench --csv), with gnuplot; several files\n"
+           "overlay, one dash style per file.\n\n"
+           "  -o, --output DIR     write the charts into DIR (created if missing) [.]\n"
+           "  -f, --format FORMAT  png, svg or png,svg [png]\n"
+           "  -h, --help           print this help and exit\n"
+           "  -V, --version        print the version and exit\n\n"
+           "Writes DIR/COLLECTIVE-busbw.FORMAT and DIR/COLLECTIVE-time.FORMAT (barrier:\n"
+           "the time chart alone) and prints the path of each chart written.\n"
+           "Exit status: 0 charts written, 1 gnuplot missing or failed, 2 usage or\n"
+           "input error, or no usable data.\n");
+}
+
+static int parse_formats(const char *text, int formats[2])
+{
+    formats[0] = formats[1] = 0;
+    const char *p = text;
+    for (;;) {
+        size_t len = strcspn(p, ",");
+        size_t f = 0;
+        while (f < 2 && !(strlen(format_names[f]) == len && strncmp(p, format_names[f], len) == 0))
+            f++;
+        if (f == 2)
+            return -1;
+        formats[f] = 1;
+        if (p[len] == '\0')
+            return 0;
+        p += len + 1;
+    }
+}
+
+/* Returns -1 to go on, else an exit status. */
+static int parse_options(int argc, char **argv, options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->outdir = ".";
+    o->formats[0] = 1;
+    o->csv = calloc((size_t)argc, sizeof *o->csv);
+    if (o->csv == NULL)
+        return say(EXIT_BAD_INPUT, "out of memory");
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            usage();
+            return EXIT_DONE;
+        }
+        if (strcmp(a, "-V") == 0 || strcmp(a, "--version") == 0) {
+            printf("nccl-collbench-plot %s\n", PACKAGE_VERSION);
+            return EXIT_DONE;
+        }
+        int is_output = strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0;
+        if (is_output || strcmp(a, "-f") == 0 || strcmp(a, "--format") == 0) {
+            if (i + 1 >= argc)
+                return say(EXIT_BAD_INPUT, "%s needs a value", a);
+            const char *value = argv[++i];
+            if (is_output)
+                o->outdir = value;
+            else if (parse_formats(value, o->formats) != 0)
+                return say(EXIT_BAD_INPUT, "--format: '%s' is not png, svg or png,svg", value);
+            continue;
+        }
+        if (a[0] == '-' && a[1] != '\0')
+            return say(EXIT_BAD_INPUT, "unknown option %s", a);
+        o->csv[o->ncsv++] = a;
+    }
+    if (o->ncsv == 0)
+        return say(EXIT_BAD_INPUT, "give the CSV file to chart");
+    if (o->outdir[0] == '\0')
+        return say(EXIT_BAD_INPUT, "--output: the folder name is empty");
+    for (const unsigned char *p = (const unsigned char *)o->outdir; *p; p++)
+        if (*p < 0x20 || *p == 0x7f)
+            return say(EXIT_BAD_INPUT, "--output: the folder name holds a control character");
+    return -1;
+}
+
+static int add_target(targets *t, const char *outdir, const char *coll, const char *kind,
+                      const char *format)
+{
+    if (t->n == t->cap) {
+        size_t cap = t->cap ? 2 * t->cap : 16;
+        target *grown = realloc(t->items, cap * sizeof *grown);
+        if (grown == NULL)
+            return -1;
+        t->items = grown;
+        t->cap = cap;
+    }
+    snprintf(t->items[t->n].path, sizeof t->items[t->n].path, "%s/%s-%s.%s", outdir, coll,
+             kind, format);
+    /* A file of that name from before must not pass for one written now. */
+    unlink(t->items[t->n].path);
+    t->n++;
+    return 0;
+}
+
+/* "8 B", "1 KiB", "256 MiB": exact for powers of two. */
+static void size_label(unsigned long long v, char *buf, size_t len)
+{
+    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+    size_t u = 0;
+    while (u + 1 < sizeof units / sizeof units[0] && v >= 1024 && v % 1024 == 0) {
+        v /= 1024;
+        u++;
+    }
+    snprintf(buf, len, "%llu %s", v, units[u]);
+}
+
+/* Ticks at powers of two from below the smallest size to above the largest. */
+static void size_ticks(FILE *script, const plot_chart *ch)
+{
+    unsigned long long lo = 0, hi = 0;
+    for (size_t l = 0; l < ch->nlines; l++)
+        for (size_t p = 0; p < ch->lines[l].npoints; p++) {
+            unsigned long long b = ch->lines[l].points[p].bytes;
+            if (b > 0 && (lo == 0 || b < lo))
+                lo = b;
+            if (b > hi)
+                hi = b;
+        }
+    int e_lo = 0, e_hi = 0;
+    while (e_lo < 63 && (1ULL << (e_lo + 1)) <= lo)
+        e_lo++;
+    while (e_hi < 63 && (1ULL << e_hi) < hi)
+        e_hi++;
+    int step = 1;
+    while ((e_hi - e_lo) / step > 10)
+        step++;
+    fprintf(script, "set xtics (");
+    for (int e = e_lo; e <= e_hi; e += step) {
+        char label[32];
+        size_label(1ULL << e, label, sizeof label);
+        fprintf(script, "%s\"%s\" %llu", e == e_lo ? "" : ", ", label, 1ULL << e);
+    }
+    /* A margin, so that the end ticks and points are not on the border. */
+    fprintf(script, ")\nset xrange [%.6g:%.6g]\n", (double)(1ULL << e_lo) / 1.2,
+            (double)(1ULL << e_hi) * 1.2);
+}
+
+/* The title: what the chart shows, then one line per file naming its run. */
+static void chart_title(FILE *script, const plot_data *d, const char *coll, const char *what)
+{
+    fprintf(script, "set title \"%s: %s", coll, what);
+    size_t shown = d->nfiles < 6 ? d->nfiles : 5;
+    for (size_t f = 0; f < shown; f++)
+        fprintf(script, "\\n%s", d->contexts[f]);
+    if (shown < d->nfiles)
+        fprintf(script, "\\nand %zu more files", d->nfiles - shown);
+    fprintf(script, "\"\n");
+}
+
+/* Data files of one chart: one per line, bytes then the metric. */
+static int write_data(const char *workdir, size_t c, const plot_chart *ch, int busbw,
+                      size_t *written)
+{
+    *written = 0;
+    for (size_t l = 0; l < ch->nlines; l++) {
+        char path[4200];
+        snprintf(path, sizeof path, "%s/c%zu-l%zu-%d.dat", workdir, c, l, busbw);
+        FILE *f = fopen(path, "w");
+        if (f == NULL)
+            return say(EXIT_GNUPLOT, "cannot write '%s': %s", path, strerror(errno));
+        for (size_t p = 0; p < ch->lines[l].npoints; p++) {
+            const plot_point *pt = &ch->lines[l].points[p];
+            if (pt->bytes == 0 || (busbw && !pt->has_busbw))
+                continue;
+            fprintf(f, "%llu %.9g\n", pt->bytes, busbw ? pt->busbw : pt->time_us);
+            (*written)++;
+        }
+        if (fclose(f) != 0)
+            return say(EXIT_GNUPLOT, "cannot write '%s'", path);
+    }
+    return EXIT_DONE;
+}
+
+static void plot_lines(FILE *script, const plot_data *d, const char *workdir, size_t c,
+                       const plot_chart *ch, int busbw, const char *const *file_names)
+{
+    fprintf(script, "plot ");
+    size_t plotted = 0;
+    for (size_t l = 0; l < ch->nlines; l++) {
+        const plot_line *line = &ch->lines[l];
+        int any = 0;
+        for (size_t p = 0; p < line->npoints; p++)
+            any |= line->points[p].bytes > 0 && (!busbw || line->points[p].has_busbw);
+        if (!any)
+            continue;
+        char data[4200];
+        snprintf(data, sizeof data, "%s/c%zu-l%zu-%d.dat", workdir, c, l, busbw);
+        fprintf(script, "%s", plotted++ ? ", \\\n     " : "");
+        gnuplot_quote(script, data);
+        fprintf(script, " using 1:2 with linespoints lc %zu dt %zu pt %zu title \"%s%s%s%s\"",
+                line->style % 8 + 1, line->file % 5 + 1, line->file % 6 + 1, line->label,
+                d->nfiles > 1 ? " [" : "", d->nfiles > 1 ? file_names[line->file] : "",
+                d->nfiles > 1 ? "]" : "");
+    }
+    fprintf(script, "\n");
+}
+
+/* The time of each line of a chart without sizes (barrier), as bars. */
+static int write_bars(FILE *script, const plot_data *d, const char *workdir, size_t c,
+                      const plot_chart *ch, const char *const *file_names)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/c%zu-bars.dat", workdir, c);
+    FILE *f = fopen(path, "w");
+    if (f == NULL)
+        return say(EXIT_GNUPLOT, "cannot write '%s': %s", path, strerror(errno));
+    fprintf(script, "unset logscale\nset xrange [-0.5:%zu.5]\nset yrange [0:*]\nset xtics (",
+            ch->nlines - 1);
+    for (size_t l = 0; l < ch->nlines; l++) {
+        fprintf(f, "%zu %.9g\n", l, ch->lines[l].points[0].time_us);
+        fprintf(script, "%s\"%s%s%s%s\" %zu", l ? ", " : "", ch->lines[l].label,
+                d->nfiles > 1 ? " [" : "", d->nfiles > 1 ? file_names[ch->lines[l].file] : "",
+                d->nfiles > 1 ? "]" : "", l);
+    }
+    fprintf(script, ")\nset xlabel ''\nset ylabel 'time (us)'\n");
+    chart_title(script, d, ch->collective, "time");
+    fprintf(script, "plot ");
+    gnuplot_quote(script, path);
+    fprintf(script, " using 1:2 with boxes fill solid 0.5 lc 1 notitle\n"
+                    "set yrange [*:*]\n");
+    return fclose(f) != 0 ? say(EXIT_GNUPLOT, "cannot write '%s'", path) : EXIT_DONE;
+}
+
+/* The script part of one chart, for one format. */
+static int script_chart(FILE *script, const options *o, const plot_data *d,
+                        const char *workdir, size_t c, const char *format, targets *out,
+                        const char *const *file_names)
+{
+    const plot_chart *ch = &d->charts[c];
+    if (ch->sizeless) {
+        if (add_target(out, o->outdir, ch->collective, "time", format) != 0)
+            return say(EXIT_GNUPLOT, "out of memory");
+        fprintf(script, "set output ");
+        gnuplot_quote(script, out->items[out->n - 1].path);
+        fprintf(script, "\n");
+        return write_bars(script, d, workdir, c, ch, file_names);
+    }
+    for (int busbw = 1; busbw >= 0; busbw--) {
+        size_t points = 0;
+        int rc = write_data(workdir, c, ch, busbw, &points);
+        if (rc != EXIT_DONE)
+            return rc;
+        if (points == 0)
+            continue;   /* no bandwidth (one rank): no bandwidth chart */
+        if (add_target(out, o->outdir, ch->collective, busbw ? "busbw" : "time", format) != 0)
+            return say(EXIT_GNUPLOT, "out of memory");
+        fprintf(script, "set output ");
+        gnuplot_quote(script, out->items[out->n - 1].path);
+        fprintf(script, "\nunset logscale\nset logscale x 2\nset yrange [%s:*]\n",
+                busbw ? "0" : "*");
+        if (!busbw)
+            fprintf(script, "set logscale y 10\n");
+        size_ticks(script, ch);
+        fprintf(script, "set xlabel 'size'\nset ylabel '%s'\n",
+                busbw ? "bus bandwidth (GB/s)" : "time (us)");
+        chart_title(script, d, ch->collective,
+                    busbw ? "bus bandwidth versus size" : "time versus size");
+        plot_lines(script, d, workdir, c, ch, busbw, file_names);
+    }
+    return EXIT_DONE;
+}
+
+/* The whole script: every chart in every format asked for. */
+static int write_script(const char *path, const options *o, const plot_data *d,
+                        const char *workdir, targets *out, const char *const *file_names)
+{
+    FILE *script = fopen(path, "w");
+    if (script == NULL)
+        return say(EXIT_GNUPLOT, "cannot write %s", path);
+    fprintf(script, "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
+                    "    png_terminal = 'pngcairo noenhanced size 1000,650'\n"
+                    "} else {\n    png_terminal = 'png noenhanced size 1000,650'\n}\n"
+                    "set grid\nset key left top noenhanced\nset boxwidth 0.6\n");
+    int rc = EXIT_DONE;
+    for (size_t f = 0; f < 2 && rc == EXIT_DONE; f++) {
+        if (!o->formats[f])
+            continue;
+        fprintf(script, "%s", f == 1 ? "set terminal svg noenhanced size 1000,650\n"
+                                     : "set terminal @png_terminal\n");
+        for (size_t c = 0; c < d->ncharts && rc == EXIT_DONE; c++)
+            rc = script_chart(script, o, d, workdir, c, format_names[f], out, file_names);
+    }
+    fprintf(script, "unset output\n");
+    if (fclose(script) != 0 && rc == EXIT_DONE)
+        rc = say(EXIT_GNUPLOT, "cannot write %s", path);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     options o;
     int rc = parse_options(argc, argv, &o);
-    if (rc >= 0)
+    if (rc >= 0) {
+        free(o.csv);
         return rc;
-    if (!on_path("gnuplot"))
+    }
+    if (!on_path("gnuplot")) {
+        free(o.csv);
         return say(EXIT_GNUPLOT, "gnuplot not found on PATH: install it (Debian: gnuplot-nox) "
                                  "to draw charts");
-    cb_csv_table t;
-    char err[512];
-    if (cb_csv_read_file(o.csv, &t, err, sizeof err) != 0)
+    }
+    plot_data d;
+    char err[768];
+    if (plot_read(&d, o.csv, o.ncsv, err, sizeof err) != 0) {
+        plot_free(&d);
+        free(o.csv);
         return say(EXIT_BAD_INPUT, "%s", err);
-    columns c;
-    if (find_columns(&t, &c) != 0) {
-        cb_csv_free(&t);
-        return say(EXIT_BAD_INPUT, "'%s' is not an nccl-collbench CSV file: a needed column "
-                                   "is missing", o.csv);
     }
-    if (mkdir(o.outdir, 0777) != 0 && errno != EEXIST) {
-        cb_csv_free(&t);
-        return say(EXIT_BAD_INPUT, "cannot create '%s': %s", o.outdir, strerror(errno));
+    if (d.ncharts == 0) {
+        rc = d.unusable ? say(EXIT_BAD_INPUT, "no usable data: %zu values are not finite (nan "
+                                              "or inf)", d.unusable)
+                        : say(EXIT_BAD_INPUT, "no data rows to chart");
+        plot_free(&d);
+        free(o.csv);
+        return rc;
     }
+    if (d.unusable)
+        fprintf(stderr, "nccl-collbench-plot: warning: skipped %zu values that are not finite "
+                        "(nan or inf)\n", d.unusable);
+    char **names = calloc(o.ncsv, sizeof *names);
+    targets out = {NULL, 0, 0};
     char workdir[] = "/tmp/nccl-collbench-plot.XXXXXX";
-    if (mkdtemp(workdir) == NULL) {
-        cb_csv_free(&t);
-        return say(EXIT_GNUPLOT, "cannot make a scratch folder: %s", strerror(errno));
+    int have_workdir = 0;
+    rc = EXIT_DONE;
+    for (size_t f = 0; names != NULL && f < o.ncsv; f++) {
+        const char *base = strrchr(o.csv[f], '/') ? strrchr(o.csv[f], '/') + 1 : o.csv[f];
+        names[f] = malloc(96);
+        if (names[f] != NULL)
+            plot_safe_text(names[f], 96, base);
+        else
+            rc = say(EXIT_GNUPLOT, "out of memory");
+    }
+    if (names == NULL)
+        rc = say(EXIT_GNUPLOT, "out of memory");
+    if (rc == EXIT_DONE && mkdir(o.outdir, 0777) != 0 && errno != EEXIST)
+        rc = say(EXIT_BAD_INPUT, "cannot create '%s': %s", o.outdir, strerror(errno));
+    if (rc == EXIT_DONE) {
+        have_workdir = mkdtemp(workdir) != NULL;
+        if (!have_workdir)
+            rc = say(EXIT_GNUPLOT, "cannot make a scratch folder: %s", strerror(errno));
     }
     char script_path[4200];
     snprintf(script_path, sizeof script_path, "%s/plot.gp", workdir);
-    FILE *script = fopen(script_path, "w");
-    rc = script ? EXIT_DONE : say(EXIT_GNUPLOT, "cannot write %s", script_path);
-    if (script != NULL) {
-        fprintf(script, "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
-                        "    png_terminal = 'pngcairo size 1000,600'\n"
-                        "} else {\n    png_terminal = 'png size 1000,600'\n}\n");
-        fprintf(script, "%s", strcmp(o.format, "svg") == 0
-                                  ? "set terminal svg size 1000,600\n"
-                                  : "set terminal @png_terminal\n");
-        fprintf(script, "set logscale x 2\nset xlabel 'size (bytes)'\nset grid\n"
-                        "set key left top\nset format x '%%.0b %%BB'\n");
-    }
-    /* Each collective once, in the order the file first names them. */
-    size_t charted = 0;
-    const char **done = calloc(t.nrows ? t.nrows : 1, sizeof *done);
-    if (done == NULL && rc == EXIT_DONE)
-        rc = say(EXIT_GNUPLOT, "out of memory");
-    for (size_t r = 0; r < t.nrows && rc == EXIT_DONE; r++) {
-        const char *coll = t.rows[r][c.collective];
-        size_t seen = 0;
-        while (seen < charted && strcmp(done[seen], coll) != 0)
-            seen++;
-        if (seen < charted)
-            continue;
-        if (!valid_name(coll)) {
-            rc = say(EXIT_BAD_INPUT, "'%s': data row %zu: '%s' is not a collective name", o.csv,
-                     r + 1, coll);
-            break;
-        }
-        rc = chart_collective(&o, &t, &c, coll, workdir, script);
-        if (rc == EXIT_DONE) {
-            printf("%s/%s-busbw.%s\n%s/%s-time.%s\n", o.outdir, coll, o.format, o.outdir, coll,
-                   o.format);
-            done[charted++] = coll;
-        }
-    }
-    free(done);
-    if (script != NULL && fclose(script) != 0 && rc == EXIT_DONE)
-        rc = say(EXIT_GNUPLOT, "cannot write %s", script_path);
-    if (rc == EXIT_DONE && charted == 0)
-        rc = say(EXIT_BAD_INPUT, "'%s' has no data rows", o.csv);
+    if (rc == EXIT_DONE)
+        rc = write_script(script_path, &o, &d, workdir, &out, (const char *const *)names);
     if (rc == EXIT_DONE)
         rc = run_gnuplot(script_path);
-    remove_workdir(workdir);
-    cb_csv_free(&t);
+    /* Print what was written, whatever gnuplot said; remove empty leftovers. */
+    for (size_t i = 0; i < out.n; i++) {
+        struct stat st;
+        if (stat(out.items[i].path, &st) == 0 && st.st_size > 0) {
+            printf("%s\n", out.items[i].path);
+        } else {
+            unlink(out.items[i].path);
+            if (rc == EXIT_DONE)
+                rc = say(EXIT_GNUPLOT, "gnuplot did not write %s", out.items[i].path);
+        }
+    }
+    if (have_workdir)
+        remove_workdir(workdir);
+    for (size_t f = 0; names != NULL && f < o.ncsv; f++)
+        free(names[f]);
+    free(names);
+    free(out.items);
+    plot_free(&d);
+    free(o.csv);
     return rc;
 }

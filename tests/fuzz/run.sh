@@ -28,9 +28,12 @@ cd "$build"
 src="$build/source"
 libs=$(make -s -C "$src" print-link-flags)
 for target in params csv; do
+    # The CSV reader is built into the companion tools only, not the library.
+    extra=""
+    [ "$target" = csv ] && extra="$src/src/tools/csvread.c"
     # shellcheck disable=SC2086
     OMPI_CC=clang mpicc -g -O1 -fsanitize=fuzzer $san -D_POSIX_C_SOURCE=200809L \
-        -I"$src/src" -I"$src/src/tools" -I"$src" -o "fuzz_$target" "$src/tests/fuzz/fuzz_$target.c" \
+        -I"$src/src" -I"$src/src/tools" -I"$src" -o "fuzz_$target" "$src/tests/fuzz/fuzz_$target.c" $extra \
         "$src/src/libcollbench.a" $libs
     mkdir -p "corpus-$target"
     echo "fuzzing $target for ${seconds}s"
