@@ -1,0 +1,151 @@
+#include "schedule.h"
+
+#include <stdlib.h>
+
+int cb_scan_topology_init(cb_scan_topology *t, const int *host_key, int nranks)
+{
+    *t = (cb_scan_topology){0};
+    if (nranks < 1)
+        return -1;
+    t->node = malloc((size_t)nranks * sizeof *t->node);
+    t->local = malloc((size_t)nranks * sizeof *t->local);
+    t->node_size = calloc((size_t)nranks, sizeof *t->node_size);
+    t->node_first = malloc((size_t)nranks * sizeof *t->node_first);
+    if (t->node == NULL || t->local == NULL || t->node_size == NULL || t->node_first == NULL) {
+        cb_scan_topology_free(t);
+        return -1;
+    }
+    t->nranks = nranks;
+    /* Quadratic in the worst case, but only over the nodes seen so far:
+     * a few thousand ranks on a few hundred nodes cost nothing here. */
+    for (int r = 0; r < nranks; r++) {
+        int n = 0;
+        while (n < t->nnodes && host_key[t->node_first[n]] != host_key[r])
+            n++;
+        if (n == t->nnodes)
+            t->node_first[t->nnodes++] = r;
+        t->node[r] = n;
+        t->local[r] = t->node_size[n]++;
+        if (t->node_size[n] > t->max_local)
+            t->max_local = t->node_size[n];
+    }
+    return 0;
+}
+
+void cb_scan_topology_free(cb_scan_topology *t)
+{
+    free(t->node);
+    free(t->local);
+    free(t->node_size);
+    free(t->node_first);
+    *t = (cb_scan_topology){0};
+}
+
+int cb_scan_rank_at(const cb_scan_topology *t, int node, int local)
+{
+    if (node < 0 || node >= t->nnodes || local < 0 || local >= t->node_size[node])
+        return -1;
+    /* Ranks of a node in rank order: walk from its first rank. */
+    for (int r = t->node_first[node]; r < t->nranks; r++)
+        if (t->node[r] == node && t->local[r] == local)
+            return r;
+    return -1;
+}
+
+int cb_scan_rounds(int nnodes)
+{
+    if (nnodes < 2)
+        return 0;
+    return nnodes % 2 ? nnodes : nnodes - 1;
+}
+
+/*
+ * Circle method on M = N nodes (N even) or M = N + 1 (N odd, node N a
+ * phantom whose partner rests). Node M-1 stays put; in round r the others
+ * pair off as i + j = 2r (mod M-1), and node r, which would pair with
+ * itself, takes node M-1. M-1 is odd, so 2 is invertible and each round
+ * is a perfect matching; over M-1 rounds every pair sums to each residue
+ * once, so it meets exactly once.
+ */
+int cb_scan_partner(int nnodes, int round, int node)
+{
+    int rounds = cb_scan_rounds(nnodes);
+    if (round < 0 || round >= rounds || node < 0 || node >= nnodes)
+        return -1;
+    int m = rounds + 1, fixed = m - 1, partner;
+    if (node == fixed)
+        partner = round;
+    else if (node == round)
+        partner = fixed;
+    else
+        partner = ((2 * round - node) % fixed + fixed) % fixed;
+    return partner < nnodes ? partner : -1;
+}
+
+int cb_scan_round_of_pair(int nnodes, int a, int b)
+{
+    if (a == b || a < 0 || b < 0 || a >= nnodes || b >= nnodes)
+        return -1;
+    int rounds = cb_scan_rounds(nnodes), fixed = rounds;
+    if (a == fixed)
+        return b;
+    if (b == fixed)
+        return a;
+    /* a + b = 2r (mod fixed): r = (a + b) * inverse of 2 = (a + b)(fixed + 1)/2. */
+    return (int)(((long long)(a + b) * ((fixed + 1) / 2)) % fixed);
+}
+
+int cb_scan_round_pairs(int nnodes, int round, int *pairs)
+{
+    int n = 0;
+    for (int a = 0; a < nnodes; a++) {
+        int b = cb_scan_partner(nnodes, round, a);
+        if (b > a) {
+            pairs[2 * n] = a;
+            pairs[2 * n + 1] = b;
+            n++;
+        }
+    }
+    return n;
+}
+
+int cb_scan_pair_peer(const cb_scan_topology *t, int round, int rank)
+{
+    if (rank < 0 || rank >= t->nranks)
+        return -1;
+    int other = cb_scan_partner(t->nnodes, round, t->node[rank]);
+    return other < 0 ? -1 : cb_scan_rank_at(t, other, t->local[rank]);
+}
+
+int cb_scan_pair_color(const cb_scan_topology *t, int round, int rank)
+{
+    int peer = cb_scan_pair_peer(t, round, rank);
+    return peer >= 0 && peer < rank ? peer : rank;
+}
+
+int cb_scan_pair_spare(const cb_scan_topology *t, int a, int b, int *first, int *last)
+{
+    int sa = t->node_size[a], sb = t->node_size[b];
+    int lo = sa < sb ? sa : sb, hi = sa < sb ? sb : sa;
+    *first = lo;
+    *last = hi - 1;
+    return hi - lo;
+}
+
+int cb_scan_rail_color(const cb_scan_topology *t, int rank)
+{
+    return t->local[rank];
+}
+
+int cb_scan_rail_size(const cb_scan_topology *t, int rail)
+{
+    int n = 0;
+    for (int node = 0; node < t->nnodes; node++)
+        n += rail >= 0 && rail < t->node_size[node];
+    return n;
+}
+
+int cb_scan_node_color(const cb_scan_topology *t, int rank)
+{
+    return t->node[rank];
+}
