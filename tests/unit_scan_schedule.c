@@ -1,6 +1,7 @@
 /* The health scan's groupings: the round-robin pair schedule meets every
  * node pair exactly once with no node twice in a round; peers, colours,
  * rails and nodes follow the rank-to-host table. */
+#include <math.h>
 #include <stdlib.h>
 
 #include "scan/schedule.h"
@@ -85,6 +86,35 @@ int main(void)
         CHECK(&u, cb_scan_node_color(&t, rank) == rank / 2);
     }
     CHECK(&u, cb_scan_rail_size(&t, 0) == 4 && cb_scan_rail_size(&t, 2) == 0);
+
+    /* Alone: the part's ranks share its lowest rank as colour, the rest
+     * are groups of one. */
+    CHECK(&u, cb_scan_node_alone_color(&t, 2, 5) == 4 && cb_scan_node_alone_color(&t, 2, 4) == 4);
+    CHECK(&u, cb_scan_node_alone_color(&t, 2, 3) == 3);
+    CHECK(&u, cb_scan_rail_alone_color(&t, 1, 7) == 1 && cb_scan_rail_alone_color(&t, 1, 6) == 6);
+    CHECK(&u, cb_scan_pair_alone_peer(&t, 1, 3, 3) == 7 && cb_scan_pair_alone_peer(&t, 1, 3, 6) == 2);
+    CHECK(&u, cb_scan_pair_alone_peer(&t, 1, 3, 0) == -1 && cb_scan_pair_alone_peer(&t, 1, 1, 2) == -1);
+
+    /* Figures of a round from per-rank times: 1 GB exchanged; rank 1 (node
+     * 0, local 1) slow: 2 s, the others 0.5 s. Each pair sums its two local
+     * indexes, each limited by its slower end. */
+    double secs[8] = {0.5, 2, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5}, m[16];
+    for (int i = 0; i < 16; i++)
+        m[i] = -1;
+    /* Round 0: node 0 with p0, the other two nodes q < q2 together. */
+    int r0 = 0, p0 = cb_scan_partner(4, r0, 0), q = p0 == 1 ? 2 : 1, q2 = 6 - p0 - q;
+    cb_scan_round_figures(&t, r0, -1, -1, 1e9, secs, m);
+    CHECK(&u, m[0 * 4 + p0] == 2 + 0.5 && m[p0 * 4 + 0] == 2.5);
+    CHECK(&u, m[q * 4 + q2] == 4 && m[q2 * 4 + q] == 4);
+    CHECK(&u, m[0] == -1 && m[q * 4 + 0] == -1);   /* pairs of other rounds untouched */
+    secs[5] = 0;
+    cb_scan_round_figures(&t, 0, 0, 2, 1e9, secs, m);   /* pair 0-2 alone, a bad time */
+    CHECK(&u, isnan(m[0 * 4 + 2]) && isnan(m[2 * 4 + 0]));
+
+    unsigned long long wrong[8] = {0, 0, 0, 3, 0, 0, 1, 0}, by_node[4];
+    cb_scan_wrong_by_node(&t, wrong, by_node);
+    CHECK(&u, by_node[0] == 0 && by_node[1] == 3 && by_node[2] == 0 && by_node[3] == 1);
+    CHECK(&u, cb_scan_worst_rank(&t, 1, wrong) == 3 && cb_scan_worst_rank(&t, 0, wrong) == 0);
     cb_scan_topology_free(&t);
 
     /* Interleaved hosts (round-robin placement), 3 nodes of 3, 2 and 1
@@ -99,6 +129,11 @@ int main(void)
     CHECK(&u, cb_scan_pair_spare(&t, 0, 2, &first, &last) == 2 && first == 1 && last == 2);
     CHECK(&u, cb_scan_pair_spare(&t, 1, 0, &first, &last) == 1 && first == 2 && last == 2);
     CHECK(&u, cb_scan_pair_spare(&t, 0, 0, &first, &last) == 0);
+    /* Node 2 has one rank: pair 0-2 sums local index 0 only. */
+    double secs3[6] = {1, 1, 0.25, 1, 1, 1}, m3[9];
+    cb_scan_round_figures(&t, cb_scan_round_of_pair(3, 0, 2), -1, -1, 1e9, secs3, m3);
+    CHECK(&u, m3[0 * 3 + 2] == 1 && m3[2 * 3 + 0] == 1);
+    CHECK(&u, cb_scan_rail_alone_color(&t, 2, 5) == 5 && cb_scan_rail_alone_color(&t, 1, 4) == 3);
     int r02 = cb_scan_round_of_pair(3, 0, 2);
     CHECK(&u, cb_scan_pair_peer(&t, r02, 0) == 2 && cb_scan_pair_peer(&t, r02, 2) == 0);
     CHECK(&u, cb_scan_pair_peer(&t, r02, 3) == -1 && cb_scan_pair_peer(&t, r02, 5) == -1);

@@ -1,5 +1,6 @@
 #include "schedule.h"
 
+#include <math.h>
 #include <stdlib.h>
 
 int cb_scan_topology_init(cb_scan_topology *t, const int *host_key, int nranks)
@@ -148,4 +149,77 @@ int cb_scan_rail_size(const cb_scan_topology *t, int rail)
 int cb_scan_node_color(const cb_scan_topology *t, int rank)
 {
     return t->node[rank];
+}
+
+int cb_scan_node_alone_color(const cb_scan_topology *t, int node, int rank)
+{
+    return t->node[rank] == node ? t->node_first[node] : rank;
+}
+
+int cb_scan_rail_alone_color(const cb_scan_topology *t, int rail, int rank)
+{
+    if (t->local[rank] != rail)
+        return rank;
+    /* The rail's lowest rank: the first rank with that local index. */
+    for (int r = 0; r < t->nranks; r++)
+        if (t->local[r] == rail)
+            return r;
+    return rank;
+}
+
+int cb_scan_pair_alone_peer(const cb_scan_topology *t, int a, int b, int rank)
+{
+    if (rank < 0 || rank >= t->nranks || a == b)
+        return -1;
+    int node = t->node[rank];
+    if (node != a && node != b)
+        return -1;
+    return cb_scan_rank_at(t, node == a ? b : a, t->local[rank]);
+}
+
+/* Node pair a-b's figure: the sum over shared local indexes of bytes over
+ * the slower end's seconds; NaN when any time is unusable. */
+static double pair_figure(const cb_scan_topology *t, int a, int b, double bytes,
+                          const double *seconds)
+{
+    int shared = t->node_size[a] < t->node_size[b] ? t->node_size[a] : t->node_size[b];
+    double sum = 0;
+    for (int l = 0; l < shared; l++) {
+        double sa = seconds[cb_scan_rank_at(t, a, l)], sb = seconds[cb_scan_rank_at(t, b, l)];
+        double slower = sa > sb ? sa : sb;
+        if (!(sa > 0) || !(sb > 0))
+            return NAN;
+        sum += bytes / 1e9 / slower;
+    }
+    return sum;
+}
+
+void cb_scan_round_figures(const cb_scan_topology *t, int round, int only_a, int only_b,
+                           double bytes, const double *seconds, double *pair_bw)
+{
+    int n = t->nnodes;
+    for (int a = 0; a < n; a++) {
+        int b = only_a >= 0 ? (a == only_a ? only_b : -1) : cb_scan_partner(n, round, a);
+        if (b < 0 || b == a || b >= n || (only_a < 0 && b < a))
+            continue;
+        pair_bw[a * n + b] = pair_bw[b * n + a] = pair_figure(t, a, b, bytes, seconds);
+    }
+}
+
+void cb_scan_wrong_by_node(const cb_scan_topology *t, const unsigned long long *per_rank,
+                           unsigned long long *per_node)
+{
+    for (int n = 0; n < t->nnodes; n++)
+        per_node[n] = 0;
+    for (int r = 0; r < t->nranks; r++)
+        per_node[t->node[r]] += per_rank[r];
+}
+
+int cb_scan_worst_rank(const cb_scan_topology *t, int node, const unsigned long long *per_rank)
+{
+    int worst = -1;
+    for (int r = 0; r < t->nranks; r++)
+        if (t->node[r] == node && (worst < 0 || per_rank[r] > per_rank[worst]))
+            worst = r;
+    return worst;
 }

@@ -68,4 +68,31 @@ int cb_scan_rail_size(const cb_scan_topology *t, int rail);
 /* Nodes: one group per node; colour = node number. */
 int cb_scan_node_color(const cb_scan_topology *t, int rank);
 
+/* Re-measuring one part alone (see cb_scan_remeasure_of): colours that put
+ * the part's ranks in one group (coloured by its lowest rank) and every
+ * other rank in a group of one (its own rank), which the engine measures
+ * but does not report. Distinct groups never share a colour. */
+int cb_scan_node_alone_color(const cb_scan_topology *t, int node, int rank);
+int cb_scan_rail_alone_color(const cb_scan_topology *t, int rail, int rank);
+/* Pair a-b alone: rank's peer when it is on node a or b and the other node
+ * has its local index, else -1 (it rests). */
+int cb_scan_pair_alone_peer(const cb_scan_topology *t, int a, int b, int rank);
+
+/* The node-to-node figure of every pair a round measured, from each rank's
+ * time per exchange of bytes (seconds[nranks], as rank 0 gathers them):
+ * for each local index both nodes have, bytes / the slower end's time;
+ * summed over local indexes (they ran at once), in GB/s per direction.
+ * Written to pair_bw[a*n+b] and [b*n+a] (n = t->nnodes); other entries are
+ * left alone. only_a, only_b >= 0: only that pair (a re-measure); -1, -1:
+ * every pair of round. A pair with a non-positive or NaN time gets NaN. */
+void cb_scan_round_figures(const cb_scan_topology *t, int round, int only_a, int only_b,
+                           double bytes, const double *seconds, double *pair_bw);
+
+/* Wrong elements per node: the sum over each node's ranks of per_rank. */
+void cb_scan_wrong_by_node(const cb_scan_topology *t, const unsigned long long *per_rank,
+                           unsigned long long *per_node);
+/* The rank of node with the largest per_rank value (its lowest rank on a
+ * tie): the GPU a wrong-elements suspect line names. */
+int cb_scan_worst_rank(const cb_scan_topology *t, int node, const unsigned long long *per_rank);
+
 #endif
