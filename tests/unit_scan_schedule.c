@@ -111,6 +111,17 @@ int main(void)
     cb_scan_round_figures(&t, 0, 0, 2, 1e9, secs, m);   /* pair 0-2 alone, a bad time */
     CHECK(&u, isnan(m[0 * 4 + 2]) && isnan(m[2 * 4 + 0]));
 
+    /* Nodes of 2 ranks: busbw = 1 GB / slowest x 2(2-1)/2; rails of 4. */
+    double nodes[4], rails[2];
+    secs[5] = 0.5;
+    CHECK(&u, cb_scan_node_figures(&t, 1e9, secs, nodes) == 4);
+    CHECK(&u, nodes[0] == 0.5 && nodes[1] == 2 && nodes[2] == 2 && nodes[3] == 2);
+    CHECK(&u, cb_scan_rail_figures(&t, 1e9, secs, rails) == 2);
+    CHECK(&u, rails[0] == 2 * 1.5 && rails[1] == 0.5 * 1.5);
+    secs[2] = NAN;
+    cb_scan_node_figures(&t, 1e9, secs, nodes);
+    CHECK(&u, isnan(nodes[1]) && nodes[0] == 0.5);
+
     unsigned long long wrong[8] = {0, 0, 0, 3, 0, 0, 1, 0}, by_node[4];
     cb_scan_wrong_by_node(&t, wrong, by_node);
     CHECK(&u, by_node[0] == 0 && by_node[1] == 3 && by_node[2] == 0 && by_node[3] == 1);
@@ -134,6 +145,11 @@ int main(void)
     cb_scan_round_figures(&t, cb_scan_round_of_pair(3, 0, 2), -1, -1, 1e9, secs3, m3);
     CHECK(&u, m3[0 * 3 + 2] == 1 && m3[2 * 3 + 0] == 1);
     CHECK(&u, cb_scan_rail_alone_color(&t, 2, 5) == 5 && cb_scan_rail_alone_color(&t, 1, 4) == 3);
+    /* Node 2 and rail 2 have one rank: no figure. */
+    double nodes3[3], rails3[3];
+    CHECK(&u, cb_scan_node_figures(&t, 1e9, secs3, nodes3) == 3 && isnan(nodes3[2]));
+    CHECK(&u, nodes3[0] == 1e9 / 1e9 / 1 * 2 * 2 / 3 && nodes3[1] == 1);
+    CHECK(&u, cb_scan_rail_figures(&t, 1e9, secs3, rails3) == 3 && isnan(rails3[2]));
     int r02 = cb_scan_round_of_pair(3, 0, 2);
     CHECK(&u, cb_scan_pair_peer(&t, r02, 0) == 2 && cb_scan_pair_peer(&t, r02, 2) == 0);
     CHECK(&u, cb_scan_pair_peer(&t, r02, 3) == -1 && cb_scan_pair_peer(&t, r02, 5) == -1);

@@ -223,3 +223,45 @@ int cb_scan_worst_rank(const cb_scan_topology *t, int node, const unsigned long 
             worst = r;
     return worst;
 }
+
+/* Allreduce busbw of a group of k ranks whose slowest took slowest s. */
+static double allreduce_busbw(double bytes, double slowest, int k, int usable)
+{
+    if (k < 2 || !usable || !(slowest > 0))
+        return NAN;
+    return bytes / 1e9 / slowest * 2.0 * (k - 1) / k;
+}
+
+int cb_scan_node_figures(const cb_scan_topology *t, double bytes, const double *seconds,
+                         double *out)
+{
+    for (int n = 0; n < t->nnodes; n++) {
+        double slowest = 0;
+        int usable = 1;
+        for (int r = 0; r < t->nranks; r++)
+            if (t->node[r] == n) {
+                usable &= seconds[r] > 0;
+                if (seconds[r] > slowest)
+                    slowest = seconds[r];
+            }
+        out[n] = allreduce_busbw(bytes, slowest, t->node_size[n], usable);
+    }
+    return t->nnodes;
+}
+
+int cb_scan_rail_figures(const cb_scan_topology *t, double bytes, const double *seconds,
+                         double *out)
+{
+    for (int l = 0; l < t->max_local; l++) {
+        double slowest = 0;
+        int usable = 1;
+        for (int r = 0; r < t->nranks; r++)
+            if (t->local[r] == l) {
+                usable &= seconds[r] > 0;
+                if (seconds[r] > slowest)
+                    slowest = seconds[r];
+            }
+        out[l] = allreduce_busbw(bytes, slowest, cb_scan_rail_size(t, l), usable);
+    }
+    return t->max_local;
+}

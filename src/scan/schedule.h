@@ -88,6 +88,16 @@ int cb_scan_pair_alone_peer(const cb_scan_topology *t, int a, int b, int rank);
 void cb_scan_round_figures(const cb_scan_topology *t, int round, int only_a, int only_b,
                            double bytes, const double *seconds, double *pair_bw);
 
+/* Node and rail figures of an all-reduce of bytes run in every node (or
+ * every rail) at once, from each rank's time (seconds[nranks]): per group,
+ * busbw = bytes / the slowest member's time x 2(k-1)/k for its k ranks, in
+ * GB/s, into out[node] (out[rail]); NaN for a group of one rank (nothing
+ * crosses) or an unusable time. Returns the group count written. */
+int cb_scan_node_figures(const cb_scan_topology *t, double bytes, const double *seconds,
+                         double *out);
+int cb_scan_rail_figures(const cb_scan_topology *t, double bytes, const double *seconds,
+                         double *out);
+
 /* Wrong elements per node: the sum over each node's ranks of per_rank. */
 void cb_scan_wrong_by_node(const cb_scan_topology *t, const unsigned long long *per_rank,
                            unsigned long long *per_node);
