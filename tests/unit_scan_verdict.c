@@ -154,6 +154,27 @@ static void check_slow_link(unit_state *u, int n, unsigned long long seed)
     cb_scan_verdict_free(&v);
 }
 
+/* Two slow links at one node among n >= 4: both links, not the node (it
+ * is fine with the others). */
+static void check_two_links(unit_state *u, int n, unsigned long long seed)
+{
+    cluster c = healthy(n, seed);
+    scan_data d;
+    cb_scan_input in;
+    cb_scan_verdict v;
+    scan(&c, &d, &in);
+    /* The faults stay for the re-measures: pairs 0-1 and 0-2 at half. */
+    c.slow_a = 0;
+    c.slow_b = 1;
+    d.pair[0 * n + 1] = d.pair[1 * n + 0] = measure(&c, CB_SCAN_PART_PAIR, 0, 1);
+    d.pair[0 * n + 2] = d.pair[2 * n + 0] = 25 * noise(&c);
+    CHECK(u, cb_scan_candidates(&in, &v) == 0);
+    CHECK(u, v.n == 2 && v.items[0].reason == CB_SCAN_LINK && v.items[0].a == 0 &&
+                 v.items[0].b == 1 && v.items[1].reason == CB_SCAN_LINK &&
+                 v.items[1].a == 0 && v.items[1].b == 2);
+    cb_scan_verdict_free(&v);
+}
+
 static void check_slow_rail(unit_state *u, int n, unsigned long long seed)
 {
     cluster c = healthy(n, seed);
@@ -207,6 +228,8 @@ int main(void)
             check_recovers(&u, sizes[s], seed);
             if (sizes[s] >= 3)
                 check_slow_link(&u, sizes[s], seed);
+            if (sizes[s] >= 4)
+                check_two_links(&u, sizes[s], seed);
         }
 
     /* Wrong elements: named without re-measure, whatever the figures. */

@@ -45,12 +45,12 @@ static double pair_of(const cb_scan_input *in, int a, int b)
     return isfinite(y) && y < x ? y : x;
 }
 
-/* Median of node a's pairs, leaving out node skip (-1: none). */
-static double pairs_median(const cb_scan_input *in, int a, int skip, double *scratch)
+/* Median of node a's pairs (its score). */
+static double pairs_median(const cb_scan_input *in, int a, double *scratch)
 {
     int k = 0;
     for (int b = 0; b < in->nnodes; b++) {
-        double x = b != a && b != skip ? pair_of(in, a, b) : NAN;
+        double x = b != a ? pair_of(in, a, b) : NAN;
         if (isfinite(x))
             scratch[k++] = x;
     }
@@ -79,11 +79,30 @@ static int is_slow_in_pairs(const cb_scan_verdict *v, int node)
     return 0;
 }
 
-/* Links: a pair below threshold x the median of the pairs between nodes not
- * slow in their pairs, while each of its nodes' other pairs (median) is not. */
-static void find_links(const cb_scan_input *in, cb_scan_verdict *v, double *all, double *scratch)
+/* Whether node a is slow in nearly all its pairs: at least 3 in 4 of its
+ * measured pairs, and 2 or more, below threshold x reference (a node with
+ * one or two bad links among many is no slow node: those are links). */
+static int slow_in_most_pairs(const cb_scan_input *in, int a, double reference, double thr)
+{
+    int measured = 0, low = 0;
+    for (int b = 0; b < in->nnodes; b++) {
+        double x = b != a ? pair_of(in, a, b) : NAN;
+        if (isfinite(x)) {
+            measured++;
+            low += below(x, reference, thr);
+        }
+    }
+    return measured >= 2 && 4 * low >= 3 * measured;
+}
+
+/* Links: a pair below threshold x the median of the pairs between nodes
+ * that are not slow in their pairs, when neither of its nodes is. With 2
+ * nodes a pair has nothing to be compared with: no verdict on links. */
+static void find_links(const cb_scan_input *in, cb_scan_verdict *v, double *all)
 {
     int n = in->nnodes, k = 0;
+    if (n < 3)
+        return;
     for (int a = 0; a < n; a++)
         for (int b = a + 1; b < n; b++)
             if (!is_slow_in_pairs(v, a) && !is_slow_in_pairs(v, b))
@@ -92,15 +111,9 @@ static void find_links(const cb_scan_input *in, cb_scan_verdict *v, double *all,
     for (int a = 0; a < n; a++)
         for (int b = a + 1; b < n; b++) {
             double x = pair_of(in, a, b);
-            if (is_slow_in_pairs(v, a) || is_slow_in_pairs(v, b) ||
-                !below(x, clean.median, v->threshold))
-                continue;
-            double ma = pairs_median(in, a, b, scratch), mb = pairs_median(in, b, a, scratch);
-            /* Nothing else to compare with (2 nodes): no verdict on the link. */
-            if (!isfinite(ma) || !isfinite(mb) || below(ma, clean.median, v->threshold) ||
-                below(mb, clean.median, v->threshold))
-                continue;
-            add(v, CB_SCAN_LINK, a, b, x, clean.median);
+            if (!is_slow_in_pairs(v, a) && !is_slow_in_pairs(v, b) &&
+                below(x, clean.median, v->threshold))
+                add(v, CB_SCAN_LINK, a, b, x, clean.median);
         }
 }
 
@@ -127,7 +140,7 @@ int cb_scan_candidates(const cb_scan_input *in, cb_scan_verdict *v)
     v->nodes = cb_scan_class_of(in->node_busbw, n);
     v->rails = cb_scan_class_of(in->rail_busbw, in->nrails);
     for (int a = 0; a < n; a++)
-        v->node_pair_score[a] = in->pair_bw != NULL ? pairs_median(in, a, -1, scratch) : NAN;
+        v->node_pair_score[a] = in->pair_bw != NULL ? pairs_median(in, a, scratch) : NAN;
     v->node_scores = cb_scan_class_of(v->node_pair_score, n);
     int k = 0;
     for (int a = 0; a < n && in->pair_bw != NULL; a++)
@@ -138,7 +151,7 @@ int cb_scan_candidates(const cb_scan_input *in, cb_scan_verdict *v)
     for (int a = 0; a < n; a++) {
         if (in->node_busbw != NULL && below(in->node_busbw[a], v->nodes.median, thr))
             add(v, CB_SCAN_NODE_FIGURE, a, -1, in->node_busbw[a], v->nodes.median);
-        if (below(v->node_pair_score[a], v->node_scores.median, thr))
+        if (in->pair_bw != NULL && slow_in_most_pairs(in, a, v->node_scores.median, thr))
             add(v, CB_SCAN_NODE_PAIRS, a, -1, v->node_pair_score[a], v->node_scores.median);
         if (in->wrong != NULL && in->wrong[a] > 0) {
             add(v, CB_SCAN_NODE_WRONG, a, -1, NAN, NAN);
@@ -147,7 +160,7 @@ int cb_scan_candidates(const cb_scan_input *in, cb_scan_verdict *v)
         }
     }
     if (in->pair_bw != NULL)
-        find_links(in, v, all, scratch);
+        find_links(in, v, all);
     for (int r = 0; r < in->nrails && in->rail_busbw != NULL; r++)
         if (below(in->rail_busbw[r], v->rails.median, thr))
             add(v, CB_SCAN_RAIL, r, -1, in->rail_busbw[r], v->rails.median);

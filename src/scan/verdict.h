@@ -18,9 +18,9 @@
 /* What a finding accuses and why. */
 typedef enum cb_scan_reason {
     CB_SCAN_NODE_FIGURE = 0, /* node a's own all-reduce is slow */
-    CB_SCAN_NODE_PAIRS,      /* node a is slow in (nearly) all its pairs */
+    CB_SCAN_NODE_PAIRS,      /* node a is slow in 3 in 4 of its pairs or more */
     CB_SCAN_NODE_WRONG,      /* node a's ranks saw wrong elements */
-    CB_SCAN_LINK,            /* pair a-b is slow, both nodes fine elsewhere */
+    CB_SCAN_LINK,            /* pair a-b is slow, neither node slow in its pairs */
     CB_SCAN_RAIL             /* rail a (local index a) is slow */
 } cb_scan_reason;
 
