@@ -1,0 +1,102 @@
+/* The health scan's verdict: robust scoring of nodes, node pairs (links)
+ * and rails against the median of their class, in two steps so that
+ * nobody is named on one noisy measurement:
+ *
+ *   cb_scan_candidates(&in, &v)        who looks slow or wrong
+ *   for each candidate c needing it:   cb_scan_remeasure_of(&in, c, &what),
+ *                                      measure `what` alone, then
+ *                                      cb_scan_recheck(c, figure)
+ *   cb_scan_settle(&v)                 keep only those still slow: suspects
+ *   cb_scan_verdict_free(&v)
+ *
+ * Pure: no MPI, no I/O. Figures are GB/s; NaN means "not measured". */
+#ifndef CB_SCAN_VERDICT_H
+#define CB_SCAN_VERDICT_H
+
+#define CB_SCAN_THRESHOLD_DEFAULT 0.8
+
+/* What a finding accuses and why. */
+typedef enum cb_scan_reason {
+    CB_SCAN_NODE_FIGURE = 0, /* node a's own all-reduce is slow */
+    CB_SCAN_NODE_PAIRS,      /* node a is slow in 3 in 4 of its pairs or more */
+    CB_SCAN_NODE_WRONG,      /* node a's ranks saw wrong elements */
+    CB_SCAN_LINK,            /* pair a-b is slow, neither node slow in its pairs */
+    CB_SCAN_RAIL             /* rail a (local index a) is slow */
+} cb_scan_reason;
+
+/* The measurements. Any array may be NULL (that part was not run). */
+typedef struct cb_scan_input {
+    int nnodes;
+    const double *node_busbw;          /* [nnodes] each node's own all-reduce */
+    const double *pair_bw;             /* [nnodes * nnodes] row-major; [a*n+b] and
+                                        * [b*n+a] are the same pair: the lower of
+                                        * the two finite ones counts */
+    int nrails;
+    const double *rail_busbw;          /* [nrails] */
+    const unsigned long long *wrong;   /* [nnodes] wrong elements seen per node */
+    double threshold;                  /* below threshold x median is slow; 0:
+                                        * CB_SCAN_THRESHOLD_DEFAULT */
+} cb_scan_input;
+
+/* The robust centre and spread of one class of figures. */
+typedef struct cb_scan_class {
+    double median;     /* NaN when the class has no finite figure */
+    double mad;        /* median absolute deviation from median */
+    int n;             /* finite figures */
+} cb_scan_class;
+
+typedef struct cb_scan_finding {
+    cb_scan_reason reason;
+    int a, b;            /* node (a), link (a < b), rail (a); b = -1 otherwise */
+    double first;        /* the figure the scan measured */
+    double again;        /* the re-measured figure; NaN until cb_scan_recheck */
+    double figure;       /* the figure judged: again when finite, else first */
+    double median;       /* the median it is compared with */
+    double ratio;        /* figure / median */
+    unsigned long long wrong; /* CB_SCAN_NODE_WRONG: the count */
+    int needs_remeasure; /* 0 for wrong elements: a count is not noise */
+} cb_scan_finding;
+
+typedef struct cb_scan_verdict {
+    double threshold;
+    cb_scan_class nodes, pairs, rails;
+    double *node_pair_score;  /* [nnodes] median of each node's pairs (NaN: none) */
+    cb_scan_class node_scores;/* over node_pair_score */
+    int n;                    /* findings */
+    cb_scan_finding *items;
+} cb_scan_verdict;
+
+/* What to measure again, alone, for one candidate. */
+typedef enum cb_scan_part { CB_SCAN_PART_NODE, CB_SCAN_PART_PAIR, CB_SCAN_PART_RAIL } cb_scan_part;
+typedef struct cb_scan_remeasure {
+    cb_scan_part part;
+    int a, b;   /* node a; pair a-b (a < b); rail a; b = -1 when unused */
+} cb_scan_remeasure;
+
+/* Median and MAD of the finite values of x[0..n-1]. */
+cb_scan_class cb_scan_class_of(const double *x, int n);
+
+/* Score the input; v gets the candidates (in the order: nodes by number,
+ * links, rails). Returns 0, -1 when out of memory or the threshold is not
+ * in (0, 1] (v is then empty). A healthy set yields no candidate. */
+int cb_scan_candidates(const cb_scan_input *in, cb_scan_verdict *v);
+
+/* What the caller re-measures for c: node figure: that node's all-reduce;
+ * a node slow in its pairs: its pair with its fastest partner that is no
+ * candidate itself (if even that is slow, the node is); a link: that pair;
+ * a rail: that rail. Returns 0, or -1 when c needs no re-measure. */
+int cb_scan_remeasure_of(const cb_scan_input *in, const cb_scan_verdict *v,
+                         const cb_scan_finding *c, cb_scan_remeasure *what);
+
+/* Record c's re-measured figure (NaN: the re-measure failed, the first
+ * figure stands). For a node slow in its pairs the figure is the re-measured
+ * pair's, compared with the same median (the typical node's pair figure). */
+void cb_scan_recheck(cb_scan_finding *c, double again);
+
+/* Drop the candidates whose judged figure is no longer below threshold x
+ * median; what is left are the suspects. */
+void cb_scan_settle(cb_scan_verdict *v);
+
+void cb_scan_verdict_free(cb_scan_verdict *v);
+
+#endif

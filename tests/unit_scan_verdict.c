@@ -1,0 +1,281 @@
+/* The health scan's verdict on simulated clusters: +-10% noise names
+ * nobody; one slow node, link or rail is named, and only it; a candidate
+ * that recovers when measured again alone is not named. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "scan/verdict.h"
+#include "unit.h"
+
+#define MAX_NODES 17
+#define NRAILS 4
+
+/* A simulated cluster: healthy figures, one optional fault, and a
+ * generator for the +-10% noise of every measurement (its own state, no
+ * globals). */
+typedef struct cluster {
+    int n;
+    unsigned long long rng;
+    int slow_node, slow_a, slow_b, slow_rail;   /* -1: none */
+    double factor;                              /* what the fault leaves */
+} cluster;
+
+static double noise(cluster *c)
+{
+    c->rng = c->rng * 6364136223846793005ULL + 1442695040888963407ULL;
+    double u = (double)(c->rng >> 11) / 9007199254740992.0;   /* [0, 1) */
+    return 0.9 + 0.2 * u;
+}
+
+/* One measurement of part (a, b), as the engine would take it. A slow node
+ * slows its own all-reduce, its pairs and every rail (each rail crosses it). */
+static double measure(cluster *c, cb_scan_part part, int a, int b)
+{
+    double x = noise(c);
+    switch (part) {
+    case CB_SCAN_PART_NODE:
+        return 200 * x * (a == c->slow_node ? c->factor : 1);
+    case CB_SCAN_PART_PAIR:
+        if (a == c->slow_node || b == c->slow_node ||
+            (a == c->slow_a && b == c->slow_b) || (a == c->slow_b && b == c->slow_a))
+            x *= c->factor;
+        return 50 * x;
+    case CB_SCAN_PART_RAIL:
+        return 40 * x * (a == c->slow_rail || c->slow_node >= 0 ? c->factor : 1);
+    }
+    return NAN;
+}
+
+typedef struct scan_data {
+    double node[MAX_NODES], pair[MAX_NODES * MAX_NODES], rail[NRAILS];
+    unsigned long long wrong[MAX_NODES];
+} scan_data;
+
+static void scan(cluster *c, scan_data *d, cb_scan_input *in)
+{
+    int n = c->n;
+    for (int a = 0; a < n; a++) {
+        d->node[a] = measure(c, CB_SCAN_PART_NODE, a, -1);
+        d->wrong[a] = 0;
+        d->pair[a * n + a] = NAN;
+        for (int b = a + 1; b < n; b++)
+            d->pair[a * n + b] = d->pair[b * n + a] = measure(c, CB_SCAN_PART_PAIR, a, b);
+    }
+    for (int r = 0; r < NRAILS; r++)
+        d->rail[r] = measure(c, CB_SCAN_PART_RAIL, r, -1);
+    *in = (cb_scan_input){.nnodes = n, .node_busbw = d->node, .pair_bw = d->pair,
+                          .nrails = NRAILS, .rail_busbw = d->rail, .wrong = d->wrong};
+}
+
+/* The engine's loop: candidates, each re-measured alone, settled. */
+static int judge(unit_state *u, cluster *c, const cb_scan_input *in, cb_scan_verdict *v)
+{
+    if (cb_scan_candidates(in, v) != 0)
+        return -1;
+    for (int i = 0; i < v->n; i++) {
+        cb_scan_remeasure what;
+        cb_scan_finding *f = &v->items[i];
+        int rc = cb_scan_remeasure_of(in, v, f, &what);
+        CHECK(u, (rc == 0) == (f->needs_remeasure != 0));
+        if (rc == 0)
+            cb_scan_recheck(f, measure(c, what.part, what.a, what.b));
+    }
+    cb_scan_settle(v);
+    return 0;
+}
+
+static cluster healthy(int n, unsigned long long seed)
+{
+    return (cluster){.n = n, .rng = seed, .slow_node = -1, .slow_a = -1, .slow_b = -1,
+                     .slow_rail = -1, .factor = 0.5};
+}
+
+/* Healthy clusters of many sizes and seeds: no candidate at all. */
+static void check_healthy(unit_state *u)
+{
+    int sizes[] = {2, 3, 4, 5, 8, 16, 17}, named = 0;
+    for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++)
+        for (unsigned long long seed = 1; seed <= 300; seed++) {
+            cluster c = healthy(sizes[s], seed);
+            scan_data d;
+            cb_scan_input in;
+            cb_scan_verdict v;
+            scan(&c, &d, &in);
+            CHECK(u, cb_scan_candidates(&in, &v) == 0);
+            named += v.n;
+            cb_scan_verdict_free(&v);
+        }
+    CHECK(u, named == 0);
+}
+
+/* One slow node among n: named (by its own figure, and by its pairs when
+ * there are 3 nodes or more), nobody else, with figure, median and ratio. */
+static void check_slow_node(unit_state *u, int n, unsigned long long seed)
+{
+    cluster c = healthy(n, seed);
+    c.slow_node = (int)(seed % (unsigned)n);
+    scan_data d;
+    cb_scan_input in;
+    cb_scan_verdict v;
+    scan(&c, &d, &in);
+    CHECK(u, judge(u, &c, &in, &v) == 0);
+    int by_figure = 0, by_pairs = 0, other = 0;
+    for (int i = 0; i < v.n; i++) {
+        const cb_scan_finding *f = &v.items[i];
+        if (f->a == c.slow_node && f->reason == CB_SCAN_NODE_FIGURE)
+            by_figure++;
+        else if (f->a == c.slow_node && f->reason == CB_SCAN_NODE_PAIRS)
+            by_pairs++;
+        else
+            other++;
+        CHECK(u, f->ratio < 0.8 && fabs(f->ratio - f->figure / f->median) < 1e-12);
+        CHECK(u, isfinite(f->again) && f->figure == f->again);
+    }
+    CHECK(u, by_figure == 1 && other == 0);
+    CHECK(u, by_pairs == (n >= 3));
+    cb_scan_verdict_free(&v);
+}
+
+/* One slow link a-b among n >= 3: that link, nobody else. */
+static void check_slow_link(unit_state *u, int n, unsigned long long seed)
+{
+    cluster c = healthy(n, seed);
+    c.slow_a = (int)(seed % (unsigned)n);
+    c.slow_b = (c.slow_a + 1 + (int)(seed / 7 % (unsigned)(n - 1))) % n;
+    scan_data d;
+    cb_scan_input in;
+    cb_scan_verdict v;
+    scan(&c, &d, &in);
+    CHECK(u, judge(u, &c, &in, &v) == 0);
+    int lo = c.slow_a < c.slow_b ? c.slow_a : c.slow_b, hi = c.slow_a ^ c.slow_b ^ lo;
+    CHECK(u, v.n == 1);
+    CHECK(u, v.n >= 1 && v.items[0].reason == CB_SCAN_LINK && v.items[0].a == lo &&
+                 v.items[0].b == hi && v.items[0].ratio < 0.8);
+    cb_scan_verdict_free(&v);
+}
+
+/* Two slow links at one node among n >= 4: both links, not the node (it
+ * is fine with the others). */
+static void check_two_links(unit_state *u, int n, unsigned long long seed)
+{
+    cluster c = healthy(n, seed);
+    scan_data d;
+    cb_scan_input in;
+    cb_scan_verdict v;
+    scan(&c, &d, &in);
+    /* The faults stay for the re-measures: pairs 0-1 and 0-2 at half. */
+    c.slow_a = 0;
+    c.slow_b = 1;
+    d.pair[0 * n + 1] = d.pair[1 * n + 0] = measure(&c, CB_SCAN_PART_PAIR, 0, 1);
+    d.pair[0 * n + 2] = d.pair[2 * n + 0] = 25 * noise(&c);
+    CHECK(u, cb_scan_candidates(&in, &v) == 0);
+    CHECK(u, v.n == 2 && v.items[0].reason == CB_SCAN_LINK && v.items[0].a == 0 &&
+                 v.items[0].b == 1 && v.items[1].reason == CB_SCAN_LINK &&
+                 v.items[1].a == 0 && v.items[1].b == 2);
+    cb_scan_verdict_free(&v);
+}
+
+static void check_slow_rail(unit_state *u, int n, unsigned long long seed)
+{
+    cluster c = healthy(n, seed);
+    c.slow_rail = (int)(seed % NRAILS);
+    scan_data d;
+    cb_scan_input in;
+    cb_scan_verdict v;
+    scan(&c, &d, &in);
+    CHECK(u, judge(u, &c, &in, &v) == 0);
+    CHECK(u, v.n == 1 && v.items[0].reason == CB_SCAN_RAIL && v.items[0].a == c.slow_rail);
+    cb_scan_verdict_free(&v);
+}
+
+/* One noisy measurement in the scan (a transient: the hardware is fine):
+ * a candidate, but measured again alone it recovers and is not named. */
+static void check_recovers(unit_state *u, int n, unsigned long long seed)
+{
+    cluster c = healthy(n, seed);
+    scan_data d;
+    cb_scan_input in;
+    cb_scan_verdict v;
+    scan(&c, &d, &in);
+    int a = (int)(seed % (unsigned)n), b = (a + 1) % n;
+    d.node[a] *= 0.3;
+    d.pair[a * n + b] *= 0.3;
+    d.rail[seed % NRAILS] *= 0.3;
+    CHECK(u, cb_scan_candidates(&in, &v) == 0);
+    CHECK(u, v.n == (n >= 3 ? 3 : 2));   /* node, rail; link when judgeable */
+    cb_scan_verdict_free(&v);
+    CHECK(u, judge(u, &c, &in, &v) == 0);
+    CHECK(u, v.n == 0);
+    cb_scan_verdict_free(&v);
+}
+
+int main(void)
+{
+    unit_state u = {0, 0};
+
+    double x[] = {5, NAN, 1, 3, 100, 4};
+    cb_scan_class k = cb_scan_class_of(x, 6);
+    CHECK(&u, k.n == 5 && k.median == 4 && k.mad == 1);
+    k = cb_scan_class_of(x, 0);
+    CHECK(&u, k.n == 0 && isnan(k.median));
+
+    check_healthy(&u);
+    int sizes[] = {2, 3, 4, 5, 7, 8, 16, 17};
+    for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++)
+        for (unsigned long long seed = 1; seed <= 40; seed++) {
+            check_slow_node(&u, sizes[s], seed);
+            check_slow_rail(&u, sizes[s], seed);
+            check_recovers(&u, sizes[s], seed);
+            if (sizes[s] >= 3)
+                check_slow_link(&u, sizes[s], seed);
+            if (sizes[s] >= 4)
+                check_two_links(&u, sizes[s], seed);
+        }
+
+    /* Wrong elements: named without re-measure, whatever the figures. */
+    cluster c = healthy(4, 9);
+    scan_data d;
+    cb_scan_input in;
+    cb_scan_verdict v;
+    scan(&c, &d, &in);
+    d.wrong[2] = 5;
+    CHECK(&u, judge(&u, &c, &in, &v) == 0);
+    CHECK(&u, v.n == 1 && v.items[0].reason == CB_SCAN_NODE_WRONG && v.items[0].a == 2 &&
+                  v.items[0].wrong == 5 && !v.items[0].needs_remeasure);
+    cb_scan_verdict_free(&v);
+
+    /* Re-measure targets: the node alone; a link's pair; a node slow in its
+     * pairs with its fastest partner that is fine. */
+    c = healthy(4, 3);
+    c.slow_node = 1;
+    scan(&c, &d, &in);
+    d.pair[1 * 4 + 3] = d.pair[3 * 4 + 1] = 30;   /* its fastest partner: 3 */
+    CHECK(&u, cb_scan_candidates(&in, &v) == 0 && v.n == 2);
+    cb_scan_remeasure what;
+    CHECK(&u, cb_scan_remeasure_of(&in, &v, &v.items[0], &what) == 0 &&
+                  what.part == CB_SCAN_PART_NODE && what.a == 1);
+    CHECK(&u, v.items[1].reason == CB_SCAN_NODE_PAIRS &&
+                  cb_scan_remeasure_of(&in, &v, &v.items[1], &what) == 0 &&
+                  what.part == CB_SCAN_PART_PAIR && what.a == 1 && what.b == 3);
+    cb_scan_recheck(&v.items[1], NAN);   /* the re-measure failed: first figure stands */
+    CHECK(&u, v.items[1].figure == v.items[1].first);
+    cb_scan_verdict_free(&v);
+
+    /* The threshold: a node at half speed is no suspect at 0.4; bad values. */
+    c = healthy(8, 5);
+    c.slow_node = 0;
+    scan(&c, &d, &in);
+    in.threshold = 0.4;
+    CHECK(&u, cb_scan_candidates(&in, &v) == 0 && v.n == 0);
+    cb_scan_verdict_free(&v);
+    in.threshold = 1.5;
+    CHECK(&u, cb_scan_candidates(&in, &v) == -1 && v.n == 0 && v.items == NULL);
+    in.threshold = -0.1;
+    CHECK(&u, cb_scan_candidates(&in, &v) == -1);
+
+    /* Parts not run: no nodes, no pairs, no rails, nothing to say. */
+    in = (cb_scan_input){.nnodes = 4};
+    CHECK(&u, cb_scan_candidates(&in, &v) == 0 && v.n == 0);
+    cb_scan_verdict_free(&v);
+    return unit_done(&u, "unit_scan_verdict");
+}
