@@ -147,7 +147,8 @@ static int parse_options(int argc, char **argv, options *o)
         const char *value = NULL;
         for (; v < nvalued; v++) {
             size_t len = strlen(valued[v][1]);
-            if (strcmp(a, valued[v][0]) == 0 || strcmp(a, valued[v][1]) == 0) {
+            if ((valued[v][0][0] && strcmp(a, valued[v][0]) == 0) ||
+                strcmp(a, valued[v][1]) == 0) {
                 if (i + 1 >= argc)
                     return bad_usage("%s needs a value", a);
                 value = argv[++i];
