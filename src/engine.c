@@ -992,21 +992,12 @@ static double combine_time(engine *e, double mine)
     return combined;
 }
 
-/* One verification pass on this rank: fresh inputs, one launch, compare. */
-static int check_pass(engine *e, const cb_collective *coll, const cb_call *call,
-                      const cb_pattern *pat, size_t *wrong, cb_mismatch *first)
+/* Compare call's output on this rank with pat, adding to *wrong. */
+static int check_output(engine *e, const cb_collective *coll, const cb_call *call,
+                        const cb_pattern *pat, size_t *wrong, cb_mismatch *first)
 {
     size_t esize = cb_dtype_info_of(call->dtype)->size;
     int direct = e->ops->host_accessible;
-    void *input = direct ? (void *)call->send : e->staging;
-    coll->fill_input(pat, e->grank, call, input);
-    if (!direct &&
-        backend_step(e, e->ops->upload(e->b, (void *)call->send, input,
-                                       call->layout.send_count * esize)) != 0)
-        return -1;
-    if (backend_step(e, coll->run(e->b, call)) != 0 ||
-        backend_step(e, e->ops->wait(e->b)) != 0)
-        return -1;
     void *output = direct ? call->recv : e->staging;
     if (!direct &&
         backend_step(e, e->ops->download(e->b, output, call->recv,
@@ -1025,24 +1016,62 @@ static int check_pass(engine *e, const cb_collective *coll, const cb_call *call,
     return 0;
 }
 
-/* Verify call with check_passes fresh inputs; fills the check fields of res. */
+/* The values of check pass `pass` of one placement; pass -1: those the
+ * timed iterations read (--check-timed). 0, or -1 when none can be checked. */
+static int check_pattern(engine *e, const cb_call *call, int size_index, int in_place, int pass,
+                         cb_pattern *pat)
+{
+    uint32_t what = ((uint32_t)call->dtype << 8) | (uint32_t)(call->redop + 1) |
+                    ((uint32_t)(call->root + 1) << 16);
+    char why[256];
+    if (cb_pattern_init(pat, call->dtype, call->redop, e->gsize,
+                        cb_pattern_seed((uint32_t)size_index, (uint32_t)in_place, (uint32_t)pass,
+                                        what),
+                        why, sizeof why) != 0)
+        return -1;
+    pat->avg_premultiplied = e->ops->avg_premultiplies;
+    return 0;
+}
+
+/* This rank's input of pat into call's send buffer. */
+static int fill_input(engine *e, const cb_collective *coll, const cb_call *call,
+                      const cb_pattern *pat)
+{
+    size_t esize = cb_dtype_info_of(call->dtype)->size;
+    int direct = e->ops->host_accessible;
+    void *input = direct ? (void *)call->send : e->staging;
+    coll->fill_input(pat, e->grank, call, input);
+    if (!direct &&
+        backend_step(e, e->ops->upload(e->b, (void *)call->send, input,
+                                       call->layout.send_count * esize)) != 0)
+        return -1;
+    return 0;
+}
+
+/* One verification pass on this rank: fresh inputs, one launch, compare. */
+static int check_pass(engine *e, const cb_collective *coll, const cb_call *call,
+                      const cb_pattern *pat, size_t *wrong, cb_mismatch *first)
+{
+    if (fill_input(e, coll, call, pat) != 0 || backend_step(e, coll->run(e->b, call)) != 0 ||
+        backend_step(e, e->ops->wait(e->b)) != 0)
+        return -1;
+    return check_output(e, coll, call, pat, wrong, first);
+}
+
+/* Verify call with check_passes fresh inputs, after the output of the last
+ * timed iteration when timed (--check-timed); fills the check fields of res. */
 static void verify(engine *e, const cb_collective *coll, const cb_call *call, int size_index,
-                   cb_result *res)
+                   cb_result *res, int timed)
 {
     size_t wrong = 0;
     cb_mismatch first = {0, 0, 0};
-    for (int pass = 0; pass < e->p->check_passes; pass++) {
-        uint32_t what = ((uint32_t)call->dtype << 8) | (uint32_t)(call->redop + 1) |
-                        ((uint32_t)(call->root + 1) << 16);
-        cb_pattern pat;
-        char why[256];
-        /* The sweep checked that the pattern exists for this type and reduction. */
-        if (cb_pattern_init(&pat, call->dtype, call->redop, e->gsize,
-                            cb_pattern_seed((uint32_t)size_index, (uint32_t)res->in_place,
-                                            (uint32_t)pass, what),
-                            why, sizeof why) != 0)
+    cb_pattern pat;
+    /* The sweep checked that the pattern exists for this type and reduction. */
+    int failed = timed && (check_pattern(e, call, size_index, 0, -1, &pat) != 0 ||
+                           check_output(e, coll, call, &pat, &wrong, &first) != 0);
+    for (int pass = 0; pass < e->p->check_passes && !failed; pass++) {
+        if (check_pattern(e, call, size_index, res->in_place, pass, &pat) != 0)
             return;
-        pat.avg_premultiplied = e->ops->avg_premultiplies;
         if (check_pass(e, coll, call, &pat, &wrong, &first) != 0)
             break;
         res->check_passes = pass + 1;
@@ -1208,6 +1237,12 @@ static int measure(engine *e, const cb_collective *coll, cb_call *call, int size
         for (;;)
             sleep(1);
     }
+    /* --check-timed: out of place, the timed iterations read checkable input
+     * they never change, and the last one's output is checked with it. */
+    int timed = checkable && !in_place && e->p->check_timed;
+    cb_pattern timed_pat;
+    if (timed && check_pattern(e, call, size_index, 0, -1, &timed_pat) == 0)
+        fill_input(e, coll, call, &timed_pat);
     cb_rank_time mine;
     memset(&mine, 0, sizeof mine);
     time_collective(e, coll, call, &mine);
@@ -1232,7 +1267,7 @@ static int measure(engine *e, const cb_collective *coll, cb_call *call, int size
 
     if (checkable) {
         cb_watchdog_doing(&e->watch, "%s, verification", e->measuring);
-        verify(e, coll, call, size_index, &res);
+        verify(e, coll, call, size_index, &res, timed);
     }
     if (e->st.code != CB_EXIT_OK)
         return e->st.code;

@@ -29,6 +29,8 @@
  *                    an earlier size, placement or pass left there
  *   root:D           rooted collectives run with root (root + D) mod n
  *   skip             no rank runs the operation at all
+ * "timed:" before a fault confines it to the timed spans (between
+ * timer_start and timer_stop), so that only --check-timed can see it.
  * A fault that does not apply to a collective leaves it alone. Faults that
  * change a buffer of a backend whose memory the host cannot read go through
  * download and upload, and wait for the operation first.
@@ -82,7 +84,7 @@ static int after(cb_backend *b, const launch *l, int rc)
 /* skip: no rank launches anything. */
 static int skipped(cb_backend *b)
 {
-    return faulty(b)->kind == FAULT_SKIP;
+    return faulty(b)->kind == FAULT_SKIP && fault_active(faulty(b));
 }
 
 /* The wrapped backend: the one named after "faulty-". */
@@ -190,11 +192,13 @@ static int faulty_wait(cb_backend *b)
 
 static int faulty_timer_start(cb_backend *b)
 {
+    faulty(b)->timing = 1;
     return pass(b, inner_ops(b)->timer_start(inner(b)));
 }
 
 static int faulty_timer_stop(cb_backend *b, double *seconds)
 {
+    faulty(b)->timing = 0;
     return pass(b, inner_ops(b)->timer_stop(inner(b), seconds));
 }
 

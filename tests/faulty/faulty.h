@@ -27,6 +27,8 @@ typedef struct faulty_backend {
     const cb_backend_ops *ops;  /* the wrapped backend's */
     cb_backend *inner;          /* the wrapped backend doing the work */
     fault_kind kind;
+    int timed_only;             /* "timed:" before the fault: only in timed spans */
+    int timing;                 /* between timer_start and timer_stop */
     long arg[FAULT_MAX_ARGS];
     int nargs;
     char spec[64];
@@ -59,6 +61,9 @@ int fault_parse(faulty_backend *f, const char *spec);
 #define FAULT_FORMS                                                                    \
     "missing:K, dup:A:B, bump:K[:D], swap:A:B, shift:K[:OFF], chunks:K:A:B:LEN, "      \
     "sign:K[:IDX], corrupt:K:IDX, stale:K, root:D or skip"
+
+/* Whether the fault applies to a launch now. */
+int fault_active(const faulty_backend *f);
 
 /* Around every launch: before may change the input, the buffers and the
  * root in l; after (given the launch's status) the output. 0 or -1 with

@@ -47,6 +47,12 @@ int fault_parse(faulty_backend *f, const char *spec)
                    : 0;
     if (got < 1)
         return -1;
+    if (strncmp(spec, "timed:", 6) == 0) {
+        f->timed_only = 1;
+        int rc = fault_parse(f, spec + 6);
+        snprintf(f->spec, sizeof f->spec, "%s", spec);
+        return rc;
+    }
     f->nargs = got - 1;
     for (int k = 0; k < FAULT_KINDS; k++)
         if (strcmp(kind, fault_forms[k].name) == 0) {
@@ -287,12 +293,17 @@ static int after(cb_backend *b, const launch *l, int rc)
     return put_host(b, l->recv, view, bytes);
 }
 
+int fault_active(const faulty_backend *f)
+{
+    return !f->timed_only || f->timing;
+}
+
 int fault_before(faulty_backend *f, launch *l)
 {
-    return before(&f->base, l);
+    return fault_active(f) ? before(&f->base, l) : 0;
 }
 
 int fault_after(faulty_backend *f, const launch *l, int rc)
 {
-    return after(&f->base, l, rc);
+    return fault_active(f) ? after(&f->base, l, rc) : fault_pass(f, rc);
 }
