@@ -19,7 +19,6 @@
 #include <unistd.h>
 
 #include "config.h"
-#include "parse.h"
 #include "printer.h"
 #include "result.h"
 #include "status.h"
@@ -41,14 +40,6 @@
  * compares the last CB_STABLE_ROUNDS rounds, so that many run at least. */
 #define CB_ROUNDS 10
 #define CB_STABLE_ROUNDS 3
-/* Testing only, documented in nccl-collbench(1): "RANK:ELEMENT" makes rank
- * RANK see a wrong value at ELEMENT of every checked result. */
-#define CB_TEST_CORRUPT_ENV "NCCL_COLLBENCH_TEST_CORRUPT"
-/* Testing only: "RANK:SIZE_INDEX" makes RANK stop making progress before the
- * SIZE_INDEX-th size (0 = the first), as a hung rank would. */
-#define CB_TEST_HANG_ENV "NCCL_COLLBENCH_TEST_HANG"
-/* Testing only: "RANK" makes RANK's buffer allocation fail. */
-#define CB_TEST_FAIL_ALLOC_ENV "NCCL_COLLBENCH_TEST_FAIL_ALLOC"
 
 typedef struct engine {
     const cb_params *p;
@@ -104,11 +95,6 @@ typedef struct engine {
     cb_summary sum;
 
     int progress;          /* rank 0: 0 off, 1 one updated line on a terminal, 2 lines */
-    int corrupt_rank;      /* -1: the test hook is off */
-    size_t corrupt_index;
-    int hang_rank;         /* -1: off */
-    long hang_size_index;
-    int fail_alloc_rank;   /* -1: off */
 
     cb_watchdog watch;
     char measuring[192];   /* the measurement in progress, for the watchdog */
@@ -142,37 +128,6 @@ static void note(engine *e, const char *fmt, ...)
     va_end(ap);
     for (int i = 0; i < e->nprinters; i++)
         e->printers[i]->ops->note(e->printers[i], text);
-}
-
-/* "A:B" with two non-negative integers, as the test hooks take them. */
-static int parse_pair(const char *spec, long *a, long *b)
-{
-    const char *colon = spec ? strchr(spec, ':') : NULL;
-    char first[24];
-    if (colon == NULL || (size_t)(colon - spec) >= sizeof first)
-        return -1;
-    memcpy(first, spec, (size_t)(colon - spec));
-    first[colon - spec] = '\0';
-    return cb_parse_long(first, 0, INT_MAX, a) == 0 && cb_parse_long(colon + 1, 0, LONG_MAX, b) == 0
-               ? 0
-               : -1;
-}
-
-static void read_test_hooks(engine *e)
-{
-    long a, b;
-    e->corrupt_rank = e->hang_rank = e->fail_alloc_rank = -1;
-    if (parse_pair(getenv(CB_TEST_CORRUPT_ENV), &a, &b) == 0) {
-        e->corrupt_rank = (int)a;
-        e->corrupt_index = (size_t)b;
-    }
-    if (parse_pair(getenv(CB_TEST_HANG_ENV), &a, &b) == 0) {
-        e->hang_rank = (int)a;
-        e->hang_size_index = b;
-    }
-    const char *fail = getenv(CB_TEST_FAIL_ALLOC_ENV);
-    if (fail != NULL && cb_parse_long(fail, 0, INT_MAX, &a) == 0)
-        e->fail_alloc_rank = (int)a;
 }
 
 /* Rank 0 opens the outputs before anything is measured. */
@@ -650,12 +605,6 @@ static int backend_step(engine *e, int rc)
 static void allocate_buffers(engine *e)
 {
     cb_watchdog_doing(&e->watch, "allocating two buffers of %zu bytes", e->buffer_bytes);
-    if (e->fail_alloc_rank == e->rank) {
-        cb_status_set(&e->st, CB_EXIT_RUNTIME,
-                      "cannot allocate %zu bytes (failure injected by " CB_TEST_FAIL_ALLOC_ENV ")",
-                      e->buffer_bytes);
-        return;
-    }
     size_t work_bytes = (size_t)column_work_buffers(e->p) * e->buffer_bytes;
     if (e->ops->alloc(e->b, e->buffer_bytes, &e->send) != 0 ||
         e->ops->alloc(e->b, e->buffer_bytes, &e->recv) != 0 ||
@@ -1003,11 +952,6 @@ static int check_output(engine *e, const cb_collective *coll, const cb_call *cal
         backend_step(e, e->ops->download(e->b, output, call->recv,
                                          call->layout.recv_count * esize)) != 0)
         return -1;
-    if (e->corrupt_rank == e->rank && e->corrupt_index < call->layout.recv_count) {
-        const cb_dtype_info *info = cb_dtype_info_of(call->dtype);
-        double was = info->load(output, e->corrupt_index);
-        info->store(output, e->corrupt_index, was == 1.0 ? 2.0 : 1.0);
-    }
     cb_mismatch here;
     size_t n = coll->check_output(pat, e->grank, call, output, &here);
     if (n > 0 && *wrong == 0)
@@ -1232,11 +1176,6 @@ static int measure(engine *e, const cb_collective *coll, cb_call *call, int size
     snprintf(e->measuring, sizeof e->measuring, "%s %s %s root %d, %llu B %s", coll->name,
              cb_dtype_info_of(call->dtype)->name, cb_redop_name(call->redop), call->root,
              (unsigned long long)bytes, in_place ? "in-place" : "out-of-place");
-    if (e->rank == e->hang_rank && size_index == e->hang_size_index && !in_place) {
-        cb_watchdog_doing(&e->watch, "%s, hang injected by " CB_TEST_HANG_ENV, e->measuring);
-        for (;;)
-            sleep(1);
-    }
     /* --check-timed: out of place, the timed iterations read checkable input
      * they never change, and the last one's output is checked with it. */
     int timed = checkable && !in_place && e->p->check_timed;
@@ -1467,7 +1406,6 @@ int cb_engine_run(const cb_params *p, MPI_Comm comm)
     MPI_Get_processor_name(name, &len);
     snprintf(e->host, sizeof e->host, "%.*s", (int)sizeof e->host - 1, name);
     cb_status_clear(&e->st);
-    read_test_hooks(e);
     choose_progress(e);
     if (cb_watchdog_start(&e->watch, p->timeout, e->rank, e->host) != 0)
         cb_status_set(&e->st, CB_EXIT_RUNTIME, "cannot start the watchdog thread");

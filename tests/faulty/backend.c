@@ -8,8 +8,9 @@
  * (src/backends/registry.c); nccl-collbench has neither them nor any test
  * hook.
  *
- * NCCL_COLLBENCH_TEST_FAULT picks the fault (ranks K, A, B; element counts
- * and offsets OFF, A, B, LEN, IDX):
+ * NCCL_COLLBENCH_TEST_FAULT picks the fault (K: a rank of MPI_COMM_WORLD,
+ * also under --split; A, B and D: ranks of the communicator measured;
+ * element counts and offsets OFF, A, B, LEN, IDX, COUNT):
  *   missing:K        rank K's input is zeros (sum's identity) when the
  *                    operation starts: its contribution is missing
  *   dup:A:B          rank B's input is a copy of rank A's: A's contribution
@@ -29,6 +30,9 @@
  *                    an earlier size, placement or pass left there
  *   root:D           rooted collectives run with root (root + D) mod n
  *   skip             no rank runs the operation at all
+ *   hang:K:COUNT     rank K stops making progress, as a hung rank would, in
+ *                    its first launch of COUNT output elements or more
+ *   alloc:K          rank K's buffer allocations fail
  * "timed:" before a fault confines it to the timed spans (between
  * timer_start and timer_stop), so that only --check-timed can see it.
  * A fault that does not apply to a collective leaves it alone. Faults that
@@ -114,6 +118,7 @@ static int faulty_init_as(const cb_backend_ops *self, MPI_Comm comm,
     f->ops = wrapped(self);
     MPI_Comm_rank(comm, &f->base.rank);
     MPI_Comm_size(comm, &f->base.nranks);
+    MPI_Comm_rank(MPI_COMM_WORLD, &f->world_rank);
     if (fault_parse(f, getenv(FAULT_ENV)) != 0)
         return cb_backend_fail(&f->base, "%s must be " FAULT_FORMS, FAULT_ENV);
     /* What the engine reads from our table must be what the wrapped one says. */
@@ -161,6 +166,12 @@ static int faulty_memory_available(cb_backend *b, size_t *bytes)
 
 static int faulty_alloc(cb_backend *b, size_t bytes, void **ptr)
 {
+    faulty_backend *f = faulty(b);
+    if (f->kind == FAULT_ALLOC && f->world_rank == f->arg[0] && fault_active(f)) {
+        *ptr = NULL;
+        return cb_backend_fail(b, "cannot allocate %zu bytes (failure injected by %s)", bytes,
+                               FAULT_ENV);
+    }
     return pass(b, inner_ops(b)->alloc(inner(b), bytes, ptr));
 }
 
@@ -224,10 +235,34 @@ static int faulty_copy2d(cb_backend *b, void *dst, size_t pitch_dst, const void 
                                         height));
 }
 
-/* Sub-groups run on the wrapped backend itself, without faults. */
+/* Sub-groups get the same fault, around the wrapped backend's sub-group, so
+ * that collectives built on them (hier_allreduce) see it too. */
 static int faulty_split(cb_backend *b, int color, int key, cb_backend **out)
 {
-    return pass(b, inner_ops(b)->split(inner(b), color, key, out));
+    faulty_backend *f = faulty(b);
+    cb_backend *sub = NULL;
+    *out = NULL;
+    if (f->ops->split(f->inner, color, key, &sub) != 0)
+        return pass(b, -1);
+    if (sub == NULL)
+        return 0;   /* a negative color: not in any sub-group */
+    faulty_backend *w = malloc(sizeof *w);
+    if (w == NULL) {
+        f->ops->fini(sub, 1);
+        return cb_backend_fail(b, "faulty: out of memory");
+    }
+    *w = *f;
+    w->base.ops = b->ops;
+    w->base.comm = sub->comm;
+    w->base.rank = sub->rank;
+    w->base.nranks = sub->nranks;
+    w->inner = sub;
+    w->stale_out = NULL;
+    w->stale_bytes = 0;
+    w->host = NULL;
+    w->host_bytes = 0;
+    *out = &w->base;
+    return 0;
 }
 
 static int faulty_barrier(cb_backend *b)

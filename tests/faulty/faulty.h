@@ -19,6 +19,8 @@ typedef enum fault_kind {
     FAULT_STALE,
     FAULT_ROOT,
     FAULT_SKIP,
+    FAULT_HANG,
+    FAULT_ALLOC,
     FAULT_KINDS
 } fault_kind;
 
@@ -29,6 +31,7 @@ typedef struct faulty_backend {
     fault_kind kind;
     int timed_only;             /* "timed:" before the fault: only in timed spans */
     int timing;                 /* between timer_start and timer_stop */
+    int world_rank;             /* what K names: a rank of MPI_COMM_WORLD */
     long arg[FAULT_MAX_ARGS];
     int nargs;
     char spec[64];
@@ -60,7 +63,7 @@ int fault_pass(faulty_backend *f, int rc);
 int fault_parse(faulty_backend *f, const char *spec);
 #define FAULT_FORMS                                                                    \
     "missing:K, dup:A:B, bump:K[:D], swap:A:B, shift:K[:OFF], chunks:K:A:B:LEN, "      \
-    "sign:K[:IDX], corrupt:K:IDX, stale:K, root:D or skip"
+    "sign:K[:IDX], corrupt:K:IDX, stale:K, root:D, skip, hang:K:COUNT or alloc:K"
 
 /* Whether the fault applies to a launch now. */
 int fault_active(const faulty_backend *f);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "faulty.h"
 
@@ -19,7 +20,8 @@ static const struct {
 } fault_forms[FAULT_KINDS] = {
     {"missing", 1, 1}, {"dup", 2, 2},    {"bump", 1, 2},    {"swap", 2, 2},
     {"shift", 1, 2},   {"chunks", 4, 4}, {"sign", 1, 2},    {"corrupt", 2, 2},
-    {"stale", 1, 1},   {"root", 1, 1},   {"skip", 0, 0},
+    {"stale", 1, 1},   {"root", 1, 1},   {"skip", 0, 0},    {"hang", 2, 2},
+    {"alloc", 1, 1},
 };
 
 int fault_pass(faulty_backend *f, int rc)
@@ -156,7 +158,7 @@ static int change_input(cb_backend *b, const launch *l)
     int me = b->rank, n = b->nranks;
     int swaps = f->kind == FAULT_SWAP && l->scatters && (l->root < 0 || me == l->root) &&
                 f->arg[0] >= 0 && f->arg[0] < n && f->arg[1] >= 0 && f->arg[1] < n;
-    int own = (f->kind == FAULT_MISSING || f->kind == FAULT_BUMP) && me == f->arg[0];
+    int own = (f->kind == FAULT_MISSING || f->kind == FAULT_BUMP) && f->world_rank == f->arg[0];
     if (!swaps && !own)
         return 0;
     size_t bytes = l->input_count * info->size;
@@ -181,12 +183,16 @@ static int change_input(cb_backend *b, const launch *l)
 static int before(cb_backend *b, launch *l)
 {
     faulty_backend *f = faulty(b);
-    int me = b->rank, n = b->nranks;
+    int n = b->nranks;
     if (f->kind == FAULT_DUP)
         return duplicate_input(b, l);
     if (f->kind == FAULT_ROOT && l->root >= 0)
         l->root = (int)(((l->root + f->arg[0]) % n + n) % n);
-    if (f->kind == FAULT_STALE && me == f->arg[0]) {
+    if (f->kind == FAULT_HANG && f->world_rank == f->arg[0] &&
+        l->output_count >= arg_count(f, 1, 0))
+        for (;;)
+            sleep(1);   /* as a hung rank: no progress until the watchdog ends it */
+    if (f->kind == FAULT_STALE && f->world_rank == f->arg[0]) {
         size_t bytes = l->output_count * esize_of(l);
         if (f->stale_bytes < bytes) {
             if (f->stale_out != NULL)
@@ -217,7 +223,7 @@ static int changes_output(const faulty_backend *f, const launch *l, int me)
     case FAULT_CHUNKS:
     case FAULT_SIGN:
     case FAULT_CORRUPT:
-        return me == f->arg[0];
+        return f->world_rank == f->arg[0];
     default:
         return 0;
     }
