@@ -284,6 +284,7 @@ static void *faulty_host_scratch(cb_backend *b, size_t bytes)
     return p;
 }
 
+#ifdef HAVE_NCCL
 /* Only faulty-nccl wraps a backend with these. */
 static void faulty_abort(cb_backend *b)
 {
@@ -325,6 +326,7 @@ static void faulty_graph_free(cb_backend *b)
 {
     inner_ops(b)->graph_free(inner(b));
 }
+#endif
 
 static int faulty_allreduce(cb_backend *b, const void *send, void *recv, size_t count,
                             cb_dtype dtype, cb_redop redop)
