@@ -19,7 +19,6 @@
 #include <unistd.h>
 
 #include "config.h"
-#include "parse.h"
 #include "printer.h"
 #include "result.h"
 #include "status.h"
@@ -41,14 +40,6 @@
  * compares the last CB_STABLE_ROUNDS rounds, so that many run at least. */
 #define CB_ROUNDS 10
 #define CB_STABLE_ROUNDS 3
-/* Testing only, documented in nccl-collbench(1): "RANK:ELEMENT" makes rank
- * RANK see a wrong value at ELEMENT of every checked result. */
-#define CB_TEST_CORRUPT_ENV "NCCL_COLLBENCH_TEST_CORRUPT"
-/* Testing only: "RANK:SIZE_INDEX" makes RANK stop making progress before the
- * SIZE_INDEX-th size (0 = the first), as a hung rank would. */
-#define CB_TEST_HANG_ENV "NCCL_COLLBENCH_TEST_HANG"
-/* Testing only: "RANK" makes RANK's buffer allocation fail. */
-#define CB_TEST_FAIL_ALLOC_ENV "NCCL_COLLBENCH_TEST_FAIL_ALLOC"
 
 typedef struct engine {
     const cb_params *p;
@@ -104,11 +95,6 @@ typedef struct engine {
     cb_summary sum;
 
     int progress;          /* rank 0: 0 off, 1 one updated line on a terminal, 2 lines */
-    int corrupt_rank;      /* -1: the test hook is off */
-    size_t corrupt_index;
-    int hang_rank;         /* -1: off */
-    long hang_size_index;
-    int fail_alloc_rank;   /* -1: off */
 
     cb_watchdog watch;
     char measuring[192];   /* the measurement in progress, for the watchdog */
@@ -142,37 +128,6 @@ static void note(engine *e, const char *fmt, ...)
     va_end(ap);
     for (int i = 0; i < e->nprinters; i++)
         e->printers[i]->ops->note(e->printers[i], text);
-}
-
-/* "A:B" with two non-negative integers, as the test hooks take them. */
-static int parse_pair(const char *spec, long *a, long *b)
-{
-    const char *colon = spec ? strchr(spec, ':') : NULL;
-    char first[24];
-    if (colon == NULL || (size_t)(colon - spec) >= sizeof first)
-        return -1;
-    memcpy(first, spec, (size_t)(colon - spec));
-    first[colon - spec] = '\0';
-    return cb_parse_long(first, 0, INT_MAX, a) == 0 && cb_parse_long(colon + 1, 0, LONG_MAX, b) == 0
-               ? 0
-               : -1;
-}
-
-static void read_test_hooks(engine *e)
-{
-    long a, b;
-    e->corrupt_rank = e->hang_rank = e->fail_alloc_rank = -1;
-    if (parse_pair(getenv(CB_TEST_CORRUPT_ENV), &a, &b) == 0) {
-        e->corrupt_rank = (int)a;
-        e->corrupt_index = (size_t)b;
-    }
-    if (parse_pair(getenv(CB_TEST_HANG_ENV), &a, &b) == 0) {
-        e->hang_rank = (int)a;
-        e->hang_size_index = b;
-    }
-    const char *fail = getenv(CB_TEST_FAIL_ALLOC_ENV);
-    if (fail != NULL && cb_parse_long(fail, 0, INT_MAX, &a) == 0)
-        e->fail_alloc_rank = (int)a;
 }
 
 /* Rank 0 opens the outputs before anything is measured. */
@@ -650,12 +605,6 @@ static int backend_step(engine *e, int rc)
 static void allocate_buffers(engine *e)
 {
     cb_watchdog_doing(&e->watch, "allocating two buffers of %zu bytes", e->buffer_bytes);
-    if (e->fail_alloc_rank == e->rank) {
-        cb_status_set(&e->st, CB_EXIT_RUNTIME,
-                      "cannot allocate %zu bytes (failure injected by " CB_TEST_FAIL_ALLOC_ENV ")",
-                      e->buffer_bytes);
-        return;
-    }
     size_t work_bytes = (size_t)column_work_buffers(e->p) * e->buffer_bytes;
     if (e->ops->alloc(e->b, e->buffer_bytes, &e->send) != 0 ||
         e->ops->alloc(e->b, e->buffer_bytes, &e->recv) != 0 ||
@@ -992,9 +941,45 @@ static double combine_time(engine *e, double mine)
     return combined;
 }
 
-/* One verification pass on this rank: fresh inputs, one launch, compare. */
-static int check_pass(engine *e, const cb_collective *coll, const cb_call *call,
-                      const cb_pattern *pat, size_t *wrong, cb_mismatch *first)
+/* Compare call's output on this rank with pat, adding to *wrong. */
+static int check_output(engine *e, const cb_collective *coll, const cb_call *call,
+                        const cb_pattern *pat, size_t *wrong, cb_mismatch *first)
+{
+    size_t esize = cb_dtype_info_of(call->dtype)->size;
+    int direct = e->ops->host_accessible;
+    void *output = direct ? call->recv : e->staging;
+    if (!direct &&
+        backend_step(e, e->ops->download(e->b, output, call->recv,
+                                         call->layout.recv_count * esize)) != 0)
+        return -1;
+    cb_mismatch here;
+    size_t n = coll->check_output(pat, e->grank, call, output, &here);
+    if (n > 0 && *wrong == 0)
+        *first = here;
+    *wrong += n;
+    return 0;
+}
+
+/* The values of check pass `pass` of one placement; pass -1: those the
+ * timed iterations read (--check-timed). 0, or -1 when none can be checked. */
+static int check_pattern(engine *e, const cb_call *call, int size_index, int in_place, int pass,
+                         cb_pattern *pat)
+{
+    uint32_t what = ((uint32_t)call->dtype << 8) | (uint32_t)(call->redop + 1) |
+                    ((uint32_t)(call->root + 1) << 16);
+    char why[256];
+    if (cb_pattern_init(pat, call->dtype, call->redop, e->gsize,
+                        cb_pattern_seed((uint32_t)size_index, (uint32_t)in_place, (uint32_t)pass,
+                                        what),
+                        why, sizeof why) != 0)
+        return -1;
+    pat->avg_premultiplied = e->ops->avg_premultiplies;
+    return 0;
+}
+
+/* This rank's input of pat into call's send buffer. */
+static int fill_input(engine *e, const cb_collective *coll, const cb_call *call,
+                      const cb_pattern *pat)
 {
     size_t esize = cb_dtype_info_of(call->dtype)->size;
     int direct = e->ops->host_accessible;
@@ -1004,45 +989,33 @@ static int check_pass(engine *e, const cb_collective *coll, const cb_call *call,
         backend_step(e, e->ops->upload(e->b, (void *)call->send, input,
                                        call->layout.send_count * esize)) != 0)
         return -1;
-    if (backend_step(e, coll->run(e->b, call)) != 0 ||
-        backend_step(e, e->ops->wait(e->b)) != 0)
-        return -1;
-    void *output = direct ? call->recv : e->staging;
-    if (!direct &&
-        backend_step(e, e->ops->download(e->b, output, call->recv,
-                                         call->layout.recv_count * esize)) != 0)
-        return -1;
-    if (e->corrupt_rank == e->rank && e->corrupt_index < call->layout.recv_count) {
-        const cb_dtype_info *info = cb_dtype_info_of(call->dtype);
-        double was = info->load(output, e->corrupt_index);
-        info->store(output, e->corrupt_index, was == 1.0 ? 2.0 : 1.0);
-    }
-    cb_mismatch here;
-    size_t n = coll->check_output(pat, e->grank, call, output, &here);
-    if (n > 0 && *wrong == 0)
-        *first = here;
-    *wrong += n;
     return 0;
 }
 
-/* Verify call with check_passes fresh inputs; fills the check fields of res. */
+/* One verification pass on this rank: fresh inputs, one launch, compare. */
+static int check_pass(engine *e, const cb_collective *coll, const cb_call *call,
+                      const cb_pattern *pat, size_t *wrong, cb_mismatch *first)
+{
+    if (fill_input(e, coll, call, pat) != 0 || backend_step(e, coll->run(e->b, call)) != 0 ||
+        backend_step(e, e->ops->wait(e->b)) != 0)
+        return -1;
+    return check_output(e, coll, call, pat, wrong, first);
+}
+
+/* Verify call with check_passes fresh inputs, after the output of the last
+ * timed iteration when timed (--check-timed); fills the check fields of res. */
 static void verify(engine *e, const cb_collective *coll, const cb_call *call, int size_index,
-                   cb_result *res)
+                   cb_result *res, int timed)
 {
     size_t wrong = 0;
     cb_mismatch first = {0, 0, 0};
-    for (int pass = 0; pass < e->p->check_passes; pass++) {
-        uint32_t what = ((uint32_t)call->dtype << 8) | (uint32_t)(call->redop + 1) |
-                        ((uint32_t)(call->root + 1) << 16);
-        cb_pattern pat;
-        char why[256];
-        /* The sweep checked that the pattern exists for this type and reduction. */
-        if (cb_pattern_init(&pat, call->dtype, call->redop, e->gsize,
-                            cb_pattern_seed((uint32_t)size_index, (uint32_t)res->in_place,
-                                            (uint32_t)pass, what),
-                            why, sizeof why) != 0)
+    cb_pattern pat;
+    /* The sweep checked that the pattern exists for this type and reduction. */
+    int failed = timed && (check_pattern(e, call, size_index, 0, -1, &pat) != 0 ||
+                           check_output(e, coll, call, &pat, &wrong, &first) != 0);
+    for (int pass = 0; pass < e->p->check_passes && !failed; pass++) {
+        if (check_pattern(e, call, size_index, res->in_place, pass, &pat) != 0)
             return;
-        pat.avg_premultiplied = e->ops->avg_premultiplies;
         if (check_pass(e, coll, call, &pat, &wrong, &first) != 0)
             break;
         res->check_passes = pass + 1;
@@ -1203,11 +1176,12 @@ static int measure(engine *e, const cb_collective *coll, cb_call *call, int size
     snprintf(e->measuring, sizeof e->measuring, "%s %s %s root %d, %llu B %s", coll->name,
              cb_dtype_info_of(call->dtype)->name, cb_redop_name(call->redop), call->root,
              (unsigned long long)bytes, in_place ? "in-place" : "out-of-place");
-    if (e->rank == e->hang_rank && size_index == e->hang_size_index && !in_place) {
-        cb_watchdog_doing(&e->watch, "%s, hang injected by " CB_TEST_HANG_ENV, e->measuring);
-        for (;;)
-            sleep(1);
-    }
+    /* --check-timed: out of place, the timed iterations read checkable input
+     * they never change, and the last one's output is checked with it. */
+    int timed = checkable && !in_place && e->p->check_timed;
+    cb_pattern timed_pat;
+    if (timed && check_pattern(e, call, size_index, 0, -1, &timed_pat) == 0)
+        fill_input(e, coll, call, &timed_pat);
     cb_rank_time mine;
     memset(&mine, 0, sizeof mine);
     time_collective(e, coll, call, &mine);
@@ -1232,7 +1206,7 @@ static int measure(engine *e, const cb_collective *coll, cb_call *call, int size
 
     if (checkable) {
         cb_watchdog_doing(&e->watch, "%s, verification", e->measuring);
-        verify(e, coll, call, size_index, &res);
+        verify(e, coll, call, size_index, &res, timed);
     }
     if (e->st.code != CB_EXIT_OK)
         return e->st.code;
@@ -1432,7 +1406,6 @@ int cb_engine_run(const cb_params *p, MPI_Comm comm)
     MPI_Get_processor_name(name, &len);
     snprintf(e->host, sizeof e->host, "%.*s", (int)sizeof e->host - 1, name);
     cb_status_clear(&e->st);
-    read_test_hooks(e);
     choose_progress(e);
     if (cb_watchdog_start(&e->watch, p->timeout, e->rank, e->host) != 0)
         cb_status_set(&e->st, CB_EXIT_RUNTIME, "cannot start the watchdog thread");

@@ -216,6 +216,13 @@ static int opt_check(parse_state *s, const char *v)
     return set_int(s, v, 0, CB_MAX_COUNT_OPTION, &s->p->check_passes);
 }
 
+static int opt_check_timed(parse_state *s, const char *v)
+{
+    (void)v;
+    s->p->check_timed = 1;
+    return 0;
+}
+
 static int opt_blocking(parse_state *s, const char *v)
 {
     return set_int(s, v, 0, 1, &s->p->blocking);
@@ -544,6 +551,8 @@ static const option_spec option_table[] = {
     {'n', "iters", "N", "timed iterations per size [20]", opt_iters},
     {'w', "warmup", "N", "untimed iterations before timing [1]", opt_warmup},
     {'c', "check", "N", "verification passes per size; 0 turns checking off [1]", opt_check},
+    {'\0', "check-timed", NULL, "with -c > 0: also verify the output of the last timed "
+                                "iteration of every out-of-place size", opt_check_timed},
     {'r', "root", "N", "root of broadcast, reduce, gather, scatter; all (or -1): each "
                        "rank in turn [0]", opt_root},
     {'d', "datatype", "LIST", "element types: names, comma list, or all [float]", opt_datatype},

@@ -60,6 +60,7 @@ typedef struct cb_params {
     int iters;
     int warmup;
     int check_passes;      /* 0: no verification */
+    int check_timed;       /* --check-timed: also verify the last timed iteration */
     cb_average average;
     int blocking;
     int root;              /* -r: root of rooted collectives; -1: every rank in turn */

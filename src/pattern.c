@@ -2,17 +2,27 @@
  * Verification values. Schemes, per reduction (b(i) is a base value in
  * [0, span), r the rank, n the rank count, h(i) a rank chosen per element):
  *
- *   sum, premulsum  dense: r puts b(i) + (r mod 3); the sum is n b(i) + the
- *                   sum of the offsets. Sparse (when that cannot stay exact
- *                   with span >= 2): only the ranks r = k(i) mod period put
- *                   1 or 2, the others 0. premulsum's result is scaled.
- *   prod            the ranks r = k(i) mod period put 2 or 4, the others 1,
- *                   so the result is a power of two that fits.
+ *   sum, premulsum  dense: r puts b(i), plus 1 when r == h(i); the sum is
+ *                   n b(i) + 1, and every two ranks differ where one of them
+ *                   is h(i). Sparse (when that cannot stay exact with span
+ *                   >= 2): only the ranks r = k(i) mod period put v(i) = 1
+ *                   or 2, the others 0, and one of them, s(i), puts v(i) + 1.
+ *                   premulsum's result is scaled.
+ *   prod            the ranks r = k(i) mod period put 2^e(i) (2 or 4), s(i)
+ *                   2^(e(i) + 1), the others 1, so the result is a power of
+ *                   two that fits. s(i) walks through the ranks of the residue
+ *                   class k(i) as i advances, so that ranks r and r + period
+ *                   differ too.
  *   min, max        r puts b(i), plus 1 unless r == h(i) (min) or plus 1 only
  *                   when r == h(i) (max): every rank decides some result.
  *   avg             dense: r puts m(i) = 1 + b(i), rank h(i) one more and the
  *                   next rank one less, so the sum is n m(i) and the average
  *                   m(i) exactly, also with truncating integer division.
+ *                   Integer types (when it fits): at about half the elements
+ *                   instead h(i) puts m(i) and every other rank m(i) + 1
+ *                   (m(i) - 1 when m(i) < 0), so the sum is n m(i) + (n - 1)
+ *                   (or - (n - 1)) and truncation toward zero still gives
+ *                   m(i), while a sum that is one too large (too small) shows.
  *                   Unit (when that does not fit with span >= 2): the same
  *                   with m(i) = -1 or 1 (unsigned: 1). Uniform (when only n
  *                   fits): every rank puts m(i), -1 or 1 (unsigned 0 or 1).
@@ -37,11 +47,13 @@
  * offset, so that blocks at any distance, and the values of another seed,
  * differ somewhere with overwhelming odds even when span is 2. */
 #define CB_GROUP_SHIFT 1
-/* Pair offsets repeat every CB_GROUP_PERIOD elements, so that every value
- * below is periodic in the element index and checks can compare whole tiles
- * (cb_pattern_period). A block displaced by a multiple of this many elements
- * (256 KiB of float) reads the same; any other shift shows. */
-#define CB_GROUP_PERIOD 65536u
+/* Pair offsets, and with them every value below, repeat every
+ * CB_GROUP_PERIOD elements, so that checks can compare whole tiles
+ * (cb_pattern_period). The period is prime (the largest below 2^16), so no
+ * power of two and no multiple of any chunk size a transport could use is a
+ * multiple of it: a block displaced by any such offset reads differently.
+ * Only a displacement by a multiple of 65521 elements reads the same. */
+#define CB_GROUP_PERIOD 65521u
 /* Largest span of base values for reductions. */
 #define CB_REDUCE_SPAN 16u
 /* Largest span of codes for data movement. */
@@ -58,22 +70,17 @@ static uint32_t mix(uint32_t a, uint32_t b)
     return h;
 }
 
-/* Per-rank offset: r mod 3, so three ranks already differ. */
-static double rank_offset(int rank)
+/* Element i's place in the period. */
+static uint32_t period_index(size_t i)
 {
-    return (double)(rank % 3);
-}
-
-/* Sum of rank_offset over ranks 0..n-1. */
-static double rank_offset_sum(int nranks)
-{
-    return 3.0 * (nranks / 3) + (nranks % 3 == 2 ? 1.0 : 0.0);
+    return (uint32_t)(i % CB_GROUP_PERIOD);
 }
 
 static uint32_t element_base(const cb_pattern *pat, size_t i)
 {
-    uint32_t group = mix(pat->seed, (uint32_t)((i & (CB_GROUP_PERIOD - 1u)) >> CB_GROUP_SHIFT));
-    return (uint32_t)((i * 5u + group + pat->seed) & (pat->span - 1u));
+    uint32_t q = period_index(i);
+    uint32_t group = mix(pat->seed, q >> CB_GROUP_SHIFT);
+    return (q * 5u + group + pat->seed) & (pat->span - 1u);
 }
 
 /* The rank that stands out at element i (min, max, avg). */
@@ -100,6 +107,26 @@ static int contributors(const cb_pattern *pat, size_t i)
     uint32_t k = (pat->period - phase(pat, i)) % pat->period;
     return (uint32_t)pat->nranks > k ? (int)(((uint32_t)pat->nranks - 1 - k) / pat->period) + 1
                                      : 0;
+}
+
+/* How many ranks share a residue class mod period, at most. */
+static uint32_t class_size(const cb_pattern *pat)
+{
+    return ((uint32_t)pat->nranks + pat->period - 1u) / pat->period;
+}
+
+/* s(i): the contributing rank that puts one more (sparse sums) or one more
+ * factor of two (prod), or nranks or more when that slot is empty. Its slot in
+ * the class advances every period elements. */
+static uint32_t special_rank(const cb_pattern *pat, size_t i)
+{
+    uint32_t slot = (uint32_t)((i / pat->period + pat->seed) % class_size(pat));
+    return (pat->period - phase(pat, i)) % pat->period + slot * pat->period;
+}
+
+static double special_bump(const cb_pattern *pat, size_t i)
+{
+    return special_rank(pat, i) < (uint32_t)pat->nranks ? 1.0 : 0.0;
 }
 
 /* Sparse sums put 1 or 2, prod 2 or 4: bit 1 of the base value picks, so the
@@ -136,12 +163,12 @@ static int init_sum(cb_pattern *pat, double exact_max, char *why, size_t why_len
     int n = pat->nranks;
     double limit = exact_max / pat->scale;
     for (pat->span = CB_REDUCE_SPAN; pat->span >= 2; pat->span /= 2)
-        if ((double)n * (pat->span - 1) + rank_offset_sum(n) <= limit)
+        if ((double)n * (pat->span - 1) + 1.0 <= limit)
             return 0;
-    /* Sparse: at most `most` ranks contribute 1 or 2 each. */
+    /* Sparse: at most `most` ranks contribute 1 or 2 each, one of them 1 more. */
     pat->sparse = 1;
     pat->span = 4;
-    int most = (int)floor(limit / 2.0);
+    int most = (int)floor((limit - 1.0) / 2.0);
     if (most < 1)
         return fail(why, why_len, pat, "a sum");
     pat->period = (uint32_t)((n + most - 1) / most);
@@ -151,6 +178,16 @@ static int init_sum(cb_pattern *pat, double exact_max, char *why, size_t why_len
 static int init_avg(cb_pattern *pat, const cb_dtype_info *info, char *why, size_t why_len)
 {
     int n = pat->nranks;
+    /* Integer dense with remainders: the largest partial sum is n * span +
+     * n - 1. Floating-point sums n m(i) + n - 1 would not divide exactly. */
+    int may_remain = !info->is_float && n >= 2;
+    if (may_remain) {
+        pat->span = power_of_two_below((info->exact_max - (n - 1)) / n, CB_REDUCE_SPAN);
+        if (pat->span >= 2) {
+            pat->avg_remainder = 1;
+            return 0;
+        }
+    }
     /* Dense: the largest partial sum is n * span + 1. */
     pat->span = power_of_two_below((info->exact_max - 1.0) / n, CB_REDUCE_SPAN);
     if (pat->span >= 2)
@@ -160,6 +197,9 @@ static int init_avg(cb_pattern *pat, const cb_dtype_info *info, char *why, size_
     pat->span = 2;
     if (n + 1.0 <= info->exact_max) {
         pat->avg_scheme = CB_AVG_UNIT;
+        /* Remainders: partial sums reach +-(2n - 1). */
+        pat->avg_remainder = may_remain && 2.0 * n - 1.0 <= info->exact_max &&
+                             (!info->is_signed || -(2.0 * n - 1.0) >= info->exact_min);
         return 0;
     }
     if (n <= info->exact_max) {
@@ -188,6 +228,14 @@ static void init_movement(cb_pattern *pat, const cb_dtype_info *info)
     pat->stride = 2u * (mix(pat->seed, 0x5157u) & (pat->span / 2u - 1u)) + 1u;
 }
 
+/* At most how many factors of 4 an exact prod takes: with s(i)'s extra
+ * factor of 2 the largest result is 2^(2 max_factors + 1). */
+static int prod_max_factors(const cb_dtype_info *info)
+{
+    int factors = ((int)floor(log2(info->exact_max)) - 1) / 2;
+    return factors < 1 ? 1 : factors;
+}
+
 int cb_pattern_init(cb_pattern *pat, cb_dtype dtype, cb_redop redop, int nranks,
                     uint32_t seed, char *why, size_t why_len)
 {
@@ -204,11 +252,12 @@ int cb_pattern_init(cb_pattern *pat, cb_dtype dtype, cb_redop redop, int nranks,
     pat->low = 0;
     pat->stride = 5;
     pat->avg_premultiplied = 0;
+    pat->avg_remainder = 0;
 
     switch (redop) {
     case CB_PROD: {
         /* At most max_factors ranks contribute a 2 or a 4 to any element. */
-        int max_factors = (int)floor(log2(info->exact_max)) / 2;
+        int max_factors = prod_max_factors(info);
         if ((nranks + 2) / 3 > max_factors)
             pat->period = (uint32_t)((nranks + max_factors - 1) / max_factors);
         return 0;
@@ -229,13 +278,18 @@ int cb_pattern_init(cb_pattern *pat, cb_dtype dtype, cb_redop redop, int nranks,
     }
 }
 
+/* Codes: twice a pseudo-random value per (seed, place in the period), plus
+ * stride (odd) times that place, so that neighbours differ in parity; plus
+ * rank + 3 block, so that ranks (blocks) less than span apart differ at every
+ * element. A shift by an odd offset changes every code, by an even one
+ * (other than a multiple of the prime CB_GROUP_PERIOD) about 1 - 2/span of
+ * them. */
 double cb_pattern_block(const cb_pattern *pat, int rank, size_t block, size_t j)
 {
-    uint32_t mask = pat->span - 1u;
-    uint32_t offset = mix(pat->seed, 0xa7u);
-    uint64_t code = (uint64_t)offset + (uint32_t)rank + 3u * (uint64_t)(block & mask) +
-                    (uint64_t)(j & mask) * pat->stride;
-    return pat->low + (double)(code & mask);
+    uint32_t q = period_index(j);
+    uint32_t code = 2u * mix(pat->seed ^ 0xa7u, q) + q * pat->stride + (uint32_t)rank +
+                    3u * (uint32_t)block;
+    return pat->low + (double)(code & (pat->span - 1u));
 }
 
 /* avg: the value that h(i) adds and the next rank takes away. */
@@ -246,6 +300,16 @@ static double avg_delta(const cb_pattern *pat, size_t i)
     case CB_AVG_SPARSE: return 1.0 + element_base(pat, i);
     default: return 1.0;
     }
+}
+
+/* avg: -1, 0 or 1, the sign of the remainder the inputs sum to at element i
+ * (avg_remainder); 0 at about half the elements, where h(i) and the next rank
+ * carry the delta instead. */
+static int avg_remainder_sign(const cb_pattern *pat, size_t i, double mean)
+{
+    if (!pat->avg_remainder || ((mix(pat->seed ^ 0x3du, period_index(i)) >> 7) & 1u) == 0)
+        return 0;
+    return mean < 0 ? -1 : 1;
 }
 
 /* avg: the result m(i). */
@@ -266,12 +330,17 @@ double cb_pattern_input(const cb_pattern *pat, int rank, size_t i)
     double base = (double)element_base(pat, i);
     switch (pat->redop) {
     case CB_PROD:
-        return contributes(pat, rank, i) ? ldexp(1.0, factor_exponent(pat, i)) : 1.0;
+        if (!contributes(pat, rank, i))
+            return 1.0;
+        return ldexp(1.0, factor_exponent(pat, i) + ((uint32_t)rank == special_rank(pat, i)));
     case CB_SUM:
     case CB_PREMULSUM:
-        if (pat->sparse)
-            return contributes(pat, rank, i) ? sparse_value(pat, i) : 0.0;
-        return base + rank_offset(rank);
+        if (pat->sparse) {
+            if (!contributes(pat, rank, i))
+                return 0.0;
+            return sparse_value(pat, i) + ((uint32_t)rank == special_rank(pat, i));
+        }
+        return base + (rank == holder(pat, i) ? 1.0 : 0.0);
     case CB_MIN:
         return base + (rank == holder(pat, i) ? 0.0 : 1.0);
     case CB_MAX:
@@ -279,6 +348,9 @@ double cb_pattern_input(const cb_pattern *pat, int rank, size_t i)
     case CB_AVG: {
         int up = holder(pat, i), down = (up + 1) % pat->nranks;
         double value = avg_mean(pat, i);
+        int remainder = avg_remainder_sign(pat, i, value);
+        if (remainder != 0)
+            return rank == up ? value : value + remainder;
         if (up != down) {
             double delta = avg_delta(pat, i);
             value += rank == up ? delta : rank == down ? -delta : 0.0;
@@ -297,10 +369,12 @@ double cb_pattern_reduced(const cb_pattern *pat, size_t i)
     case CB_SUM:
     case CB_PREMULSUM:
         if (pat->sparse)
-            return pat->scale * contributors(pat, i) * sparse_value(pat, i);
-        return pat->scale * (pat->nranks * base + rank_offset_sum(pat->nranks));
+            return pat->scale * (contributors(pat, i) * sparse_value(pat, i) +
+                                 special_bump(pat, i));
+        return pat->scale * (pat->nranks * base + 1.0);
     case CB_PROD:
-        return ldexp(1.0, contributors(pat, i) * factor_exponent(pat, i));
+        return ldexp(1.0, contributors(pat, i) * factor_exponent(pat, i) +
+                              (int)special_bump(pat, i));
     case CB_MIN:
         return base;
     case CB_MAX:
@@ -344,14 +418,15 @@ static uint64_t lcm_capped(uint64_t a, uint64_t b)
 
 size_t cb_pattern_period(const cb_pattern *pat, int rank)
 {
-    if (pat->redop == CB_REDOP_NONE)
-        return pat->span;
     uint64_t period = CB_GROUP_PERIOD;
+    if (pat->redop == CB_REDOP_NONE)
+        return period;
+    /* s(i) follows i mod (period * class size). */
     int by_phase = pat->redop == CB_PROD || (pat->sparse && pat->redop != CB_AVG);
     if (by_phase)
-        period = lcm_capped(period, pat->period);
-    /* Inputs of min, max and avg also follow the holder, i mod n. */
-    if (rank >= 0 && !by_phase && pat->redop != CB_SUM && pat->redop != CB_PREMULSUM)
+        period = lcm_capped(period, (uint64_t)pat->period * class_size(pat));
+    /* Dense inputs also follow the holder, i mod n. */
+    if (rank >= 0 && !by_phase)
         period = lcm_capped(period, (uint64_t)pat->nranks);
     return period > SIZE_MAX ? SIZE_MAX : (size_t)period;
 }

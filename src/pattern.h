@@ -42,6 +42,9 @@ typedef struct cb_pattern {
     /* Set by the caller after cb_pattern_init, 0 by default: the backend
      * computes a floating-point avg as the sum of input * fl(1/n). */
     int avg_premultiplied;
+    /* Integer avg: some sums are n m(i) +- (n - 1), so that truncation toward
+     * zero would not hide a sum off by one (pattern.c). */
+    int avg_remainder;
 } cb_pattern;
 
 /*
@@ -63,8 +66,8 @@ double cb_pattern_reduced(const cb_pattern *pat, size_t i);
 double cb_pattern_tolerance(const cb_pattern *pat, size_t i);
 
 /* Every value above is periodic in the element index. The period of rank's
- * input (rank >= 0) or of the reduced result (rank -1): data movement's
- * codes repeat every span elements (cb_pattern_block, in j). */
+ * input (rank >= 0) or of the reduced result (rank -1): a multiple of the
+ * prime 65521, never a power of two (data movement: 65521 in j). */
 size_t cb_pattern_period(const cb_pattern *pat, int rank);
 
 /* Largest tile cb_pattern_tile builds. */
@@ -82,7 +85,9 @@ void cb_pattern_fill(const cb_pattern *pat, int rank, void *buf, size_t count);
 
 /* Data movement: the value rank puts at element j of block `block` of its
  * send buffer. Distinct for different ranks (and blocks) at the same j while
- * their rank numbers (block numbers) differ by less than span. */
+ * their rank numbers (block numbers) differ by less than span; neighbours
+ * always differ, and places an even distance apart (not a multiple of 65521)
+ * pseudo-randomly. */
 double cb_pattern_block(const cb_pattern *pat, int rank, size_t block, size_t j);
 
 /* Fill nblocks blocks of count elements with rank's data-movement input. */

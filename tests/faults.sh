@@ -60,9 +60,13 @@ ranks() {
 
 # 1. A hung rank: every rank's watchdog fires; status 3; the messages say
 #    which rank hung and how far the others got.
-NCCL_COLLBENCH_TEST_HANG=1:2 run 3 -b 1K -e 64K -n 5 -T 3 --csv "$CB_TMP/hang.csv"
+#    The fault layer (tests/faulty) hangs rank 1 in its first launch of 1024
+#    elements or more: the 4096 B out-of-place warmup.
+FAULTY="$CB_BUILDDIR/tests/nccl-collbench-faulty"
+NCCL_COLLBENCH_TEST_FAULT=hang:1:1024 CB_RUN_BIN=$FAULTY \
+    run 3 --backend faulty-mpi -b 1K -e 64K -n 5 -T 3 --csv "$CB_TMP/hang.csv"
 expect_rc 3 "injected hang"
-grep -q '^nccl-collbench: rank 1 (.*): timeout: no progress for 3 s (-T) in allreduce float sum root -1, 4096 B out-of-place, hang injected' "$CB_TMP/err" ||
+grep -q '^nccl-collbench: rank 1 (.*): timeout: no progress for 3 s (-T) in allreduce float sum root -1, 4096 B out-of-place, warmup' "$CB_TMP/err" ||
     fail "the hung rank is not named: $(cat "$CB_TMP/err")"
 grep -Eq '^nccl-collbench: rank [02] \(.*\): timeout: .* 4096 B out-of-place, (warmup|timed iterations), [0-9]+ of [0-9]+ launched' "$CB_TMP/err" ||
     fail "the waiting ranks do not say where they were: $(cat "$CB_TMP/err")"
@@ -70,7 +74,7 @@ csv_whole "$CB_TMP/hang.csv"
 [ "$(wc -l <"$CB_TMP/hang.csv")" = 5 ] || fail "expected the header and 4 rows before the hang"
 
 # 2. An allocation failure on one rank: every rank stops, one message.
-NCCL_COLLBENCH_TEST_FAIL_ALLOC=2 run 4 -b 1K -e 1M
+NCCL_COLLBENCH_TEST_FAULT=alloc:2 CB_RUN_BIN=$FAULTY run 4 --backend faulty-mpi -b 1K -e 1M
 expect_rc 1 "injected allocation failure"
 [ "$(grep -c '^nccl-collbench: ' "$CB_TMP/err")" = 1 ] || fail "not exactly one message: $(cat "$CB_TMP/err")"
 grep -q '^nccl-collbench: rank 2 (.*): cannot allocate .*injected' "$CB_TMP/err" || fail "rank 2 not named"

@@ -87,11 +87,12 @@ PY
     fi
 
     # A wrong element is caught in both.
-    NCCL_COLLBENCH_TEST_CORRUPT=2:3
-    export NCCL_COLLBENCH_TEST_CORRUPT
-    run 3 --backend "$backend" -o hier_allreduce,allgather,alltoall --layout col \
-        --hier-split size:2 -b 96 -e 96 -n 1
-    unset NCCL_COLLBENCH_TEST_CORRUPT
+    # (rank 2 sees element 3 wrong, through the fault layer, tests/faulty)
+    NCCL_COLLBENCH_TEST_FAULT=corrupt:2:3
+    export NCCL_COLLBENCH_TEST_FAULT
+    CB_RUN_BIN="$CB_BUILDDIR/tests/nccl-collbench-faulty" run 3 --backend "faulty-$backend" \
+        -o hier_allreduce,allgather,alltoall --layout col --hier-split size:2 -b 96 -e 96 -n 1
+    unset NCCL_COLLBENCH_TEST_FAULT
     expect_rc 7 "a corrupted hier_allreduce or column-layout result ($backend)"
     check check-wrong --table "$CB_TMP/out" --collective hier_allreduce,allgather,alltoall
 done

@@ -78,7 +78,9 @@ assert {r["ranks"] for r in rows} == {"3", "2"}
 PY
 
 # Wrong results: a complete document that says what was wrong.
-NCCL_COLLBENCH_TEST_CORRUPT=2:5 run 3 -b 1K -e 1K -n 2 --json "$CB_TMP/w.json"
+# (rank 2 sees element 5 wrong through the fault layer, tests/faulty)
+NCCL_COLLBENCH_TEST_FAULT=corrupt:2:5 CB_RUN_BIN="$CB_BUILDDIR/tests/nccl-collbench-faulty" \
+    run 3 --backend faulty-mpi -b 1K -e 1K -n 2 --json "$CB_TMP/w.json"
 expect_rc 7 "corrupted run"
 "$CB_PYTHON" - "$CB_TMP/w.json" <<'PY' || fail "JSON of a run with wrong results"
 import json, sys

@@ -56,12 +56,13 @@ check check-sweep --table "$CB_TMP/out" --csv "$CB_TMP/all.csv" --ranks 3 \
 standin_check csv --csv "$CB_TMP/all.csv" --backend nccl --ranks 3
 
 # A wrong element is reported through the device path too.
-NCCL_COLLBENCH_TEST_CORRUPT=1:2
-export NCCL_COLLBENCH_TEST_CORRUPT
-run 2 --backend nccl -b 64 -e 64 -n 2 -c 1 --csv "$CB_TMP/bad.csv"
+# (rank 1 sees element 2 wrong, through the fault layer, tests/faulty)
+NCCL_COLLBENCH_TEST_FAULT=corrupt:1:2
+export NCCL_COLLBENCH_TEST_FAULT
+CB_RUN_BIN="$CB_BUILDDIR/tests/nccl-collbench-faulty" run 2 --backend faulty-nccl -b 64 -e 64 -n 2 -c 1 --csv "$CB_TMP/bad.csv"
 expect_rc 7 "corrupted result on the nccl backend"
-unset NCCL_COLLBENCH_TEST_CORRUPT
-standin_check csv --csv "$CB_TMP/bad.csv" --backend nccl --ranks 2 --wrong any
+unset NCCL_COLLBENCH_TEST_FAULT
+standin_check csv --csv "$CB_TMP/bad.csv" --backend faulty-nccl --ranks 2 --wrong any
 grep -q '^# WRONG: .* first at rank 1 .* element 2:' "$CB_TMP/out" || show_and_fail "no WRONG line"
 
 # Memory: cudaMemGetInfo's free bytes less max(1 GiB, 10%) of headroom for

@@ -33,7 +33,10 @@ check check-sweep --table "$CB_TMP/out" --ranks 4 --sizes "$sizes" \
     --collective ring_allreduce,allreduce
 
 # A wrong element in ring_allreduce's result is caught like allreduce's.
-NCCL_COLLBENCH_TEST_CORRUPT=1:3 run 3 --backend mpi -o ring_allreduce -b 64 -e 64 -n 1 -c 1
+# (rank 1 sees element 3 of each of its ring steps' results wrong, through
+# the fault layer, tests/faulty)
+NCCL_COLLBENCH_TEST_FAULT=corrupt:1:3 CB_RUN_BIN="$CB_BUILDDIR/tests/nccl-collbench-faulty" \
+    run 3 --backend faulty-mpi -o ring_allreduce -b 64 -e 64 -n 1 -c 1
 expect_rc 7 "a corrupted ring_allreduce result"
 check check-wrong --table "$CB_TMP/out" --collective ring_allreduce
 

@@ -37,7 +37,9 @@ grep -q '^# group 0: 2 ranks: 0,2$' "$CB_TMP/out" || fail "group 0 of stride:2 i
 grep -q '^# group 1: 2 ranks: 1,3$' "$CB_TMP/out" || fail "group 1 of stride:2 is not 1,3"
 
 # A wrong element in one group is found and the run fails with status 7.
-NCCL_COLLBENCH_TEST_CORRUPT=3:0 run 4 --backend mpi --split stride:2 -o allreduce -b 64 -e 64 -n 1
+# (rank 3 sees element 0 wrong through the fault layer, tests/faulty)
+NCCL_COLLBENCH_TEST_FAULT=corrupt:3:0 CB_RUN_BIN="$CB_BUILDDIR/tests/nccl-collbench-faulty" \
+    run 4 --backend faulty-mpi --split stride:2 -o allreduce -b 64 -e 64 -n 1
 expect_rc 7 "a corrupted result in group 1"
 check check-wrong --table "$CB_TMP/out" --collective allreduce
 

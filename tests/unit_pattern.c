@@ -181,13 +181,27 @@ static void test_discriminates(unit_state *u)
     CHECK(u, cb_pattern_init(&a, CB_FLOAT, CB_SUM, 4, 1, why, sizeof why) == 0);
     CHECK(u, cb_pattern_init(&b, CB_FLOAT, CB_SUM, 4, cb_pattern_seed(1, 0, 0, 0), why,
                              sizeof why) == 0);
-    int neighbours_differ = 1, seeds_differ = 0, ranks_differ = 1;
+    int neighbours_differ = 1, seeds_differ = 0;
     for (size_t i = 0; i < 64; i++) {
         /* Elements 2k and 2k + 1 always differ; other neighbours mostly. */
         if (i % 2 == 0)
             neighbours_differ &= cb_pattern_reduced(&a, i) != cb_pattern_reduced(&a, i + 1);
         seeds_differ |= cb_pattern_reduced(&a, i) != cb_pattern_reduced(&b, i);
-        ranks_differ &= cb_pattern_input(&a, 0, i) != cb_pattern_input(&a, 1, i);
+    }
+    /* Every two ranks' inputs differ in every n elements (ranks r and r + 3
+     * too), for every reduction whose inputs differ by rank, at 7 ranks. */
+    int ranks_differ = 1;
+    for (int op = CB_SUM; op < CB_REDOP_COUNT; op++) {
+        CHECK(u, cb_pattern_init(&b, CB_FLOAT, (cb_redop)op, 7, 3, why, sizeof why) == 0);
+        size_t window = op == CB_PROD ? 7 * 3 * 3 : 7;
+        for (int r = 0; r < 7; r++)
+            for (int s = r + 1; s < 7; s++)
+                for (size_t start = 0; start < 64 * window; start += window) {
+                    int differ = 0;
+                    for (size_t i = start; i < start + window; i++)
+                        differ |= cb_pattern_input(&b, r, i) != cb_pattern_input(&b, s, i);
+                    ranks_differ &= differ;
+                }
     }
     CHECK(u, neighbours_differ);
     CHECK(u, seeds_differ);
@@ -214,8 +228,10 @@ static void test_limits(unit_state *u)
     CHECK(u, cb_pattern_init(&pat, CB_INT8, CB_SUM, 4, 0, why, sizeof why) == 0);
     CHECK(u, pat.span >= 8 && !pat.sparse);
     /* Too many ranks for dense values: only some ranks contribute. */
-    CHECK(u, cb_pattern_init(&pat, CB_INT8, CB_SUM, 100, 0, why, sizeof why) == 0);
-    CHECK(u, pat.sparse && pat.span == 4 && pat.period == 2);
+    CHECK(u, cb_pattern_init(&pat, CB_INT8, CB_SUM, 126, 0, why, sizeof why) == 0);
+    CHECK(u, !pat.sparse && pat.span == 2);
+    CHECK(u, cb_pattern_init(&pat, CB_INT8, CB_SUM, 127, 0, why, sizeof why) == 0);
+    CHECK(u, pat.sparse && pat.span == 4 && pat.period == 3);
     CHECK(u, cb_pattern_init(&pat, CB_INT8, CB_SUM, 1000, 0, why, sizeof why) == 0);
     CHECK(u, pat.sparse && pat.period == 16);
     CHECK(u, cb_pattern_init(&pat, CB_FP8_E5M2, CB_SUM, 2, 0, why, sizeof why) == 0);
@@ -223,9 +239,9 @@ static void test_limits(unit_state *u)
     CHECK(u, cb_pattern_init(&pat, CB_FP8_E5M2, CB_SUM, 4, 0, why, sizeof why) == 0);
     CHECK(u, !pat.sparse && pat.span == 2);
     CHECK(u, cb_pattern_init(&pat, CB_FP8_E5M2, CB_SUM, 8, 0, why, sizeof why) == 0);
-    CHECK(u, pat.sparse && pat.period == 2);
+    CHECK(u, pat.sparse && pat.period == 3);
     CHECK(u, cb_pattern_init(&pat, CB_FP8_E5M2, CB_PREMULSUM, 8, 0, why, sizeof why) == 0);
-    CHECK(u, pat.sparse && pat.period == 4 && pat.scale == 2.0);
+    CHECK(u, pat.sparse && pat.period == 8 && pat.scale == 2.0);
     CHECK(u, cb_pattern_init(&pat, CB_FP8_E4M3, CB_AVG, 3, 0, why, sizeof why) == 0);
     CHECK(u, !pat.sparse && pat.span == 4);
     CHECK(u, cb_pattern_init(&pat, CB_FP8_E4M3, CB_AVG, 8, 0, why, sizeof why) == 0);
@@ -241,9 +257,9 @@ static void test_limits(unit_state *u)
     CHECK(u, cb_pattern_init(&pat, CB_UINT8, CB_AVG, 256, 0, why, sizeof why) == -1);
     CHECK(u, strstr(why, "256 ranks") != NULL && strstr(why, "uint8") != NULL);
     /* Products stay exact at any rank count: fewer ranks contribute a 2. */
-    CHECK(u, cb_pattern_init(&pat, CB_INT8, CB_PROD, 9, 0, why, sizeof why) == 0);
+    CHECK(u, cb_pattern_init(&pat, CB_INT8, CB_PROD, 6, 0, why, sizeof why) == 0);
     CHECK(u, pat.period == 3);
-    CHECK(u, cb_pattern_init(&pat, CB_INT8, CB_PROD, 10, 0, why, sizeof why) == 0);
+    CHECK(u, cb_pattern_init(&pat, CB_INT8, CB_PROD, 7, 0, why, sizeof why) == 0);
     CHECK(u, pat.period == 4);
     CHECK(u, cb_pattern_init(&pat, CB_FP8_E5M2, CB_PROD, 3, 0, why, sizeof why) == 0);
     CHECK(u, pat.period == 3);

@@ -1,7 +1,7 @@
 # Verification catches every class of error, for every collective family.
-# tests/nccl-collbench-faulty is the program with the test-only "faulty"
-# backend: the MPI backend with one fault (NCCL_COLLBENCH_TEST_FAULT) in
-# every operation. Each fault must end the run with status 7, a nonzero
+# tests/nccl-collbench-faulty is the program with the test-only fault layer;
+# its backend faulty-mpi is the MPI backend with one fault
+# (NCCL_COLLBENCH_TEST_FAULT) in every operation. Each fault must end the run with status 7, a nonzero
 # #wrong and a "# WRONG:" line for every collective it affects, and leave the
 # collectives it does not affect correct.
 . "$CB_SRCDIR/tests/lib.sh"
@@ -20,7 +20,7 @@ fault_run() {
     shift 4
     NCCL_COLLBENCH_TEST_FAULT=$fault
     export NCCL_COLLBENCH_TEST_FAULT
-    run "$np" --backend faulty -o all -r all -n 1 -w 0 -c 1 "$@"
+    run "$np" --backend faulty-mpi -o all -r all -n 1 -w 0 -c 1 "$@"
     expect_rc 7 "fault $fault on $np ranks ($*)"
     grep -q "fault $fault" "$CB_TMP/out" || fail "the preamble does not name fault $fault"
     "$CB_PYTHON" "$CB_SRCDIR/tests/parse_output.py" check-wrong --table "$CB_TMP/out" \
@@ -53,7 +53,7 @@ done
 
 # A fault the backend cannot parse is a runtime error, not a silent pass.
 NCCL_COLLBENCH_TEST_FAULT=bogus
-run 2 --backend faulty -b 8 -e 8
+run 2 --backend faulty-mpi -b 8 -e 8
 expect_rc 1 "unknown fault"
 grep -q 'NCCL_COLLBENCH_TEST_FAULT' "$CB_TMP/err" || fail "no message naming the fault variable"
 echo "ok"

@@ -1,118 +1,158 @@
 /*
- * Test-only backend "faulty": the MPI backend with one fault injected into
- * every collective it runs, so that the tests can prove that verification
- * catches each class of error. It is linked only into the test program
- * tests/nccl-collbench-faulty, never into nccl-collbench.
+ * The fault layer (test only): backends that wrap another backend and inject
+ * one fault into every collective it runs, so that the tests can prove that
+ * verification catches each class of error. "faulty-mpi" wraps the MPI
+ * backend, "faulty-nccl" the NCCL backend (in make check: on the CPU
+ * stand-in). They are linked only into tests/nccl-collbench-faulty, which
+ * adds them to the backend table through cb_backend_test_list
+ * (src/backends/registry.c); nccl-collbench has neither them nor any test
+ * hook.
  *
- * NCCL_COLLBENCH_TEST_FAULT picks the fault:
- *   missing:K   rank K's input is zeros (sum's identity) when the operation
- *               starts: its contribution is missing
- *   swap:A:B    the blocks of ranks A and B trade places: gathered output
- *               blocks (allgather, gather, alltoall), scattered input blocks
- *               (scatter, reducescatter), sendrecv outputs
- *   shift:K     rank K's output moves up one element after the operation
- *   stale:K     rank K's output is never written, so it keeps whatever an
- *               earlier size, placement or pass left there
- *   root:D      rooted collectives run with root (root + D) mod n
- * Faults that do not apply to a collective leave it alone.
+ * NCCL_COLLBENCH_TEST_FAULT picks the fault (K: a rank of MPI_COMM_WORLD,
+ * also under --split; A, B and D: ranks of the communicator measured;
+ * element counts and offsets OFF, A, B, LEN, IDX, COUNT):
+ *   missing:K        rank K's input is zeros (sum's identity) when the
+ *                    operation starts: its contribution is missing
+ *   dup:A:B          rank B's input is a copy of rank A's: A's contribution
+ *                    counts twice and B's not at all
+ *   bump:K[:D]       rank K's input elements are D (default 1) larger: a sum
+ *                    off by D, e.g. an integer average's
+ *   swap:A:B         the blocks of ranks A and B trade places: gathered output
+ *                    blocks (allgather, gather, alltoall), scattered input
+ *                    blocks (scatter, reducescatter), sendrecv outputs
+ *   shift:K[:OFF]    rank K's output moves up OFF (default 1) elements
+ *   chunks:K:A:B:LEN rank K's output: the LEN elements at A and the LEN at B
+ *                    trade places (when both fit and do not overlap)
+ *   sign:K[:IDX]     rank K's output: the sign of element IDX flips; without
+ *                    IDX, every zero of a floating-point type becomes -0
+ *   corrupt:K:IDX    rank K's output element IDX becomes 1 (2 if it was 1)
+ *   stale:K          rank K's output is never written, so it keeps whatever
+ *                    an earlier size, placement or pass left there
+ *   root:D           rooted collectives run with root (root + D) mod n
+ *   skip             no rank runs the operation at all
+ *   hang:K:COUNT     rank K stops making progress, as a hung rank would, in
+ *                    its first launch of COUNT output elements or more
+ *   alloc:K          rank K's buffer allocations fail
+ * "timed:" before a fault confines it to the timed spans (between
+ * timer_start and timer_stop), so that only --check-timed can see it.
+ * A fault that does not apply to a collective leaves it alone. Faults that
+ * change a buffer of a backend whose memory the host cannot read go through
+ * download and upload, and wait for the operation first.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend.h"
+#include "config.h"
+#include "faulty.h"
 
-#define FAULT_ENV "NCCL_COLLBENCH_TEST_FAULT"
-#define FAULT_SWAP_TAG 0x7a11
 
 extern const cb_backend_ops cb_backend_mpi;
-extern const cb_backend_ops cb_backend_faulty;
-
-typedef enum fault_kind {
-    FAULT_MISSING,
-    FAULT_SWAP,
-    FAULT_SHIFT,
-    FAULT_STALE,
-    FAULT_ROOT
-} fault_kind;
-
-typedef struct faulty_backend {
-    cb_backend base;     /* first: the engine sees this */
-    cb_backend *inner;   /* the MPI backend doing the work */
-    fault_kind kind;
-    int a, b;            /* the ranks (or root offset) the fault names */
-    char spec[64];
-    void *scratch;       /* stale: where rank K's output really goes */
-    size_t scratch_bytes;
-} faulty_backend;
+extern const cb_backend_ops cb_backend_faulty_mpi;
+#ifdef HAVE_NCCL
+extern const cb_backend_ops cb_backend_nccl;
+extern const cb_backend_ops cb_backend_faulty_nccl;
+#endif
 
 static faulty_backend *faulty(cb_backend *b)
 {
     return (faulty_backend *)b;
 }
 
+static cb_backend *inner(cb_backend *b)
+{
+    return faulty(b)->inner;
+}
+
+static const cb_backend_ops *inner_ops(cb_backend *b)
+{
+    return faulty(b)->ops;
+}
+
 /* An inner failure becomes ours, with its message. */
 static int pass(cb_backend *b, int rc)
 {
-    if (rc != 0)
-        cb_backend_fail(b, "%s", faulty(b)->inner->error);
-    return rc;
+    return fault_pass(faulty(b), rc);
 }
 
-static int parse_fault(faulty_backend *f, const char *spec)
+static int before(cb_backend *b, launch *l)
 {
-    char kind[16];
-    int a = 0, b = 0, got = spec ? sscanf(spec, "%15[a-z]:%d:%d", kind, &a, &b) : 0;
-    if (got < 2)
-        return -1;
-    static const char *const kinds[] = {"missing", "swap", "shift", "stale", "root"};
-    for (int k = 0; k < 5; k++)
-        if (strcmp(kind, kinds[k]) == 0)
-            f->kind = (fault_kind)k;
-    if (strcmp(kind, kinds[f->kind]) != 0 || (f->kind == FAULT_SWAP && got != 3))
-        return -1;
-    f->a = a;
-    f->b = b;
-    snprintf(f->spec, sizeof f->spec, "%s", spec);
-    return 0;
+    return fault_before(faulty(b), l);
 }
 
-static int faulty_usable(char *why, size_t why_len)
+static int after(cb_backend *b, const launch *l, int rc)
+{
+    return fault_after(faulty(b), l, rc);
+}
+
+/* skip: no rank launches anything. */
+static int skipped(cb_backend *b)
+{
+    return faulty(b)->kind == FAULT_SKIP && fault_active(faulty(b));
+}
+
+/* The wrapped backend: the one named after "faulty-". */
+static const cb_backend_ops *wrapped(const cb_backend_ops *self)
+{
+#ifdef HAVE_NCCL
+    if (self == &cb_backend_faulty_nccl)
+        return &cb_backend_nccl;
+#endif
+    (void)self;
+    return &cb_backend_mpi;
+}
+
+static int faulty_usable_mpi(char *why, size_t why_len)
 {
     return cb_backend_mpi.usable(why, why_len);
 }
 
-static int faulty_init(MPI_Comm comm, const cb_backend_config *config, cb_backend **out)
+static int faulty_init_as(const cb_backend_ops *self, MPI_Comm comm,
+                          const cb_backend_config *config, cb_backend **out)
 {
     faulty_backend *f = calloc(1, sizeof *f);
     *out = f ? &f->base : NULL;
     if (f == NULL)
         return -1;
     f->base.comm = comm;
+    f->ops = wrapped(self);
     MPI_Comm_rank(comm, &f->base.rank);
     MPI_Comm_size(comm, &f->base.nranks);
-    if (parse_fault(f, getenv(FAULT_ENV)) != 0)
-        return cb_backend_fail(&f->base, "%s must be missing:K, swap:A:B, shift:K, stale:K or "
-                               "root:D", FAULT_ENV);
-    int rc = cb_backend_mpi.init(comm, config, &f->inner);
+    MPI_Comm_rank(MPI_COMM_WORLD, &f->world_rank);
+    if (fault_parse(f, getenv(FAULT_ENV)) != 0)
+        return cb_backend_fail(&f->base, "%s must be " FAULT_FORMS, FAULT_ENV);
+    /* What the engine reads from our table must be what the wrapped one says. */
+    if (self->host_accessible != f->ops->host_accessible ||
+        self->avg_premultiplies != f->ops->avg_premultiplies)
+        return cb_backend_fail(&f->base, "%s: its table disagrees with the %s backend's",
+                               self->name, f->ops->name);
+    int rc = f->ops->init(comm, config, &f->inner);
     if (f->inner == NULL)
         return cb_backend_fail(&f->base, "out of memory");
-    f->inner->ops = &cb_backend_mpi;
+    f->inner->ops = f->ops;
     return pass(&f->base, rc);
+}
+
+static int faulty_init_mpi(MPI_Comm comm, const cb_backend_config *config, cb_backend **out)
+{
+    return faulty_init_as(&cb_backend_faulty_mpi, comm, config, out);
 }
 
 static void faulty_fini(cb_backend *b, int aborting)
 {
     faulty_backend *f = faulty(b);
-    if (f->inner != NULL)
-        cb_backend_mpi.fini(f->inner, aborting);
-    free(f->scratch);
+    if (f->inner != NULL) {
+        if (f->stale_out != NULL)
+            f->ops->free(f->inner, f->stale_out);
+        f->ops->fini(f->inner, aborting);
+    }
+    free(f->host);
     free(f);
 }
 
 static int faulty_describe(cb_backend *b, cb_device_desc *desc)
 {
-    if (pass(b, cb_backend_mpi.describe(faulty(b)->inner, desc)) != 0)
+    if (pass(b, inner_ops(b)->describe(inner(b), desc)) != 0)
         return -1;
     size_t len = strlen(desc->library);
     snprintf(desc->library + len, sizeof desc->library - len, ", fault %s", faulty(b)->spec);
@@ -121,251 +161,348 @@ static int faulty_describe(cb_backend *b, cb_device_desc *desc)
 
 static int faulty_memory_available(cb_backend *b, size_t *bytes)
 {
-    return pass(b, cb_backend_mpi.memory_available(faulty(b)->inner, bytes));
+    return pass(b, inner_ops(b)->memory_available(inner(b), bytes));
 }
 
 static int faulty_alloc(cb_backend *b, size_t bytes, void **ptr)
 {
-    return pass(b, cb_backend_mpi.alloc(faulty(b)->inner, bytes, ptr));
+    faulty_backend *f = faulty(b);
+    if (f->kind == FAULT_ALLOC && f->world_rank == f->arg[0] && fault_active(f)) {
+        *ptr = NULL;
+        return cb_backend_fail(b, "cannot allocate %zu bytes (failure injected by %s)", bytes,
+                               FAULT_ENV);
+    }
+    return pass(b, inner_ops(b)->alloc(inner(b), bytes, ptr));
 }
 
 static void faulty_free(cb_backend *b, void *ptr)
 {
-    cb_backend_mpi.free(faulty(b)->inner, ptr);
+    inner_ops(b)->free(inner(b), ptr);
 }
 
 static int faulty_upload(cb_backend *b, void *dst, const void *src, size_t bytes)
 {
-    return pass(b, cb_backend_mpi.upload(faulty(b)->inner, dst, src, bytes));
+    return pass(b, inner_ops(b)->upload(inner(b), dst, src, bytes));
 }
 
 static int faulty_download(cb_backend *b, void *dst, const void *src, size_t bytes)
 {
-    return pass(b, cb_backend_mpi.download(faulty(b)->inner, dst, src, bytes));
+    return pass(b, inner_ops(b)->download(inner(b), dst, src, bytes));
 }
 
 static int faulty_supports(cb_backend *b, cb_dtype dtype, cb_redop redop, char *why,
                            size_t why_len)
 {
-    return cb_backend_mpi.supports(faulty(b)->inner, dtype, redop, why, why_len);
+    return inner_ops(b)->supports(inner(b), dtype, redop, why, why_len);
 }
 
 static int faulty_wait(cb_backend *b)
 {
-    return pass(b, cb_backend_mpi.wait(faulty(b)->inner));
+    return pass(b, inner_ops(b)->wait(inner(b)));
 }
 
 static int faulty_timer_start(cb_backend *b)
 {
-    return pass(b, cb_backend_mpi.timer_start(faulty(b)->inner));
+    faulty(b)->timing = 1;
+    return pass(b, inner_ops(b)->timer_start(inner(b)));
 }
 
 static int faulty_timer_stop(cb_backend *b, double *seconds)
 {
-    return pass(b, cb_backend_mpi.timer_stop(faulty(b)->inner, seconds));
+    faulty(b)->timing = 0;
+    return pass(b, inner_ops(b)->timer_stop(inner(b), seconds));
 }
 
-/* ---- The faults ------------------------------------------------------ */
-
-/* What one launch looks like to the fault, whatever the collective. */
-typedef struct launch {
-    const void *send;
-    void *recv;
-    size_t input_count;    /* elements of this rank's input at send */
-    size_t output_count;   /* elements of this rank's output at recv */
-    size_t block;          /* elements per rank block */
-    size_t esize;
-    int gathers;           /* the output holds one block per rank */
-    int scatters;          /* the input holds one block per rank */
-    int root;              /* -1 when rootless */
-} launch;
-
-static void swap_blocks(void *buf, size_t block_bytes, int a, int b)
+static int faulty_timer_reserve(cb_backend *b, int n)
 {
-    char *x = (char *)buf + (size_t)a * block_bytes, *y = (char *)buf + (size_t)b * block_bytes;
-    for (size_t k = 0; k < block_bytes; k++) {
-        char t = x[k];
-        x[k] = y[k];
-        y[k] = t;
-    }
+    return pass(b, inner_ops(b)->timer_reserve(inner(b), n));
 }
 
-/* Before the operation: the fault may change the input, the buffers and the root. */
-static int before(cb_backend *b, launch *l)
+static int faulty_timer_mark(cb_backend *b)
+{
+    return pass(b, inner_ops(b)->timer_mark(inner(b)));
+}
+
+static int faulty_timer_samples(cb_backend *b, double *seconds, int n)
+{
+    return pass(b, inner_ops(b)->timer_samples(inner(b), seconds, n));
+}
+
+static int faulty_copy2d(cb_backend *b, void *dst, size_t pitch_dst, const void *src,
+                         size_t pitch_src, size_t width, size_t height)
+{
+    return pass(b, inner_ops(b)->copy2d(inner(b), dst, pitch_dst, src, pitch_src, width,
+                                        height));
+}
+
+/* Sub-groups get the same fault, around the wrapped backend's sub-group, so
+ * that collectives built on them (hier_allreduce) see it too. */
+static int faulty_split(cb_backend *b, int color, int key, cb_backend **out)
 {
     faulty_backend *f = faulty(b);
-    int me = b->rank, n = b->nranks;
-    if (f->kind == FAULT_MISSING && me == f->a)
-        memset((void *)l->send, 0, l->input_count * l->esize);
-    if (f->kind == FAULT_SWAP && l->scatters && (l->root < 0 || me == l->root) &&
-        f->a < n && f->b < n)
-        swap_blocks((void *)l->send, l->block * l->esize, f->a, f->b);
-    if (f->kind == FAULT_ROOT && l->root >= 0)
-        l->root = ((l->root + f->a) % n + n) % n;
-    if (f->kind == FAULT_STALE && me == f->a) {
-        size_t bytes = l->output_count * l->esize;
-        if (f->scratch_bytes < bytes) {
-            void *bigger = realloc(f->scratch, bytes);
-            if (bigger == NULL)
-                return cb_backend_fail(b, "faulty: out of memory");
-            f->scratch = bigger;
-            f->scratch_bytes = bytes;
-        }
-        l->recv = f->scratch;   /* the real output buffer is left alone */
+    cb_backend *sub = NULL;
+    *out = NULL;
+    if (f->ops->split(f->inner, color, key, &sub) != 0)
+        return pass(b, -1);
+    if (sub == NULL)
+        return 0;   /* a negative color: not in any sub-group */
+    faulty_backend *w = malloc(sizeof *w);
+    if (w == NULL) {
+        f->ops->fini(sub, 1);
+        return cb_backend_fail(b, "faulty: out of memory");
     }
+    *w = *f;
+    w->base.ops = b->ops;
+    w->base.comm = sub->comm;
+    w->base.rank = sub->rank;
+    w->base.nranks = sub->nranks;
+    w->inner = sub;
+    w->stale_out = NULL;
+    w->stale_bytes = 0;
+    w->host = NULL;
+    w->host_bytes = 0;
+    *out = &w->base;
     return 0;
 }
 
-/* After the operation: the fault may change the output. */
-static int after(cb_backend *b, const launch *l, int rc, int is_sendrecv)
+static int faulty_barrier(cb_backend *b)
 {
-    faulty_backend *f = faulty(b);
-    int me = b->rank, n = b->nranks;
-    if (rc != 0)
-        return pass(b, rc);
-    if (f->kind == FAULT_SWAP && l->gathers && (l->root < 0 || me == l->root) && f->a < n &&
-        f->b < n)
-        swap_blocks(l->recv, l->block * l->esize, f->a, f->b);
-    if (f->kind == FAULT_SWAP && is_sendrecv && (me == f->a || me == f->b) && f->a != f->b &&
-        f->a < n && f->b < n) {
-        int other = me == f->a ? f->b : f->a;
-        int mrc = MPI_Sendrecv_replace(l->recv, (int)(l->output_count * l->esize), MPI_BYTE,
-                                       other, FAULT_SWAP_TAG, other, FAULT_SWAP_TAG, b->comm,
-                                       MPI_STATUS_IGNORE);
-        if (mrc != MPI_SUCCESS)
-            return cb_backend_fail(b, "faulty: MPI_Sendrecv_replace failed");
-    }
-    if (f->kind == FAULT_SHIFT && me == f->a && l->output_count > 1)
-        memmove((char *)l->recv + l->esize, l->recv, (l->output_count - 1) * l->esize);
-    return 0;
+    return pass(b, inner_ops(b)->barrier(inner(b)));
 }
 
-static size_t esize_of(cb_dtype dtype)
+static int faulty_reduce_local(cb_backend *b, cb_local_stage stage, const void *in, void *inout,
+                               size_t count, cb_dtype dtype, cb_redop redop)
 {
-    return cb_dtype_info_of(dtype)->size;
+    return pass(b, inner_ops(b)->reduce_local(inner(b), stage, in, inout, count, dtype, redop));
 }
+
+static void *faulty_host_scratch(cb_backend *b, size_t bytes)
+{
+    void *p = inner_ops(b)->host_scratch(inner(b), bytes);
+    if (p == NULL)
+        cb_backend_fail(b, "%s", inner(b)->error);
+    return p;
+}
+
+#ifdef HAVE_NCCL
+/* Only faulty-nccl wraps a backend with these. */
+static void faulty_abort(cb_backend *b)
+{
+    if (inner_ops(b)->abort != NULL)
+        inner_ops(b)->abort(inner(b));
+}
+
+static void faulty_versions(cb_backend *b, char *buf, size_t len)
+{
+    inner_ops(b)->versions(inner(b), buf, len);
+}
+
+static int faulty_group_start(cb_backend *b)
+{
+    return pass(b, inner_ops(b)->group_start(inner(b)));
+}
+
+static int faulty_group_end(cb_backend *b)
+{
+    return pass(b, inner_ops(b)->group_end(inner(b)));
+}
+
+static int faulty_graph_begin(cb_backend *b)
+{
+    return pass(b, inner_ops(b)->graph_begin(inner(b)));
+}
+
+static int faulty_graph_end(cb_backend *b)
+{
+    return pass(b, inner_ops(b)->graph_end(inner(b)));
+}
+
+static int faulty_graph_launch(cb_backend *b)
+{
+    return pass(b, inner_ops(b)->graph_launch(inner(b)));
+}
+
+static void faulty_graph_free(cb_backend *b)
+{
+    inner_ops(b)->graph_free(inner(b));
+}
+#endif
 
 static int faulty_allreduce(cb_backend *b, const void *send, void *recv, size_t count,
                             cb_dtype dtype, cb_redop redop)
 {
-    launch l = {send, recv, count, count, count, esize_of(dtype), 0, 0, -1};
+    launch l = {send, recv, count, count, count, dtype, 0, 0, -1, 0};
+    if (skipped(b))
+        return 0;
     if (before(b, &l) != 0)
         return -1;
-    int rc = cb_backend_mpi.allreduce(faulty(b)->inner, l.send, l.recv, count, dtype, redop);
-    return after(b, &l, rc, 0);
+    return after(b, &l, inner_ops(b)->allreduce(inner(b), l.send, l.recv, count, dtype, redop));
 }
 
 static int faulty_allgather(cb_backend *b, const void *send, void *recv, size_t count,
                             cb_dtype dtype)
 {
     size_t n = (size_t)b->nranks;
-    launch l = {send, recv, count, n * count, count, esize_of(dtype), 1, 0, -1};
+    launch l = {send, recv, count, n * count, count, dtype, 1, 0, -1, 0};
+    if (skipped(b))
+        return 0;
     if (before(b, &l) != 0)
         return -1;
-    int rc = cb_backend_mpi.allgather(faulty(b)->inner, l.send, l.recv, count, dtype);
-    return after(b, &l, rc, 0);
+    return after(b, &l, inner_ops(b)->allgather(inner(b), l.send, l.recv, count, dtype));
 }
 
 static int faulty_reducescatter(cb_backend *b, const void *send, void *recv, size_t count,
                                 cb_dtype dtype, cb_redop redop)
 {
     size_t n = (size_t)b->nranks;
-    launch l = {send, recv, n * count, count, count, esize_of(dtype), 0, 1, -1};
+    launch l = {send, recv, n * count, count, count, dtype, 0, 1, -1, 0};
+    if (skipped(b))
+        return 0;
     if (before(b, &l) != 0)
         return -1;
-    int rc = cb_backend_mpi.reducescatter(faulty(b)->inner, l.send, l.recv, count, dtype, redop);
-    return after(b, &l, rc, 0);
+    return after(b, &l,
+                 inner_ops(b)->reducescatter(inner(b), l.send, l.recv, count, dtype, redop));
 }
 
 static int faulty_broadcast(cb_backend *b, const void *send, void *recv, size_t count,
                             cb_dtype dtype, int root)
 {
-    launch l = {send, recv, count, count, count, esize_of(dtype), 0, 0, root};
+    launch l = {send, recv, count, count, count, dtype, 0, 0, root, 0};
+    if (skipped(b))
+        return 0;
     if (before(b, &l) != 0)
         return -1;
-    int rc = cb_backend_mpi.broadcast(faulty(b)->inner, l.send, l.recv, count, dtype, l.root);
-    return after(b, &l, rc, 0);
+    return after(b, &l,
+                 inner_ops(b)->broadcast(inner(b), l.send, l.recv, count, dtype, l.root));
 }
 
 static int faulty_reduce(cb_backend *b, const void *send, void *recv, size_t count,
                          cb_dtype dtype, cb_redop redop, int root)
 {
-    launch l = {send, recv, count, count, count, esize_of(dtype), 0, 0, root};
+    launch l = {send, recv, count, count, count, dtype, 0, 0, root, 0};
+    if (skipped(b))
+        return 0;
     if (before(b, &l) != 0)
         return -1;
-    int rc = cb_backend_mpi.reduce(faulty(b)->inner, l.send, l.recv, count, dtype, redop, l.root);
-    return after(b, &l, rc, 0);
+    return after(b, &l,
+                 inner_ops(b)->reduce(inner(b), l.send, l.recv, count, dtype, redop, l.root));
 }
 
 static int faulty_alltoall(cb_backend *b, const void *send, void *recv, size_t count,
                            cb_dtype dtype)
 {
     size_t n = (size_t)b->nranks;
-    launch l = {send, recv, n * count, n * count, count, esize_of(dtype), 1, 0, -1};
+    launch l = {send, recv, n * count, n * count, count, dtype, 1, 0, -1, 0};
+    if (skipped(b))
+        return 0;
     if (before(b, &l) != 0)
         return -1;
-    int rc = cb_backend_mpi.alltoall(faulty(b)->inner, l.send, l.recv, count, dtype);
-    return after(b, &l, rc, 0);
+    return after(b, &l, inner_ops(b)->alltoall(inner(b), l.send, l.recv, count, dtype));
 }
 
 static int faulty_gather(cb_backend *b, const void *send, void *recv, size_t count,
                          cb_dtype dtype, int root)
 {
     size_t n = (size_t)b->nranks;
-    launch l = {send, recv, count, n * count, count, esize_of(dtype), 1, 0, root};
+    launch l = {send, recv, count, n * count, count, dtype, 1, 0, root, 0};
+    if (skipped(b))
+        return 0;
     if (before(b, &l) != 0)
         return -1;
-    int rc = cb_backend_mpi.gather(faulty(b)->inner, l.send, l.recv, count, dtype, l.root);
-    return after(b, &l, rc, 0);
+    return after(b, &l, inner_ops(b)->gather(inner(b), l.send, l.recv, count, dtype, l.root));
 }
 
 static int faulty_scatter(cb_backend *b, const void *send, void *recv, size_t count,
                           cb_dtype dtype, int root)
 {
     size_t n = (size_t)b->nranks;
-    launch l = {send, recv, n * count, count, count, esize_of(dtype), 0, 1, root};
+    launch l = {send, recv, n * count, count, count, dtype, 0, 1, root, 0};
+    if (skipped(b))
+        return 0;
     if (before(b, &l) != 0)
         return -1;
-    int rc = cb_backend_mpi.scatter(faulty(b)->inner, l.send, l.recv, count, dtype, l.root);
-    return after(b, &l, rc, 0);
+    return after(b, &l, inner_ops(b)->scatter(inner(b), l.send, l.recv, count, dtype, l.root));
 }
 
 static int faulty_sendrecv(cb_backend *b, const void *send, void *recv, size_t count,
                            cb_dtype dtype, int send_peer, int recv_peer)
 {
-    launch l = {send, recv, count, count, count, esize_of(dtype), 0, 0, -1};
+    launch l = {send, recv, count, count, count, dtype, 0, 0, -1, 1};
+    if (skipped(b))
+        return 0;
     if (before(b, &l) != 0)
         return -1;
-    int rc = cb_backend_mpi.sendrecv(faulty(b)->inner, l.send, l.recv, count, dtype, send_peer,
-                                     recv_peer);
-    return after(b, &l, rc, 1);
+    return after(b, &l, inner_ops(b)->sendrecv(inner(b), l.send, l.recv, count, dtype,
+                                               send_peer, recv_peer));
 }
 
-const cb_backend_ops cb_backend_faulty = {
-    .name = "faulty",
+/* Every entry both tables share; the rest follow the wrapped backend's. */
+#define FAULTY_COMMON_OPS                                                              \
+    .fini = faulty_fini, .describe = faulty_describe,                                  \
+    .memory_available = faulty_memory_available, .alloc = faulty_alloc,               \
+    .free = faulty_free, .upload = faulty_upload, .download = faulty_download,         \
+    .supports = faulty_supports, .allreduce = faulty_allreduce,                        \
+    .allgather = faulty_allgather, .reducescatter = faulty_reducescatter,              \
+    .broadcast = faulty_broadcast, .reduce = faulty_reduce,                            \
+    .alltoall = faulty_alltoall, .gather = faulty_gather, .scatter = faulty_scatter,   \
+    .sendrecv = faulty_sendrecv, .wait = faulty_wait, .timer_start = faulty_timer_start, \
+    .timer_stop = faulty_timer_stop, .timer_reserve = faulty_timer_reserve,            \
+    .timer_mark = faulty_timer_mark, .timer_samples = faulty_timer_samples,            \
+    .copy2d = faulty_copy2d, .split = faulty_split, .barrier = faulty_barrier
+
+const cb_backend_ops cb_backend_faulty_mpi = {
+    .name = "faulty-mpi",
     .summary = "TEST ONLY: the mpi backend with the fault named by " FAULT_ENV,
-    .usable = faulty_usable,
-    .init = faulty_init,
-    .fini = faulty_fini,
-    .describe = faulty_describe,
-    .memory_available = faulty_memory_available,
+    .usable = faulty_usable_mpi,
+    .init = faulty_init_mpi,
+    FAULTY_COMMON_OPS,
     .host_accessible = 1,
-    .alloc = faulty_alloc,
-    .free = faulty_free,
-    .upload = faulty_upload,
-    .download = faulty_download,
-    .supports = faulty_supports,
-    .allreduce = faulty_allreduce,
-    .allgather = faulty_allgather,
-    .reducescatter = faulty_reducescatter,
-    .broadcast = faulty_broadcast,
-    .reduce = faulty_reduce,
-    .alltoall = faulty_alltoall,
-    .gather = faulty_gather,
-    .scatter = faulty_scatter,
-    .sendrecv = faulty_sendrecv,
     .avg_premultiplies = 0,
-    .wait = faulty_wait,
-    .timer_start = faulty_timer_start,
-    .timer_stop = faulty_timer_stop,
+    .reduce_local = faulty_reduce_local,
+    .host_scratch = faulty_host_scratch,
 };
+
+#ifdef HAVE_NCCL
+static int faulty_usable_nccl(char *why, size_t why_len)
+{
+    return cb_backend_nccl.usable(why, why_len);
+}
+
+static int faulty_init_nccl(MPI_Comm comm, const cb_backend_config *config, cb_backend **out)
+{
+    return faulty_init_as(&cb_backend_faulty_nccl, comm, config, out);
+}
+
+const cb_backend_ops cb_backend_faulty_nccl = {
+    .name = "faulty-nccl",
+    .summary = "TEST ONLY: the nccl backend with the fault named by " FAULT_ENV,
+    .usable = faulty_usable_nccl,
+    .init = faulty_init_nccl,
+    FAULTY_COMMON_OPS,
+    .abort = faulty_abort,
+    .versions = faulty_versions,
+    .host_accessible = 0,
+    .avg_premultiplies = 1,
+    .group_start = faulty_group_start,
+    .group_end = faulty_group_end,
+    .graph_begin = faulty_graph_begin,
+    .graph_end = faulty_graph_end,
+    .graph_launch = faulty_graph_launch,
+    .graph_free = faulty_graph_free,
+};
+#endif
+
+/* The registry's hook: the backends this test program adds. */
+const cb_backend_ops *const *cb_backend_test_list(void);
+
+const cb_backend_ops *const *cb_backend_test_list(void)
+{
+    static const cb_backend_ops *const table[] = {
+        &cb_backend_faulty_mpi,
+#ifdef HAVE_NCCL
+        &cb_backend_faulty_nccl,
+#endif
+        NULL,
+    };
+    return table;
+}
