@@ -808,7 +808,12 @@ static int launch_graphs(engine *e, const cb_collective *coll, const cb_call *ca
 static int time_graph(engine *e, const cb_collective *coll, const cb_call *call,
                       double *completion, double *cpu)
 {
-    int rc = backend_step(e, e->ops->graph_begin(e->b));
+    /* The warmup ends before capture: graph and non-graph work overlapping
+     * on one stream rely on NCCL_GRAPH_MIXING_SUPPORT, which can deadlock
+     * with several communicators' graphs. */
+    int rc = backend_step(e, e->ops->wait(e->b));
+    if (rc == 0)
+        rc = backend_step(e, e->ops->graph_begin(e->b));
     if (rc == 0)
         rc = launch_iterations(e, coll, call, e->p->iters, 1);
     if (rc == 0)

@@ -288,11 +288,6 @@ static int nccl_alloc(cb_backend *b, size_t bytes, void **ptr)
     return 0;
 }
 
-static void nccl_free(cb_backend *b, void *ptr)
-{
-    (void)b;
-    cudaFree(ptr);
-}
 
 static int nccl_upload(cb_backend *b, void *dst, const void *src, size_t bytes)
 {
@@ -459,12 +454,22 @@ static int nccl_reduce(cb_backend *b, const void *send, void *recv, size_t count
 
 static int nccl_group_start(cb_backend *b)
 {
-    return NCCL_CALL(b, ((nccl_backend *)b)->comm, ncclGroupStart());
+    nccl_backend *nb = (nccl_backend *)b;
+    if (NCCL_CALL(b, nb->comm, ncclGroupStart()) != 0)
+        return -1;
+    nb->outer_group = 1;
+    return 0;
 }
 
+/* The group may have been closed already by an in-place alltoall or
+ * sendrecv that could not reopen it (cb_nccl_outside_group). */
 static int nccl_group_end(cb_backend *b)
 {
-    return NCCL_CALL(b, ((nccl_backend *)b)->comm, ncclGroupEnd());
+    nccl_backend *nb = (nccl_backend *)b;
+    if (!nb->outer_group)
+        return 0;
+    nb->outer_group = 0;
+    return NCCL_CALL(b, nb->comm, ncclGroupEnd());
 }
 
 static int nccl_timer_start(cb_backend *b)
@@ -553,7 +558,7 @@ const cb_backend_ops cb_backend_nccl = {
     .memory_available = nccl_memory_available,
     .host_accessible = 0,
     .alloc = nccl_alloc,
-    .free = nccl_free,
+    .free = cb_nccl_free,
     .upload = nccl_upload,
     .download = nccl_download,
     .supports = nccl_supports,

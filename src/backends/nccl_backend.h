@@ -8,6 +8,8 @@
 #ifndef CB_NCCL_BACKEND_H
 #define CB_NCCL_BACKEND_H
 
+#include <stdatomic.h>
+
 #include "backend.h"
 #include "nccl_api.h"
 
@@ -49,6 +51,7 @@ typedef struct nccl_backend {
      * made on first use, or before a capture (a graph cannot hold cudaMalloc). */
     void *scratch;
     size_t scratch_bytes;
+    int outer_group;           /* the engine's group (-m) is open: see nccl_p2p.c */
     /* A backend made by split has a parent: its MPI communicator is its own
      * to free; the stream and events are the parent's, and the parent, which
      * outlives it, watches its communicator for asynchronous errors while
@@ -56,6 +59,19 @@ typedef struct nccl_backend {
     struct nccl_backend *parent;
     struct nccl_backend *first_split;   /* live splits of this backend */
     struct nccl_backend *next_split;
+    /* Ownership between threads: only the main thread calls NCCL and CUDA
+     * on these communicators and graphs. The watchdog thread asks for an
+     * abort through abort_requested (on the backend without a parent); the
+     * main thread, polling, frees the graphs, aborts and sets abort_done. */
+    atomic_int abort_requested;
+    atomic_int abort_done;
+    atomic_int polling;        /* the main thread is in cb_nccl_poll_complete */
+    /* Buffers the engine freed while the communicator lived: cudaFree may
+     * wait on work of that communicator, and NCCL holds registrations of
+     * captured buffers until the communicator ends; freed after it. */
+    void **deferred_frees;
+    int ndeferred;
+    int deferred_room;
 } nccl_backend;
 /* The checking macros: 0 on success, else -1 with b->error naming the call,
  * the source line and the library's own error string. */
@@ -78,6 +94,7 @@ int cb_nccl_create_comm(nccl_backend *nb);
 void cb_nccl_fini(cb_backend *b, int aborting);
 int cb_nccl_split(cb_backend *b, int color, int key, cb_backend **out);
 void cb_nccl_abort(cb_backend *b);
+void cb_nccl_free(cb_backend *b, void *ptr);
 int cb_nccl_poll_complete(nccl_backend *nb, cudaEvent_t event);
 int cb_nccl_wait(cb_backend *b);
 

@@ -3,9 +3,11 @@
  * ranks, split, waiting that watches NCCL's asynchronous error state,
  * abort and teardown; and the error checks every file of the backend uses.
  */
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "nccl_backend.h"
 
@@ -63,6 +65,71 @@ int cb_nccl_create_comm(nccl_backend *nb)
     return cb_backend_agree(b->comm, b, failed);
 }
 
+/* The backend that owns the stream and the watchdog's request: the one
+ * without a parent. */
+static nccl_backend *root_of(nccl_backend *nb)
+{
+    while (nb->parent != NULL)
+        nb = nb->parent;
+    return nb;
+}
+
+/* End nb's communicator once: abort (which does not wait for the other
+ * ranks, which may be gone) or destroy. Its CUDA graphs must be gone first:
+ * NCCL's abort and destroy wait until every graph that captured the
+ * communicator is destroyed. */
+static void end_comm(nccl_backend *nb, int aborting)
+{
+    ncclComm_t comm = nb->comm;
+    nb->comm = NULL;
+    if (comm == NULL)
+        return;
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 11, 0)
+    /* An aborted communicator takes its operators with it. */
+    for (int t = 0; t < CB_DTYPE_COUNT && !aborting; t++)
+        if (nb->have_premulsum[t])
+            ncclRedOpDestroy(nb->premulsum[t], comm);
+#endif
+    if (aborting)
+        ncclCommAbort(comm);
+    else
+        ncclCommDestroy(comm);
+}
+
+/* Abort root's communicator and those split from it, after destroying
+ * every graph that may have captured them (hier_allreduce puts several
+ * communicators in one graph). Main thread only. */
+static void abort_all(nccl_backend *root)
+{
+    cb_nccl_graph_free(&root->base);
+    for (nccl_backend *split = root->first_split; split != NULL; split = split->next_split)
+        cb_nccl_graph_free(&split->base);
+    for (nccl_backend *split = root->first_split; split != NULL; split = split->next_split)
+        end_comm(split, 1);
+    end_comm(root, 1);
+}
+
+/* The engine's free: at once when no communicator lives, else after it has
+ * ended (cb_nccl_fini). */
+void cb_nccl_free(cb_backend *b, void *ptr)
+{
+    nccl_backend *nb = (nccl_backend *)b;
+    if (ptr == NULL)
+        return;
+    if (nb->comm != NULL && nb->ndeferred == nb->deferred_room) {
+        int room = nb->deferred_room ? 2 * nb->deferred_room : 4;
+        void **grown = realloc(nb->deferred_frees, (size_t)room * sizeof *grown);
+        if (grown != NULL) {
+            nb->deferred_frees = grown;
+            nb->deferred_room = room;
+        }
+    }
+    if (nb->comm != NULL && nb->ndeferred < nb->deferred_room)
+        nb->deferred_frees[nb->ndeferred++] = ptr;
+    else
+        cudaFree(ptr);   /* no room to defer: better freed early than leaked */
+}
+
 void cb_nccl_fini(cb_backend *b, int aborting)
 {
     nccl_backend *nb = (nccl_backend *)b;
@@ -73,20 +140,12 @@ void cb_nccl_fini(cb_backend *b, int aborting)
         if (*link == nb)
             *link = nb->next_split;
     }
+    /* Graphs, then the communicator, then the memory it may still use. */
     cb_nccl_graph_free(b);
-    if (nb->comm != NULL) {
-#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 11, 0)
-        /* An aborted communicator takes its operators with it. */
-        for (int t = 0; t < CB_DTYPE_COUNT && !aborting; t++)
-            if (nb->have_premulsum[t])
-                ncclRedOpDestroy(nb->premulsum[t], nb->comm);
-#endif
-        /* Abort does not wait for the other ranks, which may be gone. */
-        if (aborting)
-            ncclCommAbort(nb->comm);
-        else
-            ncclCommDestroy(nb->comm);
-    }
+    end_comm(nb, aborting);
+    for (int i = 0; i < nb->ndeferred; i++)
+        cudaFree(nb->deferred_frees[i]);
+    free(nb->deferred_frees);
     if (nb->scratch != NULL)
         cudaFree(nb->scratch);
     for (int i = 0; i < nb->marks_room; i++)
@@ -166,22 +225,32 @@ int cb_nccl_split(cb_backend *b, int color, int key, cb_backend **out)
     return 0;
 }
 
-/* From the watchdog thread: NCCL documents ncclCommAbort as the way to end a
- * communicator whose operations hang. */
+/* How long the watchdog's request waits for the main thread to abort. */
+#define CB_NCCL_ABORT_WAIT_S 5.0
+
+/* From the watchdog thread. NCCL forbids concurrent calls on one
+ * communicator, and its abort waits for graphs that only the main thread
+ * may destroy, so this thread calls neither NCCL nor CUDA: it asks, and
+ * the main thread, if it is polling for completion (where a hang is
+ * usually seen), frees the graphs and aborts. The wait for that is bounded:
+ * a main thread blocked elsewhere never holds the watchdog's exit. */
 void cb_nccl_abort(cb_backend *b)
 {
-    nccl_backend *nb = (nccl_backend *)b;
-    if (nb->comm != NULL)
-        ncclCommAbort(nb->comm);
-    for (nccl_backend *split = nb->first_split; split != NULL; split = split->next_split)
-        if (split->comm != NULL)
-            ncclCommAbort(split->comm);
+    nccl_backend *root = root_of((nccl_backend *)b);
+    atomic_store(&root->abort_requested, 1);
+    if (!atomic_load(&root->polling))
+        return;   /* blocked elsewhere (MPI, a blocking NCCL call): nobody would answer */
+    const struct timespec nap = {0, 10 * 1000 * 1000};
+    for (double waited = 0; waited < CB_NCCL_ABORT_WAIT_S && !atomic_load(&root->abort_done);
+         waited += 0.01)
+        nanosleep(&nap, NULL);
 }
 
 /* -1 with b->error set when owner's communicator reports an asynchronous
- * error; the communicator is then aborted, since kernels of a failed
- * communicator may never finish and freeing the buffers would wait on them. */
-static int async_failed(cb_backend *b, nccl_backend *owner)
+ * error; every communicator of the run is then aborted (graphs first),
+ * since kernels of a failed communicator may never finish and freeing the
+ * buffers would wait on them. */
+static int async_failed(cb_backend *b, nccl_backend *root, nccl_backend *owner)
 {
     ncclResult_t async = ncclSuccess;
     if (NCCL_CALL(b, owner->comm, ncclCommGetAsyncError(owner->comm, &async)) != 0)
@@ -193,26 +262,31 @@ static int async_failed(cb_backend *b, nccl_backend *owner)
     cb_backend_fail(b, "NCCL reported an asynchronous error%s: %s%s%s",
                     owner->parent != NULL ? " in a split communicator" : "",
                     ncclGetErrorString(async), has_detail ? ": " : "", has_detail ? detail : "");
-    ncclCommAbort(owner->comm);
-    owner->comm = NULL;
+    abort_all(root);
     return -1;
 }
 
-/* Spin until the event (or, when it is NULL, the whole stream) has
- * completed, watching NCCL's asynchronous error state meanwhile: a
- * communicator that failed is reported instead of waited on forever. */
-int cb_nccl_poll_complete(nccl_backend *nb, cudaEvent_t event)
+/* Poll until the event (or, when it is NULL, the whole stream) has
+ * completed, watching NCCL's asynchronous error state and the watchdog's
+ * abort request meanwhile: a communicator that failed is reported instead
+ * of waited on forever. Between passes the CPU is yielded, as NCCL's own
+ * polling loop does, so that NCCL's proxy threads run on a rank bound to
+ * one core. */
+static int poll_loop(nccl_backend *nb, nccl_backend *root, cudaEvent_t event)
 {
     cb_backend *b = &nb->base;
-    if (nb->comm == NULL)
-        return cb_backend_fail(b, "the NCCL communicator was aborted after an earlier error");
     for (;;) {
+        if (atomic_load(&root->abort_requested)) {
+            abort_all(root);
+            atomic_store(&root->abort_done, 1);
+            return cb_backend_fail(b, "the NCCL communicators were aborted by the watchdog (-T)");
+        }
         /* This backend's communicator, then those split from it, whose
          * operations run on the same stream. */
-        if (async_failed(b, nb) != 0)
+        if (async_failed(b, root, nb) != 0)
             return -1;
         for (nccl_backend *split = nb->first_split; split != NULL; split = split->next_split)
-            if (split->comm != NULL && async_failed(b, split) != 0)
+            if (split->comm != NULL && async_failed(b, root, split) != 0)
                 return -1;
         /* Iterations completing count as progress for the watchdog, so a
          * long queue of them is not taken for a hang. */
@@ -226,8 +300,21 @@ int cb_nccl_poll_complete(nccl_backend *nb, cudaEvent_t event)
             return 0;
         if (done != cudaErrorNotReady)
             return cb_nccl_cuda_check(b, done, event != NULL ? "cudaEventQuery" : "cudaStreamQuery",
-                              __FILE__, __LINE__);
+                                      __FILE__, __LINE__);
+        sched_yield();
     }
+}
+
+int cb_nccl_poll_complete(nccl_backend *nb, cudaEvent_t event)
+{
+    nccl_backend *root = root_of(nb);
+    if (nb->comm == NULL)
+        return cb_backend_fail(&nb->base,
+                               "the NCCL communicator was aborted after an earlier error");
+    atomic_store(&root->polling, 1);
+    int rc = poll_loop(nb, root, event);
+    atomic_store(&root->polling, 0);
+    return rc;
 }
 
 int cb_nccl_wait(cb_backend *b)

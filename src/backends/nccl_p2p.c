@@ -61,12 +61,37 @@ static int copy_on_stream(nccl_backend *nb, void *dst, const void *src, size_t b
                      cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, nb->stream));
 }
 
+/* In-place alltoall and sendrecv copy to the scratch buffer, then send
+ * from it. Inside the engine's group (-m) NCCL would run every send at the
+ * outermost ncclGroupEnd, after all the copies, so later copies would
+ * overwrite what earlier sends had yet to read: the engine's group is
+ * closed for the operation (what was grouped before it runs) and opened
+ * again after it. These operations are therefore not aggregated by -m. */
+static int leave_outer_group(nccl_backend *nb, int *left)
+{
+    *left = nb->outer_group;
+    if (!nb->outer_group)
+        return 0;
+    nb->outer_group = 0;
+    return NCCL_CALL(&nb->base, nb->comm, ncclGroupEnd());
+}
+
+static int rejoin_outer_group(nccl_backend *nb, int left, int rc)
+{
+    if (!left)
+        return rc;
+    if (NCCL_CALL(&nb->base, nb->comm, ncclGroupStart()) != 0)
+        return -1;
+    nb->outer_group = 1;
+    return rc;
+}
+
 /* In-place alltoall: in rounds of as many elements per peer as the scratch
  * buffer holds, copy that part of every block to the scratch buffer (on the
  * stream, inside the timed operation), then send it from there while the
  * receives land in place. */
-static int alltoall_in_place(nccl_backend *nb, void *buf, size_t count, size_t esize,
-                             ncclDataType_t type)
+static int alltoall_rounds(nccl_backend *nb, void *buf, size_t count, size_t esize,
+                           ncclDataType_t type)
 {
     cb_backend *b = &nb->base;
     size_t n = (size_t)b->nranks;
@@ -106,8 +131,12 @@ int cb_nccl_alltoall(cb_backend *b, const void *send, void *recv, size_t count,
     if (cb_nccl_type(b, dtype, &type) != 0)
         return -1;
     size_t esize = cb_dtype_info_of(dtype)->size, block = count * esize;
-    if (send == recv)
-        return alltoall_in_place(nb, recv, count, esize, type);
+    if (send == recv) {
+        int left = 0;
+        if (leave_outer_group(nb, &left) != 0)
+            return -1;
+        return rejoin_outer_group(nb, left, alltoall_rounds(nb, recv, count, esize, type));
+    }
     if (group_start(nb) != 0)
         return -1;
     int rc = 0;
@@ -170,22 +199,10 @@ int cb_nccl_scatter(cb_backend *b, const void *send, void *recv, size_t count,
     return group_end(nb, rc);
 }
 
-int cb_nccl_sendrecv(cb_backend *b, const void *send, void *recv, size_t count,
-                         cb_dtype dtype, int send_peer, int recv_peer)
+/* In-place sendrecv through the scratch buffer, in rounds, as alltoall. */
+static int sendrecv_rounds(nccl_backend *nb, void *recv, size_t count, cb_dtype dtype,
+                           ncclDataType_t type, int send_peer, int recv_peer)
 {
-    nccl_backend *nb = (nccl_backend *)b;
-    ncclDataType_t type;
-    if (cb_nccl_type(b, dtype, &type) != 0)
-        return -1;
-    if (send != recv) {
-        if (group_start(nb) != 0)
-            return -1;
-        int rc = p2p_send(nb, send, count, type, send_peer);
-        if (rc == 0)
-            rc = p2p_recv(nb, recv, count, type, recv_peer);
-        return group_end(nb, rc);
-    }
-    /* In place: through the scratch buffer, in rounds, as alltoall. */
     size_t esize = cb_dtype_info_of(dtype)->size;
     if (cb_nccl_ensure_scratch(nb) != 0)
         return -1;
@@ -203,4 +220,27 @@ int cb_nccl_sendrecv(cb_backend *b, const void *send, void *recv, size_t count,
             return -1;
     }
     return 0;
+}
+
+int cb_nccl_sendrecv(cb_backend *b, const void *send, void *recv, size_t count,
+                         cb_dtype dtype, int send_peer, int recv_peer)
+{
+    nccl_backend *nb = (nccl_backend *)b;
+    ncclDataType_t type;
+    if (cb_nccl_type(b, dtype, &type) != 0)
+        return -1;
+    if (send != recv) {
+        if (group_start(nb) != 0)
+            return -1;
+        int rc = p2p_send(nb, send, count, type, send_peer);
+        if (rc == 0)
+            rc = p2p_recv(nb, recv, count, type, recv_peer);
+        return group_end(nb, rc);
+    }
+    /* In place: through the scratch buffer, in rounds, as alltoall. */
+    int left = 0;
+    if (leave_outer_group(nb, &left) != 0)
+        return -1;
+    return rejoin_outer_group(nb, left, sendrecv_rounds(nb, recv, count, dtype, type, send_peer,
+                                                        recv_peer));
 }

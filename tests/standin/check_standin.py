@@ -11,7 +11,9 @@ check_standin.py devices --table FILE --ranks N
 check_standin.py trace --prefix P --ranks N [--count NAME=N ...]
                        [--teardown destroy|abort] [--blocking 0|1]
                        [--groups-of N]
-    per rank's trace P.RANK: lines starting with NAME counted exactly; the
+    per rank's trace P.RANK: no "VIOLATION" line (the stand-in's record of
+    what real CUDA or NCCL would not allow, see standin.h); lines starting
+    with NAME counted exactly; the
     communicator destroyed or aborted; nothing left alive at exit; with
     --blocking 1 no two collectives launched without a wait between them
     (with 0, at least once); --groups-of N: each group holds N collectives
@@ -87,6 +89,9 @@ def check_trace(a):
             words = name.split()
             got = sum(1 for l in lines if l[:len(words)] == words)
             ensure(got == int(want), "%s: %d lines '%s', expected %s" % (where, got, name, want))
+        bad = [" ".join(l) for l in lines if l[0] == "VIOLATION"]
+        ensure(not bad, "%s: the stand-in saw what real CUDA or NCCL would not allow: %s"
+               % (where, "; ".join(bad)))
         ensure(lines and lines[-1][0] == "exit", "%s: no exit line" % where)
         leaks = [w for w in lines[-1][1:] if not w.endswith("=0")]
         ensure(not leaks, "%s: left alive at exit: %s" % (where, " ".join(leaks)))

@@ -8,11 +8,114 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "standin.h"
 
 static char last_error[256];
 static int group_depth;
+static struct ncclComm *live_comms;
+static int comm_serials;
+
+/* What the operations of the open group read and write: NCCL runs them at
+ * the outermost ncclGroupEnd, so a copy launched meanwhile must not touch
+ * them. Forgotten at that end. */
+#define STANDIN_MAX_GROUPED 256
+typedef struct grouped_range {
+    const char *lo;
+    size_t bytes;
+    int written;
+} grouped_range;
+static grouped_range grouped[STANDIN_MAX_GROUPED];
+static int ngrouped;
+
+static void note_range(const void *lo, size_t bytes, int written)
+{
+    if (ngrouped < STANDIN_MAX_GROUPED && lo != NULL && bytes > 0)
+        grouped[ngrouped++] = (grouped_range){lo, bytes, written};
+}
+
+static int overlaps(const char *a, size_t a_bytes, const char *b, size_t b_bytes)
+{
+    return a < b + b_bytes && b < a + a_bytes;
+}
+
+void standin_note_grouped(const standin_op *op)
+{
+    if (group_depth == 0 || op->comm == NULL)
+        return;
+    size_t esize = standin_type_size(op->type), n = (size_t)op->comm->nranks;
+    size_t in = op->count * esize, out = op->count * esize;
+    if (op->kind == STANDIN_OP_ALLGATHER)
+        out *= n;
+    if (op->kind == STANDIN_OP_REDUCESCATTER)
+        in *= n;
+    note_range(op->send, in, 0);
+    note_range(op->recv, out, 1);
+}
+
+void standin_check_copy(const void *dst, const void *src, size_t bytes)
+{
+    for (int i = 0; i < ngrouped; i++) {
+        if (overlaps(dst, bytes, grouped[i].lo, grouped[i].bytes))
+            standin_violation("a copy inside an open group overwrites a buffer that the "
+                              "group's deferred work %s at ncclGroupEnd",
+                              grouped[i].written ? "writes" : "reads");
+        else if (grouped[i].written && overlaps(src, bytes, grouped[i].lo, grouped[i].bytes))
+            standin_violation("a copy inside an open group reads a buffer that the group's "
+                              "deferred work writes only at ncclGroupEnd");
+        else
+            continue;
+        return;
+    }
+}
+
+/* NCCL forbids calls on one communicator from two threads at once. */
+static void comm_enter(ncclComm_t comm, const char *call)
+{
+    if (atomic_fetch_add(&comm->in_call, 1) != 0)
+        standin_violation("%s on a communicator that another thread is calling", call);
+}
+
+static void comm_leave(ncclComm_t comm)
+{
+    atomic_fetch_sub(&comm->in_call, 1);
+}
+
+void standin_graph_refs(const standin_op *ops, size_t n, int delta)
+{
+    for (size_t i = 0; i < n; i++)
+        if (ops[i].comm != NULL)
+            atomic_fetch_add(&ops[i].comm->graph_refs, delta);
+}
+
+static void register_buffer(struct ncclComm *c, const void *ptr)
+{
+    for (int i = 0; i < c->nregistered; i++)
+        if (c->registered[i] == ptr)
+            return;
+    if (ptr != NULL && c->nregistered < STANDIN_MAX_REGISTERED)
+        c->registered[c->nregistered++] = ptr;
+}
+
+void standin_register(const standin_op *op)
+{
+    if (op->comm == NULL)
+        return;
+    register_buffer(op->comm, op->send);
+    register_buffer(op->comm, op->recv);
+    for (size_t i = 0; i < op->np2p; i++)
+        register_buffer(op->comm, op->p2p[i].buf);
+}
+
+int standin_registered(const void *ptr, size_t bytes)
+{
+    for (struct ncclComm *c = live_comms; c != NULL; c = c->next_live)
+        for (int i = 0; i < c->nregistered; i++)
+            if (overlaps(ptr, bytes, c->registered[i], 1))
+                return 1;
+    return 0;
+}
 
 static ncclResult_t fail(ncclResult_t res, const char *what)
 {
@@ -99,6 +202,11 @@ static ncclResult_t comm_new(MPI_Comm mpi, ncclComm_t *out)
     c->mpi = mpi;
     MPI_Comm_rank(mpi, &c->rank);
     MPI_Comm_size(mpi, &c->nranks);
+    c->serial = comm_serials++;
+    atomic_init(&c->graph_refs, 0);
+    atomic_init(&c->in_call, 0);
+    c->next_live = live_comms;
+    live_comms = c;
     standin_count(STANDIN_COMM, 1);
     *out = c;
     return ncclSuccess;
@@ -139,8 +247,11 @@ ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t *newc
         return fail(ncclInvalidArgument, "NULL communicator");
     /* Every rank of comm takes part, those without a colour too. */
     MPI_Comm mpi = MPI_COMM_NULL;
-    if (MPI_Comm_split(comm->mpi, color == NCCL_SPLIT_NOCOLOR ? MPI_UNDEFINED : color, key,
-                       &mpi) != MPI_SUCCESS)
+    comm_enter(comm, "ncclCommSplit");
+    int split_rc = MPI_Comm_split(comm->mpi, color == NCCL_SPLIT_NOCOLOR ? MPI_UNDEFINED : color,
+                                  key, &mpi);
+    comm_leave(comm);
+    if (split_rc != MPI_SUCCESS)
         return fail(ncclSystemError, "MPI_Comm_split failed");
     if (standin_fault("CB_STANDIN_FAIL_SPLIT")) {
         if (mpi != MPI_COMM_NULL)
@@ -157,9 +268,26 @@ static ncclResult_t comm_free(ncclComm_t comm, const char *how)
     if (comm == NULL)
         return fail(ncclInvalidArgument, "NULL communicator");
     standin_trace("%s", how);
+    comm_enter(comm, how);
+    /* As NCCL: never returns while a graph that captured it lives. */
+    int refs = atomic_load(&comm->graph_refs);
+    if (refs > 0) {
+        standin_violation("%s waits until the %d CUDA graphs that captured this communicator "
+                          "are destroyed", how, refs);
+        const struct timespec nap = {0, 10 * 1000 * 1000};
+        while (atomic_load(&comm->graph_refs) > 0)
+            nanosleep(&nap, NULL);
+    }
+    struct ncclComm **link = &live_comms;
+    while (*link != NULL && *link != comm)
+        link = &(*link)->next_live;
+    if (*link == comm)
+        *link = comm->next_live;
     MPI_Comm_free(&comm->mpi);
-    free(comm);
     standin_count(STANDIN_COMM, -1);
+    /* Another thread still inside a call (flagged above) keeps the memory. */
+    if (atomic_fetch_sub(&comm->in_call, 1) == 1)
+        free(comm);
     return ncclSuccess;
 }
 
@@ -177,6 +305,8 @@ ncclResult_t ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t *async_error)
 {
     if (comm == NULL)
         return fail(ncclInvalidArgument, "NULL communicator");
+    comm_enter(comm, "ncclCommGetAsyncError");
+    comm_leave(comm);
     *async_error = ncclSuccess;
     if (comm->ran > 0 && standin_fault("CB_STANDIN_FAIL_ASYNC")) {
         fail(ncclRemoteError, "injected asynchronous error (CB_STANDIN_FAIL_ASYNC)");
@@ -198,6 +328,8 @@ ncclResult_t ncclGroupEnd(void)
     if (group_depth == 0)
         return fail(ncclInvalidUsage, "ncclGroupEnd without ncclGroupStart");
     group_depth--;
+    if (group_depth == 0)
+        ngrouped = 0;
     /* The outermost end runs the group's sends and receives together. */
     if (group_depth == 0 && standin_p2p_flush() != ncclSuccess)
         return fail(ncclSystemError, "the group's sends and receives failed");
@@ -253,7 +385,11 @@ ncclResult_t ncclAllReduce(const void *sendbuff, void *recvbuff, size_t count,
                   stream != NULL && stream->capturing);
     standin_op call = {.send = sendbuff, .recv = recvbuff, .count = count,
                           .type = datatype, .op = op, .comm = comm};
-    return standin_launch(stream, &call);
+    comm_enter(comm, "ncclAllReduce");
+    standin_note_grouped(&call);
+    ncclResult_t res = standin_launch(stream, &call);
+    comm_leave(comm);
+    return res;
 }
 
 /* The other collectives: launched (or recorded) like the all-reduce. */
@@ -265,7 +401,11 @@ static ncclResult_t launch(cudaStream_t stream, const standin_op *call, const ch
         return fail(ncclInvalidArgument, "datatype not modelled by the stand-in");
     standin_trace("%s count=%zu inplace=%d capturing=%d", name, call->count,
                   call->send == call->recv, stream != NULL && stream->capturing);
-    return standin_launch(stream, call);
+    comm_enter(call->comm, name);
+    standin_note_grouped(call);
+    ncclResult_t res = standin_launch(stream, call);
+    comm_leave(call->comm);
+    return res;
 }
 
 ncclResult_t ncclAllGather(const void *sendbuff, void *recvbuff, size_t sendcount,
@@ -317,7 +457,11 @@ static ncclResult_t p2p(int is_send, const void *buf, size_t count, ncclDataType
         return fail(ncclInvalidArgument, "datatype not modelled by the stand-in");
     standin_trace("%s count=%zu peer=%d", is_send ? "ncclSend" : "ncclRecv", count, peer);
     standin_p2p entry = {is_send, (void *)buf, count, datatype, peer};
+    if (group_depth > 0)
+        note_range(buf, count * standin_type_size(datatype), !is_send);
+    comm_enter(comm, is_send ? "ncclSend" : "ncclRecv");
     ncclResult_t res = standin_p2p_add(&entry, comm, stream, group_depth > 0);
+    comm_leave(comm);
     return res == ncclSuccess ? res : fail(res, "send or receive refused (bad peer, or a group "
                                                 "too large or mixing streams)");
 }
@@ -346,7 +490,7 @@ ncclResult_t ncclRedOpCreatePreMulSum(ncclRedOp_t *op, void *scalar, ncclDataTyp
         comm->custom[k].live = 1;
         comm->custom[k].type = datatype;
         comm->custom[k].scalar = standin_load(datatype, scalar, 0);
-        *op = (ncclRedOp_t)((int)ncclNumOps + k);
+        *op = (ncclRedOp_t)((int)ncclNumOps + comm->serial * STANDIN_MAX_CUSTOM_OPS + k);
         standin_trace("ncclRedOpCreatePreMulSum scalar=%g", comm->custom[k].scalar);
         return ncclSuccess;
     }
@@ -355,8 +499,12 @@ ncclResult_t ncclRedOpCreatePreMulSum(ncclRedOp_t *op, void *scalar, ncclDataTyp
 
 ncclResult_t ncclRedOpDestroy(ncclRedOp_t op, ncclComm_t comm)
 {
-    int k = (int)op - (int)ncclNumOps;
-    if (comm == NULL || k < 0 || k >= STANDIN_MAX_CUSTOM_OPS || !comm->custom[k].live)
+    if (comm == NULL)
+        return fail(ncclInvalidArgument, "NULL communicator");
+    int k = (int)op - (int)ncclNumOps - comm->serial * STANDIN_MAX_CUSTOM_OPS;
+    if ((int)op >= (int)ncclNumOps && (k < 0 || k >= STANDIN_MAX_CUSTOM_OPS))
+        standin_violation("ncclRedOpDestroy of an operator made for another communicator");
+    if (k < 0 || k >= STANDIN_MAX_CUSTOM_OPS || !comm->custom[k].live)
         return fail(ncclInvalidArgument, "not a live reduction operator of this communicator");
     comm->custom[k].live = 0;
     standin_trace("ncclRedOpDestroy");
