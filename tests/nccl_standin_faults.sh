@@ -38,7 +38,7 @@ export CB_STANDIN_TRACE
 cases=$(cat <<'CASES'
 SETDEVICE	cudaSetDevice failed	nocomm	-n 2
 STREAM	cudaStreamCreateWithFlags failed	nocomm	-n 2
-COMMINIT	ncclCommInitRank failed	nodestroy	-n 2
+COMMINIT	ncclCommInitRankConfig failed	nodestroy	-n 2
 MALLOC	cudaMalloc failed	abort	-n 2
 CAPTURE	cudaStreamBeginCapture failed	abort	-n 2 -G 2
 ASYNC	NCCL reported an asynchronous error	abort	-n 2 -w 1

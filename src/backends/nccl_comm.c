@@ -38,9 +38,25 @@ const char *cb_nccl_last_error(ncclComm_t comm)
 #endif
 }
 
+/* A call on a non-blocking communicator may return ncclInProgress: it is
+ * done when ncclCommGetAsyncError says so; until then NCCL forbids other
+ * calls on the communicator. */
+static ncclResult_t finish_in_progress(ncclComm_t comm, ncclResult_t res)
+{
+    while (res == ncclInProgress && comm != NULL) {
+        ncclResult_t state = ncclInProgress;
+        ncclResult_t query = ncclCommGetAsyncError(comm, &state);
+        res = query != ncclSuccess ? query : state;
+        if (res == ncclInProgress)
+            sched_yield();
+    }
+    return res;
+}
+
 int cb_nccl_check(cb_backend *b, ncclComm_t comm, ncclResult_t res, const char *call,
                   const char *file, int line)
 {
+    res = finish_in_progress(comm, res);
     if (res == ncclSuccess)
         return 0;
     const char *detail = cb_nccl_last_error(comm);
@@ -48,6 +64,81 @@ int cb_nccl_check(cb_backend *b, ncclComm_t comm, ncclResult_t res, const char *
     return cb_backend_fail(b, "%.*s failed (%s:%d): %s%s%s", (int)strcspn(call, "("), call,
                            base_name(file), line, ncclGetErrorString(res),
                            has_detail ? ": " : "", has_detail ? detail : "");
+}
+
+/* Non-blocking communicators (NCCL 2.14 on): their creation can be polled,
+ * so that one rank's failure need not leave the others blocked in NCCL's
+ * bootstrap. */
+#define CB_NCCL_FIRST_NONBLOCKING NCCL_VERSION(2, 14, 0)
+
+/* After how long a failed rank waiting for the others' agreement prints its
+ * own error, so that the root cause is never lost to a rank stuck elsewhere. */
+#define CB_NCCL_TELL_AFTER_S 5.0
+
+/* cb_backend_agree, but a rank that failed prints its error itself when the
+ * others are slow to agree (they may never come). */
+static int agree_telling(MPI_Comm comm, nccl_backend *nb, int failed)
+{
+    int any = 0, done = 0, told = 0;
+    MPI_Request req;
+    MPI_Iallreduce(&failed, &any, 1, MPI_INT, MPI_MAX, comm, &req);
+    double since = MPI_Wtime();
+    while (!done) {
+        MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+        if (!done && failed && !told && MPI_Wtime() - since > CB_NCCL_TELL_AFTER_S) {
+            fprintf(stderr, "nccl-collbench: rank %d: %s (waiting for the other ranks)\n",
+                    nb->base.rank, nb->base.error);
+            fflush(stderr);
+            told = 1;
+        }
+        if (!done)
+            sched_yield();
+    }
+    return any ? cb_backend_agree(comm, &nb->base, failed) : 0;
+}
+
+/* Wait until *comm, made by a non-blocking ncclCommInitRankConfig or
+ * ncclCommSplit whose call returned res, is ready, while every rank of mpi
+ * learns whether any call failed at once: a rank that failed at once never
+ * joins NCCL's bootstrap, and the others, polling instead of blocking in
+ * it, then abort their half-made communicators. Returns 1 when this rank
+ * failed (b->error says why), else 0 (*comm is NULL when another failed). */
+static int await_comm(nccl_backend *nb, MPI_Comm mpi, ncclComm_t *comm, ncclResult_t res,
+                      const char *call)
+{
+    cb_backend *b = &nb->base;
+    int failed_at_once = res != ncclSuccess && res != ncclInProgress, any = 0, done = 0;
+    if (failed_at_once)
+        cb_nccl_check(b, NULL, res, call, __FILE__, __LINE__);
+    MPI_Request req;
+    MPI_Iallreduce(&failed_at_once, &any, 1, MPI_INT, MPI_MAX, mpi, &req);
+    ncclResult_t state = failed_at_once || *comm == NULL ? ncclSuccess : ncclInProgress;
+    while (!done || (!any && state == ncclInProgress)) {
+        if (!done)
+            MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+        if (state == ncclInProgress && !(done && any)) {
+            ncclResult_t query = ncclCommGetAsyncError(*comm, &state);
+            if (query != ncclSuccess)
+                state = query;
+        }
+        if (!done || (!any && state == ncclInProgress))
+            sched_yield();
+    }
+    if (failed_at_once) {
+        *comm = NULL;
+        return 1;
+    }
+    if (state == ncclSuccess || state == ncclInProgress) {
+        if (any && *comm != NULL) {
+            ncclCommAbort(*comm);   /* another rank failed: this one is not needed */
+            *comm = NULL;
+        }
+        return 0;
+    }
+    cb_nccl_check(b, *comm, state, call, __FILE__, __LINE__);
+    ncclCommAbort(*comm);
+    *comm = NULL;
+    return 1;
 }
 
 int cb_nccl_create_comm(nccl_backend *nb)
@@ -60,6 +151,16 @@ int cb_nccl_create_comm(nccl_backend *nb)
         return -1;
     MPI_Bcast(&id, (int)sizeof id, MPI_BYTE, 0, b->comm);
     ncclComm_t comm = NULL;
+#if NCCL_VERSION_CODE >= CB_NCCL_FIRST_NONBLOCKING
+    if (nb->library_version >= CB_NCCL_FIRST_NONBLOCKING) {
+        ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
+        config.blocking = 0;
+        ncclResult_t res = ncclCommInitRankConfig(&comm, b->nranks, id, b->rank, &config);
+        failed = await_comm(nb, b->comm, &comm, res, "ncclCommInitRankConfig");
+        nb->comm = comm;
+        return agree_telling(b->comm, nb, failed) != 0 || comm == NULL ? -1 : 0;
+    }
+#endif
     failed = NCCL_CALL(b, NULL, ncclCommInitRank(&comm, b->nranks, id, b->rank)) != 0;
     nb->comm = failed ? NULL : comm;
     return cb_backend_agree(b->comm, b, failed);
@@ -190,9 +291,14 @@ int cb_nccl_split(cb_backend *b, int color, int key, cb_backend **out)
     ncclComm_t comm = NULL;
     int failed = 0;
 #if NCCL_VERSION_CODE >= CB_NCCL_FIRST_SPLIT
-    failed = NCCL_CALL(b, parent->comm,
-                       ncclCommSplit(parent->comm, color >= 0 ? color : NCCL_SPLIT_NOCOLOR, key,
-                                     &comm, NULL)) != 0;
+    /* The split inherits the parent's configuration: non-blocking when
+     * cb_nccl_create_comm made it so, then polled as its creation was. */
+    ncclResult_t res = ncclCommSplit(parent->comm, color >= 0 ? color : NCCL_SPLIT_NOCOLOR, key,
+                                     &comm, NULL);
+    if (parent->library_version >= CB_NCCL_FIRST_NONBLOCKING)
+        failed = await_comm(parent, b->comm, &comm, res, "ncclCommSplit");
+    else
+        failed = NCCL_CALL(b, parent->comm, res) != 0;
 #endif
     if (nb != NULL) {
         nb->base.ops = b->ops;
@@ -212,7 +318,7 @@ int cb_nccl_split(cb_backend *b, int color, int key, cb_backend **out)
         nb->library_version = parent->library_version;
         nb->compute_capability = parent->compute_capability;
     }
-    if (cb_backend_agree(b->comm, b, failed) != 0) {
+    if (agree_telling(b->comm, parent, failed) != 0 || (color >= 0 && comm == NULL)) {
         if (nb != NULL)
             cb_nccl_fini(&nb->base, 1);
         return -1;
@@ -279,7 +385,11 @@ static int poll_loop(nccl_backend *nb, nccl_backend *root, cudaEvent_t event)
         if (atomic_load(&root->abort_requested)) {
             abort_all(root);
             atomic_store(&root->abort_done, 1);
-            return cb_backend_fail(b, "the NCCL communicators were aborted by the watchdog (-T)");
+            /* The watchdog ends the process with its own status and message
+             * as soon as it sees abort_done: nothing more is to be said. */
+            const struct timespec nap = {1, 0};
+            for (;;)
+                nanosleep(&nap, NULL);
         }
         /* This backend's communicator, then those split from it, whose
          * operations run on the same stream. */

@@ -77,6 +77,15 @@ static void comm_enter(ncclComm_t comm, const char *call)
         standin_violation("%s on a communicator that another thread is calling", call);
 }
 
+/* A non-blocking communicator is used only once NCCL said it is ready. */
+static int comm_unready(ncclComm_t comm, const char *call)
+{
+    if (!comm->stuck && !comm->in_progress)
+        return 0;
+    standin_violation("%s on a non-blocking communicator that is not ready", call);
+    return 1;
+}
+
 static void comm_leave(ncclComm_t comm)
 {
     atomic_fetch_sub(&comm->in_call, 1);
@@ -191,17 +200,24 @@ ncclResult_t ncclGetUniqueId(ncclUniqueId *id)
     return ncclSuccess;
 }
 
-/* A communicator over mpi, which it then owns (freed here on failure). */
-static ncclResult_t comm_new(MPI_Comm mpi, ncclComm_t *out)
+/* A communicator over mpi, which it then owns (freed here on failure).
+ * MPI_COMM_NULL makes one stuck in NCCL's bootstrap: a peer never joined. */
+static ncclResult_t comm_new(MPI_Comm mpi, int nonblocking, ncclComm_t *out)
 {
     struct ncclComm *c = calloc(1, sizeof *c);
     if (c == NULL) {
-        MPI_Comm_free(&mpi);
+        if (mpi != MPI_COMM_NULL)
+            MPI_Comm_free(&mpi);
         return fail(ncclSystemError, "out of memory");
     }
     c->mpi = mpi;
-    MPI_Comm_rank(mpi, &c->rank);
-    MPI_Comm_size(mpi, &c->nranks);
+    c->stuck = mpi == MPI_COMM_NULL;
+    c->nonblocking = nonblocking;
+    c->in_progress = nonblocking;
+    if (!c->stuck) {
+        MPI_Comm_rank(mpi, &c->rank);
+        MPI_Comm_size(mpi, &c->nranks);
+    }
     c->serial = comm_serials++;
     atomic_init(&c->graph_refs, 0);
     atomic_init(&c->in_call, 0);
@@ -209,58 +225,107 @@ static ncclResult_t comm_new(MPI_Comm mpi, ncclComm_t *out)
     live_comms = c;
     standin_count(STANDIN_COMM, 1);
     *out = c;
-    return ncclSuccess;
+    return nonblocking ? ncclInProgress : ncclSuccess;
 }
 
-ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId id, int rank)
+/* Whether any rank of comm that gives the same key failed before joining
+ * the bootstrap (and whether this one does), gathered over comm: the
+ * stand-in's picture of a bootstrap that waits for a peer that never comes. */
+static int peer_never_joins(MPI_Comm comm, int key, int failing, int *stuck)
 {
-    standin_trace("ncclCommInitRank nranks=%d rank=%d", nranks, rank);
+    int size = 0, mine[2] = {key, failing};
+    MPI_Comm_size(comm, &size);
+    int *all = malloc((size_t)size * sizeof mine);
+    if (all == NULL)
+        return -1;
+    MPI_Allgather(mine, 2, MPI_INT, all, 2, MPI_INT, comm);
+    *stuck = 0;
+    for (int r = 0; r < size; r++)
+        if (all[2 * r] == key && all[2 * r + 1])
+            *stuck = 1;
+    free(all);
+    return 0;
+}
+
+/* Blocking: like NCCL's bootstrap, every rank takes part, and a rank that
+ * fails before it leaves the others waiting in it. Non-blocking
+ * (ncclCommInitRankConfig with blocking = 0): returns ncclInProgress, and
+ * ncclCommGetAsyncError says ncclInProgress for ever when a peer failed
+ * before joining. */
+static ncclResult_t init_rank(ncclComm_t *comm, int nranks, ncclUniqueId id, int rank,
+                              int nonblocking)
+{
+    standin_trace("ncclCommInitRank nranks=%d rank=%d blocking=%d", nranks, rank, !nonblocking);
+    *comm = NULL;
     if (strcmp(id.internal, "nccl stand-in") != 0)
         return fail(ncclInvalidArgument, "the unique id was not made by ncclGetUniqueId");
-    /* Like NCCL's bootstrap, every rank takes part before any can fail. */
-    MPI_Comm mpi;
-    int creator = 0;
+    int creator = 0, failing = standin_fault("CB_STANDIN_FAIL_COMMINIT"), stuck = 0;
     memcpy(&creator, id.internal + STANDIN_ID_CREATOR, sizeof creator);
-    if (MPI_Comm_split(MPI_COMM_WORLD, creator, rank, &mpi) != MPI_SUCCESS)
+    if (failing && !nonblocking)
+        return fail(ncclSystemError, "injected ncclCommInitRank failure before the bootstrap "
+                                     "(CB_STANDIN_FAIL_COMMINIT)");
+    if (nonblocking && peer_never_joins(MPI_COMM_WORLD, creator, failing, &stuck) != 0)
+        return fail(ncclSystemError, "out of memory");
+    MPI_Comm mpi = MPI_COMM_NULL;
+    if (MPI_Comm_split(MPI_COMM_WORLD, failing || stuck ? MPI_UNDEFINED : creator, rank, &mpi) !=
+        MPI_SUCCESS)
         return fail(ncclSystemError, "MPI_Comm_split failed");
-    int size = 0;
-    MPI_Comm_size(mpi, &size);
+    if (failing)
+        return fail(ncclSystemError, "injected ncclCommInitRank failure before the bootstrap "
+                                     "(CB_STANDIN_FAIL_COMMINIT)");
+    int size = nranks;
+    if (mpi != MPI_COMM_NULL)
+        MPI_Comm_size(mpi, &size);
     if (size != nranks) {
         MPI_Comm_free(&mpi);
         return fail(ncclInvalidArgument, "nranks differs from the number of ranks initialising");
     }
-    if (standin_fault("CB_STANDIN_FAIL_COMMINIT")) {
-        MPI_Comm_free(&mpi);
-        return fail(ncclSystemError, "injected ncclCommInitRank failure (CB_STANDIN_FAIL_COMMINIT)");
-    }
     /* Ordered by NCCL rank, so the MPI rank is the NCCL rank. */
-    return comm_new(mpi, comm);
+    return comm_new(mpi, nonblocking, comm);
 }
 
+ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId id, int rank)
+{
+    return init_rank(comm, nranks, id, rank, 0);
+}
+
+ncclResult_t ncclCommInitRankConfig(ncclComm_t *comm, int nranks, ncclUniqueId id, int rank,
+                                    ncclConfig_t *config)
+{
+    return init_rank(comm, nranks, id, rank, config != NULL && config->blocking == 0);
+}
+
+/* The new communicator inherits comm's blocking mode (config is not
+ * modelled); failures behave as in init_rank. */
 ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t *newcomm,
                            ncclConfig_t *config)
 {
     (void)config;
     standin_trace("ncclCommSplit color=%d key=%d", color, key);
     *newcomm = NULL;
-    if (comm == NULL)
-        return fail(ncclInvalidArgument, "NULL communicator");
+    if (comm == NULL || comm_unready(comm, "ncclCommSplit"))
+        return fail(ncclInvalidArgument, "NULL or unready communicator");
+    int failing = standin_fault("CB_STANDIN_FAIL_SPLIT"), stuck = 0;
+    if (failing && !comm->nonblocking)
+        return fail(ncclSystemError, "injected ncclCommSplit failure before the bootstrap "
+                                     "(CB_STANDIN_FAIL_SPLIT)");
+    comm_enter(comm, "ncclCommSplit");
+    int rc = comm->nonblocking ? peer_never_joins(comm->mpi, color, failing, &stuck) : 0;
     /* Every rank of comm takes part, those without a colour too. */
     MPI_Comm mpi = MPI_COMM_NULL;
-    comm_enter(comm, "ncclCommSplit");
-    int split_rc = MPI_Comm_split(comm->mpi, color == NCCL_SPLIT_NOCOLOR ? MPI_UNDEFINED : color,
-                                  key, &mpi);
+    int no_color = color == NCCL_SPLIT_NOCOLOR;
+    if (rc == 0 && MPI_Comm_split(comm->mpi, no_color || failing || stuck ? MPI_UNDEFINED : color,
+                                  key, &mpi) != MPI_SUCCESS)
+        rc = -1;
     comm_leave(comm);
-    if (split_rc != MPI_SUCCESS)
+    if (rc != 0)
         return fail(ncclSystemError, "MPI_Comm_split failed");
-    if (standin_fault("CB_STANDIN_FAIL_SPLIT")) {
-        if (mpi != MPI_COMM_NULL)
-            MPI_Comm_free(&mpi);
-        return fail(ncclSystemError, "injected ncclCommSplit failure (CB_STANDIN_FAIL_SPLIT)");
-    }
-    if (mpi == MPI_COMM_NULL)
+    if (failing)
+        return fail(ncclSystemError, "injected ncclCommSplit failure before the bootstrap "
+                                     "(CB_STANDIN_FAIL_SPLIT)");
+    if (no_color)
         return ncclSuccess;
-    return comm_new(mpi, newcomm);
+    return comm_new(mpi, comm->nonblocking, newcomm);
 }
 
 static ncclResult_t comm_free(ncclComm_t comm, const char *how)
@@ -283,7 +348,8 @@ static ncclResult_t comm_free(ncclComm_t comm, const char *how)
         link = &(*link)->next_live;
     if (*link == comm)
         *link = comm->next_live;
-    MPI_Comm_free(&comm->mpi);
+    if (comm->mpi != MPI_COMM_NULL)
+        MPI_Comm_free(&comm->mpi);
     standin_count(STANDIN_COMM, -1);
     /* Another thread still inside a call (flagged above) keeps the memory. */
     if (atomic_fetch_sub(&comm->in_call, 1) == 1)
@@ -307,6 +373,15 @@ ncclResult_t ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t *async_error)
         return fail(ncclInvalidArgument, "NULL communicator");
     comm_enter(comm, "ncclCommGetAsyncError");
     comm_leave(comm);
+    /* A non-blocking communicator is ready at the second query, unless a
+     * peer never joined its bootstrap. */
+    *async_error = ncclInProgress;
+    if (comm->stuck)
+        return ncclSuccess;
+    if (comm->in_progress) {
+        comm->in_progress = 0;
+        return ncclSuccess;
+    }
     *async_error = ncclSuccess;
     if (comm->ran > 0 && standin_fault("CB_STANDIN_FAIL_ASYNC")) {
         fail(ncclRemoteError, "injected asynchronous error (CB_STANDIN_FAIL_ASYNC)");
@@ -379,8 +454,8 @@ ncclResult_t ncclAllReduce(const void *sendbuff, void *recvbuff, size_t count,
                            ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm,
                            cudaStream_t stream)
 {
-    if (comm == NULL)
-        return fail(ncclInvalidArgument, "NULL communicator");
+    if (comm == NULL || comm_unready(comm, "ncclAllReduce"))
+        return fail(ncclInvalidArgument, "NULL or unready communicator");
     standin_trace("ncclAllReduce count=%zu inplace=%d capturing=%d", count, sendbuff == recvbuff,
                   stream != NULL && stream->capturing);
     standin_op call = {.send = sendbuff, .recv = recvbuff, .count = count,
@@ -395,8 +470,8 @@ ncclResult_t ncclAllReduce(const void *sendbuff, void *recvbuff, size_t count,
 /* The other collectives: launched (or recorded) like the all-reduce. */
 static ncclResult_t launch(cudaStream_t stream, const standin_op *call, const char *name)
 {
-    if (call->comm == NULL)
-        return fail(ncclInvalidArgument, "NULL communicator");
+    if (call->comm == NULL || comm_unready(call->comm, name))
+        return fail(ncclInvalidArgument, "NULL or unready communicator");
     if (standin_type_size(call->type) == 0)
         return fail(ncclInvalidArgument, "datatype not modelled by the stand-in");
     standin_trace("%s count=%zu inplace=%d capturing=%d", name, call->count,
@@ -451,8 +526,8 @@ ncclResult_t ncclReduce(const void *sendbuff, void *recvbuff, size_t count,
 static ncclResult_t p2p(int is_send, const void *buf, size_t count, ncclDataType_t datatype,
                         int peer, ncclComm_t comm, cudaStream_t stream)
 {
-    if (comm == NULL)
-        return fail(ncclInvalidArgument, "NULL communicator");
+    if (comm == NULL || comm_unready(comm, is_send ? "ncclSend" : "ncclRecv"))
+        return fail(ncclInvalidArgument, "NULL or unready communicator");
     if (standin_type_size(datatype) == 0)
         return fail(ncclInvalidArgument, "datatype not modelled by the stand-in");
     standin_trace("%s count=%zu peer=%d", is_send ? "ncclSend" : "ncclRecv", count, peer);

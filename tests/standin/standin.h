@@ -36,14 +36,15 @@
  *   CB_STANDIN_FAIL_SETDEVICE=R  cudaSetDevice fails
  *   CB_STANDIN_FAIL_STREAM=R     cudaStreamCreateWithFlags fails
  *   CB_STANDIN_FAIL_MALLOC=R     cudaMalloc fails
- *   CB_STANDIN_FAIL_COMMINIT=R   ncclCommInitRank fails, after it took part
- *                                in the communicator split as NCCL ranks do
- *                                in their bootstrap
+ *   CB_STANDIN_FAIL_COMMINIT=R   ncclCommInitRank fails before it joins the
+ *                                bootstrap: the other ranks wait there for
+ *                                ever (blocking), or their communicators
+ *                                never become ready (non-blocking)
  *   CB_STANDIN_FAIL_ASYNC=R      ncclCommGetAsyncError reports a remote error
  *                                once the communicator has run a collective
  *   CB_STANDIN_FAIL_CAPTURE=R    cudaStreamBeginCapture fails
- *   CB_STANDIN_FAIL_SPLIT=R      ncclCommSplit fails, after it took part in
- *                                the split
+ *   CB_STANDIN_FAIL_SPLIT=R      ncclCommSplit fails before it joins the
+ *                                split's bootstrap, with the same effects
  *   CB_STANDIN_STUCK_GRAPH=R     graph launches never complete (the stream
  *                                stays busy), as behind a hung kernel
  *
@@ -137,6 +138,9 @@ struct ncclComm {
     int nranks;
     int ran;        /* collectives run so far */
     int serial;     /* which communicator of the process: ties operators to it */
+    int nonblocking;   /* made with blocking = 0 (splits inherit it) */
+    int in_progress;   /* non-blocking, not yet seen ready by ncclCommGetAsyncError */
+    int stuck;         /* a peer never joined the bootstrap: never ready, no mpi */
     /* op ncclNumOps + serial * STANDIN_MAX_CUSTOM_OPS + k */
     standin_custom_op custom[STANDIN_MAX_CUSTOM_OPS];
     atomic_int graph_refs;   /* graphs and graph execs holding its operations */
