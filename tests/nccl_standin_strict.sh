@@ -33,7 +33,26 @@ for opts in "-w 2" "-w 2 -G 2" "-w 1 -G 2 -m 2 -z 1"; do
     standin_check trace --prefix "$CB_TMP/trace" --ranks 2 --teardown destroy
     echo "ok: $opts"
 done
+# hier_allreduce under -G: three communicators in one graph.
+fresh_trace
+run 4 --backend nccl -o hier_allreduce --hier-split size:2 -n 2 -c 1 -b 64 -e 256 -f 4 -w 1 -G 2
+expect_rc 0 "hier_allreduce -G 2"
+standin_check trace --prefix "$CB_TMP/trace" --ranks 4 --teardown destroy
+echo "ok: hier_allreduce -G 2"
 unset CB_STANDIN_OP_US
+
+# An asynchronous error in a split communicator while the graph that
+# captured it lives: reported as such (status 1, one message), not a hang
+# in an abort that waits for the graph.
+CB_STANDIN_FAIL_ASYNC=2
+export CB_STANDIN_FAIL_ASYNC
+fresh_trace
+run 4 --backend nccl -o hier_allreduce --hier-split size:2 -b 8 -e 64 -G 2 -w 0 -T 20
+unset CB_STANDIN_FAIL_ASYNC
+expect_rc 1 "an asynchronous error in a split communicator under -G"
+one_message "asynchronous error in a split communicator"
+standin_check trace --prefix "$CB_TMP/trace" --ranks 4
+echo "ok: an asynchronous error under -G"
 
 # -m with in-place alltoall and sendrecv through a scratch buffer smaller
 # than the input: inside the engine's group NCCL would send at the group's
