@@ -69,6 +69,21 @@ for opts in "" "-G 2 -w 0"; do
 done
 unset NCCL_COLLBENCH_TEST_SCRATCH_BYTES
 
+# The free memory is measured after NCCL has made the buffers it makes at
+# a communicator's first use of each kind of operation: one of each kind
+# runs before cudaMemGetInfo.
+fresh_trace
+run 3 --backend nccl -o allreduce -n 1 -w 0 -c 0 -b 8 -e 8
+expect_rc 0 "a plain run"
+for r in 0 1 2; do
+    for kind in allreduce allgather reducescatter broadcast reduce p2p; do
+        awk -v kind="$kind" '$1 == "cudaMemGetInfo" { exit } $1 == "run" && $2 == kind { found = 1 }
+            END { exit !found }' "$CB_TMP/trace.$r" ||
+            fail "rank $r: no $kind ran before the free memory was measured"
+    done
+done
+echo "ok: free memory measured after one operation of each kind"
+
 # A graph launch that never completes on rank 1 (a hung kernel): the
 # watchdog (-T 2) ends every rank with status 3. NCCL's abort waits for the
 # live graph, so the backend must destroy the graph first, from the thread

@@ -260,11 +260,17 @@ static void nccl_versions(cb_backend *b, char *buf, size_t len)
              header_text, runtime_text, driver_text);
 }
 
+static int warm_up_each_kind(nccl_backend *nb);
+
+/* Measured after NCCL has made its own buffers (see warm_up_each_kind);
+ * the headroom still covers the CUDA context, the communicators that
+ * hier_allreduce splits off later and what NCCL allocates per size. */
 static int nccl_memory_available(cb_backend *b, size_t *bytes)
 {
     nccl_backend *nb = (nccl_backend *)b;
     size_t free_bytes = 0, total = 0;
-    if (CUDA_CALL(b, cudaMemGetInfo(&free_bytes, &total)) != 0)
+    if (cb_backend_agree(b->comm, b, warm_up_each_kind(nb) != 0) != 0 ||
+        CUDA_CALL(b, cudaMemGetInfo(&free_bytes, &total)) != 0)
         return -1;
     size_t headroom = total / NCCL_HEADROOM_DIVISOR;
     if (headroom < NCCL_HEADROOM_MIN)
@@ -544,6 +550,34 @@ static int nccl_barrier(cb_backend *b)
     if (cb_nccl_ensure_scratch(nb) != 0)
         return -1;
     return nccl_allreduce(b, nb->scratch, nb->scratch, 1, CB_UINT32, CB_SUM);
+}
+
+/* NCCL 2.22 and later allocate per-peer and NVLS buffers at a
+ * communicator's first use of each kind of operation: one operation of
+ * each kind on a byte or so per rank, before the free memory is measured,
+ * makes them part of the measurement, as is the scratch buffer, allocated
+ * here too. Collective over b's ranks: the engine asks them all at once. */
+static int warm_up_each_kind(nccl_backend *nb)
+{
+    cb_backend *b = &nb->base;
+    if (cb_backend_agree(b->comm, b, cb_nccl_ensure_scratch(nb) != 0) != 0)
+        return -1;
+    size_t n = (size_t)b->nranks;
+    char *s = nb->scratch;
+    if (nb->scratch_bytes < 2 * n)   /* only a testing size is this small */
+        return 0;
+    int rc = nccl_allreduce(b, s, s, 1, CB_UINT8, CB_SUM);
+    if (rc == 0)
+        rc = nccl_broadcast(b, s, s, 1, CB_UINT8, 0);
+    if (rc == 0)
+        rc = nccl_reduce(b, s, s, 1, CB_UINT8, CB_SUM, 0);
+    if (rc == 0)
+        rc = nccl_allgather(b, s + b->rank, s, 1, CB_UINT8);
+    if (rc == 0)
+        rc = nccl_reducescatter(b, s, s + b->rank, 1, CB_UINT8, CB_SUM);
+    if (rc == 0)
+        rc = cb_nccl_alltoall(b, s, s + n, 1, CB_UINT8);
+    return rc != 0 ? -1 : cb_nccl_wait(b);
 }
 
 const cb_backend_ops cb_backend_nccl = {

@@ -17,6 +17,8 @@ check_standin.py trace --prefix P --ranks N [--count NAME=N ...]
     communicator destroyed or aborted; nothing left alive at exit; with
     --blocking 1 no two collectives launched without a wait between them
     (with 0, at least once); --groups-of N: each group holds N collectives
+    (these two in the sweep, after the backend's warmup of each kind of
+    operation, which ends at the first cudaMemGetInfo)
 """
 import argparse
 import csv
@@ -96,6 +98,10 @@ def check_trace(a):
         leaks = [w for w in lines[-1][1:] if not w.endswith("=0")]
         ensure(not leaks, "%s: left alive at exit: %s" % (where, " ".join(leaks)))
         names = [l[0] for l in lines]
+        # The sweep: what follows the backend's warmup of each kind of
+        # operation, which ends where it measures the free memory.
+        first = names.index("cudaMemGetInfo") + 1 if "cudaMemGetInfo" in names else 0
+        sweep, sweep_names = lines[first:], names[first:]
         if a.teardown == "destroy":
             ensure("ncclCommDestroy" in names and "ncclCommAbort" not in names,
                    "%s: the communicator was not destroyed normally" % where)
@@ -104,7 +110,7 @@ def check_trace(a):
                    "%s: the communicator was not aborted" % where)
         if a.blocking is not None:
             # Launches on the stream: ncclAllReduce outside capture, graph launches.
-            seq = [n for n, l in zip(names, lines)
+            seq = [n for n, l in zip(sweep_names, sweep)
                    if (n == "ncclAllReduce" and "capturing=0" in l) or n == "cudaGraphLaunch"
                    or n == "cudaStreamQuery"]
             back_to_back = sum(1 for x, y in zip(seq, seq[1:])
@@ -116,7 +122,7 @@ def check_trace(a):
                 ensure(back_to_back > 0, "%s: every launch waited for with -z 0" % where)
         if a.groups_of is not None:
             inside, sizes = None, []
-            for n, l in zip(names, lines):
+            for n, l in zip(sweep_names, sweep):
                 if n == "ncclGroupStart":
                     ensure(inside is None, "%s: nested group" % where)
                     inside = 0

@@ -279,6 +279,7 @@ cudaError_t cudaDriverGetVersion(int *version)
 
 cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total)
 {
+    standin_trace("cudaMemGetInfo");
     size_t mem = (size_t)standin_env_long("CB_STANDIN_GPU_MEM", (long)STANDIN_DEFAULT_MEM);
     *total = mem;
     *free_bytes = mem > allocated ? mem - allocated : 0;
@@ -293,8 +294,8 @@ cudaError_t cudaMalloc(void **ptr, size_t size)
         capture_invalidated = 1;
         return cudaErrorStreamCaptureUnsupported;
     }
-    size_t mem = 0, total = 0;
-    cudaMemGetInfo(&mem, &total);
+    size_t total = (size_t)standin_env_long("CB_STANDIN_GPU_MEM", (long)STANDIN_DEFAULT_MEM);
+    size_t mem = total > allocated ? total - allocated : 0;
     if (standin_fault("CB_STANDIN_FAIL_MALLOC") || size > mem)
         return cudaErrorMemoryAllocation;
     void *block = NULL;

@@ -420,6 +420,16 @@ static const char *const op_kind_names[] = {
     [STANDIN_OP_COPY2D] = "copy2d",
 };
 
+/* The most elements any part of op moves. */
+static size_t op_elements(const standin_op *op)
+{
+    size_t most = op->count;
+    for (size_t i = 0; i < op->np2p; i++)
+        if (op->p2p[i].count > most)
+            most = op->p2p[i].count;
+    return most;
+}
+
 ncclResult_t standin_run(cudaStream_t s, const standin_op *op, int replayed)
 {
     standin_trace("run %s count=%zu inplace=%d replayed=%d", op_kind_names[op->kind], op->count,
@@ -430,7 +440,7 @@ ncclResult_t standin_run(cudaStream_t s, const standin_op *op, int replayed)
         ncclResult_t res = standin_run_collective(op, &what);
         if (res != ncclSuccess)
             return fail(res, what);
-        if (op->comm != NULL)
+        if (op->comm != NULL && op_elements(op) > 1)
             op->comm->ran++;
         if (op->kind != STANDIN_OP_COPY && op->kind != STANDIN_OP_COPY2D)
             standin_stream_busy(s, (double)standin_env_long("CB_STANDIN_OP_US", 0) * 1e-6);
@@ -445,7 +455,8 @@ ncclResult_t standin_run(cudaStream_t s, const standin_op *op, int replayed)
     const void *send = op->send == op->recv ? MPI_IN_PLACE : op->send;
     if (MPI_Allreduce(send, op->recv, (int)op->count, type, mop, op->comm->mpi) != MPI_SUCCESS)
         return fail(ncclSystemError, "MPI_Allreduce failed");
-    op->comm->ran++;
+    if (op_elements(op) > 1)
+        op->comm->ran++;
     standin_stream_busy(s, (double)standin_env_long("CB_STANDIN_OP_US", 0) * 1e-6);
     return ncclSuccess;
 }

@@ -42,6 +42,8 @@
  *                                never become ready (non-blocking)
  *   CB_STANDIN_FAIL_ASYNC=R      ncclCommGetAsyncError reports a remote error
  *                                once the communicator has run a collective
+ *                                of more than one element (not the backend's
+ *                                one-element warmup of each kind)
  *   CB_STANDIN_FAIL_CAPTURE=R    cudaStreamBeginCapture fails
  *   CB_STANDIN_FAIL_SPLIT=R      ncclCommSplit fails before it joins the
  *                                split's bootstrap, with the same effects
@@ -136,7 +138,7 @@ struct ncclComm {
     MPI_Comm mpi;
     int rank;
     int nranks;
-    int ran;        /* collectives run so far */
+    int ran;        /* collectives of more than one element run so far */
     int serial;     /* which communicator of the process: ties operators to it */
     int nonblocking;   /* made with blocking = 0 (splits inherit it) */
     int in_progress;   /* non-blocking, not yet seen ready by ncclCommGetAsyncError */
