@@ -120,4 +120,21 @@ fi
 grep -q '^ncclCommAbort' "$CB_TMP/trace.1" ||
     show_and_fail "a stuck graph: rank 1 did not abort its communicator"
 echo "ok: a stuck graph ends with the watchdog's status"
+
+# A send that fails inside its group (alltoall, -m 2 around it): the
+# failing rank aborts instead of ending the group, which would launch the
+# rest of it; the peers wait for the sends that never come until their
+# watchdogs end them.
+unset OMPI_MCA_orte_abort_on_non_zero_status
+CB_STANDIN_FAIL_SEND=1
+export CB_STANDIN_FAIL_SEND
+fresh_trace
+run 3 --backend nccl -o alltoall -m 2 -w 0 -n 1 -b 96 -e 96 -T 3
+unset CB_STANDIN_FAIL_SEND
+[ "$rc" = 124 ] || [ "$rc" = 137 ] && show_and_fail "a failed send: did not finish within ${CB_RUN_TIMEOUT}s"
+[ "$rc" != 0 ] || show_and_fail "a failed send: exit status 0"
+awk '/^ncclSend failed/ { failed = 1; next } failed && /^ncclGroupEnd/ { ended = 1 }
+    failed && /^ncclCommAbort/ { aborted = 1 } END { exit !(failed && aborted && !ended) }' \
+    "$CB_TMP/trace.1" || show_and_fail "a failed send: rank 1 did not abort, or ended the group"
+echo "ok: a failed send inside a group aborts"
 echo "ok"

@@ -401,6 +401,15 @@ int cb_nccl_type(cb_backend *b, cb_dtype dtype, ncclDataType_t *type)
     return ok ? 0 : cb_backend_fail(b, "NCCL backend has no %s", cb_dtype_info_of(dtype)->name);
 }
 
+/* A launch's result; a failed launch inside the engine's group (-m) aborts
+ * rather than let ncclGroupEnd launch the rest (see nccl_p2p.c). */
+static int launched(nccl_backend *nb, int rc)
+{
+    if (rc != 0 && nb->outer_group)
+        cb_nccl_abort_now(nb);
+    return rc;
+}
+
 static int nccl_allreduce(cb_backend *b, const void *send, void *recv, size_t count,
                           cb_dtype dtype, cb_redop redop)
 {
@@ -409,8 +418,8 @@ static int nccl_allreduce(cb_backend *b, const void *send, void *recv, size_t co
     ncclRedOp_t op;
     if (cb_nccl_type(b, dtype, &type) != 0 || nccl_op(nb, dtype, redop, &op) != 0)
         return -1;
-    return NCCL_CALL(b, nb->comm,
-                     ncclAllReduce(send, recv, count, type, op, nb->comm, nb->stream));
+    return launched(nb, NCCL_CALL(b, nb->comm, ncclAllReduce(send, recv, count, type, op,
+                                                             nb->comm, nb->stream)));
 }
 
 static int nccl_allgather(cb_backend *b, const void *send, void *recv, size_t count,
@@ -420,7 +429,8 @@ static int nccl_allgather(cb_backend *b, const void *send, void *recv, size_t co
     ncclDataType_t type;
     if (cb_nccl_type(b, dtype, &type) != 0)
         return -1;
-    return NCCL_CALL(b, nb->comm, ncclAllGather(send, recv, count, type, nb->comm, nb->stream));
+    return launched(nb, NCCL_CALL(b, nb->comm,
+                                  ncclAllGather(send, recv, count, type, nb->comm, nb->stream)));
 }
 
 static int nccl_reducescatter(cb_backend *b, const void *send, void *recv, size_t count,
@@ -431,8 +441,8 @@ static int nccl_reducescatter(cb_backend *b, const void *send, void *recv, size_
     ncclRedOp_t op;
     if (cb_nccl_type(b, dtype, &type) != 0 || nccl_op(nb, dtype, redop, &op) != 0)
         return -1;
-    return NCCL_CALL(b, nb->comm,
-                     ncclReduceScatter(send, recv, count, type, op, nb->comm, nb->stream));
+    return launched(nb, NCCL_CALL(b, nb->comm, ncclReduceScatter(send, recv, count, type, op,
+                                                                 nb->comm, nb->stream)));
 }
 
 static int nccl_broadcast(cb_backend *b, const void *send, void *recv, size_t count,
@@ -442,8 +452,8 @@ static int nccl_broadcast(cb_backend *b, const void *send, void *recv, size_t co
     ncclDataType_t type;
     if (cb_nccl_type(b, dtype, &type) != 0)
         return -1;
-    return NCCL_CALL(b, nb->comm,
-                     ncclBroadcast(send, recv, count, type, root, nb->comm, nb->stream));
+    return launched(nb, NCCL_CALL(b, nb->comm, ncclBroadcast(send, recv, count, type, root,
+                                                             nb->comm, nb->stream)));
 }
 
 static int nccl_reduce(cb_backend *b, const void *send, void *recv, size_t count,
@@ -454,8 +464,8 @@ static int nccl_reduce(cb_backend *b, const void *send, void *recv, size_t count
     ncclRedOp_t op;
     if (cb_nccl_type(b, dtype, &type) != 0 || nccl_op(nb, dtype, redop, &op) != 0)
         return -1;
-    return NCCL_CALL(b, nb->comm,
-                     ncclReduce(send, recv, count, type, op, root, nb->comm, nb->stream));
+    return launched(nb, NCCL_CALL(b, nb->comm, ncclReduce(send, recv, count, type, op, root,
+                                                          nb->comm, nb->stream)));
 }
 
 static int nccl_group_start(cb_backend *b)

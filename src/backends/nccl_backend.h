@@ -94,6 +94,9 @@ int cb_nccl_create_comm(nccl_backend *nb);
 void cb_nccl_fini(cb_backend *b, int aborting);
 int cb_nccl_split(cb_backend *b, int color, int key, cb_backend **out);
 void cb_nccl_abort(cb_backend *b);
+/* Main thread: destroy the graphs, abort every communicator of the run and
+ * forget any group the engine opened (it must not be ended). */
+void cb_nccl_abort_now(nccl_backend *nb);
 void cb_nccl_free(cb_backend *b, void *ptr);
 int cb_nccl_poll_complete(nccl_backend *nb, cudaEvent_t event);
 int cb_nccl_wait(cb_backend *b);

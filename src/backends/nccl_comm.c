@@ -210,6 +210,14 @@ static void abort_all(nccl_backend *root)
     end_comm(root, 1);
 }
 
+void cb_nccl_abort_now(nccl_backend *nb)
+{
+    nccl_backend *root = root_of(nb);
+    abort_all(root);
+    root->outer_group = 0;
+    nb->outer_group = 0;
+}
+
 /* The engine's free: at once when no communicator lives, else after it has
  * ended (cb_nccl_fini). */
 void cb_nccl_free(cb_backend *b, void *ptr)

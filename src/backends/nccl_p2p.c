@@ -28,12 +28,17 @@ static int group_start(nccl_backend *nb)
     return NCCL_CALL(&nb->base, nb->comm, ncclGroupStart());
 }
 
-/* End a started group, also after a failure inside it, so that NCCL's group
- * state stays balanced; returns the first failure. */
+/* End a started group. After a failed call inside it, ncclGroupEnd would
+ * launch the rest of the group, which the peers would match against a
+ * partial one: the communicators are aborted instead, and the group (this
+ * one and any the engine opened around it) is never ended. */
 static int group_end(nccl_backend *nb, int rc)
 {
-    int end_rc = NCCL_CALL(&nb->base, nb->comm, ncclGroupEnd());
-    return rc != 0 ? rc : end_rc;
+    if (rc != 0) {
+        cb_nccl_abort_now(nb);
+        return rc;
+    }
+    return NCCL_CALL(&nb->base, nb->comm, ncclGroupEnd());
 }
 
 /* The scratch buffer of in-place alltoall and sendrecv, made once. */
@@ -78,7 +83,7 @@ static int leave_outer_group(nccl_backend *nb, int *left)
 
 static int rejoin_outer_group(nccl_backend *nb, int left, int rc)
 {
-    if (!left)
+    if (!left || rc != 0)   /* after a failure the group stays closed */
         return rc;
     if (NCCL_CALL(&nb->base, nb->comm, ncclGroupStart()) != 0)
         return -1;

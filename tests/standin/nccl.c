@@ -542,6 +542,10 @@ static ncclResult_t p2p(int is_send, const void *buf, size_t count, ncclDataType
     if (standin_type_size(datatype) == 0)
         return fail(ncclInvalidArgument, "datatype not modelled by the stand-in");
     standin_trace("%s count=%zu peer=%d", is_send ? "ncclSend" : "ncclRecv", count, peer);
+    if (is_send && count > 1 && standin_fault("CB_STANDIN_FAIL_SEND")) {
+        standin_trace("ncclSend failed (CB_STANDIN_FAIL_SEND)");
+        return fail(ncclInvalidArgument, "injected ncclSend failure (CB_STANDIN_FAIL_SEND)");
+    }
     standin_p2p entry = {is_send, (void *)buf, count, datatype, peer};
     if (group_depth > 0)
         note_range(buf, count * standin_type_size(datatype), !is_send);

@@ -47,6 +47,7 @@
  *   CB_STANDIN_FAIL_CAPTURE=R    cudaStreamBeginCapture fails
  *   CB_STANDIN_FAIL_SPLIT=R      ncclCommSplit fails before it joins the
  *                                split's bootstrap, with the same effects
+ *   CB_STANDIN_FAIL_SEND=R       ncclSend of more than one element fails
  *   CB_STANDIN_STUCK_GRAPH=R     graph launches never complete (the stream
  *                                stays busy), as behind a hung kernel
  *
