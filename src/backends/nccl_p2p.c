@@ -128,8 +128,7 @@ static int alltoall_rounds(nccl_backend *nb, void *buf, size_t count, size_t esi
     return 0;
 }
 
-int cb_nccl_alltoall(cb_backend *b, const void *send, void *recv, size_t count,
-                         cb_dtype dtype)
+int cb_nccl_alltoall(cb_backend *b, const void *send, void *recv, size_t count, cb_dtype dtype)
 {
     nccl_backend *nb = (nccl_backend *)b;
     ncclDataType_t type;
@@ -155,8 +154,8 @@ int cb_nccl_alltoall(cb_backend *b, const void *send, void *recv, size_t count,
 
 /* In place the root's own block is already where it belongs; out of place
  * the root sends it to itself. */
-int cb_nccl_gather(cb_backend *b, const void *send, void *recv, size_t count,
-                       cb_dtype dtype, int root)
+int cb_nccl_gather(cb_backend *b, const void *send, void *recv, size_t count, cb_dtype dtype,
+                   int root)
 {
     nccl_backend *nb = (nccl_backend *)b;
     ncclDataType_t type;
@@ -180,8 +179,8 @@ int cb_nccl_gather(cb_backend *b, const void *send, void *recv, size_t count,
     return group_end(nb, rc);
 }
 
-int cb_nccl_scatter(cb_backend *b, const void *send, void *recv, size_t count,
-                        cb_dtype dtype, int root)
+int cb_nccl_scatter(cb_backend *b, const void *send, void *recv, size_t count, cb_dtype dtype,
+                    int root)
 {
     nccl_backend *nb = (nccl_backend *)b;
     ncclDataType_t type;
@@ -227,8 +226,8 @@ static int sendrecv_rounds(nccl_backend *nb, void *recv, size_t count, cb_dtype 
     return 0;
 }
 
-int cb_nccl_sendrecv(cb_backend *b, const void *send, void *recv, size_t count,
-                         cb_dtype dtype, int send_peer, int recv_peer)
+int cb_nccl_sendrecv(cb_backend *b, const void *send, void *recv, size_t count, cb_dtype dtype,
+                     int send_peer, int recv_peer)
 {
     nccl_backend *nb = (nccl_backend *)b;
     ncclDataType_t type;
