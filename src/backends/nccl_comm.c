@@ -86,8 +86,11 @@ static int agree_telling(MPI_Comm comm, nccl_backend *nb, int failed)
     while (!done) {
         MPI_Test(&req, &done, MPI_STATUS_IGNORE);
         if (!done && failed && !told && MPI_Wtime() - since > CB_NCCL_TELL_AFTER_S) {
-            fprintf(stderr, "nccl-collbench: rank %d: %s (waiting for the other ranks)\n",
-                    nb->base.rank, nb->base.error);
+            char host[MPI_MAX_PROCESSOR_NAME];
+            int len = 0;
+            MPI_Get_processor_name(host, &len);
+            fprintf(stderr, "nccl-collbench: rank %d (%s): %s (waiting for the other ranks)\n",
+                    nb->base.rank, host, nb->base.error);
             fflush(stderr);
             told = 1;
         }
@@ -125,6 +128,8 @@ static int await_comm(nccl_backend *nb, MPI_Comm mpi, ncclComm_t *comm, ncclResu
             sched_yield();
     }
     if (failed_at_once) {
+        if (*comm != NULL)
+            ncclCommAbort(*comm);   /* whatever NCCL made before it failed */
         *comm = NULL;
         return 1;
     }
