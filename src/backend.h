@@ -73,8 +73,10 @@ struct cb_backend_ops {
     /* Release everything; aborting is set when another rank failed. */
     void (*fini)(cb_backend *b, int aborting);
     /* Optional: called from the watchdog thread just before the process
-     * ends on a timeout; makes blocked operations return (NCCL:
-     * ncclCommAbort). Nothing else of the backend is used afterwards. */
+     * ends on a timeout; makes blocked operations return (NCCL: asks the
+     * main thread to abort). Runs beside the main thread, and the watchdog
+     * waits for it only a bounded time. Nothing else of the backend is
+     * used afterwards. */
     void (*abort)(cb_backend *b);
 
     int (*describe)(cb_backend *b, cb_device_desc *desc);

@@ -15,6 +15,50 @@ static double now_seconds(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* How long the watchdog waits for the abort hook before it exits anyway:
+ * the -T limit, kept between these bounds. */
+#define CB_WATCHDOG_ABORT_MIN_S 1.0
+#define CB_WATCHDOG_ABORT_MAX_S 10.0
+
+/* What the thread running the abort hook shares with the watchdog. It is
+ * detached and may outlive the wait (the process then ends under it), so
+ * this lives in the watchdog, which lasts until the process exits. */
+static void *run_abort_hook(void *arg)
+{
+    cb_watchdog *w = arg;
+    w->firing_hook(w->firing_ctx);
+    atomic_store(&w->abort_returned, 1);
+    return NULL;
+}
+
+/* Call the hook in a thread of its own and wait for it a bounded time: an
+ * abort that blocks (NCCL's waits for graphs and for its own threads) must
+ * never keep this rank from exiting. */
+static void abort_bounded(cb_watchdog *w)
+{
+    pthread_t helper;
+    pthread_attr_t attr;
+    if (pthread_attr_init(&attr) != 0)
+        return;
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    int started = pthread_create(&helper, &attr, run_abort_hook, w) == 0;
+    pthread_attr_destroy(&attr);
+    if (!started)
+        return;
+    double limit = w->limit < CB_WATCHDOG_ABORT_MIN_S   ? CB_WATCHDOG_ABORT_MIN_S
+                   : w->limit > CB_WATCHDOG_ABORT_MAX_S ? CB_WATCHDOG_ABORT_MAX_S
+                                                        : w->limit;
+    double until = now_seconds() + limit;
+    const struct timespec nap = {0, 10 * 1000 * 1000};
+    while (!atomic_load(&w->abort_returned) && now_seconds() < until)
+        nanosleep(&nap, NULL);
+    if (!atomic_load(&w->abort_returned)) {
+        fprintf(stderr, "nccl-collbench: rank %d (%s): the abort did not return within %.0f s; "
+                        "exiting without it\n", w->rank, w->host, limit);
+        fflush(stderr);
+    }
+}
+
 static void *watch(void *arg)
 {
     cb_watchdog *w = arg;
@@ -35,8 +79,8 @@ static void *watch(void *arg)
         char doing[sizeof w->doing];
         pthread_mutex_lock(&w->lock);
         memcpy(doing, w->doing, sizeof doing);
-        void (*hook)(void *) = w->abort_hook;
-        void *ctx = w->abort_ctx;
+        w->firing_hook = w->abort_hook;
+        w->firing_ctx = w->abort_ctx;
         pthread_mutex_unlock(&w->lock);
         long units = atomic_load(&w->units), at = atomic_load(&w->iteration);
         char where[96] = "";
@@ -49,8 +93,8 @@ static void *watch(void *arg)
                 "aborting\n",
                 w->rank, w->host, w->limit, doing, where);
         fflush(stderr);
-        if (hook != NULL)
-            hook(ctx);
+        if (w->firing_hook != NULL)
+            abort_bounded(w);
         _exit(CB_EXIT_TIMEOUT);
     }
     return NULL;
@@ -67,6 +111,7 @@ int cb_watchdog_start(cb_watchdog *w, double limit, int rank, const char *host)
     atomic_init(&w->stop, 0);
     atomic_init(&w->iteration, -1);
     atomic_init(&w->units, 0);
+    atomic_init(&w->abort_returned, 0);
     if (limit <= 0)
         return 0;
     if (pthread_mutex_init(&w->lock, NULL) != 0)

@@ -4,7 +4,8 @@
  * node-night. The engine says what it is doing (cb_watchdog_doing) and bumps
  * a counter at every launch (cb_watchdog_tick); the thread reads both and, on
  * expiry, prints what this rank was doing, calls the abort hook (the backend
- * aborts its communicator) and ends the process with CB_EXIT_TIMEOUT, which
+ * aborts its communicator) in a thread of its own, waits for it at most the
+ * -T limit (1 to 10 s), and ends the process with CB_EXIT_TIMEOUT, which
  * makes the launcher end the other ranks.
  */
 #ifndef CB_WATCHDOG_H
@@ -26,6 +27,9 @@ typedef struct cb_watchdog {
     int rank;
     char host[64];
     void (*abort_hook)(void *ctx); /* may be NULL */
+    void (*firing_hook)(void *ctx); /* the hook as read on expiry, and its ctx */
+    void *firing_ctx;
+    atomic_int abort_returned;     /* the hook, run in a thread of its own, returned */
     void *abort_ctx;
 } cb_watchdog;
 

@@ -33,14 +33,16 @@ export CB_STANDIN_TRACE
 
 # Each case: fault variable, the text of the one message, what becomes of
 # the communicator, extra options. ASYNC fires once a collective ran, so -w 1 makes it surface in
-# the warmup wait, before the agreement that opens the timed iterations.
+# the warmup wait, before the agreement that opens the timed iterations; with -G and no warmup
+# it surfaces while the graph lives, which NCCL's abort would wait for.
 cases=$(cat <<'CASES'
 SETDEVICE	cudaSetDevice failed	nocomm	-n 2
 STREAM	cudaStreamCreateWithFlags failed	nocomm	-n 2
-COMMINIT	ncclCommInitRank failed	nodestroy	-n 2
+COMMINIT	ncclCommInitRankConfig failed	nodestroy	-n 2
 MALLOC	cudaMalloc failed	abort	-n 2
 CAPTURE	cudaStreamBeginCapture failed	abort	-n 2 -G 2
 ASYNC	NCCL reported an asynchronous error	abort	-n 2 -w 1
+ASYNC	NCCL reported an asynchronous error	abort	-n 2 -w 0 -G 2 -T 20
 CASES
 )
 echo "$cases" | while IFS='	' read -r fault text teardown opts; do

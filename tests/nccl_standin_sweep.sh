@@ -21,7 +21,7 @@ for np in 1 2 3 4; do
     standin_check devices --table "$CB_TMP/out" --ranks "$np"
     # Buffers, stream, events and communicator all released; normal teardown.
     standin_check trace --prefix "$CB_TMP/np$np" --ranks "$np" --teardown destroy \
-        --count "ncclCommInitRank=1" --count "cudaMalloc=2" --count "cudaFree=2"
+        --count "ncclCommInitRank=1" --count "cudaMalloc=3" --count "cudaFree=3"
 done
 unset CB_STANDIN_TRACE
 
@@ -65,10 +65,11 @@ unset NCCL_COLLBENCH_TEST_FAULT
 standin_check csv --csv "$CB_TMP/bad.csv" --backend faulty-nccl --ranks 2 --wrong any
 grep -q '^# WRONG: .* first at rank 1 .* element 2:' "$CB_TMP/out" || show_and_fail "no WRONG line"
 
-# Memory: cudaMemGetInfo's free bytes less max(1 GiB, 10%) of headroom for
-# NCCL. 1 GiB + 10 MiB per device leaves 10 MiB, of which the engine gives
-# its two buffers 80%: the largest size falls from 16 MiB to 4 MiB.
-CB_STANDIN_GPU_MEM=$((1073741824 + 10485760))
+# Memory: cudaMemGetInfo's free bytes, measured after the backend's 64 MiB
+# scratch buffer was made, less max(1 GiB, 10%) of headroom for NCCL.
+# 1 GiB + 64 MiB + 10 MiB per device leaves 10 MiB, of which the engine
+# gives its two buffers 80%: the largest size falls from 16 MiB to 4 MiB.
+CB_STANDIN_GPU_MEM=$((1073741824 + 67108864 + 10485760))
 export CB_STANDIN_GPU_MEM
 run 2 --backend nccl -b 1M -e 16M -n 1 -c 1
 expect_rc 0 "sweep lowered to fit"

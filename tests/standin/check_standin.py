@@ -11,10 +11,14 @@ check_standin.py devices --table FILE --ranks N
 check_standin.py trace --prefix P --ranks N [--count NAME=N ...]
                        [--teardown destroy|abort] [--blocking 0|1]
                        [--groups-of N]
-    per rank's trace P.RANK: lines starting with NAME counted exactly; the
+    per rank's trace P.RANK: no "VIOLATION" line (the stand-in's record of
+    what real CUDA or NCCL would not allow, see standin.h); lines starting
+    with NAME counted exactly; the
     communicator destroyed or aborted; nothing left alive at exit; with
     --blocking 1 no two collectives launched without a wait between them
     (with 0, at least once); --groups-of N: each group holds N collectives
+    (these two in the sweep, after the backend's warmup of each kind of
+    operation, which ends at the first cudaMemGetInfo)
 """
 import argparse
 import csv
@@ -87,10 +91,17 @@ def check_trace(a):
             words = name.split()
             got = sum(1 for l in lines if l[:len(words)] == words)
             ensure(got == int(want), "%s: %d lines '%s', expected %s" % (where, got, name, want))
+        bad = [" ".join(l) for l in lines if l[0] == "VIOLATION"]
+        ensure(not bad, "%s: the stand-in saw what real CUDA or NCCL would not allow: %s"
+               % (where, "; ".join(bad)))
         ensure(lines and lines[-1][0] == "exit", "%s: no exit line" % where)
         leaks = [w for w in lines[-1][1:] if not w.endswith("=0")]
         ensure(not leaks, "%s: left alive at exit: %s" % (where, " ".join(leaks)))
         names = [l[0] for l in lines]
+        # The sweep: what follows the backend's warmup of each kind of
+        # operation, which ends where it measures the free memory.
+        first = names.index("cudaMemGetInfo") + 1 if "cudaMemGetInfo" in names else 0
+        sweep, sweep_names = lines[first:], names[first:]
         if a.teardown == "destroy":
             ensure("ncclCommDestroy" in names and "ncclCommAbort" not in names,
                    "%s: the communicator was not destroyed normally" % where)
@@ -99,7 +110,7 @@ def check_trace(a):
                    "%s: the communicator was not aborted" % where)
         if a.blocking is not None:
             # Launches on the stream: ncclAllReduce outside capture, graph launches.
-            seq = [n for n, l in zip(names, lines)
+            seq = [n for n, l in zip(sweep_names, sweep)
                    if (n == "ncclAllReduce" and "capturing=0" in l) or n == "cudaGraphLaunch"
                    or n == "cudaStreamQuery"]
             back_to_back = sum(1 for x, y in zip(seq, seq[1:])
@@ -111,7 +122,7 @@ def check_trace(a):
                 ensure(back_to_back > 0, "%s: every launch waited for with -z 0" % where)
         if a.groups_of is not None:
             inside, sizes = None, []
-            for n, l in zip(names, lines):
+            for n, l in zip(sweep_names, sweep):
                 if n == "ncclGroupStart":
                     ensure(inside is None, "%s: nested group" % where)
                     inside = 0

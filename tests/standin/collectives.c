@@ -144,8 +144,14 @@ static ncclResult_t reduction_of(const standin_op *op, reduction *r, const char 
             r->divisor = n;
         }
     } else if ((int)op->op >= (int)ncclNumOps) {
-        int k = (int)op->op - (int)ncclNumOps;
-        if (k >= STANDIN_MAX_CUSTOM_OPS || !op->comm->custom[k].live) {
+        int k = (int)op->op - (int)ncclNumOps - op->comm->serial * STANDIN_MAX_CUSTOM_OPS;
+        if (k < 0 || k >= STANDIN_MAX_CUSTOM_OPS) {
+            standin_violation("a reduction operator used with another communicator than "
+                              "the one that made it");
+            *what = "reduction operator of another communicator";
+            return ncclInvalidArgument;
+        }
+        if (!op->comm->custom[k].live) {
             *what = "unknown or destroyed reduction operator";
             return ncclInvalidArgument;
         }

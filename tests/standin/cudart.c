@@ -2,11 +2,15 @@
  * Stand-in for the CUDA runtime calls of the NCCL backend; see standin.h.
  * Being a fake CUDA, it keeps process-wide state as the real one does.
  */
+#define _GNU_SOURCE   /* syscall, for the program's sched_yield */
+#include <sched.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "standin.h"
 
@@ -19,6 +23,15 @@ static int live[STANDIN_KINDS];
 static FILE *trace_file;
 static int trace_failed;
 static struct CUstream_st legacy_stream;   /* stream 0 */
+static double device_busy_until;           /* the latest busy_until of any stream */
+static int streams_capturing;
+static int capture_invalidated;            /* a cudaMalloc happened while capturing */
+/* Polling without yielding: the program's sched_yield calls, and how many
+ * polls of unfinished work came since the last one. */
+static atomic_ulong yields;
+static unsigned long yields_at_last_poll;
+static int polls_without_yield;
+#define STANDIN_POLLS_WITHOUT_YIELD 100
 
 struct CUevent_st {
     double when;       /* the recording stream's clock at the record */
@@ -106,6 +119,38 @@ void standin_trace(const char *fmt, ...)
     fflush(trace_file);
 }
 
+void standin_violation(const char *fmt, ...)
+{
+    char what[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    standin_trace("VIOLATION %s", what);
+    fprintf(stderr, "CUDA/NCCL stand-in: rank %d: VIOLATION: %s\n", world_rank(), what);
+}
+
+/* The program's sched_yield, counted (this definition takes the place of
+ * the C library's in the stand-in programs). */
+int sched_yield(void)
+{
+    atomic_fetch_add(&yields, 1);
+    return (int)syscall(SYS_sched_yield);
+}
+
+/* A poll found work unfinished. */
+static void polled_unfinished(void)
+{
+    unsigned long now = atomic_load(&yields);
+    if (now != yields_at_last_poll) {
+        yields_at_last_poll = now;
+        polls_without_yield = 0;
+    } else if (++polls_without_yield == STANDIN_POLLS_WITHOUT_YIELD) {
+        standin_violation("%d polls of unfinished work without a sched_yield between them",
+                          STANDIN_POLLS_WITHOUT_YIELD);
+    }
+}
+
 static cudaStream_t stream_of(cudaStream_t s)
 {
     return s != NULL ? s : &legacy_stream;
@@ -122,13 +167,19 @@ void standin_stream_busy(cudaStream_t s, double extra)
 {
     double start = stream_clock(s);
     stream_of(s)->busy_until = start + extra;
+    if (stream_of(s)->busy_until > device_busy_until)
+        device_busy_until = stream_of(s)->busy_until;
 }
 
 ncclResult_t standin_launch(cudaStream_t s, const standin_op *op)
 {
     s = stream_of(s);
-    if (!s->capturing)
-        return standin_run(s, op, 0);
+    if (!s->capturing) {
+        ncclResult_t res = standin_run(s, op, 0);
+        s->plain_until = s->busy_until;
+        return res;
+    }
+    standin_register(op);
     if (s->nrecorded == s->cap) {
         size_t cap = s->cap ? 2 * s->cap : 16;
         standin_op *grown = realloc(s->recorded, cap * sizeof *grown);
@@ -228,6 +279,7 @@ cudaError_t cudaDriverGetVersion(int *version)
 
 cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total)
 {
+    standin_trace("cudaMemGetInfo");
     size_t mem = (size_t)standin_env_long("CB_STANDIN_GPU_MEM", (long)STANDIN_DEFAULT_MEM);
     *total = mem;
     *free_bytes = mem > allocated ? mem - allocated : 0;
@@ -237,8 +289,13 @@ cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total)
 cudaError_t cudaMalloc(void **ptr, size_t size)
 {
     standin_trace("cudaMalloc %zu device=%d", size, current_device);
-    size_t mem = 0, total = 0;
-    cudaMemGetInfo(&mem, &total);
+    if (streams_capturing > 0) {
+        standin_violation("cudaMalloc while a stream captures: the capture is invalidated");
+        capture_invalidated = 1;
+        return cudaErrorStreamCaptureUnsupported;
+    }
+    size_t total = (size_t)standin_env_long("CB_STANDIN_GPU_MEM", (long)STANDIN_DEFAULT_MEM);
+    size_t mem = total > allocated ? total - allocated : 0;
     if (standin_fault("CB_STANDIN_FAIL_MALLOC") || size > mem)
         return cudaErrorMemoryAllocation;
     void *block = NULL;
@@ -259,6 +316,12 @@ cudaError_t cudaFree(void *ptr)
     char *block = (char *)ptr - STANDIN_ALIGN;
     size_t size;
     memcpy(&size, block, sizeof size);
+    if (standin_registered(ptr, size))
+        standin_violation("cudaFree of memory that a live communicator registered when a "
+                          "graph captured it (NCCL releases it at communicator destroy)");
+    /* cudaFree synchronises the device: it waits for all launched work. */
+    while (MPI_Wtime() < device_busy_until)
+        ;
     allocated -= size;
     standin_count(STANDIN_ALLOC, -1);
     free(block);
@@ -282,8 +345,10 @@ cudaError_t cudaMemsetAsync(void *ptr, int value, size_t count, cudaStream_t str
 cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind,
                             cudaStream_t stream)
 {
-    if (kind == cudaMemcpyDeviceToDevice)
+    if (kind == cudaMemcpyDeviceToDevice) {
         standin_trace("cudaMemcpyAsync d2d %zu capturing=%d", count, stream_of(stream)->capturing);
+        standin_check_copy(dst, src, count);
+    }
     if (stream_of(stream)->capturing) {
         /* A device-to-device copy is captured like a collective. */
         if (kind != cudaMemcpyDeviceToDevice)
@@ -304,6 +369,8 @@ cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t 
                   stream_of(stream)->capturing);
     if (kind != cudaMemcpyDeviceToDevice || width > dpitch || width > spitch)
         return cudaErrorInvalidValue;
+    if (height > 0)
+        standin_check_copy(dst, src, (height - 1) * (dpitch > spitch ? dpitch : spitch) + width);
     standin_op copy = {.send = src, .recv = dst, .count = width, .pitch_dst = dpitch,
                        .pitch_src = spitch, .height = height, .kind = STANDIN_OP_COPY2D};
     /* Run now, or recorded when capturing, like a collective. */
@@ -342,7 +409,10 @@ cudaError_t cudaStreamQuery(cudaStream_t stream)
     stream = stream_of(stream);
     if (stream->capturing)
         return cudaErrorStreamCaptureUnsupported;
-    return MPI_Wtime() >= stream->busy_until ? cudaSuccess : cudaErrorNotReady;
+    if (MPI_Wtime() >= stream->busy_until)
+        return cudaSuccess;
+    polled_unfinished();
+    return cudaErrorNotReady;
 }
 
 /* The blocking waits (bench/bare_nccl_allreduce.c uses them; the backend
@@ -397,7 +467,10 @@ cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
 
 cudaError_t cudaEventQuery(cudaEvent_t event)
 {
-    return MPI_Wtime() >= event->when ? cudaSuccess : cudaErrorNotReady;
+    if (MPI_Wtime() >= event->when)
+        return cudaSuccess;
+    polled_unfinished();
+    return cudaErrorNotReady;
 }
 
 cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end)
@@ -420,8 +493,13 @@ cudaError_t cudaStreamBeginCapture(cudaStream_t stream, enum cudaStreamCaptureMo
         return cudaErrorStreamCaptureUnsupported;
     if (stream->capturing)
         return cudaErrorIllegalState;
+    if (MPI_Wtime() < stream->plain_until)
+        standin_violation("capture begun while work launched outside a graph still runs on "
+                          "the stream (relies on NCCL_GRAPH_MIXING_SUPPORT)");
     stream->capturing = 1;
     stream->nrecorded = 0;
+    streams_capturing++;
+    capture_invalidated = 0;
     return cudaSuccess;
 }
 
@@ -431,6 +509,11 @@ cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *graph)
     if (stream == NULL || !stream->capturing)
         return cudaErrorStreamCaptureUnmatched;
     stream->capturing = 0;
+    streams_capturing--;
+    if (capture_invalidated) {
+        stream->nrecorded = 0;
+        return cudaErrorStreamCaptureInvalidated;
+    }
     struct CUgraph_st *g = calloc(1, sizeof *g);
     if (g == NULL)
         return cudaErrorMemoryAllocation;
@@ -438,6 +521,7 @@ cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *graph)
     g->nops = stream->nrecorded;
     stream->recorded = NULL;
     stream->nrecorded = stream->cap = 0;
+    standin_graph_refs(g->ops, g->nops, 1);
     standin_count(STANDIN_GRAPH, 1);
     *graph = g;
     return cudaSuccess;
@@ -447,6 +531,7 @@ cudaError_t cudaGraphDestroy(cudaGraph_t graph)
 {
     if (graph == NULL)
         return cudaErrorInvalidResourceHandle;
+    standin_graph_refs(graph->ops, graph->nops, -1);
     free(graph->ops);
     free(graph);
     standin_count(STANDIN_GRAPH, -1);
@@ -471,6 +556,7 @@ cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *exec, cudaGraph_t gra
         memcpy(x->ops, graph->ops, graph->nops * sizeof *x->ops);
     }
     x->nops = graph->nops;
+    standin_graph_refs(x->ops, x->nops, 1);
     standin_count(STANDIN_GRAPH_EXEC, 1);
     *exec = x;
     return cudaSuccess;
@@ -480,6 +566,7 @@ cudaError_t cudaGraphExecDestroy(cudaGraphExec_t exec)
 {
     if (exec == NULL)
         return cudaErrorInvalidResourceHandle;
+    standin_graph_refs(exec->ops, exec->nops, -1);
     free(exec->ops);
     free(exec);
     standin_count(STANDIN_GRAPH_EXEC, -1);
@@ -493,8 +580,16 @@ cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t stream)
         return cudaErrorInvalidResourceHandle;
     if (stream_of(stream)->capturing)
         return cudaErrorStreamCaptureUnsupported;
+    if (MPI_Wtime() < stream_of(stream)->plain_until)
+        standin_violation("graph launched while work launched outside a graph still runs on "
+                          "the stream (relies on NCCL_GRAPH_MIXING_SUPPORT)");
     for (size_t i = 0; i < exec->nops; i++)
         if (standin_run(stream_of(stream), &exec->ops[i], 1) != ncclSuccess)
             return cudaErrorInvalidValue;
+    if (standin_fault("CB_STANDIN_STUCK_GRAPH")) {
+        standin_trace("graph launch stuck (CB_STANDIN_STUCK_GRAPH)");
+        stream_of(stream)->busy_until = 1e300;
+        device_busy_until = 1e300;
+    }
     return cudaSuccess;
 }

@@ -8,11 +8,123 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "standin.h"
 
 static char last_error[256];
 static int group_depth;
+static struct ncclComm *live_comms;
+static int comm_serials;
+
+/* What the operations of the open group read and write: NCCL runs them at
+ * the outermost ncclGroupEnd, so a copy launched meanwhile must not touch
+ * them. Forgotten at that end. */
+#define STANDIN_MAX_GROUPED 256
+typedef struct grouped_range {
+    const char *lo;
+    size_t bytes;
+    int written;
+} grouped_range;
+static grouped_range grouped[STANDIN_MAX_GROUPED];
+static int ngrouped;
+
+static void note_range(const void *lo, size_t bytes, int written)
+{
+    if (ngrouped < STANDIN_MAX_GROUPED && lo != NULL && bytes > 0)
+        grouped[ngrouped++] = (grouped_range){lo, bytes, written};
+}
+
+static int overlaps(const char *a, size_t a_bytes, const char *b, size_t b_bytes)
+{
+    return a < b + b_bytes && b < a + a_bytes;
+}
+
+void standin_note_grouped(const standin_op *op)
+{
+    if (group_depth == 0 || op->comm == NULL)
+        return;
+    size_t esize = standin_type_size(op->type), n = (size_t)op->comm->nranks;
+    size_t in = op->count * esize, out = op->count * esize;
+    if (op->kind == STANDIN_OP_ALLGATHER)
+        out *= n;
+    if (op->kind == STANDIN_OP_REDUCESCATTER)
+        in *= n;
+    note_range(op->send, in, 0);
+    note_range(op->recv, out, 1);
+}
+
+void standin_check_copy(const void *dst, const void *src, size_t bytes)
+{
+    for (int i = 0; i < ngrouped; i++) {
+        if (overlaps(dst, bytes, grouped[i].lo, grouped[i].bytes))
+            standin_violation("a copy inside an open group overwrites a buffer that the "
+                              "group's deferred work %s at ncclGroupEnd",
+                              grouped[i].written ? "writes" : "reads");
+        else if (grouped[i].written && overlaps(src, bytes, grouped[i].lo, grouped[i].bytes))
+            standin_violation("a copy inside an open group reads a buffer that the group's "
+                              "deferred work writes only at ncclGroupEnd");
+        else
+            continue;
+        return;
+    }
+}
+
+/* NCCL forbids calls on one communicator from two threads at once. */
+static void comm_enter(ncclComm_t comm, const char *call)
+{
+    if (atomic_fetch_add(&comm->in_call, 1) != 0)
+        standin_violation("%s on a communicator that another thread is calling", call);
+}
+
+/* A non-blocking communicator is used only once NCCL said it is ready. */
+static int comm_unready(ncclComm_t comm, const char *call)
+{
+    if (!comm->stuck && !comm->in_progress)
+        return 0;
+    standin_violation("%s on a non-blocking communicator that is not ready", call);
+    return 1;
+}
+
+static void comm_leave(ncclComm_t comm)
+{
+    atomic_fetch_sub(&comm->in_call, 1);
+}
+
+void standin_graph_refs(const standin_op *ops, size_t n, int delta)
+{
+    for (size_t i = 0; i < n; i++)
+        if (ops[i].comm != NULL)
+            atomic_fetch_add(&ops[i].comm->graph_refs, delta);
+}
+
+static void register_buffer(struct ncclComm *c, const void *ptr)
+{
+    for (int i = 0; i < c->nregistered; i++)
+        if (c->registered[i] == ptr)
+            return;
+    if (ptr != NULL && c->nregistered < STANDIN_MAX_REGISTERED)
+        c->registered[c->nregistered++] = ptr;
+}
+
+void standin_register(const standin_op *op)
+{
+    if (op->comm == NULL)
+        return;
+    register_buffer(op->comm, op->send);
+    register_buffer(op->comm, op->recv);
+    for (size_t i = 0; i < op->np2p; i++)
+        register_buffer(op->comm, op->p2p[i].buf);
+}
+
+int standin_registered(const void *ptr, size_t bytes)
+{
+    for (struct ncclComm *c = live_comms; c != NULL; c = c->next_live)
+        for (int i = 0; i < c->nregistered; i++)
+            if (overlaps(ptr, bytes, c->registered[i], 1))
+                return 1;
+    return 0;
+}
 
 static ncclResult_t fail(ncclResult_t res, const char *what)
 {
@@ -88,68 +200,132 @@ ncclResult_t ncclGetUniqueId(ncclUniqueId *id)
     return ncclSuccess;
 }
 
-/* A communicator over mpi, which it then owns (freed here on failure). */
-static ncclResult_t comm_new(MPI_Comm mpi, ncclComm_t *out)
+/* A communicator over mpi, which it then owns (freed here on failure).
+ * MPI_COMM_NULL makes one stuck in NCCL's bootstrap: a peer never joined. */
+static ncclResult_t comm_new(MPI_Comm mpi, int nonblocking, ncclComm_t *out)
 {
     struct ncclComm *c = calloc(1, sizeof *c);
     if (c == NULL) {
-        MPI_Comm_free(&mpi);
+        if (mpi != MPI_COMM_NULL)
+            MPI_Comm_free(&mpi);
         return fail(ncclSystemError, "out of memory");
     }
     c->mpi = mpi;
-    MPI_Comm_rank(mpi, &c->rank);
-    MPI_Comm_size(mpi, &c->nranks);
+    c->stuck = mpi == MPI_COMM_NULL;
+    c->nonblocking = nonblocking;
+    c->in_progress = nonblocking;
+    if (!c->stuck) {
+        MPI_Comm_rank(mpi, &c->rank);
+        MPI_Comm_size(mpi, &c->nranks);
+    }
+    c->serial = comm_serials++;
+    atomic_init(&c->graph_refs, 0);
+    atomic_init(&c->in_call, 0);
+    c->next_live = live_comms;
+    live_comms = c;
     standin_count(STANDIN_COMM, 1);
     *out = c;
-    return ncclSuccess;
+    return nonblocking ? ncclInProgress : ncclSuccess;
 }
 
-ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId id, int rank)
+/* Whether any rank of comm that gives the same key failed before joining
+ * the bootstrap (and whether this one does), gathered over comm: the
+ * stand-in's picture of a bootstrap that waits for a peer that never comes. */
+static int peer_never_joins(MPI_Comm comm, int key, int failing, int *stuck)
 {
-    standin_trace("ncclCommInitRank nranks=%d rank=%d", nranks, rank);
+    int size = 0, mine[2] = {key, failing};
+    MPI_Comm_size(comm, &size);
+    int *all = malloc((size_t)size * sizeof mine);
+    if (all == NULL)
+        return -1;
+    MPI_Allgather(mine, 2, MPI_INT, all, 2, MPI_INT, comm);
+    *stuck = 0;
+    for (int r = 0; r < size; r++)
+        if (all[2 * r] == key && all[2 * r + 1])
+            *stuck = 1;
+    free(all);
+    return 0;
+}
+
+/* Blocking: like NCCL's bootstrap, every rank takes part, and a rank that
+ * fails before it leaves the others waiting in it. Non-blocking
+ * (ncclCommInitRankConfig with blocking = 0): returns ncclInProgress, and
+ * ncclCommGetAsyncError says ncclInProgress for ever when a peer failed
+ * before joining. */
+static ncclResult_t init_rank(ncclComm_t *comm, int nranks, ncclUniqueId id, int rank,
+                              int nonblocking)
+{
+    standin_trace("ncclCommInitRank nranks=%d rank=%d blocking=%d", nranks, rank, !nonblocking);
+    *comm = NULL;
     if (strcmp(id.internal, "nccl stand-in") != 0)
         return fail(ncclInvalidArgument, "the unique id was not made by ncclGetUniqueId");
-    /* Like NCCL's bootstrap, every rank takes part before any can fail. */
-    MPI_Comm mpi;
-    int creator = 0;
+    int creator = 0, failing = standin_fault("CB_STANDIN_FAIL_COMMINIT"), stuck = 0;
     memcpy(&creator, id.internal + STANDIN_ID_CREATOR, sizeof creator);
-    if (MPI_Comm_split(MPI_COMM_WORLD, creator, rank, &mpi) != MPI_SUCCESS)
+    if (failing && !nonblocking)
+        return fail(ncclSystemError, "injected ncclCommInitRank failure before the bootstrap "
+                                     "(CB_STANDIN_FAIL_COMMINIT)");
+    if (nonblocking && peer_never_joins(MPI_COMM_WORLD, creator, failing, &stuck) != 0)
+        return fail(ncclSystemError, "out of memory");
+    MPI_Comm mpi = MPI_COMM_NULL;
+    if (MPI_Comm_split(MPI_COMM_WORLD, failing || stuck ? MPI_UNDEFINED : creator, rank, &mpi) !=
+        MPI_SUCCESS)
         return fail(ncclSystemError, "MPI_Comm_split failed");
-    int size = 0;
-    MPI_Comm_size(mpi, &size);
+    if (failing)
+        return fail(ncclSystemError, "injected ncclCommInitRank failure before the bootstrap "
+                                     "(CB_STANDIN_FAIL_COMMINIT)");
+    int size = nranks;
+    if (mpi != MPI_COMM_NULL)
+        MPI_Comm_size(mpi, &size);
     if (size != nranks) {
         MPI_Comm_free(&mpi);
         return fail(ncclInvalidArgument, "nranks differs from the number of ranks initialising");
     }
-    if (standin_fault("CB_STANDIN_FAIL_COMMINIT")) {
-        MPI_Comm_free(&mpi);
-        return fail(ncclSystemError, "injected ncclCommInitRank failure (CB_STANDIN_FAIL_COMMINIT)");
-    }
     /* Ordered by NCCL rank, so the MPI rank is the NCCL rank. */
-    return comm_new(mpi, comm);
+    return comm_new(mpi, nonblocking, comm);
 }
 
+ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId id, int rank)
+{
+    return init_rank(comm, nranks, id, rank, 0);
+}
+
+ncclResult_t ncclCommInitRankConfig(ncclComm_t *comm, int nranks, ncclUniqueId id, int rank,
+                                    ncclConfig_t *config)
+{
+    return init_rank(comm, nranks, id, rank, config != NULL && config->blocking == 0);
+}
+
+/* The new communicator inherits comm's blocking mode (config is not
+ * modelled); failures behave as in init_rank. */
 ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t *newcomm,
                            ncclConfig_t *config)
 {
     (void)config;
     standin_trace("ncclCommSplit color=%d key=%d", color, key);
     *newcomm = NULL;
-    if (comm == NULL)
-        return fail(ncclInvalidArgument, "NULL communicator");
+    if (comm == NULL || comm_unready(comm, "ncclCommSplit"))
+        return fail(ncclInvalidArgument, "NULL or unready communicator");
+    int failing = standin_fault("CB_STANDIN_FAIL_SPLIT"), stuck = 0;
+    if (failing && !comm->nonblocking)
+        return fail(ncclSystemError, "injected ncclCommSplit failure before the bootstrap "
+                                     "(CB_STANDIN_FAIL_SPLIT)");
+    comm_enter(comm, "ncclCommSplit");
+    int rc = comm->nonblocking ? peer_never_joins(comm->mpi, color, failing, &stuck) : 0;
     /* Every rank of comm takes part, those without a colour too. */
     MPI_Comm mpi = MPI_COMM_NULL;
-    if (MPI_Comm_split(comm->mpi, color == NCCL_SPLIT_NOCOLOR ? MPI_UNDEFINED : color, key,
-                       &mpi) != MPI_SUCCESS)
+    int no_color = color == NCCL_SPLIT_NOCOLOR;
+    if (rc == 0 && MPI_Comm_split(comm->mpi, no_color || failing || stuck ? MPI_UNDEFINED : color,
+                                  key, &mpi) != MPI_SUCCESS)
+        rc = -1;
+    comm_leave(comm);
+    if (rc != 0)
         return fail(ncclSystemError, "MPI_Comm_split failed");
-    if (standin_fault("CB_STANDIN_FAIL_SPLIT")) {
-        if (mpi != MPI_COMM_NULL)
-            MPI_Comm_free(&mpi);
-        return fail(ncclSystemError, "injected ncclCommSplit failure (CB_STANDIN_FAIL_SPLIT)");
-    }
-    if (mpi == MPI_COMM_NULL)
+    if (failing)
+        return fail(ncclSystemError, "injected ncclCommSplit failure before the bootstrap "
+                                     "(CB_STANDIN_FAIL_SPLIT)");
+    if (no_color)
         return ncclSuccess;
-    return comm_new(mpi, newcomm);
+    return comm_new(mpi, comm->nonblocking, newcomm);
 }
 
 static ncclResult_t comm_free(ncclComm_t comm, const char *how)
@@ -157,9 +333,27 @@ static ncclResult_t comm_free(ncclComm_t comm, const char *how)
     if (comm == NULL)
         return fail(ncclInvalidArgument, "NULL communicator");
     standin_trace("%s", how);
-    MPI_Comm_free(&comm->mpi);
-    free(comm);
+    comm_enter(comm, how);
+    /* As NCCL: never returns while a graph that captured it lives. */
+    int refs = atomic_load(&comm->graph_refs);
+    if (refs > 0) {
+        standin_violation("%s waits until the %d CUDA graphs that captured this communicator "
+                          "are destroyed", how, refs);
+        const struct timespec nap = {0, 10 * 1000 * 1000};
+        while (atomic_load(&comm->graph_refs) > 0)
+            nanosleep(&nap, NULL);
+    }
+    struct ncclComm **link = &live_comms;
+    while (*link != NULL && *link != comm)
+        link = &(*link)->next_live;
+    if (*link == comm)
+        *link = comm->next_live;
+    if (comm->mpi != MPI_COMM_NULL)
+        MPI_Comm_free(&comm->mpi);
     standin_count(STANDIN_COMM, -1);
+    /* Another thread still inside a call (flagged above) keeps the memory. */
+    if (atomic_fetch_sub(&comm->in_call, 1) == 1)
+        free(comm);
     return ncclSuccess;
 }
 
@@ -177,6 +371,17 @@ ncclResult_t ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t *async_error)
 {
     if (comm == NULL)
         return fail(ncclInvalidArgument, "NULL communicator");
+    comm_enter(comm, "ncclCommGetAsyncError");
+    comm_leave(comm);
+    /* A non-blocking communicator is ready at the second query, unless a
+     * peer never joined its bootstrap. */
+    *async_error = ncclInProgress;
+    if (comm->stuck)
+        return ncclSuccess;
+    if (comm->in_progress) {
+        comm->in_progress = 0;
+        return ncclSuccess;
+    }
     *async_error = ncclSuccess;
     if (comm->ran > 0 && standin_fault("CB_STANDIN_FAIL_ASYNC")) {
         fail(ncclRemoteError, "injected asynchronous error (CB_STANDIN_FAIL_ASYNC)");
@@ -198,6 +403,8 @@ ncclResult_t ncclGroupEnd(void)
     if (group_depth == 0)
         return fail(ncclInvalidUsage, "ncclGroupEnd without ncclGroupStart");
     group_depth--;
+    if (group_depth == 0)
+        ngrouped = 0;
     /* The outermost end runs the group's sends and receives together. */
     if (group_depth == 0 && standin_p2p_flush() != ncclSuccess)
         return fail(ncclSystemError, "the group's sends and receives failed");
@@ -213,6 +420,16 @@ static const char *const op_kind_names[] = {
     [STANDIN_OP_COPY2D] = "copy2d",
 };
 
+/* The most elements any part of op moves. */
+static size_t op_elements(const standin_op *op)
+{
+    size_t most = op->count;
+    for (size_t i = 0; i < op->np2p; i++)
+        if (op->p2p[i].count > most)
+            most = op->p2p[i].count;
+    return most;
+}
+
 ncclResult_t standin_run(cudaStream_t s, const standin_op *op, int replayed)
 {
     standin_trace("run %s count=%zu inplace=%d replayed=%d", op_kind_names[op->kind], op->count,
@@ -223,7 +440,7 @@ ncclResult_t standin_run(cudaStream_t s, const standin_op *op, int replayed)
         ncclResult_t res = standin_run_collective(op, &what);
         if (res != ncclSuccess)
             return fail(res, what);
-        if (op->comm != NULL)
+        if (op->comm != NULL && op_elements(op) > 1)
             op->comm->ran++;
         if (op->kind != STANDIN_OP_COPY && op->kind != STANDIN_OP_COPY2D)
             standin_stream_busy(s, (double)standin_env_long("CB_STANDIN_OP_US", 0) * 1e-6);
@@ -238,7 +455,8 @@ ncclResult_t standin_run(cudaStream_t s, const standin_op *op, int replayed)
     const void *send = op->send == op->recv ? MPI_IN_PLACE : op->send;
     if (MPI_Allreduce(send, op->recv, (int)op->count, type, mop, op->comm->mpi) != MPI_SUCCESS)
         return fail(ncclSystemError, "MPI_Allreduce failed");
-    op->comm->ran++;
+    if (op_elements(op) > 1)
+        op->comm->ran++;
     standin_stream_busy(s, (double)standin_env_long("CB_STANDIN_OP_US", 0) * 1e-6);
     return ncclSuccess;
 }
@@ -247,25 +465,33 @@ ncclResult_t ncclAllReduce(const void *sendbuff, void *recvbuff, size_t count,
                            ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm,
                            cudaStream_t stream)
 {
-    if (comm == NULL)
-        return fail(ncclInvalidArgument, "NULL communicator");
+    if (comm == NULL || comm_unready(comm, "ncclAllReduce"))
+        return fail(ncclInvalidArgument, "NULL or unready communicator");
     standin_trace("ncclAllReduce count=%zu inplace=%d capturing=%d", count, sendbuff == recvbuff,
                   stream != NULL && stream->capturing);
     standin_op call = {.send = sendbuff, .recv = recvbuff, .count = count,
                           .type = datatype, .op = op, .comm = comm};
-    return standin_launch(stream, &call);
+    comm_enter(comm, "ncclAllReduce");
+    standin_note_grouped(&call);
+    ncclResult_t res = standin_launch(stream, &call);
+    comm_leave(comm);
+    return res;
 }
 
 /* The other collectives: launched (or recorded) like the all-reduce. */
 static ncclResult_t launch(cudaStream_t stream, const standin_op *call, const char *name)
 {
-    if (call->comm == NULL)
-        return fail(ncclInvalidArgument, "NULL communicator");
+    if (call->comm == NULL || comm_unready(call->comm, name))
+        return fail(ncclInvalidArgument, "NULL or unready communicator");
     if (standin_type_size(call->type) == 0)
         return fail(ncclInvalidArgument, "datatype not modelled by the stand-in");
     standin_trace("%s count=%zu inplace=%d capturing=%d", name, call->count,
                   call->send == call->recv, stream != NULL && stream->capturing);
-    return standin_launch(stream, call);
+    comm_enter(call->comm, name);
+    standin_note_grouped(call);
+    ncclResult_t res = standin_launch(stream, call);
+    comm_leave(call->comm);
+    return res;
 }
 
 ncclResult_t ncclAllGather(const void *sendbuff, void *recvbuff, size_t sendcount,
@@ -311,13 +537,21 @@ ncclResult_t ncclReduce(const void *sendbuff, void *recvbuff, size_t count,
 static ncclResult_t p2p(int is_send, const void *buf, size_t count, ncclDataType_t datatype,
                         int peer, ncclComm_t comm, cudaStream_t stream)
 {
-    if (comm == NULL)
-        return fail(ncclInvalidArgument, "NULL communicator");
+    if (comm == NULL || comm_unready(comm, is_send ? "ncclSend" : "ncclRecv"))
+        return fail(ncclInvalidArgument, "NULL or unready communicator");
     if (standin_type_size(datatype) == 0)
         return fail(ncclInvalidArgument, "datatype not modelled by the stand-in");
     standin_trace("%s count=%zu peer=%d", is_send ? "ncclSend" : "ncclRecv", count, peer);
+    if (is_send && count > 1 && standin_fault("CB_STANDIN_FAIL_SEND")) {
+        standin_trace("ncclSend failed (CB_STANDIN_FAIL_SEND)");
+        return fail(ncclInvalidArgument, "injected ncclSend failure (CB_STANDIN_FAIL_SEND)");
+    }
     standin_p2p entry = {is_send, (void *)buf, count, datatype, peer};
+    if (group_depth > 0)
+        note_range(buf, count * standin_type_size(datatype), !is_send);
+    comm_enter(comm, is_send ? "ncclSend" : "ncclRecv");
     ncclResult_t res = standin_p2p_add(&entry, comm, stream, group_depth > 0);
+    comm_leave(comm);
     return res == ncclSuccess ? res : fail(res, "send or receive refused (bad peer, or a group "
                                                 "too large or mixing streams)");
 }
@@ -346,7 +580,7 @@ ncclResult_t ncclRedOpCreatePreMulSum(ncclRedOp_t *op, void *scalar, ncclDataTyp
         comm->custom[k].live = 1;
         comm->custom[k].type = datatype;
         comm->custom[k].scalar = standin_load(datatype, scalar, 0);
-        *op = (ncclRedOp_t)((int)ncclNumOps + k);
+        *op = (ncclRedOp_t)((int)ncclNumOps + comm->serial * STANDIN_MAX_CUSTOM_OPS + k);
         standin_trace("ncclRedOpCreatePreMulSum scalar=%g", comm->custom[k].scalar);
         return ncclSuccess;
     }
@@ -355,8 +589,12 @@ ncclResult_t ncclRedOpCreatePreMulSum(ncclRedOp_t *op, void *scalar, ncclDataTyp
 
 ncclResult_t ncclRedOpDestroy(ncclRedOp_t op, ncclComm_t comm)
 {
-    int k = (int)op - (int)ncclNumOps;
-    if (comm == NULL || k < 0 || k >= STANDIN_MAX_CUSTOM_OPS || !comm->custom[k].live)
+    if (comm == NULL)
+        return fail(ncclInvalidArgument, "NULL communicator");
+    int k = (int)op - (int)ncclNumOps - comm->serial * STANDIN_MAX_CUSTOM_OPS;
+    if ((int)op >= (int)ncclNumOps && (k < 0 || k >= STANDIN_MAX_CUSTOM_OPS))
+        standin_violation("ncclRedOpDestroy of an operator made for another communicator");
+    if (k < 0 || k >= STANDIN_MAX_CUSTOM_OPS || !comm->custom[k].live)
         return fail(ncclInvalidArgument, "not a live reduction operator of this communicator");
     comm->custom[k].live = 0;
     standin_trace("ncclRedOpDestroy");

@@ -36,19 +36,44 @@
  *   CB_STANDIN_FAIL_SETDEVICE=R  cudaSetDevice fails
  *   CB_STANDIN_FAIL_STREAM=R     cudaStreamCreateWithFlags fails
  *   CB_STANDIN_FAIL_MALLOC=R     cudaMalloc fails
- *   CB_STANDIN_FAIL_COMMINIT=R   ncclCommInitRank fails, after it took part
- *                                in the communicator split as NCCL ranks do
- *                                in their bootstrap
+ *   CB_STANDIN_FAIL_COMMINIT=R   ncclCommInitRank fails before it joins the
+ *                                bootstrap: the other ranks wait there for
+ *                                ever (blocking), or their communicators
+ *                                never become ready (non-blocking)
  *   CB_STANDIN_FAIL_ASYNC=R      ncclCommGetAsyncError reports a remote error
  *                                once the communicator has run a collective
+ *                                of more than one element (not the backend's
+ *                                one-element warmup of each kind)
  *   CB_STANDIN_FAIL_CAPTURE=R    cudaStreamBeginCapture fails
- *   CB_STANDIN_FAIL_SPLIT=R      ncclCommSplit fails, after it took part in
- *                                the split
+ *   CB_STANDIN_FAIL_SPLIT=R      ncclCommSplit fails before it joins the
+ *                                split's bootstrap, with the same effects
+ *   CB_STANDIN_FAIL_SEND=R       ncclSend of more than one element fails
+ *   CB_STANDIN_STUCK_GRAPH=R     graph launches never complete (the stream
+ *                                stays busy), as behind a hung kernel
+ *
+ * Strictness: where real CUDA or NCCL would hang, fail or corrupt data, the
+ * stand-in writes "VIOLATION what" into the trace (which check_standin.py
+ * trace rejects) and a line on stderr, then behaves as they do where it can:
+ *   - ncclCommAbort and ncclCommDestroy wait until every CUDA graph that
+ *     captured the communicator is destroyed (they never return otherwise);
+ *   - calls on one communicator from two threads at once;
+ *   - cudaFree waits for all work on the device, and freeing memory that a
+ *     live communicator registered while a graph captured it;
+ *   - cudaMalloc while a stream captures invalidates the capture;
+ *   - capture begun, or a graph launched, while non-graph work is still
+ *     running on the stream (NCCL_GRAPH_MIXING_SUPPORT may deadlock);
+ *   - polling unfinished work 100 times without a sched_yield between
+ *     polls (the stand-in counts the program's sched_yield calls);
+ *   - a copy launched inside an open group that writes a buffer a grouped
+ *     send or collective has not yet read, or reads one it has not yet
+ *     written: NCCL runs grouped work at the outermost ncclGroupEnd;
+ *   - a reduction operator used or destroyed with another communicator.
  */
 #ifndef CB_STANDIN_H
 #define CB_STANDIN_H
 
 #include <mpi.h>
+#include <stdatomic.h>
 #include <stddef.h>
 
 #include "backends/nccl_api.h"
@@ -107,16 +132,30 @@ typedef struct standin_custom_op {
 } standin_custom_op;
 
 /* The opaque types of the real headers, defined here. */
+/* Buffers a communicator registered while a graph captured it. */
+#define STANDIN_MAX_REGISTERED 64
+
 struct ncclComm {
     MPI_Comm mpi;
     int rank;
     int nranks;
-    int ran;        /* collectives run so far */
-    standin_custom_op custom[STANDIN_MAX_CUSTOM_OPS];   /* op ncclNumOps + k */
+    int ran;        /* collectives of more than one element run so far */
+    int serial;     /* which communicator of the process: ties operators to it */
+    int nonblocking;   /* made with blocking = 0 (splits inherit it) */
+    int in_progress;   /* non-blocking, not yet seen ready by ncclCommGetAsyncError */
+    int stuck;         /* a peer never joined the bootstrap: never ready, no mpi */
+    /* op ncclNumOps + serial * STANDIN_MAX_CUSTOM_OPS + k */
+    standin_custom_op custom[STANDIN_MAX_CUSTOM_OPS];
+    atomic_int graph_refs;   /* graphs and graph execs holding its operations */
+    atomic_int in_call;      /* threads inside a call on it */
+    const void *registered[STANDIN_MAX_REGISTERED];
+    int nregistered;
+    struct ncclComm *next_live;
 };
 
 struct CUstream_st {
     double busy_until;     /* MPI_Wtime when the last launched work completes */
+    double plain_until;    /* the same for work launched outside a graph */
     int capturing;
     standin_op *recorded;  /* while capturing */
     size_t nrecorded;
@@ -143,6 +182,27 @@ int standin_fault(const char *name);
 
 /* A line into the trace file, when CB_STANDIN_TRACE is set. */
 void standin_trace(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* A breach of the strictness rules above: "VIOLATION ..." in the trace and
+ * a line on stderr. */
+void standin_violation(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* nccl.c: graph references to the communicators of ops (delta +1 or -1). */
+void standin_graph_refs(const standin_op *ops, size_t n, int delta);
+
+/* nccl.c: what a captured op's communicator registers (its buffers). */
+void standin_register(const standin_op *op);
+
+/* nccl.c: 1 when [ptr, ptr + bytes) holds memory a live communicator
+ * registered. */
+int standin_registered(const void *ptr, size_t bytes);
+
+/* nccl.c: a copy launched now from src to dst: flagged when a group is open
+ * and it touches what the group's deferred work reads or writes. */
+void standin_check_copy(const void *dst, const void *src, size_t bytes);
+
+/* nccl.c: remember the buffers of an operation launched inside a group. */
+void standin_note_grouped(const standin_op *op);
 
 /* Run op now on stream s: the collective through MPI, then the stream's clock
  * moves on by CB_STANDIN_OP_US. Returns an NCCL result. */

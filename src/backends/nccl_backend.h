@@ -1,0 +1,120 @@
+/*
+ * The NCCL backend's own header, shared by its files: nccl.c (the operations
+ * table, set-up, memory, timers and the one-call collectives), nccl_comm.c
+ * (communicator life: creation, split, waiting, abort, teardown), nccl_p2p.c
+ * (collectives made of sends and receives) and nccl_graph.c (CUDA graph
+ * capture for -G). Not part of any other module's interface.
+ */
+#ifndef CB_NCCL_BACKEND_H
+#define CB_NCCL_BACKEND_H
+
+#include <stdatomic.h>
+
+#include "backend.h"
+#include "nccl_api.h"
+
+/* In-place alltoall and sendrecv copy their input to a scratch buffer of
+ * this size first, in rounds when the input is larger. Testing only: the
+ * variable below sets another size (see nccl-collbench(1), ENVIRONMENT). */
+#define CB_NCCL_SCRATCH_BYTES ((size_t)64 << 20)
+#define CB_NCCL_SCRATCH_ENV "NCCL_COLLBENCH_TEST_SCRATCH_BYTES"
+
+typedef struct nccl_backend {
+    cb_backend base;           /* first: the engine sees this */
+    int device;                /* -1 until chosen */
+    int local_rank;
+    int local_ranks;
+    int device_sharers;        /* ranks on this machine using this GPU, itself included */
+    cudaStream_t stream;
+    cudaEvent_t start;
+    cudaEvent_t stop;
+    int have_stream;
+    int have_start;
+    int have_stop;
+    ncclComm_t comm;           /* NULL until initialised */
+    cudaEvent_t *marks;        /* recorded at the end of marked iterations */
+    int nmarks;
+    int marks_room;
+    int marks_seen;            /* marks seen complete while waiting */
+    cb_backend_config config;
+    /* -G: the recording in progress or the one being launched */
+    int capturing;
+    cudaGraph_t graph;
+    cudaGraphExec_t graph_exec;
+    int library_version;       /* ncclGetVersion, which may differ from the header */
+    int compute_capability;    /* major * 10 + minor of the rank's device */
+    /* premulsum's operators, one per datatype, made on first use */
+    ncclRedOp_t premulsum[CB_DTYPE_COUNT];
+    int have_premulsum[CB_DTYPE_COUNT];
+    /* A copy of the input for in-place alltoall and sendrecv, whose
+     * point-to-point sends would otherwise read what the receives write;
+     * made on first use, or before a capture (a graph cannot hold cudaMalloc). */
+    void *scratch;
+    size_t scratch_bytes;
+    int outer_group;           /* the engine's group (-m) is open: see nccl_p2p.c */
+    /* A backend made by split has a parent: its MPI communicator is its own
+     * to free; the stream and events are the parent's, and the parent, which
+     * outlives it, watches its communicator for asynchronous errors while
+     * waiting. */
+    struct nccl_backend *parent;
+    struct nccl_backend *first_split;   /* live splits of this backend */
+    struct nccl_backend *next_split;
+    /* Ownership between threads: only the main thread calls NCCL and CUDA
+     * on these communicators and graphs. The watchdog thread asks for an
+     * abort through abort_requested (on the backend without a parent); the
+     * main thread, polling, frees the graphs, aborts and sets abort_done. */
+    atomic_int abort_requested;
+    atomic_int abort_done;
+    atomic_int polling;        /* the main thread is in cb_nccl_poll_complete */
+    /* Buffers the engine freed while the communicator lived: cudaFree may
+     * wait on work of that communicator, and NCCL holds registrations of
+     * captured buffers until the communicator ends; freed after it. */
+    void **deferred_frees;
+    int ndeferred;
+    int deferred_room;
+} nccl_backend;
+/* The checking macros: 0 on success, else -1 with b->error naming the call,
+ * the source line and the library's own error string. */
+int cb_nccl_cuda_check(cb_backend *b, cudaError_t err, const char *call, const char *file,
+                       int line);
+int cb_nccl_check(cb_backend *b, ncclComm_t comm, ncclResult_t res, const char *call,
+                  const char *file, int line);
+#define CUDA_CALL(b, call) cb_nccl_cuda_check((b), (call), #call, __FILE__, __LINE__)
+#define NCCL_CALL(b, comm, call) cb_nccl_check((b), (comm), (call), #call, __FILE__, __LINE__)
+
+/* NCCL's own description of its last error, "" where NCCL is too old (2.13). */
+const char *cb_nccl_last_error(ncclComm_t comm);
+/* NCCL's version code as x.y.z. */
+void cb_nccl_version_text(int code, char *buf, size_t len);
+/* The NCCL datatype, or -1 with the reason in b->error. */
+int cb_nccl_type(cb_backend *b, cb_dtype dtype, ncclDataType_t *type);
+
+/* nccl_comm.c */
+int cb_nccl_create_comm(nccl_backend *nb);
+void cb_nccl_fini(cb_backend *b, int aborting);
+int cb_nccl_split(cb_backend *b, int color, int key, cb_backend **out);
+void cb_nccl_abort(cb_backend *b);
+/* Main thread: destroy the graphs, abort every communicator of the run and
+ * forget any group the engine opened (it must not be ended). */
+void cb_nccl_abort_now(nccl_backend *nb);
+void cb_nccl_free(cb_backend *b, void *ptr);
+int cb_nccl_poll_complete(nccl_backend *nb, cudaEvent_t event);
+int cb_nccl_wait(cb_backend *b);
+
+/* nccl_p2p.c */
+int cb_nccl_ensure_scratch(nccl_backend *nb);
+int cb_nccl_alltoall(cb_backend *b, const void *send, void *recv, size_t count, cb_dtype dtype);
+int cb_nccl_gather(cb_backend *b, const void *send, void *recv, size_t count, cb_dtype dtype,
+                   int root);
+int cb_nccl_scatter(cb_backend *b, const void *send, void *recv, size_t count, cb_dtype dtype,
+                    int root);
+int cb_nccl_sendrecv(cb_backend *b, const void *send, void *recv, size_t count, cb_dtype dtype,
+                     int send_peer, int recv_peer);
+
+/* nccl_graph.c */
+void cb_nccl_graph_free(cb_backend *b);
+int cb_nccl_graph_begin(cb_backend *b);
+int cb_nccl_graph_end(cb_backend *b);
+int cb_nccl_graph_launch(cb_backend *b);
+
+#endif
