@@ -13,7 +13,17 @@
  * graph launch runs the recording again.
  *
  * Environment (all optional):
- *   CB_STANDIN_GPUS=N     devices every process sees (default 1; 0: none)
+ *   CB_STANDIN_GPUS=N     physical GPUs of the machine (default 1; 0: none;
+ *                         at most STANDIN_MAX_GPUS); physical GPU p has bus
+ *                         id 0000:<p + 1>:00.0 (hexadecimal) and UUID
+ *                         GPU-5ca1ab1e-0000-4000-8000-<p as 12 hex digits>.
+ *                         A process sees them filtered and renumbered by
+ *                         CUDA_VISIBLE_DEVICES as the CUDA runtime does
+ *                         (indices or UUIDs, any unique UUID prefix; the
+ *                         first entry naming no GPU, or one already listed,
+ *                         ends the list). The current device is per thread,
+ *                         0 until set; the trace's cudaSetDevice and
+ *                         cudaMalloc lines name the physical GPU.
  *   CB_STANDIN_GPU_MEM=B  bytes per device (default 16 GiB)
  *   CB_STANDIN_OP_US=U    each collective keeps its stream busy U more
  *                         microseconds after it was launched (default 0)
@@ -47,6 +57,8 @@
  */
 #ifndef CB_STANDIN_H
 #define CB_STANDIN_H
+
+#define STANDIN_MAX_GPUS 64
 
 #include <mpi.h>
 #include <stddef.h>
