@@ -1,6 +1,7 @@
 # The NCCL backend's GPU choice as clusters bind GPUs, through the CPU
 # stand-in (its GPUs filtered and renumbered by CUDA_VISIBLE_DEVICES as the
-# CUDA runtime does): per-task binding (each rank sees its own GPU), two
+# CUDA runtime does): per-task binding (each rank sees its own GPU, or a
+# set shared with some others), two
 # ranks of one host on one GPU refused naming host, GPU and ranks, sharing
 # through NCCL_HOSTID still allowed, the NCCL_COLLBENCH_DEVICE override,
 # --split choosing over the whole run, and --backend auto refusing a job in
@@ -83,6 +84,10 @@ physical "3 2 0 1"
 launch 2 "2,3 0,1" "- -" "- -" --backend nccl -b 8 -e 64 -n 1 -c 1
 expect_rc 0 "two GPUs per rank"
 devices "0@03 0@01"
+# Ranks that see the same pair (GPUs bound by socket) share it out.
+launch 4 "0,1 2,3 0,1 2,3" "$none" "$none" --backend nccl -b 8 -e 64 -n 1 -c 1
+expect_rc 0 "two ranks per pair of GPUs"
+devices "0@01 0@03 1@02 1@04"
 
 # Every rank sees all four: the rank's place on the host, as before.
 launch 4 "$none" "$none" "$none" --backend nccl -b 8 -e 64 -n 1 -c 1

@@ -44,7 +44,7 @@ for backend in nccl auto; do
     run 3 --backend "$backend" -b 8 -e 64
     expect_rc 1 "3 ranks, 2 GPUs, --backend $backend"
     one_message "host $host: ranks 0 and 2 would both drive GPU 0000:01:00.0"
-    one_message "this host runs 3 ranks on 2 GPUs, so start at most 2,"
+    one_message "3 ranks of this host see the same 2 GPUs, so start at most 2,"
 done
 CB_STANDIN_GPUS=1
 run 1 --backend nccl -b 8 -e 64 -n 2
@@ -68,7 +68,7 @@ hostid_launcher "a a b" "$CB_STANDIN_BIN"
 run 3 --backend nccl -b 8 -e 64
 expect_rc 1 "2 ranks of host id a on one GPU"
 one_message "host $host NCCL_HOSTID=a: ranks 0 and 1 would both drive GPU 0000:01:00.0"
-one_message "this host runs 2 ranks on 1 GPU, so start at most 1,"
+one_message "2 ranks of this host see the same 1 GPU, so start at most 1,"
 
 CB_STANDIN_GPUS=2
 CB_STANDIN_GPU_MEM=$((4 << 30))

@@ -1,10 +1,10 @@
 /*
  * The NCCL backend's choice of GPU for each rank. Clusters bind GPUs in two
  * ways: every rank of a node sees all its GPUs (plain mpirun, srun without
- * --gpus-per-task), or each rank sees its own (srun --gpus-per-task=1,
- * --gpu-bind, CUDA_VISIBLE_DEVICES=$SLURM_LOCALID wrappers). Comparing what
- * the ranks of a host see, by PCI bus id, tells the two apart without
- * trusting any launcher's environment variables.
+ * --gpus-per-task), or each rank sees its own or a few (srun
+ * --gpus-per-task=1, --gpu-bind, CUDA_VISIBLE_DEVICES=$SLURM_LOCALID
+ * wrappers). Comparing what the ranks of a host see, by PCI bus id, tells
+ * them apart without trusting any launcher's environment variables.
  */
 #include "nccl_device.h"
 
@@ -99,26 +99,24 @@ static void member_ranks(MPI_Comm same, MPI_Comm run, char *buf, size_t len)
     free(ranks);
 }
 
-/* Whether the ranks of host all see the same GPUs, by their bus id lists;
- * -1 out of memory. Collective over host. */
-static int same_view(MPI_Comm host, int local_rank, const char *ids)
+/* This rank's place among the ranks of host that see the same GPUs (by
+ * their bus id lists), and how many they are; -1 out of memory. Collective
+ * over host. */
+static int same_view(MPI_Comm host, int local_rank, const char *ids, int *place, int *count)
 {
     MPI_Comm same;
     if (cb_sysinfo_same_text_comm(host, local_rank, ids, &same) != 0)
         return -1;
-    int nsame = 0, nhost = 0;
-    MPI_Comm_size(same, &nsame);
-    MPI_Comm_size(host, &nhost);
+    MPI_Comm_rank(same, place);
+    MPI_Comm_size(same, count);
     MPI_Comm_free(&same);
-    int all = nsame == nhost;
-    MPI_Allreduce(MPI_IN_PLACE, &all, 1, MPI_INT, MPI_LAND, host);
-    return all;
+    return 0;
 }
 
 /* The sharers of this rank's GPU: on the machine (they share its memory)
  * and on the host (refused). Collective over run and host. */
 static int check_sharing(cb_backend *b, MPI_Comm run, MPI_Comm host, cb_nccl_device *out,
-                         int ndev, int all_same)
+                         int ndev, int viewers)
 {
     char bus[BUS_ID_LEN] = "";
     int failed = cuda_failed(b, cudaDeviceGetPCIBusId(bus, (int)sizeof bus, out->device),
@@ -140,9 +138,9 @@ static int check_sharing(cb_backend *b, MPI_Comm run, MPI_Comm host, cb_nccl_dev
         char where[MPI_MAX_PROCESSOR_NAME + 64], ranks[160], advice[96] = "";
         host_name(where, sizeof where);
         member_ranks(same_host, run, ranks, sizeof ranks);
-        if (all_same && out->local_ranks > ndev)
-            snprintf(advice, sizeof advice, "this host runs %d ranks on %d GPU%s, so start at "
-                     "most %d, ", out->local_ranks, ndev, ndev == 1 ? "" : "s", ndev);
+        if (viewers > ndev)
+            snprintf(advice, sizeof advice, "%d ranks of this host see the same %d GPU%s, so "
+                     "start at most %d, ", viewers, ndev, ndev == 1 ? "" : "s", ndev);
         const char *visible = getenv("CUDA_VISIBLE_DEVICES");
         cb_backend_fail(b, "%s: %s would %s drive GPU %s (CUDA_VISIBLE_DEVICES=%s): the nccl "
                         "backend needs one GPU per rank; %sgive each rank its own GPU, or "
@@ -176,20 +174,20 @@ int cb_nccl_device_choose(cb_backend *b, MPI_Comm run, cb_nccl_device *out)
     failed = cb_sysinfo_host_comm(run, rank, &host) != 0;
     if (failed)
         cb_backend_fail(b, "out of memory for the host ids of this machine's ranks");
-    int all_same = 0;
+    int place = 0, viewers = 1;
     if (!failed) {
         MPI_Comm_rank(host, &out->local_rank);
         MPI_Comm_size(host, &out->local_ranks);
-        all_same = same_view(host, out->local_rank, ids);
-        if (all_same < 0)
+        if (same_view(host, out->local_rank, ids, &place, &viewers) != 0)
             failed = cb_backend_fail(b, "out of memory for the GPU lists of this host's ranks");
     }
     free(ids);
     if (!failed) {
-        /* One view: the rank's place on the host (ranks beyond the GPUs wrap
-         * round, so that the sharing check names them). Different views:
-         * each rank was given its GPUs, and takes the first. */
-        out->device = forced >= 0 ? forced : all_same ? out->local_rank % ndev : 0;
+        /* The ranks that see the same GPUs share them out in local rank
+         * order: all of the host's ranks when every rank sees every GPU;
+         * each alone, taking its first, when each was given its own. Ranks
+         * beyond the GPUs wrap round, so that the sharing check names them. */
+        out->device = forced >= 0 ? forced : place % ndev;
         failed = cuda_failed(b, cudaSetDevice(out->device), "cudaSetDevice") != 0;
     }
     if (cb_backend_agree(run, b, failed) != 0) {
@@ -197,7 +195,7 @@ int cb_nccl_device_choose(cb_backend *b, MPI_Comm run, cb_nccl_device *out)
             MPI_Comm_free(&host);
         return -1;
     }
-    failed = check_sharing(b, run, host, out, ndev, all_same) != 0;
+    failed = check_sharing(b, run, host, out, ndev, viewers) != 0;
     MPI_Comm_free(&host);
     return cb_backend_agree(run, b, failed);
 }

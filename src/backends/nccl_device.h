@@ -20,9 +20,10 @@ typedef struct cb_nccl_device {
 /* Chooses this rank's GPU and makes it current (cudaSetDevice), collective
  * over run, the whole run's communicator (never a --split group's, so that
  * groups do not each start again at device 0). CB_DEVICE_ENV when set;
- * otherwise, when every rank of the host sees the same GPUs, the rank's
- * place among them; when they see different GPUs (per-task binding), the
- * first it sees. Two ranks of one host on one GPU are refused: ranks given
+ * otherwise the rank's place among the ranks of its host that see the same
+ * GPUs: its local rank when all see all, the first GPU it sees when each
+ * was given its own (per-task binding). Two ranks of one host on one GPU
+ * are refused: ranks given
  * different NCCL_HOSTID values are different hosts and may share. 0 on
  * every rank, or -1 on every rank with b->error saying why. */
 int cb_nccl_device_choose(cb_backend *b, MPI_Comm run, cb_nccl_device *out);
