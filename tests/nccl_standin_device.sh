@@ -37,13 +37,20 @@ devices() {
 uuid() { echo "GPU-5ca1ab1e-0000-4000-8000-00000000000$1"; }
 
 # physical WANT: the trace of each rank r (of as many as WANT has words)
-# shows it set the physical GPU of WANT's word r.
+# shows it set the physical GPU of WANT's word r, and made its NCCL
+# communicators and device buffers there and nowhere else.
 physical() {
     got='' r=0
-    for _ in $1; do
-        p=$(sed -n 's/^cudaSetDevice [0-9]* physical=\([0-9-]*\) .*/\1/p' "$CB_TMP/trace.$r" |
+    for p in $1; do
+        set=$(sed -n 's/^cudaSetDevice [0-9]* physical=\([0-9-]*\) .*/\1/p' "$CB_TMP/trace.$r" |
             tail -n 1)
-        got="$got${got:+ }$p"
+        got="$got${got:+ }$set"
+        grep -q "^ncclCommInitRank .* physical=$p\$" "$CB_TMP/trace.$r" ||
+            show_and_fail "rank $r made no NCCL communicator on physical GPU $p"
+        grep -q '^cudaMalloc ' "$CB_TMP/trace.$r" ||
+            show_and_fail "rank $r allocated no device memory"
+        grep -E '^(cudaMalloc|ncclCommInitRank) ' "$CB_TMP/trace.$r" | grep -v " physical=$p\$" &&
+            show_and_fail "rank $r used another GPU than physical $p"
         r=$((r + 1))
     done
     [ "$got" = "$1" ] || show_and_fail "physical GPUs set by rank: '$got', expected '$1'"

@@ -221,6 +221,11 @@ static int physical_device(int d)
     return d >= 0 && d < n ? physical[d] : -1;
 }
 
+int standin_current_physical(void)
+{
+    return physical_device(current_device);
+}
+
 cudaError_t cudaGetDeviceCount(int *count)
 {
     int physical[STANDIN_MAX_GPUS];
@@ -232,9 +237,11 @@ cudaError_t cudaGetDeviceCount(int *count)
 cudaError_t cudaSetDevice(int device)
 {
     int p = physical_device(device);
-    standin_trace("cudaSetDevice %d physical=%d bus=0000:%02x:00.0", device, p, p + 1);
-    if (p < 0)
+    if (p < 0) {
+        standin_trace("cudaSetDevice %d physical=-1 (no such device)", device);
         return cudaErrorInvalidDevice;
+    }
+    standin_trace("cudaSetDevice %d physical=%d bus=0000:%02x:00.0", device, p, p + 1);
     if (standin_fault("CB_STANDIN_FAIL_SETDEVICE"))
         return cudaErrorDevicesUnavailable;
     current_device = device;
@@ -310,7 +317,7 @@ cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total)
 cudaError_t cudaMalloc(void **ptr, size_t size)
 {
     standin_trace("cudaMalloc %zu device=%d physical=%d", size, current_device,
-                  physical_device(current_device));
+                  standin_current_physical());
     size_t mem = 0, total = 0;
     cudaMemGetInfo(&mem, &total);
     if (standin_fault("CB_STANDIN_FAIL_MALLOC") || size > mem)

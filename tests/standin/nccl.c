@@ -106,7 +106,9 @@ static ncclResult_t comm_new(MPI_Comm mpi, ncclComm_t *out)
 
 ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId id, int rank)
 {
-    standin_trace("ncclCommInitRank nranks=%d rank=%d", nranks, rank);
+    /* NCCL binds a communicator to the calling thread's current device. */
+    standin_trace("ncclCommInitRank nranks=%d rank=%d physical=%d", nranks, rank,
+                  standin_current_physical());
     if (strcmp(id.internal, "nccl stand-in") != 0)
         return fail(ncclInvalidArgument, "the unique id was not made by ncclGetUniqueId");
     /* Like NCCL's bootstrap, every rank takes part before any can fail. */

@@ -148,6 +148,9 @@ enum standin_kind {
 void standin_count(enum standin_kind kind, int delta);
 
 /* Integer from the environment, or fallback when unset or malformed. */
+/* The physical GPU behind the calling thread's current device, -1 for none. */
+int standin_current_physical(void);
+
 long standin_env_long(const char *name, long fallback);
 
 /* 1 when the fault variable name holds this process's rank of MPI_COMM_WORLD. */
