@@ -195,7 +195,8 @@ int cb_nccl_device_choose(cb_backend *b, MPI_Comm run, cb_nccl_device *out)
             MPI_Comm_free(&host);
         return -1;
     }
-    failed = check_sharing(b, run, host, out, ndev, viewers) != 0;
+    /* Advice on how many ranks to start fits only the automatic choice. */
+    failed = check_sharing(b, run, host, out, ndev, forced >= 0 ? 0 : viewers) != 0;
     MPI_Comm_free(&host);
     return cb_backend_agree(run, b, failed);
 }
