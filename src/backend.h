@@ -31,6 +31,10 @@ typedef enum cb_local_stage {
 /* What the engine asks of a backend when it starts one. */
 typedef struct cb_backend_config {
     int blocking;      /* wait for each operation before launching the next */
+    /* The whole run's ranks, of which init's comm may be a --split group:
+     * init is called on every rank of it at once, so a backend may agree
+     * over it (the NCCL backend chooses GPUs over it). */
+    MPI_Comm run_comm;
     /* Called, when not NULL, whenever a backend waiting for its operations
      * sees some of them complete: the watchdog counts it as progress. */
     void (*progress)(void *ctx);

@@ -74,6 +74,7 @@ typedef struct engine {
     int nsizes;
 
     char size_notice[256];   /* why the largest size was lowered, for after the preamble */
+    char backend_notice[CB_MSGLEN];   /* why auto chose its backend, for after the preamble */
 
     /* Per-iteration timing: a mark every mark_stride units (iterations, or
      * graph launches with -G), samples read back after the span. */
@@ -243,7 +244,8 @@ static void select_backend(engine *e)
                           e->p->backend, why);
         return;
     }
-    const char *lacked = NULL, *lacking = NULL;
+    const char *lacked = NULL, *lacking = NULL, *unusable = NULL;
+    char unusable_why[CB_MSGLEN] = "";
     for (const cb_backend_ops *const *b = cb_backend_list(); *b != NULL; b++) {
         const char *lack = backend_lacks(*b, e->p);
         if (lack != NULL) {
@@ -253,11 +255,31 @@ static void select_backend(engine *e)
             }
             continue;
         }
-        int usable = (*b)->usable(why, sizeof why), everywhere = 0;
-        MPI_Allreduce(&usable, &everywhere, 1, MPI_INT, MPI_MIN, e->comm);
-        if (everywhere) {
+        int usable = (*b)->usable(why, sizeof why), nusable = 0;
+        MPI_Allreduce(&usable, &nusable, 1, MPI_INT, MPI_SUM, e->comm);
+        if (nusable == e->nranks) {
             e->ops = *b;
+            if (unusable != NULL)
+                snprintf(e->backend_notice, sizeof e->backend_notice,
+                         "backend auto chose %s: no rank can run %s (%s)", (*b)->name, unusable,
+                         unusable_why);
             return;
+        }
+        /* Some ranks can and others cannot: a node that lost its GPU must
+         * not pass a health check by running everything on host memory. */
+        if (nusable > 0) {
+            char list[CB_MSGLEN / 2];
+            int missing = cb_sysinfo_flagged_ranks(e->comm, !usable, list, sizeof list);
+            if (!usable)
+                cb_status_set(&e->st, CB_EXIT_RUNTIME, "--backend auto: %d of %d ranks cannot "
+                              "run the %s backend that the others can: %s (%s); refused rather "
+                              "than run every rank on another backend, which would hide it "
+                              "(--backend names one)", missing, e->nranks, (*b)->name, list, why);
+            return;
+        }
+        if (unusable == NULL) {
+            unusable = (*b)->name;
+            snprintf(unusable_why, sizeof unusable_why, "%s", why);
         }
     }
     if (lacked != NULL)
@@ -284,7 +306,8 @@ static void watchdog_tick(void *ctx)
 static void start_backend(engine *e)
 {
     cb_backend_config config = {
-        .blocking = e->p->blocking, .progress = watchdog_tick, .progress_ctx = e};
+        .blocking = e->p->blocking, .run_comm = e->comm, .progress = watchdog_tick,
+        .progress_ctx = e};
     cb_watchdog_doing(&e->watch, "starting the %s backend", e->ops->name);
     if (e->ops->init(e->gcomm, &config, &e->b) != 0)
         cb_status_set(&e->st, CB_EXIT_RUNTIME, "starting the %s backend failed: %s",
@@ -1455,6 +1478,8 @@ int cb_engine_run(const cb_params *p, MPI_Comm comm)
         describe_groups(e);
         if (e->size_notice[0] != '\0')
             note(e, "%s", e->size_notice);
+        if (e->backend_notice[0] != '\0')
+            note(e, "%s", e->backend_notice);
         if (p->memory_report)
             note_footprint(e);
         run_collectives(e);

@@ -129,3 +129,41 @@ int cb_sysinfo_host_comm(MPI_Comm comm, int key, MPI_Comm *host)
 {
     return cb_sysinfo_same_text_comm(comm, key, getenv(CB_HOSTID_ENV), host);
 }
+
+int cb_sysinfo_flagged_ranks(MPI_Comm comm, int flagged, char *buf, size_t len)
+{
+    int size = 1, count = 0;
+    MPI_Comm_size(comm, &size);
+    flagged = flagged != 0;
+    MPI_Allreduce(&flagged, &count, 1, MPI_INT, MPI_SUM, comm);
+    int *flags = malloc((size_t)size * sizeof *flags);
+    char *names = malloc((size_t)size * MPI_MAX_PROCESSOR_NAME);
+    int ok = flags != NULL && names != NULL;
+    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, comm);
+    buf[0] = '\0';
+    if (ok) {
+        char mine[MPI_MAX_PROCESSOR_NAME] = "";
+        int n = 0;
+        MPI_Get_processor_name(mine, &n);
+        MPI_Allgather(&flagged, 1, MPI_INT, flags, 1, MPI_INT, comm);
+        MPI_Allgather(mine, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, names, MPI_MAX_PROCESSOR_NAME,
+                      MPI_CHAR, comm);
+        size_t used = 0;
+        for (int r = 0; r < size; r++) {
+            if (!flags[r])
+                continue;
+            const char *name = names + (size_t)r * MPI_MAX_PROCESSOR_NAME;
+            int n_written = snprintf(buf + used, len - used, "%srank %d (%.*s)",
+                                     used > 0 ? ", " : "", r, MPI_MAX_PROCESSOR_NAME - 1, name);
+            if (n_written < 0 || (size_t)n_written >= len - used) {
+                if (len > 4)
+                    memcpy(buf + len - 4, "...", 4);
+                break;
+            }
+            used += (size_t)n_written;
+        }
+    }
+    free(flags);
+    free(names);
+    return ok ? count : -1;
+}

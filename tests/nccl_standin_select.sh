@@ -37,14 +37,14 @@ for np in 1 3; do
     grep -q '^ *[0-9]' "$CB_TMP/out" && show_and_fail "measured without a GPU"
 done
 
-# More ranks on the host than GPUs: refused, naming host and both counts,
+# More ranks on the host than GPUs: refused, naming host, GPU, ranks and counts,
 # with auto as well (falling back to mpi would hide a misconfigured run).
 CB_STANDIN_GPUS=2
 for backend in nccl auto; do
     run 3 --backend "$backend" -b 8 -e 64
     expect_rc 1 "3 ranks, 2 GPUs, --backend $backend"
-    one_message "host $host runs 3 ranks but sees 2 GPUs"
-    one_message "start at most 2 ranks on this host"
+    one_message "host $host: ranks 0 and 2 would both drive GPU 0000:01:00.0"
+    one_message "3 ranks of this host see the same 2 GPUs, so start at most 2,"
 done
 CB_STANDIN_GPUS=1
 run 1 --backend nccl -b 8 -e 64 -n 2
@@ -67,8 +67,8 @@ grep -q '^# ranks: 3  nodes: 3  ranks per node: 1$' "$CB_TMP/out" ||
 hostid_launcher "a a b" "$CB_STANDIN_BIN"
 run 3 --backend nccl -b 8 -e 64
 expect_rc 1 "2 ranks of host id a on one GPU"
-one_message "host $host NCCL_HOSTID=a runs 2 ranks but sees 1 GPU"
-one_message "start at most 1 rank on this host"
+one_message "host $host NCCL_HOSTID=a: ranks 0 and 1 would both drive GPU 0000:01:00.0"
+one_message "2 ranks of this host see the same 1 GPU, so start at most 1,"
 
 CB_STANDIN_GPUS=2
 CB_STANDIN_GPU_MEM=$((4 << 30))

@@ -1,7 +1,7 @@
 /*
- * NCCL backend: one GPU per rank, chosen by the rank's place among the ranks
- * of its host; device buffers; NCCL collectives on a stream of our own, timed
- * with CUDA events on that stream. Plain C against the CUDA runtime API (we
+ * NCCL backend: one GPU per rank, chosen in nccl_device.c; device buffers;
+ * NCCL collectives on a stream of our own, timed with CUDA events on that
+ * stream. Plain C against the CUDA runtime API (we
  * launch no kernels of our own, so nvcc is not needed).
  *
  * Every set-up step that can fail on one rank is agreed across ranks
@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "nccl_backend.h"
+#include "nccl_device.h"
 #include "parse.h"
 #include "sysinfo.h"
 
@@ -110,58 +111,6 @@ static int nccl_usable(char *why, size_t why_len)
     return 1;
 }
 
-/* How many ranks on this machine use this rank's GPU (the same PCI bus id):
- * more than one when ranks with different NCCL_HOSTID values share it, and
- * then they share its free memory. Collective over comm. */
-static int count_device_sharers(nccl_backend *nb)
-{
-    cb_backend *b = &nb->base;
-    char bus_id[sizeof ((cb_device_desc *)0)->bus_id] = "";
-    int failed = CUDA_CALL(b, cudaDeviceGetPCIBusId(bus_id, (int)sizeof bus_id, nb->device)) != 0;
-    MPI_Comm sharing;
-    if (cb_sysinfo_same_text_comm(b->comm, b->rank, failed ? NULL : bus_id, &sharing) != 0)
-        return failed ? -1
-                      : cb_backend_fail(b, "out of memory for the GPU ids of this machine's ranks");
-    MPI_Comm_size(sharing, &nb->device_sharers);
-    MPI_Comm_free(&sharing);
-    return failed ? -1 : 0;
-}
-
-/* The rank's GPU: its place among the ranks of its host, among the devices
- * this process sees (CUDA_VISIBLE_DEVICES applies); hosts as NCCL counts
- * them, so that ranks given different NCCL_HOSTID values may share a GPU.
- * Collective over comm. */
-static int select_device(nccl_backend *nb)
-{
-    cb_backend *b = &nb->base;
-    MPI_Comm local;
-    if (cb_sysinfo_host_comm(b->comm, b->rank, &local) != 0)
-        return cb_backend_fail(b, "out of memory for the host ids of this machine's ranks");
-    MPI_Comm_rank(local, &nb->local_rank);
-    MPI_Comm_size(local, &nb->local_ranks);
-    MPI_Comm_free(&local);
-
-    int ndev = 0;
-    if (CUDA_CALL(b, cudaGetDeviceCount(&ndev)) != 0)
-        return -1;
-    if (nb->local_ranks > ndev) {
-        char host[MPI_MAX_PROCESSOR_NAME];
-        int len = 0;
-        MPI_Get_processor_name(host, &len);
-        const char *visible = getenv("CUDA_VISIBLE_DEVICES");
-        const char *hostid = getenv(CB_HOSTID_ENV);
-        return cb_backend_fail(b, "host %s%s%s runs %d ranks but sees %d GPU%s "
-                               "(CUDA_VISIBLE_DEVICES=%s): the nccl backend needs one GPU per "
-                               "rank, so start at most %d rank%s on this host",
-                               host, hostid != NULL ? " " CB_HOSTID_ENV "=" : "",
-                               hostid != NULL ? hostid : "", nb->local_ranks, ndev,
-                               ndev == 1 ? "" : "s", visible ? visible : "unset", ndev,
-                               ndev == 1 ? "" : "s");
-    }
-    nb->device = nb->local_rank;
-    return CUDA_CALL(b, cudaSetDevice(nb->device));
-}
-
 static int create_stream(nccl_backend *nb)
 {
     cb_backend *b = &nb->base;
@@ -198,16 +147,22 @@ static int nccl_init(MPI_Comm comm, const cb_backend_config *config, cb_backend 
     /* -z is the engine's business: it waits between operations itself. */
     nccl_backend *nb = calloc(1, sizeof *nb);
     *out = nb ? &nb->base : NULL;
-    if (cb_backend_agree(comm, *out, nb == NULL) != 0)
+    if (cb_backend_agree(config->run_comm, *out, nb == NULL) != 0)
         return -1;
     nb->base.comm = comm;
     nb->device = -1;
     nb->config = *config;
     MPI_Comm_rank(comm, &nb->base.rank);
     MPI_Comm_size(comm, &nb->base.nranks);
-    if (cb_backend_agree(comm, &nb->base, select_device(nb) != 0) != 0 ||
-        cb_backend_agree(comm, &nb->base, count_device_sharers(nb) != 0) != 0 ||
-        cb_backend_agree(comm, &nb->base, read_capabilities(nb) != 0) != 0 ||
+    /* The device is chosen over the whole run, before any --split. */
+    cb_nccl_device chosen;
+    if (cb_nccl_device_choose(&nb->base, config->run_comm, &chosen) != 0)
+        return -1;
+    nb->device = chosen.device;
+    nb->local_rank = chosen.local_rank;
+    nb->local_ranks = chosen.local_ranks;
+    nb->device_sharers = chosen.sharers;
+    if (cb_backend_agree(comm, &nb->base, read_capabilities(nb) != 0) != 0 ||
         cb_backend_agree(comm, &nb->base, create_stream(nb) != 0) != 0)
         return -1;
     return cb_nccl_create_comm(nb);

@@ -17,7 +17,8 @@
 #define STANDIN_DEFAULT_MEM ((size_t)16 << 30)
 #define STANDIN_ALIGN 64   /* room before each allocation for its size */
 
-static int current_device;
+/* As in CUDA, each thread has its own current device, 0 until set. */
+static _Thread_local int current_device;
 static size_t allocated;
 static int live[STANDIN_KINDS];
 static FILE *trace_file;
@@ -209,43 +210,123 @@ const char *cudaGetErrorString(cudaError_t error)
     }
 }
 
-cudaError_t cudaGetDeviceCount(int *count)
+/* The stand-in's physical GPU p: "GPU-5ca1ab1e-0000-4000-8000-00000000000p"
+ * as its UUID (hexadecimal p), bus p + 1. */
+static void physical_uuid(int p, char *buf, size_t len)
+{
+    snprintf(buf, len, "GPU-5ca1ab1e-0000-4000-8000-%012x", (unsigned)p);
+}
+
+/* The physical GPUs this process sees, in its device order, as the CUDA
+ * runtime filters and renumbers them by CUDA_VISIBLE_DEVICES: a comma-
+ * separated list of indices or GPU UUIDs (any unique prefix); the first
+ * entry that names no GPU, or one already listed, ends the list. */
+static int visible_devices(int *physical, int room)
 {
     long n = standin_env_long("CB_STANDIN_GPUS", 1);
-    *count = n > 0 ? (int)n : 0;
+    int total = n > 0 ? (int)(n < room ? n : room) : 0;
+    const char *list = getenv("CUDA_VISIBLE_DEVICES");
+    if (list == NULL) {
+        for (int p = 0; p < total; p++)
+            physical[p] = p;
+        return total;
+    }
+    int count = 0;
+    while (*list != '\0') {
+        size_t len = strcspn(list, ",");
+        char entry[64];
+        snprintf(entry, sizeof entry, "%.*s", (int)(len < sizeof entry ? len : sizeof entry - 1),
+                 list);
+        int found = -1;
+        if (strncmp(entry, "GPU-", 4) == 0) {
+            for (int p = 0; p < total; p++) {
+                char uuid[64];
+                physical_uuid(p, uuid, sizeof uuid);
+                if (strncmp(uuid, entry, strlen(entry)) == 0)
+                    found = found == -1 ? p : -2;   /* -2: ambiguous */
+            }
+        } else {
+            char *end = NULL;
+            long index = strtol(entry, &end, 10);
+            if (end != entry && *end == '\0' && index >= 0 && index < total)
+                found = (int)index;
+        }
+        for (int i = 0; i < count; i++)
+            if (physical[i] == found)
+                found = -1;
+        if (found < 0)
+            break;
+        physical[count++] = found;
+        list += len;
+        if (*list == ',')
+            list++;
+    }
+    return count;
+}
+
+/* The physical GPU behind device ordinal d of this process, -1 for none. */
+static int physical_device(int d)
+{
+    int physical[STANDIN_MAX_GPUS];
+    int n = visible_devices(physical, STANDIN_MAX_GPUS);
+    return d >= 0 && d < n ? physical[d] : -1;
+}
+
+int standin_current_physical(void)
+{
+    return physical_device(current_device);
+}
+
+cudaError_t cudaGetDeviceCount(int *count)
+{
+    int physical[STANDIN_MAX_GPUS];
+    *count = visible_devices(physical, STANDIN_MAX_GPUS);
     standin_trace("cudaGetDeviceCount %d", *count);
-    return n > 0 ? cudaSuccess : cudaErrorNoDevice;
+    return *count > 0 ? cudaSuccess : cudaErrorNoDevice;
 }
 
 cudaError_t cudaSetDevice(int device)
 {
-    standin_trace("cudaSetDevice %d", device);
-    int count = 0;
-    if (cudaGetDeviceCount(&count) != cudaSuccess || device < 0 || device >= count)
+    int p = physical_device(device);
+    if (p < 0) {
+        standin_trace("cudaSetDevice %d physical=-1 (no such device)", device);
         return cudaErrorInvalidDevice;
+    }
+    standin_trace("cudaSetDevice %d physical=%d bus=0000:%02x:00.0", device, p, p + 1);
     if (standin_fault("CB_STANDIN_FAIL_SETDEVICE"))
         return cudaErrorDevicesUnavailable;
     current_device = device;
     return cudaSuccess;
 }
 
+cudaError_t cudaGetDevice(int *device)
+{
+    *device = current_device;
+    return cudaSuccess;
+}
+
 cudaError_t cudaDeviceGetPCIBusId(char *pciBusId, int len, int device)
 {
-    if (len <= 0 || device < 0)
+    int p = physical_device(device);
+    if (p < 0)
+        return cudaErrorInvalidDevice;
+    if (len <= 0)
         return cudaErrorInvalidValue;
-    snprintf(pciBusId, (size_t)len, "0000:%02x:00.0", device + 1);
+    snprintf(pciBusId, (size_t)len, "0000:%02x:00.0", p + 1);
     return cudaSuccess;
 }
 
 cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device)
 {
-    int count = 0;
-    if (cudaGetDeviceCount(&count) != cudaSuccess || device < 0 || device >= count)
+    int p = physical_device(device);
+    if (p < 0)
         return cudaErrorInvalidDevice;
     memset(prop, 0, sizeof *prop);
-    snprintf(prop->name, sizeof prop->name, "CPU stand-in GPU %d", device);
+    snprintf(prop->name, sizeof prop->name, "CPU stand-in GPU %d", p);
     prop->totalGlobalMem = (size_t)standin_env_long("CB_STANDIN_GPU_MEM", (long)STANDIN_DEFAULT_MEM);
-    prop->pciBusID = device + 1;
+    prop->pciBusID = p + 1;
+    memset(prop->uuid.bytes, 0, sizeof prop->uuid.bytes);
+    prop->uuid.bytes[sizeof prop->uuid.bytes - 1] = (char)p;
     long capability = standin_env_long("CB_STANDIN_CC", 90);
     prop->major = (int)(capability / 10);
     prop->minor = (int)(capability % 10);
@@ -254,8 +335,7 @@ cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device)
 
 cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int device)
 {
-    int count = 0;
-    if (cudaGetDeviceCount(&count) != cudaSuccess || device < 0 || device >= count)
+    if (physical_device(device) < 0)
         return cudaErrorInvalidDevice;
     long capability = standin_env_long("CB_STANDIN_CC", 90);
     switch (attr) {
@@ -288,7 +368,8 @@ cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total)
 
 cudaError_t cudaMalloc(void **ptr, size_t size)
 {
-    standin_trace("cudaMalloc %zu device=%d", size, current_device);
+    standin_trace("cudaMalloc %zu device=%d physical=%d", size, current_device,
+                  standin_current_physical());
     if (streams_capturing > 0) {
         standin_violation("cudaMalloc while a stream captures: the capture is invalidated");
         capture_invalidated = 1;

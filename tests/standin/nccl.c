@@ -255,7 +255,9 @@ static int peer_never_joins(MPI_Comm comm, int key, int failing, int *stuck)
 static ncclResult_t init_rank(ncclComm_t *comm, int nranks, ncclUniqueId id, int rank,
                               int nonblocking)
 {
-    standin_trace("ncclCommInitRank nranks=%d rank=%d blocking=%d", nranks, rank, !nonblocking);
+    /* NCCL binds a communicator to the calling thread's current device. */
+    standin_trace("ncclCommInitRank nranks=%d rank=%d blocking=%d physical=%d", nranks, rank,
+                  !nonblocking, standin_current_physical());
     *comm = NULL;
     if (strcmp(id.internal, "nccl stand-in") != 0)
         return fail(ncclInvalidArgument, "the unique id was not made by ncclGetUniqueId");

@@ -13,7 +13,17 @@
  * graph launch runs the recording again.
  *
  * Environment (all optional):
- *   CB_STANDIN_GPUS=N     devices every process sees (default 1; 0: none)
+ *   CB_STANDIN_GPUS=N     physical GPUs of the machine (default 1; 0: none;
+ *                         at most STANDIN_MAX_GPUS); physical GPU p has bus
+ *                         id 0000:<p + 1>:00.0 (hexadecimal) and UUID
+ *                         GPU-5ca1ab1e-0000-4000-8000-<p as 12 hex digits>.
+ *                         A process sees them filtered and renumbered by
+ *                         CUDA_VISIBLE_DEVICES as the CUDA runtime does
+ *                         (indices or UUIDs, any unique UUID prefix; the
+ *                         first entry naming no GPU, or one already listed,
+ *                         ends the list). The current device is per thread,
+ *                         0 until set; the trace's cudaSetDevice and
+ *                         cudaMalloc lines name the physical GPU.
  *   CB_STANDIN_GPU_MEM=B  bytes per device (default 16 GiB)
  *   CB_STANDIN_OP_US=U    each collective keeps its stream busy U more
  *                         microseconds after it was launched (default 0)
@@ -71,6 +81,8 @@
  */
 #ifndef CB_STANDIN_H
 #define CB_STANDIN_H
+
+#define STANDIN_MAX_GPUS 64
 
 #include <mpi.h>
 #include <stdatomic.h>
@@ -175,6 +187,9 @@ enum standin_kind {
 void standin_count(enum standin_kind kind, int delta);
 
 /* Integer from the environment, or fallback when unset or malformed. */
+/* The physical GPU behind the calling thread's current device, -1 for none. */
+int standin_current_physical(void);
+
 long standin_env_long(const char *name, long fallback);
 
 /* 1 when the fault variable name holds this process's rank of MPI_COMM_WORLD. */

@@ -1,0 +1,202 @@
+/*
+ * The NCCL backend's choice of GPU for each rank. Clusters bind GPUs in two
+ * ways: every rank of a node sees all its GPUs (plain mpirun, srun without
+ * --gpus-per-task), or each rank sees its own or a few (srun
+ * --gpus-per-task=1, --gpu-bind, CUDA_VISIBLE_DEVICES=$SLURM_LOCALID
+ * wrappers). Comparing what the ranks of a host see, by PCI bus id, tells
+ * them apart without trusting any launcher's environment variables.
+ */
+#include "nccl_device.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nccl_api.h"
+#include "sysinfo.h"
+
+#define BUS_ID_LEN 32
+
+static int cuda_failed(cb_backend *b, cudaError_t err, const char *call)
+{
+    if (err == cudaSuccess)
+        return 0;
+    return cb_backend_fail(b, "%s failed: %s", call, cudaGetErrorString(err));
+}
+
+/* The override's device ordinal, -1 when unset; -2 with b->error set when
+ * it names no device among the ndev this rank sees. */
+static int override_device(cb_backend *b, int ndev)
+{
+    const char *text = getenv(CB_DEVICE_ENV);
+    if (text == NULL || text[0] == '\0')
+        return -1;
+    char *end = NULL;
+    long value = strtol(text, &end, 10);
+    if (*end != '\0' || value < 0 || value >= ndev) {
+        cb_backend_fail(b, "%s=%s names no device: this rank sees %d GPU%s, numbered 0 to %d "
+                        "(CUDA_VISIBLE_DEVICES applies)", CB_DEVICE_ENV, text, ndev,
+                        ndev == 1 ? "" : "s", ndev - 1);
+        return -2;
+    }
+    return (int)value;
+}
+
+/* "0000:01:00.0,0000:02:00.0": the bus ids of the GPUs this rank sees, in
+ * its device order; NULL with b->error set on failure. */
+static char *visible_bus_ids(cb_backend *b, int ndev)
+{
+    char *ids = malloc((size_t)ndev * BUS_ID_LEN + 1);
+    if (ids == NULL) {
+        cb_backend_fail(b, "out of memory for the bus ids of %d GPUs", ndev);
+        return NULL;
+    }
+    ids[0] = '\0';
+    size_t used = 0;
+    for (int d = 0; d < ndev; d++) {
+        char bus[BUS_ID_LEN] = "";
+        if (cuda_failed(b, cudaDeviceGetPCIBusId(bus, (int)sizeof bus, d),
+                        "cudaDeviceGetPCIBusId") != 0) {
+            free(ids);
+            return NULL;
+        }
+        used += (size_t)snprintf(ids + used, BUS_ID_LEN + 1, "%s%s", d > 0 ? "," : "", bus);
+    }
+    return ids;
+}
+
+/* "host h1 NCCL_HOSTID=x": this rank's host as NCCL counts hosts. */
+static void host_name(char *buf, size_t len)
+{
+    char name[MPI_MAX_PROCESSOR_NAME];
+    int n = 0;
+    MPI_Get_processor_name(name, &n);
+    const char *hostid = getenv(CB_HOSTID_ENV);
+    snprintf(buf, len, "host %s%s%s", name, hostid != NULL ? " " CB_HOSTID_ENV "=" : "",
+             hostid != NULL ? hostid : "");
+}
+
+/* "ranks 0, 1 and 3": the run ranks of the members of same, collective over
+ * same. */
+static void member_ranks(MPI_Comm same, MPI_Comm run, char *buf, size_t len)
+{
+    int n = 1, me = 0;
+    MPI_Comm_size(same, &n);
+    MPI_Comm_rank(run, &me);
+    int *ranks = malloc((size_t)n * sizeof *ranks);
+    int ok = ranks != NULL;
+    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, same);
+    if (!ok) {
+        free(ranks);
+        snprintf(buf, len, "%d ranks", n);
+        return;
+    }
+    MPI_Allgather(&me, 1, MPI_INT, ranks, 1, MPI_INT, same);
+    size_t used = (size_t)snprintf(buf, len, "ranks");
+    for (int i = 0; i < n && used < len; i++)
+        used += (size_t)snprintf(buf + used, len - used, "%s %d",
+                                 i == 0 ? "" : i == n - 1 ? " and" : ",", ranks[i]);
+    free(ranks);
+}
+
+/* This rank's place among the ranks of host that see the same GPUs (by
+ * their bus id lists), and how many they are; -1 out of memory. Collective
+ * over host. */
+static int same_view(MPI_Comm host, int local_rank, const char *ids, int *place, int *count)
+{
+    MPI_Comm same;
+    if (cb_sysinfo_same_text_comm(host, local_rank, ids, &same) != 0)
+        return -1;
+    MPI_Comm_rank(same, place);
+    MPI_Comm_size(same, count);
+    MPI_Comm_free(&same);
+    return 0;
+}
+
+/* The sharers of this rank's GPU: on the machine (they share its memory)
+ * and on the host (refused). Collective over run and host. */
+static int check_sharing(cb_backend *b, MPI_Comm run, MPI_Comm host, cb_nccl_device *out,
+                         int ndev, int viewers)
+{
+    char bus[BUS_ID_LEN] = "";
+    int failed = cuda_failed(b, cudaDeviceGetPCIBusId(bus, (int)sizeof bus, out->device),
+                             "cudaDeviceGetPCIBusId") != 0;
+    if (cb_backend_agree(run, b, failed) != 0)
+        return -1;
+    int rank = 0;
+    MPI_Comm_rank(run, &rank);
+    MPI_Comm machine, same_host;
+    if (cb_sysinfo_same_text_comm(run, rank, bus, &machine) != 0)
+        return cb_backend_fail(b, "out of memory for the GPU ids of this machine's ranks");
+    MPI_Comm_size(machine, &out->sharers);
+    MPI_Comm_free(&machine);
+    if (cb_sysinfo_same_text_comm(host, out->local_rank, bus, &same_host) != 0)
+        return cb_backend_fail(b, "out of memory for the GPU ids of this host's ranks");
+    int together = 1;
+    MPI_Comm_size(same_host, &together);
+    if (together > 1) {
+        char where[MPI_MAX_PROCESSOR_NAME + 64], ranks[160], advice[96] = "";
+        host_name(where, sizeof where);
+        member_ranks(same_host, run, ranks, sizeof ranks);
+        if (viewers > ndev)
+            snprintf(advice, sizeof advice, "%d ranks of this host see the same %d GPU%s, so "
+                     "start at most %d, ", viewers, ndev, ndev == 1 ? "" : "s", ndev);
+        const char *visible = getenv("CUDA_VISIBLE_DEVICES");
+        cb_backend_fail(b, "%s: %s would %s drive GPU %s (CUDA_VISIBLE_DEVICES=%s): the nccl "
+                        "backend needs one GPU per rank; %sgive each rank its own GPU, or "
+                        "give ranks different " CB_HOSTID_ENV " values to share a GPU for "
+                        "testing", where, ranks, together == 2 ? "both" : "all", bus,
+                        visible != NULL ? visible : "unset", advice);
+    }
+    MPI_Comm_free(&same_host);
+    return together > 1 ? -1 : 0;
+}
+
+int cb_nccl_device_choose(cb_backend *b, MPI_Comm run, cb_nccl_device *out)
+{
+    memset(out, 0, sizeof *out);
+    out->device = -1;
+    int ndev = 0, forced = -1;
+    char *ids = NULL;
+    int failed = cuda_failed(b, cudaGetDeviceCount(&ndev), "cudaGetDeviceCount") != 0;
+    if (!failed && (forced = override_device(b, ndev)) == -2)
+        failed = 1;
+    if (!failed && (ids = visible_bus_ids(b, ndev)) == NULL)
+        failed = 1;
+    if (cb_backend_agree(run, b, failed) != 0) {
+        free(ids);
+        return -1;
+    }
+
+    int rank = 0;
+    MPI_Comm_rank(run, &rank);
+    MPI_Comm host;
+    failed = cb_sysinfo_host_comm(run, rank, &host) != 0;
+    if (failed)
+        cb_backend_fail(b, "out of memory for the host ids of this machine's ranks");
+    int place = 0, viewers = 1;
+    if (!failed) {
+        MPI_Comm_rank(host, &out->local_rank);
+        MPI_Comm_size(host, &out->local_ranks);
+        if (same_view(host, out->local_rank, ids, &place, &viewers) != 0)
+            failed = cb_backend_fail(b, "out of memory for the GPU lists of this host's ranks");
+    }
+    free(ids);
+    if (!failed) {
+        /* The ranks that see the same GPUs share them out in local rank
+         * order: all of the host's ranks when every rank sees every GPU;
+         * each alone, taking its first, when each was given its own. Ranks
+         * beyond the GPUs wrap round, so that the sharing check names them. */
+        out->device = forced >= 0 ? forced : place % ndev;
+        failed = cuda_failed(b, cudaSetDevice(out->device), "cudaSetDevice") != 0;
+    }
+    if (cb_backend_agree(run, b, failed) != 0) {
+        if (host != MPI_COMM_NULL)
+            MPI_Comm_free(&host);
+        return -1;
+    }
+    /* Advice on how many ranks to start fits only the automatic choice. */
+    failed = check_sharing(b, run, host, out, ndev, forced >= 0 ? 0 : viewers) != 0;
+    MPI_Comm_free(&host);
+    return cb_backend_agree(run, b, failed);
+}
