@@ -103,6 +103,15 @@ void cb_params_help(FILE *out, const char *prog);
 
 const char *cb_average_name(cb_average a);
 
+/* The functions below are in split_and_sizes.c. */
+
+/* The largest colour of a color: list. */
+#define CB_MAX_SPLIT_COLOR 1000000
+
+/* The colours of a color: list (the text after "color:"), checked; the first
+ * room of them into colors. Returns how many there are, or -1 when malformed. */
+int cb_split_color_list(const char *list, int *colors, int room);
+
 /* Checks that need the rank count (-r below it). Returns 0, or -1 with one
  * line in err, as cb_params_parse does. */
 int cb_params_check_ranks(const cb_params *p, int nranks, char *err, size_t err_len);
