@@ -89,6 +89,11 @@ static int each_item(parse_state *s, const char *list, int (*one)(parse_state *,
 static int add_collective(parse_state *s, const char *name)
 {
     const cb_collective *c = cb_collective_lookup(name);
+    cb_redop op;
+    /* nccl-tests' -o picks the reduction: say where ours is. */
+    if (c == NULL && cb_redop_lookup(name, &op) == 0)
+        return fail(s, "'%s' is a reduction: here -o selects the collective (e.g. allreduce) "
+                       "and --redop the reduction, as in --redop %s", name, name);
     if (c == NULL)
         return fail(s, "unknown collective '%s' (see --help for the list)", name);
     for (int i = 0; i < s->p->ncollectives; i++)
@@ -397,6 +402,17 @@ static int opt_stable(parse_state *s, const char *v)
     return set_int(s, v, 0, 1000, &s->p->stable_pct);
 }
 
+/* -g and -t: nccl-tests' GPUs and threads per process. Scripts written for
+ * it pass 1; anything else asks for a layout this program does not have. */
+static int opt_one_per_rank(parse_state *s, const char *v)
+{
+    long n;
+    if (cb_parse_long(v, 1, 1, &n) != 0)
+        return fail(s, "'%s': only 1 is accepted: nccl-collbench drives one GPU per MPI rank "
+                       "with one thread; start one rank per GPU instead (mpirun -np N)", v);
+    return 0;
+}
+
 static int opt_memory(parse_state *s, const char *v)
 {
     (void)v;
@@ -475,6 +491,10 @@ static const option_spec option_table[] = {
                             "means each span at most PCT% of their median; 0 never stops "
                             "early [2]",
      opt_stable},
+    {'g', "ngpus", "1", "accepted for nccl-tests scripts: one GPU per rank, so only 1",
+     opt_one_per_rank},
+    {'t', "nthreads", "1", "accepted for nccl-tests scripts: one thread per rank, so only 1",
+     opt_one_per_rank},
     {'M', "memory", NULL, "print the memory footprint per rank (send, receive, column "
                           "work, host staging, samples, check tile) before the results",
      opt_memory},

@@ -62,6 +62,11 @@ one colour per rank	--hier-split color:0,1 -o hier_allreduce
 '-1'	--stable -1
 1001	--stable 1001
 '2.5'	--stable 2.5
+--redop sum	-o sum
+--redop max	-o allreduce,max
+one GPU per MPI rank	-g 2
+one GPU per MPI rank	-t 4
+'0'	-g 0
 CASES
 )
 for np in 1 4; do
@@ -81,6 +86,11 @@ done
 # Every case ran at both rank counts (a launcher reading stdin would cut the loop short).
 [ "$(wc -l <"$CB_TMP/tried")" = $((2 * $(echo "$cases" | wc -l))) ] ||
     fail "only $(wc -l <"$CB_TMP/tried") of $((2 * $(echo "$cases" | wc -l))) cases ran"
+
+# nccl-tests' -g 1 -t 1 are accepted and change nothing.
+run 2 -g 1 -t 1 -b 8 -e 8 -n 1
+expect_rc 0 "-g 1 -t 1"
+has 1 '^ *8 '
 
 # An output file that cannot be written is an error before any measurement.
 for np in 1 4; do
