@@ -5,6 +5,7 @@
 #include "config.h"
 #include "engine.h"
 #include "params.h"
+#include "params_agree.h"
 #include "signals.h"
 #include "status.h"
 
@@ -39,6 +40,12 @@ int main(int argc, char **argv)
         if (rank == 0)
             fprintf(stderr, "nccl-collbench: %s\nTry 'nccl-collbench --help' for more information.\n",
                     bad ? err : "the command line differs between ranks");
+        return finish(CB_EXIT_USAGE);
+    }
+    /* Ranks given different options would wait in different collectives. */
+    if (cb_params_agree(&params, MPI_COMM_WORLD, err, sizeof err) != 0) {
+        if (rank == 0)
+            fprintf(stderr, "nccl-collbench: %s\n", err);
         return finish(CB_EXIT_USAGE);
     }
     if (params.help || params.version) {
