@@ -1458,6 +1458,9 @@ int cb_engine_run(const cb_params *p, MPI_Comm comm)
         describe_groups(e);
         if (e->size_notice[0] != '\0')
             note(e, "%s", e->size_notice);
+        char unused[CB_MSGLEN];
+        for (int i = 0; cb_params_note(p, i, unused, sizeof unused); i++)
+            note(e, "%s", unused);
         if (p->memory_report)
             note_footprint(e);
         run_collectives(e);

@@ -27,7 +27,7 @@ int main(int argc, char **argv)
     cb_params_defaults(&params);
     int bad = cb_params_parse(&params, argc, argv, err, sizeof err) != 0;
     if (!bad && !params.help && !params.version) {
-        bad = cb_size_list(&params, NULL, CB_MAX_SIZES, err, sizeof err) < 0;
+        bad = cb_params_check_sizes(&params, err, sizeof err) != 0;
     }
     if (!bad && !params.help && !params.version) {
         int nranks = 1;

@@ -233,12 +233,14 @@ static int opt_root(parse_state *s, const char *v)
 {
     if (strcasecmp(v, "all") == 0) {
         s->p->root = -1;
+        s->p->root_given = 1;
         return 0;
     }
     long root;
     if (cb_parse_long(v, -1, CB_MAX_ROOT_OPTION, &root) != 0)
         return fail(s, "'%s' is not a rank from 0 to %ld, or all (-1)", v, CB_MAX_ROOT_OPTION);
     s->p->root = (int)root;
+    s->p->root_given = 1;
     return 0;
 }
 
@@ -274,6 +276,25 @@ static int opt_average(parse_state *s, const char *v)
         }
     }
     return fail(s, "'%s' is not 0 (rank0), 1 (mean), 2 (min) or 3 (max)", v);
+}
+
+int cb_params_note(const cb_params *p, int index, char *text, size_t len)
+{
+    int rooted = 0;
+    for (int i = 0; i < p->ncollectives; i++)
+        rooted |= (p->collectives[i]->flags & CB_COLL_ROOTED) != 0;
+    int n = 0;
+    if (p->root_given && !rooted && n++ == index) {
+        snprintf(text, len, "-r has no effect: no collective selected has a root (broadcast, "
+                 "reduce, gather and scatter have)");
+        return 1;
+    }
+    if (p->stable_given && p->budget_ms == 0 && n++ == index) {
+        snprintf(text, len, "--stable has no effect without --budget: every size runs -n %d "
+                 "timed iterations", p->iters);
+        return 1;
+    }
+    return 0;
 }
 
 static int opt_backend(parse_state *s, const char *v)
@@ -399,6 +420,7 @@ static int opt_budget(parse_state *s, const char *v)
 
 static int opt_stable(parse_state *s, const char *v)
 {
+    s->p->stable_given = 1;
     return set_int(s, v, 0, 1000, &s->p->stable_pct);
 }
 

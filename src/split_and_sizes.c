@@ -111,6 +111,37 @@ int cb_split_color(const cb_split_spec *spec, const char *option, int rank, int 
     }
 }
 
+int cb_params_check_sizes(const cb_params *p, char *err, size_t err_len)
+{
+    int moves_data = 0;
+    for (int i = 0; i < p->ncollectives; i++)
+        moves_data |= (p->collectives[i]->flags & CB_COLL_NO_DATA) == 0;
+    uint64_t *sizes = malloc(CB_MAX_SIZES * sizeof *sizes);
+    if (sizes == NULL) {
+        snprintf(err, err_len, "out of memory");
+        return -1;
+    }
+    int n = cb_size_list(p, sizes, CB_MAX_SIZES, err, err_len);
+    uint64_t largest = n > 0 ? sizes[n - 1] : 0;
+    free(sizes);
+    if (n < 0 || !moves_data)
+        return n < 0 ? -1 : 0;
+    /* The type with the smallest element is the last hope of a row. */
+    const cb_dtype_info *smallest = cb_dtype_info_of(p->dtypes[0]);
+    for (int t = 1; t < p->ndtypes; t++)
+        if (cb_dtype_info_of(p->dtypes[t])->size < smallest->size)
+            smallest = cb_dtype_info_of(p->dtypes[t]);
+    if (largest >= smallest->size)
+        return 0;
+    char min_text[32], max_text[32];
+    cb_format_bytes(p->min_bytes, min_text, sizeof min_text);
+    cb_format_bytes(p->max_bytes, max_text, sizeof max_text);
+    snprintf(err, err_len, "-b/-e: no size from %s to %s bytes holds a whole %s element (%zu "
+             "bytes), so nothing would be measured; raise -e to at least %zu", min_text,
+             max_text, smallest->name, smallest->size, smallest->size);
+    return -1;
+}
+
 int cb_size_list(const cb_params *p, uint64_t *sizes, int max_sizes, char *err, size_t err_len)
 {
     int n = 0;

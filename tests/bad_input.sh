@@ -67,6 +67,8 @@ one colour per rank	--hier-split color:0,1 -o hier_allreduce
 one GPU per MPI rank	-g 2
 one GPU per MPI rank	-t 4
 '0'	-g 0
+no size from 1 to 1 bytes holds a whole float element	-b 1 -e 1
+from 1 to 3 bytes holds a whole float	-b 1 -e 3 -d double,float
 CASES
 )
 for np in 1 4; do
