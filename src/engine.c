@@ -260,7 +260,9 @@ static void end_printers(engine *e)
 static void check_printers(engine *e)
 {
     for (int i = 0; i < e->nprinters; i++)
-        if (e->printers[i]->write_failed)
+        if (e->printers[i]->write_failed && e->printers[i]->failure[0] != '\0')
+            cb_status_set(&e->st, CB_EXIT_RUNTIME, "%s", e->printers[i]->failure);
+        else if (e->printers[i]->write_failed)
             cb_status_set(&e->st, CB_EXIT_RUNTIME, "writing the %s output failed",
                           e->printers[i]->ops->name);
 }

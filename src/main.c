@@ -4,6 +4,7 @@
 
 #include "config.h"
 #include "engine.h"
+#include "outfile.h"
 #include "params.h"
 #include "params_agree.h"
 #include "signals.h"
@@ -28,6 +29,13 @@ int main(int argc, char **argv)
     int bad = cb_params_parse(&params, argc, argv, err, sizeof err) != 0;
     if (!bad && !params.help && !params.version) {
         bad = cb_params_check_sizes(&params, err, sizeof err) != 0;
+    }
+    /* Two outputs in one file would leave only the last; rank 0 writes them. */
+    if (!bad && rank == 0 && params.csv_path != NULL && params.json_path != NULL &&
+        cb_outfile_same(params.csv_path, params.json_path)) {
+        snprintf(err, sizeof err, "--csv %s and --json %s are the same file; give each its own",
+                 params.csv_path, params.json_path);
+        bad = 1;
     }
     if (!bad && !params.help && !params.version) {
         int nranks = 1;

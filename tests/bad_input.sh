@@ -98,7 +98,7 @@ has 1 '^ *8 '
 for np in 1 4; do
     run "$np" --csv "$CB_TMP/no/such/dir/out.csv" -b 8 -e 8
     expect_rc 1 "unwritable --csv on $np ranks"
-    grep -q '^nccl-collbench: .*--csv: cannot open .*no/such/dir/out.csv' "$CB_TMP/err" || { cat "$CB_TMP/err"; fail "no message naming the CSV path"; }
+    grep -q '^nccl-collbench: .*--csv: cannot create .*no/such/dir/out.csv' "$CB_TMP/err" || { cat "$CB_TMP/err"; fail "no message naming the CSV path"; }
     grep -q '^ *[0-9]' "$CB_TMP/out" && fail "measured despite an unwritable CSV file"
 done
 echo "ok"
