@@ -1,6 +1,7 @@
 /* nccl-collbench: parse, agree, run the engine, exit with its status. */
 #include <mpi.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "config.h"
 #include "engine.h"
@@ -32,7 +33,7 @@ int main(int argc, char **argv)
     }
     /* Two outputs in one file would leave only the last; rank 0 writes them. */
     if (!bad && rank == 0 && params.csv_path != NULL && params.json_path != NULL &&
-        cb_outfile_same(params.csv_path, params.json_path)) {
+        strcmp(params.csv_path, "-") != 0 && cb_outfile_same(params.csv_path, params.json_path)) {
         snprintf(err, sizeof err, "--csv %s and --json %s are the same file; give each its own",
                  params.csv_path, params.json_path);
         bad = 1;

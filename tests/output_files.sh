@@ -53,6 +53,13 @@ for pair in "$d/new.out $d/./new.out" "$d/one $d/hard" "$d/one $d/dir/../one"; d
     grep -qF -- "--csv $1 and --json $2 are the same file" "$CB_TMP/err" || show_and_fail "no message naming both"
 done
 [ "$(cat "$d/one")" = old ] && [ ! -e "$d/new.out" ] || fail "a refused pair of outputs touched a file"
+# CSV on stdout is no file: a JSON file named '-' beside it is fine.
+here=$(pwd)
+cd "$d" || fail "cannot enter $d"
+run 2 -b 8 -e 8 -n 1 --csv - --json ./-
+cd "$here" || fail "cannot return to $here"
+expect_rc 0 "--csv - --json ./-"
+"$CB_PYTHON" -c 'import json, sys; json.load(open(sys.argv[1]))' "$d/-" || fail "no JSON in the file named -"
 
 # A good run replaces existing files, keeps their permissions, leaves no temporary file.
 echo old >"$d/r.csv"
