@@ -216,7 +216,9 @@ static void end_printers(engine *e)
 static void check_printers(engine *e)
 {
     for (int i = 0; i < e->nprinters; i++)
-        if (e->printers[i]->write_failed)
+        if (e->printers[i]->write_failed && e->printers[i]->failure[0] != '\0')
+            cb_status_set(&e->st, CB_EXIT_RUNTIME, "%s", e->printers[i]->failure);
+        else if (e->printers[i]->write_failed)
             cb_status_set(&e->st, CB_EXIT_RUNTIME, "writing the %s output failed",
                           e->printers[i]->ops->name);
 }
@@ -1480,6 +1482,9 @@ int cb_engine_run(const cb_params *p, MPI_Comm comm)
             note(e, "%s", e->size_notice);
         if (e->backend_notice[0] != '\0')
             note(e, "%s", e->backend_notice);
+        char unused[CB_MSGLEN];
+        for (int i = 0; cb_params_note(p, i, unused, sizeof unused); i++)
+            note(e, "%s", unused);
         if (p->memory_report)
             note_footprint(e);
         run_collectives(e);

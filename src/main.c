@@ -1,10 +1,13 @@
 /* nccl-collbench: parse, agree, run the engine, exit with its status. */
 #include <mpi.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "config.h"
 #include "engine.h"
+#include "outfile.h"
 #include "params.h"
+#include "params_agree.h"
 #include "signals.h"
 #include "status.h"
 
@@ -26,7 +29,14 @@ int main(int argc, char **argv)
     cb_params_defaults(&params);
     int bad = cb_params_parse(&params, argc, argv, err, sizeof err) != 0;
     if (!bad && !params.help && !params.version) {
-        bad = cb_size_list(&params, NULL, CB_MAX_SIZES, err, sizeof err) < 0;
+        bad = cb_params_check_sizes(&params, err, sizeof err) != 0;
+    }
+    /* Two outputs in one file would leave only the last; rank 0 writes them. */
+    if (!bad && rank == 0 && params.csv_path != NULL && params.json_path != NULL &&
+        strcmp(params.csv_path, "-") != 0 && cb_outfile_same(params.csv_path, params.json_path)) {
+        snprintf(err, sizeof err, "--csv %s and --json %s are the same file; give each its own",
+                 params.csv_path, params.json_path);
+        bad = 1;
     }
     if (!bad && !params.help && !params.version) {
         int nranks = 1;
@@ -39,6 +49,12 @@ int main(int argc, char **argv)
         if (rank == 0)
             fprintf(stderr, "nccl-collbench: %s\nTry 'nccl-collbench --help' for more information.\n",
                     bad ? err : "the command line differs between ranks");
+        return finish(CB_EXIT_USAGE);
+    }
+    /* Ranks given different options would wait in different collectives. */
+    if (cb_params_agree(&params, MPI_COMM_WORLD, err, sizeof err) != 0) {
+        if (rank == 0)
+            fprintf(stderr, "nccl-collbench: %s\n", err);
         return finish(CB_EXIT_USAGE);
     }
     if (params.help || params.version) {

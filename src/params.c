@@ -89,6 +89,11 @@ static int each_item(parse_state *s, const char *list, int (*one)(parse_state *,
 static int add_collective(parse_state *s, const char *name)
 {
     const cb_collective *c = cb_collective_lookup(name);
+    cb_redop op;
+    /* nccl-tests' -o picks the reduction: say where ours is. */
+    if (c == NULL && cb_redop_lookup(name, &op) == 0)
+        return fail(s, "'%s' is a reduction: here -o selects the collective (e.g. allreduce) "
+                       "and --redop the reduction, as in --redop %s", name, name);
     if (c == NULL)
         return fail(s, "unknown collective '%s' (see --help for the list)", name);
     for (int i = 0; i < s->p->ncollectives; i++)
@@ -235,63 +240,14 @@ static int opt_root(parse_state *s, const char *v)
 {
     if (strcasecmp(v, "all") == 0) {
         s->p->root = -1;
+        s->p->root_given = 1;
         return 0;
     }
     long root;
     if (cb_parse_long(v, -1, CB_MAX_ROOT_OPTION, &root) != 0)
         return fail(s, "'%s' is not a rank from 0 to %ld, or all (-1)", v, CB_MAX_ROOT_OPTION);
     s->p->root = (int)root;
-    return 0;
-}
-
-static int split_colors(const char *list, int *colors, int room);
-
-int cb_params_check_ranks(const cb_params *p, int nranks, char *err, size_t err_len)
-{
-    if (p->root >= nranks) {
-        snprintf(err, err_len, "-r: root %d is not a rank of this run: with %d rank%s the "
-                 "roots are 0 to %d", p->root, nranks, nranks == 1 ? "" : "s", nranks - 1);
-        return -1;
-    }
-    const cb_split_spec *split = &p->split;
-    if (split->kind == CB_SPLIT_COLOR &&
-        cb_split_color(split, "--split", 0, nranks, err, err_len) < 0)
-        return -1;
-    /* hier_allreduce's groups are made among the ranks measured together:
-     * with --split a group's, checked when the groups are known. */
-    if (split->kind == CB_SPLIT_NONE && p->hier.kind == CB_SPLIT_COLOR &&
-        cb_split_color(&p->hier, "--hier-split", 0, nranks, err, err_len) < 0)
-        return -1;
-    /* Every group must have the -r root: the smallest group decides. */
-    int smallest = nranks;
-    if (split->kind == CB_SPLIT_SIZE && nranks % split->k != 0)
-        smallest = nranks % split->k;
-    else if (split->kind == CB_SPLIT_SIZE)
-        smallest = split->k < nranks ? split->k : nranks;
-    else if (split->kind == CB_SPLIT_STRIDE)
-        smallest = split->k <= nranks ? nranks / split->k : 1;
-    else if (split->kind == CB_SPLIT_COLOR) {
-        int *colors = malloc((size_t)nranks * sizeof *colors);
-        if (colors == NULL) {
-            snprintf(err, err_len, "--split %s: out of memory", split->text);
-            return -1;
-        }
-        split_colors(split->text + 6, colors, nranks);
-        for (int r = 0; r < nranks; r++) {
-            int members = 0;
-            for (int q = 0; q < nranks; q++)
-                members += colors[q] == colors[r];
-            if (members < smallest)
-                smallest = members;
-        }
-        free(colors);
-    }
-    if (split->kind != CB_SPLIT_NONE && p->root >= smallest) {
-        snprintf(err, err_len, "-r: root %d is not a rank of every --split %s group: the "
-                 "smallest has %d rank%s", p->root, split->text, smallest,
-                 smallest == 1 ? "" : "s");
-        return -1;
-    }
+    s->p->root_given = 1;
     return 0;
 }
 
@@ -327,6 +283,25 @@ static int opt_average(parse_state *s, const char *v)
         }
     }
     return fail(s, "'%s' is not 0 (rank0), 1 (mean), 2 (min) or 3 (max)", v);
+}
+
+int cb_params_note(const cb_params *p, int index, char *text, size_t len)
+{
+    int rooted = 0;
+    for (int i = 0; i < p->ncollectives; i++)
+        rooted |= (p->collectives[i]->flags & CB_COLL_ROOTED) != 0;
+    int n = 0;
+    if (p->root_given && !rooted && n++ == index) {
+        snprintf(text, len, "-r has no effect: no collective selected has a root (broadcast, "
+                 "reduce, gather and scatter have)");
+        return 1;
+    }
+    if (p->stable_given && p->budget_ms == 0 && n++ == index) {
+        snprintf(text, len, "--stable has no effect without --budget: every size runs -n %d "
+                 "timed iterations", p->iters);
+        return 1;
+    }
+    return 0;
 }
 
 static int opt_backend(parse_state *s, const char *v)
@@ -378,33 +353,6 @@ static int opt_progress(parse_state *s, const char *v)
     return 0;
 }
 
-#define CB_MAX_SPLIT_COLOR 1000000
-
-/* The colours of a color: list, checked; returns how many, or -1. */
-static int split_colors(const char *list, int *colors, int room)
-{
-    int n = 0;
-    const char *at = list;
-    for (;;) {
-        const char *comma = strchr(at, ',');
-        size_t len = comma ? (size_t)(comma - at) : strlen(at);
-        char item[16];
-        long v;
-        if (len == 0 || len >= sizeof item)
-            return -1;
-        memcpy(item, at, len);
-        item[len] = '\0';
-        if (cb_parse_long(item, 0, CB_MAX_SPLIT_COLOR, &v) != 0)
-            return -1;
-        if (n < room)
-            colors[n] = (int)v;
-        n++;
-        if (comma == NULL)
-            return n;
-        at = comma + 1;
-    }
-}
-
 /* A grouping spec: size:K, stride:K, node or color:C0,C1,... */
 static int parse_split_spec(parse_state *s, const char *v, cb_split_spec *spec)
 {
@@ -424,7 +372,7 @@ static int parse_split_spec(parse_state *s, const char *v, cb_split_spec *spec)
         return 0;
     }
     if (strncmp(v, "color:", 6) == 0) {
-        if (split_colors(v + 6, NULL, 0) < 0)
+        if (cb_split_color_list(v + 6, NULL, 0) < 0)
             return fail(s, "'%s': colours are a comma list of whole numbers from 0 to %d, "
                         "one per rank", v, CB_MAX_SPLIT_COLOR);
         spec->kind = CB_SPLIT_COLOR;
@@ -472,35 +420,6 @@ static int opt_layout(parse_state *s, const char *v)
     return each_item(s, v, add_layout, no_all_layouts);
 }
 
-int cb_split_color(const cb_split_spec *spec, const char *option, int rank, int nranks,
-                   char *err, size_t err_len)
-{
-    switch (spec->kind) {
-    case CB_SPLIT_SIZE:
-        return rank / spec->k;
-    case CB_SPLIT_STRIDE:
-        return rank % spec->k;
-    case CB_SPLIT_COLOR: {
-        int n = split_colors(spec->text + 6, NULL, 0);
-        if (n != nranks) {
-            snprintf(err, err_len, "%s %s: %d colour%s for %d rank%s; give one colour "
-                     "per rank", option, spec->text, n, n == 1 ? "" : "s", nranks,
-                     nranks == 1 ? "" : "s");
-            return -1;
-        }
-        int colors[1];
-        /* Walk to this rank's colour without an array of them all. */
-        const char *at = spec->text + 6;
-        for (int r = 0; r < rank; r++)
-            at = strchr(at, ',') + 1;
-        split_colors(at, colors, 1);
-        return colors[0];
-    }
-    default:
-        return 0;
-    }
-}
-
 static int opt_budget(parse_state *s, const char *v)
 {
     return set_int(s, v, 0, 3600000, &s->p->budget_ms);
@@ -508,7 +427,19 @@ static int opt_budget(parse_state *s, const char *v)
 
 static int opt_stable(parse_state *s, const char *v)
 {
+    s->p->stable_given = 1;
     return set_int(s, v, 0, 1000, &s->p->stable_pct);
+}
+
+/* -g and -t: nccl-tests' GPUs and threads per process. Scripts written for
+ * it pass 1; anything else asks for a layout this program does not have. */
+static int opt_one_per_rank(parse_state *s, const char *v)
+{
+    long n;
+    if (cb_parse_long(v, 1, 1, &n) != 0)
+        return fail(s, "'%s': only 1 is accepted: nccl-collbench drives one GPU per MPI rank "
+                       "with one thread; start one rank per GPU instead (mpirun -np N)", v);
+    return 0;
 }
 
 static int opt_memory(parse_state *s, const char *v)
@@ -591,6 +522,10 @@ static const option_spec option_table[] = {
                             "means each span at most PCT% of their median; 0 never stops "
                             "early [2]",
      opt_stable},
+    {'g', "ngpus", "1", "accepted for nccl-tests scripts: one GPU per rank, so only 1",
+     opt_one_per_rank},
+    {'t', "nthreads", "1", "accepted for nccl-tests scripts: one thread per rank, so only 1",
+     opt_one_per_rank},
     {'M', "memory", NULL, "print the memory footprint per rank (send, receive, column "
                           "work, host staging, samples, check tile) before the results",
      opt_memory},
@@ -696,36 +631,6 @@ int cb_params_parse(cb_params *p, int argc, char **argv, char *err, size_t err_l
         return fail(&s, "the smallest size %s is above the largest size %s", min_text, max_text);
     }
     return 0;
-}
-
-int cb_size_list(const cb_params *p, uint64_t *sizes, int max_sizes, char *err, size_t err_len)
-{
-    int n = 0;
-    uint64_t size = p->min_bytes;
-    for (;;) {
-        if (n == max_sizes) {
-            snprintf(err, err_len, "-b/-e/-f/-i: the sweep would have more than %d sizes; "
-                     "use a larger step or a narrower range", max_sizes);
-            return -1;
-        }
-        if (sizes != NULL)
-            sizes[n] = size;
-        n++;
-        uint64_t next;
-        if (p->step_bytes != 0) {
-            if (size > UINT64_MAX - p->step_bytes)
-                break;
-            next = size + p->step_bytes;
-        } else {
-            if (size > UINT64_MAX / p->step_factor)
-                break;
-            next = size * p->step_factor;
-        }
-        if (next > p->max_bytes)
-            break;
-        size = next;
-    }
-    return n;
 }
 
 void cb_params_help(FILE *out, const char *prog)

@@ -64,6 +64,7 @@ typedef struct cb_params {
     cb_average average;
     int blocking;
     int root;              /* -r: root of rooted collectives; -1: every rank in turn */
+    int root_given;        /* -r was on the command line */
     int agg;               /* operations per timed iteration, in one group (-m) */
     int graph_launches;    /* 0: no graph; else launches of the captured iterations (-G) */
     int report_cputime;    /* report the time to launch, not to complete (-C) */
@@ -82,6 +83,7 @@ typedef struct cb_params {
     int budget_ms;         /* --budget: timed iterations per measurement from a time budget; 0 off */
     int stable_pct;        /* --stable: with --budget, stop when the last round medians are
                             * within this many percent; 0: never early */
+    int stable_given;      /* --stable was on the command line */
 
     int argc;              /* the command line, for the JSON document */
     char *const *argv;
@@ -104,6 +106,20 @@ void cb_params_help(FILE *out, const char *prog);
 
 const char *cb_average_name(cb_average a);
 
+/* The index-th note about an option given that has no effect in this run
+ * (-r without a rooted collective, --stable without --budget), for the
+ * preamble. Returns 1 with the note in text, or 0 when there are no more. */
+int cb_params_note(const cb_params *p, int index, char *text, size_t len);
+
+/* The functions below are in split_and_sizes.c. */
+
+/* The largest colour of a color: list. */
+#define CB_MAX_SPLIT_COLOR 1000000
+
+/* The colours of a color: list (the text after "color:"), checked; the first
+ * room of them into colors. Returns how many there are, or -1 when malformed. */
+int cb_split_color_list(const char *list, int *colors, int room);
+
 /* Checks that need the rank count (-r below it). Returns 0, or -1 with one
  * line in err, as cb_params_parse does. */
 int cb_params_check_ranks(const cb_params *p, int nranks, char *err, size_t err_len);
@@ -113,6 +129,11 @@ int cb_params_check_ranks(const cb_params *p, int nranks, char *err, size_t err_
  * not give one colour per rank, with one line in err naming option. */
 int cb_split_color(const cb_split_spec *spec, const char *option, int rank, int nranks,
                    char *err, size_t err_len);
+
+/* Usage error when no size of the sweep holds a whole element of any type
+ * selected (nothing would be measured). Returns 0, or -1 with one line in
+ * err naming the range and the type. */
+int cb_params_check_sizes(const cb_params *p, char *err, size_t err_len);
 
 /* The sweep's sizes in bytes, into sizes unless it is NULL. Returns the count
  * (at most max_sizes), or -1 when the list would be longer, with a message in

@@ -37,6 +37,7 @@ struct cb_printer {
     FILE *out;
     int owns_out;     /* close out at the end */
     int write_failed;
+    char failure[256];   /* why writing failed, naming the file; may be empty */
 };
 
 extern const cb_printer_ops cb_printer_table;

@@ -62,6 +62,13 @@ one colour per rank	--hier-split color:0,1 -o hier_allreduce
 '-1'	--stable -1
 1001	--stable 1001
 '2.5'	--stable 2.5
+--redop sum	-o sum
+--redop max	-o allreduce,max
+one GPU per MPI rank	-g 2
+one GPU per MPI rank	-t 4
+'0'	-g 0
+no size from 1 to 1 bytes holds a whole float element	-b 1 -e 1
+from 1 to 3 bytes holds a whole float	-b 1 -e 3 -d double,float
 CASES
 )
 for np in 1 4; do
@@ -82,11 +89,16 @@ done
 [ "$(wc -l <"$CB_TMP/tried")" = $((2 * $(echo "$cases" | wc -l))) ] ||
     fail "only $(wc -l <"$CB_TMP/tried") of $((2 * $(echo "$cases" | wc -l))) cases ran"
 
+# nccl-tests' -g 1 -t 1 are accepted and change nothing.
+run 2 -g 1 -t 1 -b 8 -e 8 -n 1
+expect_rc 0 "-g 1 -t 1"
+has 1 '^ *8 '
+
 # An output file that cannot be written is an error before any measurement.
 for np in 1 4; do
     run "$np" --csv "$CB_TMP/no/such/dir/out.csv" -b 8 -e 8
     expect_rc 1 "unwritable --csv on $np ranks"
-    grep -q '^nccl-collbench: .*--csv: cannot open .*no/such/dir/out.csv' "$CB_TMP/err" || { cat "$CB_TMP/err"; fail "no message naming the CSV path"; }
+    grep -q '^nccl-collbench: .*--csv: cannot create .*no/such/dir/out.csv' "$CB_TMP/err" || { cat "$CB_TMP/err"; fail "no message naming the CSV path"; }
     grep -q '^ *[0-9]' "$CB_TMP/out" && fail "measured despite an unwritable CSV file"
 done
 echo "ok"

@@ -4,11 +4,14 @@
  * concatenated. Rules: new columns only ever go at the end; renaming a column
  * or changing its meaning bumps CB_CSV_SCHEMA_VERSION.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "outfile.h"
 #include "printer.h"
 
 #define CB_CSV_SCHEMA_VERSION 1
@@ -30,6 +33,7 @@ static const char *const csv_columns[] = {
 typedef struct csv_printer {
     cb_printer base;
     const cb_run_info *run;
+    cb_outfile file;       /* a file's; fd -1 when the CSV goes to stdout */
 } csv_printer;
 
 /* A row being built; overflow is recorded, never written half. */
@@ -89,13 +93,29 @@ static void row_micros(row *r, double seconds)
         row_fieldf(r, "%.6f", seconds * 1e6);
 }
 
-/* Whole rows only: one write per row, then flush, so an interrupted run
- * leaves every finished row readable. */
+/* Whole rows only: one write per row (cut back when the disk fills part
+ * way), so an interrupted run leaves every finished row readable. */
 static void row_emit(cb_printer *pr, row *r)
 {
+    csv_printer *cp = (csv_printer *)pr;
     row_raw(r, "\n");
-    if (r->overflow || fwrite(r->text, 1, r->len, pr->out) != r->len || fflush(pr->out) != 0)
+    if (pr->write_failed)
+        return;
+    if (r->overflow) {
         pr->write_failed = 1;
+        snprintf(pr->failure, sizeof pr->failure, "a CSV row is longer than %d bytes",
+                 CB_CSV_ROWLEN);
+    } else if (cp->file.fd >= 0) {
+        if (cb_outfile_write_whole(&cp->file, r->text, r->len) != 0) {
+            pr->write_failed = 1;
+            snprintf(pr->failure, sizeof pr->failure, "writing the CSV file '%s' failed: %s",
+                     cp->file.path, strerror(errno));
+        }
+    } else if (fwrite(r->text, 1, r->len, pr->out) != r->len || fflush(pr->out) != 0) {
+        pr->write_failed = 1;
+        snprintf(pr->failure, sizeof pr->failure, "writing the CSV to standard output "
+                 "failed: %s", strerror(errno));
+    }
 }
 
 static cb_printer *csv_open(const char *path, char *err, size_t err_len)
@@ -106,20 +126,25 @@ static cb_printer *csv_open(const char *path, char *err, size_t err_len)
         return NULL;
     }
     cp->base.ops = &cb_printer_csv;
-    if (cb_printer_open_stream(&cp->base, path, err, err_len) != 0) {
+    cp->file.fd = -1;
+    int to_file = strcmp(path, "-") != 0;
+    if (to_file ? cb_outfile_open(&cp->file, path, err, err_len) != 0
+                : cb_printer_open_stream(&cp->base, path, err, err_len) != 0) {
         free(cp);
         return NULL;
     }
     /* The header goes out at once: a run that fails early leaves a valid,
-     * empty table, and a file that cannot be written fails before measuring. */
+     * empty table, and a file that cannot be written fails before measuring.
+     * A file takes its name then, not at the end, so that a run killed part
+     * way (after the launcher's grace period) keeps the rows it measured. */
     row r = {.len = 0};
     for (size_t i = 0; i < sizeof csv_columns / sizeof csv_columns[0]; i++)
         row_field(&r, csv_columns[i]);
     row_emit(&cp->base, &r);
-    if (cp->base.write_failed) {
-        snprintf(err, err_len, "cannot write to '%s'", path);
-        char ignored[8];
-        cb_printer_close_stream(&cp->base, "CSV file", ignored, sizeof ignored);
+    if (cp->base.write_failed || (to_file && cb_outfile_commit(&cp->file, err, err_len) != 0)) {
+        if (cp->base.write_failed)
+            snprintf(err, err_len, "%s", cp->base.failure);
+        cb_outfile_close(&cp->file);
         free(cp);
         return NULL;
     }
@@ -217,7 +242,20 @@ static void csv_end(cb_printer *pr, const cb_summary *sum)
 
 static int csv_close(cb_printer *pr, char *err, size_t err_len)
 {
-    int rc = cb_printer_close_stream(pr, "CSV file", err, err_len);
+    csv_printer *cp = (csv_printer *)pr;
+    int rc = 0;
+    if (pr->write_failed) {
+        snprintf(err, err_len, "%s", pr->failure);
+        rc = -1;
+    } else if (cp->file.fd >= 0 && close(cp->file.fd) != 0) {
+        snprintf(err, err_len, "writing the CSV file '%s' failed: %s", cp->file.path,
+                 strerror(errno));
+        rc = -1;
+    } else if (cp->file.fd < 0) {
+        rc = cb_printer_close_stream(pr, "CSV", err, err_len);
+    }
+    cp->file.fd = -1;
+    cb_outfile_close(&cp->file);
     free(pr);
     return rc;
 }

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "outfile.h"
 #include "printer.h"
 #include "status.h"
 
@@ -41,8 +42,7 @@ static int has_prefix(const char *s, const char *const *prefixes, size_t n)
 
 typedef struct json_printer {
     cb_printer base;
-    char *path;            /* the target */
-    char *tmp_path;        /* written here, renamed at close */
+    cb_outfile file;       /* written beside the target, named at close */
     const cb_run_info *run;
     int results;           /* written so far */
     char **notes;
@@ -93,25 +93,19 @@ static void json_bool(FILE *f, int v)
 static cb_printer *json_open(const char *path, char *err, size_t err_len)
 {
     json_printer *jp = calloc(1, sizeof *jp);
-    size_t len = strlen(path) + 32;
-    char *tmp = malloc(len);
-    char *target = strdup(path);
-    if (jp == NULL || tmp == NULL || target == NULL) {
+    if (jp == NULL) {
         snprintf(err, err_len, "out of memory");
-        free(jp);
-        free(tmp);
-        free(target);
         return NULL;
     }
-    snprintf(tmp, len, "%s.tmp.%ld", path, (long)getpid());
     jp->base.ops = &cb_printer_json;
-    jp->path = target;
-    jp->tmp_path = tmp;
-    jp->base.out = fopen(tmp, "w");
+    if (cb_outfile_open(&jp->file, path, err, err_len) != 0) {
+        free(jp);
+        return NULL;
+    }
+    jp->base.out = fdopen(jp->file.fd, "w");
     if (jp->base.out == NULL) {
-        snprintf(err, err_len, "cannot create '%s' (for '%s'): %s", tmp, path, strerror(errno));
-        free(tmp);
-        free(target);
+        snprintf(err, err_len, "cannot write to the new '%s': %s", path, strerror(errno));
+        cb_outfile_close(&jp->file);
         free(jp);
         return NULL;
     }
@@ -372,23 +366,25 @@ static int json_close(cb_printer *pr, char *err, size_t err_len)
     json_printer *jp = (json_printer *)pr;
     int rc = -1;
     if (!jp->ended) {
-        /* Never rename a document that was not finished. */
-        fclose(pr->out);
-        snprintf(err, err_len, "the JSON document for '%s' was not finished", jp->path);
-    } else if (cb_printer_close_stream(pr, "JSON file", err, err_len) == 0) {
-        if (rename(jp->tmp_path, jp->path) == 0)
-            rc = 0;
-        else
-            snprintf(err, err_len, "cannot rename '%s' to '%s': %s", jp->tmp_path, jp->path,
-                     strerror(errno));
+        /* Never name a document that was not finished. */
+        snprintf(err, err_len, "the JSON document for '%s' was not finished", jp->file.path);
+    } else if (pr->write_failed || fflush(pr->out) != 0 || ferror(pr->out)) {
+        snprintf(err, err_len, "writing the JSON file '%s' failed: %s", jp->file.path,
+                 strerror(errno));
+    } else if (cb_outfile_commit(&jp->file, err, err_len) == 0) {
+        rc = 0;
     }
-    if (rc != 0)
-        unlink(jp->tmp_path);
+    /* fclose closes the descriptor; a file not committed goes with it. */
+    if (fclose(pr->out) != 0 && rc == 0) {
+        snprintf(err, err_len, "writing the JSON file '%s' failed: %s", jp->file.path,
+                 strerror(errno));
+        rc = -1;
+    }
+    jp->file.fd = -1;
+    cb_outfile_close(&jp->file);
     for (size_t i = 0; i < jp->nnotes; i++)
         free(jp->notes[i]);
     free(jp->notes);
-    free(jp->path);
-    free(jp->tmp_path);
     free(jp);
     return rc;
 }
