@@ -105,7 +105,11 @@ EOF
 cluster_exec() {
     node=$1
     shift
-    timeout -k 5 "${CLUSTER_TIMEOUT:-120}" ip netns exec "${CLUSTER_NS}h$node" unshare --uts sh -c 'hostname "$0" && exec "$@"' "h$node" "$@"
+    # In the background with wait: a shell defers its traps (the teardown)
+    # until a foreground command ends, but a signal interrupts wait.
+    timeout -k 5 "${CLUSTER_TIMEOUT:-120}" ip netns exec "${CLUSTER_NS}h$node" \
+        unshare --uts sh -c 'hostname "$0" && exec "$@"' "h$node" "$@" <&0 &
+    wait $!
 }
 
 # cluster_launcher MPIRUN: the launcher's options for the agent, the
@@ -141,7 +145,9 @@ cluster_launcher_options() {
         *"Open MPI"*|*PRRTE*)
             echo "--prtemca plm_ssh_agent $CLUSTER_DIR/agent --hostfile $CLUSTER_DIR/hostfile --map-by :OVERSUBSCRIBE --bind-to none --mca btl self,sm,tcp --mca btl_tcp_if_include eth0 --prtemca oob_tcp_if_include eth0 --mca mpi_yield_when_idle 1" ;;
         *HYDRA*)
-            echo "-launcher ssh -launcher-exec $CLUSTER_DIR/agent -f $CLUSTER_DIR/hostfile -iface eth0" ;;
+            # Debian's MPICH runs on UCX, which finds one machine under the
+            # namespaces and would use shared memory between the nodes.
+            echo "-launcher ssh -launcher-exec $CLUSTER_DIR/agent -f $CLUSTER_DIR/hostfile -iface eth0 -genv UCX_TLS tcp,self -genv UCX_NET_DEVICES eth0" ;;
         *) return 1 ;;
     esac
 }
@@ -162,9 +168,9 @@ cluster_slow_link() {
     for pair in "$1 $2" "$2 $1"; do
         set -- $pair "$3"
         ns="${CLUSTER_NS}h$1"
-        tc -n "$ns" qdisc replace dev eth0 root handle 1: htb default 1 r2q 1000 &&
-        tc -n "$ns" class replace dev eth0 parent 1: classid 1:1 htb rate 10gbit &&
-        tc -n "$ns" class replace dev eth0 parent 1: classid 1:10 htb rate "$3" &&
+        tc -n "$ns" qdisc replace dev eth0 root handle 1: htb default 1 &&
+        tc -n "$ns" class replace dev eth0 parent 1: classid 1:1 htb rate 10gbit quantum 60000 &&
+        tc -n "$ns" class replace dev eth0 parent 1: classid 1:10 htb rate "$3" quantum 60000 &&
         tc -n "$ns" filter add dev eth0 parent 1: protocol ip u32 \
             match ip dst "$(cluster_addr "$2")/32" flowid 1:10 || return 1
     done
