@@ -22,6 +22,15 @@ need mandoc mandoc
 need gnuplot gnuplot-nox
 need clang clang
 need timeout coreutils
+# The test cluster (tests/cluster/): namespaces, veth pairs and tc.
+need ip iproute2
+need tc iproute2
+need unshare util-linux
+# A second MPI for ci/check.sh, beside Open MPI: Debian's alternatives keep
+# Open MPI's mpicc and mpirun as the defaults; MPICH's are mpicc.mpich and
+# mpirun.mpich.
+need mpicc.mpich libmpich-dev
+need mpirun.mpich mpich
 
 if [ -z "$missing" ]; then
     echo "ci/install-deps.sh: everything needed is installed"
@@ -41,3 +50,6 @@ export DEBIAN_FRONTEND=noninteractive
 $as_root apt-get update -qq
 # shellcheck disable=SC2086
 $as_root apt-get install -y -qq --no-install-recommends $missing ca-certificates >/dev/null
+case "$(readlink -f "$(command -v mpicc)")" in
+    *mpich*) echo "ci/install-deps.sh: note: mpicc is now MPICH's (update-alternatives --config mpi)" >&2 ;;
+esac

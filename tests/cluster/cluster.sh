@@ -6,7 +6,8 @@
 # of its own whose hostname is hI. Launchers reach the nodes through an
 # agent in place of ssh (cluster_launcher).
 #
-#   cluster_need              exit 77 unless namespaces can be made here
+#   cluster_need              exit 77 unless namespaces can be made here (or
+#                             when CB_SKIP_CLUSTER is set)
 #   cluster_up N              make nodes h0..h(N-1); teardown is trapped
 #   cluster_down              remove everything (runs on any exit)
 #   cluster_exec I CMD...     run CMD on node I, killed after CLUSTER_TIMEOUT
@@ -23,6 +24,9 @@
 # Sets CLUSTER_DIR (hostfile, agent, logs) and CLUSTER_NS (the name prefix).
 
 cluster_need() {
+    if [ -n "${CB_SKIP_CLUSTER:-}" ]; then
+        echo "SKIP: CB_SKIP_CLUSTER is set (ci/check.sh runs the cluster tests in other builds)"; exit 77
+    fi
     if [ "$(id -u)" != 0 ]; then
         echo "SKIP: the test cluster needs root (network namespaces)"; exit 77
     fi
