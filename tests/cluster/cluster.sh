@@ -58,7 +58,6 @@ cluster_up() {
     ip netns add "${CLUSTER_NS}sw" || exit 99
     ip -n "${CLUSTER_NS}sw" link add name br0 type bridge || exit 99
     ip -n "${CLUSTER_NS}sw" link set br0 up || exit 99
-    : >"$CLUSTER_DIR/hosts"
     printf '127.0.0.1 localhost\n' >"$CLUSTER_DIR/hosts"
     i=0
     while [ "$i" -lt "$CLUSTER_N" ]; do
