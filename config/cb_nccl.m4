@@ -1,5 +1,5 @@
 # CB_CHECK_NCCL: find NCCL (nccl.h and libnccl); needs CUDA.
-#   --with-nccl       (guess, default) try the CUDA prefix, the system, then
+#   --with-nccl       (guess, default) try the CUDA prefix, /usr, /usr/local, then
 #                     python3's nvidia-nccl wheel (import nvidia.nccl)
 #   --with-nccl=yes   as guess, but failure stops configure
 #   --with-nccl=DIR   use DIR (include/, lib64/ or lib/); failure stops configure
@@ -25,7 +25,7 @@ AC_DEFUN([CB_CHECK_NCCL], [
       [AC_MSG_ERROR([--with-nccl=$with_nccl needs the CUDA runtime, which was not found (use --with-cuda=DIR)])])],
   [test "x$with_nccl" != "xno"], [
     AS_CASE([$with_nccl],
-      [guess|yes], [cb_nccl_candidates="$cb_cuda_where /usr"
+      [guess|yes], [cb_nccl_candidates="$cb_cuda_where /usr /usr/local"
         # Last, so that a system NCCL wins: the pip wheel's folder.
         cb_nccl_wheel=`${PYTHON3:-python3} -c 'import nvidia.nccl as m; print(next(iter(m.__path__)))' 2>/dev/null`
         AS_IF([test -n "$cb_nccl_wheel" && test -f "$cb_nccl_wheel/include/nccl.h"],
@@ -42,6 +42,16 @@ AC_DEFUN([CB_CHECK_NCCL], [
            AS_IF([test -e "$cb_d/libnccl.so.2"],
              [cb_nccl_libdir="$cb_d"; cb_nccl_lib="-l:libnccl.so.2"; break])
          done])
+      AS_IF([test "x$cb_nccl_lib" = "x-lnccl"],
+        [cb_nccl_file="$cb_nccl_libdir/libnccl.so"],
+        [cb_nccl_file="$cb_nccl_libdir/libnccl.so.2"])
+      # Only a candidate that holds both files: the compiler's own search
+      # paths could otherwise pass the link test for a folder without NCCL.
+      AS_IF([test ! -f "$cb_nccl_dir/include/nccl.h" ||
+             { test ! -e "$cb_nccl_file" && test ! -e "$cb_nccl_libdir/libnccl.a"; }],
+        [AC_MSG_CHECKING([for NCCL in $cb_nccl_dir])
+         AC_MSG_RESULT([no (no nccl.h and libnccl there)])
+         continue])
       cb_save_CPPFLAGS="$CPPFLAGS"; cb_save_LDFLAGS="$LDFLAGS"; cb_save_LIBS="$LIBS"
       CPPFLAGS="$CPPFLAGS $CUDA_CPPFLAGS -I$cb_nccl_dir/include"
       LDFLAGS="$LDFLAGS $CUDA_LDFLAGS -L$cb_nccl_libdir"
@@ -62,9 +72,6 @@ AC_DEFUN([CB_CHECK_NCCL], [
         NCCL_LDFLAGS="-L$cb_nccl_libdir -Wl,-rpath,$cb_nccl_libdir"
         NCCL_LIBS="$cb_nccl_lib"
         cb_nccl_where="$cb_nccl_dir"
-        AS_IF([test "x$cb_nccl_lib" = "x-lnccl"],
-          [cb_nccl_file="$cb_nccl_libdir/libnccl.so"],
-          [cb_nccl_file="$cb_nccl_libdir/libnccl.so.2"])
         break])
     done
     AS_IF([test "x$cb_have_nccl" != "xyes" && test "x$with_nccl" != "xguess"],
