@@ -1,0 +1,168 @@
+/*
+ * The sweep engine's internal header, shared by the files of src/engine/
+ * (HACKING-engine.md says what each does). The engine knows collectives
+ * only through the collective table, communication libraries only through
+ * a backend's ops table, and output formats only through printers. MPI is
+ * used for what every backend shares: launching ranks, exchanging metadata,
+ * agreeing on failures and combining times.
+ */
+#ifndef CB_ENGINE_INT_H
+#define CB_ENGINE_INT_H
+
+#include "engine.h"
+
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "parse.h"
+#include "printer.h"
+#include "result.h"
+#include "status.h"
+#include "signals.h"
+#include "sysinfo.h"
+#include "watchdog.h"
+
+/* Share of the memory a backend reports that buffers may take. */
+#define CB_MEMORY_SHARE 0.8
+#define CB_MAX_PRINTERS 3
+/* Per-iteration timestamps kept per timed span; beyond, one per group. */
+#define CB_MAX_SAMPLES 1000
+/* Each timer mark reads a clock (tens of nanoseconds) inside the timed span:
+ * marks come at most once per this many seconds of estimated run time, so
+ * that they add well under 1% to the smallest operations. */
+#define CB_SAMPLE_SPAN 10e-6
+/* --budget with --stable: the timed iterations run in at most CB_ROUNDS
+ * timed spans (rounds) of equal length, the last shorter; the early stop
+ * compares the last CB_STABLE_ROUNDS rounds, so that many run at least. */
+#define CB_ROUNDS 10
+#define CB_STABLE_ROUNDS 3
+/* Testing only, documented in nccl-collbench(1): "RANK:ELEMENT" makes rank
+ * RANK see a wrong value at ELEMENT of every checked result. */
+#define CB_TEST_CORRUPT_ENV "NCCL_COLLBENCH_TEST_CORRUPT"
+/* Testing only: "RANK:SIZE_INDEX" makes RANK stop making progress before the
+ * SIZE_INDEX-th size (0 = the first), as a hung rank would. */
+#define CB_TEST_HANG_ENV "NCCL_COLLBENCH_TEST_HANG"
+/* Testing only: "RANK" makes RANK's buffer allocation fail. */
+#define CB_TEST_FAIL_ALLOC_ENV "NCCL_COLLBENCH_TEST_FAIL_ALLOC"
+
+typedef struct engine {
+    const cb_params *p;
+    MPI_Comm comm;
+    int rank;
+    int nranks;
+    /* The ranks measured together: comm itself, or with --split this rank's
+     * group, numbered by its lowest rank. */
+    MPI_Comm gcomm;
+    int grank;
+    int gsize;
+    int group;
+    int ngroups;
+    int min_gsize;          /* the smallest group's size */
+    int *gmembers;          /* group rank 0: the comm rank of each group member */
+    int *leaders;           /* comm rank of each group's rank 0 */
+    cb_result *split_oop;   /* rank 0 with --split: each group's out-of-place half */
+    char host[CB_HOSTLEN];
+    cb_status st;
+
+    const cb_backend_ops *ops;
+    cb_backend *b;
+    void *send;          /* backend buffers, buffer_bytes each */
+    void *recv;
+    void *staging;       /* host copy when the backend's buffers are not host accessible */
+    void *work;          /* --layout col: the column copies' work buffer */
+    size_t buffer_bytes;
+    void *coll_state;    /* what the running collective's prepare made */
+    cb_layout_kind layout_now; /* the layout being measured */
+
+    uint64_t sizes[CB_MAX_SIZES];
+    int nsizes;
+
+    char size_notice[256];   /* why the largest size was lowered, for after the preamble */
+
+    /* Per-iteration timing: a mark every mark_stride units (iterations, or
+     * graph launches with -G), samples read back after the span. */
+    int sampling;            /* the backend has timer marks */
+    int mark_units;          /* units in a timed span */
+    int mark_stride;
+    int nmarks;
+    int iters_now;           /* timed iterations allowed this measurement (-n, or from --budget) */
+    int iters_done;          /* timed iterations run (fewer after an early stop by --stable) */
+    double prev_op_time;     /* this rank's time per operation at the last size */
+    size_t prev_count;       /* and that size's count, to tell a new sweep */
+    double *samples;         /* room for CB_MAX_SAMPLES */
+    cb_rank_time *rank_times; /* rank 0 only: every rank's times */
+
+    cb_printer *printers[CB_MAX_PRINTERS];   /* rank 0 only */
+    int nprinters;
+    cb_rank_info *ranks;                     /* rank 0 only */
+    cb_run_info run;
+    cb_summary sum;
+
+    int progress;          /* rank 0: 0 off, 1 one updated line on a terminal, 2 lines */
+    int corrupt_rank;      /* -1: the test hook is off */
+    size_t corrupt_index;
+    int hang_rank;         /* -1: off */
+    long hang_size_index;
+    int fail_alloc_rank;   /* -1: off */
+
+    cb_watchdog watch;
+    char measuring[192];   /* the measurement in progress, for the watchdog */
+} engine;
+
+
+/* agreement.c */
+int agree(engine *e);
+void note(engine *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* outputs.c */
+void open_printers(engine *e);
+void choose_progress(engine *e);
+void report_progress(engine *e, const cb_collective *coll, cb_dtype dtype, cb_redop redop,
+                     int done, int total);
+void end_printers(engine *e);
+void emit_result(engine *e, const cb_result *res);
+void emit_counted(engine *e, const cb_result *res);
+
+/* backend.c */
+void select_backend(engine *e);
+void start_backend(engine *e);
+int backend_step(engine *e, int rc);
+
+/* groups.c */
+int spec_color(engine *e, const cb_split_spec *spec, const char *option, MPI_Comm comm);
+void split_groups(engine *e);
+void note_groups(engine *e, MPI_Comm comm, const char *what, const char *after,
+                 int color);
+void describe_groups(engine *e);
+int emit_split(engine *e, const cb_collective *coll, cb_result *res, int slowest_rank,
+               int last_half);
+
+/* memory.c */
+void plan_sizes(engine *e);
+void note_footprint(engine *e);
+void allocate_buffers(engine *e);
+void free_buffers(engine *e);
+
+/* timing.c */
+int time_collective(engine *e, const cb_collective *coll, const cb_call *call,
+                    cb_rank_time *t);
+double combine_time(engine *e, double mine);
+
+/* verify.c */
+void verify(engine *e, const cb_collective *coll, const cb_call *call, int size_index,
+            cb_result *res);
+
+/* sweep.c */
+int sweep(engine *e, const cb_collective *coll, cb_dtype dtype, cb_redop redop, int root);
+int run_collectives(engine *e);
+
+#endif
