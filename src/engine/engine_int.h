@@ -24,6 +24,7 @@
 
 #include "config.h"
 #include "parse.h"
+#include "plan.h"
 #include "printer.h"
 #include "result.h"
 #include "status.h"
@@ -34,17 +35,6 @@
 /* Share of the memory a backend reports that buffers may take. */
 #define CB_MEMORY_SHARE 0.8
 #define CB_MAX_PRINTERS 3
-/* Per-iteration timestamps kept per timed span; beyond, one per group. */
-#define CB_MAX_SAMPLES 1000
-/* Each timer mark reads a clock (tens of nanoseconds) inside the timed span:
- * marks come at most once per this many seconds of estimated run time, so
- * that they add well under 1% to the smallest operations. */
-#define CB_SAMPLE_SPAN 10e-6
-/* --budget with --stable: the timed iterations run in at most CB_ROUNDS
- * timed spans (rounds) of equal length, the last shorter; the early stop
- * compares the last CB_STABLE_ROUNDS rounds, so that many run at least. */
-#define CB_ROUNDS 10
-#define CB_STABLE_ROUNDS 3
 /* Testing only, documented in nccl-collbench(1): "RANK:ELEMENT" makes rank
  * RANK see a wrong value at ELEMENT of every checked result. */
 #define CB_TEST_CORRUPT_ENV "NCCL_COLLBENCH_TEST_CORRUPT"
@@ -88,14 +78,11 @@ typedef struct engine {
 
     char size_notice[256];   /* why the largest size was lowered, for after the preamble */
 
-    /* Per-iteration timing: a mark every mark_stride units (iterations, or
-     * graph launches with -G), samples read back after the span. */
+    /* Per-iteration timing: the plan of the measurement in progress, its
+     * marks read back after each timed span. */
     int sampling;            /* the backend has timer marks */
-    int mark_units;          /* units in a timed span */
-    int mark_stride;
-    int nmarks;
-    int iters_now;           /* timed iterations allowed this measurement (-n, or from --budget) */
-    int iters_done;          /* timed iterations run (fewer after an early stop by --stable) */
+    cb_iter_plan plan;
+    int spans_run;           /* timed spans run (fewer after an early stop by --stable) */
     double prev_op_time;     /* this rank's time per operation at the last size */
     size_t prev_count;       /* and that size's count, to tell a new sweep */
     double *samples;         /* room for CB_MAX_SAMPLES */
@@ -153,6 +140,7 @@ void allocate_buffers(engine *e);
 void free_buffers(engine *e);
 
 /* timing.c */
+cb_iter_request iter_request(const cb_params *p);
 int time_collective(engine *e, const cb_collective *coll, const cb_call *call,
                     cb_rank_time *t);
 double combine_time(engine *e, double mine);

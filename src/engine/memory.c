@@ -1,18 +1,6 @@
 /* Fitting the sizes to memory, and the buffers. */
 #include "engine_int.h"
 
-/* Room for the marks of one measurement: at most CB_MAX_SAMPLES per span
- * of -n iterations (or -G launches), plus one per round with --stable,
- * whose rounds each end with a mark. */
-static int sample_room(const cb_params *p)
-{
-    int units = p->graph_launches > 0 ? p->graph_launches : p->iters;
-    int room = units < CB_MAX_SAMPLES ? units : CB_MAX_SAMPLES;
-    if (p->graph_launches == 0 && p->budget_ms > 0 && p->stable_pct > 0)
-        room += CB_ROUNDS;
-    return room;
-}
-
 /* What a run holds per rank, in bytes, for its largest size. */
 typedef struct cb_footprint {
     size_t send, recv;  /* the backend's buffers */
@@ -40,7 +28,8 @@ static int column_work_buffers(const cb_params *p)
 static void footprint(const engine *e, size_t largest, cb_footprint *fp)
 {
     const cb_params *p = e->p;
-    size_t marks = (size_t)sample_room(p);
+    cb_iter_request req = iter_request(p);
+    size_t marks = (size_t)cb_iter_plan_room(&req);
     fp->send = fp->recv = largest;
     fp->work = (size_t)column_work_buffers(p) * largest;
     fp->staging = e->ops->host_accessible ? 0 : largest;
@@ -131,12 +120,11 @@ void allocate_buffers(engine *e)
             cb_status_set(&e->st, CB_EXIT_RUNTIME, "cannot allocate %zu bytes of host memory",
                           e->buffer_bytes);
     }
-    const cb_params *p = e->p;
-    e->mark_units = p->graph_launches > 0 ? p->graph_launches : p->iters;
-    e->mark_stride = (e->mark_units + CB_MAX_SAMPLES - 1) / CB_MAX_SAMPLES;
-    e->iters_now = e->iters_done = p->iters;
+    /* The plan until a measurement has an estimate; with -G, for good. */
+    cb_iter_request req = iter_request(e->p);
+    cb_iter_plan_make(&req, 0.0, &e->plan);
     e->sampling = e->ops->timer_reserve && e->ops->timer_mark && e->ops->timer_samples;
-    int marks = sample_room(p);
+    int marks = cb_iter_plan_room(&req);
     e->samples = malloc((size_t)marks * sizeof *e->samples);
     if (e->grank == 0)
         e->rank_times = malloc((size_t)e->gsize * sizeof *e->rank_times);

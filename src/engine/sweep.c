@@ -45,7 +45,7 @@ static int measure(engine *e, const cb_collective *coll, cb_call *call, int size
     time_collective(e, coll, call, &mine);
     if (agree(e) != CB_EXIT_OK)
         return e->st.code;
-    res.iters = e->iters_done;   /* the same on every rank */
+    res.iters = cb_iter_plan_done(&e->plan, e->spans_run);   /* the same on every rank */
     res.seconds = combine_time(e, mine.mean);
     MPI_Gather(&mine, (int)sizeof mine, MPI_BYTE, e->rank_times, (int)sizeof mine, MPI_BYTE, 0,
                e->gcomm);
