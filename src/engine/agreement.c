@@ -25,6 +25,5 @@ void note(engine *e, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
-    for (int i = 0; i < e->nprinters; i++)
-        e->printers[i]->ops->note(e->printers[i], text);
+    printers_note(e, text);
 }

@@ -34,7 +34,6 @@
 
 /* Share of the memory a backend reports that buffers may take. */
 #define CB_MEMORY_SHARE 0.8
-#define CB_MAX_PRINTERS 3
 /* Testing only, documented in nccl-collbench(1): "RANK:ELEMENT" makes rank
  * RANK see a wrong value at ELEMENT of every checked result. */
 #define CB_TEST_CORRUPT_ENV "NCCL_COLLBENCH_TEST_CORRUPT"
@@ -88,7 +87,7 @@ typedef struct engine {
     double *samples;         /* room for CB_MAX_SAMPLES */
     cb_rank_time *rank_times; /* rank 0 only: every rank's times */
 
-    cb_printer *printers[CB_MAX_PRINTERS];   /* rank 0 only */
+    cb_printer **printers;   /* rank 0 only: the outputs opened */
     int nprinters;
     cb_rank_info *ranks;                     /* rank 0 only */
     cb_run_info run;
@@ -115,6 +114,9 @@ void open_printers(engine *e);
 void choose_progress(engine *e);
 void report_progress(engine *e, const cb_collective *coll, cb_dtype dtype, cb_redop redop,
                      int done, int total);
+void printers_begin(engine *e);
+void printers_table_begin(engine *e, const cb_collective *coll, cb_layout_kind layout);
+void printers_note(engine *e, const char *text);
 void end_printers(engine *e);
 void emit_result(engine *e, const cb_result *res);
 void emit_counted(engine *e, const cb_result *res);

@@ -133,9 +133,7 @@ int cb_engine_run(const cb_params *p, MPI_Comm comm)
         allocate_buffers(e);
     if (agree(e) == CB_EXIT_OK) {
         describe_run(e);
-        if (e->rank == 0)
-            for (int i = 0; i < e->nprinters; i++)
-                e->printers[i]->ops->begin(e->printers[i], &e->run);
+        printers_begin(e);
         describe_groups(e);
         if (e->size_notice[0] != '\0')
             note(e, "%s", e->size_notice);

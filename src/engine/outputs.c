@@ -1,38 +1,56 @@
 /* The printers (rank 0 only) and the progress line. */
 #include "engine_int.h"
 
-/* Rank 0 opens the outputs before anything is measured. */
+/* Rank 0 opens the outputs the command line asks for before anything is
+ * measured, in the order of cb_output_formats. */
 void open_printers(engine *e)
 {
     if (e->rank != 0)
         return;
-    const cb_params *p = e->p;
-    char err[CB_MSGLEN] = "";
-    /* With CSV on stdout the table goes to stderr, diagnostics and all. */
-    int csv_on_stdout = p->csv_path != NULL && strcmp(p->csv_path, "-") == 0;
-    cb_printer *table = cb_printer_table.open(csv_on_stdout ? CB_PRINTER_STDERR : "-", err,
-                                              sizeof err);
-    if (table == NULL) {
-        cb_status_set(&e->st, CB_EXIT_RUNTIME, "table output: %s", err);
+    int nformats = 0;
+    while (cb_output_formats[nformats] != NULL)
+        nformats++;
+    e->printers = calloc((size_t)nformats, sizeof *e->printers);
+    if (e->printers == NULL) {
+        cb_status_set(&e->st, CB_EXIT_RUNTIME, "out of memory for %d outputs", nformats);
         return;
     }
-    e->printers[e->nprinters++] = table;
-    if (p->csv_path != NULL) {
-        cb_printer *csv = cb_printer_csv.open(p->csv_path, err, sizeof err);
-        if (csv == NULL) {
-            cb_status_set(&e->st, CB_EXIT_RUNTIME, "--csv: %s", err);
+    char err[CB_MSGLEN] = "";
+    for (int f = 0; f < nformats; f++) {
+        const cb_printer_ops *format = cb_output_formats[f];
+        const char *path = format->destination(e->p);
+        if (path == NULL)
+            continue;
+        cb_printer *pr = format->open(path, err, sizeof err);
+        if (pr == NULL) {
+            cb_status_set(&e->st, CB_EXIT_RUNTIME, "%s: %s", format->option, err);
             return;
         }
-        e->printers[e->nprinters++] = csv;
+        e->printers[e->nprinters++] = pr;
     }
-    if (p->json_path != NULL) {
-        cb_printer *json = cb_printer_json.open(p->json_path, err, sizeof err);
-        if (json == NULL) {
-            cb_status_set(&e->st, CB_EXIT_RUNTIME, "--json: %s", err);
-            return;
-        }
-        e->printers[e->nprinters++] = json;
-    }
+}
+
+/* The run described, before the first table. */
+void printers_begin(engine *e)
+{
+    for (int i = 0; i < e->nprinters; i++)
+        if (e->printers[i]->ops->begin != NULL)
+            e->printers[i]->ops->begin(e->printers[i], &e->run);
+}
+
+/* A new table: coll measured in layout. */
+void printers_table_begin(engine *e, const cb_collective *coll, cb_layout_kind layout)
+{
+    for (int i = 0; i < e->nprinters; i++)
+        if (e->printers[i]->ops->table_begin != NULL)
+            e->printers[i]->ops->table_begin(e->printers[i], coll, layout);
+}
+
+void printers_note(engine *e, const char *text)
+{
+    for (int i = 0; i < e->nprinters; i++)
+        if (e->printers[i]->ops->note != NULL)
+            e->printers[i]->ops->note(e->printers[i], text);
 }
 
 /* Progress on stderr: by default only when stderr is a terminal and the
@@ -76,11 +94,14 @@ void end_printers(engine *e)
                            : sum->wrong > 0         ? CB_EXIT_WRONG
                                                     : CB_EXIT_OK;
         snprintf(sum->error, sizeof sum->error, "%s", e->st.code != CB_EXIT_OK ? e->st.msg : "");
-        e->printers[i]->ops->end(e->printers[i], sum);
+        if (e->printers[i]->ops->end != NULL)
+            e->printers[i]->ops->end(e->printers[i], sum);
         if (e->printers[i]->ops->close(e->printers[i], err, sizeof err) != 0)
             cb_status_set(&e->st, CB_EXIT_RUNTIME, "%s", err);
     }
     e->nprinters = 0;
+    free(e->printers);
+    e->printers = NULL;
 }
 
 static void check_printers(engine *e)

@@ -181,9 +181,7 @@ static int run_combinations(engine *e, const cb_collective *coll)
 static int run_collective(engine *e, const cb_collective *coll, cb_layout_kind layout)
 {
     e->layout_now = layout;
-    if (e->rank == 0)
-        for (int i = 0; i < e->nprinters; i++)
-            e->printers[i]->ops->table_begin(e->printers[i], coll, layout);
+    printers_table_begin(e, coll, layout);
     if (coll->available != NULL && !coll->available(e->ops)) {
         if (coll->needs != NULL)
             note(e, "skipped %s on the %s backend: needs %s", coll->name, e->ops->name,

@@ -228,13 +228,6 @@ static void json_begin(cb_printer *pr, const cb_run_info *run)
     fprintf(f, "\n  ],\n  \"results\": [");
 }
 
-static void json_collective(cb_printer *pr, const cb_collective *coll, cb_layout_kind layout)
-{
-    (void)pr;
-    (void)coll;
-    (void)layout;
-}
-
 static void json_note(cb_printer *pr, const char *text)
 {
     json_printer *jp = (json_printer *)pr;
@@ -393,11 +386,17 @@ static int json_close(cb_printer *pr, char *err, size_t err_len)
     return rc;
 }
 
+static const char *json_destination(const cb_params *p)
+{
+    return p->json_path;
+}
+
 const cb_printer_ops cb_printer_json = {
     .name = "json",
+    .option = "--json",
+    .destination = json_destination,
     .open = json_open,
     .begin = json_begin,
-    .table_begin = json_collective,
     .note = json_note,
     .result = json_result,
     .end = json_end,

@@ -217,8 +217,16 @@ static int table_close(cb_printer *pr, char *err, size_t err_len)
     return rc;
 }
 
+/* Always: on stdout, or on stderr when CSV takes stdout. */
+static const char *table_destination(const cb_params *p)
+{
+    return p->csv_path != NULL && strcmp(p->csv_path, "-") == 0 ? CB_PRINTER_STDERR : "-";
+}
+
 const cb_printer_ops cb_printer_table = {
     .name = "table",
+    .option = "table output",
+    .destination = table_destination,
     .open = table_open,
     .begin = table_begin,
     .table_begin = table_begin_collective,
