@@ -241,11 +241,7 @@ static int split_colors(const char *list, int *colors, int room);
 
 int cb_params_check_ranks(const cb_params *p, int nranks, char *err, size_t err_len)
 {
-    if (p->root >= nranks) {
-        snprintf(err, err_len, "-r: root %d is not a rank of this run: with %d rank%s the "
-                 "roots are 0 to %d", p->root, nranks, nranks == 1 ? "" : "s", nranks - 1);
-        return -1;
-    }
+    /* -r is checked by the engine, once the groups are known. */
     const cb_split_spec *split = &p->split;
     if (split->kind == CB_SPLIT_COLOR &&
         cb_split_color(split, "--split", 0, nranks, err, err_len) < 0)
@@ -255,36 +251,6 @@ int cb_params_check_ranks(const cb_params *p, int nranks, char *err, size_t err_
     if (split->kind == CB_SPLIT_NONE && p->hier.kind == CB_SPLIT_COLOR &&
         cb_split_color(&p->hier, "--hier-split", 0, nranks, err, err_len) < 0)
         return -1;
-    /* Every group must have the -r root: the smallest group decides. */
-    int smallest = nranks;
-    if (split->kind == CB_SPLIT_SIZE && nranks % split->k != 0)
-        smallest = nranks % split->k;
-    else if (split->kind == CB_SPLIT_SIZE)
-        smallest = split->k < nranks ? split->k : nranks;
-    else if (split->kind == CB_SPLIT_STRIDE)
-        smallest = split->k <= nranks ? nranks / split->k : 1;
-    else if (split->kind == CB_SPLIT_COLOR) {
-        int *colors = malloc((size_t)nranks * sizeof *colors);
-        if (colors == NULL) {
-            snprintf(err, err_len, "--split %s: out of memory", split->text);
-            return -1;
-        }
-        split_colors(split->text + 6, colors, nranks);
-        for (int r = 0; r < nranks; r++) {
-            int members = 0;
-            for (int q = 0; q < nranks; q++)
-                members += colors[q] == colors[r];
-            if (members < smallest)
-                smallest = members;
-        }
-        free(colors);
-    }
-    if (split->kind != CB_SPLIT_NONE && p->root >= smallest) {
-        snprintf(err, err_len, "-r: root %d is not a rank of every --split %s group: the "
-                 "smallest has %d rank%s", p->root, split->text, smallest,
-                 smallest == 1 ? "" : "s");
-        return -1;
-    }
     return 0;
 }
 

@@ -103,8 +103,9 @@ void cb_params_help(FILE *out, const char *prog);
 
 const char *cb_average_name(cb_average a);
 
-/* Checks that need the rank count (-r below it). Returns 0, or -1 with one
- * line in err, as cb_params_parse does. */
+/* Checks that need the rank count (colour lists; -r is the engine's, once
+ * the groups are known). Returns 0, or -1 with one line in err, as
+ * cb_params_parse does. */
 int cb_params_check_ranks(const cb_params *p, int nranks, char *err, size_t err_len);
 
 /* The colour of rank among nranks under spec (size, stride and color; node

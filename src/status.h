@@ -18,6 +18,9 @@ enum cb_exit {
 
 #define CB_MSGLEN 512
 
+/* The line after a usage error's message (status 2). */
+#define CB_USAGE_HINT "Try 'nccl-collbench --help' for more information."
+
 /* A failure seen by one rank, with the message that explains it. */
 typedef struct cb_status {
     int code;              /* enum cb_exit; CB_EXIT_OK when nothing failed */

@@ -29,6 +29,25 @@ int spec_color(engine *e, const cb_split_spec *spec, const char *option, MPI_Com
     return color;
 }
 
+/* -r: every group measured must have the root, so the smallest decides.
+ * Checked here only, where the groups are known (--split node's only at
+ * run time); the same on every rank, as min_gsize is agreed. */
+static void check_root(engine *e)
+{
+    const cb_params *p = e->p;
+    if (p->root < e->min_gsize)
+        return;
+    if (p->split.kind == CB_SPLIT_NONE)
+        cb_status_set(&e->st, CB_EXIT_USAGE,
+                      "-r: root %d is not a rank of this run: with %d rank%s the roots are 0 "
+                      "to %d", p->root, e->nranks, e->nranks == 1 ? "" : "s", e->nranks - 1);
+    else
+        cb_status_set(&e->st, CB_EXIT_USAGE,
+                      "-r: root %d is not a rank of every --split %s group: the smallest has %d "
+                      "rank%s", p->root, p->split.text, e->min_gsize,
+                      e->min_gsize == 1 ? "" : "s");
+}
+
 /* --split: this rank's group communicator, the group numbers (in the order
  * of each group's lowest rank) and the members each group's rank 0 keeps. */
 void split_groups(engine *e)
@@ -72,6 +91,7 @@ void split_groups(engine *e)
         if (e->split_oop == NULL)
             cb_status_set(&e->st, CB_EXIT_RUNTIME, "out of memory for %d groups", e->ngroups);
     }
+    check_root(e);
 }
 
 /* Preamble lines: the groups that color makes of comm's ranks (numbered in

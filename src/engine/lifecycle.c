@@ -162,6 +162,8 @@ int cb_engine_run(const cb_params *p, MPI_Comm comm)
         MPI_Comm_free(&e->gcomm);
 
     int code = e->st.code;
+    if (code == CB_EXIT_USAGE && e->rank == 0)
+        fputs(CB_USAGE_HINT "\n", stderr);
     if (code == CB_EXIT_OK && e->sum.wrong > 0)
         code = CB_EXIT_WRONG;
     free(e);
