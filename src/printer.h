@@ -32,7 +32,7 @@ typedef struct cb_printer_ops {
     void (*table_begin)(cb_printer *pr, const cb_collective *coll, cb_layout_kind layout);
     /* A line the reader should see: a skipped size or combination. */
     void (*note)(cb_printer *pr, const char *text);
-    void (*result)(cb_printer *pr, const cb_result *res);
+    void (*result)(cb_printer *pr, const cb_row *row);
     void (*end)(cb_printer *pr, const cb_summary *sum);
     /* Flush and close; returns -1 with err set when anything failed to write. */
     int (*close)(cb_printer *pr, char *err, size_t err_len);

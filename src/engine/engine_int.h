@@ -58,7 +58,11 @@ typedef struct engine {
     int min_gsize;          /* the smallest group's size */
     int *gmembers;          /* group rank 0: the comm rank of each group member */
     int *leaders;           /* comm rank of each group's rank 0 */
-    cb_result *split_oop;   /* rank 0 with --split: each group's out-of-place half */
+    /* Rank 0: the out-of-place result of each group waiting for its in-place
+     * half (npending of them), and a copy of every rank's times for it. */
+    cb_result *pending;
+    int npending;
+    cb_rank_time *pending_times;
     char host[CB_HOSTLEN];
     cb_status st;
 
@@ -118,8 +122,8 @@ void printers_begin(engine *e);
 void printers_table_begin(engine *e, const cb_collective *coll, cb_layout_kind layout);
 void printers_note(engine *e, const char *text);
 void end_printers(engine *e);
-void emit_result(engine *e, const cb_result *res);
-void emit_counted(engine *e, const cb_result *res);
+void emit_results(engine *e, const cb_result *res, int n, int last_half);
+void flush_pending(engine *e);
 
 /* backend.c */
 void select_backend(engine *e);

@@ -86,9 +86,10 @@ void split_groups(engine *e)
             e->leaders[e->ngroups++] = r;
         }
     free(lead);
-    if (e->rank == 0 && p->split.kind != CB_SPLIT_NONE) {
-        e->split_oop = calloc((size_t)e->ngroups, sizeof *e->split_oop);
-        if (e->split_oop == NULL)
+    if (e->rank == 0) {
+        e->pending = calloc((size_t)e->ngroups, sizeof *e->pending);
+        e->pending_times = calloc((size_t)e->gsize, sizeof *e->pending_times);
+        if (e->pending == NULL || e->pending_times == NULL)
             cb_status_set(&e->st, CB_EXIT_RUNTIME, "out of memory for %d groups", e->ngroups);
     }
     check_root(e);
@@ -212,19 +213,15 @@ int emit_split(engine *e, const cb_collective *coll, cb_result *res, int slowest
         if (rows != NULL)
             rows[g] = msg.res;
     }
-    if (rows != NULL && last_half && !res->in_place) {
-        for (int g = 0; g < e->ngroups; g++)
-            emit_counted(e, &rows[g]);
-        aggregate_note(e, rows, "out-of-place");
-    } else if (rows != NULL && !res->in_place) {
-        memcpy(e->split_oop, rows, (size_t)e->ngroups * sizeof *rows);
-    } else if (rows != NULL) {
-        for (int g = 0; g < e->ngroups; g++) {
-            emit_counted(e, &e->split_oop[g]);
-            emit_counted(e, &rows[g]);
-        }
-        aggregate_note(e, e->split_oop, "out-of-place");
-        aggregate_note(e, rows, "in-place");
+    if (rows != NULL) {
+        /* The out-of-place rows of the groups: these, or those that wait. */
+        const cb_result *out_of_place = res->in_place ? e->pending : rows;
+        int row_done = res->in_place || last_half;
+        emit_results(e, rows, e->ngroups, last_half);
+        if (row_done)
+            aggregate_note(e, out_of_place, "out-of-place");
+        if (res->in_place)
+            aggregate_note(e, rows, "in-place");
     }
     free(rows);
     return agree(e);

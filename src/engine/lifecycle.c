@@ -146,6 +146,7 @@ int cb_engine_run(const cb_params *p, MPI_Comm comm)
         fflush(stderr);
     }
     int failed = e->st.code != CB_EXIT_OK;
+    flush_pending(e);
     end_printers(e);
     agree(e);
     cb_watchdog_doing(&e->watch, "shutting the %s backend down", e->ops ? e->ops->name : "");
@@ -157,7 +158,8 @@ int cb_engine_run(const cb_params *p, MPI_Comm comm)
     free(e->ranks);
     free(e->gmembers);
     free(e->leaders);
-    free(e->split_oop);
+    free(e->pending);
+    free(e->pending_times);
     if (e->gcomm != e->comm && e->gcomm != MPI_COMM_NULL)
         MPI_Comm_free(&e->gcomm);
 

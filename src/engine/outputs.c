@@ -112,22 +112,56 @@ static void check_printers(engine *e)
                           e->printers[i]->ops->name);
 }
 
-void emit_result(engine *e, const cb_result *res)
+/* Rank 0 prints one row (in_place may be NULL) and counts its results. */
+static void emit_row(engine *e, const cb_result *out_of_place, const cb_result *in_place)
 {
-    if (e->rank != 0)
-        return;
+    const cb_result *halves[2] = {out_of_place, in_place};
+    for (int h = 0; h < 2 && halves[h] != NULL; h++) {
+        e->sum.results++;
+        if (!(halves[h]->collective->flags & CB_COLL_NO_DATA)) {
+            e->sum.busbw_sum += halves[h]->busbw;
+            e->sum.busbw_results++;
+        }
+    }
+    cb_row row = {out_of_place, in_place};
     for (int i = 0; i < e->nprinters; i++)
-        e->printers[i]->ops->result(e->printers[i], res);
+        e->printers[i]->ops->result(e->printers[i], &row);
     check_printers(e);
 }
 
-/* Rank 0 prints a result of a group and counts it. */
-void emit_counted(engine *e, const cb_result *res)
+/* The one place where out-of-place and in-place results pair up: rank 0
+ * keeps the n out-of-place results of a size (one per group) until their
+ * in-place halves come, then prints a row per group. last_half: no other
+ * half of this size follows (barrier, the column layout). */
+void emit_results(engine *e, const cb_result *res, int n, int last_half)
 {
-    e->sum.results++;
-    if (!(res->collective->flags & CB_COLL_NO_DATA)) {
-        e->sum.busbw_sum += res->busbw;
-        e->sum.busbw_results++;
+    if (e->rank != 0)
+        return;
+    if (!res[0].in_place && !last_half) {
+        memcpy(e->pending, res, (size_t)n * sizeof *res);
+        e->npending = n;
+        /* Every rank's times live in a buffer the next measurement reuses. */
+        for (int g = 0; g < n; g++)
+            if (res[g].rank_times != NULL) {
+                memcpy(e->pending_times, res[g].rank_times,
+                       (size_t)e->gsize * sizeof *e->pending_times);
+                e->pending[g].rank_times = e->pending_times;
+            }
+        return;
     }
-    emit_result(e, res);
+    for (int g = 0; g < n; g++)
+        if (!res[g].in_place)
+            emit_row(e, &res[g], NULL);
+        else if (g < e->npending)
+            emit_row(e, &e->pending[g], &res[g]);
+    e->npending = 0;
+}
+
+/* Out-of-place results whose in-place halves will not come: the run
+ * stopped between the two. */
+void flush_pending(engine *e)
+{
+    for (int g = 0; g < e->npending; g++)
+        emit_row(e, &e->pending[g], NULL);
+    e->npending = 0;
 }

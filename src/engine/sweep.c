@@ -71,13 +71,8 @@ static int measure(engine *e, const cb_collective *coll, cb_call *call, int size
     if (e->p->split.kind != CB_SPLIT_NONE)
         return emit_split(e, coll, &res, slowest_rank, last_half);
 
-    e->sum.results++;
-    if (!(coll->flags & CB_COLL_NO_DATA)) {
-        e->sum.busbw_sum += res.busbw;
-        e->sum.busbw_results++;
-    }
     e->sum.wrong += res.wrong;
-    emit_result(e, &res);
+    emit_results(e, &res, 1, last_half);
     return agree(e);
 }
 

@@ -208,11 +208,15 @@ static void csv_begin(cb_printer *pr, const cb_run_info *run)
     ((csv_printer *)pr)->run = run;
 }
 
-static void csv_result(cb_printer *pr, const cb_result *res)
+/* One line per result: the out-of-place one, then the in-place one. */
+static void csv_result(cb_printer *pr, const cb_row *pair)
 {
-    row r = {.len = 0};
-    row_result(&r, ((csv_printer *)pr)->run, res);
-    row_emit(pr, &r);
+    const cb_result *halves[2] = {pair->out_of_place, pair->in_place};
+    for (int h = 0; h < 2 && halves[h] != NULL; h++) {
+        row r = {.len = 0};
+        row_result(&r, ((csv_printer *)pr)->run, halves[h]);
+        row_emit(pr, &r);
+    }
 }
 
 static int csv_close(cb_printer *pr, char *err, size_t err_len)

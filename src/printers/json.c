@@ -264,7 +264,7 @@ static void write_rank_time(FILE *f, const cb_rank_time *t)
     fprintf(f, ", \"samples\": %d}", t->samples);
 }
 
-static void json_result(cb_printer *pr, const cb_result *res)
+static void json_one_result(cb_printer *pr, const cb_result *res)
 {
     json_printer *jp = (json_printer *)pr;
     FILE *f = pr->out;
@@ -328,6 +328,14 @@ static void json_result(cb_printer *pr, const cb_result *res)
     fprintf(f, "]}");
     if (ferror(f))
         pr->write_failed = 1;
+}
+
+/* One entry per result: the out-of-place one, then the in-place one. */
+static void json_result(cb_printer *pr, const cb_row *row)
+{
+    json_one_result(pr, row->out_of_place);
+    if (row->in_place != NULL)
+        json_one_result(pr, row->in_place);
 }
 
 static void json_end(cb_printer *pr, const cb_summary *sum)
