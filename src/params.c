@@ -10,12 +10,17 @@
 #include "backend.h"
 #include "names.h"
 #include "parse.h"
+#include "status.h"
 
-#define CB_DEFAULT_MIN_BYTES 8u
-#define CB_DEFAULT_MAX_BYTES (128u << 20)
-#define CB_DEFAULT_STEP_FACTOR 2u
+/* Defaults: plain numbers, so that --help can print these very macros. */
+#define CB_DEFAULT_MIN_BYTES 8
+#define CB_DEFAULT_MAX_MIB 128
+#define CB_DEFAULT_MAX_BYTES ((uint64_t)CB_DEFAULT_MAX_MIB << 20)
+#define CB_DEFAULT_STEP_FACTOR 2
 #define CB_DEFAULT_ITERS 20
 #define CB_DEFAULT_WARMUP 1
+#define CB_TEXT(macro) CB_TEXT_OF(macro)
+#define CB_TEXT_OF(value) #value
 #define CB_MAX_COUNT_OPTION 1000000000L
 #define CB_DEFAULT_TIMEOUT 300
 #define CB_DEFAULT_STABLE_PCT 2
@@ -501,14 +506,18 @@ typedef struct option_spec {
 
 static const option_spec option_table[] = {
     {'o', "op", "LIST", "collectives to run: names, comma list, or all [allreduce]", opt_op},
-    {'b', "minbytes", "SIZE", "smallest size in bytes; K, M, G, T suffixes are powers of 2 [8]",
+    {'b', "minbytes", "SIZE", "smallest size in bytes; K, M, G, T suffixes are powers of 2 ["
+                                CB_TEXT(CB_DEFAULT_MIN_BYTES) "]",
      opt_minbytes},
-    {'e', "maxbytes", "SIZE", "largest size in bytes [128M, lowered to fit in memory]",
+    {'e', "maxbytes", "SIZE", "largest size in bytes [" CB_TEXT(CB_DEFAULT_MAX_MIB)
+                                "M, lowered to fit in memory]",
      opt_maxbytes},
-    {'f', "stepfactor", "N", "multiply the size by N (>= 2) each step [2]", opt_stepfactor},
+    {'f', "stepfactor", "N", "multiply the size by N (>= 2) each step ["
+                                  CB_TEXT(CB_DEFAULT_STEP_FACTOR) "]", opt_stepfactor},
     {'i', "stepbytes", "SIZE", "add SIZE bytes each step instead of multiplying", opt_stepbytes},
-    {'n', "iters", "N", "timed iterations per size [20]", opt_iters},
-    {'w', "warmup", "N", "untimed iterations before timing [1]", opt_warmup},
+    {'n', "iters", "N", "timed iterations per size [" CB_TEXT(CB_DEFAULT_ITERS) "]", opt_iters},
+    {'w', "warmup", "N", "untimed iterations before timing [" CB_TEXT(CB_DEFAULT_WARMUP) "]",
+     opt_warmup},
     {'c', "check", "N", "verification passes per size; 0 turns checking off [1]", opt_check},
     {'r', "root", "N", "root of broadcast, reduce, gather, scatter; all (or -1): each "
                        "rank in turn [0]", opt_root},
@@ -525,7 +534,7 @@ static const option_spec option_table[] = {
     {'C', "report-cputime", "0|1", "1: report the CPU time to launch, not the time to "
                                    "complete [0]", opt_cputime},
     {'T', "timeout", "SECONDS", "end the run when a rank makes no progress for SECONDS; "
-                                "0 never [300]", opt_timeout},
+                                "0 never [" CB_TEXT(CB_DEFAULT_TIMEOUT) "]", opt_timeout},
     {'\0', "backend", "NAME", "auto or a backend listed below [auto]", opt_backend},
     {'\0', "csv", "FILE", "also write results as CSV to FILE; '-': CSV on stdout, the "
                           "table on stderr", opt_csv},
@@ -546,7 +555,7 @@ static const option_spec option_table[] = {
     {'\0', "stable", "PCT", "with --budget: time in rounds of a tenth of the iterations and "
                             "stop once, on every rank, the last 3 round medians and round "
                             "means each span at most PCT% of their median; 0 never stops "
-                            "early [2]",
+                            "early [" CB_TEXT(CB_DEFAULT_STABLE_PCT) "]",
      opt_stable},
     {'M', "memory", NULL, "print the memory footprint per rank (send, receive, column "
                           "work, host staging, samples, check tile) before the results",
@@ -715,6 +724,8 @@ void cb_params_help(FILE *out, const char *prog)
         fprintf(out, "  %-8s %s\n", (*b)->name, (*b)->summary);
     for (const char *const *n = cb_backend_not_built(); *n != NULL; n += 2)
         fprintf(out, "  %-8s not built: %s\n", n[0], n[1]);
-    fprintf(out, "\nExit status: 0 success, 1 runtime error, 2 usage error, 3 timeout (-T), "
-                 "7 wrong results,\n130 or 143 stopped by SIGINT or SIGTERM.\nSee nccl-collbench(1) for the output columns and the CSV schema.\n");
+    fprintf(out, "\nExit statuses:\n");
+    for (const cb_exit_meaning *x = cb_exit_meanings; x->meaning != NULL; x++)
+        fprintf(out, "  %-8d %s\n", x->code, x->meaning);
+    fprintf(out, "See nccl-collbench(1) for the output columns and the CSV schema.\n");
 }

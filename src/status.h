@@ -16,6 +16,14 @@ enum cb_exit {
     CB_EXIT_SIGTERM = 143 /* stopped by SIGTERM after the measurement in progress */
 };
 
+/* Every exit status with its meaning, for --help: the one list besides
+ * the man page. Ends with a NULL meaning. */
+typedef struct cb_exit_meaning {
+    int code;
+    const char *meaning;
+} cb_exit_meaning;
+extern const cb_exit_meaning cb_exit_meanings[];
+
 #define CB_MSGLEN 512
 
 /* The line after a usage error's message (status 2). */
