@@ -6,7 +6,7 @@
 #include "engine.h"
 #include "params.h"
 #include "signals.h"
-#include "status.h"
+#include "agreement.h"
 
 static int finish(int code)
 {

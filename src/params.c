@@ -8,9 +8,10 @@
 #include <strings.h>
 
 #include "backend.h"
+#include "format.h"
 #include "names.h"
 #include "parse.h"
-#include "status.h"
+#include "agreement.h"
 
 /* Defaults: plain numbers, so that --help can print these very macros. */
 #define CB_DEFAULT_MIN_BYTES 8

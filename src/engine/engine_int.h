@@ -27,7 +27,7 @@
 #include "plan.h"
 #include "printer.h"
 #include "result.h"
-#include "status.h"
+#include "agreement.h"
 #include "signals.h"
 #include "sysinfo.h"
 #include "watchdog.h"

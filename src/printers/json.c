@@ -15,7 +15,7 @@
 
 #include "config.h"
 #include "printer.h"
-#include "status.h"
+#include "agreement.h"
 
 #define CB_JSON_SCHEMA_VERSION 1
 

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "parse.h"
+#include "format.h"
 #include "printer.h"
 
 typedef struct table_printer {

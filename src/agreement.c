@@ -1,4 +1,4 @@
-#include "status.h"
+#include "agreement.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
 /* Exit statuses and cross-rank agreement on failure. */
-#ifndef CB_STATUS_H
-#define CB_STATUS_H
+#ifndef CB_AGREEMENT_H
+#define CB_AGREEMENT_H
 
 #include <mpi.h>
 #include <stddef.h>
