@@ -412,7 +412,7 @@ static int opt_hier_split(parse_state *s, const char *v)
 static int add_layout(parse_state *s, const char *name)
 {
     cb_params *p = s->p;
-    cb_layout_kind kind;
+    cb_block_layout kind;
     if (strcmp(name, "row") == 0)
         kind = CB_LAYOUT_ROW;
     else if (strcmp(name, "col") == 0)

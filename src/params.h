@@ -37,13 +37,6 @@ typedef struct cb_split_spec {
     const char *text;      /* the value as given, for messages and colour lists */
 } cb_split_spec;
 
-/* How rank data is laid out for the collectives that gather or scatter
- * blocks (--layout). */
-typedef enum cb_layout_kind {
-    CB_LAYOUT_ROW = 0,     /* every rank's block is contiguous */
-    CB_LAYOUT_COL = 1      /* every rank's block is a column slice of a matrix */
-} cb_layout_kind;
-
 typedef struct cb_params {
     const cb_collective *collectives[CB_MAX_COLLECTIVES];
     int ncollectives;
@@ -75,7 +68,7 @@ typedef struct cb_params {
     int progress;          /* --progress: progress on stderr even when it is no terminal */
     cb_split_spec split;   /* --split; kind CB_SPLIT_NONE: every rank in one group */
     cb_split_spec hier;    /* --hier-split: hier_allreduce's inner groups [node] */
-    cb_layout_kind layouts[2]; /* --layout, in the order given [row] */
+    cb_block_layout layouts[2]; /* --layout, in the order given [row] */
     int nlayouts;
     int memory_report;     /* -M: the memory footprint per rank in the preamble */
     int budget_ms;         /* --budget: timed iterations per measurement from a time budget; 0 off */

@@ -29,7 +29,7 @@ typedef struct cb_printer_ops {
     /* The hooks below but result may be NULL: the format ignores the event. */
     void (*begin)(cb_printer *pr, const cb_run_info *run);
     /* A new table: coll measured in layout (--layout). */
-    void (*table_begin)(cb_printer *pr, const cb_collective *coll, cb_layout_kind layout);
+    void (*table_begin)(cb_printer *pr, const cb_collective *coll, cb_block_layout layout);
     /* A line the reader should see: a skipped size or combination. */
     void (*note)(cb_printer *pr, const char *text);
     void (*result)(cb_printer *pr, const cb_row *row);

@@ -71,7 +71,7 @@ typedef struct cb_result {
     int group_ranks;
     /* --layout: the layout measured; in column layout the matrix whose
      * column slices the rank blocks are, rows x cols elements, else 0 x 0. */
-    cb_layout_kind layout;
+    cb_block_layout layout;
     size_t rows;
     size_t cols;
 } cb_result;

@@ -74,7 +74,7 @@ typedef struct engine {
     void *work;          /* --layout col: the column copies' work buffer */
     size_t buffer_bytes;
     void *coll_state;    /* what the running collective's prepare made */
-    cb_layout_kind layout_now; /* the layout being measured */
+    cb_block_layout layout_now; /* the layout being measured */
 
     uint64_t sizes[CB_MAX_SIZES];
     int nsizes;
@@ -119,7 +119,7 @@ void choose_progress(engine *e);
 void report_progress(engine *e, const cb_collective *coll, cb_dtype dtype, cb_redop redop,
                      int done, int total);
 void printers_begin(engine *e);
-void printers_table_begin(engine *e, const cb_collective *coll, cb_layout_kind layout);
+void printers_table_begin(engine *e, const cb_collective *coll, cb_block_layout layout);
 void printers_note(engine *e, const char *text);
 void end_printers(engine *e);
 void emit_results(engine *e, const cb_result *res, int n, int last_half);

@@ -39,7 +39,7 @@ void printers_begin(engine *e)
 }
 
 /* A new table: coll measured in layout. */
-void printers_table_begin(engine *e, const cb_collective *coll, cb_layout_kind layout)
+void printers_table_begin(engine *e, const cb_collective *coll, cb_block_layout layout)
 {
     for (int i = 0; i < e->nprinters; i++)
         if (e->printers[i]->ops->table_begin != NULL)

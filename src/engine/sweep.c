@@ -173,7 +173,7 @@ static int run_combinations(engine *e, const cb_collective *coll)
 }
 
 /* One collective in one layout: its table, its set-up, its sweeps. */
-static int run_collective(engine *e, const cb_collective *coll, cb_layout_kind layout)
+static int run_collective(engine *e, const cb_collective *coll, cb_block_layout layout)
 {
     e->layout_now = layout;
     printers_table_begin(e, coll, layout);
@@ -223,7 +223,7 @@ int run_collectives(engine *e)
         /* Collectives without a column layout run once, in rows. */
         int ran_rows = 0;
         for (int l = 0; l < p->nlayouts; l++) {
-            cb_layout_kind layout = p->layouts[l];
+            cb_block_layout layout = p->layouts[l];
             if (layout == CB_LAYOUT_COL && coll->column_work == 0)
                 layout = CB_LAYOUT_ROW;
             if (layout == CB_LAYOUT_ROW && ran_rows++)

@@ -69,7 +69,7 @@ static void table_begin(cb_printer *pr, const cb_run_info *run)
 }
 
 static void table_begin_collective(cb_printer *pr, const cb_collective *coll,
-                                   cb_layout_kind layout)
+                                   cb_block_layout layout)
 {
     FILE *out = pr->out;
     table_printer *tp = (table_printer *)pr;
