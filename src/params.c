@@ -243,8 +243,6 @@ static int opt_root(parse_state *s, const char *v)
     return 0;
 }
 
-static int split_colors(const char *list, int *colors, int room);
-
 int cb_params_check_ranks(const cb_params *p, int nranks, char *err, size_t err_len)
 {
     /* -r is checked by the engine, once the groups are known. */
@@ -343,33 +341,6 @@ static int opt_progress(parse_state *s, const char *v)
     return 0;
 }
 
-#define CB_MAX_SPLIT_COLOR 1000000
-
-/* The colours of a color: list, checked; returns how many, or -1. */
-static int split_colors(const char *list, int *colors, int room)
-{
-    int n = 0;
-    const char *at = list;
-    for (;;) {
-        const char *comma = strchr(at, ',');
-        size_t len = comma ? (size_t)(comma - at) : strlen(at);
-        char item[16];
-        long v;
-        if (len == 0 || len >= sizeof item)
-            return -1;
-        memcpy(item, at, len);
-        item[len] = '\0';
-        if (cb_parse_long(item, 0, CB_MAX_SPLIT_COLOR, &v) != 0)
-            return -1;
-        if (n < room)
-            colors[n] = (int)v;
-        n++;
-        if (comma == NULL)
-            return n;
-        at = comma + 1;
-    }
-}
-
 /* A grouping spec: size:K, stride:K, node or color:C0,C1,... */
 static int parse_split_spec(parse_state *s, const char *v, cb_split_spec *spec)
 {
@@ -389,7 +360,7 @@ static int parse_split_spec(parse_state *s, const char *v, cb_split_spec *spec)
         return 0;
     }
     if (strncmp(v, "color:", 6) == 0) {
-        if (split_colors(v + 6, NULL, 0) < 0)
+        if (cb_split_colors(v + 6, NULL, 0) < 0)
             return fail(s, "'%s': colours are a comma list of whole numbers from 0 to %d, "
                         "one per rank", v, CB_MAX_SPLIT_COLOR);
         spec->kind = CB_SPLIT_COLOR;
@@ -435,35 +406,6 @@ static int opt_layout(parse_state *s, const char *v)
 {
     s->p->nlayouts = 0;
     return each_item(s, v, add_layout, no_all_layouts);
-}
-
-int cb_split_color(const cb_split_spec *spec, const char *option, int rank, int nranks,
-                   char *err, size_t err_len)
-{
-    switch (spec->kind) {
-    case CB_SPLIT_SIZE:
-        return rank / spec->k;
-    case CB_SPLIT_STRIDE:
-        return rank % spec->k;
-    case CB_SPLIT_COLOR: {
-        int n = split_colors(spec->text + 6, NULL, 0);
-        if (n != nranks) {
-            snprintf(err, err_len, "%s %s: %d colour%s for %d rank%s; give one colour "
-                     "per rank", option, spec->text, n, n == 1 ? "" : "s", nranks,
-                     nranks == 1 ? "" : "s");
-            return -1;
-        }
-        int colors[1];
-        /* Walk to this rank's colour without an array of them all. */
-        const char *at = spec->text + 6;
-        for (int r = 0; r < rank; r++)
-            at = strchr(at, ',') + 1;
-        split_colors(at, colors, 1);
-        return colors[0];
-    }
-    default:
-        return 0;
-    }
 }
 
 static int opt_budget(parse_state *s, const char *v)
@@ -663,36 +605,6 @@ int cb_params_parse(cb_params *p, int argc, char **argv, char *err, size_t err_l
         return fail(&s, "the smallest size %s is above the largest size %s", min_text, max_text);
     }
     return 0;
-}
-
-int cb_size_list(const cb_params *p, uint64_t *sizes, int max_sizes, char *err, size_t err_len)
-{
-    int n = 0;
-    uint64_t size = p->min_bytes;
-    for (;;) {
-        if (n == max_sizes) {
-            snprintf(err, err_len, "-b/-e/-f/-i: the sweep would have more than %d sizes; "
-                     "use a larger step or a narrower range", max_sizes);
-            return -1;
-        }
-        if (sizes != NULL)
-            sizes[n] = size;
-        n++;
-        uint64_t next;
-        if (p->step_bytes != 0) {
-            if (size > UINT64_MAX - p->step_bytes)
-                break;
-            next = size + p->step_bytes;
-        } else {
-            if (size > UINT64_MAX / p->step_factor)
-                break;
-            next = size * p->step_factor;
-        }
-        if (next > p->max_bytes)
-            break;
-        size = next;
-    }
-    return n;
 }
 
 void cb_params_help(FILE *out, const char *prog)

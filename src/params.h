@@ -101,13 +101,21 @@ const char *cb_average_name(cb_average a);
  * cb_params_parse does. */
 int cb_params_check_ranks(const cb_params *p, int nranks, char *err, size_t err_len);
 
+/* The largest colour a color: list may give. */
+#define CB_MAX_SPLIT_COLOR 1000000
+
+/* The colours of a color: list (the text after "color:"), checked, into
+ * colors (room of them; NULL with 0 to count only); returns how many, or -1
+ * when an item is not a colour (src/split.c). */
+int cb_split_colors(const char *list, int *colors, int room);
+
 /* The colour of rank among nranks under spec (size, stride and color; node
  * is found at run time, and gives 0 here), or -1 for a colour list that does
  * not give one colour per rank, with one line in err naming option. */
 int cb_split_color(const cb_split_spec *spec, const char *option, int rank, int nranks,
                    char *err, size_t err_len);
 
-/* The sweep's sizes in bytes, into sizes unless it is NULL. Returns the count
+/* The sweep's sizes in bytes (src/sizes.c), into sizes unless it is NULL. Returns the count
  * (at most max_sizes), or -1 when the list would be longer, with a message in
  * err. */
 int cb_size_list(const cb_params *p, uint64_t *sizes, int max_sizes, char *err, size_t err_len);
