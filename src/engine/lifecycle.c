@@ -118,19 +118,14 @@ int cb_engine_run(const cb_params *p, MPI_Comm comm)
     if (cb_watchdog_start(&e->watch, p->timeout, e->rank, e->host) != 0)
         cb_status_set(&e->st, CB_EXIT_RUNTIME, "cannot start the watchdog thread");
 
-    open_printers(e);
-    if (agree(e) == CB_EXIT_OK)
-        select_backend(e);
-    if (agree(e) == CB_EXIT_OK)
-        split_groups(e);
-    if (agree(e) == CB_EXIT_OK)
-        start_backend(e);
-    if (agree(e) == CB_EXIT_OK)
-        gather_ranks(e);
-    if (agree(e) == CB_EXIT_OK)
-        plan_sizes(e);
-    if (agree(e) == CB_EXIT_OK)
-        allocate_buffers(e);
+    /* The set-up, in order; every rank agrees before each next step. */
+    static void (*const setup_steps[])(engine *) = {
+        open_printers, select_backend, split_groups, start_backend,
+        gather_ranks,  plan_sizes,     allocate_buffers,
+    };
+    for (size_t s = 0; s < sizeof setup_steps / sizeof setup_steps[0]; s++)
+        if (s == 0 || agree(e) == CB_EXIT_OK)
+            setup_steps[s](e);
     if (agree(e) == CB_EXIT_OK) {
         describe_run(e);
         printers_begin(e);
