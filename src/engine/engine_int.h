@@ -88,7 +88,7 @@ typedef struct engine {
     int spans_run;           /* timed spans run (fewer after an early stop by --stable) */
     double prev_op_time;     /* this rank's time per operation at the last size */
     size_t prev_count;       /* and that size's count, to tell a new sweep */
-    double *samples;         /* room for CB_MAX_SAMPLES */
+    double *samples;         /* room for cb_iter_plan_room marks */
     cb_rank_time *rank_times; /* rank 0 only: every rank's times */
 
     cb_printer **printers;   /* rank 0 only: the outputs opened */
