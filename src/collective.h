@@ -13,6 +13,14 @@
 #include "backend.h"
 #include "pattern.h"
 
+/* --layout: where each rank's block sits, for the collectives that gather
+ * or scatter blocks. Not to be confused with cb_layout, one call's counts
+ * and offsets (which for CB_LAYOUT_COL carry the matrix's rows). */
+typedef enum cb_block_layout {
+    CB_LAYOUT_ROW = 0,     /* every rank's block is contiguous */
+    CB_LAYOUT_COL = 1      /* every rank's block is a column slice of a matrix */
+} cb_block_layout;
+
 /* Buffer layout for one measurement on one rank, in elements. */
 typedef struct cb_layout {
     size_t count;          /* the "count" column */

@@ -9,7 +9,7 @@
 #include "params.h"
 #include "params_agree.h"
 #include "signals.h"
-#include "status.h"
+#include "agreement.h"
 
 static int finish(int code)
 {

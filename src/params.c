@@ -8,14 +8,20 @@
 #include <strings.h>
 
 #include "backend.h"
+#include "format.h"
 #include "names.h"
 #include "parse.h"
+#include "agreement.h"
 
-#define CB_DEFAULT_MIN_BYTES 8u
-#define CB_DEFAULT_MAX_BYTES (128u << 20)
-#define CB_DEFAULT_STEP_FACTOR 2u
+/* Defaults: plain numbers, so that --help can print these very macros. */
+#define CB_DEFAULT_MIN_BYTES 8
+#define CB_DEFAULT_MAX_MIB 128
+#define CB_DEFAULT_MAX_BYTES ((uint64_t)CB_DEFAULT_MAX_MIB << 20)
+#define CB_DEFAULT_STEP_FACTOR 2
 #define CB_DEFAULT_ITERS 20
 #define CB_DEFAULT_WARMUP 1
+#define CB_TEXT(macro) CB_TEXT_OF(macro)
+#define CB_TEXT_OF(value) #value
 #define CB_MAX_COUNT_OPTION 1000000000L
 #define CB_DEFAULT_TIMEOUT 300
 #define CB_DEFAULT_STABLE_PCT 2
@@ -251,6 +257,21 @@ static int opt_root(parse_state *s, const char *v)
     return 0;
 }
 
+int cb_params_check_ranks(const cb_params *p, int nranks, char *err, size_t err_len)
+{
+    /* -r is checked by the engine, once the groups are known. */
+    const cb_split_spec *split = &p->split;
+    if (split->kind == CB_SPLIT_COLOR &&
+        cb_split_color(split, "--split", 0, nranks, err, err_len) < 0)
+        return -1;
+    /* hier_allreduce's groups are made among the ranks measured together:
+     * with --split a group's, checked when the groups are known. */
+    if (split->kind == CB_SPLIT_NONE && p->hier.kind == CB_SPLIT_COLOR &&
+        cb_split_color(&p->hier, "--hier-split", 0, nranks, err, err_len) < 0)
+        return -1;
+    return 0;
+}
+
 static int opt_agg(parse_state *s, const char *v)
 {
     return set_int(s, v, 1, CB_MAX_AGG_OPTION, &s->p->agg);
@@ -372,7 +393,7 @@ static int parse_split_spec(parse_state *s, const char *v, cb_split_spec *spec)
         return 0;
     }
     if (strncmp(v, "color:", 6) == 0) {
-        if (cb_split_color_list(v + 6, NULL, 0) < 0)
+        if (cb_split_colors(v + 6, NULL, 0) < 0)
             return fail(s, "'%s': colours are a comma list of whole numbers from 0 to %d, "
                         "one per rank", v, CB_MAX_SPLIT_COLOR);
         spec->kind = CB_SPLIT_COLOR;
@@ -395,7 +416,7 @@ static int opt_hier_split(parse_state *s, const char *v)
 static int add_layout(parse_state *s, const char *name)
 {
     cb_params *p = s->p;
-    cb_layout_kind kind;
+    cb_block_layout kind;
     if (strcmp(name, "row") == 0)
         kind = CB_LAYOUT_ROW;
     else if (strcmp(name, "col") == 0)
@@ -473,14 +494,18 @@ typedef struct option_spec {
 
 static const option_spec option_table[] = {
     {'o', "op", "LIST", "collectives to run: names, comma list, or all [allreduce]", opt_op},
-    {'b', "minbytes", "SIZE", "smallest size in bytes; K, M, G, T suffixes are powers of 2 [8]",
+    {'b', "minbytes", "SIZE", "smallest size in bytes; K, M, G, T suffixes are powers of 2 ["
+                                CB_TEXT(CB_DEFAULT_MIN_BYTES) "]",
      opt_minbytes},
-    {'e', "maxbytes", "SIZE", "largest size in bytes [128M, lowered to fit in memory]",
+    {'e', "maxbytes", "SIZE", "largest size in bytes [" CB_TEXT(CB_DEFAULT_MAX_MIB)
+                                "M, lowered to fit in memory]",
      opt_maxbytes},
-    {'f', "stepfactor", "N", "multiply the size by N (>= 2) each step [2]", opt_stepfactor},
+    {'f', "stepfactor", "N", "multiply the size by N (>= 2) each step ["
+                                  CB_TEXT(CB_DEFAULT_STEP_FACTOR) "]", opt_stepfactor},
     {'i', "stepbytes", "SIZE", "add SIZE bytes each step instead of multiplying", opt_stepbytes},
-    {'n', "iters", "N", "timed iterations per size [20]", opt_iters},
-    {'w', "warmup", "N", "untimed iterations before timing [1]", opt_warmup},
+    {'n', "iters", "N", "timed iterations per size [" CB_TEXT(CB_DEFAULT_ITERS) "]", opt_iters},
+    {'w', "warmup", "N", "untimed iterations before timing [" CB_TEXT(CB_DEFAULT_WARMUP) "]",
+     opt_warmup},
     {'c', "check", "N", "verification passes per size; 0 turns checking off [1]", opt_check},
     {'\0', "check-timed", NULL, "with -c > 0: also verify the output of the last timed "
                                 "iteration of every out-of-place size", opt_check_timed},
@@ -499,7 +524,7 @@ static const option_spec option_table[] = {
     {'C', "report-cputime", "0|1", "1: report the CPU time to launch, not the time to "
                                    "complete [0]", opt_cputime},
     {'T', "timeout", "SECONDS", "end the run when a rank makes no progress for SECONDS; "
-                                "0 never [300]", opt_timeout},
+                                "0 never [" CB_TEXT(CB_DEFAULT_TIMEOUT) "]", opt_timeout},
     {'\0', "backend", "NAME", "auto or a backend listed below [auto]", opt_backend},
     {'\0', "csv", "FILE", "also write results as CSV to FILE; '-': CSV on stdout, the "
                           "table on stderr", opt_csv},
@@ -520,7 +545,7 @@ static const option_spec option_table[] = {
     {'\0', "stable", "PCT", "with --budget: time in rounds of a tenth of the iterations and "
                             "stop once, on every rank, the last 3 round medians and round "
                             "means each span at most PCT% of their median; 0 never stops "
-                            "early [2]",
+                            "early [" CB_TEXT(CB_DEFAULT_STABLE_PCT) "]",
      opt_stable},
     {'g', "ngpus", "1", "accepted for nccl-tests scripts: one GPU per rank, so only 1",
      opt_one_per_rank},
@@ -663,6 +688,8 @@ void cb_params_help(FILE *out, const char *prog)
         fprintf(out, "  %-8s %s\n", (*b)->name, (*b)->summary);
     for (const char *const *n = cb_backend_not_built(); *n != NULL; n += 2)
         fprintf(out, "  %-8s not built: %s\n", n[0], n[1]);
-    fprintf(out, "\nExit status: 0 success, 1 runtime error, 2 usage error, 3 timeout (-T), "
-                 "7 wrong results,\n130 or 143 stopped by SIGINT or SIGTERM.\nSee nccl-collbench(1) for the output columns and the CSV schema.\n");
+    fprintf(out, "\nExit statuses:\n");
+    for (const cb_exit_meaning *x = cb_exit_meanings; x->meaning != NULL; x++)
+        fprintf(out, "  %-8d %s\n", x->code, x->meaning);
+    fprintf(out, "See nccl-collbench(1) for the output columns and the CSV schema.\n");
 }

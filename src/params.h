@@ -37,13 +37,6 @@ typedef struct cb_split_spec {
     const char *text;      /* the value as given, for messages and colour lists */
 } cb_split_spec;
 
-/* How rank data is laid out for the collectives that gather or scatter
- * blocks (--layout). */
-typedef enum cb_layout_kind {
-    CB_LAYOUT_ROW = 0,     /* every rank's block is contiguous */
-    CB_LAYOUT_COL = 1      /* every rank's block is a column slice of a matrix */
-} cb_layout_kind;
-
 typedef struct cb_params {
     const cb_collective *collectives[CB_MAX_COLLECTIVES];
     int ncollectives;
@@ -77,7 +70,7 @@ typedef struct cb_params {
     int progress;          /* --progress: progress on stderr even when it is no terminal */
     cb_split_spec split;   /* --split; kind CB_SPLIT_NONE: every rank in one group */
     cb_split_spec hier;    /* --hier-split: hier_allreduce's inner groups [node] */
-    cb_layout_kind layouts[2]; /* --layout, in the order given [row] */
+    cb_block_layout layouts[2]; /* --layout, in the order given [row] */
     int nlayouts;
     int memory_report;     /* -M: the memory footprint per rank in the preamble */
     int budget_ms;         /* --budget: timed iterations per measurement from a time budget; 0 off */
@@ -111,18 +104,18 @@ const char *cb_average_name(cb_average a);
  * preamble. Returns 1 with the note in text, or 0 when there are no more. */
 int cb_params_note(const cb_params *p, int index, char *text, size_t len);
 
-/* The functions below are in split_and_sizes.c. */
+/* Checks that need the rank count (colour lists; -r is the engine's, once
+ * the groups are known). Returns 0, or -1 with one line in err, as
+ * cb_params_parse does. */
+int cb_params_check_ranks(const cb_params *p, int nranks, char *err, size_t err_len);
 
-/* The largest colour of a color: list. */
+/* The largest colour a color: list may give. */
 #define CB_MAX_SPLIT_COLOR 1000000
 
-/* The colours of a color: list (the text after "color:"), checked; the first
- * room of them into colors. Returns how many there are, or -1 when malformed. */
-int cb_split_color_list(const char *list, int *colors, int room);
-
-/* Checks that need the rank count (-r below it). Returns 0, or -1 with one
- * line in err, as cb_params_parse does. */
-int cb_params_check_ranks(const cb_params *p, int nranks, char *err, size_t err_len);
+/* The colours of a color: list (the text after "color:"), checked, into
+ * colors (room of them; NULL with 0 to count only); returns how many, or -1
+ * when an item is not a colour (src/split.c). */
+int cb_split_colors(const char *list, int *colors, int room);
 
 /* The colour of rank among nranks under spec (size, stride and color; node
  * is found at run time, and gives 0 here), or -1 for a colour list that does
@@ -131,11 +124,11 @@ int cb_split_color(const cb_split_spec *spec, const char *option, int rank, int 
                    char *err, size_t err_len);
 
 /* Usage error when no size of the sweep holds a whole element of any type
- * selected (nothing would be measured). Returns 0, or -1 with one line in
- * err naming the range and the type. */
+ * selected (nothing would be measured; src/sizes.c). Returns 0, or -1 with
+ * one line in err naming the range and the type. */
 int cb_params_check_sizes(const cb_params *p, char *err, size_t err_len);
 
-/* The sweep's sizes in bytes, into sizes unless it is NULL. Returns the count
+/* The sweep's sizes in bytes (src/sizes.c), into sizes unless it is NULL. Returns the count
  * (at most max_sizes), or -1 when the list would be longer, with a message in
  * err. */
 int cb_size_list(const cb_params *p, uint64_t *sizes, int max_sizes, char *err, size_t err_len);

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "format.h"
 #include "parse.h"
 
 #define VALUE_LEN 256

@@ -2,7 +2,6 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 
 int cb_parse_bytes(const char *text, uint64_t *out)
@@ -47,18 +46,4 @@ int cb_parse_long(const char *text, long min, long max, long *out)
         return -1;
     *out = value;
     return 0;
-}
-
-void cb_format_bytes(uint64_t bytes, char *buf, size_t len)
-{
-    static const char suffix[] = "KMGT";
-    int unit = -1;
-    while (unit < 3 && bytes != 0 && (bytes & 1023) == 0) {
-        bytes >>= 10;
-        unit++;
-    }
-    if (unit < 0)
-        snprintf(buf, len, "%llu", (unsigned long long)bytes);
-    else
-        snprintf(buf, len, "%llu%c", (unsigned long long)bytes, suffix[unit]);
 }

@@ -15,7 +15,4 @@ int cb_parse_bytes(const char *text, uint64_t *out);
 /* A decimal integer in [min, max]. Returns 0, or -1 when malformed or out of range. */
 int cb_parse_long(const char *text, long min, long max, long *out);
 
-/* Format a byte count with the largest exact binary suffix ("64M", "1000"). */
-void cb_format_bytes(uint64_t bytes, char *buf, size_t len);
-
 #endif

@@ -1,6 +1,7 @@
 /*
  * Output formats: one ops table per format, each reading the records of
- * result.h. Printers live on rank 0 only.
+ * result.h, all listed in cb_output_formats (src/printers/formats.c): a new
+ * format is one file and one line there. Printers live on rank 0 only.
  */
 #ifndef CB_PRINTER_H
 #define CB_PRINTER_H
@@ -17,15 +18,21 @@ typedef struct cb_printer cb_printer;
 
 typedef struct cb_printer_ops {
     const char *name;
+    /* How messages name this output ("--csv"). */
+    const char *option;
+    /* Where this format goes for the command line p: a path, "-" for
+     * stdout, CB_PRINTER_STDERR, or NULL when p does not ask for it. */
+    const char *(*destination)(const cb_params *p);
     /* Open on path ("-" for stdout, CB_PRINTER_STDERR for stderr). Returns
      * NULL with err set on failure. */
     cb_printer *(*open)(const char *path, char *err, size_t err_len);
+    /* The hooks below but result may be NULL: the format ignores the event. */
     void (*begin)(cb_printer *pr, const cb_run_info *run);
     /* A new table: coll measured in layout (--layout). */
-    void (*table_begin)(cb_printer *pr, const cb_collective *coll, cb_layout_kind layout);
+    void (*table_begin)(cb_printer *pr, const cb_collective *coll, cb_block_layout layout);
     /* A line the reader should see: a skipped size or combination. */
     void (*note)(cb_printer *pr, const char *text);
-    void (*result)(cb_printer *pr, const cb_result *res);
+    void (*result)(cb_printer *pr, const cb_row *row);
     void (*end)(cb_printer *pr, const cb_summary *sum);
     /* Flush and close; returns -1 with err set when anything failed to write. */
     int (*close)(cb_printer *pr, char *err, size_t err_len);
@@ -43,6 +50,9 @@ struct cb_printer {
 extern const cb_printer_ops cb_printer_table;
 extern const cb_printer_ops cb_printer_csv;
 extern const cb_printer_ops cb_printer_json;
+
+/* Every output format, in the order they are opened and ended, NULL-ended. */
+extern const cb_printer_ops *const cb_output_formats[];
 
 /* Shared by the printers: open path (or stdout), and close checking errors. */
 int cb_printer_open_stream(cb_printer *pr, const char *path, char *err, size_t err_len);

@@ -71,10 +71,18 @@ typedef struct cb_result {
     int group_ranks;
     /* --layout: the layout measured; in column layout the matrix whose
      * column slices the rank blocks are, rows x cols elements, else 0 x 0. */
-    cb_layout_kind layout;
+    cb_block_layout layout;
     size_t rows;
     size_t cols;
 } cb_result;
+
+/* One row of a table: a size's out-of-place result and its in-place one;
+ * in_place NULL where none comes (barrier, the column layout, or the run
+ * stopped between the two). The engine pairs them; printers only print. */
+typedef struct cb_row {
+    const cb_result *out_of_place;
+    const cb_result *in_place;
+} cb_row;
 
 typedef struct cb_summary {
     uint64_t wrong;            /* over every result */

@@ -6,7 +6,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "status.h"
+#include "agreement.h"
 
 static double now_seconds(void)
 {

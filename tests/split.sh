@@ -55,6 +55,17 @@ run 4 --split size:3 -r 2 -o broadcast
 expect_rc 2 "-r 2 with a one-rank group"
 grep -q 'root 2 is not a rank of every --split size:3 group' "$CB_TMP/err" ||
     fail "no message for a root that a group lacks"
+# --split node: the groups are known only at run time (two hosts of two
+# ranks by NCCL_HOSTID), and -r 3 is still a usage error, not an MPI one.
+hostid_launcher "a a b b" "${CB_RUN_BIN:-$CB_BIN}"
+CB_RUN_BIN=$CB_TMP/hostid.sh run 4 --backend mpi --split node -r 3 -o broadcast -b 8 -e 8
+expect_rc 2 "--split node -r 3 with two-rank nodes"
+[ "$(grep -c '^nccl-collbench: ' "$CB_TMP/err")" = 1 ] || show_and_fail "--split node -r 3: not one message"
+grep -q 'root 3 is not a rank of every --split node group: the smallest has 2 ranks' \
+    "$CB_TMP/err" || show_and_fail "--split node -r 3: no message naming the root"
+grep -q "Try 'nccl-collbench --help'" "$CB_TMP/err" || show_and_fail "--split node -r 3: no pointer to --help"
+CB_RUN_BIN=$CB_TMP/hostid.sh run 4 --backend mpi --split node -r 1 -o broadcast -b 8 -e 8 -c 1
+expect_rc 0 "--split node -r 1 with two-rank nodes"
 
 # The NCCL backend through the stand-in: one NCCL communicator per group.
 if [ -x "$CB_BUILDDIR/tests/nccl-collbench-standin" ]; then

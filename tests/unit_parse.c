@@ -2,6 +2,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "format.h"
 #include "params.h"
 #include "parse.h"
 #include "unit.h"

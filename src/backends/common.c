@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "backend.h"
-#include "status.h"
+#include "agreement.h"
 
 int cb_backend_fail(cb_backend *b, const char *fmt, ...)
 {

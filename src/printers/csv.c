@@ -17,19 +17,6 @@
 #define CB_CSV_SCHEMA_VERSION 1
 #define CB_CSV_ROWLEN 4096
 
-static const char *const csv_columns[] = {
-    "schema_version", "run_id", "start_utc", "tool_version", "backend", "library",
-    "mpi_library", "device", "ranks", "nodes", "ranks_per_node", "collective", "datatype",
-    "redop", "root", "bytes", "count", "placement", "warmup_iters", "iters", "time_us",
-    "time_combine", "algbw_gbps", "busbw_gbps", "wrong", "check_passes",
-    /* added at the end, as the compatibility rule says */
-    "agg", "graph_launches", "blocking", "time_kind", "iter_samples", "iter_min_us",
-    "iter_median_us", "iter_p99_us", "iter_max_us", "rank_time_min_us", "rank_time_mean_us",
-    "rank_time_max_us", "slowest_rank", "slowest_host",
-    "group",
-    "layout", "matrix_rows", "matrix_cols",
-};
-
 typedef struct csv_printer {
     cb_printer base;
     const cb_run_info *run;
@@ -118,6 +105,97 @@ static void row_emit(cb_printer *pr, row *r)
     }
 }
 
+/* The cells that are empty when they do not apply. */
+static void row_wrong(row *r, const cb_result *res)
+{
+    if (res->check_passes)
+        row_fieldf(r, "%llu", (unsigned long long)res->wrong);
+    else
+        row_field(r, "");
+}
+
+static void row_group(row *r, const cb_result *res)
+{
+    if (res->group >= 0)
+        row_fieldf(r, "%d", res->group);
+    else
+        row_field(r, "");
+}
+
+/* A matrix dimension, empty outside the column layout. */
+static void row_matrix(row *r, const cb_result *res, size_t dimension)
+{
+    if (res->rows > 0)
+        row_fieldf(r, "%zu", dimension);
+    else
+        row_field(r, "");
+}
+
+/* The columns, in order: each one's header name and how a row fills its
+ * cell from the run (run), its settings (p) and the result (res). The
+ * header and the rows both come from this list, so they cannot drift
+ * apart. New columns only ever go at the end. */
+#define CSV_COLUMNS(X)                                                     \
+    X(schema_version, row_fieldf(r, "%d", CB_CSV_SCHEMA_VERSION))          \
+    X(run_id, row_field(r, run->run_id))                                   \
+    X(start_utc, row_field(r, run->start_utc))                             \
+    X(tool_version, row_field(r, run->tool_version))                       \
+    X(backend, row_field(r, run->backend))                                 \
+    X(library, row_field(r, run->ranks[0].device.library))                 \
+    X(mpi_library, row_field(r, run->mpi_library))                         \
+    X(device, row_field(r, run->ranks[0].device.model))                    \
+    X(ranks, row_fieldf(r, "%d", run->nranks))                             \
+    X(nodes, row_fieldf(r, "%d", run->nnodes))                             \
+    X(ranks_per_node, row_fieldf(r, "%d", run->ranks_per_node))            \
+    X(collective, row_field(r, res->collective->name))                     \
+    X(datatype, row_field(r, cb_dtype_info_of(res->dtype)->name))          \
+    X(redop, row_field(r, cb_redop_name(res->redop)))                      \
+    X(root, row_fieldf(r, "%d", res->root))                                \
+    X(bytes, row_fieldf(r, "%llu", (unsigned long long)res->bytes))        \
+    X(count, row_fieldf(r, "%zu", res->count))                             \
+    X(placement, row_field(r, res->in_place ? "in-place" : "out-of-place")) \
+    X(warmup_iters, row_fieldf(r, "%d", res->warmup_iters))                \
+    X(iters, row_fieldf(r, "%d", res->iters))                              \
+    X(time_us, row_fieldf(r, "%.6f", res->seconds * 1e6))                  \
+    X(time_combine, row_field(r, cb_average_name(p->average)))             \
+    X(algbw_gbps, row_fieldf(r, "%.6f", res->algbw))                       \
+    X(busbw_gbps, row_fieldf(r, "%.6f", res->busbw))                       \
+    X(wrong, row_wrong(r, res))                                            \
+    X(check_passes, row_fieldf(r, "%d", res->check_passes))                \
+    X(agg, row_fieldf(r, "%d", p->agg))                                    \
+    X(graph_launches, row_fieldf(r, "%d", p->graph_launches))              \
+    X(blocking, row_fieldf(r, "%d", p->blocking))                          \
+    X(time_kind, row_field(r, p->report_cputime ? "cpu" : "completion"))   \
+    X(iter_samples, row_fieldf(r, "%d", res->slowest.samples))             \
+    X(iter_min_us, row_micros(r, res->slowest.min))                        \
+    X(iter_median_us, row_micros(r, res->slowest.median))                  \
+    X(iter_p99_us, row_micros(r, res->slowest.p99))                        \
+    X(iter_max_us, row_micros(r, res->slowest.max))                        \
+    X(rank_time_min_us, row_micros(r, res->spread.min))                    \
+    X(rank_time_mean_us, row_micros(r, res->spread.mean))                  \
+    X(rank_time_max_us, row_micros(r, res->spread.max))                    \
+    X(slowest_rank, row_fieldf(r, "%d", res->spread.slowest))              \
+    X(slowest_host, row_field(r, res->slowest_host))                       \
+    X(group, row_group(r, res))                                            \
+    X(layout, row_field(r, res->layout == CB_LAYOUT_COL ? "col" : "row"))  \
+    X(matrix_rows, row_matrix(r, res, res->rows))                          \
+    X(matrix_cols, row_matrix(r, res, res->cols))
+
+static void row_header(row *r)
+{
+#define CSV_HEADER_CELL(name, cell) row_field(r, #name);
+    CSV_COLUMNS(CSV_HEADER_CELL)
+#undef CSV_HEADER_CELL
+}
+
+static void row_result(row *r, const cb_run_info *run, const cb_result *res)
+{
+    const cb_params *p = run->params;
+#define CSV_RESULT_CELL(name, cell) cell;
+    CSV_COLUMNS(CSV_RESULT_CELL)
+#undef CSV_RESULT_CELL
+}
+
 static cb_printer *csv_open(const char *path, char *err, size_t err_len)
 {
     csv_printer *cp = calloc(1, sizeof *cp);
@@ -138,8 +216,7 @@ static cb_printer *csv_open(const char *path, char *err, size_t err_len)
      * A file takes its name then, not at the end, so that a run killed part
      * way (after the launcher's grace period) keeps the rows it measured. */
     row r = {.len = 0};
-    for (size_t i = 0; i < sizeof csv_columns / sizeof csv_columns[0]; i++)
-        row_field(&r, csv_columns[i]);
+    row_header(&r);
     row_emit(&cp->base, &r);
     if (cp->base.write_failed || (to_file && cb_outfile_commit(&cp->file, err, err_len) != 0)) {
         if (cp->base.write_failed)
@@ -156,88 +233,15 @@ static void csv_begin(cb_printer *pr, const cb_run_info *run)
     ((csv_printer *)pr)->run = run;
 }
 
-static void csv_ignore_collective(cb_printer *pr, const cb_collective *coll,
-                                  cb_layout_kind layout)
+/* One line per result: the out-of-place one, then the in-place one. */
+static void csv_result(cb_printer *pr, const cb_row *pair)
 {
-    (void)pr;
-    (void)coll;
-    (void)layout;
-}
-
-static void csv_ignore_note(cb_printer *pr, const char *text)
-{
-    (void)pr;
-    (void)text;
-}
-
-static void csv_result(cb_printer *pr, const cb_result *res)
-{
-    const cb_run_info *run = ((csv_printer *)pr)->run;
-    const cb_params *p = run->params;
-    row r = {.len = 0};
-    row_fieldf(&r, "%d", CB_CSV_SCHEMA_VERSION);
-    row_field(&r, run->run_id);
-    row_field(&r, run->start_utc);
-    row_field(&r, run->tool_version);
-    row_field(&r, run->backend);
-    row_field(&r, run->ranks[0].device.library);
-    row_field(&r, run->mpi_library);
-    row_field(&r, run->ranks[0].device.model);
-    row_fieldf(&r, "%d", run->nranks);
-    row_fieldf(&r, "%d", run->nnodes);
-    row_fieldf(&r, "%d", run->ranks_per_node);
-    row_field(&r, res->collective->name);
-    row_field(&r, cb_dtype_info_of(res->dtype)->name);
-    row_field(&r, cb_redop_name(res->redop));
-    row_fieldf(&r, "%d", res->root);
-    row_fieldf(&r, "%llu", (unsigned long long)res->bytes);
-    row_fieldf(&r, "%zu", res->count);
-    row_field(&r, res->in_place ? "in-place" : "out-of-place");
-    row_fieldf(&r, "%d", res->warmup_iters);
-    row_fieldf(&r, "%d", res->iters);
-    row_fieldf(&r, "%.6f", res->seconds * 1e6);
-    row_field(&r, cb_average_name(p->average));
-    row_fieldf(&r, "%.6f", res->algbw);
-    row_fieldf(&r, "%.6f", res->busbw);
-    if (res->check_passes)
-        row_fieldf(&r, "%llu", (unsigned long long)res->wrong);
-    else
-        row_field(&r, "");
-    row_fieldf(&r, "%d", res->check_passes);
-    row_fieldf(&r, "%d", p->agg);
-    row_fieldf(&r, "%d", p->graph_launches);
-    row_fieldf(&r, "%d", p->blocking);
-    row_field(&r, p->report_cputime ? "cpu" : "completion");
-    const cb_rank_time *slow = &res->slowest;
-    row_fieldf(&r, "%d", slow->samples);
-    row_micros(&r, slow->min);
-    row_micros(&r, slow->median);
-    row_micros(&r, slow->p99);
-    row_micros(&r, slow->max);
-    row_micros(&r, res->spread.min);
-    row_micros(&r, res->spread.mean);
-    row_micros(&r, res->spread.max);
-    row_fieldf(&r, "%d", res->spread.slowest);
-    row_field(&r, res->slowest_host);
-    if (res->group >= 0)
-        row_fieldf(&r, "%d", res->group);
-    else
-        row_field(&r, "");
-    row_field(&r, res->layout == CB_LAYOUT_COL ? "col" : "row");
-    if (res->rows > 0) {
-        row_fieldf(&r, "%zu", res->rows);
-        row_fieldf(&r, "%zu", res->cols);
-    } else {
-        row_field(&r, "");
-        row_field(&r, "");
+    const cb_result *halves[2] = {pair->out_of_place, pair->in_place};
+    for (int h = 0; h < 2 && halves[h] != NULL; h++) {
+        row r = {.len = 0};
+        row_result(&r, ((csv_printer *)pr)->run, halves[h]);
+        row_emit(pr, &r);
     }
-    row_emit(pr, &r);
-}
-
-static void csv_end(cb_printer *pr, const cb_summary *sum)
-{
-    (void)pr;
-    (void)sum;
 }
 
 static int csv_close(cb_printer *pr, char *err, size_t err_len)
@@ -260,13 +264,17 @@ static int csv_close(cb_printer *pr, char *err, size_t err_len)
     return rc;
 }
 
+static const char *csv_destination(const cb_params *p)
+{
+    return p->csv_path;
+}
+
 const cb_printer_ops cb_printer_csv = {
     .name = "csv",
+    .option = "--csv",
+    .destination = csv_destination,
     .open = csv_open,
     .begin = csv_begin,
-    .table_begin = csv_ignore_collective,
-    .note = csv_ignore_note,
     .result = csv_result,
-    .end = csv_end,
     .close = csv_close,
 };

@@ -16,7 +16,7 @@
 #include "config.h"
 #include "outfile.h"
 #include "printer.h"
-#include "status.h"
+#include "agreement.h"
 
 #define CB_JSON_SCHEMA_VERSION 1
 
@@ -222,13 +222,6 @@ static void json_begin(cb_printer *pr, const cb_run_info *run)
     fprintf(f, "\n  ],\n  \"results\": [");
 }
 
-static void json_collective(cb_printer *pr, const cb_collective *coll, cb_layout_kind layout)
-{
-    (void)pr;
-    (void)coll;
-    (void)layout;
-}
-
 static void json_note(cb_printer *pr, const char *text)
 {
     json_printer *jp = (json_printer *)pr;
@@ -265,7 +258,7 @@ static void write_rank_time(FILE *f, const cb_rank_time *t)
     fprintf(f, ", \"samples\": %d}", t->samples);
 }
 
-static void json_result(cb_printer *pr, const cb_result *res)
+static void json_one_result(cb_printer *pr, const cb_result *res)
 {
     json_printer *jp = (json_printer *)pr;
     FILE *f = pr->out;
@@ -331,6 +324,14 @@ static void json_result(cb_printer *pr, const cb_result *res)
         pr->write_failed = 1;
 }
 
+/* One entry per result: the out-of-place one, then the in-place one. */
+static void json_result(cb_printer *pr, const cb_row *row)
+{
+    json_one_result(pr, row->out_of_place);
+    if (row->in_place != NULL)
+        json_one_result(pr, row->in_place);
+}
+
 static void json_end(cb_printer *pr, const cb_summary *sum)
 {
     json_printer *jp = (json_printer *)pr;
@@ -389,11 +390,17 @@ static int json_close(cb_printer *pr, char *err, size_t err_len)
     return rc;
 }
 
+static const char *json_destination(const cb_params *p)
+{
+    return p->json_path;
+}
+
 const cb_printer_ops cb_printer_json = {
     .name = "json",
+    .option = "--json",
+    .destination = json_destination,
     .open = json_open,
     .begin = json_begin,
-    .table_begin = json_collective,
     .note = json_note,
     .result = json_result,
     .end = json_end,

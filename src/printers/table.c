@@ -5,20 +5,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "parse.h"
+#include "format.h"
 #include "printer.h"
 
 typedef struct table_printer {
     cb_printer base;
-    cb_result pending;      /* out-of-place half of the row being built */
-    int have_pending;
     int stats;              /* --stats */
     int split;              /* --split: a group column at the end of each row */
     int columns;            /* column layout: a matrix column at the end of each row */
     int begun;              /* the preamble is out: a footer belongs */
 } table_printer;
-
-static void flush_pending(table_printer *tp);
 
 static cb_printer *table_open(const char *path, char *err, size_t err_len)
 {
@@ -73,11 +69,10 @@ static void table_begin(cb_printer *pr, const cb_run_info *run)
 }
 
 static void table_begin_collective(cb_printer *pr, const cb_collective *coll,
-                                   cb_layout_kind layout)
+                                   cb_block_layout layout)
 {
     FILE *out = pr->out;
     table_printer *tp = (table_printer *)pr;
-    flush_pending(tp);
     int split = tp->split;
     tp->columns = layout == CB_LAYOUT_COL;
     if (tp->columns)
@@ -98,8 +93,6 @@ static void table_begin_collective(cb_printer *pr, const cb_collective *coll,
 
 static void table_note(cb_printer *pr, const char *text)
 {
-    /* A row waiting for an in-place half that will not come (barrier) goes first. */
-    flush_pending((table_printer *)pr);
     fprintf(pr->out, "# %s\n", text);
     fflush(pr->out);
 }
@@ -139,57 +132,32 @@ static void print_stats(FILE *out, const cb_result *res)
             res->slowest_host);
 }
 
-/* An out-of-place half with no in-place half to come (barrier, or the run
- * stopped): the row as far as it got. */
-static void flush_pending(table_printer *tp)
-{
-    if (!tp->have_pending)
-        return;
-    FILE *out = tp->base.out;
-    const cb_result *res = &tp->pending;
-    fprintf(out, "%12llu %13zu %8s %6s %5d", (unsigned long long)res->bytes, res->count,
-            cb_dtype_info_of(res->dtype)->name, cb_redop_name(res->redop), res->root);
-    print_half(out, res);
-    fprintf(out, " %10s %8s %8s %7s", "-", "-", "-", "-");
-    if (tp->split)
-        fprintf(out, " %6d", res->group);
-    if (tp->columns)
-        fprintf(out, "  %zu x %zu", res->rows, res->cols);
-    fputc('\n', out);
-    print_mismatch(out, res);
-    if (tp->stats)
-        print_stats(out, res);
-    tp->have_pending = 0;
-    fflush(out);
-}
-
-static void table_result(cb_printer *pr, const cb_result *res)
+/* One row: the out-of-place half, and the in-place half or dashes. */
+static void table_result(cb_printer *pr, const cb_row *row)
 {
     table_printer *tp = (table_printer *)pr;
-    if (!res->in_place) {
-        flush_pending(tp);
-        tp->pending = *res;
-        tp->have_pending = 1;
-        return;
-    }
     FILE *out = pr->out;
-    fprintf(out, "%12llu %13zu %8s %6s %5d", (unsigned long long)res->bytes, res->count,
-            cb_dtype_info_of(res->dtype)->name, cb_redop_name(res->redop), res->root);
-    if (tp->have_pending)
-        print_half(out, &tp->pending);
-    print_half(out, res);
+    const cb_result *oop = row->out_of_place, *inp = row->in_place;
+    fprintf(out, "%12llu %13zu %8s %6s %5d", (unsigned long long)oop->bytes, oop->count,
+            cb_dtype_info_of(oop->dtype)->name, cb_redop_name(oop->redop), oop->root);
+    print_half(out, oop);
+    if (inp != NULL)
+        print_half(out, inp);
+    else
+        fprintf(out, " %10s %8s %8s %7s", "-", "-", "-", "-");
     if (tp->split)
-        fprintf(out, " %6d", res->group);
+        fprintf(out, " %6d", oop->group);
+    if (tp->columns)
+        fprintf(out, "  %zu x %zu", oop->rows, oop->cols);
     fputc('\n', out);
-    if (tp->have_pending)
-        print_mismatch(out, &tp->pending);
-    print_mismatch(out, res);
+    print_mismatch(out, oop);
+    if (inp != NULL)
+        print_mismatch(out, inp);
     if (tp->stats) {
-        if (tp->have_pending)
-            print_stats(out, &tp->pending);
-        print_stats(out, res);
+        print_stats(out, oop);
+        if (inp != NULL)
+            print_stats(out, inp);
     }
-    tp->have_pending = 0;
     fflush(out);
 }
 
@@ -199,7 +167,6 @@ static void table_end(cb_printer *pr, const cb_summary *sum)
     table_printer *tp = (table_printer *)pr;
     if (!tp->begun)
         return;
-    flush_pending(tp);
     if (sum->error[0] != '\0')
         fprintf(out, "# Stopped early: %s\n", sum->error);
     fprintf(out, "# Out of bounds values : %llu %s\n", (unsigned long long)sum->wrong,
@@ -217,8 +184,16 @@ static int table_close(cb_printer *pr, char *err, size_t err_len)
     return rc;
 }
 
+/* Always: on stdout, or on stderr when CSV takes stdout. */
+static const char *table_destination(const cb_params *p)
+{
+    return p->csv_path != NULL && strcmp(p->csv_path, "-") == 0 ? CB_PRINTER_STDERR : "-";
+}
+
 const cb_printer_ops cb_printer_table = {
     .name = "table",
+    .option = "table output",
+    .destination = table_destination,
     .open = table_open,
     .begin = table_begin,
     .table_begin = table_begin_collective,

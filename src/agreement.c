@@ -1,8 +1,19 @@
-#include "status.h"
+#include "agreement.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+
+const cb_exit_meaning cb_exit_meanings[] = {
+    {CB_EXIT_OK, "success"},
+    {CB_EXIT_RUNTIME, "runtime error"},
+    {CB_EXIT_USAGE, "usage error"},
+    {CB_EXIT_TIMEOUT, "timeout (-T)"},
+    {CB_EXIT_WRONG, "wrong results"},
+    {CB_EXIT_SIGINT, "stopped by SIGINT"},
+    {CB_EXIT_SIGTERM, "stopped by SIGTERM"},
+    {0, NULL},
+};
 
 void cb_status_clear(cb_status *st)
 {

@@ -1,6 +1,6 @@
 /* Exit statuses and cross-rank agreement on failure. */
-#ifndef CB_STATUS_H
-#define CB_STATUS_H
+#ifndef CB_AGREEMENT_H
+#define CB_AGREEMENT_H
 
 #include <mpi.h>
 #include <stddef.h>
@@ -16,7 +16,18 @@ enum cb_exit {
     CB_EXIT_SIGTERM = 143 /* stopped by SIGTERM after the measurement in progress */
 };
 
+/* Every exit status with its meaning, for --help: the one list besides
+ * the man page. Ends with a NULL meaning. */
+typedef struct cb_exit_meaning {
+    int code;
+    const char *meaning;
+} cb_exit_meaning;
+extern const cb_exit_meaning cb_exit_meanings[];
+
 #define CB_MSGLEN 512
+
+/* The line after a usage error's message (status 2). */
+#define CB_USAGE_HINT "Try 'nccl-collbench --help' for more information."
 
 /* A failure seen by one rank, with the message that explains it. */
 typedef struct cb_status {

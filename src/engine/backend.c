@@ -1,0 +1,106 @@
+/* Choosing and starting the backend. */
+#include "engine_int.h"
+
+/* Why ops cannot run what the command line asks for, or NULL when it can. */
+static const char *backend_lacks(const cb_backend_ops *ops, const cb_params *p)
+{
+    if (p->graph_launches > 0 && (ops->graph_begin == NULL || ops->graph_end == NULL ||
+                                  ops->graph_launch == NULL || ops->graph_free == NULL))
+        return "it cannot capture CUDA graphs (-G)";
+    return NULL;
+}
+
+/* "auto" takes the first backend every rank can use. */
+void select_backend(engine *e)
+{
+    char why[CB_MSGLEN] = "";
+    if (strcmp(e->p->backend, "auto") != 0) {
+        e->ops = cb_backend_lookup(e->p->backend);
+        const char *lack = backend_lacks(e->ops, e->p);
+        if (lack != NULL)
+            cb_status_set(&e->st, CB_EXIT_RUNTIME, "--backend %s: %s", e->p->backend, lack);
+        else if (!e->ops->usable(why, sizeof why))
+            cb_status_set(&e->st, CB_EXIT_RUNTIME, "--backend %s cannot run here: %s",
+                          e->p->backend, why);
+        return;
+    }
+    const char *lacked = NULL, *lacking = NULL, *unusable = NULL;
+    char unusable_why[CB_MSGLEN] = "";
+    for (const cb_backend_ops *const *b = cb_backend_list(); *b != NULL; b++) {
+        const char *lack = backend_lacks(*b, e->p);
+        if (lack != NULL) {
+            if (lacked == NULL) {
+                lacked = lack;
+                lacking = (*b)->name;
+            }
+            continue;
+        }
+        int usable = (*b)->usable(why, sizeof why), nusable = 0;
+        MPI_Allreduce(&usable, &nusable, 1, MPI_INT, MPI_SUM, e->comm);
+        if (nusable == e->nranks) {
+            e->ops = *b;
+            if (unusable != NULL)
+                snprintf(e->backend_notice, sizeof e->backend_notice,
+                         "backend auto chose %s: no rank can run %s (%s)", (*b)->name, unusable,
+                         unusable_why);
+            return;
+        }
+        /* Some ranks can and others cannot: a node that lost its GPU must
+         * not pass a health check by running everything on host memory. */
+        if (nusable > 0) {
+            char list[CB_MSGLEN / 2];
+            int missing = cb_sysinfo_flagged_ranks(e->comm, !usable, list, sizeof list);
+            if (!usable)
+                cb_status_set(&e->st, CB_EXIT_RUNTIME, "--backend auto: %d of %d ranks cannot "
+                              "run the %s backend that the others can: %s (%s); refused rather "
+                              "than run every rank on another backend, which would hide it "
+                              "(--backend names one)", missing, e->nranks, (*b)->name, list, why);
+            return;
+        }
+        if (unusable == NULL) {
+            unusable = (*b)->name;
+            snprintf(unusable_why, sizeof unusable_why, "%s", why);
+        }
+    }
+    if (lacked != NULL)
+        cb_status_set(&e->st, CB_EXIT_RUNTIME,
+                      "no backend can run on every rank with these options (%s: %s)", lacking,
+                      lacked);
+    else
+        cb_status_set(&e->st, CB_EXIT_RUNTIME, "no backend can run on every rank");
+}
+
+/* The watchdog's way to unblock a hung rank before it ends the process. */
+static void abort_backend(void *ctx)
+{
+    engine *e = ctx;
+    if (e->b != NULL && e->ops->abort != NULL)
+        e->ops->abort(e->b);
+}
+
+static void watchdog_tick(void *ctx)
+{
+    cb_watchdog_tick(&((engine *)ctx)->watch);
+}
+
+void start_backend(engine *e)
+{
+    cb_backend_config config = {
+        .blocking = e->p->blocking, .run_comm = e->comm, .progress = watchdog_tick,
+        .progress_ctx = e};
+    cb_watchdog_doing(&e->watch, "starting the %s backend", e->ops->name);
+    if (e->ops->init(e->gcomm, &config, &e->b) != 0)
+        cb_status_set(&e->st, CB_EXIT_RUNTIME, "starting the %s backend failed: %s",
+                      e->ops->name, e->b ? e->b->error : "out of memory");
+    if (e->b != NULL) {
+        e->b->ops = e->ops;
+        cb_watchdog_set_abort(&e->watch, abort_backend, e);
+    }
+}
+
+int backend_step(engine *e, int rc)
+{
+    if (rc != 0)
+        cb_status_set(&e->st, CB_EXIT_RUNTIME, "%s", e->b->error);
+    return rc;
+}

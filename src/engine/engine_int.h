@@ -1,0 +1,159 @@
+/*
+ * The sweep engine's internal header, shared by the files of src/engine/
+ * (HACKING-engine.md says what each does). The engine knows collectives
+ * only through the collective table, communication libraries only through
+ * a backend's ops table, and output formats only through printers. MPI is
+ * used for what every backend shares: launching ranks, exchanging metadata,
+ * agreeing on failures and combining times.
+ */
+#ifndef CB_ENGINE_INT_H
+#define CB_ENGINE_INT_H
+
+#include "engine.h"
+
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "parse.h"
+#include "plan.h"
+#include "printer.h"
+#include "result.h"
+#include "agreement.h"
+#include "signals.h"
+#include "sysinfo.h"
+#include "watchdog.h"
+
+/* Share of the memory a backend reports that buffers may take. */
+#define CB_MEMORY_SHARE 0.8
+
+typedef struct engine {
+    const cb_params *p;
+    MPI_Comm comm;
+    int rank;
+    int nranks;
+    /* The ranks measured together: comm itself, or with --split this rank's
+     * group, numbered by its lowest rank. */
+    MPI_Comm gcomm;
+    int grank;
+    int gsize;
+    int group;
+    int ngroups;
+    int min_gsize;          /* the smallest group's size */
+    int *gmembers;          /* group rank 0: the comm rank of each group member */
+    int *leaders;           /* comm rank of each group's rank 0 */
+    /* Rank 0: the out-of-place result of each group waiting for its in-place
+     * half (npending of them), and a copy of every rank's times for it. */
+    cb_result *pending;
+    int npending;
+    cb_rank_time *pending_times;
+    char host[CB_HOSTLEN];
+    cb_status st;
+
+    const cb_backend_ops *ops;
+    cb_backend *b;
+    void *send;          /* backend buffers, buffer_bytes each */
+    void *recv;
+    void *staging;       /* host copy when the backend's buffers are not host accessible */
+    void *work;          /* --layout col: the column copies' work buffer */
+    size_t buffer_bytes;
+    void *coll_state;    /* what the running collective's prepare made */
+    cb_block_layout layout_now; /* the layout being measured */
+
+    uint64_t sizes[CB_MAX_SIZES];
+    int nsizes;
+
+    char backend_notice[CB_MSGLEN];   /* why auto chose its backend, for after the preamble */
+    char size_notice[256];   /* why the largest size was lowered, for after the preamble */
+
+    /* Per-iteration timing: the plan of the measurement in progress, its
+     * marks read back after each timed span. */
+    int sampling;            /* the backend has timer marks */
+    cb_iter_plan plan;
+    int spans_run;           /* timed spans run (fewer after an early stop by --stable) */
+    double prev_op_time;     /* this rank's time per operation at the last size */
+    size_t prev_count;       /* and that size's count, to tell a new sweep */
+    double *samples;         /* room for cb_iter_plan_room marks */
+    cb_rank_time *rank_times; /* rank 0 only: every rank's times */
+
+    cb_printer **printers;   /* rank 0 only: the outputs opened */
+    int nprinters;
+    cb_rank_info *ranks;                     /* rank 0 only */
+    cb_run_info run;
+    cb_summary sum;
+
+    int progress;          /* rank 0: 0 off, 1 one updated line on a terminal, 2 lines */
+
+    cb_watchdog watch;
+    char measuring[192];   /* the measurement in progress, for the watchdog */
+} engine;
+
+
+/* agreement.c */
+int agree(engine *e);
+void note(engine *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* outputs.c */
+void open_printers(engine *e);
+void choose_progress(engine *e);
+void report_progress(engine *e, const cb_collective *coll, cb_dtype dtype, cb_redop redop,
+                     int done, int total);
+void printers_begin(engine *e);
+void printers_table_begin(engine *e, const cb_collective *coll, cb_block_layout layout);
+void printers_note(engine *e, const char *text);
+void end_printers(engine *e);
+void emit_results(engine *e, const cb_result *res, int n, int last_half);
+void flush_pending(engine *e);
+
+/* backend.c */
+void select_backend(engine *e);
+void start_backend(engine *e);
+int backend_step(engine *e, int rc);
+
+/* groups.c */
+int spec_color(engine *e, const cb_split_spec *spec, const char *option, MPI_Comm comm);
+void split_groups(engine *e);
+void note_groups(engine *e, MPI_Comm comm, const char *what, const char *after,
+                 int color);
+void describe_groups(engine *e);
+int emit_split(engine *e, const cb_collective *coll, cb_result *res, int slowest_rank,
+               int last_half);
+
+/* memory.c */
+void plan_sizes(engine *e);
+void note_footprint(engine *e);
+void allocate_buffers(engine *e);
+void free_buffers(engine *e);
+
+/* timing.c */
+/* Whether launches of call are grouped (-m above 1, where the backend has
+ * groups). */
+int launches_grouped(engine *e, const cb_collective *coll, const cb_call *call);
+cb_iter_request iter_request(const cb_params *p);
+int time_collective(engine *e, const cb_collective *coll, const cb_call *call,
+                    cb_rank_time *t);
+double combine_time(engine *e, double mine);
+
+/* verify.c */
+/* The values of check pass `pass` of one placement; pass -1: those the
+ * timed iterations read (--check-timed). 0, or -1 when none can be checked. */
+int check_pattern(engine *e, const cb_call *call, int size_index, int in_place, int pass,
+                  cb_pattern *pat);
+/* This rank's input of pat into call's send buffer. */
+int fill_input(engine *e, const cb_collective *coll, const cb_call *call, const cb_pattern *pat);
+void verify(engine *e, const cb_collective *coll, const cb_call *call, int size_index,
+            cb_result *res, int timed);
+
+/* sweep.c */
+int sweep(engine *e, const cb_collective *coll, cb_dtype dtype, cb_redop redop, int root);
+int run_collectives(engine *e);
+
+#endif

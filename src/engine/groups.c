@@ -1,0 +1,228 @@
+/* --split groups: forming them, describing them, and printing their results together. */
+#include "engine_int.h"
+
+/* This rank's colour under spec (option names it in messages) among the
+ * ranks of comm, collective over comm: node gives each host's lowest rank
+ * (hosts as NCCL counts them, see cb_sysinfo_host_comm); -1 with the status
+ * set on a colour list that does not fit comm, or out of memory. */
+int spec_color(engine *e, const cb_split_spec *spec, const char *option, MPI_Comm comm)
+{
+    int rank = 0, size = 1;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    if (spec->kind != CB_SPLIT_NODE) {
+        char err[CB_MSGLEN];
+        int color = cb_split_color(spec, option, rank, size, err, sizeof err);
+        if (color < 0)
+            cb_status_set(&e->st, CB_EXIT_USAGE, "%s", err);
+        return color;
+    }
+    MPI_Comm host;
+    int color = rank;
+    if (cb_sysinfo_host_comm(comm, rank, &host) != 0) {
+        cb_status_set(&e->st, CB_EXIT_RUNTIME, "%s node: out of memory for the host ids",
+                      option);
+        return -1;
+    }
+    MPI_Allreduce(MPI_IN_PLACE, &color, 1, MPI_INT, MPI_MIN, host);
+    MPI_Comm_free(&host);
+    return color;
+}
+
+/* -r: every group measured must have the root, so the smallest decides.
+ * Checked here only, where the groups are known (--split node's only at
+ * run time); the same on every rank, as min_gsize is agreed. */
+static void check_root(engine *e)
+{
+    const cb_params *p = e->p;
+    if (p->root < e->min_gsize)
+        return;
+    if (p->split.kind == CB_SPLIT_NONE)
+        cb_status_set(&e->st, CB_EXIT_USAGE,
+                      "-r: root %d is not a rank of this run: with %d rank%s the roots are 0 "
+                      "to %d", p->root, e->nranks, e->nranks == 1 ? "" : "s", e->nranks - 1);
+    else
+        cb_status_set(&e->st, CB_EXIT_USAGE,
+                      "-r: root %d is not a rank of every --split %s group: the smallest has %d "
+                      "rank%s", p->root, p->split.text, e->min_gsize,
+                      e->min_gsize == 1 ? "" : "s");
+}
+
+/* --split: this rank's group communicator, the group numbers (in the order
+ * of each group's lowest rank) and the members each group's rank 0 keeps. */
+void split_groups(engine *e)
+{
+    const cb_params *p = e->p;
+    e->gcomm = e->comm;
+    e->grank = e->rank;
+    e->gsize = e->nranks;
+    e->group = 0;
+    e->ngroups = 1;
+    if (p->split.kind != CB_SPLIT_NONE) {
+        /* cb_params_check_ranks has checked the spec against the rank count. */
+        int color = spec_color(e, &p->split, "--split", e->comm);
+        MPI_Comm_split(e->comm, color < 0 ? 0 : color, e->rank, &e->gcomm);
+    }
+    MPI_Comm_rank(e->gcomm, &e->grank);
+    MPI_Comm_size(e->gcomm, &e->gsize);
+    MPI_Allreduce(&e->gsize, &e->min_gsize, 1, MPI_INT, MPI_MIN, e->comm);
+    int *lead = malloc((size_t)e->nranks * sizeof *lead);
+    e->leaders = malloc((size_t)e->nranks * sizeof *e->leaders);
+    e->gmembers = malloc((size_t)e->gsize * sizeof *e->gmembers);
+    if (lead == NULL || e->leaders == NULL || e->gmembers == NULL) {
+        cb_status_set(&e->st, CB_EXIT_RUNTIME, "out of memory for %d group records", e->nranks);
+        free(lead);
+        return;
+    }
+    int leader = e->rank, is_leader = e->grank == 0;
+    MPI_Bcast(&leader, 1, MPI_INT, 0, e->gcomm);
+    MPI_Gather(&e->rank, 1, MPI_INT, e->gmembers, 1, MPI_INT, 0, e->gcomm);
+    MPI_Allgather(&is_leader, 1, MPI_INT, lead, 1, MPI_INT, e->comm);
+    e->ngroups = 0;
+    for (int r = 0; r < e->nranks; r++)
+        if (lead[r]) {
+            if (r == leader)
+                e->group = e->ngroups;
+            e->leaders[e->ngroups++] = r;
+        }
+    free(lead);
+    if (e->rank == 0) {
+        e->pending = calloc((size_t)e->ngroups, sizeof *e->pending);
+        e->pending_times = calloc((size_t)e->gsize, sizeof *e->pending_times);
+        if (e->pending == NULL || e->pending_times == NULL)
+            cb_status_set(&e->st, CB_EXIT_RUNTIME, "out of memory for %d groups", e->ngroups);
+    }
+    check_root(e);
+}
+
+/* Preamble lines: the groups that color makes of comm's ranks (numbered in
+ * the order of their lowest rank) and each group's ranks of comm, printed
+ * by rank 0 when it is comm's rank 0. Collective over comm. */
+void note_groups(engine *e, MPI_Comm comm, const char *what, const char *after,
+                 int color)
+{
+    int crank = 0, csize = 1;
+    MPI_Comm_rank(comm, &crank);
+    MPI_Comm_size(comm, &csize);
+    int *colors = crank == 0 ? malloc((size_t)csize * sizeof *colors) : NULL;
+    int *groups = crank == 0 ? malloc((size_t)csize * sizeof *groups) : NULL;
+    int ok = crank != 0 || (colors != NULL && groups != NULL);
+    MPI_Bcast(&ok, 1, MPI_INT, 0, comm);
+    if (ok)
+        MPI_Gather(&color, 1, MPI_INT, colors, 1, MPI_INT, 0, comm);
+    if (!ok || crank != 0 || e->rank != 0) {
+        free(colors);
+        free(groups);
+        return;
+    }
+    int ngroups = 0;
+    for (int r = 0; r < csize; r++) {
+        groups[r] = -1;
+        for (int q = 0; q < r && groups[r] < 0; q++)
+            if (colors[q] == colors[r])
+                groups[r] = groups[q];
+        if (groups[r] < 0)
+            groups[r] = ngroups++;
+    }
+    note(e, "%s: %d group%s%s", what, ngroups, ngroups == 1 ? "" : "s", after);
+    for (int g = 0; g < ngroups; g++) {
+        char list[400] = "";
+        size_t used = 0;
+        int members = 0;
+        for (int r = 0; r < csize; r++) {
+            if (groups[r] != g)
+                continue;
+            members++;
+            if (used + 16 < sizeof list)
+                used += (size_t)snprintf(list + used, sizeof list - used, "%s%d",
+                                         used ? "," : "", r);
+            else if (used + 4 < sizeof list && list[used - 1] != '.')
+                used += (size_t)snprintf(list + used, sizeof list - used, ",...");
+        }
+        note(e, "group %d: %d rank%s: %s", g, members, members == 1 ? "" : "s", list);
+    }
+    free(colors);
+    free(groups);
+}
+
+/* The preamble's lines for --split: each group and its ranks. */
+void describe_groups(engine *e)
+{
+    if (e->p->split.kind == CB_SPLIT_NONE)
+        return;
+    char what[256];
+    snprintf(what, sizeof what, "split %s", e->p->split.text);
+    note_groups(e, e->comm, what, " measured at once", e->group);
+}
+
+/* The line under a measurement of every group: the slowest group's time
+ * and the bus bandwidth of all groups together. */
+static void aggregate_note(engine *e, const cb_result *rows, const char *placement)
+{
+    double slowest = 0, busbw = 0;
+    for (int g = 0; g < e->ngroups; g++) {
+        if (rows[g].seconds > slowest)
+            slowest = rows[g].seconds;
+        busbw += rows[g].busbw;
+    }
+    note(e, "all %d groups, %llu B %s: slowest group %.2f us, busbw summed over groups %.2f GB/s",
+         e->ngroups, (unsigned long long)rows[0].bytes, placement, slowest * 1e6, busbw);
+}
+
+#define CB_SPLIT_TAG 0x5b17
+
+/* --split: each group's rank 0 sends its result to rank 0, which prints one
+ * row per group (out-of-place and in-place halves together) and an
+ * aggregate line; the wrong counts of every group add up on every rank. */
+int emit_split(engine *e, const cb_collective *coll, cb_result *res, int slowest_rank,
+               int last_half)
+{
+    unsigned long long mine = e->grank == 0 ? res->wrong : 0, total = 0;
+    MPI_Allreduce(&mine, &total, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, e->comm);
+    e->sum.wrong += total;
+    struct {
+        cb_result res;
+        int slowest_rank;
+    } msg;
+    memset(&msg, 0, sizeof msg);
+    msg.res = *res;
+    /* Pointers mean nothing in another process; rank 0 sets them again. */
+    msg.res.collective = NULL;
+    msg.res.rank_times = NULL;
+    msg.slowest_rank = slowest_rank;
+    if (e->rank != 0) {
+        if (e->grank == 0)
+            MPI_Send(&msg, (int)sizeof msg, MPI_BYTE, 0, CB_SPLIT_TAG, e->comm);
+        return agree(e);
+    }
+    cb_result *rows = calloc((size_t)e->ngroups, sizeof *rows);
+    if (rows == NULL)
+        cb_status_set(&e->st, CB_EXIT_RUNTIME, "out of memory for %d group results", e->ngroups);
+    for (int g = 0; g < e->ngroups; g++) {
+        if (g != e->group)
+            MPI_Recv(&msg, (int)sizeof msg, MPI_BYTE, e->leaders[g], CB_SPLIT_TAG, e->comm,
+                     MPI_STATUS_IGNORE);
+        else {
+            msg.res = *res;
+            msg.slowest_rank = slowest_rank;
+        }
+        msg.res.collective = coll;
+        msg.res.rank_times = NULL;
+        snprintf(msg.res.slowest_host, sizeof msg.res.slowest_host, "%s",
+                 e->ranks[msg.slowest_rank].host);
+        if (rows != NULL)
+            rows[g] = msg.res;
+    }
+    if (rows != NULL) {
+        /* The out-of-place rows of the groups: these, or those that wait. */
+        const cb_result *out_of_place = res->in_place ? e->pending : rows;
+        int row_done = res->in_place || last_half;
+        emit_results(e, rows, e->ngroups, last_half);
+        if (row_done)
+            aggregate_note(e, out_of_place, "out-of-place");
+        if (res->in_place)
+            aggregate_note(e, rows, "in-place");
+    }
+    free(rows);
+    return agree(e);
+}

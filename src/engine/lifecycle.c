@@ -1,0 +1,141 @@
+/* The engine's life: set-up in order, each step agreed, and the tear-down. */
+#include "engine_int.h"
+
+/* Host, pid and device of every rank, gathered on rank 0. */
+static void gather_ranks(engine *e)
+{
+    cb_rank_info mine;
+    memset(&mine, 0, sizeof mine);
+    mine.rank = e->rank;
+    mine.pid = (int)getpid();
+    snprintf(mine.host, sizeof mine.host, "%s", e->host);
+    if (e->ops->describe(e->b, &mine.device) != 0)
+        cb_status_set(&e->st, CB_EXIT_RUNTIME, "%s", e->b->error);
+    if (e->rank == 0) {
+        e->ranks = calloc((size_t)e->nranks, sizeof *e->ranks);
+        if (e->ranks == NULL)
+            cb_status_set(&e->st, CB_EXIT_RUNTIME, "out of memory for %d rank records", e->nranks);
+    }
+    if (agree(e) != CB_EXIT_OK)
+        return;
+    MPI_Gather(&mine, (int)sizeof mine, MPI_BYTE, e->ranks, (int)sizeof mine, MPI_BYTE, 0,
+               e->comm);
+
+    MPI_Comm node;
+    int node_rank = 0, node_size = 1;
+    if (cb_sysinfo_host_comm(e->comm, 0, &node) == 0) {
+        MPI_Comm_rank(node, &node_rank);
+        MPI_Comm_size(node, &node_size);
+        MPI_Comm_free(&node);
+    } else {
+        cb_status_set(&e->st, CB_EXIT_RUNTIME, "out of memory for the host ids of %d ranks",
+                      e->nranks);
+    }
+    int leader = node_rank == 0;
+    MPI_Allreduce(&leader, &e->run.nnodes, 1, MPI_INT, MPI_SUM, e->comm);
+    MPI_Allreduce(&node_size, &e->run.ranks_per_node, 1, MPI_INT, MPI_MAX, e->comm);
+}
+
+static void describe_run(engine *e)
+{
+    cb_run_info *run = &e->run;
+    run->tool_version = PACKAGE_VERSION;
+    run->backend = e->ops->name;
+    run->nranks = e->nranks;
+    run->ranks = e->ranks;
+    run->params = e->p;
+    run->max_bytes = e->sizes[e->nsizes - 1];
+    if (e->ops->versions != NULL)
+        e->ops->versions(e->b, run->backend_versions, sizeof run->backend_versions);
+    if (e->rank == 0)
+        cb_sysinfo_mpi_library(run->mpi_library, sizeof run->mpi_library);
+
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    struct tm utc;
+    gmtime_r(&now.tv_sec, &utc);
+    strftime(run->start_utc, sizeof run->start_utc, "%Y-%m-%dT%H:%M:%SZ", &utc);
+    uint32_t salt = cb_pattern_seed((uint32_t)now.tv_nsec, (uint32_t)getpid(),
+                                    (uint32_t)now.tv_sec, (uint32_t)e->host[0]);
+    snprintf(run->run_id, sizeof run->run_id, "%08x%08x", (unsigned)now.tv_sec, (unsigned)salt);
+}
+
+int cb_engine_run(const cb_params *p, MPI_Comm comm)
+{
+    engine *e = calloc(1, sizeof *e);
+    int local_ok = e != NULL, all_ok = 0;
+    MPI_Allreduce(&local_ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
+    if (!all_ok) {
+        fprintf(stderr, "nccl-collbench: out of memory at start-up\n");
+        free(e);
+        return CB_EXIT_RUNTIME;
+    }
+    e->p = p;
+    e->comm = comm;
+    MPI_Comm_rank(comm, &e->rank);
+    MPI_Comm_size(comm, &e->nranks);
+    e->gcomm = comm;   /* until split_groups */
+    e->grank = e->rank;
+    e->gsize = e->min_gsize = e->nranks;
+    int len = 0;
+    char name[MPI_MAX_PROCESSOR_NAME];
+    MPI_Get_processor_name(name, &len);
+    snprintf(e->host, sizeof e->host, "%.*s", (int)sizeof e->host - 1, name);
+    cb_status_clear(&e->st);
+    choose_progress(e);
+    if (cb_watchdog_start(&e->watch, p->timeout, e->rank, e->host) != 0)
+        cb_status_set(&e->st, CB_EXIT_RUNTIME, "cannot start the watchdog thread");
+
+    /* The set-up, in order; every rank agrees before each next step. */
+    static void (*const setup_steps[])(engine *) = {
+        open_printers, select_backend, split_groups, start_backend,
+        gather_ranks,  plan_sizes,     allocate_buffers,
+    };
+    for (size_t s = 0; s < sizeof setup_steps / sizeof setup_steps[0]; s++)
+        if (s == 0 || agree(e) == CB_EXIT_OK)
+            setup_steps[s](e);
+    if (agree(e) == CB_EXIT_OK) {
+        describe_run(e);
+        printers_begin(e);
+        describe_groups(e);
+        if (e->size_notice[0] != '\0')
+            note(e, "%s", e->size_notice);
+        if (e->backend_notice[0] != '\0')
+            note(e, "%s", e->backend_notice);
+        char unused[CB_MSGLEN];
+        for (int i = 0; cb_params_note(p, i, unused, sizeof unused); i++)
+            note(e, "%s", unused);
+        if (p->memory_report)
+            note_footprint(e);
+        run_collectives(e);
+    }
+    if (e->progress == 1) {
+        fputs("\r\033[K", stderr);
+        fflush(stderr);
+    }
+    int failed = e->st.code != CB_EXIT_OK;
+    flush_pending(e);
+    end_printers(e);
+    agree(e);
+    cb_watchdog_doing(&e->watch, "shutting the %s backend down", e->ops ? e->ops->name : "");
+    free_buffers(e);
+    cb_watchdog_set_abort(&e->watch, NULL, NULL);
+    if (e->b != NULL)
+        e->ops->fini(e->b, failed);
+    cb_watchdog_stop(&e->watch);
+    free(e->ranks);
+    free(e->gmembers);
+    free(e->leaders);
+    free(e->pending);
+    free(e->pending_times);
+    if (e->gcomm != e->comm && e->gcomm != MPI_COMM_NULL)
+        MPI_Comm_free(&e->gcomm);
+
+    int code = e->st.code;
+    if (code == CB_EXIT_USAGE && e->rank == 0)
+        fputs(CB_USAGE_HINT "\n", stderr);
+    if (code == CB_EXIT_OK && e->sum.wrong > 0)
+        code = CB_EXIT_WRONG;
+    free(e);
+    return code;
+}

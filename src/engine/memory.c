@@ -1,0 +1,145 @@
+/* Fitting the sizes to memory, and the buffers. */
+#include "engine_int.h"
+
+/* What a run holds per rank, in bytes, for its largest size. */
+typedef struct cb_footprint {
+    size_t send, recv;  /* the backend's buffers */
+    size_t work;        /* --layout col: the column copies' work buffer */
+    size_t staging;     /* host copy for filling and checking device buffers */
+    size_t samples;     /* per-iteration timestamps (rank 0: also per-rank times) */
+    size_t tile;        /* at most one period of expected values while checking */
+    size_t total;
+    size_t counted;     /* the part in the memory that memory_available reports */
+} cb_footprint;
+
+/* Work buffers of the largest size that --layout col needs: the most any
+ * selected collective's column variant takes. */
+static int column_work_buffers(const cb_params *p)
+{
+    int col = 0, most = 0;
+    for (int l = 0; l < p->nlayouts; l++)
+        col |= p->layouts[l] == CB_LAYOUT_COL;
+    for (int c = 0; col && c < p->ncollectives; c++)
+        if (p->collectives[c]->column_work > most)
+            most = p->collectives[c]->column_work;
+    return most;
+}
+
+static void footprint(const engine *e, size_t largest, cb_footprint *fp)
+{
+    const cb_params *p = e->p;
+    cb_iter_request req = iter_request(p);
+    size_t marks = (size_t)cb_iter_plan_room(&req);
+    fp->send = fp->recv = largest;
+    fp->work = (size_t)column_work_buffers(p) * largest;
+    fp->staging = e->ops->host_accessible ? 0 : largest;
+    /* Marks: the engine's samples and the backend's timestamps. */
+    fp->samples = 2 * marks * sizeof(double) +
+                  (e->rank == 0 ? (size_t)e->nranks * sizeof(cb_rank_time) : 0);
+    fp->tile = p->check_passes > 0 ? (largest < CB_TILE_MAX_BYTES ? largest : CB_TILE_MAX_BYTES) : 0;
+    size_t host = fp->staging + fp->samples + fp->tile;
+    fp->total = fp->send + fp->recv + fp->work + host;
+    /* A host backend's buffers share host memory with the rest. */
+    fp->counted = fp->send + fp->recv + fp->work + (e->ops->host_accessible ? host : 0);
+}
+
+/* The size list, lowered to what fits in the smallest rank's memory. */
+void plan_sizes(engine *e)
+{
+    char err[CB_MSGLEN];
+    e->nsizes = cb_size_list(e->p, e->sizes, CB_MAX_SIZES, err, sizeof err);
+    if (e->nsizes < 0) {
+        cb_status_set(&e->st, CB_EXIT_USAGE, "%s", err);
+        return;
+    }
+    size_t available = 0;
+    if (e->ops->memory_available(e->b, &available) != 0)
+        cb_status_set(&e->st, CB_EXIT_RUNTIME, "%s", e->b->error);
+    unsigned long long mine = available, smallest = 0;
+    MPI_Allreduce(&mine, &smallest, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, e->comm);
+    if (e->st.code != CB_EXIT_OK)
+        return;
+
+    /* The whole footprint of the largest size where memory_available counts it. */
+    double budget = (double)smallest * CB_MEMORY_SHARE;
+    int fit = e->nsizes;
+    while (fit > 0) {
+        cb_footprint fp;
+        footprint(e, (size_t)e->sizes[fit - 1], &fp);
+        if ((double)fp.counted <= budget)
+            break;
+        fit--;
+    }
+    if (fit == 0) {
+        cb_status_set(&e->st, CB_EXIT_RUNTIME,
+                      "-b %llu: even the smallest size does not fit in the %llu bytes "
+                      "available per rank", (unsigned long long)e->sizes[0], smallest);
+        return;
+    }
+    if (fit < e->nsizes)
+        snprintf(e->size_notice, sizeof e->size_notice,
+                 "largest size lowered from %llu to %llu bytes: %llu bytes available per rank",
+                 (unsigned long long)e->sizes[e->nsizes - 1],
+                 (unsigned long long)e->sizes[fit - 1], smallest);
+    e->nsizes = fit;
+    e->buffer_bytes = (size_t)e->sizes[fit - 1];
+}
+
+/* -M: the footprint of this run on rank 0 (ranks differ only in samples). */
+void note_footprint(engine *e)
+{
+    cb_footprint fp;
+    footprint(e, e->buffer_bytes, &fp);
+    note(e, "Memory per rank: send %zu, receive %zu, column work %zu, host staging %zu, "
+            "samples %zu, check tile up to %zu; total %zu bytes, %.3f x the largest message "
+            "of %zu bytes",
+         fp.send, fp.recv, fp.work, fp.staging, fp.samples, fp.tile, fp.total,
+         e->buffer_bytes > 0 ? (double)fp.total / (double)e->buffer_bytes : 0.0,
+         e->buffer_bytes);
+}
+
+void allocate_buffers(engine *e)
+{
+    cb_watchdog_doing(&e->watch, "allocating two buffers of %zu bytes", e->buffer_bytes);
+    size_t work_bytes = (size_t)column_work_buffers(e->p) * e->buffer_bytes;
+    if (e->ops->alloc(e->b, e->buffer_bytes, &e->send) != 0 ||
+        e->ops->alloc(e->b, e->buffer_bytes, &e->recv) != 0 ||
+        (work_bytes > 0 && e->ops->alloc(e->b, work_bytes, &e->work) != 0)) {
+        cb_status_set(&e->st, CB_EXIT_RUNTIME, "%s", e->b->error);
+        return;
+    }
+    if (!e->ops->host_accessible) {
+        e->staging = malloc(e->buffer_bytes);
+        if (e->staging == NULL)
+            cb_status_set(&e->st, CB_EXIT_RUNTIME, "cannot allocate %zu bytes of host memory",
+                          e->buffer_bytes);
+    }
+    /* The plan until a measurement has an estimate; with -G, for good. */
+    cb_iter_request req = iter_request(e->p);
+    cb_iter_plan_make(&req, 0.0, &e->plan);
+    e->sampling = e->ops->timer_reserve && e->ops->timer_mark && e->ops->timer_samples;
+    int marks = cb_iter_plan_room(&req);
+    e->samples = malloc((size_t)marks * sizeof *e->samples);
+    if (e->grank == 0)
+        e->rank_times = malloc((size_t)e->gsize * sizeof *e->rank_times);
+    if (e->samples == NULL || (e->grank == 0 && e->rank_times == NULL))
+        cb_status_set(&e->st, CB_EXIT_RUNTIME, "out of memory for timing samples");
+    else if (e->sampling)
+        backend_step(e, e->ops->timer_reserve(e->b, marks));
+}
+
+void free_buffers(engine *e)
+{
+    if (e->send)
+        e->ops->free(e->b, e->send);
+    if (e->recv)
+        e->ops->free(e->b, e->recv);
+    if (e->work)
+        e->ops->free(e->b, e->work);
+    free(e->staging);
+    free(e->samples);
+    free(e->rank_times);
+    e->send = e->recv = e->staging = e->work = NULL;
+    e->samples = NULL;
+    e->rank_times = NULL;
+}

@@ -1,0 +1,169 @@
+/* The printers (rank 0 only) and the progress line. */
+#include "engine_int.h"
+
+/* Rank 0 opens the outputs the command line asks for before anything is
+ * measured, in the order of cb_output_formats. */
+void open_printers(engine *e)
+{
+    if (e->rank != 0)
+        return;
+    int nformats = 0;
+    while (cb_output_formats[nformats] != NULL)
+        nformats++;
+    e->printers = calloc((size_t)nformats, sizeof *e->printers);
+    if (e->printers == NULL) {
+        cb_status_set(&e->st, CB_EXIT_RUNTIME, "out of memory for %d outputs", nformats);
+        return;
+    }
+    char err[CB_MSGLEN] = "";
+    for (int f = 0; f < nformats; f++) {
+        const cb_printer_ops *format = cb_output_formats[f];
+        const char *path = format->destination(e->p);
+        if (path == NULL)
+            continue;
+        cb_printer *pr = format->open(path, err, sizeof err);
+        if (pr == NULL) {
+            cb_status_set(&e->st, CB_EXIT_RUNTIME, "%s: %s", format->option, err);
+            return;
+        }
+        e->printers[e->nprinters++] = pr;
+    }
+}
+
+/* The run described, before the first table. */
+void printers_begin(engine *e)
+{
+    for (int i = 0; i < e->nprinters; i++)
+        if (e->printers[i]->ops->begin != NULL)
+            e->printers[i]->ops->begin(e->printers[i], &e->run);
+}
+
+/* A new table: coll measured in layout. */
+void printers_table_begin(engine *e, const cb_collective *coll, cb_block_layout layout)
+{
+    for (int i = 0; i < e->nprinters; i++)
+        if (e->printers[i]->ops->table_begin != NULL)
+            e->printers[i]->ops->table_begin(e->printers[i], coll, layout);
+}
+
+void printers_note(engine *e, const char *text)
+{
+    for (int i = 0; i < e->nprinters; i++)
+        if (e->printers[i]->ops->note != NULL)
+            e->printers[i]->ops->note(e->printers[i], text);
+}
+
+/* Progress on stderr: by default only when stderr is a terminal and the
+ * table goes elsewhere (stdout redirected); --progress forces it. */
+void choose_progress(engine *e)
+{
+    const cb_params *p = e->p;
+    int table_on_stderr = p->csv_path != NULL && strcmp(p->csv_path, "-") == 0;
+    /* One line rewritten in place only where no table shares the terminal;
+     * otherwise whole lines, between the table's. */
+    int own_line = isatty(STDERR_FILENO) && !isatty(STDOUT_FILENO) && !table_on_stderr;
+    if (e->rank != 0)
+        e->progress = 0;
+    else if (own_line)
+        e->progress = 1;
+    else
+        e->progress = p->progress ? 2 : 0;
+}
+
+void report_progress(engine *e, const cb_collective *coll, cb_dtype dtype, cb_redop redop,
+                     int done, int total)
+{
+    if (e->progress == 0)
+        return;
+    fprintf(stderr, "%s# progress: %s %s %s: %d of %d sizes%s", e->progress == 1 ? "\r\033[K" : "",
+            coll->name, cb_dtype_info_of(dtype)->name, cb_redop_name(redop), done, total,
+            e->progress == 1 ? "" : "\n");
+    fflush(stderr);
+}
+
+/* Every printer ends, also after a failure: footers, and a JSON document
+ * that says how the run ended. */
+void end_printers(engine *e)
+{
+    /* In the order opened, each ended and closed before the next ends, so
+     * the JSON document, last, carries the status a failed close gives. */
+    cb_summary *sum = &e->sum;
+    char err[CB_MSGLEN];
+    for (int i = 0; i < e->nprinters; i++) {
+        sum->exit_status = e->st.code != CB_EXIT_OK ? e->st.code
+                           : sum->wrong > 0         ? CB_EXIT_WRONG
+                                                    : CB_EXIT_OK;
+        snprintf(sum->error, sizeof sum->error, "%s", e->st.code != CB_EXIT_OK ? e->st.msg : "");
+        if (e->printers[i]->ops->end != NULL)
+            e->printers[i]->ops->end(e->printers[i], sum);
+        if (e->printers[i]->ops->close(e->printers[i], err, sizeof err) != 0)
+            cb_status_set(&e->st, CB_EXIT_RUNTIME, "%s", err);
+    }
+    e->nprinters = 0;
+    free(e->printers);
+    e->printers = NULL;
+}
+
+static void check_printers(engine *e)
+{
+    for (int i = 0; i < e->nprinters; i++)
+        if (e->printers[i]->write_failed && e->printers[i]->failure[0] != '\0')
+            cb_status_set(&e->st, CB_EXIT_RUNTIME, "%s", e->printers[i]->failure);
+        else if (e->printers[i]->write_failed)
+            cb_status_set(&e->st, CB_EXIT_RUNTIME, "writing the %s output failed",
+                          e->printers[i]->ops->name);
+}
+
+/* Rank 0 prints one row (in_place may be NULL) and counts its results. */
+static void emit_row(engine *e, const cb_result *out_of_place, const cb_result *in_place)
+{
+    const cb_result *halves[2] = {out_of_place, in_place};
+    for (int h = 0; h < 2 && halves[h] != NULL; h++) {
+        e->sum.results++;
+        if (!(halves[h]->collective->flags & CB_COLL_NO_DATA)) {
+            e->sum.busbw_sum += halves[h]->busbw;
+            e->sum.busbw_results++;
+        }
+    }
+    cb_row row = {out_of_place, in_place};
+    for (int i = 0; i < e->nprinters; i++)
+        e->printers[i]->ops->result(e->printers[i], &row);
+    check_printers(e);
+}
+
+/* The one place where out-of-place and in-place results pair up: rank 0
+ * keeps the n out-of-place results of a size (one per group) until their
+ * in-place halves come, then prints a row per group. last_half: no other
+ * half of this size follows (barrier, the column layout). */
+void emit_results(engine *e, const cb_result *res, int n, int last_half)
+{
+    if (e->rank != 0)
+        return;
+    if (!res[0].in_place && !last_half) {
+        memcpy(e->pending, res, (size_t)n * sizeof *res);
+        e->npending = n;
+        /* Every rank's times live in a buffer the next measurement reuses. */
+        for (int g = 0; g < n; g++)
+            if (res[g].rank_times != NULL) {
+                memcpy(e->pending_times, res[g].rank_times,
+                       (size_t)e->gsize * sizeof *e->pending_times);
+                e->pending[g].rank_times = e->pending_times;
+            }
+        return;
+    }
+    for (int g = 0; g < n; g++)
+        if (!res[g].in_place)
+            emit_row(e, &res[g], NULL);
+        else if (g < e->npending)
+            emit_row(e, &e->pending[g], &res[g]);
+    e->npending = 0;
+}
+
+/* Out-of-place results whose in-place halves will not come: the run
+ * stopped between the two. */
+void flush_pending(engine *e)
+{
+    for (int g = 0; g < e->npending; g++)
+        emit_row(e, &e->pending[g], NULL);
+    e->npending = 0;
+}

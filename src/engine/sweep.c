@@ -1,0 +1,237 @@
+/* The sweep: collectives, layouts, types, reductions, roots, sizes and placements. */
+#include "engine_int.h"
+
+/* One measurement: one size, one placement. Returns the agreed status. */
+static int measure(engine *e, const cb_collective *coll, cb_call *call, int size_index,
+                   uint64_t bytes, int in_place, int last_half, int checkable)
+{
+    size_t esize = cb_dtype_info_of(call->dtype)->size;
+    const cb_layout *l = &call->layout;
+    call->recv = e->recv;
+    call->send = e->send;
+    if (in_place) {
+        /* One buffer holds both sides, as the collective's layout places them. */
+        size_t rank = (size_t)e->grank;
+        call->send = (char *)e->recv + (l->inplace_offset + rank * l->inplace_send_stride) * esize;
+        call->recv = (char *)e->recv + rank * l->inplace_recv_stride * esize;
+    }
+
+    cb_result res;
+    memset(&res, 0, sizeof res);
+    res.collective = coll;
+    res.dtype = call->dtype;
+    res.redop = call->redop;
+    res.root = call->root;
+    res.bytes = bytes;
+    res.count = call->layout.count;
+    res.in_place = in_place;
+    res.warmup_iters = e->p->warmup;
+    res.group = e->p->split.kind != CB_SPLIT_NONE ? e->group : -1;
+    res.layout = call->layout.rows != 0 ? CB_LAYOUT_COL : CB_LAYOUT_ROW;
+    res.rows = call->layout.rows;
+    res.cols = (size_t)e->gsize * call->layout.width;
+    res.group_ranks = e->gsize;
+
+    snprintf(e->measuring, sizeof e->measuring, "%s %s %s root %d, %llu B %s", coll->name,
+             cb_dtype_info_of(call->dtype)->name, cb_redop_name(call->redop), call->root,
+             (unsigned long long)bytes, in_place ? "in-place" : "out-of-place");
+    /* --check-timed: out of place, the timed iterations read checkable input
+     * they never change, and the last one's output is checked with it. */
+    int timed = checkable && !in_place && e->p->check_timed;
+    cb_pattern timed_pat;
+    if (timed && check_pattern(e, call, size_index, 0, -1, &timed_pat) == 0)
+        fill_input(e, coll, call, &timed_pat);
+    cb_rank_time mine;
+    memset(&mine, 0, sizeof mine);
+    time_collective(e, coll, call, &mine);
+    if (agree(e) != CB_EXIT_OK)
+        return e->st.code;
+    res.iters = cb_iter_plan_done(&e->plan, e->spans_run);   /* the same on every rank */
+    res.seconds = combine_time(e, mine.mean);
+    MPI_Gather(&mine, (int)sizeof mine, MPI_BYTE, e->rank_times, (int)sizeof mine, MPI_BYTE, 0,
+               e->gcomm);
+    int slowest_rank = 0;   /* in comm */
+    if (e->grank == 0) {
+        cb_stats_spread(e->rank_times, e->gsize, &res.spread);
+        res.slowest = e->rank_times[res.spread.slowest];
+        res.rank_times = e->rank_times;
+        slowest_rank = e->gmembers[res.spread.slowest];
+        if (e->rank == 0)
+            snprintf(res.slowest_host, sizeof res.slowest_host, "%s",
+                     e->ranks[slowest_rank].host);
+    }
+    res.algbw = res.seconds > 0 ? (double)bytes / 1e9 / res.seconds : 0;
+    res.busbw = res.algbw * coll->busbw_factor(e->gsize);
+
+    if (checkable) {
+        cb_watchdog_doing(&e->watch, "%s, verification", e->measuring);
+        verify(e, coll, call, size_index, &res, timed);
+    }
+    if (e->st.code != CB_EXIT_OK)
+        return e->st.code;
+    if (e->p->split.kind != CB_SPLIT_NONE)
+        return emit_split(e, coll, &res, slowest_rank, last_half);
+
+    e->sum.wrong += res.wrong;
+    emit_results(e, &res, 1, last_half);
+    return agree(e);
+}
+
+/* Whether every rank's backend runs this type and reduction; a note when not. */
+static int supported_everywhere(engine *e, const cb_collective *coll, cb_dtype dtype,
+                                cb_redop redop)
+{
+    char why[256] = "";
+    if (coll->accepts != NULL && !coll->accepts(redop, why, sizeof why)) {
+        note(e, "skipped %s %s %s: %s", coll->name, cb_dtype_info_of(dtype)->name,
+             cb_redop_name(redop), why);
+        return 0;
+    }
+    int supported = e->ops->supports(e->b, dtype, redop, why, sizeof why), everywhere = 0;
+    MPI_Allreduce(&supported, &everywhere, 1, MPI_INT, MPI_MIN, e->comm);
+    if (!everywhere)
+        note(e, "skipped %s %s %s: %s", coll->name, cb_dtype_info_of(dtype)->name,
+             cb_redop_name(redop), why[0] ? why : "not supported on some rank");
+    return everywhere;
+}
+
+/* Every size for one (collective, type, reduction, root). */
+int sweep(engine *e, const cb_collective *coll, cb_dtype dtype, cb_redop redop, int root)
+{
+    const cb_dtype_info *info = cb_dtype_info_of(dtype);
+    if (coll->flags & CB_COLL_NO_DATA) {
+        /* One row: no size to sweep, no placement, nothing to verify. */
+        cb_call call = {.dtype = dtype, .redop = redop, .root = root, .state = e->coll_state};
+        if (coll->layout(0, info->size, e->gsize, &call.layout) != 0)
+            return CB_EXIT_OK;
+        if (e->p->check_passes > 0)
+            note(e, "%s moves no data: one row at size 0, not verified", coll->name);
+        return measure(e, coll, &call, 0, 0, 0, 1, 0);
+    }
+    char why[256] = "";
+    cb_pattern probe;
+    int checkable = e->p->check_passes > 0 &&
+                    cb_pattern_init(&probe, dtype, redop, e->gsize, 0, why, sizeof why) == 0;
+    if (e->p->split.kind != CB_SPLIT_NONE)
+        MPI_Allreduce(MPI_IN_PLACE, &checkable, 1, MPI_INT, MPI_MIN, e->comm);
+    if (e->p->check_passes > 0 && !checkable)
+        note(e, "%s %s %s not checked: %s", coll->name, info->name, cb_redop_name(redop), why);
+    for (int s = 0; s < e->nsizes; s++) {
+        cb_call call = {.dtype = dtype, .redop = redop, .root = root, .work = e->work,
+                        .state = e->coll_state};
+        int fits = coll->layout((size_t)e->sizes[s], info->size, e->gsize, &call.layout) == 0;
+        if (fits && e->layout_now == CB_LAYOUT_COL)
+            cb_layout_set_columns(&call.layout, e->gsize, coll->column_work);
+        /* With --split, every group measures the same sizes. */
+        if (e->p->split.kind != CB_SPLIT_NONE)
+            MPI_Allreduce(MPI_IN_PLACE, &fits, 1, MPI_INT, MPI_MIN, e->comm);
+        if (!fits) {
+            note(e, "skipped %s %s %s %llu B: too small to give every rank a whole element",
+                 coll->name, info->name, cb_redop_name(redop), (unsigned long long)e->sizes[s]);
+            continue;
+        }
+        /* The size column is what really moves: whole elements only. */
+        size_t largest = call.layout.send_count > call.layout.recv_count
+                             ? call.layout.send_count
+                             : call.layout.recv_count;
+        uint64_t bytes = (uint64_t)largest * info->size;
+        /* A column slice is not contiguous, so a column layout has no in-place
+         * form: out of place only. */
+        int placements = call.layout.rows != 0 ? 1 : 2;
+        for (int in_place = 0; in_place < placements; in_place++)
+            if (measure(e, coll, &call, s, bytes, in_place, in_place == placements - 1,
+                        checkable) != CB_EXIT_OK)
+                return e->st.code;
+        report_progress(e, coll, dtype, redop, s + 1, e->nsizes);
+    }
+    return CB_EXIT_OK;
+}
+
+/* Every type, reduction and root of one collective in one layout. */
+static int run_combinations(engine *e, const cb_collective *coll)
+{
+    const cb_params *p = e->p;
+    /* Rooted collectives: the -r root, or every rank in turn; else -1. */
+    int first_root = -1, last_root = -1;
+    if (coll->flags & CB_COLL_ROOTED) {
+        first_root = p->root < 0 ? 0 : p->root;
+        /* With --split, roots every group has. */
+        last_root = p->root < 0 ? e->min_gsize - 1 : p->root;
+    }
+    int nredops = (coll->flags & CB_COLL_REDUCES) ? p->nredops : 1;
+    /* A collective that moves no data is measured once, for the first type. */
+    int ndtypes = (coll->flags & CB_COLL_NO_DATA) ? 1 : p->ndtypes;
+    for (int t = 0; t < ndtypes; t++)
+        for (int r = 0; r < nredops; r++) {
+            cb_redop redop = (coll->flags & CB_COLL_REDUCES) ? p->redops[r] : CB_REDOP_NONE;
+            if (!supported_everywhere(e, coll, p->dtypes[t], redop))
+                continue;
+            for (int root = first_root; root <= last_root; root++)
+                if (sweep(e, coll, p->dtypes[t], redop, root) != CB_EXIT_OK)
+                    return e->st.code;
+        }
+    return CB_EXIT_OK;
+}
+
+/* One collective in one layout: its table, its set-up, its sweeps. */
+static int run_collective(engine *e, const cb_collective *coll, cb_block_layout layout)
+{
+    e->layout_now = layout;
+    printers_table_begin(e, coll, layout);
+    if (coll->available != NULL && !coll->available(e->ops)) {
+        if (coll->needs != NULL)
+            note(e, "skipped %s on the %s backend: needs %s", coll->name, e->ops->name,
+                 coll->needs);
+        else
+            note(e, "skipped %s: the %s backend does not implement it", coll->name,
+                 e->ops->name);
+        return CB_EXIT_OK;
+    }
+    if (layout == CB_LAYOUT_COL && e->ops->copy2d == NULL) {
+        note(e, "skipped %s in column layout: the %s backend has no 2-D copy", coll->name,
+             e->ops->name);
+        return CB_EXIT_OK;
+    }
+    if (coll->prepare == NULL)
+        return run_combinations(e, coll);
+
+    cb_watchdog_doing(&e->watch, "setting up %s's groups", coll->name);
+    /* This rank's inner group among the ranks measured together. */
+    int color = spec_color(e, &e->p->hier, "--hier-split", e->gcomm);
+    /* A bad colour list stops every rank before the collective set-up. */
+    if (agree(e) != CB_EXIT_OK)
+        return e->st.code;
+    char what[256];
+    snprintf(what, sizeof what, "%s inner groups (--hier-split %s)%s", coll->name,
+             e->p->hier.text, e->p->split.kind != CB_SPLIT_NONE ? ", ranks of split group 0" : "");
+    note_groups(e, e->gcomm, what, "", color);
+    e->coll_state = NULL;
+    if (coll->prepare(e->b, color, &e->coll_state) != 0)
+        cb_status_set(&e->st, CB_EXIT_RUNTIME, "setting up %s failed: %s", coll->name,
+                      e->b->error);
+    if (agree(e) == CB_EXIT_OK)
+        run_combinations(e, coll);
+    coll->release(e->coll_state, e->st.code != CB_EXIT_OK);
+    e->coll_state = NULL;
+    return e->st.code;
+}
+
+int run_collectives(engine *e)
+{
+    const cb_params *p = e->p;
+    for (int c = 0; c < p->ncollectives; c++) {
+        const cb_collective *coll = p->collectives[c];
+        /* Collectives without a column layout run once, in rows. */
+        int ran_rows = 0;
+        for (int l = 0; l < p->nlayouts; l++) {
+            cb_block_layout layout = p->layouts[l];
+            if (layout == CB_LAYOUT_COL && coll->column_work == 0)
+                layout = CB_LAYOUT_ROW;
+            if (layout == CB_LAYOUT_ROW && ran_rows++)
+                continue;
+            if (run_collective(e, coll, layout) != CB_EXIT_OK)
+                return e->st.code;
+        }
+    }
+    return CB_EXIT_OK;
+}

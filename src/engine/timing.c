@@ -1,0 +1,263 @@
+/* Timing: launch loops, timed spans, marks, rounds, and combining ranks' times. */
+#include "engine_int.h"
+
+int launches_grouped(engine *e, const cb_collective *coll, const cb_call *call)
+{
+    /* A group launches its collectives at its end, after copies launched
+     * inside it: collectives with steps or copies that must follow one
+     * another (hier_allreduce, the column layout) run ungrouped. */
+    return e->p->agg > 1 && e->ops->group_start != NULL && e->ops->group_end != NULL &&
+           !(coll->flags & CB_COLL_SEQUENTIAL) && call->layout.rows == 0;
+}
+
+/* One iteration: p->agg operations, as one group when the backend groups. */
+static int launch_iteration(engine *e, const cb_collective *coll, const cb_call *call)
+{
+    int grouped = launches_grouped(e, coll, call);
+    if (grouped && backend_step(e, e->ops->group_start(e->b)) != 0)
+        return -1;
+    int rc = 0;
+    for (int a = 0; a < e->p->agg && rc == 0; a++)
+        rc = backend_step(e, coll->run(e->b, call));
+    /* A group that was opened is closed, also after a failed launch. */
+    if (grouped) {
+        int end = e->ops->group_end(e->b);
+        if (rc == 0)
+            rc = backend_step(e, end);
+    }
+    return rc;
+}
+
+/* How a run of units is launched: the one loop behind the warmup, the
+ * recording of a graph and every timed span. */
+typedef struct launch_plan {
+    int units;    /* iterations, or graph launches */
+    int graph;    /* each unit launches the recorded graph */
+    int wait;     /* wait for each unit (-z), not while recording */
+    int stride;   /* timed spans: a mark every stride units and after the last; 0: none */
+} launch_plan;
+
+static int launch_units(engine *e, const cb_collective *coll, const cb_call *call,
+                        const launch_plan *lp)
+{
+    cb_watchdog_loop(&e->watch, lp->units);
+    for (int i = 0; i < lp->units; i++) {
+        int rc = lp->graph ? backend_step(e, e->ops->graph_launch(e->b))
+                           : launch_iteration(e, coll, call);
+        if (rc != 0)
+            return -1;
+        cb_watchdog_at(&e->watch, i);
+        if (lp->wait && backend_step(e, e->ops->wait(e->b)) != 0)
+            return -1;
+        /* Marks are read back only after the span. */
+        int due = lp->stride > 0 && ((i + 1) % lp->stride == 0 || i + 1 == lp->units);
+        if (due && e->sampling && backend_step(e, e->ops->timer_mark(e->b)) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* The timed span: timer_start, the launches of lp, timer_stop. Sets the
+ * completion time and the CPU time the launches took, both on this rank. */
+static int timed_span(engine *e, const cb_collective *coll, const cb_call *call,
+                      const launch_plan *lp, double *completion, double *cpu)
+{
+    if (backend_step(e, e->ops->wait(e->b)) != 0)
+        return -1;
+    /* The barrier before timing is an agreement: a rank that failed on the
+     * way here is waiting in one, and nobody launches what it would miss. */
+    if (agree(e) != CB_EXIT_OK)
+        return -1;
+    if (backend_step(e, e->ops->timer_start(e->b)) != 0)
+        return -1;
+    double cpu_start = MPI_Wtime();
+    if (launch_units(e, coll, call, lp) != 0)
+        return -1;
+    *cpu = MPI_Wtime() - cpu_start;
+    return backend_step(e, e->ops->timer_stop(e->b, completion));
+}
+
+/* -G: record the iterations once, launch the recording as the plan says. */
+static int time_graph(engine *e, const cb_collective *coll, const cb_call *call,
+                      double *completion, double *cpu)
+{
+    launch_plan record = {.units = e->p->iters};
+    launch_plan launches = {.units = e->plan.units, .graph = 1, .wait = e->p->blocking,
+                            .stride = e->plan.stride};
+    /* The warmup ends before capture: graph and non-graph work overlapping
+     * on one stream rely on NCCL_GRAPH_MIXING_SUPPORT, which can deadlock
+     * with several communicators' graphs. */
+    int rc = backend_step(e, e->ops->wait(e->b));
+    if (rc == 0)
+        rc = backend_step(e, e->ops->graph_begin(e->b));
+    if (rc == 0)
+        rc = launch_units(e, coll, call, &record);
+    if (rc == 0)
+        rc = backend_step(e, e->ops->graph_end(e->b));
+    /* Recording is local: agree on it before launching what others would wait on. */
+    if (agree(e) != CB_EXIT_OK)
+        rc = -1;
+    /* The first launch of a graph pays for setting it up: untimed, with warmup. */
+    if (rc == 0 && e->p->warmup > 0) {
+        rc = backend_step(e, e->ops->graph_launch(e->b));
+        if (rc == 0)
+            rc = backend_step(e, e->ops->wait(e->b));
+    }
+    if (rc == 0)
+        rc = timed_span(e, coll, call, &launches, completion, cpu);
+    e->ops->graph_free(e->b);
+    return rc;
+}
+
+/* This rank's per-operation samples from the marks of the last span (of
+ * units with this stride), into out; *n of them. */
+static int read_samples(engine *e, double ops_per_unit, int units, int stride, double *out,
+                        int *n)
+{
+    *n = e->sampling ? cb_iter_plan_marks(units, stride) : 0;
+    if (*n > 0 && backend_step(e, e->ops->timer_samples(e->b, out, *n)) != 0)
+        return -1;
+    for (int j = 0; j < *n; j++) {
+        int in_mark = j + 1 < *n ? stride : units - stride * (*n - 1);
+        out[j] /= in_mark * ops_per_unit;
+    }
+    return 0;
+}
+
+/* The command line's part of the iteration plan. */
+cb_iter_request iter_request(const cb_params *p)
+{
+    cb_iter_request req = {.iters = p->iters, .graph_launches = p->graph_launches,
+                           .agg = p->agg, .budget_ms = p->budget_ms,
+                           .stable_pct = p->stable_pct};
+    return req;
+}
+
+/* The plan for the next measurement, from the smaller of two estimates of
+ * the time per operation (the warmup's, which its first call inflates, and
+ * the previous size's when this size is no smaller), agreed across ranks so
+ * that every rank makes the same plan. A low estimate only means fewer
+ * samples, or with --budget more iterations. */
+static void choose_plan(engine *e, const cb_call *call, double warmup_per_op)
+{
+    double estimate = e->p->warmup > 0 ? warmup_per_op : HUGE_VAL;
+    if (e->prev_op_time > 0 && call->layout.count >= e->prev_count && e->prev_op_time < estimate)
+        estimate = e->prev_op_time;
+    double agreed = estimate;
+    MPI_Allreduce(&estimate, &agreed, 1, MPI_DOUBLE, MPI_MIN, e->comm);
+    cb_iter_request req = iter_request(e->p);
+    cb_iter_plan_make(&req, agreed, &e->plan);
+}
+
+/* The timed iterations without -G: the plan's spans, one by one. With
+ * --budget and --stable the plan has rounds, and after at least
+ * CB_STABLE_ROUNDS of them the ranks stop early when every rank finds the
+ * medians and the means of its last CB_STABLE_ROUNDS rounds each within
+ * --stable percent of their median. The ranks agree on stopping between
+ * rounds, outside any timed span, so that all run the same count. Sums the
+ * completion and CPU times of the spans and leaves the per-operation
+ * samples of every round in e->samples. */
+static int time_rounds(engine *e, const cb_collective *coll, const cb_call *call,
+                       double *completion, double *cpu, int *nsamples)
+{
+    const cb_params *p = e->p;
+    double medians[CB_ROUNDS], means[CB_ROUNDS];
+    launch_plan lp = {.wait = p->blocking};
+    int rc = 0;
+    *completion = *cpu = 0;
+    *nsamples = 0;
+    e->spans_run = 0;
+    for (int r = 0; rc == 0 && cb_iter_plan_span(&e->plan, r, &lp.units, &lp.stride); r++) {
+        double span = 0, launch = 0, *samples = e->samples + *nsamples;
+        int n = 0;
+        rc = timed_span(e, coll, call, &lp, &span, &launch);
+        if (rc == 0)
+            rc = read_samples(e, p->agg, lp.units, lp.stride, samples, &n);
+        if (rc != 0)
+            break;
+        *completion += span;
+        *cpu += launch;
+        *nsamples += n;
+        e->spans_run = r + 1;
+        if (e->spans_run >= e->plan.nrounds)
+            break;
+        /* The round's median sample (its time per operation without marks),
+         * and its time per operation, the quantity the tool reports: both
+         * must have settled, so that a burst of load inside a round, which a
+         * median hides, keeps the measurement going. */
+        cb_rank_time round;
+        cb_stats_from_samples(samples, n, &round);
+        means[r] = span / ((double)lp.units * p->agg);
+        medians[r] = n > 0 ? round.median : means[r];
+        int stable = cb_stats_stable(medians, r + 1, CB_STABLE_ROUNDS, p->stable_pct) &&
+                     cb_stats_stable(means, r + 1, CB_STABLE_ROUNDS, p->stable_pct);
+        /* A rank that failed in the round waits in an agreement, not in the vote. */
+        if (agree(e) != CB_EXIT_OK) {
+            rc = -1;
+            break;
+        }
+        MPI_Allreduce(MPI_IN_PLACE, &stable, 1, MPI_INT, MPI_MIN, e->comm);
+        if (stable)
+            break;
+    }
+    return rc;
+}
+
+/* Warmup, then the timed iterations; the time per operation on this rank:
+ * until completion, or with -C until the launches returned; and the
+ * per-iteration statistics (always of completion). */
+int time_collective(engine *e, const cb_collective *coll, const cb_call *call, cb_rank_time *t)
+{
+    const cb_params *p = e->p;
+    cb_watchdog_doing(&e->watch, "%s, warmup", e->measuring);
+    double warmup_start = MPI_Wtime();
+    launch_plan warmup = {.units = p->warmup, .wait = p->blocking};
+    if (launch_units(e, coll, call, &warmup) != 0)
+        return -1;
+    if (p->graph_launches == 0)
+        choose_plan(e, call, p->warmup > 0 ? (MPI_Wtime() - warmup_start) /
+                                                        ((double)p->warmup * p->agg)
+                                                  : 0.0);
+    cb_watchdog_doing(&e->watch, "%s, timed iterations", e->measuring);
+    double completion = 0, cpu = 0, ops;
+    int rc, nsamples = 0;
+    if (p->graph_launches > 0) {
+        rc = time_graph(e, coll, call, &completion, &cpu);
+        if (rc == 0)
+            rc = read_samples(e, (double)p->iters * p->agg, e->plan.units, e->plan.stride,
+                              e->samples, &nsamples);
+        e->spans_run = 1;
+        ops = (double)p->iters * p->agg * p->graph_launches;
+    } else {
+        rc = time_rounds(e, coll, call, &completion, &cpu, &nsamples);
+        ops = (double)cb_iter_plan_done(&e->plan, e->spans_run) * p->agg;
+    }
+    if (rc != 0)
+        return -1;
+    t->mean = (p->report_cputime ? cpu : completion) / ops;
+    e->prev_op_time = completion / ops;
+    e->prev_count = call->layout.count;
+    cb_stats_from_samples(e->samples, nsamples, t);
+    return 0;
+}
+
+double combine_time(engine *e, double mine)
+{
+    double combined = mine;
+    switch (e->p->average) {
+    case CB_AVERAGE_RANK0:
+        MPI_Bcast(&combined, 1, MPI_DOUBLE, 0, e->gcomm);
+        break;
+    case CB_AVERAGE_MEAN:
+        MPI_Allreduce(&mine, &combined, 1, MPI_DOUBLE, MPI_SUM, e->gcomm);
+        combined /= e->gsize;
+        break;
+    case CB_AVERAGE_MIN:
+        MPI_Allreduce(&mine, &combined, 1, MPI_DOUBLE, MPI_MIN, e->gcomm);
+        break;
+    case CB_AVERAGE_MAX:
+        MPI_Allreduce(&mine, &combined, 1, MPI_DOUBLE, MPI_MAX, e->gcomm);
+        break;
+    }
+    return combined;
+}

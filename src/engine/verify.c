@@ -1,0 +1,116 @@
+/* Verification: fresh inputs, one launch, compare, and agree on the first mismatch. */
+#include "engine_int.h"
+
+/* Compare call's output on this rank with pat, adding to *wrong. */
+static int check_output(engine *e, const cb_collective *coll, const cb_call *call,
+                        const cb_pattern *pat, size_t *wrong, cb_mismatch *first)
+{
+    size_t esize = cb_dtype_info_of(call->dtype)->size;
+    int direct = e->ops->host_accessible;
+    void *output = direct ? call->recv : e->staging;
+    if (!direct &&
+        backend_step(e, e->ops->download(e->b, output, call->recv,
+                                         call->layout.recv_count * esize)) != 0)
+        return -1;
+    cb_mismatch here;
+    size_t n = coll->check_output(pat, e->grank, call, output, &here);
+    if (n > 0 && *wrong == 0)
+        *first = here;
+    *wrong += n;
+    return 0;
+}
+
+int check_pattern(engine *e, const cb_call *call, int size_index, int in_place, int pass,
+                  cb_pattern *pat)
+{
+    uint32_t what = ((uint32_t)call->dtype << 8) | (uint32_t)(call->redop + 1) |
+                    ((uint32_t)(call->root + 1) << 16);
+    char why[256];
+    if (cb_pattern_init(pat, call->dtype, call->redop, e->gsize,
+                        cb_pattern_seed((uint32_t)size_index, (uint32_t)in_place, (uint32_t)pass,
+                                        what),
+                        why, sizeof why) != 0)
+        return -1;
+    pat->avg_premultiplied = e->ops->avg_premultiplies;
+    return 0;
+}
+
+int fill_input(engine *e, const cb_collective *coll, const cb_call *call, const cb_pattern *pat)
+{
+    size_t esize = cb_dtype_info_of(call->dtype)->size;
+    int direct = e->ops->host_accessible;
+    void *input = direct ? (void *)call->send : e->staging;
+    coll->fill_input(pat, e->grank, call, input);
+    if (!direct &&
+        backend_step(e, e->ops->upload(e->b, (void *)call->send, input,
+                                       call->layout.send_count * esize)) != 0)
+        return -1;
+    return 0;
+}
+
+/* One verification pass on this rank: fresh inputs, one launch, compare. */
+static int check_pass(engine *e, const cb_collective *coll, const cb_call *call,
+                      const cb_pattern *pat, size_t *wrong, cb_mismatch *first)
+{
+    if (fill_input(e, coll, call, pat) != 0)
+        return -1;
+    /* Grouped as the timed launches are, so that what a group defers to
+     * its end is checked too; one operation, since a second in place would
+     * change the input. */
+    int grouped = launches_grouped(e, coll, call);
+    if (grouped && backend_step(e, e->ops->group_start(e->b)) != 0)
+        return -1;
+    int rc = backend_step(e, coll->run(e->b, call));
+    if (grouped) {
+        int end = e->ops->group_end(e->b);
+        if (rc == 0)
+            rc = backend_step(e, end);
+    }
+    if (rc != 0 || backend_step(e, e->ops->wait(e->b)) != 0)
+        return -1;
+    return check_output(e, coll, call, pat, wrong, first);
+}
+
+/* Verify call with check_passes fresh inputs, after the output of the last
+ * timed iteration when timed (--check-timed); fills the check fields of res. */
+void verify(engine *e, const cb_collective *coll, const cb_call *call, int size_index,
+            cb_result *res, int timed)
+{
+    size_t wrong = 0;
+    cb_mismatch first = {0, 0, 0};
+    cb_pattern pat;
+    /* The sweep checked that the pattern exists for this type and reduction. */
+    int failed = timed && (check_pattern(e, call, size_index, 0, -1, &pat) != 0 ||
+                           check_output(e, coll, call, &pat, &wrong, &first) != 0);
+    for (int pass = 0; pass < e->p->check_passes && !failed; pass++) {
+        if (check_pattern(e, call, size_index, res->in_place, pass, &pat) != 0)
+            return;
+        if (check_pass(e, coll, call, &pat, &wrong, &first) != 0)
+            break;
+        res->check_passes = pass + 1;
+    }
+    if (agree(e) != CB_EXIT_OK)
+        return;
+
+    /* Within the group measured (every rank without --split). */
+    unsigned long long mine = wrong, total = 0;
+    MPI_Allreduce(&mine, &total, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, e->gcomm);
+    res->wrong = total;
+    if (total == 0)
+        return;
+    int bad = wrong > 0 ? e->grank : e->gsize;
+    MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MIN, e->gcomm);
+    struct {
+        cb_mismatch first;
+        char host[CB_HOSTLEN];
+        int rank;
+    } report;
+    memset(&report, 0, sizeof report);
+    report.first = first;
+    memcpy(report.host, e->host, sizeof report.host);
+    report.rank = e->rank;
+    MPI_Bcast(&report, (int)sizeof report, MPI_BYTE, bad, e->gcomm);
+    res->bad_rank = report.rank;
+    res->first = report.first;
+    memcpy(res->bad_host, report.host, sizeof res->bad_host);
+}

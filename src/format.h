@@ -1,0 +1,11 @@
+/* Numbers formatted for people, as the command line writes them. */
+#ifndef CB_FORMAT_H
+#define CB_FORMAT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Format a byte count with the largest exact binary suffix ("64M", "1000"). */
+void cb_format_bytes(uint64_t bytes, char *buf, size_t len);
+
+#endif
