@@ -59,7 +59,8 @@ need_python
 # A reference is a .B or .BR line whose first word is a section or
 # subsection heading. It must be a heading of its own page, or name the page
 # that holds it: on the same line ("X" " in " page (n)) or within the next
-# six lines (X under Y of page (n)).
+# six lines (X under Y of page (n)). An option named with a page
+# (\-T " in " page (n)) must be an item of that page's lists.
 import re, sys
 mandir, names = sys.argv[1], sys.argv[2:]
 text = {n: open(f"{mandir}/{n}", encoding="utf-8").read().splitlines() for n in names}
@@ -75,7 +76,15 @@ for n, t in text.items():
         target = m.group(1) or m.group(2)
         holders = [p for p in names if target in heads[p]]
         named = [f"{a.replace(chr(92), '')}.{s}" for a, s in page_ref.findall(" ".join(t[i:i + 7]))]
-        if m.group(3):
+        if m.group(3) and target.startswith("\\-"):
+            # An option: the page named must document it.
+            tags = [] if not named or named[0] not in text else \
+                [tag for prev, tag in zip(text[named[0]], text[named[0]][1:]) if prev == ".TP"]
+            if not any(f"\\fB{target}\\fR" in tag or re.match(rf"\.BI? {re.escape(target)}( |$)", tag)
+                       for tag in tags):
+                print(f"{n}:{i + 1}: option {target} is not documented in {named[:1]}")
+                bad += 1
+        elif m.group(3):
             if not named or named[0] not in holders:
                 print(f"{n}:{i + 1}: '{target}' is not a section of {named[:1]}")
                 bad += 1
