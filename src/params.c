@@ -691,5 +691,5 @@ void cb_params_help(FILE *out, const char *prog)
     fprintf(out, "\nExit statuses:\n");
     for (const cb_exit_meaning *x = cb_exit_meanings; x->meaning != NULL; x++)
         fprintf(out, "  %-8d %s\n", x->code, x->meaning);
-    fprintf(out, "See nccl-collbench(1) for the output columns and the CSV schema.\n");
+    fprintf(out, "See nccl-collbench-output(5) for the output columns and the CSV schema.\n");
 }

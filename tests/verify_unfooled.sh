@@ -1,4 +1,4 @@
-# Verification cannot be fooled (nccl-collbench(1), VERIFICATION): faults that
+# Verification cannot be fooled (nccl-collbench-collectives(7), VERIFICATION): faults that
 # slipped through before the values got a prime period, distinct rank
 # contributions, bitwise comparison and integer-average remainders are each
 # caught in every row of every collective they apply to, at least in float,

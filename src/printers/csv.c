@@ -1,5 +1,5 @@
 /*
- * CSV, schema version 1 (nccl-collbench(1), section CSV OUTPUT). Every row
+ * CSV, schema version 1 (nccl-collbench-output(5), section CSV OUTPUT). Every row
  * carries the run's identity so that files from many runs can be
  * concatenated. Rules: new columns only ever go at the end; renaming a column
  * or changing its meaning bumps CB_CSV_SCHEMA_VERSION.
