@@ -1,5 +1,5 @@
 # Shared by the tests of the NCCL backend through the CPU stand-in
-# (tests/nccl_standin_*.sh); sourced after tests/support/lib.sh. Every run() of
+# (tests/nccl/nccl_standin_*.sh); sourced after tests/support/lib.sh. Every run() of
 # these tests launches the stand-in program instead of the real one.
 CB_STANDIN_BIN="$CB_BUILDDIR/tests/nccl-collbench-standin"
 CB_RUN_BIN=$CB_STANDIN_BIN
