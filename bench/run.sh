@@ -1,7 +1,7 @@
 #!/bin/sh
 # Performance targets of nccl-collbench (issue 8), measured on this machine
 # and printed as ratios beside each target. Not part of make check (the
-# test tests/bench_script.sh runs it with tiny sizes to see that it works).
+# test tests/e2e/bench_script.sh runs it with tiny sizes to see that it works).
 #
 # Usage: bench/run.sh [BUILDDIR]   (default: the current directory, built)
 # Environment:

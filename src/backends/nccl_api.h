@@ -1,6 +1,6 @@
 /*
  * The CUDA runtime and NCCL headers, as the NCCL backend and the test
- * stand-in (tests/standin/) include them. nccl.h declares a few functions
+ * stand-in (tests/nccl/standin/) include them. nccl.h declares a few functions
  * with empty parentheses, which -Wstrict-prototypes rejects in C; the
  * warning is silenced for that header only.
  */

@@ -17,7 +17,7 @@
 #                             ompi4, ompi5 or hydra
 #   cluster_run NP ARGS...    the program (CB_BIN) on NP ranks from node 0,
 #                             CLUSTER_SLOTS (2) ranks a node; like run in
-#                             tests/lib.sh: $CB_TMP/out, $CB_TMP/err, $rc
+#                             tests/support/lib.sh: $CB_TMP/out, $CB_TMP/err, $rc
 #   cluster_slow_node I RATE  shape node I's NIC to RATE (tbf), e.g. 10mbit
 #   cluster_slow_link I J RATE  shape only traffic between nodes I and J
 #   cluster_cut I             pull node I's cable (its NIC goes down)
@@ -150,7 +150,7 @@ cluster_launcher_options() {
         *HYDRA*)
             # Debian's MPICH runs on UCX, which finds one machine under the
             # namespaces and would use shared memory between the nodes; the
-            # collectives as in tests/wrapper.sh.in (an MPICH 4.0.2 bug).
+            # collectives as in tests/support/wrapper.sh.in (an MPICH 4.0.2 bug).
             echo "-launcher ssh -launcher-exec $CLUSTER_DIR/agent -f $CLUSTER_DIR/hostfile -iface eth0 -genv UCX_TLS tcp,self -genv UCX_NET_DEVICES eth0 -genv MPIR_CVAR_DEVICE_COLLECTIVES none" ;;
         *) return 1 ;;
     esac

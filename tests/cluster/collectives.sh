@@ -1,7 +1,7 @@
 # On the test cluster, 3 nodes of 1 rank each, so every message crosses TCP
 # between network namespaces: every collective, datatype, reduction and
 # root on small sizes, out of place and in place, verified.
-. "$CB_SRCDIR/tests/lib.sh"
+. "$CB_SRCDIR/tests/support/lib.sh"
 . "$CB_SRCDIR/tests/cluster/cluster.sh"
 need_mpirun
 need_python

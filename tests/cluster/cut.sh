@@ -4,7 +4,7 @@
 # their message naming the operation and the size. What the launcher does
 # afterwards is its own affair (see HACKING.md): it is reported, not judged,
 # and the teardown ends it.
-. "$CB_SRCDIR/tests/lib.sh"
+. "$CB_SRCDIR/tests/support/lib.sh"
 . "$CB_SRCDIR/tests/cluster/cluster.sh"
 need_mpirun
 cluster_need

@@ -2,7 +2,7 @@
 # hostnames, TCP between nodes): node detection in the preamble and the
 # "Using devices" lines, --split node, and hier_allreduce with --hier-split
 # node, verified.
-. "$CB_SRCDIR/tests/lib.sh"
+. "$CB_SRCDIR/tests/support/lib.sh"
 . "$CB_SRCDIR/tests/cluster/cluster.sh"
 need_mpirun
 need_python

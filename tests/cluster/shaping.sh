@@ -3,7 +3,7 @@
 # an all-reduce and an all-to-all over 3 nodes send bytes through the shaped link class on
 # nodes 0 and 1 (and only there) and through node 2's tbf. No timing is
 # asserted; the health scan's tests (once it exists) judge the slowness.
-. "$CB_SRCDIR/tests/lib.sh"
+. "$CB_SRCDIR/tests/support/lib.sh"
 . "$CB_SRCDIR/tests/cluster/cluster.sh"
 need_mpirun
 cluster_need

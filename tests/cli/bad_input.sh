@@ -1,0 +1,104 @@
+# Bad command lines: at 1 and 4 ranks, every one exits 2 quickly with one
+# message naming the bad value (plus the pointer to --help), nothing on stdout.
+. "$CB_SRCDIR/tests/support/lib.sh"
+need_mpirun
+
+CB_RUN_TIMEOUT=20
+# Each case: the text the message must contain, a tab, then the arguments.
+cases=$(cat <<'CASES'
+--bogus	--bogus
+-q	-q
+stray	stray
+needs a value	-b
+abc	-b abc
+-5	-b -5
+at least 1	-b 0
+99999999999999999999	-e 99999999999999999999
+20000000T	-e 20000000T
+above	-b 1M -e 1K
+'1'	-f 1
+2.5	-f 2.5
+not both	-f 2 -i 8
+at least 1	-i 0
+more than 4096 sizes	-b 1 -e 1M -i 1
+'0'	-n 0
+-4	-n -4
+ten	-n ten
+-1	-w -1
+'x'	-c x
+'4'	-a 4
+median	-a median
+'2'	-z 2
+allredooce	-o allredooce
+empty	-o allreduce,
+twice	-o allreduce,allreduce
+float16x	-d float16x
+twice	-d float,float
+mean	--redop mean
+gloo	--backend gloo
+empty	--csv=
+written whole	--json -
+empty	--json=
+yes	--help=yes
+1000000001	-n 1000000001
+'-1'	-T -1
+abc	-T abc
+604801	-T 604801
+'0'	-m 0
+'-1'	-G -1
+'2'	-C 2
+99	-r 99
+'x'	-r x
+fp8_e6m3	-d fp8_e6m3
+'1'	--stats=1
+'all'	-o all,allreduce
+empty	--redop sum,,max
+rows	--layout rows
+twice	--layout col,col
+'col,'	--layout col,
+stride:0	--hier-split stride:0
+nodes	--hier-split nodes
+one colour per rank	--hier-split color:0,1 -o hier_allreduce
+'-1'	--stable -1
+1001	--stable 1001
+'2.5'	--stable 2.5
+--redop sum	-o sum
+--redop max	-o allreduce,max
+one GPU per MPI rank	-g 2
+one GPU per MPI rank	-t 4
+'0'	-g 0
+no size from 1 to 1 bytes holds a whole float element	-b 1 -e 1
+from 1 to 3 bytes holds a whole float	-b 1 -e 3 -d double,float
+CASES
+)
+for np in 1 4; do
+    echo "$cases" | while IFS='	' read -r want args; do
+        # shellcheck disable=SC2086
+        run "$np" $args
+        [ "$rc" = 124 ] && fail "'$args' on $np ranks did not finish within ${CB_RUN_TIMEOUT}s"
+        expect_rc 2 "'$args' on $np ranks"
+        [ -s "$CB_TMP/out" ] && fail "'$args' on $np ranks wrote to stdout"
+        [ "$(grep -c '^nccl-collbench: ' "$CB_TMP/err")" = 1 ] || { cat "$CB_TMP/err"; fail "'$args' on $np ranks: not exactly one message"; }
+        grep '^nccl-collbench: ' "$CB_TMP/err" | grep -qF -- "$want" || { cat "$CB_TMP/err"; fail "'$args': message does not mention '$want'"; }
+        grep -q "Try 'nccl-collbench --help'" "$CB_TMP/err" || fail "'$args': no pointer to --help"
+        if grep -qi 'core dumped\|segmentation' "$CB_TMP/err"; then fail "'$args' crashed"; fi
+        echo "$args" >>"$CB_TMP/tried"
+    done || exit 1
+done
+# Every case ran at both rank counts (a launcher reading stdin would cut the loop short).
+[ "$(wc -l <"$CB_TMP/tried")" = $((2 * $(echo "$cases" | wc -l))) ] ||
+    fail "only $(wc -l <"$CB_TMP/tried") of $((2 * $(echo "$cases" | wc -l))) cases ran"
+
+# nccl-tests' -g 1 -t 1 are accepted and change nothing.
+run 2 -g 1 -t 1 -b 8 -e 8 -n 1
+expect_rc 0 "-g 1 -t 1"
+has 1 '^ *8 '
+
+# An output file that cannot be written is an error before any measurement.
+for np in 1 4; do
+    run "$np" --csv "$CB_TMP/no/such/dir/out.csv" -b 8 -e 8
+    expect_rc 1 "unwritable --csv on $np ranks"
+    grep -q '^nccl-collbench: .*--csv: cannot create .*no/such/dir/out.csv' "$CB_TMP/err" || { cat "$CB_TMP/err"; fail "no message naming the CSV path"; }
+    grep -q '^ *[0-9]' "$CB_TMP/out" && fail "measured despite an unwritable CSV file"
+done
+echo "ok"

@@ -1,0 +1,109 @@
+# JSON document and time statistics: read back with real parsers and checked
+# against the CSV of the same run; failures still give a valid document.
+. "$CB_SRCDIR/tests/support/lib.sh"
+need_mpirun
+need_python
+
+NCCL_COLLBENCH_DEMO_KNOB=42
+export NCCL_COLLBENCH_DEMO_KNOB
+run 3 -b 1K -e 16K -f 4 -n 7 -w 2 -a max --stats --progress \
+    --csv "$CB_TMP/r.csv" --json "$CB_TMP/r.json"
+expect_rc 0 "run with --csv and --json"
+[ -e "$CB_TMP/r.json" ] || fail "no JSON file"
+ls "$CB_TMP" | grep -q 'r.json.tmp' && fail "temporary JSON file left behind"
+[ "$(grep -c '^#   out-of-place per-iteration' "$CB_TMP/out")" = 3 ] || fail "--stats lines missing"
+[ "$(grep -c '^#   in-place     per-iteration' "$CB_TMP/out")" = 3 ] || fail "--stats lines missing"
+grep -q '^# progress: allreduce float sum: 3 of 3 sizes' "$CB_TMP/err" || fail "no progress on stderr"
+grep -q 'progress' "$CB_TMP/out" "$CB_TMP/r.csv" && fail "progress leaked into the table or CSV"
+
+"$CB_PYTHON" - "$CB_TMP/r.json" "$CB_TMP/r.csv" "$CB_BIN" <<'PY' || fail "JSON or statistics check failed"
+import csv, json, math, sys
+doc = json.load(open(sys.argv[1]))
+rows = list(csv.DictReader(open(sys.argv[2], newline="")))
+
+def close(a, b, rel=1e-6, abs_=2e-6):
+    return math.isclose(a, b, rel_tol=rel, abs_tol=abs_)
+
+assert doc["schema_version"] == 1 and doc["tool"]["name"] == "nccl-collbench"
+assert doc["complete"] is True and doc["errors"] == []
+assert doc["summary"] == {"results": 6, "wrong": 0, "avg_busbw_gbps": doc["summary"]["avg_busbw_gbps"],
+                          "passed": True, "exit_status": 0}, doc["summary"]
+assert doc["command_line"][0].endswith("nccl-collbench") and "--json" in doc["command_line"]
+assert doc["environment"].get("NCCL_COLLBENCH_DEMO_KNOB") == "42", doc["environment"]
+assert not any(k.startswith("OMPI_MCA_orte_") for k in doc["environment"])
+p = doc["parameters"]
+assert p["iters"] == 7 and p["warmup_iters"] == 2 and p["time_combine"] == "max"
+assert p["blocking"] is False and p["collectives"] == ["allreduce"] and p["datatypes"] == ["float"]
+assert p["split"] is None and p["hier_split"] == "node" and p["layouts"] == ["row"]
+assert p["budget_ms"] == 0 and p["stable_pct"] == 2
+assert doc["ranks"] == 3 and len(doc["devices"]) == 3
+assert [d["rank"] for d in doc["devices"]] == [0, 1, 2]
+assert doc["run_id"] == rows[0]["run_id"] and doc["start_utc"] == rows[0]["start_utc"]
+res = doc["results"]
+assert len(res) == len(rows) == 6
+for r, c in zip(res, rows):
+    assert isinstance(r["in_place"], bool) and isinstance(r["checked"], bool) and r["checked"]
+    assert r["in_place"] == (c["placement"] == "in-place")
+    assert r["bytes"] == int(c["bytes"]) and r["wrong"] == 0 and r["first_wrong"] is None
+    assert close(r["time_us"], float(c["time_us"])), (r, c)
+    assert len(r["per_rank"]) == 3
+    means = [x["mean_us"] for x in r["per_rank"]]
+    # -a max: the reported time is the slowest rank's mean.
+    assert close(r["time_us"], max(means)) and close(float(c["rank_time_max_us"]), max(means))
+    assert close(float(c["rank_time_min_us"]), min(means))
+    assert close(float(c["rank_time_mean_us"]), sum(means) / 3)
+    assert int(c["slowest_rank"]) == means.index(max(means)) == r["slowest_rank"]
+    slow = r["per_rank"][r["slowest_rank"]]
+    # One sample per iteration, or fewer where iterations are short enough
+    # that marks every iteration would weigh on the timing (CB_SAMPLE_SPAN).
+    assert 1 <= slow["samples"] <= 7 and c["iter_samples"] == str(slow["samples"])
+    assert slow["min_us"] <= slow["median_us"] <= slow["p99_us"] <= slow["max_us"]
+    assert close(float(c["iter_min_us"]), slow["min_us"]) and close(float(c["iter_max_us"]), slow["max_us"])
+    # The samples cover the span: their mean is the rank's mean.
+    assert slow["min_us"] <= slow["mean_us"] * 1.000001 and slow["mean_us"] <= slow["max_us"] * 1.000001
+    assert c["agg"] == "1" and c["graph_launches"] == "0" and c["time_kind"] == "completion"
+    assert c["slowest_host"] == doc["devices"][r["slowest_rank"]]["host"]
+PY
+
+# Two runs concatenated still read as one table, with distinct run ids.
+run 2 -b 1K -e 1K -n 2 --csv "$CB_TMP/r2.csv"
+expect_rc 0 "second run"
+{ cat "$CB_TMP/r.csv"; tail -n +2 "$CB_TMP/r2.csv"; } >"$CB_TMP/both.csv"
+"$CB_PYTHON" - "$CB_TMP/both.csv" <<'PY' || fail "concatenated CSV does not read"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+assert len(rows) == 8 and all(None not in r and len(r) == 44 for r in rows), len(rows)
+assert len({r["run_id"] for r in rows}) == 2
+assert {r["ranks"] for r in rows} == {"3", "2"}
+PY
+
+# Wrong results: a complete document that says what was wrong.
+# (rank 2 sees element 5 wrong through the fault layer, tests/faults/layer)
+NCCL_COLLBENCH_TEST_FAULT=corrupt:2:5 CB_RUN_BIN="$CB_BUILDDIR/tests/nccl-collbench-faulty" \
+    run 3 --backend faulty-mpi -b 1K -e 1K -n 2 --json "$CB_TMP/w.json"
+expect_rc 7 "corrupted run"
+"$CB_PYTHON" - "$CB_TMP/w.json" <<'PY' || fail "JSON of a run with wrong results"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+assert doc["complete"] is True and doc["summary"]["passed"] is False
+assert doc["summary"]["exit_status"] == 7 and doc["summary"]["wrong"] == 2
+fw = doc["results"][0]["first_wrong"]
+assert fw["rank"] == 2 and fw["index"] == 5 and fw["expected"] != fw["actual"], fw
+PY
+
+# A run that fails still leaves a valid document naming the failure.
+run 2 -b 1T -e 1T --json "$CB_TMP/f.json"
+expect_rc 1 "run that cannot fit"
+"$CB_PYTHON" - "$CB_TMP/f.json" <<'PY' || fail "JSON of a failed run"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+assert doc["complete"] is False and doc["summary"]["exit_status"] == 1
+assert len(doc["errors"]) == 1 and "does not fit" in doc["errors"][0], doc["errors"]
+PY
+
+# An unwritable JSON path fails before anything is measured.
+run 2 --json "$CB_TMP/no/dir/x.json" -b 8 -e 8
+expect_rc 1 "unwritable --json"
+grep -q -- '--json: cannot create' "$CB_TMP/err" || fail "no message for the unwritable JSON path"
+grep -q '^ *[0-9]' "$CB_TMP/out" && fail "measured despite an unwritable JSON path"
+echo "ok"

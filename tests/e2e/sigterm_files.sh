@@ -1,0 +1,97 @@
+# SIGTERM to every rank part way through a sweep, as Slurm sends it on a
+# time limit or scancel (and waits KillWait, 30 s by default, before
+# SIGKILL): no temporary file is left, the CSV holds whole rows, and the
+# JSON document is finished (it takes rank 0 milliseconds) with complete
+# false and the SIGTERM status. Then the launcher's own kill (Open MPI's
+# mpirun, given SIGTERM, passes it on and kills the ranks about a second
+# later, too soon for a JSON document of this size): still no temporary
+# file, whole CSV rows, and the earlier JSON file untouched.
+. "$CB_SRCDIR/tests/support/lib.sh"
+need_mpirun
+need_python
+
+d="$CB_TMP/files"
+mkdir "$d"
+# Each rank writes its pid, so that the test signals the ranks themselves.
+cat >"$CB_TMP/pid_rank.sh" <<LAUNCHER
+#!/bin/sh
+rank=\${OMPI_COMM_WORLD_RANK:-\${PMI_RANK:-\${PMIX_RANK:-}}}
+echo \$\$ >"$d/pid.\$rank"
+exec "\$@"
+LAUNCHER
+chmod +x "$CB_TMP/pid_rank.sh"
+# Many short measurements, so that the one in progress ends at once, and so
+# many (over 1300) that the run is still going when the signal comes.
+$CB_MPIRUN -np 2 "$CB_TMP/pid_rank.sh" "$CB_BIN" -b 8 -e 64K -f 2 -n 20 -d all \
+    -o allreduce,allgather,broadcast,alltoall \
+    --csv "$d/r.csv" --json "$d/r.json" </dev/null >"$CB_TMP/out" 2>"$CB_TMP/err" &
+pid=$!
+# Wait for a few rows (up to 60 s), then stop the run.
+i=0
+while [ "$(grep -c . "$d/r.csv" 2>/dev/null || echo 0)" -lt 4 ] || [ ! -s "$d/pid.1" ]; do
+    i=$((i + 1))
+    [ $i -le 600 ] || { kill -KILL $pid; fail "no CSV rows within 60 s"; }
+    kill -0 $pid 2>/dev/null || show_and_fail "the run ended before it could be stopped"
+    sleep 0.1
+done
+kill -TERM "$(cat "$d/pid.0")" "$(cat "$d/pid.1")"
+# It must end on its own; never hang.
+i=0
+while kill -0 $pid 2>/dev/null; do
+    i=$((i + 1))
+    [ $i -le 300 ] || { kill -KILL $pid; fail "the run did not end within 30 s of SIGTERM"; }
+    sleep 0.1
+done
+rc=0
+wait $pid || rc=$?
+[ "$rc" != 0 ] || show_and_fail "status 0 after SIGTERM"
+leftover=$(ls -a "$d" | grep tmp || true)
+[ -z "$leftover" ] || fail "temporary files left: $leftover"
+"$CB_PYTHON" - "$d/r.csv" "$d/r.json" <<'PY' || show_and_fail "the CSV or JSON is not whole"
+import csv, json, sys
+text = open(sys.argv[1], newline="").read()
+assert text.endswith("\n"), "a partial last row"
+rows = list(csv.reader(text.splitlines()))
+assert len(rows) >= 4 and len({len(r) for r in rows}) == 1, "rows of different lengths"
+doc = json.load(open(sys.argv[2]))
+assert doc["complete"] is False, "the run finished before SIGTERM came: make the test's run longer"
+assert doc["summary"]["exit_status"] == 143, doc["summary"]
+assert "SIGTERM" in doc["errors"][0], doc["errors"]
+assert len(doc["results"]) >= len(rows) - 1 - 2, (len(doc["results"]), len(rows))
+PY
+
+# A rank stuck in a measurement (the fault layer hangs rank 1 in its first
+# launch of 4 KiB) cannot stop: the launcher kills every rank after its
+# grace period.
+echo earlier >"$d/stuck.json"
+rm -f "$d/r.csv" "$d/r.json"
+NCCL_COLLBENCH_TEST_FAULT=hang:1:4096 $CB_MPIRUN -np 2 "$CB_BUILDDIR/tests/nccl-collbench-faulty" \
+    --backend faulty-mpi -b 1K -e 64K -n 5 -T 0 \
+    --csv "$d/r.csv" --json "$d/stuck.json" </dev/null >"$CB_TMP/out" 2>"$CB_TMP/err" &
+pid=$!
+i=0
+while [ "$(grep -c . "$d/r.csv" 2>/dev/null || echo 0)" -lt 3 ]; do
+    i=$((i + 1))
+    [ $i -le 600 ] || { kill -KILL $pid; fail "no CSV rows within 60 s"; }
+    sleep 0.1
+done
+sleep 1
+kill -TERM $pid
+i=0
+while kill -0 $pid 2>/dev/null; do
+    i=$((i + 1))
+    [ $i -le 300 ] || { kill -KILL $pid; fail "the stuck run did not end within 30 s of SIGTERM"; }
+    sleep 0.1
+done
+wait $pid || true
+leftover=$(ls -a "$d" | grep tmp || true)
+[ -z "$leftover" ] || fail "temporary files left by a killed run: $leftover"
+[ "$(cat "$d/stuck.json")" = earlier ] || fail "a killed run replaced the earlier JSON file"
+"$CB_PYTHON" - "$d/r.csv" <<'PY' || show_and_fail "the CSV of a killed run is not whole rows"
+import csv, sys
+text = open(sys.argv[1], newline="").read()
+assert text.endswith("\n"), "a partial last row"
+rows = list(csv.reader(text.splitlines()))
+assert len(rows) >= 3 and len({len(r) for r in rows}) == 1, "rows of different lengths"
+PY
+echo "ok"

@@ -1,0 +1,77 @@
+/* The fault layer's parts (tests/faults/layer/backend.c wraps, inject.c injects). */
+#ifndef CB_FAULTY_H
+#define CB_FAULTY_H
+
+#include "backend.h"
+
+#define FAULT_ENV "NCCL_COLLBENCH_TEST_FAULT"
+#define FAULT_MAX_ARGS 4
+
+typedef enum fault_kind {
+    FAULT_MISSING,
+    FAULT_DUP,
+    FAULT_BUMP,
+    FAULT_SWAP,
+    FAULT_SHIFT,
+    FAULT_CHUNKS,
+    FAULT_SIGN,
+    FAULT_CORRUPT,
+    FAULT_STALE,
+    FAULT_ROOT,
+    FAULT_SKIP,
+    FAULT_HANG,
+    FAULT_ALLOC,
+    FAULT_KINDS
+} fault_kind;
+
+typedef struct faulty_backend {
+    cb_backend base;            /* first: the engine sees this */
+    const cb_backend_ops *ops;  /* the wrapped backend's */
+    cb_backend *inner;          /* the wrapped backend doing the work */
+    fault_kind kind;
+    int timed_only;             /* "timed:" before the fault: only in timed spans */
+    int timing;                 /* between timer_start and timer_stop */
+    int world_rank;             /* what K names: a rank of MPI_COMM_WORLD */
+    long arg[FAULT_MAX_ARGS];
+    int nargs;
+    char spec[64];
+    void *stale_out;            /* stale: where rank K's output really goes */
+    size_t stale_bytes;
+    unsigned char *host;        /* host copy of a buffer being changed */
+    size_t host_bytes;
+} faulty_backend;
+
+/* What one launch looks like to the fault, whatever the collective. */
+typedef struct launch {
+    const void *send;
+    void *recv;
+    size_t input_count;    /* elements of this rank's input at send */
+    size_t output_count;   /* elements of this rank's output at recv */
+    size_t block;          /* elements per rank block */
+    cb_dtype dtype;
+    int gathers;           /* the output holds one block per rank */
+    int scatters;          /* the input holds one block per rank */
+    int root;              /* -1 when rootless */
+    int is_sendrecv;
+} launch;
+
+/* An inner failure becomes f's, with its message; returns rc. */
+int fault_pass(faulty_backend *f, int rc);
+
+/* Parse NCCL_COLLBENCH_TEST_FAULT's value into f: 0, or -1 when it is none
+ * of the forms FAULT_FORMS lists. */
+int fault_parse(faulty_backend *f, const char *spec);
+#define FAULT_FORMS                                                                    \
+    "missing:K, dup:A:B, bump:K[:D], swap:A:B, shift:K[:OFF], chunks:K:A:B:LEN, "      \
+    "sign:K[:IDX], corrupt:K:IDX, stale:K, root:D, skip, hang:K:COUNT or alloc:K"
+
+/* Whether the fault applies to a launch now. */
+int fault_active(const faulty_backend *f);
+
+/* Around every launch: before may change the input, the buffers and the
+ * root in l; after (given the launch's status) the output. 0 or -1 with
+ * f->base.error set. */
+int fault_before(faulty_backend *f, launch *l);
+int fault_after(faulty_backend *f, const launch *l, int rc);
+
+#endif

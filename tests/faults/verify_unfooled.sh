@@ -1,0 +1,95 @@
+# Verification cannot be fooled (nccl-collbench-collectives(7), VERIFICATION): faults that
+# slipped through before the values got a prime period, distinct rank
+# contributions, bitwise comparison and integer-average remainders are each
+# caught in every row of every collective they apply to, at least in float,
+# bfloat16, int8 and both fp8 types, with exit status 7: a shift and a chunk
+# swap by the period the old values had (65536 floats; 512 bfloat16, 256
+# int8, 32 fp8_e4m3, 16 fp8_e5m2 elements), rank 0's contribution duplicated
+# in place of rank 3's, +0 turned into -0, an integer sum one too large under
+# avg, and the operation skipped. Through tests/nccl-collbench-faulty's fault
+# layer, on the MPI backend and, where it was built, on NCCL's stand-in.
+. "$CB_SRCDIR/tests/support/lib.sh"
+need_mpirun
+need_python
+CB_RUN_BIN="$CB_BUILDDIR/tests/nccl-collbench-faulty"
+[ -x "$CB_RUN_BIN" ] || fail "$CB_RUN_BIN was not built"
+backend=faulty-mpi
+
+# every_row_wrong COLLECTIVES: each row of each named collective's table has
+# a non-zero #wrong in both placements.
+every_row_wrong() {
+    awk -v want=",$1," '
+        /^# Collective: / { on = index(want, "," $3 ",") > 0; next }
+        !/^#/ && on && ($9 == 0 || (NF >= 13 && $13 == 0)) { bad = bad "\n" $0 }
+        END { if (bad != "") { print "rows verified clean:" bad; exit 1 } }' "$CB_TMP/out" ||
+        show_and_fail "$CURRENT: a row of $1 verified clean"
+    for c in $(echo "$1" | tr , ' '); do
+        grep -q "^# Collective: $c\$" "$CB_TMP/out" || show_and_fail "$CURRENT: no table for $c"
+    done
+}
+
+# fault NP FAULT COLLECTIVES ARGS...: one run with one fault, caught everywhere.
+fault() {
+    np=$1 spec=$2 colls=$3
+    shift 3
+    CURRENT="$backend fault $spec on $np ranks ($*)"
+    NCCL_COLLBENCH_TEST_FAULT=$spec
+    export NCCL_COLLBENCH_TEST_FAULT
+    run "$np" --backend "$backend" -o "$colls" -n 1 -w 0 -c 1 "$@"
+    expect_rc 7 "$CURRENT"
+    grep -q "fault $spec" "$CB_TMP/out" || show_and_fail "$CURRENT: the preamble does not name it"
+    every_row_wrong "$colls"
+}
+
+every=allreduce,allgather,reducescatter,broadcast,reduce,alltoall,gather,scatter,sendrecv
+reducing=allreduce,reduce,reducescatter
+
+# Shift and chunk swap by the old period K of each type, on rank 0 (the
+# root). The chunks are LEN = max(K, 256) elements (a multiple of K), and
+# every collective's output holds at least 2 LEN elements, so that at least
+# 256 elements are compared with displaced ones even in the smallest types.
+for case in "float 65536 4" "bfloat16 512 2" "int8 256 1" "fp8_e4m3 32 1" "fp8_e5m2 16 1"; do
+    # shellcheck disable=SC2086
+    set -- $case
+    len=$(($2 < 256 ? 256 : $2))
+    bytes=$((3 * 2 * len * $3))
+    fault 3 "shift:0:$2" "$every" -d "$1" --redop sum -b "$bytes" -e "$bytes"
+    fault 3 "chunks:0:0:$len:$len" "$every" -d "$1" --redop sum -b "$bytes" -e "$bytes"
+done
+
+# Rank 0's input in place of rank 3's, every reduction that sums or multiplies.
+fault 4 dup:0:3 "$reducing" -d float,bfloat16,int8,fp8_e4m3,fp8_e5m2 \
+    --redop sum,prod,premulsum -b 768 -e 768
+
+# +0 turned into -0 on rank 0: min's result is 0 at some elements of every
+# row; data movement holds zeros often enough in the types with few values.
+fault 3 sign:0 "$reducing" -d float,bfloat16,half,fp8_e4m3,fp8_e5m2 --redop min -b 6K -e 6K
+fault 3 sign:0 "$every" -d bfloat16,fp8_e4m3,fp8_e5m2 --redop min -b 48K -e 48K
+
+# An integer average whose sum is one too large (rank 1 adds 1).
+fault 3 bump:1 "$reducing" -d int8,uint8,int32,int64 --redop avg -b 768 -e 768
+fault 4 bump:1 "$reducing" -d int8,int32 --redop avg -b 768 -e 768
+
+# No operation at all: what the buffers held before is not the result.
+fault 3 skip "$every" -d float,bfloat16,int8,fp8_e5m2 --redop sum,avg -b 768 -e 768
+
+# A fault the layer cannot parse is a runtime error naming the variable.
+NCCL_COLLBENCH_TEST_FAULT=shift:x
+run 2 --backend faulty-mpi -b 8 -e 8
+expect_rc 1 "unparsable fault"
+grep -q 'NCCL_COLLBENCH_TEST_FAULT must be' "$CB_TMP/err" || show_and_fail "no message naming it"
+
+# The same layer around the NCCL backend, on its CPU stand-in: a subset.
+if [ -x "$CB_BUILDDIR/tests/nccl-collbench-standin" ]; then
+    backend=faulty-nccl
+    CB_STANDIN_GPUS=4
+    export CB_STANDIN_GPUS
+    fault 3 shift:0:512 "$every" -d bfloat16 --redop sum -b 6K -e 6K
+    fault 3 chunks:0:0:65536:65536 allreduce,allgather,broadcast -d float -b 1536K -e 1536K
+    fault 4 dup:0:3 "$reducing" -d float,bfloat16,fp8_e4m3 --redop sum,prod,premulsum \
+        -b 768 -e 768
+    fault 3 sign:0 "$reducing" -d float,half --redop min -b 6K -e 6K
+    fault 3 bump:1 "$reducing" -d int8,int32 --redop avg -b 768 -e 768
+    fault 3 skip "$every" -d float,int8 -b 768 -e 768
+fi
+echo "ok"

@@ -1,0 +1,49 @@
+# The real program with the NCCL backend on real GPUs: one rank per visible
+# GPU, verified sweeps, then -m, -G and -C. Skips (77) where no GPU is
+# visible or the NCCL backend was not built.
+. "$CB_SRCDIR/tests/support/lib.sh"
+need_mpirun
+need_python
+
+run 1 --help
+expect_rc 0 "--help"
+grep -q '^  nccl  *GPU buffers' "$CB_TMP/out" ||
+    skip "the NCCL backend was not built (configure found no CUDA and NCCL)"
+
+# How many GPUs: nvidia-smi, narrowed by CUDA_VISIBLE_DEVICES; without
+# nvidia-smi, one if the program itself can run on a GPU.
+gpus=0
+if command -v nvidia-smi >/dev/null 2>&1; then
+    gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')
+    if [ -n "${CUDA_VISIBLE_DEVICES+set}" ]; then
+        visible=$(printf '%s' "$CUDA_VISIBLE_DEVICES" | tr ',' '\n' | grep -c .)
+        [ "$visible" -lt "$gpus" ] && gpus=$visible
+    fi
+fi
+if [ "$gpus" = 0 ]; then
+    run 1 --backend nccl -b 8 -e 8 -n 1 -w 0 -c 1
+    [ "$rc" = 0 ] || skip "no GPU is visible (nvidia-smi lists none; the program says: $(grep '^nccl-collbench: ' "$CB_TMP/err" | head -n 1))"
+    gpus=1
+fi
+echo "running on $gpus GPU(s)"
+
+sizes=8,64,512,4096,32768,262144,2097152,16777216
+run "$gpus" --backend nccl -b 8 -e 16M -f 8 -c 1 --csv "$CB_TMP/gpu.csv"
+expect_rc 0 "verified sweep on $gpus GPUs"
+check check-sweep --table "$CB_TMP/out" --csv "$CB_TMP/gpu.csv" --ranks "$gpus" --sizes "$sizes"
+"$CB_PYTHON" "$CB_SRCDIR/tests/nccl/standin/check_standin.py" csv --csv "$CB_TMP/gpu.csv" \
+    --backend nccl --ranks "$gpus" || fail "CSV rows are not from the nccl backend"
+grep -q '^# versions: NCCL library [0-9.]*, header [0-9.]*; CUDA runtime [0-9.]*, driver [0-9.]*$' \
+    "$CB_TMP/out" || fail "no versions line in the preamble"
+# One host: rank r on device r, every bus id different.
+awk '$2 == "Rank" { if ($9 != $3) bad = 1; if (seen[$10]++) bad = 1; n++ }
+     END { exit bad || n == 0 }' "$CB_TMP/out" || fail "ranks are not on distinct devices in order"
+
+for opts in "-m 4" "-G 3" "-m 2 -G 2" "-C 1" "-z 1"; do
+    # shellcheck disable=SC2086
+    run "$gpus" --backend nccl $opts -b 8 -e 1M -f 32 -n 5 -c 1 --csv "$CB_TMP/opt.csv"
+    expect_rc 0 "$opts on $gpus GPUs"
+    check check-sweep --table "$CB_TMP/out" --csv "$CB_TMP/opt.csv" --ranks "$gpus" \
+        --sizes 8,256,8192,262144
+done
+echo "ok"

@@ -1,0 +1,85 @@
+# One rank failing in the NCCL backend, injected through the CPU stand-in's
+# testing-only fault variables (tests/nccl/standin/standin.h): every rank exits
+# non-zero within the time limit, one message names the failing rank and the
+# failed call, the communicator is aborted (not destroyed) when it existed,
+# and nothing is left allocated.
+. "$CB_SRCDIR/tests/support/lib.sh"
+. "$CB_SRCDIR/tests/nccl/standin/lib.sh"
+need_standin
+need_mpirun
+need_python
+
+CB_STANDIN_GPUS=4
+CB_RUN_TIMEOUT=40
+export CB_STANDIN_GPUS
+
+# Each rank records its own exit status, named by its rank as the launcher
+# tells it (Open MPI, MPICH/PMI, PMIx). Launchers kill the ranks still
+# running once one exits non-zero; the wrapper's CB_MPIRUN_KEEP_RANKS turns
+# that off so that each can show its own status (mpirun then exits 0).
+CB_MPIRUN="$CB_MPIRUN $CB_MPIRUN_KEEP_RANKS"
+cat >"$CB_TMP/rank.sh" <<SH
+#!/bin/sh
+"$CB_STANDIN_BIN" "\$@"
+rc=\$?
+echo \$rc >"$CB_TMP/rc.\${OMPI_COMM_WORLD_RANK:-\${PMI_RANK:-\${PMIX_RANK:-unknown}}}"
+exit \$rc
+SH
+chmod +x "$CB_TMP/rank.sh"
+CB_RUN_BIN="$CB_TMP/rank.sh"
+CB_STANDIN_TRACE="$CB_TMP/trace"
+export CB_STANDIN_TRACE
+
+# Each case: fault variable, the text of the one message, what becomes of
+# the communicator, extra options. ASYNC fires once a collective ran, so -w 1 makes it surface in
+# the warmup wait, before the agreement that opens the timed iterations; with -G and no warmup
+# it surfaces while the graph lives, which NCCL's abort would wait for.
+cases=$(cat <<'CASES'
+SETDEVICE	cudaSetDevice failed	nocomm	-n 2
+STREAM	cudaStreamCreateWithFlags failed	nocomm	-n 2
+COMMINIT	ncclCommInitRankConfig failed	nodestroy	-n 2
+MALLOC	cudaMalloc failed	abort	-n 2
+CAPTURE	cudaStreamBeginCapture failed	abort	-n 2 -G 2
+ASYNC	NCCL reported an asynchronous error	abort	-n 2 -w 1
+ASYNC	NCCL reported an asynchronous error	abort	-n 2 -w 0 -G 2 -T 20
+CASES
+)
+echo "$cases" | while IFS='	' read -r fault text teardown opts; do
+    for spec in 2:1 3:0 4:2; do
+        np=${spec%:*}
+        bad=${spec#*:}
+        rm -f "$CB_TMP"/rc.* "$CB_TMP"/trace.*
+        eval "CB_STANDIN_FAIL_$fault=$bad; export CB_STANDIN_FAIL_$fault"
+        # shellcheck disable=SC2086
+        run "$np" --backend nccl -b 8 -e 1K -f 4 $opts </dev/null
+        unset "CB_STANDIN_FAIL_$fault"
+        what="$fault on rank $bad of $np"
+        [ "$rc" = 124 ] || [ "$rc" = 137 ] && show_and_fail "$what: did not finish within ${CB_RUN_TIMEOUT}s"
+        one_message "$text"
+        grep '^nccl-collbench: ' "$CB_TMP/err" | grep -q "rank $bad " ||
+            show_and_fail "$what: the message does not name rank $bad"
+        grep -qi 'core dumped\|segmentation' "$CB_TMP/err" && show_and_fail "$what: crashed"
+        if [ -f "$CB_TMP/rc.unknown" ]; then
+            echo "note: the launcher does not say which rank is which; per-rank statuses not checked"
+            [ "$rc" != 0 ] || show_and_fail "$what: exit status 0"
+        else
+            r=0
+            while [ "$r" -lt "$np" ]; do
+                [ "$(cat "$CB_TMP/rc.$r" 2>/dev/null)" = 1 ] ||
+                    show_and_fail "$what: rank $r exited with '$(cat "$CB_TMP/rc.$r" 2>/dev/null)', not 1"
+                r=$((r + 1))
+            done
+        fi
+        # No communicator is made after an earlier step failed; one that was
+        # made is aborted, never destroyed as if all went well.
+        case "$teardown" in
+            abort) standin_check trace --prefix "$CB_TMP/trace" --ranks "$np" --teardown abort ;;
+            nodestroy) standin_check trace --prefix "$CB_TMP/trace" --ranks "$np" \
+                           --count "ncclCommDestroy=0" ;;
+            nocomm) standin_check trace --prefix "$CB_TMP/trace" --ranks "$np" \
+                        --count "ncclCommInitRank=0" --count "ncclCommAbort=0" ;;
+        esac
+        echo "ok: $what"
+    done
+done || exit 1
+echo "ok"

@@ -1,0 +1,100 @@
+# -m, -z, -G and -C on the NCCL backend, through the CPU stand-in. Its
+# trace shows what the backend was asked to do; its virtual stream clock
+# (CB_STANDIN_OP_US: each collective keeps the stream busy that long) makes
+# the per-operation time predictable, so a wrong divisor or a time taken at
+# the wrong moment shows.
+. "$CB_SRCDIR/tests/support/lib.sh"
+. "$CB_SRCDIR/tests/nccl/standin/lib.sh"
+need_standin
+need_mpirun
+need_python
+
+CB_STANDIN_GPUS=4
+CB_STANDIN_TRACE="$CB_TMP/trace"
+export CB_STANDIN_GPUS CB_STANDIN_TRACE
+
+# fresh_trace: forget the previous run's trace.
+fresh_trace() {
+    rm -f "$CB_TMP"/trace.*
+}
+
+# -m 4: each of the 3 timed iterations is one group of 4 all-reduces, for
+# each placement; one operation's time is that of the iteration over 4. The
+# backend's warmup of each kind (before it measures the free memory) adds
+# one all-reduce and one group (its alltoall).
+# Modelled operations of 100 ms stay well clear of a loaded machine's noise;
+# a wrong divisor would be off by 2 or more.
+CB_STANDIN_OP_US=100000
+export CB_STANDIN_OP_US
+fresh_trace
+run 2 --backend nccl -m 4 -n 3 -w 0 -c 0 -b 64 -e 64 --csv "$CB_TMP/m.csv"
+expect_rc 0 "-m 4"
+grep -q 'agg: 4' "$CB_TMP/out" || show_and_fail "the preamble does not show -m 4"
+standin_check trace --prefix "$CB_TMP/trace" --ranks 2 --teardown destroy --groups-of 4 \
+    --count "ncclGroupStart=7" --count "ncclAllReduce=25"
+standin_check csv --csv "$CB_TMP/m.csv" --backend nccl --ranks 2 --rows 2 --wrong any \
+    --min-us 90000 --max-us 190000
+
+# -m with verification, and on the MPI backend, which has no groups and
+# launches the operations one after the other.
+unset CB_STANDIN_OP_US
+run 3 --backend nccl -m 3 -n 2 -c 2 -b 8 -e 4K -f 8 --csv "$CB_TMP/mv.csv"
+expect_rc 0 "-m 3 verified"
+standin_check csv --csv "$CB_TMP/mv.csv" --backend nccl --ranks 3 --rows 8
+run 3 --backend mpi -m 3 -n 2 -c 2 -b 8 -e 4K -f 8 --csv "$CB_TMP/mm.csv"
+expect_rc 0 "-m 3 on the mpi backend"
+standin_check csv --csv "$CB_TMP/mm.csv" --backend mpi --ranks 3 --rows 8
+
+# -z 1: every launch is waited for before the next; -z 0: not.
+for z in 0 1; do
+    fresh_trace
+    run 2 --backend nccl -z "$z" -n 4 -w 2 -c 1 -b 8 -e 512 -f 8 --csv "$CB_TMP/z.csv"
+    expect_rc 0 "-z $z"
+    grep -q "blocking: $z" "$CB_TMP/out" || show_and_fail "the preamble does not show -z $z"
+    standin_check trace --prefix "$CB_TMP/trace" --ranks 2 --blocking "$z"
+    standin_check csv --csv "$CB_TMP/z.csv" --backend nccl --ranks 2 --rows 6
+done
+
+# -G 3 with -m 2 -n 2: the 2 iterations (4 all-reduces) are captured once per
+# placement and the graph is launched 3 times, plus once untimed with -w 1;
+# one operation's time is the span over 3 x 4 operations.
+CB_STANDIN_OP_US=100000
+export CB_STANDIN_OP_US
+for w in 0 1; do
+    fresh_trace
+    run 2 --backend nccl -G 3 -m 2 -n 2 -w "$w" -c 1 -b 64 -e 64 --csv "$CB_TMP/g.csv"
+    expect_rc 0 "-G 3 -w $w"
+    grep -q 'cudagraph: 3' "$CB_TMP/out" || show_and_fail "the preamble does not show -G 3"
+    launches=$((2 * (3 + w)))
+    standin_check trace --prefix "$CB_TMP/trace" --ranks 2 --teardown destroy \
+        --count "cudaStreamBeginCapture=2" --count "cudaStreamEndCapture 4=2" \
+        --count "ncclAllReduce=$((1 + 8 + 2 * (2 * w + 1)))" \
+        --count "cudaGraphLaunch 4=$launches" \
+        --count "run allreduce count=16 inplace=0 replayed=1=$((launches * 2))" \
+        --count "run allreduce count=16 inplace=1 replayed=1=$((launches * 2))"
+    standin_check csv --csv "$CB_TMP/g.csv" --backend nccl --ranks 2 --rows 2 \
+        --min-us 90000 --max-us 190000
+done
+# -G with -z 1 waits after each graph launch.
+fresh_trace
+run 2 --backend nccl -G 2 -z 1 -n 2 -w 0 -c 1 -b 64 -e 64
+expect_rc 0 "-G 2 -z 1"
+standin_check trace --prefix "$CB_TMP/trace" --ranks 2 --blocking 1 --count "cudaGraphLaunch 2=4"
+
+# -C 1 reports the time to launch, which the virtual clock leaves far below
+# the time to complete that -C 0 reports.
+CB_STANDIN_OP_US=200000
+for c in 0 1; do
+    run 2 --backend nccl -C "$c" -n 2 -w 0 -c 1 -b 64 -e 64 --csv "$CB_TMP/c.csv"
+    expect_rc 0 "-C $c"
+    grep -q "cputime: $c" "$CB_TMP/out" || show_and_fail "the preamble does not show -C $c"
+    if [ "$c" = 0 ]; then
+        standin_check csv --csv "$CB_TMP/c.csv" --backend nccl --ranks 2 --min-us 180000
+    else
+        standin_check csv --csv "$CB_TMP/c.csv" --backend nccl --ranks 2 --max-us 100000
+    fi
+done
+run 2 --backend nccl -C 1 -G 2 -n 2 -w 0 -c 1 -b 64 -e 64 --csv "$CB_TMP/cg.csv"
+expect_rc 0 "-C 1 -G 2"
+standin_check csv --csv "$CB_TMP/cg.csv" --backend nccl --ranks 2 --max-us 100000
+echo "ok"

@@ -1,0 +1,82 @@
+# The NCCL backend through the CPU stand-in (tests/nccl/standin/): verified
+# all-reduce sweeps at 1 to 4 ranks, one device per rank, every type and
+# reduction, teardown without leaks, and the memory headroom for NCCL.
+. "$CB_SRCDIR/tests/support/lib.sh"
+. "$CB_SRCDIR/tests/nccl/standin/lib.sh"
+need_standin
+need_mpirun
+need_python
+
+CB_STANDIN_GPUS=4
+export CB_STANDIN_GPUS
+
+for np in 1 2 3 4; do
+    CB_STANDIN_TRACE="$CB_TMP/np$np"
+    export CB_STANDIN_TRACE
+    run "$np" --backend nccl -b 8 -e 32K -f 8 -n 3 -c 1 --csv "$CB_TMP/np$np.csv"
+    expect_rc 0 "nccl sweep on $np ranks"
+    check check-sweep --table "$CB_TMP/out" --csv "$CB_TMP/np$np.csv" --ranks "$np" \
+        --sizes 8,64,512,4096,32768
+    standin_check csv --csv "$CB_TMP/np$np.csv" --backend nccl --ranks "$np" --rows 10
+    standin_check devices --table "$CB_TMP/out" --ranks "$np"
+    # Buffers, stream, events and communicator all released; normal teardown.
+    standin_check trace --prefix "$CB_TMP/np$np" --ranks "$np" --teardown destroy \
+        --count "ncclCommInitRank=1" --count "cudaMalloc=3" --count "cudaFree=3"
+done
+unset CB_STANDIN_TRACE
+
+# Per-iteration samples come from CUDA events on the stream, read after the
+# span: at most one per iteration (fewer where the engine's estimate of the
+# time per iteration spaces them out), each divided by the iterations it
+# covers; the stand-in's stream clock gives each
+# operation at least CB_STANDIN_OP_US microseconds (more when the host was
+# slower to launch it), so the samples are at least that and mostly that.
+CB_STANDIN_OP_US=50000 run 2 --backend nccl -b 1K -e 1K -n 9 --csv "$CB_TMP/samples.csv"
+unset CB_STANDIN_OP_US
+expect_rc 0 "per-iteration samples on the nccl backend"
+"$CB_PYTHON" - "$CB_TMP/samples.csv" <<'PY' || fail "per-iteration samples from CUDA events"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+assert len(rows) == 2 and all(r["backend"] == "nccl" for r in rows)
+for r in rows:
+    assert 1 <= int(r["iter_samples"]) <= 9, r["iter_samples"]
+    stats = [float(r[k]) for k in ("iter_min_us", "iter_median_us", "iter_p99_us", "iter_max_us")]
+    # At least the modelled 50 ms each; host noise on a busy machine adds, it
+    # does not double a 50 ms step.
+    assert all(s >= 49999 for s in stats) and stats[1] < 100000, stats
+    assert stats[0] <= stats[1] <= stats[2] <= stats[3], stats
+PY
+
+# Every type and reduction, two verification passes each (the stand-in's
+# devices have compute capability 9.0, so fp8 runs too).
+run 3 --backend nccl -d all --redop all -b 8 -e 4K -f 8 -n 2 -c 2 --csv "$CB_TMP/all.csv"
+expect_rc 0 "all types and reductions"
+check check-sweep --table "$CB_TMP/out" --csv "$CB_TMP/all.csv" --ranks 3 \
+    --sizes 8,64,512,4096 --dtypes all --redops all --passes 2
+standin_check csv --csv "$CB_TMP/all.csv" --backend nccl --ranks 3
+
+# A wrong element is reported through the device path too.
+# (rank 1 sees element 2 wrong, through the fault layer, tests/faults/layer)
+NCCL_COLLBENCH_TEST_FAULT=corrupt:1:2
+export NCCL_COLLBENCH_TEST_FAULT
+CB_RUN_BIN="$CB_BUILDDIR/tests/nccl-collbench-faulty" run 2 --backend faulty-nccl -b 64 -e 64 -n 2 -c 1 --csv "$CB_TMP/bad.csv"
+expect_rc 7 "corrupted result on the nccl backend"
+unset NCCL_COLLBENCH_TEST_FAULT
+standin_check csv --csv "$CB_TMP/bad.csv" --backend faulty-nccl --ranks 2 --wrong any
+grep -q '^# WRONG: .* first at rank 1 .* element 2:' "$CB_TMP/out" || show_and_fail "no WRONG line"
+
+# Memory: cudaMemGetInfo's free bytes, measured after the backend's 64 MiB
+# scratch buffer was made, less max(1 GiB, 10%) of headroom for NCCL.
+# 1 GiB + 64 MiB + 10 MiB per device leaves 10 MiB, of which the engine
+# gives its two buffers 80%: the largest size falls from 16 MiB to 4 MiB.
+CB_STANDIN_GPU_MEM=$((1073741824 + 67108864 + 10485760))
+export CB_STANDIN_GPU_MEM
+run 2 --backend nccl -b 1M -e 16M -n 1 -c 1
+expect_rc 0 "sweep lowered to fit"
+grep -q '^# largest size lowered from 16777216 to 4194304 bytes: 10485760 bytes available per rank' \
+    "$CB_TMP/out" || show_and_fail "the sweep was not lowered to what is left after the headroom"
+CB_STANDIN_GPU_MEM=1073741824
+run 2 --backend nccl -b 8 -e 8 -n 1
+expect_rc 1 "no memory left after the headroom"
+one_message "does not fit in the 0 bytes available per rank"
+echo "ok"

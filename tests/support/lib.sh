@@ -1,0 +1,70 @@
+# Shared by the end-to-end tests; sourced, never run. tests/support/wrapper.sh sets
+# CB_BIN, CB_MPIRUN, CB_PYTHON, CB_TMP, CB_SRCDIR and CB_BUILDDIR.
+
+fail() {
+    echo "FAIL: $*" >&2
+    exit 1
+}
+
+skip() {
+    echo "SKIP: $*"
+    exit 77
+}
+
+need_mpirun() {
+    [ -n "$CB_MPIRUN" ] || skip "configure found no mpirun, so multi-rank runs cannot be launched"
+}
+
+need_python() {
+    [ -n "$CB_PYTHON" ] && "$CB_PYTHON" -c 'import csv, json' 2>/dev/null ||
+        skip "configure found no python3, which these tests use to parse output"
+}
+
+# run NP ARGS...: launch the program on NP ranks; stdout in $CB_TMP/out,
+# stderr in $CB_TMP/err, exit status in $rc. Every run has its own limit.
+run() {
+    np=$1
+    shift
+    rc=0
+    timeout -k 5 "${CB_RUN_TIMEOUT:-60}" $CB_MPIRUN -np "$np" "${CB_RUN_BIN:-$CB_BIN}" "$@" </dev/null \
+        >"$CB_TMP/out" 2>"$CB_TMP/err" || rc=$?
+}
+
+# show_and_fail MESSAGE: print the last run's output, then fail.
+show_and_fail() {
+    echo "--- stdout" >&2; cat "$CB_TMP/out" >&2
+    echo "--- stderr" >&2; cat "$CB_TMP/err" >&2
+    fail "$1"
+}
+
+# expect_rc WANT CONTEXT: fail unless the last run exited with WANT.
+expect_rc() {
+    [ "$rc" = "$1" ] || show_and_fail "$2: exit status $rc, expected $1"
+}
+
+# has COUNT REGEX: fail unless exactly COUNT lines of the last run's
+# stdout match the basic regular expression.
+has() {
+    n=$(grep -c -- "$2" "$CB_TMP/out" || true)
+    [ "$n" = "$1" ] || show_and_fail "$n lines (not $1) match: $2"
+}
+
+check() {
+    "$CB_PYTHON" "$CB_SRCDIR/tests/support/parse_output.py" "$@" || fail "output check failed: $*"
+}
+
+# hostid_launcher IDS PROGRAM: make $CB_TMP/hostid.sh, which runs PROGRAM
+# with NCCL_HOSTID set to the rank's word of IDS (rank 0 the first; "-"
+# leaves it unset), the rank taken from Open MPI's or the PMI's variable.
+# Use it as CB_RUN_BIN, to give ranks on this machine different hosts.
+hostid_launcher() {
+    cat >"$CB_TMP/hostid.sh" <<LAUNCHER
+#!/bin/sh
+rank=\${OMPI_COMM_WORLD_RANK:-\${PMI_RANK:-\${PMIX_RANK:-}}}
+[ -n "\$rank" ] || { echo "hostid.sh: the launcher set no rank variable" >&2; exit 99; }
+id=\$(echo "$1" | cut -d' ' -f\$((rank + 1)))
+[ -z "\$id" ] || [ "\$id" = - ] || { NCCL_HOSTID=\$id; export NCCL_HOSTID; }
+exec "$2" "\$@"
+LAUNCHER
+    chmod +x "$CB_TMP/hostid.sh"
+}
