@@ -529,8 +529,8 @@ static const option_spec option_table[] = {
     {'\0', "csv", "FILE", "also write results as CSV to FILE; '-': CSV on stdout, the "
                           "table on stderr", opt_csv},
     {'\0', "json", "FILE", "also write the run as one JSON document to FILE", opt_json},
-    {'\0', "stats", NULL, "add per-iteration and per-rank time statistics to the table",
-     opt_stats},
+    {'\0', "stats", NULL, "add per-iteration and per-rank time statistics to the table "
+                          "(p99 from 100 samples on)", opt_stats},
     {'\0', "split", "SPEC", "run in sub-communicators at once: size:K, stride:K, node, "
      "or color:C0,C1,... (one per rank)", opt_split},
     {'\0', "hier-split", "SPEC", "hier_allreduce's inner groups, in the forms of --split "

@@ -71,13 +71,32 @@ static void json_string(FILE *f, const char *s)
     fputc('"', f);
 }
 
-/* A number, or null when it is not finite. */
+/* A measured number to the 6 significant digits a measurement has (not
+ * the binary noise of %.17g), or null when it is not finite. */
 static void json_number(FILE *f, double v)
+{
+    if (isfinite(v))
+        fprintf(f, "%.6g", v);
+    else
+        fputs("null", f);
+}
+
+/* An element's value, exactly: an integer element may need all its digits. */
+static void json_exact(FILE *f, double v)
 {
     if (isfinite(v))
         fprintf(f, "%.17g", v);
     else
         fputs("null", f);
+}
+
+/* A string, or null when it is empty (unknown). */
+static void json_string_or_null(FILE *f, const char *s)
+{
+    if (s[0] == '\0')
+        fputs("null", f);
+    else
+        json_string(f, s);
 }
 
 static void json_micros(FILE *f, double seconds)
@@ -203,7 +222,7 @@ static void json_begin(cb_printer *pr, const cb_run_info *run)
     fprintf(f, ", \"library\": ");
     json_string(f, run->ranks[0].device.library);
     fprintf(f, ", \"versions\": ");
-    json_string(f, run->backend_versions);
+    json_string_or_null(f, run->backend_versions);
     fprintf(f, ", \"mpi_library\": ");
     json_string(f, run->mpi_library);
     fprintf(f, "},\n  \"ranks\": %d, \"nodes\": %d, \"ranks_per_node\": %d, "
@@ -271,6 +290,9 @@ static void json_one_result(cb_printer *pr, const cb_result *res)
     fprintf(f, ", \"root\": %d, \"bytes\": %llu, \"count\": %zu, \"in_place\": ", res->root,
             (unsigned long long)res->bytes, res->count);
     json_bool(f, res->in_place);
+    /* The timed iterations run: -n, or fewer under --budget and --stable. */
+    fprintf(f, ", \"warmup_iterations\": %d, \"actual_iterations\": %d", res->warmup_iters,
+            res->iters);
     fprintf(f, ",\n     \"time_us\": ");
     json_micros(f, res->seconds);
     fprintf(f, ", \"algbw_gbps\": ");
@@ -289,9 +311,9 @@ static void json_one_result(cb_printer *pr, const cb_result *res)
         fprintf(f, "{\"rank\": %d, \"host\": ", res->bad_rank);
         json_string(f, res->bad_host);
         fprintf(f, ", \"index\": %zu, \"expected\": ", res->first.index);
-        json_number(f, res->first.expected);
+        json_exact(f, res->first.expected);
         fprintf(f, ", \"actual\": ");
-        json_number(f, res->first.actual);
+        json_exact(f, res->first.actual);
         fputc('}', f);
     } else {
         fputs("null", f);
@@ -305,9 +327,10 @@ static void json_one_result(cb_printer *pr, const cb_result *res)
     fprintf(f, "}, \"slowest_rank\": %d, \"slowest_host\": ", res->spread.slowest);
     json_string(f, res->slowest_host);
     if (res->group >= 0)
-        fprintf(f, ", \"group\": %d, \"group_ranks\": %d", res->group, res->group_ranks);
+        fprintf(f, ", \"group\": %d", res->group);
     else
         fprintf(f, ", \"group\": null");
+    fprintf(f, ", \"group_ranks\": %d", res->group_ranks);
     fprintf(f, ", \"layout\": \"%s\"", res->layout == CB_LAYOUT_COL ? "col" : "row");
     if (res->rows > 0)
         fprintf(f, ", \"matrix\": [%zu, %zu]", res->rows, res->cols);
