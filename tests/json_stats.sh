@@ -83,6 +83,29 @@ bad = [x for x in long if len(re.sub(r"[^0-9]", "", x.split("e")[0]).lstrip("0")
 assert not bad, bad[:5]
 PY
 
+# Without --samples-json, no raw samples; with it, every rank's, as many as
+# its statistics count, the same values the statistics come from.
+"$CB_PYTHON" -c 'import json, sys; d = json.load(open(sys.argv[1]))
+assert all("samples_us" not in x for r in d["results"] for x in r["per_rank"])' "$CB_TMP/r.json" ||
+    fail "raw samples without --samples-json"
+run 3 -b 1K -e 4K -f 4 -n 7 -w 2 --json "$CB_TMP/s.json" --samples-json
+expect_rc 0 "run with --samples-json"
+"$CB_PYTHON" - "$CB_TMP/s.json" <<'PY' || fail "--samples-json"
+import json, math, sys
+doc = json.load(open(sys.argv[1]))
+assert len(doc["results"]) == 4
+for r in doc["results"]:
+    assert len(r["per_rank"]) == 3
+    for x in r["per_rank"]:
+        raw = x["samples_us"]
+        assert len(raw) == x["samples"] >= 1 and all(v > 0 for v in raw), x
+        assert math.isclose(min(raw), x["min_us"], rel_tol=1e-5), x
+        assert math.isclose(max(raw), x["max_us"], rel_tol=1e-5), x
+PY
+run 2 -b 1K -e 1K -n 2 --samples-json
+expect_rc 0 "--samples-json without --json"
+has 1 '^# --samples-json has no effect without --json$'
+
 # Two runs concatenated still read as one table, with distinct run ids.
 run 2 -b 1K -e 1K -n 2 --csv "$CB_TMP/r2.csv"
 expect_rc 0 "second run"

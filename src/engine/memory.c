@@ -122,7 +122,18 @@ void allocate_buffers(engine *e)
     e->samples = malloc((size_t)marks * sizeof *e->samples);
     if (e->grank == 0)
         e->rank_times = malloc((size_t)e->gsize * sizeof *e->rank_times);
-    if (e->samples == NULL || (e->grank == 0 && e->rank_times == NULL))
+    int raw = e->p->samples_json && e->p->json_path != NULL;
+    e->samples_room = marks;
+    if (raw) {
+        e->raw_samples = calloc((size_t)marks, sizeof *e->raw_samples);
+        if (e->grank == 0)
+            e->rank_samples = calloc((size_t)e->gsize * marks, sizeof *e->rank_samples);
+        if (e->rank == 0)
+            e->pending_samples = calloc((size_t)e->gsize * marks, sizeof *e->pending_samples);
+    }
+    if (e->samples == NULL || (e->grank == 0 && e->rank_times == NULL) ||
+        (raw && (e->raw_samples == NULL || (e->grank == 0 && e->rank_samples == NULL) ||
+                 (e->rank == 0 && e->pending_samples == NULL))))
         cb_status_set(&e->st, CB_EXIT_RUNTIME, "out of memory for timing samples");
     else if (e->sampling)
         backend_step(e, e->ops->timer_reserve(e->b, marks));
@@ -139,6 +150,10 @@ void free_buffers(engine *e)
     free(e->staging);
     free(e->samples);
     free(e->rank_times);
+    free(e->raw_samples);
+    free(e->rank_samples);
+    free(e->pending_samples);
+    e->raw_samples = e->rank_samples = e->pending_samples = NULL;
     e->send = e->recv = e->staging = e->work = NULL;
     e->samples = NULL;
     e->rank_times = NULL;

@@ -262,7 +262,9 @@ static void json_note(cb_printer *pr, const char *text)
     jp->notes[jp->nnotes++] = copy;
 }
 
-static void write_rank_time(FILE *f, const cb_rank_time *t)
+/* One rank's times; with --samples-json (samples not NULL) also its
+ * samples in the order taken. */
+static void write_rank_time(FILE *f, const cb_rank_time *t, const double *samples)
 {
     fprintf(f, "{\"mean_us\": ");
     json_micros(f, t->mean);
@@ -274,7 +276,16 @@ static void write_rank_time(FILE *f, const cb_rank_time *t)
     json_micros(f, t->p99);
     fprintf(f, ", \"max_us\": ");
     json_micros(f, t->max);
-    fprintf(f, ", \"samples\": %d}", t->samples);
+    fprintf(f, ", \"samples\": %d", t->samples);
+    if (samples != NULL) {
+        fprintf(f, ", \"samples_us\": [");
+        for (int i = 0; i < t->samples; i++) {
+            fputs(i ? ", " : "", f);
+            json_micros(f, samples[i]);
+        }
+        fputc(']', f);
+    }
+    fputc('}', f);
 }
 
 static void json_one_result(cb_printer *pr, const cb_result *res)
@@ -340,7 +351,9 @@ static void json_one_result(cb_printer *pr, const cb_result *res)
     int nranks = jp->run ? jp->run->nranks : 0;
     for (int r = 0; r < nranks && res->rank_times != NULL; r++) {
         fputs(r ? ", " : "", f);
-        write_rank_time(f, &res->rank_times[r]);
+        write_rank_time(f, &res->rank_times[r],
+                        res->rank_samples ? res->rank_samples + (size_t)r * res->samples_room
+                                          : NULL);
     }
     fprintf(f, "]}");
     if (ferror(f))
