@@ -326,6 +326,12 @@ int cb_params_note(const cb_params *p, int index, char *text, size_t len)
         snprintf(text, len, "--samples-json has no effect without --json");
         return 1;
     }
+    if (p->samples_json && p->json_path != NULL && p->split.kind != CB_SPLIT_NONE &&
+        n++ == index) {
+        snprintf(text, len, "--samples-json has no effect with --split: its results have no "
+                 "per-rank entries");
+        return 1;
+    }
     return 0;
 }
 

@@ -105,6 +105,9 @@ PY
 run 2 -b 1K -e 1K -n 2 --samples-json
 expect_rc 0 "--samples-json without --json"
 has 1 '^# --samples-json has no effect without --json$'
+run 2 -b 1K -e 1K -n 2 --split size:1 --json "$CB_TMP/s1.json" --samples-json
+expect_rc 0 "--samples-json with --split"
+has 1 '^# --samples-json has no effect with --split: its results have no per-rank entries$'
 
 # Two runs concatenated still read as one table, with distinct run ids.
 run 2 -b 1K -e 1K -n 2 --csv "$CB_TMP/r2.csv"

@@ -25,6 +25,13 @@ static int column_work_buffers(const cb_params *p)
     return most;
 }
 
+/* --samples-json: raw samples kept and gathered (not with --split, whose
+ * results have no per-rank entries). */
+static int keeps_raw_samples(const cb_params *p)
+{
+    return p->samples_json && p->json_path != NULL && p->split.kind == CB_SPLIT_NONE;
+}
+
 static void footprint(const engine *e, size_t largest, cb_footprint *fp)
 {
     const cb_params *p = e->p;
@@ -36,6 +43,9 @@ static void footprint(const engine *e, size_t largest, cb_footprint *fp)
     /* Marks: the engine's samples and the backend's timestamps. */
     fp->samples = 2 * marks * sizeof(double) +
                   (e->rank == 0 ? (size_t)e->nranks * sizeof(cb_rank_time) : 0);
+    if (keeps_raw_samples(p))   /* this rank's; rank 0: every rank's, twice */
+        fp->samples += marks * sizeof(double) *
+                       (1 + (e->rank == 0 ? 2 * (size_t)e->nranks : 0));
     fp->tile = p->check_passes > 0 ? (largest < CB_TILE_MAX_BYTES ? largest : CB_TILE_MAX_BYTES) : 0;
     size_t host = fp->staging + fp->samples + fp->tile;
     fp->total = fp->send + fp->recv + fp->work + host;
@@ -122,7 +132,7 @@ void allocate_buffers(engine *e)
     e->samples = malloc((size_t)marks * sizeof *e->samples);
     if (e->grank == 0)
         e->rank_times = malloc((size_t)e->gsize * sizeof *e->rank_times);
-    int raw = e->p->samples_json && e->p->json_path != NULL;
+    int raw = keeps_raw_samples(e->p);
     e->samples_room = marks;
     if (raw) {
         e->raw_samples = calloc((size_t)marks, sizeof *e->raw_samples);
