@@ -322,6 +322,16 @@ int cb_params_note(const cb_params *p, int index, char *text, size_t len)
                  "timed iterations", p->iters);
         return 1;
     }
+    if (p->samples_json && p->json_path == NULL && n++ == index) {
+        snprintf(text, len, "--samples-json has no effect without --json");
+        return 1;
+    }
+    if (p->samples_json && p->json_path != NULL && p->split.kind != CB_SPLIT_NONE &&
+        n++ == index) {
+        snprintf(text, len, "--samples-json has no effect with --split: its results have no "
+                 "per-rank entries");
+        return 1;
+    }
     return 0;
 }
 
@@ -357,6 +367,13 @@ static int opt_json(parse_state *s, const char *v)
     if (strcmp(v, "-") == 0)
         return fail(s, "'-': the JSON document goes to a file (it is written whole, then renamed)");
     s->p->json_path = v;
+    return 0;
+}
+
+static int opt_samples_json(parse_state *s, const char *v)
+{
+    (void)v;
+    s->p->samples_json = 1;
     return 0;
 }
 
@@ -529,8 +546,10 @@ static const option_spec option_table[] = {
     {'\0', "csv", "FILE", "also write results as CSV to FILE; '-': CSV on stdout, the "
                           "table on stderr", opt_csv},
     {'\0', "json", "FILE", "also write the run as one JSON document to FILE", opt_json},
-    {'\0', "stats", NULL, "add per-iteration and per-rank time statistics to the table",
-     opt_stats},
+    {'\0', "stats", NULL, "add per-iteration and per-rank time statistics to the table "
+                          "(p99 from 100 samples on)", opt_stats},
+    {'\0', "samples-json", NULL, "with --json, add every rank's per-iteration samples, in "
+                                 "the order taken, to each result", opt_samples_json},
     {'\0', "split", "SPEC", "run in sub-communicators at once: size:K, stride:K, node, "
      "or color:C0,C1,... (one per rank)", opt_split},
     {'\0', "hier-split", "SPEC", "hier_allreduce's inner groups, in the forms of --split "

@@ -67,6 +67,7 @@ typedef struct cb_params {
     const char *csv_path;  /* NULL: no CSV; "-": CSV on stdout, the table on stderr */
     const char *json_path; /* NULL: no JSON document */
     int table_stats;       /* --stats: statistics lines in the table */
+    int samples_json;      /* --samples-json: every rank's raw samples in the JSON */
     int progress;          /* --progress: progress on stderr even when it is no terminal */
     cb_split_spec split;   /* --split; kind CB_SPLIT_NONE: every rank in one group */
     cb_split_spec hier;    /* --hier-split: hier_allreduce's inner groups [node] */

@@ -57,6 +57,10 @@ typedef struct cb_result {
     cb_rank_spread spread;
     char slowest_host[CB_HOSTLEN];
     const cb_rank_time *rank_times;
+    /* --samples-json: rank r's samples in the order taken, rank_times[r].samples
+     * of them, at rank_samples + r * samples_room; NULL without. */
+    const double *rank_samples;
+    int samples_room;
     double algbw;              /* GB/s, 1e9 bytes per second */
     double busbw;              /* GB/s */
     int check_passes;          /* passes run; 0 when not checked */

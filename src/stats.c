@@ -22,7 +22,7 @@ void cb_stats_from_samples(double *samples, int n, cb_rank_time *t)
     t->median = n % 2 ? samples[n / 2] : (samples[n / 2 - 1] + samples[n / 2]) / 2;
     /* Nearest rank: ceil(0.99 n), counted from 1. */
     int rank = (99 * n + 99) / 100;
-    t->p99 = samples[rank - 1];
+    t->p99 = n >= CB_STATS_P99_SAMPLES ? samples[rank - 1] : NAN;
 }
 
 void cb_stats_spread(const cb_rank_time *ranks, int nranks, cb_rank_spread *out)

@@ -4,12 +4,16 @@
 
 #include <stddef.h>
 
+/* A percentile p is reported only when the samples above it number at least
+ * one: n >= 100 / (100 - p), so p99 needs 100 samples. */
+#define CB_STATS_P99_SAMPLES 100
+
 /* One rank's times for one measurement, in seconds per operation. */
 typedef struct cb_rank_time {
     double mean;     /* the timed span divided by the operations in it */
     double min;      /* over the per-iteration samples; NaN without samples */
     double median;
-    double p99;
+    double p99;      /* NaN below CB_STATS_P99_SAMPLES samples */
     double max;
     int samples;
 } cb_rank_time;
@@ -18,7 +22,9 @@ typedef struct cb_rank_time {
  * Sort samples in place and fill the sample statistics of *t (mean is left
  * alone). The median of an even count is the mean of the middle two; p99 is
  * the nearest-rank 99th percentile (the smallest sample with at least 99% of
- * the samples at or below it). With n == 0 the statistics are NaN.
+ * the samples at or below it), given only from CB_STATS_P99_SAMPLES samples
+ * on (below, NaN: the "p99" of a few samples is just their maximum). With
+ * n == 0 the statistics are NaN.
  */
 void cb_stats_from_samples(double *samples, int n, cb_rank_time *t);
 

@@ -83,6 +83,13 @@ typedef struct engine {
     size_t prev_count;       /* and that size's count, to tell a new sweep */
     double *samples;         /* room for cb_iter_plan_room marks */
     cb_rank_time *rank_times; /* rank 0 only: every rank's times */
+    /* --samples-json with --json: this rank's samples in the order taken,
+     * and on group rank 0 every rank's (samples_room each); on rank 0 also
+     * a copy for the pending out-of-place results. NULL without. */
+    int samples_room;
+    double *raw_samples;
+    double *rank_samples;
+    double *pending_samples;
 
     cb_printer **printers;   /* rank 0 only: the outputs opened */
     int nprinters;

@@ -189,6 +189,7 @@ int emit_split(engine *e, const cb_collective *coll, cb_result *res, int slowest
     /* Pointers mean nothing in another process; rank 0 sets them again. */
     msg.res.collective = NULL;
     msg.res.rank_times = NULL;
+    msg.res.rank_samples = NULL;
     msg.slowest_rank = slowest_rank;
     if (e->rank != 0) {
         if (e->grank == 0)
@@ -208,6 +209,7 @@ int emit_split(engine *e, const cb_collective *coll, cb_result *res, int slowest
         }
         msg.res.collective = coll;
         msg.res.rank_times = NULL;
+        msg.res.rank_samples = NULL;
         snprintf(msg.res.slowest_host, sizeof msg.res.slowest_host, "%s",
                  e->ranks[msg.slowest_rank].host);
         if (rows != NULL)

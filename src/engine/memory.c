@@ -25,6 +25,13 @@ static int column_work_buffers(const cb_params *p)
     return most;
 }
 
+/* --samples-json: raw samples kept and gathered (not with --split, whose
+ * results have no per-rank entries). */
+static int keeps_raw_samples(const cb_params *p)
+{
+    return p->samples_json && p->json_path != NULL && p->split.kind == CB_SPLIT_NONE;
+}
+
 static void footprint(const engine *e, size_t largest, cb_footprint *fp)
 {
     const cb_params *p = e->p;
@@ -36,6 +43,9 @@ static void footprint(const engine *e, size_t largest, cb_footprint *fp)
     /* Marks: the engine's samples and the backend's timestamps. */
     fp->samples = 2 * marks * sizeof(double) +
                   (e->rank == 0 ? (size_t)e->nranks * sizeof(cb_rank_time) : 0);
+    if (keeps_raw_samples(p))   /* this rank's; rank 0: every rank's, twice */
+        fp->samples += marks * sizeof(double) *
+                       (1 + (e->rank == 0 ? 2 * (size_t)e->nranks : 0));
     fp->tile = p->check_passes > 0 ? (largest < CB_TILE_MAX_BYTES ? largest : CB_TILE_MAX_BYTES) : 0;
     size_t host = fp->staging + fp->samples + fp->tile;
     fp->total = fp->send + fp->recv + fp->work + host;
@@ -122,7 +132,18 @@ void allocate_buffers(engine *e)
     e->samples = malloc((size_t)marks * sizeof *e->samples);
     if (e->grank == 0)
         e->rank_times = malloc((size_t)e->gsize * sizeof *e->rank_times);
-    if (e->samples == NULL || (e->grank == 0 && e->rank_times == NULL))
+    int raw = keeps_raw_samples(e->p);
+    e->samples_room = marks;
+    if (raw) {
+        e->raw_samples = calloc((size_t)marks, sizeof *e->raw_samples);
+        if (e->grank == 0)
+            e->rank_samples = calloc((size_t)e->gsize * marks, sizeof *e->rank_samples);
+        if (e->rank == 0)
+            e->pending_samples = calloc((size_t)e->gsize * marks, sizeof *e->pending_samples);
+    }
+    if (e->samples == NULL || (e->grank == 0 && e->rank_times == NULL) ||
+        (raw && (e->raw_samples == NULL || (e->grank == 0 && e->rank_samples == NULL) ||
+                 (e->rank == 0 && e->pending_samples == NULL))))
         cb_status_set(&e->st, CB_EXIT_RUNTIME, "out of memory for timing samples");
     else if (e->sampling)
         backend_step(e, e->ops->timer_reserve(e->b, marks));
@@ -139,6 +160,10 @@ void free_buffers(engine *e)
     free(e->staging);
     free(e->samples);
     free(e->rank_times);
+    free(e->raw_samples);
+    free(e->rank_samples);
+    free(e->pending_samples);
+    e->raw_samples = e->rank_samples = e->pending_samples = NULL;
     e->send = e->recv = e->staging = e->work = NULL;
     e->samples = NULL;
     e->rank_times = NULL;

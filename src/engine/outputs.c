@@ -149,6 +149,11 @@ void emit_results(engine *e, const cb_result *res, int n, int last_half)
                        (size_t)e->gsize * sizeof *e->pending_times);
                 e->pending[g].rank_times = e->pending_times;
             }
+        if (n == 1 && res[0].rank_samples != NULL) {
+            memcpy(e->pending_samples, res[0].rank_samples,
+                   (size_t)e->gsize * res[0].samples_room * sizeof *e->pending_samples);
+            e->pending[0].rank_samples = e->pending_samples;
+        }
         return;
     }
     for (int g = 0; g < n; g++)

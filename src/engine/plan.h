@@ -12,8 +12,9 @@
 #define CB_MAX_SAMPLES 1000
 /* Each timer mark reads a clock (tens of nanoseconds) inside the timed span:
  * marks come at most once per this many seconds of estimated run time, so
- * that they add well under 1% to the smallest operations. */
-#define CB_SAMPLE_SPAN 10e-6
+ * that they add about 1% to the smallest operations, while an operation of
+ * this length or more (every GPU collective) gets a sample per iteration. */
+#define CB_SAMPLE_SPAN 2e-6
 /* --budget with --stable: the timed iterations run in at most CB_ROUNDS
  * timed spans (rounds) of equal length, the last shorter; the early stop
  * compares the last CB_STABLE_ROUNDS rounds, so that many run at least. */

@@ -50,8 +50,13 @@ static int measure(engine *e, const cb_collective *coll, cb_call *call, int size
     res.seconds = combine_time(e, mine.mean);
     MPI_Gather(&mine, (int)sizeof mine, MPI_BYTE, e->rank_times, (int)sizeof mine, MPI_BYTE, 0,
                e->gcomm);
+    if (e->raw_samples != NULL)
+        MPI_Gather(e->raw_samples, e->samples_room, MPI_DOUBLE, e->rank_samples,
+                   e->samples_room, MPI_DOUBLE, 0, e->gcomm);
     int slowest_rank = 0;   /* in comm */
     if (e->grank == 0) {
+        res.rank_samples = e->rank_samples;
+        res.samples_room = e->samples_room;
         cb_stats_spread(e->rank_times, e->gsize, &res.spread);
         res.slowest = e->rank_times[res.spread.slowest];
         res.rank_times = e->rank_times;

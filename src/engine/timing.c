@@ -237,6 +237,9 @@ int time_collective(engine *e, const cb_collective *coll, const cb_call *call, c
     t->mean = (p->report_cputime ? cpu : completion) / ops;
     e->prev_op_time = completion / ops;
     e->prev_count = call->layout.count;
+    /* --samples-json: the samples in the order taken, before sorting. */
+    if (e->raw_samples != NULL)
+        memcpy(e->raw_samples, e->samples, (size_t)nsamples * sizeof *e->samples);
     cb_stats_from_samples(e->samples, nsamples, t);
     return 0;
 }

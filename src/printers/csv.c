@@ -179,7 +179,8 @@ static void row_matrix(row *r, const cb_result *res, size_t dimension)
     X(group, row_group(r, res))                                            \
     X(layout, row_field(r, res->layout == CB_LAYOUT_COL ? "col" : "row"))  \
     X(matrix_rows, row_matrix(r, res, res->rows))                          \
-    X(matrix_cols, row_matrix(r, res, res->cols))
+    X(matrix_cols, row_matrix(r, res, res->cols))                          \
+    X(group_ranks, row_fieldf(r, "%d", res->group_ranks))
 
 static void row_header(row *r)
 {

@@ -71,13 +71,32 @@ static void json_string(FILE *f, const char *s)
     fputc('"', f);
 }
 
-/* A number, or null when it is not finite. */
+/* A measured number to the 6 significant digits a measurement has (not
+ * the binary noise of %.17g), or null when it is not finite. */
 static void json_number(FILE *f, double v)
+{
+    if (isfinite(v))
+        fprintf(f, "%.6g", v);
+    else
+        fputs("null", f);
+}
+
+/* An element's value, exactly: an integer element may need all its digits. */
+static void json_exact(FILE *f, double v)
 {
     if (isfinite(v))
         fprintf(f, "%.17g", v);
     else
         fputs("null", f);
+}
+
+/* A string, or null when it is empty (unknown). */
+static void json_string_or_null(FILE *f, const char *s)
+{
+    if (s[0] == '\0')
+        fputs("null", f);
+    else
+        json_string(f, s);
 }
 
 static void json_micros(FILE *f, double seconds)
@@ -203,7 +222,7 @@ static void json_begin(cb_printer *pr, const cb_run_info *run)
     fprintf(f, ", \"library\": ");
     json_string(f, run->ranks[0].device.library);
     fprintf(f, ", \"versions\": ");
-    json_string(f, run->backend_versions);
+    json_string_or_null(f, run->backend_versions);
     fprintf(f, ", \"mpi_library\": ");
     json_string(f, run->mpi_library);
     fprintf(f, "},\n  \"ranks\": %d, \"nodes\": %d, \"ranks_per_node\": %d, "
@@ -243,7 +262,9 @@ static void json_note(cb_printer *pr, const char *text)
     jp->notes[jp->nnotes++] = copy;
 }
 
-static void write_rank_time(FILE *f, const cb_rank_time *t)
+/* One rank's times; with --samples-json (samples not NULL) also its
+ * samples in the order taken. */
+static void write_rank_time(FILE *f, const cb_rank_time *t, const double *samples)
 {
     fprintf(f, "{\"mean_us\": ");
     json_micros(f, t->mean);
@@ -255,7 +276,16 @@ static void write_rank_time(FILE *f, const cb_rank_time *t)
     json_micros(f, t->p99);
     fprintf(f, ", \"max_us\": ");
     json_micros(f, t->max);
-    fprintf(f, ", \"samples\": %d}", t->samples);
+    fprintf(f, ", \"samples\": %d", t->samples);
+    if (samples != NULL) {
+        fprintf(f, ", \"samples_us\": [");
+        for (int i = 0; i < t->samples; i++) {
+            fputs(i ? ", " : "", f);
+            json_micros(f, samples[i]);
+        }
+        fputc(']', f);
+    }
+    fputc('}', f);
 }
 
 static void json_one_result(cb_printer *pr, const cb_result *res)
@@ -271,6 +301,9 @@ static void json_one_result(cb_printer *pr, const cb_result *res)
     fprintf(f, ", \"root\": %d, \"bytes\": %llu, \"count\": %zu, \"in_place\": ", res->root,
             (unsigned long long)res->bytes, res->count);
     json_bool(f, res->in_place);
+    /* The timed iterations run: -n, or fewer under --budget and --stable. */
+    fprintf(f, ", \"warmup_iterations\": %d, \"actual_iterations\": %d", res->warmup_iters,
+            res->iters);
     fprintf(f, ",\n     \"time_us\": ");
     json_micros(f, res->seconds);
     fprintf(f, ", \"algbw_gbps\": ");
@@ -289,9 +322,9 @@ static void json_one_result(cb_printer *pr, const cb_result *res)
         fprintf(f, "{\"rank\": %d, \"host\": ", res->bad_rank);
         json_string(f, res->bad_host);
         fprintf(f, ", \"index\": %zu, \"expected\": ", res->first.index);
-        json_number(f, res->first.expected);
+        json_exact(f, res->first.expected);
         fprintf(f, ", \"actual\": ");
-        json_number(f, res->first.actual);
+        json_exact(f, res->first.actual);
         fputc('}', f);
     } else {
         fputs("null", f);
@@ -305,9 +338,10 @@ static void json_one_result(cb_printer *pr, const cb_result *res)
     fprintf(f, "}, \"slowest_rank\": %d, \"slowest_host\": ", res->spread.slowest);
     json_string(f, res->slowest_host);
     if (res->group >= 0)
-        fprintf(f, ", \"group\": %d, \"group_ranks\": %d", res->group, res->group_ranks);
+        fprintf(f, ", \"group\": %d", res->group);
     else
         fprintf(f, ", \"group\": null");
+    fprintf(f, ", \"group_ranks\": %d", res->group_ranks);
     fprintf(f, ", \"layout\": \"%s\"", res->layout == CB_LAYOUT_COL ? "col" : "row");
     if (res->rows > 0)
         fprintf(f, ", \"matrix\": [%zu, %zu]", res->rows, res->cols);
@@ -317,7 +351,9 @@ static void json_one_result(cb_printer *pr, const cb_result *res)
     int nranks = jp->run ? jp->run->nranks : 0;
     for (int r = 0; r < nranks && res->rank_times != NULL; r++) {
         fputs(r ? ", " : "", f);
-        write_rank_time(f, &res->rank_times[r]);
+        write_rank_time(f, &res->rank_times[r],
+                        res->rank_samples ? res->rank_samples + (size_t)r * res->samples_room
+                                          : NULL);
     }
     fprintf(f, "]}");
     if (ferror(f))

@@ -2,6 +2,7 @@
  * The human table: nccl-tests' columns, so that eyes and scripts used to
  * them carry over. Out-of-place and in-place results of one size share a row.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,8 +12,8 @@
 typedef struct table_printer {
     cb_printer base;
     int stats;              /* --stats */
-    int split;              /* --split: a group column at the end of each row */
-    int columns;            /* column layout: a matrix column at the end of each row */
+    int split;              /* --split: a comment line names each row's group */
+    int columns;            /* column layout: a comment line gives each row's matrix */
     int begun;              /* the preamble is out: a footer belongs */
 } table_printer;
 
@@ -77,17 +78,20 @@ static void table_begin_collective(cb_printer *pr, const cb_collective *coll,
     tp->columns = layout == CB_LAYOUT_COL;
     if (tp->columns)
         fprintf(out, "#\n# Collective: %s, column layout (each rank's block is a column "
-                "slice of the rows x cols matrix in the last column; out of place only)\n",
+                "slice of a rows x cols matrix; out of place only)\n",
                 coll->name);
     else
         fprintf(out, "#\n# Collective: %s\n", coll->name);
-    fprintf(out, "#%82s%46s\n", "out-of-place", "in-place");
-    fprintf(out, "#%11s %13s %8s %6s %5s %10s %8s %8s %7s %10s %8s %8s %7s%s%s\n", "size",
-            "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong", "time", "algbw",
-            "busbw", "#wrong", split ? "  group" : "", tp->columns ? "  rows x cols" : "");
-    fprintf(out, "#%11s %13s %8s %6s %5s %10s %8s %8s %7s %10s %8s %8s %7s\n", "(B)",
-            "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)",
-            "");
+    fprintf(out, "#%85s%46s\n", "out-of-place", "in-place");
+    fprintf(out, "#%11s %13s %8s %9s %5s %10s %8s %8s %7s %10s %8s %8s %7s\n", "size", "count",
+            "type", "redop", "root", "time", "algbw", "busbw", "#wrong", "time", "algbw", "busbw",
+            "#wrong");
+    /* The units line ends in a unit: no trailing blanks. */
+    fprintf(out, "#%11s %13s %8s %9s %5s %10s %8s %8s %7s %10s %8s %8s\n", "(B)", "(elements)", "",
+            "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)");
+    if (split || tp->columns)
+        fprintf(out, "# (each row's %s on the comment line under it)\n",
+                split && tp->columns ? "group and matrix are" : split ? "group is" : "matrix is");
     fflush(out);
 }
 
@@ -119,15 +123,19 @@ static void print_mismatch(FILE *out, const cb_result *res)
             res->first.expected, res->first.actual);
 }
 
-/* --stats: one line per placement under the row. */
+/* --stats: one line per placement under the row; p99 only where the
+ * statistics have one (enough samples, stats.h). */
 static void print_stats(FILE *out, const cb_result *res)
 {
     const cb_rank_time *s = &res->slowest;
-    fprintf(out, "#   %-12s per-iteration (us) min %.2f median %.2f p99 %.2f max %.2f "
+    char p99[32] = "";
+    if (!isnan(s->p99))
+        snprintf(p99, sizeof p99, " p99 %.2f", s->p99 * 1e6);
+    fprintf(out, "#   %-12s per-iteration (us) min %.2f median %.2f%s max %.2f "
                  "(%d samples, rank %d);  rank means (us) min %.2f mean %.2f max %.2f, "
                  "slowest rank %d on %s\n",
             res->in_place ? "in-place" : "out-of-place", s->min * 1e6, s->median * 1e6,
-            s->p99 * 1e6, s->max * 1e6, s->samples, res->spread.slowest, res->spread.min * 1e6,
+            p99, s->max * 1e6, s->samples, res->spread.slowest, res->spread.min * 1e6,
             res->spread.mean * 1e6, res->spread.max * 1e6, res->spread.slowest,
             res->slowest_host);
 }
@@ -138,18 +146,22 @@ static void table_result(cb_printer *pr, const cb_row *row)
     table_printer *tp = (table_printer *)pr;
     FILE *out = pr->out;
     const cb_result *oop = row->out_of_place, *inp = row->in_place;
-    fprintf(out, "%12llu %13zu %8s %6s %5d", (unsigned long long)oop->bytes, oop->count,
+    fprintf(out, "%12llu %13zu %8s %9s %5d", (unsigned long long)oop->bytes, oop->count,
             cb_dtype_info_of(oop->dtype)->name, cb_redop_name(oop->redop), oop->root);
     print_half(out, oop);
     if (inp != NULL)
         print_half(out, inp);
     else
-        fprintf(out, " %10s %8s %8s %7s", "-", "-", "-", "-");
-    if (tp->split)
-        fprintf(out, " %6d", oop->group);
-    if (tp->columns)
-        fprintf(out, "  %zu x %zu", oop->rows, oop->cols);
+        fprintf(out, " %10s %8s %8s %7s", "N/A", "N/A", "N/A", "N/A");
     fputc('\n', out);
+    /* Extras go on a comment line, so that every data row keeps the 13
+     * fields that log parsers count on. */
+    if (tp->split && tp->columns)
+        fprintf(out, "#   group %d  matrix %zu x %zu\n", oop->group, oop->rows, oop->cols);
+    else if (tp->split)
+        fprintf(out, "#   group %d\n", oop->group);
+    else if (tp->columns)
+        fprintf(out, "#   matrix %zu x %zu\n", oop->rows, oop->cols);
     print_mismatch(out, oop);
     if (inp != NULL)
         print_mismatch(out, inp);

@@ -52,7 +52,7 @@ static int bad_value(const gate_side *s, size_t f, size_t r, int col, const char
 
 /* The columns a row's figures come from, found once per file. */
 typedef struct figure_columns {
-    int schema, busbw, time, bytes, wrong, samples, median, p99;
+    int schema, busbw, time, bytes, wrong, samples, median, p99, max;
 } figure_columns;
 
 static void find_figures(const cb_csv_table *t, figure_columns *c)
@@ -65,6 +65,7 @@ static void find_figures(const cb_csv_table *t, figure_columns *c)
     c->samples = cb_csv_column(t, "iter_samples");
     c->median = cb_csv_column(t, "iter_median_us");
     c->p99 = cb_csv_column(t, "iter_p99_us");
+    c->max = cb_csv_column(t, "iter_max_us");
 }
 
 /* Read the figures of data row r of file f into *g. */
@@ -103,6 +104,10 @@ static int read_row(const gate_side *s, size_t f, size_t r, const figure_columns
         if (u > 0) {
             if (cb_csv_decimal(row[c_median], 0, &g->iter_median_us, &why) != 0)
                 return bad_value(s, f, r, c_median, why, err, err_len);
+            /* Below 100 samples the program leaves p99 empty; the worst
+             * sample is then the largest, which p99 was before. */
+            if (row[c_p99][0] == '\0' && fc->max >= 0)
+                c_p99 = fc->max;
             if (cb_csv_decimal(row[c_p99], 0, &g->iter_p99_us, &why) != 0)
                 return bad_value(s, f, r, c_p99, why, err, err_len);
             g->has_iter = 1;

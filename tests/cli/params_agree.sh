@@ -32,6 +32,7 @@ cases=$(cat <<'CASES'
 -h/--help	'not given'	'given'	none	-h
 -T/--timeout	'300'	'60'	-T 300	-T 60
 --check-timed	'not given'	'given'	none	--check-timed
+--samples-json	'not given'	'given'	--json /dev/null	--json /dev/null --samples-json
 CASES
 )
 echo "$cases" | while IFS='	' read -r opt v0 v1 args0 args1; do

@@ -13,6 +13,7 @@ expect_rc 0 "run with --csv and --json"
 ls "$CB_TMP" | grep -q 'r.json.tmp' && fail "temporary JSON file left behind"
 [ "$(grep -c '^#   out-of-place per-iteration' "$CB_TMP/out")" = 3 ] || fail "--stats lines missing"
 [ "$(grep -c '^#   in-place     per-iteration' "$CB_TMP/out")" = 3 ] || fail "--stats lines missing"
+grep -q 'p99' "$CB_TMP/out" && fail "--stats printed a p99 of 7 samples"
 grep -q '^# progress: allreduce float sum: 3 of 3 sizes' "$CB_TMP/err" || fail "no progress on stderr"
 grep -q 'progress' "$CB_TMP/out" "$CB_TMP/r.csv" && fail "progress leaked into the table or CSV"
 
@@ -21,7 +22,8 @@ import csv, json, math, sys
 doc = json.load(open(sys.argv[1]))
 rows = list(csv.DictReader(open(sys.argv[2], newline="")))
 
-def close(a, b, rel=1e-6, abs_=2e-6):
+# JSON numbers have 6 significant digits, the CSV's 6 decimals.
+def close(a, b, rel=1e-5, abs_=2e-6):
     return math.isclose(a, b, rel_tol=rel, abs_tol=abs_)
 
 assert doc["schema_version"] == 1 and doc["tool"]["name"] == "nccl-collbench"
@@ -45,6 +47,9 @@ for r, c in zip(res, rows):
     assert isinstance(r["in_place"], bool) and isinstance(r["checked"], bool) and r["checked"]
     assert r["in_place"] == (c["placement"] == "in-place")
     assert r["bytes"] == int(c["bytes"]) and r["wrong"] == 0 and r["first_wrong"] is None
+    # The iterations actually run, and the ranks busbw was computed for.
+    assert r["actual_iterations"] == 7 == int(c["iters"]) and r["warmup_iterations"] == 2, r
+    assert r["group"] is None and r["group_ranks"] == 3 == int(c["group_ranks"]), r
     assert close(r["time_us"], float(c["time_us"])), (r, c)
     assert len(r["per_rank"]) == 3
     means = [x["mean_us"] for x in r["per_rank"]]
@@ -57,13 +62,52 @@ for r, c in zip(res, rows):
     # One sample per iteration, or fewer where iterations are short enough
     # that marks every iteration would weigh on the timing (CB_SAMPLE_SPAN).
     assert 1 <= slow["samples"] <= 7 and c["iter_samples"] == str(slow["samples"])
-    assert slow["min_us"] <= slow["median_us"] <= slow["p99_us"] <= slow["max_us"]
+    assert slow["min_us"] <= slow["median_us"] <= slow["max_us"]
+    # No p99 from 7 samples: null in JSON, empty in the CSV.
+    assert slow["p99_us"] is None and c["iter_p99_us"] == "", (slow, c["iter_p99_us"])
     assert close(float(c["iter_min_us"]), slow["min_us"]) and close(float(c["iter_max_us"]), slow["max_us"])
     # The samples cover the span: their mean is the rank's mean.
     assert slow["min_us"] <= slow["mean_us"] * 1.000001 and slow["mean_us"] <= slow["max_us"] * 1.000001
     assert c["agg"] == "1" and c["graph_launches"] == "0" and c["time_kind"] == "completion"
     assert c["slowest_host"] == doc["devices"][r["slowest_rank"]]["host"]
+# Unknown is null, never "": the MPI backend adds no versions.
+assert doc["backend"]["versions"] is None, doc["backend"]
 PY
+# Measured floats carry 6 significant digits, not binary noise like 4.90219999999958.
+"$CB_PYTHON" - "$CB_TMP/r.json" <<'PY' || fail "JSON floats are not rounded"
+import re, sys
+text = open(sys.argv[1]).read()
+long = re.findall(r"[-+]?\d+\.\d+(?:e[-+]?\d+)?", text)
+assert long, "no floats at all"
+bad = [x for x in long if len(re.sub(r"[^0-9]", "", x.split("e")[0]).lstrip("0")) > 6]
+assert not bad, bad[:5]
+PY
+
+# Without --samples-json, no raw samples; with it, every rank's, as many as
+# its statistics count, the same values the statistics come from.
+"$CB_PYTHON" -c 'import json, sys; d = json.load(open(sys.argv[1]))
+assert all("samples_us" not in x for r in d["results"] for x in r["per_rank"])' "$CB_TMP/r.json" ||
+    fail "raw samples without --samples-json"
+run 3 -b 1K -e 4K -f 4 -n 7 -w 2 --json "$CB_TMP/s.json" --samples-json
+expect_rc 0 "run with --samples-json"
+"$CB_PYTHON" - "$CB_TMP/s.json" <<'PY' || fail "--samples-json"
+import json, math, sys
+doc = json.load(open(sys.argv[1]))
+assert len(doc["results"]) == 4
+for r in doc["results"]:
+    assert len(r["per_rank"]) == 3
+    for x in r["per_rank"]:
+        raw = x["samples_us"]
+        assert len(raw) == x["samples"] >= 1 and all(v > 0 for v in raw), x
+        assert math.isclose(min(raw), x["min_us"], rel_tol=1e-5), x
+        assert math.isclose(max(raw), x["max_us"], rel_tol=1e-5), x
+PY
+run 2 -b 1K -e 1K -n 2 --samples-json
+expect_rc 0 "--samples-json without --json"
+has 1 '^# --samples-json has no effect without --json$'
+run 2 -b 1K -e 1K -n 2 --split size:1 --json "$CB_TMP/s1.json" --samples-json
+expect_rc 0 "--samples-json with --split"
+has 1 '^# --samples-json has no effect with --split: its results have no per-rank entries$'
 
 # Two runs concatenated still read as one table, with distinct run ids.
 run 2 -b 1K -e 1K -n 2 --csv "$CB_TMP/r2.csv"
@@ -72,7 +116,7 @@ expect_rc 0 "second run"
 "$CB_PYTHON" - "$CB_TMP/both.csv" <<'PY' || fail "concatenated CSV does not read"
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1], newline="")))
-assert len(rows) == 8 and all(None not in r and len(r) == 44 for r in rows), len(rows)
+assert len(rows) == 8 and all(None not in r and len(r) == 45 for r in rows), len(rows)
 assert len({r["run_id"] for r in rows}) == 2
 assert {r["ranks"] for r in rows} == {"3", "2"}
 PY

@@ -26,7 +26,7 @@ CSV_V1_COLUMNS = [
     "agg", "graph_launches", "blocking", "time_kind", "iter_samples", "iter_min_us",
     "iter_median_us", "iter_p99_us", "iter_max_us", "rank_time_min_us", "rank_time_mean_us",
     "rank_time_max_us", "slowest_rank", "slowest_host", "group",
-    "layout", "matrix_rows", "matrix_cols",
+    "layout", "matrix_rows", "matrix_cols", "group_ranks",
 ]
 
 DTYPE_SIZES = {"int8": 1, "uint8": 1, "int32": 4, "uint32": 4, "int64": 8,
@@ -96,31 +96,42 @@ def parse_table(path):
     out = {"preamble": [], "tables": [], "wrong_lines": [], "footer": {}, "notes": [],
            "devices": []}
     current = None
-    # With --split a group column ends the row; in column layout, the matrix.
-    row_re = re.compile(r"^\s*(\d+)\s+(\d+)\s+(\S+)\s+(\S+)\s+(-?\d+)" + r"\s+(\S+)" * 8 +
-                        r"(?:\s+(\d+))??(?:\s+(\d+) x (\d+))?\s*$")
+    # Every data row has nccl-tests' 13 fields; with --split or in column
+    # layout, the row's group and matrix are on the comment line under it.
+    row_re = re.compile(r"^\s*(\d+)\s+(\d+)\s+(\S+)\s+(\S+)\s+(-?\d+)" + r"\s+(\S+)" * 8 + r"$")
+    extras_re = re.compile(r"^#   (?:group (\d+))?(?:  )?(?:matrix (\d+) x (\d+))?$")
+    last_row = None
     with open(path) as f:
         for line in f:
             line = line.rstrip("\n")
+            ensure(line == line.rstrip(), "trailing blanks in %r" % line)
             if not line.startswith("#"):
                 m = row_re.match(line)
-                ensure(m is not None, "table row does not parse: %r" % line)
+                ensure(m is not None and len(line.split()) == 13,
+                       "table row does not have 13 fields: %r" % line)
                 ensure(current is not None, "row before any collective header: %r" % line)
                 g = m.groups()
 
                 def half(k):
-                    if g[k:k + 4] == ("-",) * 4:
+                    if g[k:k + 4] == ("N/A",) * 4:
                         return None   # not measured (barrier's in-place half)
                     wrong = g[k + 3]
                     return {"time_us": float(g[k]), "algbw": float(g[k + 1]),
                             "busbw": float(g[k + 2]),
                             "wrong": None if wrong == "N/A" else int(wrong)}
-                current["rows"].append({"size": int(g[0]), "count": int(g[1]), "type": g[2],
-                                        "redop": g[3], "root": int(g[4]),
-                                        "oop": half(5), "ip": half(9),
-                                        "group": None if g[13] is None else int(g[13]),
-                                        "matrix": None if g[14] is None
-                                        else (int(g[14]), int(g[15]))})
+                last_row = {"size": int(g[0]), "count": int(g[1]), "type": g[2],
+                            "redop": g[3], "root": int(g[4]),
+                            "oop": half(5), "ip": half(9), "group": None, "matrix": None}
+                current["rows"].append(last_row)
+                continue
+            m = extras_re.match(line)
+            if m is not None and last_row is not None and line != "#   ":
+                ensure(last_row["group"] is None and last_row["matrix"] is None,
+                       "two extras lines for one row: %r" % line)
+                if m.group(1) is not None:
+                    last_row["group"] = int(m.group(1))
+                if m.group(2) is not None:
+                    last_row["matrix"] = (int(m.group(2)), int(m.group(3)))
                 continue
             text = line[1:].strip()
             if text.startswith("Collective:"):
@@ -305,6 +316,9 @@ def check_sweep(args):
         factor = busbw_factor(collective, group_sizes[tr["group"] or 0])
         ensure(r["group"] == ("" if tr["group"] is None else str(tr["group"])),
                "CSV group %r, table group %r" % (r["group"], tr["group"]))
+        # The ranks busbw was computed for: the group's under --split.
+        ensure(r["group_ranks"] == str(group_sizes[tr["group"] or 0]),
+               "CSV group_ranks %r, expected %d" % (r["group_ranks"], group_sizes[tr["group"] or 0]))
         ensure(r["schema_version"] == "1", "schema_version %r" % r["schema_version"])
         ensure(re.match(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$", r["start_utc"]), "start_utc")
         ensure(r["placement"] == ("out-of-place", "in-place")[in_place], "placement order %r" % r)

@@ -38,10 +38,17 @@ int main(void)
     /* Fast operations: one mark per CB_SAMPLE_SPAN of estimated time, never
      * more than the span; -m counts in the time per iteration. */
     cb_iter_plan_make(&plain, 0.9e-6, &plan);
-    CHECK(&u, plan.stride == 12 && plan.iters == 20);
+    CHECK(&u, plan.stride == 3 && plan.iters == 20);
     cb_iter_request agg5 = {.iters = 20, .agg = 5};
-    cb_iter_plan_make(&agg5, 0.9e-6, &plan);
-    CHECK(&u, plan.stride == 3);
+    cb_iter_plan_make(&agg5, 0.3e-6, &plan);
+    CHECK(&u, plan.stride == 2);
+    /* A sample per iteration whenever the span allows: a 5 us operation
+     * (a small GPU collective) is sampled every iteration, so that -n 20
+     * gives 20 samples. */
+    cb_iter_plan_make(&plain, 5e-6, &plan);
+    CHECK(&u, plan.stride == 1 && cb_iter_plan_marks(plan.units, plan.stride) == 20);
+    cb_iter_plan_make(&plain, CB_SAMPLE_SPAN, &plan);
+    CHECK(&u, plan.stride == 1);
     cb_iter_plan_make(&plain, 1e-9, &plan);
     CHECK(&u, plan.stride == 20);
     cb_iter_plan_make(&plain, 1.0, &plan);
