@@ -257,21 +257,6 @@ static int opt_root(parse_state *s, const char *v)
     return 0;
 }
 
-int cb_params_check_ranks(const cb_params *p, int nranks, char *err, size_t err_len)
-{
-    /* -r is checked by the engine, once the groups are known. */
-    const cb_split_spec *split = &p->split;
-    if (split->kind == CB_SPLIT_COLOR &&
-        cb_split_color(split, "--split", 0, nranks, err, err_len) < 0)
-        return -1;
-    /* hier_allreduce's groups are made among the ranks measured together:
-     * with --split a group's, checked when the groups are known. */
-    if (split->kind == CB_SPLIT_NONE && p->hier.kind == CB_SPLIT_COLOR &&
-        cb_split_color(&p->hier, "--hier-split", 0, nranks, err, err_len) < 0)
-        return -1;
-    return 0;
-}
-
 static int opt_agg(parse_state *s, const char *v)
 {
     return set_int(s, v, 1, CB_MAX_AGG_OPTION, &s->p->agg);
@@ -304,35 +289,6 @@ static int opt_average(parse_state *s, const char *v)
         }
     }
     return fail(s, "'%s' is not 0 (rank0), 1 (mean), 2 (min) or 3 (max)", v);
-}
-
-int cb_params_note(const cb_params *p, int index, char *text, size_t len)
-{
-    int rooted = 0;
-    for (int i = 0; i < p->ncollectives; i++)
-        rooted |= (p->collectives[i]->flags & CB_COLL_ROOTED) != 0;
-    int n = 0;
-    if (p->root_given && !rooted && n++ == index) {
-        snprintf(text, len, "-r has no effect: no collective selected has a root (broadcast, "
-                 "reduce, gather and scatter have)");
-        return 1;
-    }
-    if (p->stable_given && p->budget_ms == 0 && n++ == index) {
-        snprintf(text, len, "--stable has no effect without --budget: every size runs -n %d "
-                 "timed iterations", p->iters);
-        return 1;
-    }
-    if (p->samples_json && p->json_path == NULL && n++ == index) {
-        snprintf(text, len, "--samples-json has no effect without --json");
-        return 1;
-    }
-    if (p->samples_json && p->json_path != NULL && p->split.kind != CB_SPLIT_NONE &&
-        n++ == index) {
-        snprintf(text, len, "--samples-json has no effect with --split: its results have no "
-                 "per-rank entries");
-        return 1;
-    }
-    return 0;
 }
 
 static int opt_backend(parse_state *s, const char *v)
