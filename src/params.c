@@ -92,8 +92,29 @@ static int each_item(parse_state *s, const char *list, int (*one)(parse_state *,
 }
 
 /* -o */
+/* The health scan's parts are no collectives of the table: flags. */
+static int add_scan_part(parse_state *s, const char *name)
+{
+    static const struct { const char *name; int parts; } scan_names[] = {
+        {"scan", CB_SCAN_NODES | CB_SCAN_PAIRS | CB_SCAN_RAILS},
+        {"scan_nodes", CB_SCAN_NODES}, {"scan_pairs", CB_SCAN_PAIRS},
+        {"scan_rails", CB_SCAN_RAILS},
+    };
+    for (size_t i = 0; i < sizeof scan_names / sizeof scan_names[0]; i++)
+        if (strcmp(name, scan_names[i].name) == 0) {
+            if (s->p->scan & scan_names[i].parts)
+                return fail(s, "scan part '%s' given twice", name);
+            s->p->scan |= scan_names[i].parts;
+            return 1;
+        }
+    return 0;
+}
+
 static int add_collective(parse_state *s, const char *name)
 {
+    int scan = add_scan_part(s, name);
+    if (scan != 0)
+        return scan < 0 ? -1 : 0;
     const cb_collective *c = cb_collective_lookup(name);
     cb_redop op;
     /* nccl-tests' -o picks the reduction: say where ours is. */
@@ -119,6 +140,7 @@ static int all_collectives(parse_state *s)
 static int opt_op(parse_state *s, const char *v)
 {
     s->p->ncollectives = 0;
+    s->p->scan = 0;
     return each_item(s, v, add_collective, all_collectives);
 }
 
@@ -441,6 +463,16 @@ static int opt_layout(parse_state *s, const char *v)
     return each_item(s, v, add_layout, no_all_layouts);
 }
 
+static int opt_suspect_ratio(parse_state *s, const char *v)
+{
+    char *end = NULL;
+    double r = strtod(v, &end);
+    if (end == v || *end != '\0' || !(r > 0 && r <= 1))
+        return fail(s, "'%s' is not a number above 0 and at most 1", v);
+    s->p->scan_threshold = r;
+    return 0;
+}
+
 static int opt_budget(parse_state *s, const char *v)
 {
     return set_int(s, v, 0, 3600000, &s->p->budget_ms);
@@ -493,7 +525,8 @@ typedef struct option_spec {
 } option_spec;
 
 static const option_spec option_table[] = {
-    {'o', "op", "LIST", "collectives to run: names, comma list, or all [allreduce]", opt_op},
+    {'o', "op", "LIST", "collectives to run: names, comma list, or all; scan (or scan_nodes, "
+     "scan_pairs, scan_rails): the health scan [allreduce]", opt_op},
     {'b', "minbytes", "SIZE", "smallest size in bytes; K, M, G, T suffixes are powers of 2 ["
                                 CB_TEXT(CB_DEFAULT_MIN_BYTES) "]",
      opt_minbytes},
@@ -537,6 +570,9 @@ static const option_spec option_table[] = {
      "[node]", opt_hier_split},
     {'\0', "layout", "LIST", "row, col or row,col: col lays each rank's block of allgather, "
      "gather, reducescatter and alltoall out as a column slice of a matrix [row]", opt_layout},
+    {'\0', "suspect-ratio", "R", "-o scan: name a node, link or rail whose figure is below "
+                                  "R x the median of its kind (0 < R <= 1) [0.8]",
+     opt_suspect_ratio},
     {'\0', "progress", NULL, "report progress on stderr even when it is not a terminal",
      opt_progress},
     {'\0', "budget", "MS", "time each size's timed iterations for about MS milliseconds "
@@ -565,6 +601,7 @@ void cb_params_defaults(cb_params *p)
     memset(p, 0, sizeof *p);
     p->collectives[0] = cb_collective_lookup("allreduce");
     p->ncollectives = 1;
+    p->scan_threshold = 0.8;
     p->dtypes[0] = CB_FLOAT;
     p->ndtypes = 1;
     p->redops[0] = CB_SUM;
@@ -648,6 +685,9 @@ int cb_params_parse(cb_params *p, int argc, char **argv, char *err, size_t err_l
         return fail(&s, "give either a step factor (-f) or a step in bytes (-i), not both");
     if (s.step_given)
         p->step_factor = 0;
+    s.option = "-o";
+    if (p->scan != 0 && p->split.kind != CB_SPLIT_NONE)
+        return fail(&s, "scan measures its own groups (nodes, node pairs, rails): drop --split");
     if (p->min_bytes > p->max_bytes) {
         char min_text[32], max_text[32];
         cb_format_bytes(p->min_bytes, min_text, sizeof min_text);
@@ -677,6 +717,7 @@ void cb_params_help(FILE *out, const char *prog)
     fprintf(out, "\nCollectives:");
     for (const cb_collective *const *c = cb_collective_list(); *c != NULL; c++)
         fprintf(out, " %s", (*c)->name);
+    fprintf(out, " scan (scan_nodes scan_pairs scan_rails)");
     fprintf(out, "\nDatatypes:  ");
     for (int t = 0; t < CB_DTYPE_COUNT; t++)
         fprintf(out, " %s", cb_dtype_info_of((cb_dtype)t)->name);

@@ -89,6 +89,7 @@ typedef struct engine {
     cb_rank_info *ranks;                     /* rank 0 only */
     cb_run_info run;
     cb_summary sum;
+    int slow;              /* agreed: a figure fell below a threshold (exit 8) */
 
     int progress;          /* rank 0: 0 off, 1 one updated line on a terminal, 2 lines */
 
@@ -152,6 +153,8 @@ int fill_input(engine *e, const cb_collective *coll, const cb_call *call, const 
 void verify(engine *e, const cb_collective *coll, const cb_call *call, int size_index,
             cb_result *res, int timed);
 
+/* scan.c: the health scan (-o scan), every rank at once. */
+int run_scan(engine *e);
 /* sweep.c */
 int sweep(engine *e, const cb_collective *coll, cb_dtype dtype, cb_redop redop, int root);
 int run_collectives(engine *e);

@@ -107,7 +107,8 @@ int cb_engine_run(const cb_params *p, MPI_Comm comm)
             note(e, "%s", unused);
         if (p->memory_report)
             note_footprint(e);
-        run_collectives(e);
+        if (run_collectives(e) == CB_EXIT_OK && p->scan != 0)
+            run_scan(e);
     }
     if (e->progress == 1) {
         fputs("\r\033[K", stderr);
@@ -136,6 +137,8 @@ int cb_engine_run(const cb_params *p, MPI_Comm comm)
         fputs(CB_USAGE_HINT "\n", stderr);
     if (code == CB_EXIT_OK && e->sum.wrong > 0)
         code = CB_EXIT_WRONG;
+    else if (code == CB_EXIT_OK && e->slow)
+        code = CB_EXIT_SLOW;
     free(e);
     return code;
 }

@@ -92,6 +92,7 @@ void end_printers(engine *e)
     for (int i = 0; i < e->nprinters; i++) {
         sum->exit_status = e->st.code != CB_EXIT_OK ? e->st.code
                            : sum->wrong > 0         ? CB_EXIT_WRONG
+                           : e->slow                ? CB_EXIT_SLOW
                                                     : CB_EXIT_OK;
         snprintf(sum->error, sizeof sum->error, "%s", e->st.code != CB_EXIT_OK ? e->st.msg : "");
         if (e->printers[i]->ops->end != NULL)

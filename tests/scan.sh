@@ -1,0 +1,76 @@
+# The health scan (-o scan) on the MPI backend: 4 hosts of 2 ranks made with
+# NCCL_HOSTID, the fault layer slowing one host, one link between two hosts,
+# or corrupting one host's data. The scan must name exactly that host or
+# link, and nobody on a healthy run. The faults (50 ms per operation) are
+# unmistakable on a loaded machine, and --suspect-ratio 0.3 keeps its noise
+# from naming anyone.
+. "$CB_SRCDIR/tests/lib.sh"
+need_mpirun
+
+FAULTY="$CB_BUILDDIR/tests/nccl-collbench-faulty"
+hostid_launcher "h0 h0 h1 h1 h2 h2 h3 h3" "$FAULTY"
+CB_RUN_BIN=$CB_TMP/hostid.sh
+SCAN="-o scan -b 64K -e 64K -n 4 -w 1 --suspect-ratio 0.3"
+
+# suspects_only PATTERN CONTEXT: at least one '# Suspect' line, and every one
+# matches PATTERN.
+suspects_only() {
+    grep -q '^# Suspect ' "$CB_TMP/out" || show_and_fail "$2: no suspect named"
+    others=$(grep '^# Suspect ' "$CB_TMP/out" | grep -v -- "$1" || true)
+    [ -z "$others" ] || show_and_fail "$2: named others too: $others"
+}
+
+# scan_sections BACKEND: the node figures, the matrix and the rails are printed.
+scan_sections() {
+    has 1 '^# Health scan: 4 nodes, 65536 B per rank'
+    has 4 '^#  *[0-3]  h[0-3]  *2  *[0-9.]*$'
+    has 1 '^#  *h0  *h1  *h2  *h3$'
+    has 4 '^# h[0-3]  '
+    has 2 '^#  *[01]  *4  *[0-9.]*$'
+}
+
+# faulted FAULT ARGS...: run 8 ranks of the fault layer with FAULT.
+faulted() {
+    NCCL_COLLBENCH_TEST_FAULT=$1
+    export NCCL_COLLBENCH_TEST_FAULT
+    shift
+    run 8 --backend faulty-mpi "$@"
+    unset NCCL_COLLBENCH_TEST_FAULT
+}
+
+run 8 --backend mpi $SCAN
+expect_rc 0 "healthy scan"
+scan_sections
+has 0 '^# Suspect'
+
+# Host h1 is world ranks 2 and 3.
+faulted slow:2:3:50 $SCAN
+expect_rc 8 "host h1 slowed"
+scan_sections
+suspects_only '^# Suspect node h1: ' "host h1 slowed"
+
+# The link between h0 (ranks 0, 1) and h2 (ranks 4, 5).
+faulted slowlink:0:4:2:50 $SCAN
+expect_rc 8 "link h0 - h2 slowed"
+suspects_only '^# Suspect link h0 - h2: ' "link h0 - h2 slowed"
+
+# Rank 5 (host h2) gets a wrong element: wrong values (7) beat slow (8).
+faulted corrupt:5:7 $SCAN
+expect_rc 7 "host h2 corrupting"
+suspects_only '^# Suspect node h2: [0-9]* wrong element' "host h2 corrupting"
+
+# One host: nothing to compare, said so, no failure.
+hostid_launcher "h0 h0" "$FAULTY"
+run 2 --backend mpi $SCAN
+expect_rc 0 "one host"
+has 1 'scan skipped'
+
+# Usage errors name the bad value.
+run 2 --backend mpi -o scan --suspect-ratio 1.5
+expect_rc 2 "--suspect-ratio 1.5"
+grep -q "suspect-ratio: '1.5' is not a number above 0 and at most 1" "$CB_TMP/err" ||
+    show_and_fail "--suspect-ratio 1.5: no message naming the value"
+run 2 --backend mpi -o scan --split node
+expect_rc 2 "-o scan --split node"
+grep -q "drop --split" "$CB_TMP/err" || show_and_fail "-o scan --split: no message"
+echo "ok"
