@@ -23,6 +23,7 @@ typedef struct scan_run {
     double *node_times;             /* rank 0: the node all-reduce's, to name a GPU */
     unsigned long long wrong_mine;  /* this rank's wrong elements over the scan */
     char (*labels)[SCAN_LABEL];     /* rank 0: every rank's host */
+    int measurements;               /* groupings measured, re-measures included */
 } scan_run;
 
 /* This rank's host as the scan names it: NCCL_HOSTID where set, as NCCL
@@ -131,6 +132,7 @@ static int scan_measure(scan_run *s, int color, int peer)
     if (agree(e) != CB_EXIT_OK)
         return -1;
     MPI_Gather(&seconds, 1, MPI_DOUBLE, s->times, 1, MPI_DOUBLE, 0, e->comm);
+    s->measurements++;
     return 0;
 }
 
@@ -423,6 +425,7 @@ int run_scan(engine *e)
     scan_run s = {.e = e};
     cb_scan_verdict v = {0};
     int suspects = 0;
+    double start = MPI_Wtime();
     if (scan_setup(&s) == 0) {
         if (s.t.nnodes < 2)
             note(e, "-o scan: 1 node (hosts as NCCL_HOSTID or the machine name tell "
@@ -436,6 +439,8 @@ int run_scan(engine *e)
             MPI_Bcast(&suspects, 1, MPI_INT, 0, e->comm);
             if (suspects > 0)
                 e->slow = 1;
+            note(e, "Health scan took %.2f s (%d measurements and re-measures)",
+                 MPI_Wtime() - start, s.measurements);
         }
     }
     if (e->rank == 0)
