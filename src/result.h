@@ -74,6 +74,14 @@ typedef struct cb_result {
     cb_block_layout layout;
     size_t rows;
     size_t cols;
+    /* -o scan: the part this figure is of ("node", "pair", "rail", and
+     * "node_again", "pair_again", "rail_again" for re-measures), NULL in
+     * other results; the node's host (pair: the lower node's) and the
+     * pair's other host ("" where none); the pair's round, else -1. */
+    const char *scan_part;
+    char host[CB_HOSTLEN];
+    char peer_host[CB_HOSTLEN];
+    int round;
 } cb_result;
 
 /* One row of a table: a size's out-of-place result and its in-place one;

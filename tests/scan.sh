@@ -38,16 +38,46 @@ faulted() {
     unset NCCL_COLLBENCH_TEST_FAULT
 }
 
-run 8 --backend mpi $SCAN
+run 8 --backend mpi $SCAN --csv "$CB_TMP/scan.csv" --json "$CB_TMP/scan.json"
 expect_rc 0 "healthy scan"
 scan_sections
 has 0 '^# Suspect'
+# One CSV row and one JSON result per figure: 4 nodes, 6 pairs (each pair
+# of hosts once, with its round), 2 rails, and re-measures only as *_again.
+need_python
+"$CB_PYTHON" - "$CB_TMP/scan.csv" "$CB_TMP/scan.json" <<'PY' || show_and_fail "scan CSV/JSON"
+import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+first = [r for r in rows if not r["scan_part"].endswith("_again")]
+parts = [r["scan_part"] for r in first]
+assert parts == ["node"] * 4 + ["pair"] * 6 + ["rail"] * 2, parts
+assert all(r["collective"] == "scan" for r in rows), rows
+assert [r["host"] for r in first[:4]] == ["h0", "h1", "h2", "h3"], first[:4]
+pairs = sorted((r["host"], r["peer_host"]) for r in first if r["scan_part"] == "pair")
+assert pairs == [("h0", "h1"), ("h0", "h2"), ("h0", "h3"), ("h1", "h2"), ("h1", "h3"),
+                 ("h2", "h3")], pairs
+assert sorted(r["round"] for r in first if r["scan_part"] == "pair") == list("001122")
+assert all(float(r["busbw_gbps"]) > 0 for r in rows), rows
+assert [r["group"] for r in first if r["scan_part"] == "rail"] == ["0", "1"]
+doc = json.load(open(sys.argv[2]))
+res = [(x["scan_part"], x["host"], x["peer_host"], x["round"]) for x in doc["results"]]
+assert res == [(r["scan_part"], r["host"] or None, r["peer_host"] or None,
+                int(r["round"]) if r["round"] else None) for r in rows], res
+assert any(n.startswith("Health scan: 4 nodes") for n in doc["notes"]), doc["notes"]
+PY
 
 # Host h1 is world ranks 2 and 3.
-faulted slow:2:3:50 $SCAN
+faulted slow:2:3:50 $SCAN --json "$CB_TMP/slow.json"
 expect_rc 8 "host h1 slowed"
 scan_sections
 suspects_only '^# Suspect node h1: ' "host h1 slowed"
+"$CB_PYTHON" - "$CB_TMP/slow.json" <<'PY' || show_and_fail "slow host: JSON"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+assert doc["summary"]["exit_status"] == 8 and doc["complete"], doc["summary"]
+sus = [n for n in doc["notes"] if n.startswith("Suspect ")]
+assert sus and all(n.startswith("Suspect node h1: ") for n in sus), sus
+PY
 
 # The link between h0 (ranks 0, 1) and h2 (ranks 4, 5).
 faulted slowlink:0:4:2:50 $SCAN

@@ -136,16 +136,99 @@ static int scan_measure(scan_run *s, int color, int peer)
     return 0;
 }
 
+/* Which ranks a figure covers: a node's, a pair's (nodes a and b) or a
+ * rail's (local index a). */
+typedef enum scan_span { SPAN_NODE, SPAN_PAIR, SPAN_RAIL } scan_span;
+
+static int in_span(const cb_scan_topology *t, scan_span span, int a, int b, int r)
+{
+    if (span == SPAN_NODE)
+        return t->node[r] == a;
+    if (span == SPAN_PAIR)
+        return t->node[r] == a || t->node[r] == b;
+    return t->local[r] == a;
+}
+
+/* Rank 0, after a measurement: one CSV row and JSON result for a figure
+ * (the table has the figures as notes). part: "node", "pair", "rail", or
+ * with "_again" a re-measure. */
+static void scan_row(scan_run *s, const char *part, scan_span span, int a, int b, int round,
+                     double figure)
+{
+    static const cb_collective scan_collective = {.name = "scan"};
+    engine *e = s->e;
+    const cb_scan_topology *t = &s->t;
+    if (e->rank != 0)
+        return;
+    cb_result res;
+    memset(&res, 0, sizeof res);
+    res.collective = &scan_collective;
+    res.dtype = CB_FLOAT;
+    res.redop = CB_SUM;
+    res.root = -1;
+    res.count = s->count;
+    res.bytes = (uint64_t)s->count * sizeof(float);
+    res.warmup_iters = e->p->warmup;
+    res.iters = e->p->iters;
+    res.seconds = NAN;
+    res.spread.slowest = -1;
+    res.slowest.min = res.slowest.median = res.slowest.p99 = res.slowest.max = NAN;
+    res.slowest.mean = NAN;
+    res.spread.min = res.spread.mean = res.spread.max = NAN;
+    /* The figure's time: its slowest member's. */
+    for (int r = 0; r < t->nranks; r++) {
+        if (!in_span(t, span, a, b, r) || !isfinite(s->times[r]))
+            continue;
+        res.group_ranks++;
+        if (res.spread.slowest < 0 || s->times[r] > res.seconds) {
+            res.seconds = s->times[r];
+            res.spread.slowest = r;
+        }
+    }
+    if (res.spread.slowest >= 0)
+        snprintf(res.slowest_host, sizeof res.slowest_host, "%s", s->labels[res.spread.slowest]);
+    res.busbw = figure;
+    res.algbw = span == SPAN_PAIR ? figure
+                                  : res.seconds > 0 ? (double)res.bytes / res.seconds / 1e9 : NAN;
+    res.group = span == SPAN_PAIR ? -1 : a;
+    res.layout = CB_LAYOUT_ROW;
+    res.scan_part = part;
+    if (span != SPAN_RAIL)
+        snprintf(res.host, sizeof res.host, "%s", s->labels[t->node_first[a]]);
+    if (span == SPAN_PAIR)
+        snprintf(res.peer_host, sizeof res.peer_host, "%s", s->labels[t->node_first[b]]);
+    res.round = span == SPAN_PAIR ? round : -1;
+    cb_row row = {&res, NULL};
+    for (int i = 0; i < e->nprinters; i++)
+        if (e->printers[i]->ops != &cb_printer_table && e->printers[i]->ops->result != NULL)
+            e->printers[i]->ops->result(e->printers[i], &row);
+}
+
 /* Pair figures of every round into matrix (rank 0). */
 static int scan_pairs(scan_run *s, double *matrix)
 {
     const cb_scan_topology *t = &s->t;
-    for (int r = 0; r < cb_scan_rounds(t->nnodes); r++) {
-        if (scan_measure(s, -1, cb_scan_pair_peer(t, r, s->e->rank)) != 0)
-            return -1;
-        if (s->e->rank == 0)
-            cb_scan_round_figures(t, r, -1, -1, s->bytes, s->times, matrix);
+    int *pairs = malloc((size_t)t->nnodes * sizeof *pairs);
+    if (pairs == NULL)
+        cb_status_set(&s->e->st, CB_EXIT_RUNTIME, "-o scan: out of memory for the pairs");
+    if (agree(s->e) != CB_EXIT_OK) {
+        free(pairs);
+        return -1;
     }
+    for (int r = 0; r < cb_scan_rounds(t->nnodes); r++) {
+        if (scan_measure(s, -1, cb_scan_pair_peer(t, r, s->e->rank)) != 0) {
+            free(pairs);
+            return -1;
+        }
+        if (s->e->rank != 0)
+            continue;
+        cb_scan_round_figures(t, r, -1, -1, s->bytes, s->times, matrix);
+        for (int k = 0, n = cb_scan_round_pairs(t->nnodes, r, pairs); k < n; k++) {
+            int a = pairs[2 * k], b = pairs[2 * k + 1];
+            scan_row(s, "pair", SPAN_PAIR, a, b, r, matrix[a * t->nnodes + b]);
+        }
+    }
+    free(pairs);
     return 0;
 }
 
@@ -165,10 +248,12 @@ static int scan_again(scan_run *s, const cb_scan_remeasure *what, double *figure
         rc = scan_measure(s, cb_scan_node_alone_color(t, what->a, rank), -1);
         if (rc == 0 && rank == 0 && cb_scan_node_figures(t, s->bytes, s->times, out) > what->a)
             *figure = out[what->a];
+        scan_row(s, "node_again", SPAN_NODE, what->a, -1, -1, *figure);
     } else if (what->part == CB_SCAN_PART_RAIL) {
         rc = scan_measure(s, cb_scan_rail_alone_color(t, what->a, rank), -1);
         if (rc == 0 && rank == 0 && cb_scan_rail_figures(t, s->bytes, s->times, out) > what->a)
             *figure = out[what->a];
+        scan_row(s, "rail_again", SPAN_RAIL, what->a, -1, -1, *figure);
     } else {
         rc = scan_measure(s, -1, cb_scan_pair_alone_peer(t, what->a, what->b, rank));
         for (int i = 0; i < n * n; i++)
@@ -177,6 +262,8 @@ static int scan_again(scan_run *s, const cb_scan_remeasure *what, double *figure
             cb_scan_round_figures(t, cb_scan_round_of_pair(n, what->a, what->b), what->a,
                                   what->b, s->bytes, s->times, out);
             *figure = out[what->a * n + what->b];
+            scan_row(s, "pair_again", SPAN_PAIR, what->a, what->b,
+                     cb_scan_round_of_pair(n, what->a, what->b), *figure);
         }
     }
     free(out);
@@ -385,14 +472,19 @@ static int scan_measure_all(scan_run *s, cb_scan_verdict *v, int *suspects)
         if (rc == 0 && rank == 0) {
             cb_scan_node_figures(t, s->bytes, s->times, node_bw);
             memcpy(s->node_times, s->times, (size_t)t->nranks * sizeof *s->times);
+            for (int a = 0; a < n; a++)
+                scan_row(s, "node", SPAN_NODE, a, -1, -1, node_bw[a]);
         }
     }
     if (rc == 0 && (parts & CB_SCAN_PAIRS))
         rc = scan_pairs(s, pair_bw);
     if (rc == 0 && (parts & CB_SCAN_RAILS)) {
         rc = scan_measure(s, cb_scan_rail_color(t, rank), -1);
-        if (rc == 0 && rank == 0)
+        if (rc == 0 && rank == 0) {
             cb_scan_rail_figures(t, s->bytes, s->times, rail_bw);
+            for (int l = 0; l < t->max_local; l++)
+                scan_row(s, "rail", SPAN_RAIL, l, -1, -1, rail_bw[l]);
+        }
     }
     if (rc == 0) {
         MPI_Gather(&s->wrong_mine, 1, MPI_UNSIGNED_LONG_LONG, wrong_rank, 1,

@@ -313,6 +313,26 @@ static void json_one_result(cb_printer *pr, const cb_result *res)
         fprintf(f, ", \"matrix\": [%zu, %zu]", res->rows, res->cols);
     else
         fprintf(f, ", \"matrix\": null");
+    fprintf(f, ", \"scan_part\": ");
+    if (res->scan_part != NULL) {
+        json_string(f, res->scan_part);
+        fprintf(f, ", \"host\": ");
+        if (res->host[0] != '\0')
+            json_string(f, res->host);
+        else
+            fputs("null", f);
+        fprintf(f, ", \"peer_host\": ");
+        if (res->peer_host[0] != '\0')
+            json_string(f, res->peer_host);
+        else
+            fputs("null", f);
+        if (res->round >= 0)
+            fprintf(f, ", \"round\": %d", res->round);
+        else
+            fprintf(f, ", \"round\": null");
+    } else {
+        fprintf(f, "null, \"host\": null, \"peer_host\": null, \"round\": null");
+    }
     fprintf(f, ",\n     \"per_rank\": [");
     int nranks = jp->run ? jp->run->nranks : 0;
     for (int r = 0; r < nranks && res->rank_times != NULL; r++) {
@@ -358,7 +378,8 @@ static void json_end(cb_printer *pr, const cb_summary *sum)
     gmtime_r(&now, &utc);
     strftime(end_utc, sizeof end_utc, "%Y-%m-%dT%H:%M:%SZ", &utc);
     fprintf(f, "],\n  \"end_utc\": \"%s\",\n  \"complete\": ", end_utc);
-    json_bool(f, sum->exit_status == 0 || sum->exit_status == CB_EXIT_WRONG);
+    json_bool(f, sum->exit_status == 0 || sum->exit_status == CB_EXIT_WRONG ||
+                     sum->exit_status == CB_EXIT_SLOW);
     fprintf(f, "\n}\n");
 }
 
