@@ -64,6 +64,7 @@ res = [(x["scan_part"], x["host"], x["peer_host"], x["round"]) for x in doc["res
 assert res == [(r["scan_part"], r["host"] or None, r["peer_host"] or None,
                 int(r["round"]) if r["round"] else None) for r in rows], res
 assert any(n.startswith("Health scan: 4 nodes") for n in doc["notes"]), doc["notes"]
+assert doc["scan"]["suspects"] == [], doc["scan"]
 PY
 
 # Host h1 is world ranks 2 and 3.
@@ -77,6 +78,16 @@ doc = json.load(open(sys.argv[1]))
 assert doc["summary"]["exit_status"] == 8 and doc["complete"], doc["summary"]
 sus = [n for n in doc["notes"] if n.startswith("Suspect ")]
 assert sus and all(n.startswith("Suspect node h1: ") for n in sus), sus
+scan = doc["scan"]
+assert scan["hosts"] == ["h0", "h1", "h2", "h3"] and scan["nodes"] == 4, scan
+m = scan["pair_gbps"]
+assert all(m[a][a] is None for a in range(4)), m
+assert all(m[a][b] == m[b][a] and m[a][b] > 0 for a in range(4) for b in range(4) if a != b), m
+assert len(scan["node_busbw_gbps"]) == 4 and len(scan["rail_busbw_gbps"]) == 2, scan
+assert len(scan["suspects"]) == len(sus), scan["suspects"]
+for x in scan["suspects"]:
+    assert x["kind"] == "node" and x["host"] == "h1" and x["reason"] in ("node_figure", "pairs")
+    assert x["ratio"] < 0.3 and x["figure"] < 0.3 * x["median"] and x["again"] is not None, x
 PY
 
 # The link between h0 (ranks 0, 1) and h2 (ranks 4, 5).

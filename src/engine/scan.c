@@ -384,6 +384,8 @@ static void scan_report(scan_run *s, const cb_scan_input *in, const cb_scan_verd
         for (int l = 0; l < in->nrails; l++)
             note(e, "%6d  %5d  %10.2f", l, cb_scan_rail_size(t, l), in->rail_busbw[l]);
     }
+    static const char *const reasons[] = {"node_figure", "pairs", "wrong", "link", "rail"};
+    cb_scan_suspect *sus = calloc((size_t)v->n + 1, sizeof *sus);
     for (int i = 0; i < v->n; i++) {
         const cb_scan_finding *f = &v->items[i];
         const char *host_a = f->reason == CB_SCAN_RAIL ? NULL : hosts[f->a];
@@ -394,7 +396,24 @@ static void scan_report(scan_run *s, const cb_scan_input *in, const cb_scan_verd
         char line[512];
         cb_scan_suspect_line(line, sizeof line, f, host_a, host_b, gpu_of(e, gpu_rank));
         note(e, "%s", strncmp(line, "# ", 2) == 0 ? line + 2 : line);
+        if (sus != NULL)
+            sus[i] = (cb_scan_suspect){
+                .kind = f->reason == CB_SCAN_LINK ? "link" : f->reason == CB_SCAN_RAIL ? "rail"
+                                                                                      : "node",
+                .reason = reasons[f->reason], .host = host_a, .peer_host = host_b,
+                .gpu = gpu_of(e, gpu_rank), .rail = f->reason == CB_SCAN_RAIL ? f->a : -1,
+                .figure = f->figure, .first = f->first, .again = f->again,
+                .median = f->median, .ratio = f->ratio, .wrong = f->wrong};
     }
+    cb_scan_report rep = {.nnodes = n, .hosts = hosts, .bytes = (uint64_t)s->bytes,
+                          .threshold = e->p->scan_threshold, .node_bw = in->node_busbw,
+                          .pair_bw = in->pair_bw, .nrails = in->nrails,
+                          .rail_bw = in->rail_busbw, .nsuspects = sus ? v->n : 0,
+                          .suspects = sus};
+    for (int i = 0; i < e->nprinters; i++)
+        if (e->printers[i]->ops->scan != NULL)
+            e->printers[i]->ops->scan(e->printers[i], &rep);
+    free(sus);
     free(hosts);
 }
 
