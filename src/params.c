@@ -3,6 +3,7 @@
 
 #include <limits.h>
 #include <stdarg.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -473,6 +474,16 @@ static int opt_suspect_ratio(parse_state *s, const char *v)
     return 0;
 }
 
+static int opt_min_busbw(parse_state *s, const char *v)
+{
+    char *end = NULL;
+    double gbps = strtod(v, &end);
+    if (end == v || *end != '\0' || !(gbps > 0) || !isfinite(gbps))
+        return fail(s, "'%s' is not a positive number of GB/s", v);
+    s->p->min_busbw = gbps;
+    return 0;
+}
+
 static int opt_budget(parse_state *s, const char *v)
 {
     return set_int(s, v, 0, 3600000, &s->p->budget_ms);
@@ -573,6 +584,8 @@ static const option_spec option_table[] = {
     {'\0', "suspect-ratio", "R", "-o scan: name a node, link or rail whose figure is below "
                                   "R x the median of its kind (0 < R <= 1) [0.8]",
      opt_suspect_ratio},
+    {'\0', "min-busbw", "GBPS", "fail the run (status 8) when a row's busbw at the largest "
+                                "size is below GBPS; scan figures too [off]", opt_min_busbw},
     {'\0', "progress", NULL, "report progress on stderr even when it is not a terminal",
      opt_progress},
     {'\0', "budget", "MS", "time each size's timed iterations for about MS milliseconds "

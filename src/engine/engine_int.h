@@ -89,7 +89,9 @@ typedef struct engine {
     cb_rank_info *ranks;                     /* rank 0 only */
     cb_run_info run;
     cb_summary sum;
-    int slow;              /* agreed: a figure fell below a threshold (exit 8) */
+    int slow;              /* a figure fell below a threshold (exit 8); rank 0 decides
+                            * --min-busbw, agreed at the end */
+    int at_largest;        /* the size being measured is the sweep's largest */
 
     int progress;          /* rank 0: 0 off, 1 one updated line on a terminal, 2 lines */
 
@@ -112,6 +114,8 @@ void printers_table_begin(engine *e, const cb_collective *coll, cb_block_layout 
 void printers_note(engine *e, const char *text);
 void end_printers(engine *e);
 void emit_results(engine *e, const cb_result *res, int n, int last_half);
+/* Rank 0: --min-busbw's check of one figure, with a note when it fails. */
+void gate_busbw(engine *e, const char *what, double busbw);
 void flush_pending(engine *e);
 
 /* backend.c */

@@ -132,6 +132,8 @@ int cb_engine_run(const cb_params *p, MPI_Comm comm)
     if (e->gcomm != e->comm && e->gcomm != MPI_COMM_NULL)
         MPI_Comm_free(&e->gcomm);
 
+    /* Rank 0 alone saw the rows --min-busbw gates. */
+    MPI_Allreduce(MPI_IN_PLACE, &e->slow, 1, MPI_INT, MPI_MAX, e->comm);
     int code = e->st.code;
     if (code == CB_EXIT_USAGE && e->rank == 0)
         fputs(CB_USAGE_HINT "\n", stderr);

@@ -198,6 +198,14 @@ static void scan_row(scan_run *s, const char *part, scan_span span, int a, int b
     if (span == SPAN_PAIR)
         snprintf(res.peer_host, sizeof res.peer_host, "%s", s->labels[t->node_first[b]]);
     res.round = span == SPAN_PAIR ? round : -1;
+    if (strstr(part, "_again") == NULL) {
+        char what[192];
+        snprintf(what, sizeof what, "scan %s %s%s%s", part, res.host[0] ? res.host : "rail",
+                 res.peer_host[0] ? " - " : "", res.peer_host);
+        if (span == SPAN_RAIL)
+            snprintf(what, sizeof what, "scan rail %d", a);
+        gate_busbw(e, what, figure);
+    }
     cb_row row = {&res, NULL};
     for (int i = 0; i < e->nprinters; i++)
         if (e->printers[i]->ops != &cb_printer_table && e->printers[i]->ops->result != NULL)
