@@ -484,6 +484,15 @@ static int opt_min_busbw(parse_state *s, const char *v)
     return 0;
 }
 
+static int opt_cycles(parse_state *s, const char *v)
+{
+    long n;
+    if (cb_parse_long(v, 0, INT_MAX, &n) != 0)
+        return fail(s, "'%s' is not a cycle count from 0 (until stopped) to %d", v, INT_MAX);
+    s->p->cycles = (int)n;
+    return 0;
+}
+
 static int opt_budget(parse_state *s, const char *v)
 {
     return set_int(s, v, 0, 3600000, &s->p->budget_ms);
@@ -584,6 +593,9 @@ static const option_spec option_table[] = {
     {'\0', "suspect-ratio", "R", "-o scan: name a node, link or rail whose figure is below "
                                   "R x the median of its kind (0 < R <= 1) [0.8]",
      opt_suspect_ratio},
+    {'N', "cycles", "N", "repeat the whole run N times, 0: until SIGINT or SIGTERM; rows "
+                         "carry their cycle, wrong elements are tallied per rank [1]",
+     opt_cycles},
     {'\0', "min-busbw", "GBPS", "fail the run (status 8) when a row's busbw at the largest "
                                 "size is below GBPS; scan figures too [off]", opt_min_busbw},
     {'\0', "progress", NULL, "report progress on stderr even when it is not a terminal",
@@ -615,6 +627,7 @@ void cb_params_defaults(cb_params *p)
     p->collectives[0] = cb_collective_lookup("allreduce");
     p->ncollectives = 1;
     p->scan_threshold = 0.8;
+    p->cycles = 1;
     p->dtypes[0] = CB_FLOAT;
     p->ndtypes = 1;
     p->redops[0] = CB_SUM;

@@ -85,6 +85,7 @@ typedef struct cb_params {
     int scan;              /* -o scan parts: CB_SCAN_NODES | CB_SCAN_PAIRS | CB_SCAN_RAILS */
     double scan_threshold; /* --suspect-ratio: below this x the median is a suspect */
     double min_busbw;      /* --min-busbw GB/s at the largest size; 0 off */
+    int cycles;            /* -N: repeat the whole run; 0 until stopped [1] */
 
     int argc;              /* the command line, for the JSON document */
     char *const *argv;

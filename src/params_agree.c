@@ -66,6 +66,8 @@ static void describe(const cb_params *p, param_texts *t)
         put(t, OPT_OP, " scan parts %d below %g", p->scan, p->scan_threshold);
     if (p->min_busbw > 0)
         put(t, OPT_OP, " min busbw %g", p->min_busbw);
+    if (p->cycles != 1)
+        put(t, OPT_OP, " cycles %d", p->cycles);
     for (int i = 0; i < p->ndtypes; i++)
         put(t, OPT_DTYPE, "%s%s", i ? "," : "", cb_dtype_info_of(p->dtypes[i])->name);
     for (int i = 0; i < p->nredops; i++)

@@ -82,6 +82,9 @@ typedef struct cb_result {
     char host[CB_HOSTLEN];
     char peer_host[CB_HOSTLEN];
     int round;
+    /* -N: the cycle (from 1) and when the measurement ended, ISO 8601 UTC. */
+    int cycle;
+    char timestamp_utc[24];
 } cb_result;
 
 /* One row of a table: a size's out-of-place result and its in-place one;

@@ -107,8 +107,7 @@ int cb_engine_run(const cb_params *p, MPI_Comm comm)
             note(e, "%s", unused);
         if (p->memory_report)
             note_footprint(e);
-        if (run_collectives(e) == CB_EXIT_OK && p->scan != 0)
-            run_scan(e);
+        run_cycles(e);
     }
     if (e->progress == 1) {
         fputs("\r\033[K", stderr);

@@ -145,6 +145,15 @@ static void emit_row(engine *e, const cb_result *out_of_place, const cb_result *
     }
 }
 
+void stamp_result(engine *e, cb_result *res)
+{
+    time_t now = time(NULL);
+    struct tm utc;
+    res->cycle = e->cycle;
+    gmtime_r(&now, &utc);
+    strftime(res->timestamp_utc, sizeof res->timestamp_utc, "%Y-%m-%dT%H:%M:%SZ", &utc);
+}
+
 void gate_busbw(engine *e, const char *what, double busbw)
 {
     double floor = e->p->min_busbw;

@@ -28,10 +28,10 @@ typedef struct scan_run {
 
 /* This rank's host as the scan names it: NCCL_HOSTID where set, as NCCL
  * and --split node tell hosts apart. */
-static void host_label(const engine *e, char *out)
+void host_label(const engine *e, char *out, size_t len)
 {
     const char *id = getenv(CB_HOSTID_ENV);
-    snprintf(out, SCAN_LABEL, "%s", id != NULL && id[0] != '\0' ? id : e->host);
+    snprintf(out, len, "%s", id != NULL && id[0] != '\0' ? id : e->host);
 }
 
 static int copy_in(engine *e, const float *src, size_t bytes)
@@ -120,8 +120,12 @@ static int scan_measure(scan_run *s, int color, int peer)
         seconds /= iters;
         if (rc == 0)
             rc = copy_out(e, s->host_buf, bytes);
+        unsigned long long wrong = 0;
         for (size_t i = 0; rc == 0 && i < s->count; i++)
-            s->wrong_mine += s->host_buf[i] != expect;
+            wrong += s->host_buf[i] != expect;
+        s->wrong_mine += wrong;
+        e->wrong_mine += wrong;   /* -N: the tally per rank across cycles */
+        e->wrong_this_cycle |= wrong > 0;
         if (rc != 0)
             cb_status_set(&e->st, CB_EXIT_RUNTIME, "%s", sub != NULL && sub->error[0] != '\0'
                                                              ? sub->error : e->b->error);
@@ -198,6 +202,7 @@ static void scan_row(scan_run *s, const char *part, scan_span span, int a, int b
     if (span == SPAN_PAIR)
         snprintf(res.peer_host, sizeof res.peer_host, "%s", s->labels[t->node_first[b]]);
     res.round = span == SPAN_PAIR ? round : -1;
+    stamp_result(e, &res);
     if (strstr(part, "_again") == NULL) {
         char what[192];
         snprintf(what, sizeof what, "scan %s %s%s%s", part, res.host[0] ? res.host : "rail",
@@ -436,7 +441,7 @@ static int scan_setup(scan_run *s)
         return -1;
     int *keys = malloc((size_t)nranks * sizeof *keys);
     char label[SCAN_LABEL];
-    host_label(e, label);
+    host_label(e, label, sizeof label);
     size_t bytes = e->nsizes > 0 ? (size_t)e->sizes[e->nsizes - 1] : 0;
     if (bytes > e->buffer_bytes)
         bytes = e->buffer_bytes;

@@ -69,6 +69,7 @@ static int measure(engine *e, const cb_collective *coll, cb_call *call, int size
     }
     if (e->st.code != CB_EXIT_OK)
         return e->st.code;
+    stamp_result(e, &res);
     if (e->p->split.kind != CB_SPLIT_NONE)
         return emit_split(e, coll, &res, slowest_rank, last_half);
 

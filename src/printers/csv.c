@@ -192,7 +192,9 @@ static void row_scan_round(row *r, const cb_result *res)
     X(scan_part, row_field(r, res->scan_part ? res->scan_part : ""))       \
     X(host, row_field(r, res->scan_part ? res->host : ""))                 \
     X(peer_host, row_field(r, res->scan_part ? res->peer_host : ""))       \
-    X(round, row_scan_round(r, res))
+    X(round, row_scan_round(r, res))                                       \
+    X(cycle, row_fieldf(r, "%d", res->cycle))                              \
+    X(timestamp_utc, row_field(r, res->timestamp_utc))
 
 static void row_header(row *r)
 {

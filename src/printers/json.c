@@ -334,6 +334,8 @@ static void json_one_result(cb_printer *pr, const cb_result *res)
     } else {
         fprintf(f, "null, \"host\": null, \"peer_host\": null, \"round\": null");
     }
+    fprintf(f, ", \"cycle\": %d, \"timestamp_utc\": ", res->cycle);
+    json_string(f, res->timestamp_utc);
     fprintf(f, ",\n     \"per_rank\": [");
     int nranks = jp->run ? jp->run->nranks : 0;
     for (int r = 0; r < nranks && res->rank_times != NULL; r++) {
