@@ -3,7 +3,6 @@
 
 #include <limits.h>
 #include <stdarg.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -29,18 +28,10 @@
 #define CB_MAX_TIMEOUT 604800L
 #define CB_MAX_AGG_OPTION 1048576L
 
-typedef struct parse_state {
-    cb_params *p;
-    char *err;
-    size_t err_len;
-    const char *option;    /* as the user wrote it, for messages */
-    int factor_given;
-    int step_given;
-} parse_state;
+#include "params_parse.h"
 
-static int fail(parse_state *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static int fail(parse_state *s, const char *fmt, ...)
+#define fail cb_params_fail   /* params_health.c's options call it too */
+int cb_params_fail(parse_state *s, const char *fmt, ...)
 {
     char detail[256];
     va_list ap;
@@ -93,27 +84,9 @@ static int each_item(parse_state *s, const char *list, int (*one)(parse_state *,
 }
 
 /* -o */
-/* The health scan's parts are no collectives of the table: flags. */
-static int add_scan_part(parse_state *s, const char *name)
-{
-    static const struct { const char *name; int parts; } scan_names[] = {
-        {"scan", CB_SCAN_NODES | CB_SCAN_PAIRS | CB_SCAN_RAILS},
-        {"scan_nodes", CB_SCAN_NODES}, {"scan_pairs", CB_SCAN_PAIRS},
-        {"scan_rails", CB_SCAN_RAILS},
-    };
-    for (size_t i = 0; i < sizeof scan_names / sizeof scan_names[0]; i++)
-        if (strcmp(name, scan_names[i].name) == 0) {
-            if (s->p->scan & scan_names[i].parts)
-                return fail(s, "scan part '%s' given twice", name);
-            s->p->scan |= scan_names[i].parts;
-            return 1;
-        }
-    return 0;
-}
-
 static int add_collective(parse_state *s, const char *name)
 {
-    int scan = add_scan_part(s, name);
+    int scan = cb_params_scan_part(s, name);
     if (scan != 0)
         return scan < 0 ? -1 : 0;
     const cb_collective *c = cb_collective_lookup(name);
@@ -464,35 +437,6 @@ static int opt_layout(parse_state *s, const char *v)
     return each_item(s, v, add_layout, no_all_layouts);
 }
 
-static int opt_suspect_ratio(parse_state *s, const char *v)
-{
-    char *end = NULL;
-    double r = strtod(v, &end);
-    if (end == v || *end != '\0' || !(r > 0 && r <= 1))
-        return fail(s, "'%s' is not a number above 0 and at most 1", v);
-    s->p->scan_threshold = r;
-    return 0;
-}
-
-static int opt_min_busbw(parse_state *s, const char *v)
-{
-    char *end = NULL;
-    double gbps = strtod(v, &end);
-    if (end == v || *end != '\0' || !(gbps > 0) || !isfinite(gbps))
-        return fail(s, "'%s' is not a positive number of GB/s", v);
-    s->p->min_busbw = gbps;
-    return 0;
-}
-
-static int opt_cycles(parse_state *s, const char *v)
-{
-    long n;
-    if (cb_parse_long(v, 0, INT_MAX, &n) != 0)
-        return fail(s, "'%s' is not a cycle count from 0 (until stopped) to %d", v, INT_MAX);
-    s->p->cycles = (int)n;
-    return 0;
-}
-
 static int opt_budget(parse_state *s, const char *v)
 {
     return set_int(s, v, 0, 3600000, &s->p->budget_ms);
@@ -545,8 +489,7 @@ typedef struct option_spec {
 } option_spec;
 
 static const option_spec option_table[] = {
-    {'o', "op", "LIST", "collectives to run: names, comma list, or all; scan (or scan_nodes, "
-     "scan_pairs, scan_rails): the health scan [allreduce]", opt_op},
+    {'o', "op", "LIST", "collectives to run: names, comma list, all, or scan [allreduce]", opt_op},
     {'b', "minbytes", "SIZE", "smallest size in bytes; K, M, G, T suffixes are powers of 2 ["
                                 CB_TEXT(CB_DEFAULT_MIN_BYTES) "]",
      opt_minbytes},
@@ -590,14 +533,12 @@ static const option_spec option_table[] = {
      "[node]", opt_hier_split},
     {'\0', "layout", "LIST", "row, col or row,col: col lays each rank's block of allgather, "
      "gather, reducescatter and alltoall out as a column slice of a matrix [row]", opt_layout},
-    {'\0', "suspect-ratio", "R", "-o scan: name a node, link or rail whose figure is below "
-                                  "R x the median of its kind (0 < R <= 1) [0.8]",
-     opt_suspect_ratio},
-    {'N', "cycles", "N", "repeat the whole run N times, 0: until SIGINT or SIGTERM; rows "
-                         "carry their cycle, wrong elements are tallied per rank [1]",
-     opt_cycles},
-    {'\0', "min-busbw", "GBPS", "fail the run (status 8) when a row's busbw at the largest "
-                                "size is below GBPS; scan figures too [off]", opt_min_busbw},
+    {'\0', "suspect-ratio", "R", "-o scan: suspect below R x the median (0 < R <= 1) [0.8]",
+     cb_params_opt_suspect_ratio},
+    {'N', "cycles", "N", "repeat the run N times, 0 until stopped; wrong tally per rank [1]",
+     cb_params_opt_cycles},
+    {'\0', "min-busbw", "GBPS", "status 8 when busbw at the largest size is below GBPS [off]",
+     cb_params_opt_min_busbw},
     {'\0', "progress", NULL, "report progress on stderr even when it is not a terminal",
      opt_progress},
     {'\0', "budget", "MS", "time each size's timed iterations for about MS milliseconds "
@@ -626,8 +567,7 @@ void cb_params_defaults(cb_params *p)
     memset(p, 0, sizeof *p);
     p->collectives[0] = cb_collective_lookup("allreduce");
     p->ncollectives = 1;
-    p->scan_threshold = 0.8;
-    p->cycles = 1;
+    cb_params_health_defaults(p);
     p->dtypes[0] = CB_FLOAT;
     p->ndtypes = 1;
     p->redops[0] = CB_SUM;
@@ -711,9 +651,8 @@ int cb_params_parse(cb_params *p, int argc, char **argv, char *err, size_t err_l
         return fail(&s, "give either a step factor (-f) or a step in bytes (-i), not both");
     if (s.step_given)
         p->step_factor = 0;
-    s.option = "-o";
-    if (p->scan != 0 && p->split.kind != CB_SPLIT_NONE)
-        return fail(&s, "scan measures its own groups (nodes, node pairs, rails): drop --split");
+    if (cb_params_check_health(&s) != 0)
+        return -1;
     if (p->min_bytes > p->max_bytes) {
         char min_text[32], max_text[32];
         cb_format_bytes(p->min_bytes, min_text, sizeof min_text);
@@ -743,8 +682,7 @@ void cb_params_help(FILE *out, const char *prog)
     fprintf(out, "\nCollectives:");
     for (const cb_collective *const *c = cb_collective_list(); *c != NULL; c++)
         fprintf(out, " %s", (*c)->name);
-    fprintf(out, " scan (scan_nodes scan_pairs scan_rails)");
-    fprintf(out, "\nDatatypes:  ");
+    fprintf(out, " scan (scan_nodes scan_pairs scan_rails)\nDatatypes:  ");
     for (int t = 0; t < CB_DTYPE_COUNT; t++)
         fprintf(out, " %s", cb_dtype_info_of((cb_dtype)t)->name);
     fprintf(out, "\nReductions: ");
