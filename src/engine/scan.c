@@ -550,6 +550,11 @@ int run_scan(engine *e)
     cb_scan_verdict v = {0};
     int suspects = 0;
     double start = MPI_Wtime();
+    if (e->ops->split == NULL || e->ops->sendrecv == NULL) {
+        note(e, "-o scan: the %s backend has no sub-groups or send/receive: scan skipped",
+             e->ops->name);
+        return e->st.code;
+    }
     if (scan_setup(&s) == 0) {
         if (s.t.nnodes < 2)
             note(e, "-o scan: 1 node (hosts as NCCL_HOSTID or the machine name tell "
