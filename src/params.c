@@ -28,18 +28,10 @@
 #define CB_MAX_TIMEOUT 604800L
 #define CB_MAX_AGG_OPTION 1048576L
 
-typedef struct parse_state {
-    cb_params *p;
-    char *err;
-    size_t err_len;
-    const char *option;    /* as the user wrote it, for messages */
-    int factor_given;
-    int step_given;
-} parse_state;
+#include "params_parse.h"
 
-static int fail(parse_state *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static int fail(parse_state *s, const char *fmt, ...)
+#define fail cb_params_fail   /* params_health.c's options call it too */
+int cb_params_fail(parse_state *s, const char *fmt, ...)
 {
     char detail[256];
     va_list ap;
@@ -94,6 +86,9 @@ static int each_item(parse_state *s, const char *list, int (*one)(parse_state *,
 /* -o */
 static int add_collective(parse_state *s, const char *name)
 {
+    int scan = cb_params_scan_part(s, name);
+    if (scan != 0)
+        return scan < 0 ? -1 : 0;
     const cb_collective *c = cb_collective_lookup(name);
     cb_redop op;
     /* nccl-tests' -o picks the reduction: say where ours is. */
@@ -119,6 +114,7 @@ static int all_collectives(parse_state *s)
 static int opt_op(parse_state *s, const char *v)
 {
     s->p->ncollectives = 0;
+    s->p->scan = 0;
     return each_item(s, v, add_collective, all_collectives);
 }
 
@@ -466,7 +462,7 @@ typedef struct option_spec {
 } option_spec;
 
 static const option_spec option_table[] = {
-    {'o', "op", "LIST", "collectives to run: names, comma list, or all [allreduce]", opt_op},
+    {'o', "op", "LIST", "collectives to run: names, comma list, all, or scan [allreduce]", opt_op},
     {'b', "minbytes", "SIZE", "smallest size in bytes; K, M, G, T suffixes are powers of 2 ["
                                 CB_TEXT(CB_DEFAULT_MIN_BYTES) "]",
      opt_minbytes},
@@ -512,6 +508,12 @@ static const option_spec option_table[] = {
      "[node]", opt_hier_split},
     {'\0', "layout", "LIST", "row, col or row,col: col lays each rank's block of allgather, "
      "gather, reducescatter and alltoall out as a column slice of a matrix [row]", opt_layout},
+    {'\0', "suspect-ratio", "R", "-o scan: suspect below R x the median (0 < R <= 1) [0.8]",
+     cb_params_opt_suspect_ratio},
+    {'N', "cycles", "N", "repeat the run N times, 0 until stopped; wrong tally per rank [1]",
+     cb_params_opt_cycles},
+    {'\0', "min-busbw", "GBPS", "status 8 when busbw at the largest size is below GBPS [off]",
+     cb_params_opt_min_busbw},
     {'\0', "progress", NULL, "report progress on stderr even when it is not a terminal",
      opt_progress},
     {'\0', "budget", "MS", "time each size's timed iterations for about MS milliseconds "
@@ -540,6 +542,7 @@ void cb_params_defaults(cb_params *p)
     memset(p, 0, sizeof *p);
     p->collectives[0] = cb_collective_lookup("allreduce");
     p->ncollectives = 1;
+    cb_params_health_defaults(p);
     p->dtypes[0] = CB_FLOAT;
     p->ndtypes = 1;
     p->redops[0] = CB_SUM;
@@ -623,6 +626,8 @@ int cb_params_parse(cb_params *p, int argc, char **argv, char *err, size_t err_l
         return fail(&s, "give either a step factor (-f) or a step in bytes (-i), not both");
     if (s.step_given)
         p->step_factor = 0;
+    if (cb_params_check_health(&s) != 0)
+        return -1;
     if (p->min_bytes > p->max_bytes) {
         char min_text[32], max_text[32];
         cb_format_bytes(p->min_bytes, min_text, sizeof min_text);
@@ -652,7 +657,7 @@ void cb_params_help(FILE *out, const char *prog)
     fprintf(out, "\nCollectives:");
     for (const cb_collective *const *c = cb_collective_list(); *c != NULL; c++)
         fprintf(out, " %s", (*c)->name);
-    fprintf(out, "\nDatatypes:  ");
+    fprintf(out, " scan (scan_nodes scan_pairs scan_rails)\nDatatypes:  ");
     for (int t = 0; t < CB_DTYPE_COUNT; t++)
         fprintf(out, " %s", cb_dtype_info_of((cb_dtype)t)->name);
     fprintf(out, "\nReductions: ");

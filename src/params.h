@@ -37,6 +37,11 @@ typedef struct cb_split_spec {
     const char *text;      /* the value as given, for messages and colour lists */
 } cb_split_spec;
 
+/* The health scan's parts (-o scan, -o scan_nodes, ...). */
+#define CB_SCAN_NODES 1
+#define CB_SCAN_PAIRS 2
+#define CB_SCAN_RAILS 4
+
 typedef struct cb_params {
     const cb_collective *collectives[CB_MAX_COLLECTIVES];
     int ncollectives;
@@ -78,6 +83,10 @@ typedef struct cb_params {
     int stable_pct;        /* --stable: with --budget, stop when the last round medians are
                             * within this many percent; 0: never early */
     int stable_given;      /* --stable was on the command line */
+    int scan;              /* -o scan parts: CB_SCAN_NODES | CB_SCAN_PAIRS | CB_SCAN_RAILS */
+    double scan_threshold; /* --suspect-ratio: below this x the median is a suspect */
+    double min_busbw;      /* --min-busbw GB/s at the largest size; 0 off */
+    int cycles;            /* -N: repeat the whole run; 0 until stopped [1] */
 
     int argc;              /* the command line, for the JSON document */
     char *const *argv;

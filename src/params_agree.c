@@ -62,6 +62,12 @@ static void describe(const cb_params *p, param_texts *t)
     memset(t, 0, sizeof *t);
     for (int i = 0; i < p->ncollectives; i++)
         put(t, OPT_OP, "%s%s", i ? "," : "", p->collectives[i]->name);
+    if (p->scan != 0)
+        put(t, OPT_OP, " scan parts %d below %g", p->scan, p->scan_threshold);
+    if (p->min_busbw > 0)
+        put(t, OPT_OP, " min busbw %g", p->min_busbw);
+    if (p->cycles != 1)
+        put(t, OPT_OP, " cycles %d", p->cycles);
     for (int i = 0; i < p->ndtypes; i++)
         put(t, OPT_DTYPE, "%s%s", i ? "," : "", cb_dtype_info_of(p->dtypes[i])->name);
     for (int i = 0; i < p->nredops; i++)

@@ -33,6 +33,8 @@ typedef struct cb_printer_ops {
     /* A line the reader should see: a skipped size or combination. */
     void (*note)(cb_printer *pr, const char *text);
     void (*result)(cb_printer *pr, const cb_row *row);
+    /* Optional: the health scan's figures and suspects (-o scan). */
+    void (*scan)(cb_printer *pr, const cb_scan_report *rep);
     void (*end)(cb_printer *pr, const cb_summary *sum);
     /* Flush and close; returns -1 with err set when anything failed to write. */
     int (*close)(cb_printer *pr, char *err, size_t err_len);

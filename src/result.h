@@ -78,6 +78,17 @@ typedef struct cb_result {
     cb_block_layout layout;
     size_t rows;
     size_t cols;
+    /* -o scan: the part this figure is of ("node", "pair", "rail", and
+     * "node_again", "pair_again", "rail_again" for re-measures), NULL in
+     * other results; the node's host (pair: the lower node's) and the
+     * pair's other host ("" where none); the pair's round, else -1. */
+    const char *scan_part;
+    char host[CB_HOSTLEN];
+    char peer_host[CB_HOSTLEN];
+    int round;
+    /* -N: the cycle (from 1) and when the measurement ended, ISO 8601 UTC. */
+    int cycle;
+    char timestamp_utc[24];
 } cb_result;
 
 /* One row of a table: a size's out-of-place result and its in-place one;
@@ -87,6 +98,32 @@ typedef struct cb_row {
     const cb_result *out_of_place;
     const cb_result *in_place;
 } cb_row;
+
+/* -o scan: one suspect the verdict named (nccl-collbench(1), HEALTH SCAN). */
+typedef struct cb_scan_suspect {
+    const char *kind;       /* "node", "link" or "rail" */
+    const char *reason;     /* "node_figure", "pairs", "wrong", "link", "rail" */
+    const char *host;       /* the node, a link's lower node; NULL for a rail */
+    const char *peer_host;  /* a link's other node, else NULL */
+    const char *gpu;        /* the node's slowest or wrong GPU's bus id, or NULL */
+    int rail;               /* a rail's local index, else -1 */
+    double figure, first, again, median, ratio;  /* GB/s; again NaN when not re-measured */
+    unsigned long long wrong;
+} cb_scan_suspect;
+
+/* -o scan: the figures and the verdict, for formats that carry them whole. */
+typedef struct cb_scan_report {
+    int nnodes;
+    const char *const *hosts;      /* [nnodes] */
+    uint64_t bytes;                /* per rank */
+    double threshold;
+    const double *node_bw;         /* [nnodes], NULL when scan_nodes did not run */
+    const double *pair_bw;         /* [nnodes * nnodes], NaN on the diagonal; or NULL */
+    int nrails;
+    const double *rail_bw;         /* [nrails], or NULL */
+    int nsuspects;
+    const cb_scan_suspect *suspects;
+} cb_scan_report;
 
 typedef struct cb_summary {
     uint64_t wrong;            /* over every result */

@@ -96,6 +96,13 @@ typedef struct engine {
     cb_rank_info *ranks;                     /* rank 0 only */
     cb_run_info run;
     cb_summary sum;
+    int slow;              /* a figure fell below a threshold (exit 8); rank 0 decides
+                            * --min-busbw, agreed at the end */
+    int at_largest;        /* the size being measured is the sweep's largest */
+    int cycle;             /* -N: the cycle running, from 1 */
+    unsigned long long wrong_mine;  /* this rank's wrong elements over every cycle */
+    int wrong_cycles;      /* cycles in which this rank saw any */
+    int wrong_this_cycle;
 
     int progress;          /* rank 0: 0 off, 1 one updated line on a terminal, 2 lines */
 
@@ -118,6 +125,10 @@ void printers_table_begin(engine *e, const cb_collective *coll, cb_block_layout 
 void printers_note(engine *e, const char *text);
 void end_printers(engine *e);
 void emit_results(engine *e, const cb_result *res, int n, int last_half);
+/* The cycle and the time now, into a result. */
+void stamp_result(engine *e, cb_result *res);
+/* Rank 0: --min-busbw's check of one figure, with a note when it fails. */
+void gate_busbw(engine *e, const char *what, double busbw);
 void flush_pending(engine *e);
 
 /* backend.c */
@@ -159,6 +170,13 @@ int fill_input(engine *e, const cb_collective *coll, const cb_call *call, const 
 void verify(engine *e, const cb_collective *coll, const cb_call *call, int size_index,
             cb_result *res, int timed);
 
+/* scan.c: the health scan (-o scan), every rank at once. */
+int run_scan(engine *e);
+/* This rank's host as the scan and the tallies name it: NCCL_HOSTID where
+ * set (as NCCL tells hosts apart), else the machine's name. */
+void host_label(const engine *e, char *out, size_t len);
+/* cycles.c: the collectives and the scan, -N times, then the wrong tally. */
+void run_cycles(engine *e);
 /* sweep.c */
 int sweep(engine *e, const cb_collective *coll, cb_dtype dtype, cb_redop redop, int root);
 int run_collectives(engine *e);

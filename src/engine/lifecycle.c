@@ -107,7 +107,7 @@ int cb_engine_run(const cb_params *p, MPI_Comm comm)
             note(e, "%s", unused);
         if (p->memory_report)
             note_footprint(e);
-        run_collectives(e);
+        run_cycles(e);
     }
     if (e->progress == 1) {
         fputs("\r\033[K", stderr);
@@ -131,11 +131,15 @@ int cb_engine_run(const cb_params *p, MPI_Comm comm)
     if (e->gcomm != e->comm && e->gcomm != MPI_COMM_NULL)
         MPI_Comm_free(&e->gcomm);
 
+    /* Rank 0 alone saw the rows --min-busbw gates. */
+    MPI_Allreduce(MPI_IN_PLACE, &e->slow, 1, MPI_INT, MPI_MAX, e->comm);
     int code = e->st.code;
     if (code == CB_EXIT_USAGE && e->rank == 0)
         fputs(CB_USAGE_HINT "\n", stderr);
     if (code == CB_EXIT_OK && e->sum.wrong > 0)
         code = CB_EXIT_WRONG;
+    else if (code == CB_EXIT_OK && e->slow)
+        code = CB_EXIT_SLOW;
     free(e);
     return code;
 }

@@ -92,6 +92,7 @@ void end_printers(engine *e)
     for (int i = 0; i < e->nprinters; i++) {
         sum->exit_status = e->st.code != CB_EXIT_OK ? e->st.code
                            : sum->wrong > 0         ? CB_EXIT_WRONG
+                           : e->slow                ? CB_EXIT_SLOW
                                                     : CB_EXIT_OK;
         snprintf(sum->error, sizeof sum->error, "%s", e->st.code != CB_EXIT_OK ? e->st.msg : "");
         if (e->printers[i]->ops->end != NULL)
@@ -129,6 +130,37 @@ static void emit_row(engine *e, const cb_result *out_of_place, const cb_result *
     for (int i = 0; i < e->nprinters; i++)
         e->printers[i]->ops->result(e->printers[i], &row);
     check_printers(e);
+    for (int h = 0; h < 2 && halves[h] != NULL && e->at_largest; h++) {
+        const cb_result *r = halves[h];
+        char what[192];
+        int len = snprintf(what, sizeof what, "%s %s %s %llu B %s", r->collective->name,
+                           cb_dtype_info_of(r->dtype)->name, cb_redop_name(r->redop),
+                           (unsigned long long)r->bytes,
+                           r->in_place ? "in-place" : "out-of-place");
+        if (r->root >= 0 && len > 0 && (size_t)len < sizeof what)
+            len += snprintf(what + len, sizeof what - (size_t)len, " root %d", r->root);
+        if (r->group >= 0 && len > 0 && (size_t)len < sizeof what)
+            snprintf(what + len, sizeof what - (size_t)len, " group %d", r->group);
+        gate_busbw(e, what, r->busbw);
+    }
+}
+
+void stamp_result(engine *e, cb_result *res)
+{
+    time_t now = time(NULL);
+    struct tm utc;
+    res->cycle = e->cycle;
+    gmtime_r(&now, &utc);
+    strftime(res->timestamp_utc, sizeof res->timestamp_utc, "%Y-%m-%dT%H:%M:%SZ", &utc);
+}
+
+void gate_busbw(engine *e, const char *what, double busbw)
+{
+    double floor = e->p->min_busbw;
+    if (floor > 0 && !(busbw >= floor)) {
+        e->slow = 1;
+        note(e, "Below --min-busbw %.2f GB/s: %s busbw %.2f GB/s", floor, what, busbw);
+    }
 }
 
 /* The one place where out-of-place and in-place results pair up: rank 0

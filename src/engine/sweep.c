@@ -74,6 +74,7 @@ static int measure(engine *e, const cb_collective *coll, cb_call *call, int size
     }
     if (e->st.code != CB_EXIT_OK)
         return e->st.code;
+    stamp_result(e, &res);
     if (e->p->split.kind != CB_SPLIT_NONE)
         return emit_split(e, coll, &res, slowest_rank, last_half);
 
@@ -111,6 +112,7 @@ int sweep(engine *e, const cb_collective *coll, cb_dtype dtype, cb_redop redop, 
             return CB_EXIT_OK;
         if (e->p->check_passes > 0)
             note(e, "%s moves no data: one row at size 0, not verified", coll->name);
+        e->at_largest = 0;   /* --min-busbw: no bandwidth to gate */
         return measure(e, coll, &call, 0, 0, 0, 1, 0);
     }
     char why[256] = "";
@@ -143,6 +145,7 @@ int sweep(engine *e, const cb_collective *coll, cb_dtype dtype, cb_redop redop, 
         /* A column slice is not contiguous, so a column layout has no in-place
          * form: out of place only. */
         int placements = call.layout.rows != 0 ? 1 : 2;
+        e->at_largest = s == e->nsizes - 1;
         for (int in_place = 0; in_place < placements; in_place++)
             if (measure(e, coll, &call, s, bytes, in_place, in_place == placements - 1,
                         checkable) != CB_EXIT_OK)

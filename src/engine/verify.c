@@ -94,6 +94,8 @@ void verify(engine *e, const cb_collective *coll, const cb_call *call, int size_
 
     /* Within the group measured (every rank without --split). */
     unsigned long long mine = wrong, total = 0;
+    e->wrong_mine += mine;   /* -N: the tally per rank across cycles */
+    e->wrong_this_cycle |= mine > 0;
     MPI_Allreduce(&mine, &total, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, e->gcomm);
     res->wrong = total;
     if (total == 0)

@@ -131,6 +131,15 @@ static void row_matrix(row *r, const cb_result *res, size_t dimension)
         row_field(r, "");
 }
 
+/* -o scan: a pair's round, empty elsewhere. */
+static void row_scan_round(row *r, const cb_result *res)
+{
+    if (res->scan_part != NULL && res->round >= 0)
+        row_fieldf(r, "%d", res->round);
+    else
+        row_field(r, "");
+}
+
 /* The columns, in order: each one's header name and how a row fills its
  * cell from the run (run), its settings (p) and the result (res). The
  * header and the rows both come from this list, so they cannot drift
@@ -180,7 +189,13 @@ static void row_matrix(row *r, const cb_result *res, size_t dimension)
     X(layout, row_field(r, res->layout == CB_LAYOUT_COL ? "col" : "row"))  \
     X(matrix_rows, row_matrix(r, res, res->rows))                          \
     X(matrix_cols, row_matrix(r, res, res->cols))                          \
-    X(group_ranks, row_fieldf(r, "%d", res->group_ranks))
+    X(group_ranks, row_fieldf(r, "%d", res->group_ranks))                 \
+    X(scan_part, row_field(r, res->scan_part ? res->scan_part : ""))       \
+    X(host, row_field(r, res->scan_part ? res->host : ""))                 \
+    X(peer_host, row_field(r, res->scan_part ? res->peer_host : ""))       \
+    X(round, row_scan_round(r, res))                                       \
+    X(cycle, row_fieldf(r, "%d", res->cycle))                              \
+    X(timestamp_utc, row_field(r, res->timestamp_utc))
 
 static void row_header(row *r)
 {

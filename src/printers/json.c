@@ -48,6 +48,7 @@ typedef struct json_printer {
     char **notes;
     size_t nnotes;
     size_t notes_room;
+    char *scan;            /* the health scan's object, written at the end */
     int ended;
 } json_printer;
 
@@ -90,10 +91,10 @@ static void json_exact(FILE *f, double v)
         fputs("null", f);
 }
 
-/* A string, or null when it is empty (unknown). */
+/* An unknown string (NULL or empty) is null, never "". */
 static void json_string_or_null(FILE *f, const char *s)
 {
-    if (s[0] == '\0')
+    if (s == NULL || s[0] == '\0')
         fputs("null", f);
     else
         json_string(f, s);
@@ -347,6 +348,28 @@ static void json_one_result(cb_printer *pr, const cb_result *res)
         fprintf(f, ", \"matrix\": [%zu, %zu]", res->rows, res->cols);
     else
         fprintf(f, ", \"matrix\": null");
+    fprintf(f, ", \"scan_part\": ");
+    if (res->scan_part != NULL) {
+        json_string(f, res->scan_part);
+        fprintf(f, ", \"host\": ");
+        if (res->host[0] != '\0')
+            json_string(f, res->host);
+        else
+            fputs("null", f);
+        fprintf(f, ", \"peer_host\": ");
+        if (res->peer_host[0] != '\0')
+            json_string(f, res->peer_host);
+        else
+            fputs("null", f);
+        if (res->round >= 0)
+            fprintf(f, ", \"round\": %d", res->round);
+        else
+            fprintf(f, ", \"round\": null");
+    } else {
+        fprintf(f, "null, \"host\": null, \"peer_host\": null, \"round\": null");
+    }
+    fprintf(f, ", \"cycle\": %d, \"timestamp_utc\": ", res->cycle);
+    json_string(f, res->timestamp_utc);
     fprintf(f, ",\n     \"per_rank\": [");
     int nranks = jp->run ? jp->run->nranks : 0;
     for (int r = 0; r < nranks && res->rank_times != NULL; r++) {
@@ -368,6 +391,101 @@ static void json_result(cb_printer *pr, const cb_row *row)
         json_one_result(pr, row->in_place);
 }
 
+/* A list of figures, null where absent. */
+static void json_numbers(FILE *f, const double *v, int n)
+{
+    fputc('[', f);
+    for (int i = 0; i < n; i++) {
+        fputs(i ? ", " : "", f);
+        if (isfinite(v[i]))
+            json_number(f, v[i]);
+        else
+            fputs("null", f);
+    }
+    fputc(']', f);
+}
+
+
+static void json_scan_suspect(FILE *f, const cb_scan_suspect *x)
+{
+    fprintf(f, "{\"kind\": ");
+    json_string(f, x->kind);
+    fprintf(f, ", \"reason\": ");
+    json_string(f, x->reason);
+    fprintf(f, ", \"host\": ");
+    json_string_or_null(f, x->host);
+    fprintf(f, ", \"peer_host\": ");
+    json_string_or_null(f, x->peer_host);
+    fprintf(f, ", \"gpu\": ");
+    json_string_or_null(f, x->gpu);
+    if (x->rail >= 0)
+        fprintf(f, ", \"rail\": %d", x->rail);
+    else
+        fprintf(f, ", \"rail\": null");
+    const double figures[] = {x->figure, x->first, x->again, x->median, x->ratio};
+    const char *names[] = {"figure", "first", "again", "median", "ratio"};
+    for (int i = 0; i < 5; i++) {
+        fprintf(f, ", \"%s\": ", names[i]);
+        if (isfinite(figures[i]))
+            json_number(f, figures[i]);
+        else
+            fputs("null", f);
+    }
+    fprintf(f, ", \"wrong\": %llu}", x->wrong);
+}
+
+/* Kept as text until the end, where the document has its place. */
+static void json_scan(cb_printer *pr, const cb_scan_report *rep)
+{
+    json_printer *jp = (json_printer *)pr;
+    size_t len = 0;
+    free(jp->scan);
+    jp->scan = NULL;
+    FILE *f = open_memstream(&jp->scan, &len);
+    if (f == NULL) {
+        pr->write_failed = 1;
+        return;
+    }
+    int n = rep->nnodes;
+    fprintf(f, "{\"nodes\": %d, \"bytes\": %llu, \"threshold\": ", n,
+            (unsigned long long)rep->bytes);
+    json_number(f, rep->threshold);
+    fprintf(f, ",\n    \"hosts\": [");
+    for (int a = 0; a < n; a++) {
+        fputs(a ? ", " : "", f);
+        json_string(f, rep->hosts[a]);
+    }
+    fprintf(f, "],\n    \"node_busbw_gbps\": ");
+    if (rep->node_bw != NULL)
+        json_numbers(f, rep->node_bw, n);
+    else
+        fputs("null", f);
+    fprintf(f, ",\n    \"pair_gbps\": ");
+    if (rep->pair_bw != NULL) {
+        fputc('[', f);
+        for (int a = 0; a < n; a++) {
+            fputs(a ? ",\n      " : "", f);
+            json_numbers(f, rep->pair_bw + (size_t)a * n, n);
+        }
+        fputc(']', f);
+    } else {
+        fputs("null", f);
+    }
+    fprintf(f, ",\n    \"rail_busbw_gbps\": ");
+    if (rep->rail_bw != NULL)
+        json_numbers(f, rep->rail_bw, rep->nrails);
+    else
+        fputs("null", f);
+    fprintf(f, ",\n    \"suspects\": [");
+    for (int i = 0; i < rep->nsuspects; i++) {
+        fputs(i ? ",\n      " : "\n      ", f);
+        json_scan_suspect(f, &rep->suspects[i]);
+    }
+    fprintf(f, "]}");
+    if (fclose(f) != 0)
+        pr->write_failed = 1;
+}
+
 static void json_end(cb_printer *pr, const cb_summary *sum)
 {
     json_printer *jp = (json_printer *)pr;
@@ -375,7 +493,8 @@ static void json_end(cb_printer *pr, const cb_summary *sum)
     jp->ended = 1;
     if (jp->run == NULL)          /* failed before the run began */
         fprintf(f, ",\n  \"results\": [");
-    fprintf(f, "%s],\n  \"notes\": [", jp->results ? "\n  " : "");
+    fprintf(f, "%s],\n  \"scan\": %s", jp->results ? "\n  " : "", jp->scan ? jp->scan : "null");
+    fprintf(f, ",\n  \"notes\": [");
     for (size_t i = 0; i < jp->nnotes; i++) {
         fprintf(f, "%s\n    ", i ? "," : "");
         json_string(f, jp->notes[i]);
@@ -394,7 +513,8 @@ static void json_end(cb_printer *pr, const cb_summary *sum)
     gmtime_r(&now, &utc);
     strftime(end_utc, sizeof end_utc, "%Y-%m-%dT%H:%M:%SZ", &utc);
     fprintf(f, "],\n  \"end_utc\": \"%s\",\n  \"complete\": ", end_utc);
-    json_bool(f, sum->exit_status == 0 || sum->exit_status == CB_EXIT_WRONG);
+    json_bool(f, sum->exit_status == 0 || sum->exit_status == CB_EXIT_WRONG ||
+                     sum->exit_status == CB_EXIT_SLOW);
     fprintf(f, "\n}\n");
 }
 
@@ -422,6 +542,7 @@ static int json_close(cb_printer *pr, char *err, size_t err_len)
     for (size_t i = 0; i < jp->nnotes; i++)
         free(jp->notes[i]);
     free(jp->notes);
+    free(jp->scan);
     free(jp);
     return rc;
 }
@@ -438,6 +559,7 @@ const cb_printer_ops cb_printer_json = {
     .open = json_open,
     .begin = json_begin,
     .note = json_note,
+    .scan = json_scan,
     .result = json_result,
     .end = json_end,
     .close = json_close,

@@ -1,5 +1,5 @@
 /* The health scan's text: the node pair matrix for the table output and
- * the '# Suspect' lines (nccl-collbench(1), "HEALTH SCAN"). */
+ * the '# Suspect' lines (nccl-collbench-collectives(7), "HEALTH SCAN"). */
 #ifndef CB_SCAN_MATRIX_TEXT_H
 #define CB_SCAN_MATRIX_TEXT_H
 

@@ -33,6 +33,10 @@
  *   hang:K:COUNT     rank K stops making progress, as a hung rank would, in
  *                    its first launch of COUNT output elements or more
  *   alloc:K          rank K's buffer allocations fail
+ *   slow:A:B:MS      world ranks A to B (a host's ranks) sleep MS ms before
+ *                    every launch: a slow host
+ *   slowlink:A:B:W:MS a sendrecv between world ranks A.. and B.. (W each,
+ *                    two hosts' ranks) sleeps MS ms at both ends: a slow link
  * "timed:" before a fault confines it to the timed spans (between
  * timer_start and timer_stop), so that only --check-timed can see it.
  * A fault that does not apply to a collective leaves it alone. Faults that
@@ -430,6 +434,8 @@ static int faulty_sendrecv(cb_backend *b, const void *send, void *recv, size_t c
     launch l = {send, recv, count, count, count, dtype, 0, 0, -1, 1};
     if (skipped(b))
         return 0;
+    if (fault_active(faulty(b)))
+        fault_delay(faulty(b), send_peer);
     if (before(b, &l) != 0)
         return -1;
     return after(b, &l, inner_ops(b)->sendrecv(inner(b), l.send, l.recv, count, dtype,

@@ -21,6 +21,8 @@ typedef enum fault_kind {
     FAULT_SKIP,
     FAULT_HANG,
     FAULT_ALLOC,
+    FAULT_SLOW,
+    FAULT_SLOWLINK,
     FAULT_KINDS
 } fault_kind;
 
@@ -63,8 +65,12 @@ int fault_pass(faulty_backend *f, int rc);
 int fault_parse(faulty_backend *f, const char *spec);
 #define FAULT_FORMS                                                                    \
     "missing:K, dup:A:B, bump:K[:D], swap:A:B, shift:K[:OFF], chunks:K:A:B:LEN, "      \
-    "sign:K[:IDX], corrupt:K:IDX, stale:K, root:D, skip, hang:K:COUNT or alloc:K"
+    "sign:K[:IDX], corrupt:K:IDX, stale:K, root:D, skip, hang:K:COUNT, alloc:K, "        \
+    "slow:A:B:MS or slowlink:A:B:W:MS"
 
+/* slow and slowlink: sleep before a launch when they apply to it; peer is the
+ * sendrecv peer's rank in f's communicator, -1 for other launches. */
+void fault_delay(const faulty_backend *f, int peer);
 /* Whether the fault applies to a launch now. */
 int fault_active(const faulty_backend *f);
 

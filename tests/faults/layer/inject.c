@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "faulty.h"
@@ -21,7 +22,7 @@ static const struct {
     {"missing", 1, 1}, {"dup", 2, 2},    {"bump", 1, 2},    {"swap", 2, 2},
     {"shift", 1, 2},   {"chunks", 4, 4}, {"sign", 1, 2},    {"corrupt", 2, 2},
     {"stale", 1, 1},   {"root", 1, 1},   {"skip", 0, 0},    {"hang", 2, 2},
-    {"alloc", 1, 1},
+    {"alloc", 1, 1},   {"slow", 3, 3},   {"slowlink", 4, 4},
 };
 
 int fault_pass(faulty_backend *f, int rc)
@@ -184,6 +185,8 @@ static int before(cb_backend *b, launch *l)
 {
     faulty_backend *f = faulty(b);
     int n = b->nranks;
+    if (!l->is_sendrecv)
+        fault_delay(f, -1);   /* sendrecv's comes with its peer */
     if (f->kind == FAULT_DUP)
         return duplicate_input(b, l);
     if (f->kind == FAULT_ROOT && l->root >= 0)
@@ -297,6 +300,37 @@ static int after(cb_backend *b, const launch *l, int rc)
         change_output(b, l, view);
     }
     return put_host(b, l->recv, view, bytes);
+}
+
+/* A world rank's place in [first, first + width). */
+static int in_range(int world, long first, long width)
+{
+    return world >= first && world < first + width;
+}
+
+void fault_delay(const faulty_backend *f, int peer)
+{
+    long ms = 0;
+    if (!fault_active(f))
+        return;
+    if (f->kind == FAULT_SLOW && f->world_rank >= f->arg[0] && f->world_rank <= f->arg[1])
+        ms = f->arg[2];
+    if (f->kind == FAULT_SLOWLINK && peer >= 0) {
+        /* The peer's world rank: the link is named by world ranks. */
+        MPI_Group mine, world;
+        int peer_world = MPI_UNDEFINED;
+        MPI_Comm_group(f->base.comm, &mine);
+        MPI_Comm_group(MPI_COMM_WORLD, &world);
+        MPI_Group_translate_ranks(mine, 1, &peer, world, &peer_world);
+        MPI_Group_free(&mine);
+        MPI_Group_free(&world);
+        long a = f->arg[0], b = f->arg[1], w = f->arg[2];
+        if ((in_range(f->world_rank, a, w) && in_range(peer_world, b, w)) ||
+            (in_range(f->world_rank, b, w) && in_range(peer_world, a, w)))
+            ms = f->arg[3];
+    }
+    if (ms > 0)
+        nanosleep(&(struct timespec){.tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L}, NULL);
 }
 
 int fault_active(const faulty_backend *f)

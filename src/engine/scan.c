@@ -1,0 +1,579 @@
+/*
+ * The health scan (-o scan): every node's all-reduce (all nodes at once),
+ * every pair of nodes by the round-robin schedule (send/receive between the
+ * ranks of the same local index, both ways at once), every rail's
+ * all-reduce, then the verdict of src/scan/verdict.h with a re-measure of
+ * each candidate alone. Measured on the run's backend through its sub-groups
+ * (ops->split), so one backend and one pair of buffers serve every grouping.
+ */
+#include "engine_int.h"
+#include "scan/matrix_text.h"
+#include "scan/schedule.h"
+#include "scan/verdict.h"
+
+#define SCAN_LABEL 64
+
+typedef struct scan_run {
+    engine *e;
+    cb_scan_topology t;
+    size_t count;                   /* floats per rank in every measurement */
+    double bytes;                   /* count * sizeof(float) */
+    float *host_buf;                /* the input, then the output read back */
+    double *times;                  /* rank 0: every rank's seconds per operation */
+    double *node_times;             /* rank 0: the node all-reduce's, to name a GPU */
+    unsigned long long wrong_mine;  /* this rank's wrong elements over the scan */
+    char (*labels)[SCAN_LABEL];     /* rank 0: every rank's host */
+    int measurements;               /* groupings measured, re-measures included */
+} scan_run;
+
+/* This rank's host as the scan names it: NCCL_HOSTID where set, as NCCL
+ * and --split node tell hosts apart. */
+void host_label(const engine *e, char *out, size_t len)
+{
+    const char *id = getenv(CB_HOSTID_ENV);
+    snprintf(out, len, "%s", id != NULL && id[0] != '\0' ? id : e->host);
+}
+
+static int copy_in(engine *e, const float *src, size_t bytes)
+{
+    if (e->ops->host_accessible) {
+        memcpy(e->send, src, bytes);
+        return 0;
+    }
+    return e->ops->upload(e->b, e->send, src, bytes);
+}
+
+static int copy_out(engine *e, float *dst, size_t bytes)
+{
+    if (e->ops->host_accessible) {
+        memcpy(dst, e->recv, bytes);
+        return 0;
+    }
+    return e->ops->download(e->b, dst, e->recv, bytes);
+}
+
+/* One operation: an all-reduce on sub, or a send/receive with peer on the
+ * whole run's backend. */
+static int launch_one(engine *e, cb_backend *sub, int peer, size_t count)
+{
+    if (sub != NULL)
+        return e->ops->allreduce(sub, e->send, e->recv, count, CB_FLOAT, CB_SUM);
+    return e->ops->sendrecv(e->b, e->send, e->recv, count, CB_FLOAT, peer, peer);
+}
+
+/* Wait for every rank, sleeping between polls: ranks that rest in a
+ * measurement must not take the processor from those measuring when
+ * several ranks share it (as simulated hosts on one machine do). */
+static void quiet_barrier(MPI_Comm comm)
+{
+    MPI_Request req;
+    int done = 0;
+    MPI_Ibarrier(comm, &req);
+    for (MPI_Test(&req, &done, MPI_STATUS_IGNORE); !done;
+         MPI_Test(&req, &done, MPI_STATUS_IGNORE))
+        nanosleep(&(struct timespec){.tv_nsec = 200000}, NULL);
+}
+
+/*
+ * Measure one grouping: color >= 0, an all-reduce among the ranks of each
+ * colour; color < 0, a send/receive with peer (-1: this rank rests). Every
+ * rank calls it at once. Rank 0 gets every rank's seconds per operation in
+ * s->times (NaN for a resting rank); each rank checks its output and counts
+ * wrong elements. Returns 0, or -1 on every rank after a failure.
+ */
+static int scan_measure(scan_run *s, int color, int peer)
+{
+    engine *e = s->e;
+    const cb_params *p = e->p;
+    cb_backend *sub = NULL;
+    if (color >= 0 && backend_step(e, e->ops->split(e->b, color, e->rank, &sub)) != 0)
+        sub = NULL;
+    if (agree(e) != CB_EXIT_OK)
+        return -1;
+    int active = color >= 0 ? sub != NULL && sub->nranks > 1 : peer >= 0;
+    /* Inputs whose correct output is exact in float: a sum of ones, or the
+     * peer's rank + 1. */
+    float mine = color >= 0 ? 1.0f : (float)(e->rank + 1);
+    float expect = color >= 0 ? (float)(sub != NULL ? sub->nranks : 1) : (float)(peer + 1);
+    size_t bytes = s->count * sizeof(float);
+    double seconds = NAN;
+    int rc = 0;
+    for (size_t i = 0; i < s->count; i++)
+        s->host_buf[i] = mine;
+    if (active) {
+        rc = copy_in(e, s->host_buf, bytes);
+        for (int w = 0; rc == 0 && w < p->warmup; w++)
+            rc = launch_one(e, sub, peer, s->count);
+        if (rc == 0)
+            rc = e->ops->wait(e->b);
+    }
+    if (rc != 0)
+        cb_status_set(&e->st, CB_EXIT_RUNTIME, "%s", sub != NULL && sub->error[0] != '\0'
+                                                         ? sub->error : e->b->error);
+    if (agree(e) == CB_EXIT_OK && active) {
+        int iters = p->iters > 0 ? p->iters : 1;
+        rc = e->ops->timer_start(e->b);
+        for (int i = 0; rc == 0 && i < iters; i++)
+            rc = launch_one(e, sub, peer, s->count);
+        if (rc == 0)
+            rc = e->ops->timer_stop(e->b, &seconds);
+        seconds /= iters;
+        if (rc == 0)
+            rc = copy_out(e, s->host_buf, bytes);
+        unsigned long long wrong = 0;
+        for (size_t i = 0; rc == 0 && i < s->count; i++)
+            wrong += s->host_buf[i] != expect;
+        s->wrong_mine += wrong;
+        e->wrong_mine += wrong;   /* -N: the tally per rank across cycles */
+        e->wrong_this_cycle |= wrong > 0;
+        if (rc != 0)
+            cb_status_set(&e->st, CB_EXIT_RUNTIME, "%s", sub != NULL && sub->error[0] != '\0'
+                                                             ? sub->error : e->b->error);
+    }
+    quiet_barrier(e->comm);
+    if (sub != NULL)
+        e->ops->fini(sub, e->st.code != CB_EXIT_OK);
+    if (agree(e) != CB_EXIT_OK)
+        return -1;
+    MPI_Gather(&seconds, 1, MPI_DOUBLE, s->times, 1, MPI_DOUBLE, 0, e->comm);
+    s->measurements++;
+    return 0;
+}
+
+/* Which ranks a figure covers: a node's, a pair's (nodes a and b) or a
+ * rail's (local index a). */
+typedef enum scan_span { SPAN_NODE, SPAN_PAIR, SPAN_RAIL } scan_span;
+
+static int in_span(const cb_scan_topology *t, scan_span span, int a, int b, int r)
+{
+    if (span == SPAN_NODE)
+        return t->node[r] == a;
+    if (span == SPAN_PAIR)
+        return t->node[r] == a || t->node[r] == b;
+    return t->local[r] == a;
+}
+
+/* Rank 0, after a measurement: one CSV row and JSON result for a figure
+ * (the table has the figures as notes). part: "node", "pair", "rail", or
+ * with "_again" a re-measure. */
+static void scan_row(scan_run *s, const char *part, scan_span span, int a, int b, int round,
+                     double figure)
+{
+    static const cb_collective scan_collective = {.name = "scan"};
+    engine *e = s->e;
+    const cb_scan_topology *t = &s->t;
+    if (e->rank != 0)
+        return;
+    cb_result res;
+    memset(&res, 0, sizeof res);
+    res.collective = &scan_collective;
+    res.dtype = CB_FLOAT;
+    res.redop = CB_SUM;
+    res.root = -1;
+    res.count = s->count;
+    res.bytes = (uint64_t)s->count * sizeof(float);
+    res.warmup_iters = e->p->warmup;
+    res.iters = e->p->iters;
+    res.seconds = NAN;
+    res.spread.slowest = -1;
+    res.slowest.min = res.slowest.median = res.slowest.p99 = res.slowest.max = NAN;
+    res.slowest.mean = NAN;
+    res.spread.min = res.spread.mean = res.spread.max = NAN;
+    /* The figure's time: its slowest member's. */
+    for (int r = 0; r < t->nranks; r++) {
+        if (!in_span(t, span, a, b, r) || !isfinite(s->times[r]))
+            continue;
+        res.group_ranks++;
+        if (res.spread.slowest < 0 || s->times[r] > res.seconds) {
+            res.seconds = s->times[r];
+            res.spread.slowest = r;
+        }
+    }
+    if (res.spread.slowest >= 0)
+        snprintf(res.slowest_host, sizeof res.slowest_host, "%s", s->labels[res.spread.slowest]);
+    res.busbw = figure;
+    res.algbw = span == SPAN_PAIR ? figure
+                                  : res.seconds > 0 ? (double)res.bytes / res.seconds / 1e9 : NAN;
+    res.group = span == SPAN_PAIR ? -1 : a;
+    res.layout = CB_LAYOUT_ROW;
+    res.scan_part = part;
+    if (span != SPAN_RAIL)
+        snprintf(res.host, sizeof res.host, "%s", s->labels[t->node_first[a]]);
+    if (span == SPAN_PAIR)
+        snprintf(res.peer_host, sizeof res.peer_host, "%s", s->labels[t->node_first[b]]);
+    res.round = span == SPAN_PAIR ? round : -1;
+    stamp_result(e, &res);
+    if (strstr(part, "_again") == NULL) {
+        char what[192];
+        snprintf(what, sizeof what, "scan %s %s%s%s", part, res.host[0] ? res.host : "rail",
+                 res.peer_host[0] ? " - " : "", res.peer_host);
+        if (span == SPAN_RAIL)
+            snprintf(what, sizeof what, "scan rail %d", a);
+        gate_busbw(e, what, figure);
+    }
+    cb_row row = {&res, NULL};
+    for (int i = 0; i < e->nprinters; i++)
+        if (e->printers[i]->ops != &cb_printer_table && e->printers[i]->ops->result != NULL)
+            e->printers[i]->ops->result(e->printers[i], &row);
+}
+
+/* Pair figures of every round into matrix (rank 0). */
+static int scan_pairs(scan_run *s, double *matrix)
+{
+    const cb_scan_topology *t = &s->t;
+    int *pairs = malloc((size_t)t->nnodes * sizeof *pairs);
+    if (pairs == NULL)
+        cb_status_set(&s->e->st, CB_EXIT_RUNTIME, "-o scan: out of memory for the pairs");
+    if (agree(s->e) != CB_EXIT_OK) {
+        free(pairs);
+        return -1;
+    }
+    for (int r = 0; r < cb_scan_rounds(t->nnodes); r++) {
+        if (scan_measure(s, -1, cb_scan_pair_peer(t, r, s->e->rank)) != 0) {
+            free(pairs);
+            return -1;
+        }
+        if (s->e->rank != 0)
+            continue;
+        cb_scan_round_figures(t, r, -1, -1, s->bytes, s->times, matrix);
+        for (int k = 0, n = cb_scan_round_pairs(t->nnodes, r, pairs); k < n; k++) {
+            int a = pairs[2 * k], b = pairs[2 * k + 1];
+            scan_row(s, "pair", SPAN_PAIR, a, b, r, matrix[a * t->nnodes + b]);
+        }
+    }
+    free(pairs);
+    return 0;
+}
+
+/* Measure one candidate's part alone; its figure on rank 0 (NaN elsewhere). */
+static int scan_again(scan_run *s, const cb_scan_remeasure *what, double *figure)
+{
+    const cb_scan_topology *t = &s->t;
+    int n = t->nnodes, rank = s->e->rank, rc;
+    double *out = calloc((size_t)n * n + t->max_local + 1, sizeof *out);
+    if (out == NULL) {
+        cb_status_set(&s->e->st, CB_EXIT_RUNTIME, "-o scan: out of memory");
+        agree(s->e);
+        return -1;
+    }
+    *figure = NAN;
+    if (what->part == CB_SCAN_PART_NODE) {
+        rc = scan_measure(s, cb_scan_node_alone_color(t, what->a, rank), -1);
+        if (rc == 0 && rank == 0 && cb_scan_node_figures(t, s->bytes, s->times, out) > what->a)
+            *figure = out[what->a];
+        scan_row(s, "node_again", SPAN_NODE, what->a, -1, -1, *figure);
+    } else if (what->part == CB_SCAN_PART_RAIL) {
+        rc = scan_measure(s, cb_scan_rail_alone_color(t, what->a, rank), -1);
+        if (rc == 0 && rank == 0 && cb_scan_rail_figures(t, s->bytes, s->times, out) > what->a)
+            *figure = out[what->a];
+        scan_row(s, "rail_again", SPAN_RAIL, what->a, -1, -1, *figure);
+    } else {
+        rc = scan_measure(s, -1, cb_scan_pair_alone_peer(t, what->a, what->b, rank));
+        for (int i = 0; i < n * n; i++)
+            out[i] = NAN;
+        if (rc == 0 && rank == 0) {
+            cb_scan_round_figures(t, cb_scan_round_of_pair(n, what->a, what->b), what->a,
+                                  what->b, s->bytes, s->times, out);
+            *figure = out[what->a * n + what->b];
+            scan_row(s, "pair_again", SPAN_PAIR, what->a, what->b,
+                     cb_scan_round_of_pair(n, what->a, what->b), *figure);
+        }
+    }
+    free(out);
+    return rc;
+}
+
+/* The re-measures, on every rank in rank 0's order, then the suspects. */
+static int scan_verdict(scan_run *s, const cb_scan_input *in, cb_scan_verdict *v)
+{
+    engine *e = s->e;
+    int n = 0, failed = 0;
+    cb_scan_remeasure *what = NULL;
+    int *needs = NULL;
+    if (e->rank == 0) {
+        failed = cb_scan_candidates(in, v) != 0;
+        n = failed ? 0 : v->n;
+    }
+    MPI_Bcast(&n, 1, MPI_INT, 0, e->comm);
+    what = calloc((size_t)n + 1, sizeof *what);
+    needs = calloc((size_t)n + 1, sizeof *needs);
+    if (what == NULL || needs == NULL)
+        failed = 1;
+    if (failed)
+        cb_status_set(&e->st, CB_EXIT_RUNTIME, "-o scan: out of memory for the verdict");
+    if (agree(e) != CB_EXIT_OK) {
+        free(what);
+        free(needs);
+        return -1;
+    }
+    for (int i = 0; e->rank == 0 && i < n; i++)
+        needs[i] = cb_scan_remeasure_of(in, v, &v->items[i], &what[i]) == 0;
+    MPI_Bcast(needs, n, MPI_INT, 0, e->comm);
+    MPI_Bcast(what, (int)(n * sizeof *what), MPI_BYTE, 0, e->comm);
+    int rc = 0;
+    for (int i = 0; rc == 0 && i < n; i++) {
+        double again = NAN;
+        if (needs[i] && (rc = scan_again(s, &what[i], &again)) == 0 && e->rank == 0)
+            cb_scan_recheck(&v->items[i], again);
+    }
+    if (rc == 0 && e->rank == 0)
+        cb_scan_settle(v);
+    free(what);
+    free(needs);
+    return rc;
+}
+
+/* The slowest rank of node in the node measurement, or -1. */
+static int slowest_of(const scan_run *s, int node)
+{
+    int worst = -1;
+    for (int r = 0; r < s->t.nranks; r++)
+        if (s->t.node[r] == node && s->node_times != NULL && isfinite(s->node_times[r]) &&
+            (worst < 0 || s->node_times[r] > s->node_times[worst]))
+            worst = r;
+    return worst;
+}
+
+static const char *gpu_of(const engine *e, int rank)
+{
+    if (rank < 0 || e->ranks == NULL || strcmp(e->ranks[rank].device.bus_id, "-") == 0)
+        return NULL;
+    return e->ranks[rank].device.bus_id;
+}
+
+/* The lines of text, each as a note (rank 0). */
+static void note_lines(engine *e, char *text)
+{
+    for (char *line = strtok(text, "\n"); line != NULL; line = strtok(NULL, "\n"))
+        note(e, "%s", line);
+}
+
+/* Rank 0: the figures and the suspects, as notes. */
+static void scan_report(scan_run *s, const cb_scan_input *in, const cb_scan_verdict *v,
+                        const unsigned long long *wrong_by_rank)
+{
+    engine *e = s->e;
+    const cb_scan_topology *t = &s->t;
+    int n = t->nnodes;
+    const char **hosts = calloc((size_t)n, sizeof *hosts);
+    if (hosts == NULL)
+        return;
+    for (int a = 0; a < n; a++)
+        hosts[a] = s->labels[t->node_first[a]];
+    note(e, "Health scan: %d nodes, %zu B per rank, float sum, -n %d -w %d, suspect below "
+            "%.2f x the median", n, s->count * sizeof(float), e->p->iters, e->p->warmup,
+         e->p->scan_threshold);
+    if (in->node_busbw != NULL) {
+        note(e, "Nodes: all-reduce inside each node, all nodes at once");
+        note(e, "%6s  %-16s %5s  %10s", "node", "host", "ranks", "busbw_GBps");
+        for (int a = 0; a < n; a++)
+            note(e, "%6d  %-16s %5d  %10.2f", a, hosts[a], t->node_size[a], in->node_busbw[a]);
+    }
+    if (in->pair_bw != NULL) {
+        note(e, "Pairs: send/receive between the ranks of one local index, both ways at "
+                "once; %d rounds; GB/s per direction", cb_scan_rounds(n));
+        char *text = NULL;
+        size_t len = 0;
+        FILE *mem = open_memstream(&text, &len);
+        if (mem != NULL) {
+            if (cb_scan_matrix_print(mem, hosts, n, in->pair_bw, "", CB_SCAN_MATRIX_WIDTH))
+                for (int a = 0; a < n; a++)
+                    for (int b = a + 1; b < n; b++) {
+                        char line[256];
+                        cb_scan_pair_line(line, sizeof line, "", hosts[a], hosts[b],
+                                          in->pair_bw[a * n + b]);
+                        fprintf(mem, "%s\n", line);
+                    }
+            fclose(mem);
+            note_lines(e, text);
+        }
+        free(text);
+        if (n < 3)
+            note(e, "Pairs: with 2 nodes a slow link cannot be told from a slow node");
+    }
+    if (in->rail_busbw != NULL) {
+        note(e, "Rails: all-reduce across nodes among the ranks of one local index");
+        note(e, "%6s  %5s  %10s", "rail", "ranks", "busbw_GBps");
+        for (int l = 0; l < in->nrails; l++)
+            note(e, "%6d  %5d  %10.2f", l, cb_scan_rail_size(t, l), in->rail_busbw[l]);
+    }
+    static const char *const reasons[] = {"node_figure", "pairs", "wrong", "link", "rail"};
+    cb_scan_suspect *sus = calloc((size_t)v->n + 1, sizeof *sus);
+    for (int i = 0; i < v->n; i++) {
+        const cb_scan_finding *f = &v->items[i];
+        const char *host_a = f->reason == CB_SCAN_RAIL ? NULL : hosts[f->a];
+        const char *host_b = f->reason == CB_SCAN_LINK ? hosts[f->b] : NULL;
+        int gpu_rank = f->reason == CB_SCAN_NODE_WRONG ? cb_scan_worst_rank(t, f->a, wrong_by_rank)
+                       : f->reason == CB_SCAN_LINK || f->reason == CB_SCAN_RAIL ? -1
+                                                                               : slowest_of(s, f->a);
+        char line[512];
+        cb_scan_suspect_line(line, sizeof line, f, host_a, host_b, gpu_of(e, gpu_rank));
+        note(e, "%s", strncmp(line, "# ", 2) == 0 ? line + 2 : line);
+        if (sus != NULL)
+            sus[i] = (cb_scan_suspect){
+                .kind = f->reason == CB_SCAN_LINK ? "link" : f->reason == CB_SCAN_RAIL ? "rail"
+                                                                                      : "node",
+                .reason = reasons[f->reason], .host = host_a, .peer_host = host_b,
+                .gpu = gpu_of(e, gpu_rank), .rail = f->reason == CB_SCAN_RAIL ? f->a : -1,
+                .figure = f->figure, .first = f->first, .again = f->again,
+                .median = f->median, .ratio = f->ratio, .wrong = f->wrong};
+    }
+    cb_scan_report rep = {.nnodes = n, .hosts = hosts, .bytes = (uint64_t)s->bytes,
+                          .threshold = e->p->scan_threshold, .node_bw = in->node_busbw,
+                          .pair_bw = in->pair_bw, .nrails = in->nrails,
+                          .rail_bw = in->rail_busbw, .nsuspects = sus ? v->n : 0,
+                          .suspects = sus};
+    for (int i = 0; i < e->nprinters; i++)
+        if (e->printers[i]->ops->scan != NULL)
+            e->printers[i]->ops->scan(e->printers[i], &rep);
+    free(sus);
+    free(hosts);
+}
+
+/* Set up s: the topology from the hosts, the size, the buffers. */
+static int scan_setup(scan_run *s)
+{
+    engine *e = s->e;
+    int nranks = e->nranks;
+    cb_split_spec node = {.kind = CB_SPLIT_NODE, .text = "node"};
+    int key = spec_color(e, &node, "-o scan", e->comm);
+    if (agree(e) != CB_EXIT_OK)
+        return -1;
+    int *keys = malloc((size_t)nranks * sizeof *keys);
+    char label[SCAN_LABEL];
+    host_label(e, label, sizeof label);
+    size_t bytes = e->nsizes > 0 ? (size_t)e->sizes[e->nsizes - 1] : 0;
+    if (bytes > e->buffer_bytes)
+        bytes = e->buffer_bytes;
+    s->count = bytes / sizeof(float);
+    s->bytes = (double)(s->count * sizeof(float));
+    s->host_buf = malloc(s->count * sizeof(float) + 1);
+    if (e->rank == 0) {
+        s->times = calloc((size_t)nranks, sizeof *s->times);
+        s->node_times = calloc((size_t)nranks, sizeof *s->node_times);
+        s->labels = calloc((size_t)nranks, sizeof *s->labels);
+    }
+    int ok = keys != NULL && s->host_buf != NULL &&
+             (e->rank != 0 || (s->times && s->node_times && s->labels));
+    if (!ok)
+        cb_status_set(&e->st, CB_EXIT_RUNTIME, "-o scan: out of memory");
+    else if (s->count == 0)
+        cb_status_set(&e->st, CB_EXIT_USAGE, "-o scan: the largest size (-e) holds no float");
+    if (agree(e) != CB_EXIT_OK) {
+        free(keys);
+        return -1;
+    }
+    MPI_Allgather(&key, 1, MPI_INT, keys, 1, MPI_INT, e->comm);
+    MPI_Gather(label, SCAN_LABEL, MPI_CHAR, s->labels, SCAN_LABEL, MPI_CHAR, 0, e->comm);
+    ok = cb_scan_topology_init(&s->t, keys, nranks) == 0;
+    free(keys);
+    if (!ok)
+        cb_status_set(&e->st, CB_EXIT_RUNTIME, "-o scan: out of memory for the topology");
+    return agree(e) == CB_EXIT_OK ? 0 : -1;
+}
+
+static void scan_free(scan_run *s)
+{
+    cb_scan_topology_free(&s->t);
+    free(s->host_buf);
+    free(s->times);
+    free(s->node_times);
+    free(s->labels);
+}
+
+/* Measure the parts, then settle the verdict; every rank. */
+static int scan_measure_all(scan_run *s, cb_scan_verdict *v, int *suspects)
+{
+    engine *e = s->e;
+    const cb_scan_topology *t = &s->t;
+    int n = t->nnodes, parts = e->p->scan, rank = e->rank;
+    double *node_bw = calloc((size_t)n, sizeof *node_bw);
+    double *pair_bw = calloc((size_t)n * n, sizeof *pair_bw);
+    double *rail_bw = calloc((size_t)t->max_local, sizeof *rail_bw);
+    unsigned long long *wrong_rank = calloc((size_t)t->nranks, sizeof *wrong_rank);
+    unsigned long long *wrong_node = calloc((size_t)n, sizeof *wrong_node);
+    int rc = 0;
+    if (!node_bw || !pair_bw || !rail_bw || !wrong_rank || !wrong_node)
+        cb_status_set(&e->st, CB_EXIT_RUNTIME, "-o scan: out of memory for the figures");
+    if (agree(e) != CB_EXIT_OK)
+        rc = -1;
+    for (int i = 0; rc == 0 && i < n * n; i++)
+        pair_bw[i] = NAN;
+    if (rc == 0 && (parts & CB_SCAN_NODES)) {
+        rc = scan_measure(s, cb_scan_node_color(t, rank), -1);
+        if (rc == 0 && rank == 0) {
+            cb_scan_node_figures(t, s->bytes, s->times, node_bw);
+            memcpy(s->node_times, s->times, (size_t)t->nranks * sizeof *s->times);
+            for (int a = 0; a < n; a++)
+                scan_row(s, "node", SPAN_NODE, a, -1, -1, node_bw[a]);
+        }
+    }
+    if (rc == 0 && (parts & CB_SCAN_PAIRS))
+        rc = scan_pairs(s, pair_bw);
+    if (rc == 0 && (parts & CB_SCAN_RAILS)) {
+        rc = scan_measure(s, cb_scan_rail_color(t, rank), -1);
+        if (rc == 0 && rank == 0) {
+            cb_scan_rail_figures(t, s->bytes, s->times, rail_bw);
+            for (int l = 0; l < t->max_local; l++)
+                scan_row(s, "rail", SPAN_RAIL, l, -1, -1, rail_bw[l]);
+        }
+    }
+    if (rc == 0) {
+        MPI_Gather(&s->wrong_mine, 1, MPI_UNSIGNED_LONG_LONG, wrong_rank, 1,
+                   MPI_UNSIGNED_LONG_LONG, 0, e->comm);
+        if (rank == 0)
+            cb_scan_wrong_by_node(t, wrong_rank, wrong_node);
+        cb_scan_input in = {.nnodes = n,
+                            .node_busbw = (parts & CB_SCAN_NODES) ? node_bw : NULL,
+                            .pair_bw = (parts & CB_SCAN_PAIRS) ? pair_bw : NULL,
+                            .nrails = t->max_local,
+                            .rail_busbw = (parts & CB_SCAN_RAILS) ? rail_bw : NULL,
+                            .wrong = wrong_node,
+                            .threshold = e->p->scan_threshold};
+        rc = scan_verdict(s, &in, v);
+        if (rc == 0 && rank == 0) {
+            scan_report(s, &in, v, wrong_rank);
+            *suspects = v->n;
+        }
+    }
+    free(node_bw);
+    free(pair_bw);
+    free(rail_bw);
+    free(wrong_rank);
+    free(wrong_node);
+    return rc;
+}
+
+int run_scan(engine *e)
+{
+    scan_run s = {.e = e};
+    cb_scan_verdict v = {0};
+    int suspects = 0;
+    double start = MPI_Wtime();
+    if (e->ops->split == NULL || e->ops->sendrecv == NULL) {
+        note(e, "-o scan: the %s backend has no sub-groups or send/receive: scan skipped",
+             e->ops->name);
+        return e->st.code;
+    }
+    if (scan_setup(&s) == 0) {
+        if (s.t.nnodes < 2)
+            note(e, "-o scan: 1 node (hosts as NCCL_HOSTID or the machine name tell "
+                    "them apart), so there is nothing to compare: scan skipped");
+        else if (scan_measure_all(&s, &v, &suspects) == 0) {
+            /* Wrong elements count as in any collective (exit 7); suspects
+             * make the run fail below a performance threshold (exit 8). */
+            unsigned long long wrong = 0;
+            MPI_Allreduce(&s.wrong_mine, &wrong, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, e->comm);
+            e->sum.wrong += wrong;
+            MPI_Bcast(&suspects, 1, MPI_INT, 0, e->comm);
+            if (suspects > 0)
+                e->slow = 1;
+            note(e, "Health scan took %.2f s (%d measurements and re-measures)",
+                 MPI_Wtime() - start, s.measurements);
+        }
+    }
+    if (e->rank == 0)
+        cb_scan_verdict_free(&v);
+    scan_free(&s);
+    return e->st.code;
+}

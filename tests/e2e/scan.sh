@@ -1,0 +1,117 @@
+# The health scan (-o scan) on the MPI backend: 4 hosts of 2 ranks made with
+# NCCL_HOSTID, the fault layer slowing one host, one link between two hosts,
+# or corrupting one host's data. The scan must name exactly that host or
+# link, and nobody on a healthy run. The faults (50 ms per operation) are
+# unmistakable on a loaded machine, and --suspect-ratio 0.3 keeps its noise
+# from naming anyone.
+. "$CB_SRCDIR/tests/support/lib.sh"
+need_mpirun
+
+FAULTY="$CB_BUILDDIR/tests/nccl-collbench-faulty"
+hostid_launcher "h0 h0 h1 h1 h2 h2 h3 h3" "$FAULTY"
+CB_RUN_BIN=$CB_TMP/hostid.sh
+SCAN="-o scan -b 64K -e 64K -n 4 -w 1 --suspect-ratio 0.3"
+
+# suspects_only PATTERN CONTEXT: at least one '# Suspect' line, and every one
+# matches PATTERN.
+suspects_only() {
+    grep -q '^# Suspect ' "$CB_TMP/out" || show_and_fail "$2: no suspect named"
+    others=$(grep '^# Suspect ' "$CB_TMP/out" | grep -v -- "$1" || true)
+    [ -z "$others" ] || show_and_fail "$2: named others too: $others"
+}
+
+# scan_sections BACKEND: the node figures, the matrix and the rails are printed.
+scan_sections() {
+    has 1 '^# Health scan: 4 nodes, 65536 B per rank'
+    has 4 '^#  *[0-3]  h[0-3]  *2  *[0-9.]*$'
+    has 1 '^#  *h0  *h1  *h2  *h3$'
+    has 4 '^# h[0-3]  '
+    has 2 '^#  *[01]  *4  *[0-9.]*$'
+}
+
+# faulted FAULT ARGS...: run 8 ranks of the fault layer with FAULT.
+faulted() {
+    NCCL_COLLBENCH_TEST_FAULT=$1
+    export NCCL_COLLBENCH_TEST_FAULT
+    shift
+    run 8 --backend faulty-mpi "$@"
+    unset NCCL_COLLBENCH_TEST_FAULT
+}
+
+run 8 --backend mpi $SCAN --csv "$CB_TMP/scan.csv" --json "$CB_TMP/scan.json"
+expect_rc 0 "healthy scan"
+scan_sections
+has 0 '^# Suspect'
+# One CSV row and one JSON result per figure: 4 nodes, 6 pairs (each pair
+# of hosts once, with its round), 2 rails, and re-measures only as *_again.
+need_python
+"$CB_PYTHON" - "$CB_TMP/scan.csv" "$CB_TMP/scan.json" <<'PY' || show_and_fail "scan CSV/JSON"
+import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+first = [r for r in rows if not r["scan_part"].endswith("_again")]
+parts = [r["scan_part"] for r in first]
+assert parts == ["node"] * 4 + ["pair"] * 6 + ["rail"] * 2, parts
+assert all(r["collective"] == "scan" for r in rows), rows
+assert [r["host"] for r in first[:4]] == ["h0", "h1", "h2", "h3"], first[:4]
+pairs = sorted((r["host"], r["peer_host"]) for r in first if r["scan_part"] == "pair")
+assert pairs == [("h0", "h1"), ("h0", "h2"), ("h0", "h3"), ("h1", "h2"), ("h1", "h3"),
+                 ("h2", "h3")], pairs
+assert sorted(r["round"] for r in first if r["scan_part"] == "pair") == list("001122")
+assert all(float(r["busbw_gbps"]) > 0 for r in rows), rows
+assert [r["group"] for r in first if r["scan_part"] == "rail"] == ["0", "1"]
+doc = json.load(open(sys.argv[2]))
+res = [(x["scan_part"], x["host"], x["peer_host"], x["round"]) for x in doc["results"]]
+assert res == [(r["scan_part"], r["host"] or None, r["peer_host"] or None,
+                int(r["round"]) if r["round"] else None) for r in rows], res
+assert any(n.startswith("Health scan: 4 nodes") for n in doc["notes"]), doc["notes"]
+assert doc["scan"]["suspects"] == [], doc["scan"]
+PY
+
+# Host h1 is world ranks 2 and 3.
+faulted slow:2:3:50 $SCAN --json "$CB_TMP/slow.json"
+expect_rc 8 "host h1 slowed"
+scan_sections
+suspects_only '^# Suspect node h1: ' "host h1 slowed"
+"$CB_PYTHON" - "$CB_TMP/slow.json" <<'PY' || show_and_fail "slow host: JSON"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+assert doc["summary"]["exit_status"] == 8 and doc["complete"], doc["summary"]
+sus = [n for n in doc["notes"] if n.startswith("Suspect ")]
+assert sus and all(n.startswith("Suspect node h1: ") for n in sus), sus
+scan = doc["scan"]
+assert scan["hosts"] == ["h0", "h1", "h2", "h3"] and scan["nodes"] == 4, scan
+m = scan["pair_gbps"]
+assert all(m[a][a] is None for a in range(4)), m
+assert all(m[a][b] == m[b][a] and m[a][b] > 0 for a in range(4) for b in range(4) if a != b), m
+assert len(scan["node_busbw_gbps"]) == 4 and len(scan["rail_busbw_gbps"]) == 2, scan
+assert len(scan["suspects"]) == len(sus), scan["suspects"]
+for x in scan["suspects"]:
+    assert x["kind"] == "node" and x["host"] == "h1" and x["reason"] in ("node_figure", "pairs")
+    assert x["ratio"] < 0.3 and x["figure"] < 0.3 * x["median"] and x["again"] is not None, x
+PY
+
+# The link between h0 (ranks 0, 1) and h2 (ranks 4, 5).
+faulted slowlink:0:4:2:50 $SCAN
+expect_rc 8 "link h0 - h2 slowed"
+suspects_only '^# Suspect link h0 - h2: ' "link h0 - h2 slowed"
+
+# Rank 5 (host h2) gets a wrong element: wrong values (7) beat slow (8).
+faulted corrupt:5:7 $SCAN
+expect_rc 7 "host h2 corrupting"
+suspects_only '^# Suspect node h2: [0-9]* wrong element' "host h2 corrupting"
+
+# One host: nothing to compare, said so, no failure.
+hostid_launcher "h0 h0" "$FAULTY"
+run 2 --backend mpi $SCAN
+expect_rc 0 "one host"
+has 1 'scan skipped'
+
+# Usage errors name the bad value.
+run 2 --backend mpi -o scan --suspect-ratio 1.5
+expect_rc 2 "--suspect-ratio 1.5"
+grep -q "suspect-ratio: '1.5' is not a number above 0 and at most 1" "$CB_TMP/err" ||
+    show_and_fail "--suspect-ratio 1.5: no message naming the value"
+run 2 --backend mpi -o scan --split node
+expect_rc 2 "-o scan --split node"
+grep -q "drop --split" "$CB_TMP/err" || show_and_fail "-o scan --split: no message"
+echo "ok"
