@@ -405,7 +405,6 @@ static void json_numbers(FILE *f, const double *v, int n)
     fputc(']', f);
 }
 
-
 static void json_scan_suspect(FILE *f, const cb_scan_suspect *x)
 {
     fprintf(f, "{\"kind\": ");
