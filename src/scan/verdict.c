@@ -211,21 +211,24 @@ int cb_scan_remeasure_of(const cb_scan_input *in, const cb_scan_verdict *v,
 
 void cb_scan_recheck(cb_scan_finding *c, double again)
 {
-    c->again = again;
-    if (isfinite(again)) {
+    if (isfinite(again) && !(again <= c->again)) {
+        c->again = again;
         c->figure = again;
         c->ratio = again / c->median;
     }
 }
 
+int cb_scan_cleared(const cb_scan_verdict *v, const cb_scan_finding *c)
+{
+    return c->reason != CB_SCAN_NODE_WRONG && !below(c->figure, c->median, v->threshold);
+}
+
 void cb_scan_settle(cb_scan_verdict *v)
 {
     int kept = 0;
-    for (int i = 0; i < v->n; i++) {
-        const cb_scan_finding *f = &v->items[i];
-        if (f->reason == CB_SCAN_NODE_WRONG || below(f->figure, f->median, v->threshold))
-            v->items[kept++] = *f;
-    }
+    for (int i = 0; i < v->n; i++)
+        if (!cb_scan_cleared(v, &v->items[i]))
+            v->items[kept++] = v->items[i];
     v->n = kept;
 }
 

@@ -4,8 +4,10 @@
  *
  *   cb_scan_candidates(&in, &v)        who looks slow or wrong
  *   for each candidate c needing it:   cb_scan_remeasure_of(&in, c, &what),
- *                                      measure `what` alone, then
- *                                      cb_scan_recheck(c, figure)
+ *                                      up to CB_SCAN_REMEASURES times:
+ *                                      measure `what` alone,
+ *                                      cb_scan_recheck(c, figure), and stop
+ *                                      once cb_scan_cleared(v, c)
  *   cb_scan_settle(&v)                 keep only those still slow: suspects
  *   cb_scan_verdict_free(&v)
  *
@@ -14,6 +16,10 @@
 #define CB_SCAN_VERDICT_H
 
 #define CB_SCAN_THRESHOLD_DEFAULT 0.8
+/* A candidate is measured alone up to this many times and accused only
+ * when every figure is slow: a rank descheduled once (a shared or
+ * oversubscribed node) clears on the next try, a slow part never does. */
+#define CB_SCAN_REMEASURES 3
 
 /* What a finding accuses and why. */
 typedef enum cb_scan_reason {
@@ -49,7 +55,7 @@ typedef struct cb_scan_finding {
     cb_scan_reason reason;
     int a, b;            /* node (a), link (a < b), rail (a); b = -1 otherwise */
     double first;        /* the figure the scan measured */
-    double again;        /* the re-measured figure; NaN until cb_scan_recheck */
+    double again;        /* the best re-measured figure; NaN until cb_scan_recheck */
     double figure;       /* the figure judged: again when finite, else first */
     double median;       /* the median it is compared with */
     double ratio;        /* figure / median */
@@ -88,10 +94,15 @@ int cb_scan_candidates(const cb_scan_input *in, cb_scan_verdict *v);
 int cb_scan_remeasure_of(const cb_scan_input *in, const cb_scan_verdict *v,
                          const cb_scan_finding *c, cb_scan_remeasure *what);
 
-/* Record c's re-measured figure (NaN: the re-measure failed, the first
- * figure stands). For a node slow in its pairs the figure is the re-measured
+/* Record one re-measured figure of c (NaN: that re-measure failed); the
+ * best of c's re-measures is judged, the first figure only when none
+ * succeeded. For a node slow in its pairs the figure is the re-measured
  * pair's, compared with the same median (the typical node's pair figure). */
 void cb_scan_recheck(cb_scan_finding *c, double again);
+
+/* Whether c's judged figure is no longer slow (wrong elements never clear):
+ * no further re-measure is needed. */
+int cb_scan_cleared(const cb_scan_verdict *v, const cb_scan_finding *c);
 
 /* Drop the candidates whose judged figure is no longer below threshold x
  * median; what is left are the suspects. */

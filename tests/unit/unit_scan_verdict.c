@@ -77,7 +77,7 @@ static int judge(unit_state *u, cluster *c, const cb_scan_input *in, cb_scan_ver
         cb_scan_finding *f = &v->items[i];
         int rc = cb_scan_remeasure_of(in, v, f, &what);
         CHECK(u, (rc == 0) == (f->needs_remeasure != 0));
-        if (rc == 0)
+        for (int k = 0; rc == 0 && k < CB_SCAN_REMEASURES && !cb_scan_cleared(v, f); k++)
             cb_scan_recheck(f, measure(c, what.part, what.a, what.b));
     }
     cb_scan_settle(v);
@@ -258,7 +258,18 @@ int main(void)
                   cb_scan_remeasure_of(&in, &v, &v.items[1], &what) == 0 &&
                   what.part == CB_SCAN_PART_PAIR && what.a == 1 && what.b == 3);
     cb_scan_recheck(&v.items[1], NAN);   /* the re-measure failed: first figure stands */
-    CHECK(&u, v.items[1].figure == v.items[1].first);
+    CHECK(&u, v.items[1].figure == v.items[1].first && !cb_scan_cleared(&v, &v.items[1]));
+    /* Several re-measures: the best one is judged; one at the median clears. */
+    double m = v.items[1].median;
+    cb_scan_recheck(&v.items[1], 0.2 * m);
+    cb_scan_recheck(&v.items[1], 0.1 * m);
+    CHECK(&u, v.items[1].again == 0.2 * m && v.items[1].figure == 0.2 * m &&
+                  !cb_scan_cleared(&v, &v.items[1]));
+    cb_scan_recheck(&v.items[1], NAN);
+    cb_scan_recheck(&v.items[1], m);
+    CHECK(&u, v.items[1].figure == m && cb_scan_cleared(&v, &v.items[1]));
+    cb_scan_settle(&v);
+    CHECK(&u, v.n == 1 && v.items[0].reason == CB_SCAN_NODE_FIGURE);
     cb_scan_verdict_free(&v);
 
     /* The threshold: a node at half speed is no suspect at 0.4; bad values. */
