@@ -59,6 +59,17 @@ static int set_int(parse_state *s, const char *v, long min, long max, int *out)
     return 0;
 }
 
+/* A flag: its table line's agreement names the int it sets to 1. */
+static int opt_flag(parse_state *s, const char *v)
+{
+    (void)v;
+    int given = 1;
+    if (s->spec->agree.kind != CB_AGREE_FLAG)
+        return fail(s, "the option table gives this flag no field (AGREE_FLAG) to set");
+    memcpy((char *)s->p + s->spec->agree.offset, &given, sizeof given);
+    return 0;
+}
+
 static int opt_minbytes(parse_state *s, const char *v)
 {
     if (set_bytes(s, v, &s->p->min_bytes) != 0)
@@ -110,13 +121,6 @@ static int opt_warmup(parse_state *s, const char *v)
 static int opt_check(parse_state *s, const char *v)
 {
     return set_int(s, v, 0, CB_MAX_COUNT_OPTION, &s->p->check_passes);
-}
-
-static int opt_check_timed(parse_state *s, const char *v)
-{
-    (void)v;
-    s->p->check_timed = 1;
-    return 0;
 }
 
 static int opt_blocking(parse_state *s, const char *v)
@@ -211,27 +215,6 @@ static int opt_json(parse_state *s, const char *v)
     return 0;
 }
 
-static int opt_samples_json(parse_state *s, const char *v)
-{
-    (void)v;
-    s->p->samples_json = 1;
-    return 0;
-}
-
-static int opt_stats(parse_state *s, const char *v)
-{
-    (void)v;
-    s->p->table_stats = 1;
-    return 0;
-}
-
-static int opt_progress(parse_state *s, const char *v)
-{
-    (void)v;
-    s->p->progress = 1;
-    return 0;
-}
-
 static int opt_budget(parse_state *s, const char *v)
 {
     return set_int(s, v, 0, 3600000, &s->p->budget_ms);
@@ -251,27 +234,6 @@ static int opt_one_per_rank(parse_state *s, const char *v)
     if (cb_parse_long(v, 1, 1, &n) != 0)
         return fail(s, "'%s': only 1 is accepted: nccl-collbench drives one GPU per MPI rank "
                        "with one thread; start one rank per GPU instead (mpirun -np N)", v);
-    return 0;
-}
-
-static int opt_memory(parse_state *s, const char *v)
-{
-    (void)v;
-    s->p->memory_report = 1;
-    return 0;
-}
-
-static int opt_help(parse_state *s, const char *v)
-{
-    (void)v;
-    s->p->help = 1;
-    return 0;
-}
-
-static int opt_version(parse_state *s, const char *v)
-{
-    (void)v;
-    s->p->version = 1;
     return 0;
 }
 
@@ -298,7 +260,7 @@ static const cb_option_spec option_table[] = {
     {'c', "check", "N", "verification passes per size; 0 turns checking off [1]", opt_check,
      AGREE_INT(check_passes)},
     {'\0', "check-timed", NULL, "with -c > 0: also verify the output of the last timed "
-                                "iteration of every out-of-place size", opt_check_timed,
+                                "iteration of every out-of-place size", opt_flag,
      AGREE_FLAG(check_timed)},
     {'r', "root", "N", "root of broadcast, reduce, gather, scatter; all (or -1): each "
                        "rank in turn [0]", opt_root, AGREE_DESCRIBED(cb_agree_root)},
@@ -326,9 +288,9 @@ static const cb_option_spec option_table[] = {
     {'\0', "json", "FILE", "also write the run as one JSON document to FILE", opt_json,
      AGREE_STRING(json_path)},
     {'\0', "stats", NULL, "add per-iteration and per-rank time statistics to the table "
-                          "(p99 from 100 samples on)", opt_stats, AGREE_FLAG(table_stats)},
+                          "(p99 from 100 samples on)", opt_flag, AGREE_FLAG(table_stats)},
     {'\0', "samples-json", NULL, "with --json, add every rank's per-iteration samples, in "
-                                 "the order taken, to each result", opt_samples_json,
+                                 "the order taken, to each result", opt_flag,
      AGREE_FLAG(samples_json)},
     {'\0', "split", "SPEC", "run in sub-communicators at once: size:K, stride:K, node, "
      "or color:C0,C1,... (one per rank)", cb_params_opt_split, AGREE_DESCRIBED(cb_agree_split)},
@@ -344,7 +306,7 @@ static const cb_option_spec option_table[] = {
     {'\0', "min-busbw", "GBPS", "status 8 when busbw at the largest size is below GBPS [off]",
      cb_params_opt_min_busbw, AGREE_DOUBLE(min_busbw)},
     {'\0', "progress", NULL, "report progress on stderr even when it is not a terminal",
-     opt_progress, AGREE_FLAG(progress)},
+     opt_flag, AGREE_FLAG(progress)},
     {'\0', "budget", "MS", "time each size's timed iterations for about MS milliseconds "
                            "(estimated from the warmup and the previous size), at least 1 "
                            "and at most -n iterations; 0 off [0]", opt_budget,
@@ -360,9 +322,9 @@ static const cb_option_spec option_table[] = {
      opt_one_per_rank, AGREE_NOTHING},
     {'M', "memory", NULL, "print the memory footprint per rank (send, receive, column "
                           "work, host staging, samples, check tile) before the results",
-     opt_memory, AGREE_FLAG(memory_report)},
-    {'h', "help", NULL, "print this help and exit", opt_help, AGREE_FLAG(help)},
-    {'V', "version", NULL, "print the version and exit", opt_version, AGREE_FLAG(version)},
+     opt_flag, AGREE_FLAG(memory_report)},
+    {'h', "help", NULL, "print this help and exit", opt_flag, AGREE_FLAG(help)},
+    {'V', "version", NULL, "print the version and exit", opt_flag, AGREE_FLAG(version)},
 };
 
 #define OPTION_COUNT (sizeof option_table / sizeof option_table[0])
@@ -419,7 +381,7 @@ static const cb_option_spec *find_short(char c)
 
 int cb_params_parse(cb_params *p, int argc, char **argv, char *err, size_t err_len)
 {
-    parse_state s = {p, err, err_len, "", 0, 0};
+    parse_state s = {p, err, err_len, "", 0, 0, NULL};
     char shown[80];
     p->argc = argc;
     p->argv = argv;
@@ -454,6 +416,7 @@ int cb_params_parse(cb_params *p, int argc, char **argv, char *err, size_t err_l
                 return fail(&s, "needs a value (%s)", spec->arg);
             value = argv[++i];
         }
+        s.spec = spec;
         if (spec->set(&s, value) != 0)
             return -1;
     }

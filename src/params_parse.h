@@ -6,6 +6,8 @@
 #include <stdint.h>
 #include "params.h"
 
+struct cb_option_spec;
+
 typedef struct parse_state {
     cb_params *p;
     char *err;
@@ -13,6 +15,7 @@ typedef struct parse_state {
     const char *option;    /* as the user wrote it, for messages */
     int factor_given;
     int step_given;
+    const struct cb_option_spec *spec;  /* the option being parsed */
 } parse_state;
 
 /* How the ranks agree on an option (src/params_agree.c): its value under
