@@ -349,15 +349,9 @@ static void json_one_result(cb_printer *pr, const cb_result *res)
     if (res->scan_part != NULL) {
         json_string(f, res->scan_part);
         fprintf(f, ", \"host\": ");
-        if (res->host[0] != '\0')
-            json_string(f, res->host);
-        else
-            fputs("null", f);
+        json_string_or_null(f, res->host);
         fprintf(f, ", \"peer_host\": ");
-        if (res->peer_host[0] != '\0')
-            json_string(f, res->peer_host);
-        else
-            fputs("null", f);
+        json_string_or_null(f, res->peer_host);
         if (res->round >= 0)
             fprintf(f, ", \"round\": %d", res->round);
         else
