@@ -135,7 +135,7 @@ static cb_printer *json_open(const char *path, char *err, size_t err_len)
     return &jp->base;
 }
 
-static void write_parameters(FILE *f, const cb_params *p)
+static void write_parameters(FILE *f, const cb_run_settings *p)
 {
     fprintf(f, "  \"parameters\": {\n    \"collectives\": [");
     for (int i = 0; i < p->ncollectives; i++) {
@@ -162,16 +162,13 @@ static void write_parameters(FILE *f, const cb_params *p)
     json_bool(f, p->blocking);
     fprintf(f, ", \"time_kind\": \"%s\", \"time_combine\": ",
             p->report_cputime ? "cpu" : "completion");
-    json_string(f, cb_average_name(p->average));
+    json_string(f, p->time_combine);
     fprintf(f, ", \"backend_requested\": ");
-    json_string(f, p->backend);
+    json_string(f, p->backend_requested);
     fprintf(f, ",\n    \"split\": ");
-    if (p->split.kind != CB_SPLIT_NONE)
-        json_string(f, p->split.text);
-    else
-        fputs("null", f);
+    json_string_or_null(f, p->split);
     fprintf(f, ", \"hier_split\": ");
-    json_string(f, p->hier.text);
+    json_string(f, p->hier_split);
     fprintf(f, ", \"layouts\": [");
     for (int i = 0; i < p->nlayouts; i++)
         fprintf(f, "%s\"%s\"", i ? ", " : "", p->layouts[i] == CB_LAYOUT_COL ? "col" : "row");
@@ -211,12 +208,12 @@ static void json_begin(cb_printer *pr, const cb_run_info *run)
     fprintf(f, ",\n  \"start_utc\": ");
     json_string(f, run->start_utc);
     fprintf(f, ",\n  \"command_line\": [");
-    for (int i = 0; i < run->params->argc; i++) {
+    for (int i = 0; i < run->settings.argc; i++) {
         fputs(i ? ", " : "", f);
-        json_string(f, run->params->argv[i]);
+        json_string(f, run->settings.argv[i]);
     }
     fprintf(f, "],\n");
-    write_parameters(f, run->params);
+    write_parameters(f, &run->settings);
     write_environment(f);
     fprintf(f, "  \"backend\": {\"name\": ");
     json_string(f, run->backend);
@@ -352,15 +349,9 @@ static void json_one_result(cb_printer *pr, const cb_result *res)
     if (res->scan_part != NULL) {
         json_string(f, res->scan_part);
         fprintf(f, ", \"host\": ");
-        if (res->host[0] != '\0')
-            json_string(f, res->host);
-        else
-            fputs("null", f);
+        json_string_or_null(f, res->host);
         fprintf(f, ", \"peer_host\": ");
-        if (res->peer_host[0] != '\0')
-            json_string(f, res->peer_host);
-        else
-            fputs("null", f);
+        json_string_or_null(f, res->peer_host);
         if (res->round >= 0)
             fprintf(f, ", \"round\": %d", res->round);
         else
@@ -546,9 +537,9 @@ static int json_close(cb_printer *pr, char *err, size_t err_len)
     return rc;
 }
 
-static const char *json_destination(const cb_params *p)
+static const char *json_destination(const cb_run_settings *s)
 {
-    return p->json_path;
+    return s->json_path;
 }
 
 const cb_printer_ops cb_printer_json = {
