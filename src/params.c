@@ -381,6 +381,13 @@ static int opt_hier_split(parse_state *s, const char *v)
     return parse_split_spec(s, v, &s->p->hier);
 }
 
+static int opt_a2av_matrix(parse_state *s, const char *v)
+{
+    char why[200];
+    return cb_traffic_parse(v, &s->p->a2av_matrix, why, sizeof why) == 0 ? 0
+                                                                          : fail(s, "%s", why);
+}
+
 /* --layout: row, col, or both as a comma list, each once. */
 static int add_layout(parse_state *s, const char *name)
 {
@@ -508,6 +515,8 @@ static const option_spec option_table[] = {
      "[node]", opt_hier_split},
     {'\0', "layout", "LIST", "row, col or row,col: col lays each rank's block of allgather, "
      "gather, reducescatter and alltoall out as a column slice of a matrix [row]", opt_layout},
+    {'\0', "a2av-matrix", "SPEC", "alltoallv's traffic matrix: uniform, random[:SEED] or "
+     "hot:K[:H] (ranks 0..H-1 receive K times more) [uniform]", opt_a2av_matrix},
     {'\0', "suspect-ratio", "R", "-o scan: suspect below R x the median (0 < R <= 1) [0.8]",
      cb_params_opt_suspect_ratio},
     {'N', "cycles", "N", "repeat the run N times, 0 until stopped; wrong tally per rank [1]",
@@ -558,6 +567,7 @@ void cb_params_defaults(cb_params *p)
     p->backend = "auto";
     p->timeout = CB_DEFAULT_TIMEOUT;
     p->hier = (cb_split_spec){.kind = CB_SPLIT_NODE, .text = "node"};
+    p->a2av_matrix = (cb_traffic_spec){.kind = CB_TRAFFIC_UNIFORM, .factor = 1, .hot = 1};
     p->layouts[0] = CB_LAYOUT_ROW;
     p->nlayouts = 1;
     p->stable_pct = CB_DEFAULT_STABLE_PCT;
