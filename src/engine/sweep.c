@@ -31,6 +31,8 @@ static int measure(engine *e, const cb_collective *coll, cb_call *call, int size
     res.rows = call->layout.rows;
     res.cols = (size_t)e->gsize * call->layout.width;
     res.group_ranks = e->gsize;
+    if (coll->layout_traffic != NULL)
+        cb_traffic_format(call->traffic, res.traffic_matrix, sizeof res.traffic_matrix);
 
     snprintf(e->measuring, sizeof e->measuring, "%s %s %s root %d, %llu B %s", coll->name,
              cb_dtype_info_of(call->dtype)->name, cb_redop_name(call->redop), call->root,
@@ -137,8 +139,11 @@ int sweep(engine *e, const cb_collective *coll, cb_dtype dtype, cb_redop redop, 
         if (e->p->split.kind != CB_SPLIT_NONE)
             MPI_Allreduce(MPI_IN_PLACE, &fits, 1, MPI_INT, MPI_MIN, e->comm);
         if (!fits) {
-            note(e, "skipped %s %s %s %llu B: too small to give every rank a whole element",
-                 coll->name, info->name, cb_redop_name(redop), (unsigned long long)e->sizes[s]);
+            note(e, "skipped %s %s %s %llu B: too small to give %s", coll->name, info->name,
+                 cb_redop_name(redop), (unsigned long long)e->sizes[s],
+                 coll->layout_traffic != NULL ? "every unit of the traffic matrix's weight "
+                                                "a whole element"
+                                              : "every rank a whole element");
             continue;
         }
         /* The size column is what really moves: whole elements only. */

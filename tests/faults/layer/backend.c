@@ -18,7 +18,8 @@
  *   bump:K[:D]       rank K's input elements are D (default 1) larger: a sum
  *                    off by D, e.g. an integer average's
  *   swap:A:B         the blocks of ranks A and B trade places: gathered output
- *                    blocks (allgather, gather, alltoall), scattered input
+ *                    blocks (allgather, gather, alltoall; alltoallv: as many
+ *                    elements as the smaller holds), scattered input
  *                    blocks (scatter, reducescatter), sendrecv outputs
  *   shift:K[:OFF]    rank K's output moves up OFF (default 1) elements
  *   chunks:K:A:B:LEN rank K's output: the LEN elements at A and the LEN at B
@@ -335,7 +336,7 @@ static void faulty_graph_free(cb_backend *b)
 static int faulty_allreduce(cb_backend *b, const void *send, void *recv, size_t count,
                             cb_dtype dtype, cb_redop redop)
 {
-    launch l = {send, recv, count, count, count, dtype, 0, 0, -1, 0};
+    launch l = {send, recv, count, count, count, dtype, 0, 0, -1, 0, NULL, NULL};
     if (skipped(b))
         return 0;
     if (before(b, &l) != 0)
@@ -347,7 +348,7 @@ static int faulty_allgather(cb_backend *b, const void *send, void *recv, size_t 
                             cb_dtype dtype)
 {
     size_t n = (size_t)b->nranks;
-    launch l = {send, recv, count, n * count, count, dtype, 1, 0, -1, 0};
+    launch l = {send, recv, count, n * count, count, dtype, 1, 0, -1, 0, NULL, NULL};
     if (skipped(b))
         return 0;
     if (before(b, &l) != 0)
@@ -359,7 +360,7 @@ static int faulty_reducescatter(cb_backend *b, const void *send, void *recv, siz
                                 cb_dtype dtype, cb_redop redop)
 {
     size_t n = (size_t)b->nranks;
-    launch l = {send, recv, n * count, count, count, dtype, 0, 1, -1, 0};
+    launch l = {send, recv, n * count, count, count, dtype, 0, 1, -1, 0, NULL, NULL};
     if (skipped(b))
         return 0;
     if (before(b, &l) != 0)
@@ -371,7 +372,7 @@ static int faulty_reducescatter(cb_backend *b, const void *send, void *recv, siz
 static int faulty_broadcast(cb_backend *b, const void *send, void *recv, size_t count,
                             cb_dtype dtype, int root)
 {
-    launch l = {send, recv, count, count, count, dtype, 0, 0, root, 0};
+    launch l = {send, recv, count, count, count, dtype, 0, 0, root, 0, NULL, NULL};
     if (skipped(b))
         return 0;
     if (before(b, &l) != 0)
@@ -383,7 +384,7 @@ static int faulty_broadcast(cb_backend *b, const void *send, void *recv, size_t 
 static int faulty_reduce(cb_backend *b, const void *send, void *recv, size_t count,
                          cb_dtype dtype, cb_redop redop, int root)
 {
-    launch l = {send, recv, count, count, count, dtype, 0, 0, root, 0};
+    launch l = {send, recv, count, count, count, dtype, 0, 0, root, 0, NULL, NULL};
     if (skipped(b))
         return 0;
     if (before(b, &l) != 0)
@@ -396,7 +397,7 @@ static int faulty_alltoall(cb_backend *b, const void *send, void *recv, size_t c
                            cb_dtype dtype)
 {
     size_t n = (size_t)b->nranks;
-    launch l = {send, recv, n * count, n * count, count, dtype, 1, 0, -1, 0};
+    launch l = {send, recv, n * count, n * count, count, dtype, 1, 0, -1, 0, NULL, NULL};
     if (skipped(b))
         return 0;
     if (before(b, &l) != 0)
@@ -408,7 +409,7 @@ static int faulty_gather(cb_backend *b, const void *send, void *recv, size_t cou
                          cb_dtype dtype, int root)
 {
     size_t n = (size_t)b->nranks;
-    launch l = {send, recv, count, n * count, count, dtype, 1, 0, root, 0};
+    launch l = {send, recv, count, n * count, count, dtype, 1, 0, root, 0, NULL, NULL};
     if (skipped(b))
         return 0;
     if (before(b, &l) != 0)
@@ -420,7 +421,7 @@ static int faulty_scatter(cb_backend *b, const void *send, void *recv, size_t co
                           cb_dtype dtype, int root)
 {
     size_t n = (size_t)b->nranks;
-    launch l = {send, recv, n * count, count, count, dtype, 0, 1, root, 0};
+    launch l = {send, recv, n * count, count, count, dtype, 0, 1, root, 0, NULL, NULL};
     if (skipped(b))
         return 0;
     if (before(b, &l) != 0)
@@ -431,7 +432,7 @@ static int faulty_scatter(cb_backend *b, const void *send, void *recv, size_t co
 static int faulty_sendrecv(cb_backend *b, const void *send, void *recv, size_t count,
                            cb_dtype dtype, int send_peer, int recv_peer)
 {
-    launch l = {send, recv, count, count, count, dtype, 0, 0, -1, 1};
+    launch l = {send, recv, count, count, count, dtype, 0, 0, -1, 1, NULL, NULL};
     if (skipped(b))
         return 0;
     if (fault_active(faulty(b)))
@@ -440,6 +441,27 @@ static int faulty_sendrecv(cb_backend *b, const void *send, void *recv, size_t c
         return -1;
     return after(b, &l, inner_ops(b)->sendrecv(inner(b), l.send, l.recv, count, dtype,
                                                send_peer, recv_peer));
+}
+
+/* The output's blocks are the senders' (swap:A:B trades what A and B sent,
+ * as much of it as both blocks hold); the input and output totals are this
+ * rank's row and column of the matrix. */
+static int faulty_alltoallv(cb_backend *b, const void *send, const size_t *send_counts,
+                            const size_t *send_offsets, void *recv, const size_t *recv_counts,
+                            const size_t *recv_offsets, cb_dtype dtype)
+{
+    size_t sent = 0, received = 0;
+    for (int peer = 0; peer < b->nranks; peer++) {
+        sent += send_counts[peer];
+        received += recv_counts[peer];
+    }
+    launch l = {send, recv, sent, received, 0, dtype, 1, 0, -1, 0, recv_counts, recv_offsets};
+    if (skipped(b))
+        return 0;
+    if (before(b, &l) != 0)
+        return -1;
+    return after(b, &l, inner_ops(b)->alltoallv(inner(b), l.send, send_counts, send_offsets,
+                                                l.recv, recv_counts, recv_offsets, dtype));
 }
 
 /* Every entry both tables share; the rest follow the wrapped backend's. */
@@ -451,7 +473,8 @@ static int faulty_sendrecv(cb_backend *b, const void *send, void *recv, size_t c
     .allgather = faulty_allgather, .reducescatter = faulty_reducescatter,              \
     .broadcast = faulty_broadcast, .reduce = faulty_reduce,                            \
     .alltoall = faulty_alltoall, .gather = faulty_gather, .scatter = faulty_scatter,   \
-    .sendrecv = faulty_sendrecv, .wait = faulty_wait, .timer_start = faulty_timer_start, \
+    .sendrecv = faulty_sendrecv, .alltoallv = faulty_alltoallv,                        \
+    .wait = faulty_wait, .timer_start = faulty_timer_start,                            \
     .timer_stop = faulty_timer_stop, .timer_reserve = faulty_timer_reserve,            \
     .timer_mark = faulty_timer_mark, .timer_samples = faulty_timer_samples,            \
     .copy2d = faulty_copy2d, .split = faulty_split, .barrier = faulty_barrier
