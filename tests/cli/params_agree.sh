@@ -33,6 +33,7 @@ cases=$(cat <<'CASES'
 -T/--timeout	'300'	'60'	-T 300	-T 60
 --check-timed	'not given'	'given'	none	--check-timed
 --samples-json	'not given'	'given'	--json /dev/null	--json /dev/null --samples-json
+--a2av-matrix	'uniform'	'hot:4:1'	none	--a2av-matrix hot:4
 CASES
 )
 echo "$cases" | while IFS='	' read -r opt v0 v1 args0 args1; do
