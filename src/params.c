@@ -215,6 +215,13 @@ static int opt_json(parse_state *s, const char *v)
     return 0;
 }
 
+static int opt_a2av_matrix(parse_state *s, const char *v)
+{
+    char why[200];
+    return cb_traffic_parse(v, &s->p->a2av_matrix, why, sizeof why) == 0 ? 0
+                                                                          : fail(s, "%s", why);
+}
+
 static int opt_budget(parse_state *s, const char *v)
 {
     return set_int(s, v, 0, 3600000, &s->p->budget_ms);
@@ -299,6 +306,9 @@ static const cb_option_spec option_table[] = {
     {'\0', "layout", "LIST", "row, col or row,col: col lays each rank's block of allgather, "
      "gather, reducescatter and alltoall out as a column slice of a matrix [row]",
      cb_params_opt_layout, AGREE_DESCRIBED(cb_agree_layouts)},
+    {'\0', "a2av-matrix", "SPEC", "alltoallv's traffic matrix: uniform, random[:SEED] or "
+     "hot:K[:H] (ranks 0..H-1 receive K times more) [uniform]", opt_a2av_matrix,
+     AGREE_DESCRIBED(cb_agree_a2av_matrix)},
     {'\0', "suspect-ratio", "R", "-o scan: suspect below R x the median (0 < R <= 1) [0.8]",
      cb_params_opt_suspect_ratio, AGREE_DOUBLE(scan_threshold)},
     {'N', "cycles", "N", "repeat the run N times, 0 until stopped; wrong tally per rank [1]",
@@ -357,6 +367,7 @@ void cb_params_defaults(cb_params *p)
     p->backend = "auto";
     p->timeout = CB_DEFAULT_TIMEOUT;
     p->hier = (cb_split_spec){.kind = CB_SPLIT_NODE, .text = "node"};
+    p->a2av_matrix = (cb_traffic_spec){.kind = CB_TRAFFIC_UNIFORM, .factor = 1, .hot = 1};
     p->layouts[0] = CB_LAYOUT_ROW;
     p->nlayouts = 1;
     p->stable_pct = CB_DEFAULT_STABLE_PCT;

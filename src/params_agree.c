@@ -91,6 +91,11 @@ void cb_agree_layouts(const cb_params *p, char *text, size_t len)
         append(text, len, "%s%s", i ? "," : "", p->layouts[i] == CB_LAYOUT_COL ? "col" : "row");
 }
 
+void cb_agree_a2av_matrix(const cb_params *p, char *text, size_t len)
+{
+    cb_traffic_format(&p->a2av_matrix, text, len);
+}
+
 size_t cb_params_agree_count(void)
 {
     size_t count;

@@ -53,7 +53,8 @@ typedef struct cb_agree_value {
 
 /* The hooks for the options whose value is more than one field. */
 cb_agree_describe cb_agree_collectives, cb_agree_dtypes, cb_agree_redops, cb_agree_step,
-    cb_agree_root, cb_agree_average, cb_agree_split, cb_agree_hier, cb_agree_layouts;
+    cb_agree_root, cb_agree_average, cb_agree_split, cb_agree_hier, cb_agree_layouts,
+    cb_agree_a2av_matrix;
 
 /* One line of the option table (src/params.c): parsing, --help, agreement. */
 typedef struct cb_option_spec {

@@ -125,6 +125,9 @@ typedef struct cb_result {
     /* -N: the cycle (from 1) and when the measurement ended, ISO 8601 UTC. */
     int cycle;
     char timestamp_utc[24];
+    /* alltoallv: its traffic matrix as --a2av-matrix reads it ("hot:4:1"),
+     * "" in other results. */
+    char traffic_matrix[48];
 } cb_result;
 
 /* One row of a table: a size's out-of-place result and its in-place one;

@@ -111,6 +111,11 @@ int cb_nccl_scatter(cb_backend *b, const void *send, void *recv, size_t count, c
 int cb_nccl_sendrecv(cb_backend *b, const void *send, void *recv, size_t count, cb_dtype dtype,
                      int send_peer, int recv_peer);
 
+/* nccl_alltoallv.c */
+int cb_nccl_alltoallv(cb_backend *b, const void *send, const size_t *send_counts,
+                      const size_t *send_offsets, void *recv, const size_t *recv_counts,
+                      const size_t *recv_offsets, cb_dtype dtype);
+
 /* nccl_graph.c */
 void cb_nccl_graph_free(cb_backend *b);
 int cb_nccl_graph_begin(cb_backend *b);

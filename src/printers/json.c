@@ -345,6 +345,11 @@ static void json_one_result(cb_printer *pr, const cb_result *res)
         fprintf(f, ", \"matrix\": [%zu, %zu]", res->rows, res->cols);
     else
         fprintf(f, ", \"matrix\": null");
+    fprintf(f, ", \"traffic_matrix\": ");
+    if (res->traffic_matrix[0] != '\0')
+        json_string(f, res->traffic_matrix);
+    else
+        fputs("null", f);
     fprintf(f, ", \"scan_part\": ");
     if (res->scan_part != NULL) {
         json_string(f, res->scan_part);

@@ -37,6 +37,7 @@ cases=$(cat <<'CASES'
 -N/--cycles	'1'	'2'	-N 1	-N 2
 --min-busbw	'0'	'1.5'	none	--min-busbw 1.5
 -f/--stepfactor	'-f 4'	'-i 1K'	-f 4	-i 1K
+--a2av-matrix	'uniform'	'hot:4:1'	none	--a2av-matrix hot:4
 CASES
 )
 echo "$cases" | while IFS='	' read -r opt v0 v1 args0 args1; do

@@ -18,7 +18,8 @@
  *   bump:K[:D]       rank K's input elements are D (default 1) larger: a sum
  *                    off by D, e.g. an integer average's
  *   swap:A:B         the blocks of ranks A and B trade places: gathered output
- *                    blocks (allgather, gather, alltoall), scattered input
+ *                    blocks (allgather, gather, alltoall; alltoallv: as many
+ *                    elements as the smaller holds), scattered input
  *                    blocks (scatter, reducescatter), sendrecv outputs
  *   shift:K[:OFF]    rank K's output moves up OFF (default 1) elements
  *   chunks:K:A:B:LEN rank K's output: the LEN elements at A and the LEN at B
@@ -336,7 +337,7 @@ static void faulty_graph_free(cb_backend *b)
  * (whose buffers and root it may change) and the rest of the call. */
 typedef enum collective_call {
     CALL_ALLREDUCE, CALL_ALLGATHER, CALL_REDUCESCATTER, CALL_BROADCAST, CALL_REDUCE,
-    CALL_ALLTOALL, CALL_GATHER, CALL_SCATTER, CALL_SENDRECV
+    CALL_ALLTOALL, CALL_GATHER, CALL_SCATTER, CALL_SENDRECV, CALL_ALLTOALLV
 } collective_call;
 
 typedef struct call {
@@ -344,6 +345,7 @@ typedef struct call {
     launch l;                 /* l.block is the count the backend is given */
     cb_redop redop;
     int send_peer, recv_peer;
+    const size_t *send_counts, *send_offsets;  /* alltoallv */
 } call;
 
 static int call_inner(cb_backend *b, const call *c)
@@ -371,6 +373,9 @@ static int call_inner(cb_backend *b, const call *c)
     case CALL_SENDRECV:
         return ops->sendrecv(in, l->send, l->recv, l->block, l->dtype, c->send_peer,
                              c->recv_peer);
+    case CALL_ALLTOALLV:
+        return ops->alltoallv(in, l->send, c->send_counts, c->send_offsets, l->recv,
+                              l->recv_counts, l->recv_offsets, l->dtype);
     }
     return cb_backend_fail(b, "faulty: unknown collective call %d", (int)c->which);
 }
@@ -461,6 +466,26 @@ static int faulty_sendrecv(cb_backend *b, const void *send, void *recv, size_t c
     return forward(b, &c);
 }
 
+/* The output's blocks are the senders' (swap:A:B trades what A and B sent,
+ * as much of it as both blocks hold); the input and output totals are this
+ * rank's row and column of the matrix. */
+static int faulty_alltoallv(cb_backend *b, const void *send, const size_t *send_counts,
+                            const size_t *send_offsets, void *recv, const size_t *recv_counts,
+                            const size_t *recv_offsets, cb_dtype dtype)
+{
+    size_t sent = 0, received = 0;
+    for (int peer = 0; peer < b->nranks; peer++) {
+        sent += send_counts[peer];
+        received += recv_counts[peer];
+    }
+    call c = {.which = CALL_ALLTOALLV,
+              .l = {.send = send, .recv = recv, .input_count = sent, .output_count = received,
+                    .dtype = dtype, .gathers = 1, .root = -1, .recv_counts = recv_counts,
+                    .recv_offsets = recv_offsets},
+              .send_counts = send_counts, .send_offsets = send_offsets};
+    return forward(b, &c);
+}
+
 /* Every entry both tables share; the rest follow the wrapped backend's. */
 #define FAULTY_COMMON_OPS                                                              \
     .fini = faulty_fini, .describe = faulty_describe,                                  \
@@ -470,7 +495,8 @@ static int faulty_sendrecv(cb_backend *b, const void *send, void *recv, size_t c
     .allgather = faulty_allgather, .reducescatter = faulty_reducescatter,              \
     .broadcast = faulty_broadcast, .reduce = faulty_reduce,                            \
     .alltoall = faulty_alltoall, .gather = faulty_gather, .scatter = faulty_scatter,   \
-    .sendrecv = faulty_sendrecv, .wait = faulty_wait, .timer_start = faulty_timer_start, \
+    .sendrecv = faulty_sendrecv, .alltoallv = faulty_alltoallv,                        \
+    .wait = faulty_wait, .timer_start = faulty_timer_start,                            \
     .timer_stop = faulty_timer_stop, .timer_reserve = faulty_timer_reserve,            \
     .timer_mark = faulty_timer_mark, .timer_samples = faulty_timer_samples,            \
     .copy2d = faulty_copy2d, .split = faulty_split, .barrier = faulty_barrier
