@@ -152,6 +152,7 @@ typedef struct cb_scan_suspect {
 
 /* -o scan: the figures and the verdict, for formats that carry them whole. */
 typedef struct cb_scan_report {
+    int cycle;                     /* -N: the cycle it is of, from 1 */
     int nnodes;
     const char *const *hosts;      /* [nnodes] */
     uint64_t bytes;                /* per rank */

@@ -425,7 +425,7 @@ static void scan_report(scan_run *s, const cb_scan_input *in, const cb_scan_verd
                 .figure = f->figure, .first = f->first, .again = f->again,
                 .median = f->median, .ratio = f->ratio, .wrong = f->wrong};
     }
-    cb_scan_report rep = {.nnodes = n, .hosts = hosts, .bytes = (uint64_t)s->bytes,
+    cb_scan_report rep = {.cycle = e->cycle, .nnodes = n, .hosts = hosts, .bytes = (uint64_t)s->bytes,
                           .threshold = e->p->scan_threshold, .node_bw = in->node_busbw,
                           .pair_bw = in->pair_bw, .nrails = in->nrails,
                           .rail_bw = in->rail_busbw, .nsuspects = sus ? v->n : 0,

@@ -48,7 +48,9 @@ typedef struct json_printer {
     char **notes;
     size_t nnotes;
     size_t notes_room;
-    char *scan;            /* the health scan's object, written at the end */
+    char *scan;            /* the last cycle's health scan object, written at the end */
+    char *scan_cycles;     /* every cycle's, comma-separated (-N) */
+    size_t scan_cycles_len;
     int ended;
 } json_printer;
 
@@ -429,7 +431,21 @@ static void json_scan_suspect(FILE *f, const cb_scan_suspect *x)
     fprintf(f, ", \"wrong\": %llu}", x->wrong);
 }
 
-/* Kept as text until the end, where the document has its place. */
+/* Appends text to a growing string; -1 when out of memory. */
+static int append_text(char **to, size_t *len, const char *text)
+{
+    size_t add = strlen(text);
+    char *grown = realloc(*to, *len + add + 1);
+    if (grown == NULL)
+        return -1;
+    memcpy(grown + *len, text, add + 1);
+    *to = grown;
+    *len += add;
+    return 0;
+}
+
+/* Kept as text until the end, where the document has its place: the last
+ * cycle's object as "scan", every cycle's in "scan_cycles". */
 static void json_scan(cb_printer *pr, const cb_scan_report *rep)
 {
     json_printer *jp = (json_printer *)pr;
@@ -442,8 +458,8 @@ static void json_scan(cb_printer *pr, const cb_scan_report *rep)
         return;
     }
     int n = rep->nnodes;
-    fprintf(f, "{\"nodes\": %d, \"bytes\": %llu, \"threshold\": ", n,
-            (unsigned long long)rep->bytes);
+    fprintf(f, "{\"cycle\": %d, \"nodes\": %d, \"bytes\": %llu, \"threshold\": ", rep->cycle,
+            n, (unsigned long long)rep->bytes);
     json_number(f, rep->threshold);
     fprintf(f, ",\n    \"hosts\": [");
     for (int a = 0; a < n; a++) {
@@ -477,7 +493,9 @@ static void json_scan(cb_printer *pr, const cb_scan_report *rep)
         json_scan_suspect(f, &rep->suspects[i]);
     }
     fprintf(f, "]}");
-    if (fclose(f) != 0)
+    if (fclose(f) != 0 ||
+        append_text(&jp->scan_cycles, &jp->scan_cycles_len, jp->scan_cycles ? ",\n    " : "") ||
+        append_text(&jp->scan_cycles, &jp->scan_cycles_len, jp->scan))
         pr->write_failed = 1;
 }
 
@@ -489,6 +507,10 @@ static void json_end(cb_printer *pr, const cb_summary *sum)
     if (jp->run == NULL)          /* failed before the run began */
         fprintf(f, ",\n  \"results\": [");
     fprintf(f, "%s],\n  \"scan\": %s", jp->results ? "\n  " : "", jp->scan ? jp->scan : "null");
+    if (jp->scan_cycles != NULL)
+        fprintf(f, ",\n  \"scan_cycles\": [\n    %s]", jp->scan_cycles);
+    else
+        fprintf(f, ",\n  \"scan_cycles\": null");
     fprintf(f, ",\n  \"notes\": [");
     for (size_t i = 0; i < jp->nnotes; i++) {
         fprintf(f, "%s\n    ", i ? "," : "");
@@ -538,6 +560,7 @@ static int json_close(cb_printer *pr, char *err, size_t err_len)
         free(jp->notes[i]);
     free(jp->notes);
     free(jp->scan);
+    free(jp->scan_cycles);
     free(jp);
     return rc;
 }
