@@ -5,11 +5,7 @@
 # corrupting host through the fault layer, and a healthy run naming nobody.
 . "$CB_SRCDIR/tests/support/lib.sh"
 . "$CB_SRCDIR/tests/nccl/standin/lib.sh"
-need_mpirun
-need_standin
-
-CB_STANDIN_GPUS=2
-export CB_STANDIN_GPUS
+standin_setup 2
 SCAN="-o scan -b 64K -e 64K -n 4 -w 1 --suspect-ratio 0.3"
 FAULTY="$CB_BUILDDIR/tests/nccl-collbench-faulty"
 
