@@ -26,11 +26,13 @@ CB_RUN_BIN="$CB_TMP/rank.sh"
 # Each case: fault variable, the text of the one message, what becomes of
 # the communicator, extra options. ASYNC fires once a collective ran, so -w 1 makes it surface in
 # the warmup wait, before the agreement that opens the timed iterations; with -G and no warmup
-# it surfaces while the graph lives, which NCCL's abort would wait for.
+# it surfaces while the graph lives, which NCCL's abort would wait for. SPLIT fails one rank
+# in the split of hier_allreduce's inner group, before its peers joined that split's bootstrap.
 cases=$(cat <<'CASES'
 SETDEVICE	cudaSetDevice failed	nocomm	-n 2
 STREAM	cudaStreamCreateWithFlags failed	nocomm	-n 2
 COMMINIT	ncclCommInitRankConfig failed	nodestroy	-n 2
+SPLIT	ncclCommSplit failed	abort	-n 2 -o hier_allreduce --hier-split size:2
 MALLOC	cudaMalloc failed	abort	-n 2
 CAPTURE	cudaStreamBeginCapture failed	abort	-n 2 -G 2
 ASYNC	NCCL reported an asynchronous error	abort	-n 2 -w 1
