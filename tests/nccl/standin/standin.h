@@ -55,6 +55,7 @@
  * the group is dropped; a call outside any group is a group of one, so
  * its error is its own. Arguments NCCL checks at the call (datatype, root,
  * peer, reduction operator) fail at the call, also inside a group.
+ *
  * Fault injection, FOR TESTING ONLY: each takes a rank of MPI_COMM_WORLD,
  * and only that rank sees the failure.
  *   CB_STANDIN_FAIL_SETDEVICE=R  cudaSetDevice fails
@@ -93,6 +94,9 @@
  *     group's end would use them); ncclCommDestroy and ncclCommAbort drop
  *     the communicator's operations still waiting for the group's end;
  *   - a reduction operator used or destroyed with another communicator.
+ * rules.c (tests/nccl/nccl_standin_rules.sh) breaks each rule on purpose and
+ * fails if the stand-in stops enforcing it; HACKING.md maps each rule to
+ * the tests that rely on it.
  */
 #ifndef CB_STANDIN_H
 #define CB_STANDIN_H
