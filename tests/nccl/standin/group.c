@@ -34,7 +34,7 @@ static _Thread_local op_list p2p_batches;
 static queued_op *append(op_list *list)
 {
     if (list->n == list->room) {
-        size_t room = list->room ? 2 * list->room : 4;
+        size_t room = list->room ? 2 * list->room : 1;   /* often one p2p batch */
         queued_op *grown = realloc(list->items, room * sizeof *grown);
         if (grown == NULL)
             return NULL;
@@ -99,6 +99,13 @@ static ncclResult_t run_queued(void)
 
 ncclResult_t standin_launch(cudaStream_t stream, const standin_op *op)
 {
+    /* A group of one: straight to the stream, without the queue's copy. */
+    if (group_depth == 0) {
+        if (op->kind == STANDIN_OP_P2P)
+            standin_trace("p2p group sends+receives=%zu capturing=%d", op->np2p,
+                          standin_stream_capturing(stream));
+        return standin_stream_submit(stream, op);
+    }
     ncclResult_t res = ncclSuccess;
     if (op->kind == STANDIN_OP_P2P) {
         res = add_p2p(stream, op);
@@ -109,9 +116,7 @@ ncclResult_t standin_launch(cudaStream_t stream, const standin_op *op)
         q->stream = stream;
         q->op = *op;
     }
-    if (res != ncclSuccess || group_depth > 0)
-        return res;
-    return run_queued();
+    return res;
 }
 
 ncclResult_t ncclGroupStart(void)
