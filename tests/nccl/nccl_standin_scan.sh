@@ -7,11 +7,7 @@
 # loaded 2-core machine 0.2 at worst.
 . "$CB_SRCDIR/tests/support/lib.sh"
 . "$CB_SRCDIR/tests/nccl/standin/lib.sh"
-need_mpirun
-need_standin
-
-CB_STANDIN_GPUS=2
-export CB_STANDIN_GPUS
+standin_setup 2
 SCAN="-o scan -b 64K -e 64K -n 4 -w 1 --suspect-ratio 0.1"
 FAULTY="$CB_BUILDDIR/tests/nccl-collbench-faulty"
 
