@@ -465,8 +465,8 @@ static int mpi_broadcast(cb_backend *b, const void *send, void *recv, size_t cou
 
 /* Where cb_mpi_reduce_needs_root_first: the same ranks, ranked from root on,
  * so that root is rank 0 (made when the root changes; the sweep runs a root's
- * sizes together, and its first call is a warm-up or check unless -w 0 -c 0).
- * It inherits b->comm's error handler. */
+ * sizes together, and its first call is a warm-up unless -w 0). It inherits
+ * b->comm's error handler. */
 static int root_first_comm(mpi_backend *mb, int root)
 {
     if (mb->root_first != MPI_COMM_NULL && mb->root_first_of == root)
