@@ -196,7 +196,9 @@ peak_rss() {
     launch env "$@" python3 -c '
 import os, resource, subprocess, sys
 rank = os.environ.get("OMPI_COMM_WORLD_RANK", os.environ.get("PMI_RANK", "0"))
-rc = subprocess.call(sys.argv[2:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+# close_fds=False: MPICH hands its ranks the PMI connection as an open fd.
+rc = subprocess.call(sys.argv[2:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                     close_fds=False)
 with open(sys.argv[1] + "." + rank, "w") as f:
     f.write("%d %d\n" % (resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, rc))
 ' "$tmp/$name" "$tool" --backend mpi -b 8 -e "$largest" -c 1 >/dev/null 2>&1

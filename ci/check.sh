@@ -9,8 +9,8 @@
 # the Open MPI 5 and sanitizer passes leave out long launcher-independent
 # tests (see below). Ends with the counts of all three suites.
 #
-# Not MPICH: its ranks busy-poll without yielding, so on 2 cores the
-# oversubscribed suite times out (it passes the cluster tests; see HACKING.md).
+# Not MPICH: ci/mpich.sh runs the end-to-end tests under it (about 2
+# more minutes; see HACKING.md).
 # Time (2 cores): the cluster tests run under Open MPI 4 and 5,
 # and not again in make distcheck or the sanitizer build (CB_SKIP_CLUSTER),
 # where they would test the launchers and the kernel's network rather than

@@ -1,5 +1,6 @@
 # CB_CHECK_NCCL: find NCCL (nccl.h and libnccl); needs CUDA.
-#   --with-nccl       (guess, default) try the CUDA prefix, /usr, /usr/local, then
+#   --with-nccl       (guess, default) try the CUDA prefix, /usr, /usr/local
+#                     (CB_NCCL_SYSTEM_DIRS, which may be empty), then
 #                     python3's nvidia-nccl wheel (import nvidia.nccl)
 #   --with-nccl=yes   as guess, but failure stops configure
 #   --with-nccl=DIR   use DIR (include/, lib64/ or lib/); failure stops configure
@@ -14,6 +15,8 @@ AC_DEFUN([CB_CHECK_NCCL], [
     [AS_HELP_STRING([--with-nccl@<:@=DIR@:>@],
       [NCCL location (default: guess the CUDA prefix and system paths, off if not found)])],
     [], [with_nccl=guess])
+  AC_ARG_VAR([CB_NCCL_SYSTEM_DIRS],
+    [folders that --with-nccl's guess tries after the CUDA prefix and before python3's nvidia-nccl wheel; may be empty (default: /usr /usr/local)])
   cb_have_nccl=no
   cb_nccl_where=""
   cb_nccl_version=""
@@ -25,7 +28,7 @@ AC_DEFUN([CB_CHECK_NCCL], [
       [AC_MSG_ERROR([--with-nccl=$with_nccl needs the CUDA runtime, which was not found (use --with-cuda=DIR)])])],
   [test "x$with_nccl" != "xno"], [
     AS_CASE([$with_nccl],
-      [guess|yes], [cb_nccl_candidates="$cb_cuda_where /usr /usr/local"
+      [guess|yes], [cb_nccl_candidates="$cb_cuda_where ${CB_NCCL_SYSTEM_DIRS-/usr /usr/local}"
         # Last, so that a system NCCL wins: the pip wheel's folder.
         cb_nccl_wheel=`${PYTHON3:-python3} -c 'import nvidia.nccl as m; print(next(iter(m.__path__)))' 2>/dev/null`
         AS_IF([test -n "$cb_nccl_wheel" && test -f "$cb_nccl_wheel/include/nccl.h"],

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "mpi_quirks.h"
 #include "sysinfo.h"
 
 /*
@@ -39,6 +40,9 @@ typedef struct mpi_backend {
     double *marks;    /* MPI_Wtime at the end of each marked iteration */
     int nmarks;
     int marks_room;
+    int reduce_root_first;  /* this MPI's reduce needs the root ranked first */
+    MPI_Comm root_first;    /* comm reordered so that root_first_of is rank 0 */
+    int root_first_of;
 } mpi_backend;
 
 static MPI_Datatype mpi_builtin_type(cb_dtype dtype)
@@ -173,6 +177,7 @@ static int create_types_and_ops(mpi_backend *mb)
  * reported as ours; the caller's keeps its handler. Collective over comm. */
 static int mpi_start(mpi_backend *mb, MPI_Comm comm)
 {
+    mb->root_first = MPI_COMM_NULL;
     if (MPI_CALL(&mb->base, MPI_Comm_dup(comm, &mb->base.comm)) != 0) {
         mb->base.comm = MPI_COMM_NULL;
         return -1;
@@ -180,6 +185,10 @@ static int mpi_start(mpi_backend *mb, MPI_Comm comm)
     MPI_Comm_set_errhandler(mb->base.comm, MPI_ERRORS_RETURN);
     MPI_Comm_rank(mb->base.comm, &mb->base.rank);
     MPI_Comm_size(mb->base.comm, &mb->base.nranks);
+    char version[MPI_MAX_LIBRARY_VERSION_STRING] = "";
+    int len = 0, mine = MPI_Get_library_version(version, &len) == MPI_SUCCESS &&
+                        cb_mpi_reduce_needs_root_first(version);   /* all ranks alike */
+    MPI_Allreduce(&mine, &mb->reduce_root_first, 1, MPI_INT, MPI_MAX, mb->base.comm);
     return create_types_and_ops(mb);
 }
 
@@ -236,6 +245,8 @@ static void mpi_fini(cb_backend *b, int aborting)
         if (mb->type_created[t])
             MPI_Type_free(&mb->types[t]);
     }
+    if (mb->root_first != MPI_COMM_NULL)
+        MPI_Comm_free(&mb->root_first);
     if (b->comm != MPI_COMM_NULL)
         MPI_Comm_free(&b->comm);
     free(mb->marks);
@@ -452,14 +463,43 @@ static int mpi_broadcast(cb_backend *b, const void *send, void *recv, size_t cou
     return MPI_CALL(b, MPI_Bcast(recv, (int)count, mpi_type_of(b, dtype), root, b->comm));
 }
 
+/* Where cb_mpi_reduce_needs_root_first: the same ranks, ranked from root on,
+ * so that root is rank 0 (made when the root changes; the sweep runs a root's
+ * sizes together, and its first call is a warm-up unless -w 0). It inherits
+ * b->comm's error handler. */
+static int root_first_comm(mpi_backend *mb, int root)
+{
+    if (mb->root_first != MPI_COMM_NULL && mb->root_first_of == root)
+        return 0;
+    if (mb->root_first != MPI_COMM_NULL)
+        MPI_Comm_free(&mb->root_first);
+    cb_backend *b = &mb->base;
+    int key = (b->rank - root + b->nranks) % b->nranks;
+    if (MPI_CALL(b, MPI_Comm_split(b->comm, 0, key, &mb->root_first)) != 0) {
+        mb->root_first = MPI_COMM_NULL;
+        return -1;
+    }
+    mb->root_first_of = root;
+    return 0;
+}
+
 static int mpi_reduce(cb_backend *b, const void *send, void *recv, size_t count,
                       cb_dtype dtype, cb_redop redop, int root)
 {
     if (check_count(b, count) != 0)
         return -1;
+    mpi_backend *mb = (mpi_backend *)b;
+    MPI_Comm comm = b->comm;
+    int comm_root = root;
+    if (mb->reduce_root_first && root != 0) {
+        if (root_first_comm(mb, root) != 0)
+            return -1;
+        comm = mb->root_first;
+        comm_root = 0;
+    }
     const void *src = b->rank == root && send == recv ? MPI_IN_PLACE : send;
     if (MPI_CALL(b, MPI_Reduce(src, recv, (int)count, mpi_type_of(b, dtype),
-                               mpi_op_of(b, dtype, redop), root, b->comm)) != 0)
+                               mpi_op_of(b, dtype, redop), comm_root, comm)) != 0)
         return -1;
     if (b->rank == root)
         finish_reduction(b, recv, count, dtype, redop);

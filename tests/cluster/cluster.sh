@@ -150,9 +150,11 @@ cluster_launcher_options() {
             echo "--prtemca plm_ssh_agent $CLUSTER_DIR/agent --hostfile $CLUSTER_DIR/hostfile --map-by :OVERSUBSCRIBE --bind-to none --mca btl self,sm,tcp --mca btl_tcp_if_include eth0 --prtemca oob_tcp_if_include eth0 --mca mpi_yield_when_idle 1" ;;
         *HYDRA*)
             # Debian's MPICH runs on UCX, which finds one machine under the
-            # namespaces and would use shared memory between the nodes; the
-            # collectives as in tests/support/wrapper.sh.in (an MPICH 4.0.2 bug).
-            echo "-launcher ssh -launcher-exec $CLUSTER_DIR/agent -f $CLUSTER_DIR/hostfile -iface eth0 -genv UCX_TLS tcp,self -genv UCX_NET_DEVICES eth0 -genv MPIR_CVAR_DEVICE_COLLECTIVES none" ;;
+            # namespaces and would use shared memory between the nodes. Its
+            # ranks yield when idle as in tests/support/wrapper.sh.in.
+            yield_lib="${CB_BUILDDIR:-}/tests/support/cb-yield-when-idle.so"
+            [ -f "$yield_lib" ] && yield_lib="-genv LD_PRELOAD $yield_lib" || yield_lib=""
+            echo "-launcher ssh -launcher-exec $CLUSTER_DIR/agent -f $CLUSTER_DIR/hostfile -iface eth0 -genv UCX_TLS tcp,self -genv UCX_NET_DEVICES eth0 $yield_lib" ;;
         *) return 1 ;;
     esac
 }

@@ -74,6 +74,12 @@ ls "$d" | grep -q tmp && fail "a temporary file was left: $(ls "$d")"
 
 # A full disk (a file size limit, the same error at the file's end): whole
 # rows only, and a message naming the file and the error.
+# MPICH keeps its shared memory (its own and UCX's) in files, which the same
+# limit caps: MPI_Init fails, or the ranks die of SIGBUS, before any row.
+if [ "$CB_LAUNCHER" = hydra ]; then
+    echo "ok (under MPICH a file size limit stops MPI itself: that case is not run)"
+    exit 0
+fi
 cat >"$CB_TMP/limited.sh" <<LAUNCHER
 #!/bin/sh
 trap '' XFSZ

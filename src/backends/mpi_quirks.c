@@ -1,0 +1,32 @@
+/* Known faults of MPI libraries, told from their version strings. */
+#include <stdio.h>
+#include <string.h>
+
+#include "mpi_quirks.h"
+
+/* The value after "KEY:" and blanks on a line of version, or NULL. */
+static const char *field(const char *version, const char *key)
+{
+    const char *at = strstr(version, key);
+    if (at == NULL)
+        return NULL;
+    at += strlen(key);
+    return at + strspn(at, " \t");
+}
+
+int cb_mpi_reduce_needs_root_first(const char *version)
+{
+    /* MPICH writes "MPICH Version:\t4.0.2" and "MPICH Device:\tch4:ucx" on
+     * lines of their own; derivatives (MVAPICH, Intel MPI, Cray MPICH) do
+     * not, and are left alone. A release candidate (4.1rc2) counts as its
+     * release's first version. */
+    const char *number = field(version, "MPICH Version:");
+    const char *device = field(version, "MPICH Device:");
+    int major = 0, minor = 0, patch = 0;
+    if (number == NULL || device == NULL || strncmp(device, "ch4", 3) != 0 ||
+        sscanf(number, "%d.%d.%d", &major, &minor, &patch) < 2)
+        return 0;
+    if (major == 3)
+        return minor >= 3;
+    return major == 4 && (minor == 0 || (minor == 1 && patch < 2));
+}
