@@ -185,10 +185,7 @@ static int mpi_start(mpi_backend *mb, MPI_Comm comm)
     MPI_Comm_set_errhandler(mb->base.comm, MPI_ERRORS_RETURN);
     MPI_Comm_rank(mb->base.comm, &mb->base.rank);
     MPI_Comm_size(mb->base.comm, &mb->base.nranks);
-    char version[MPI_MAX_LIBRARY_VERSION_STRING] = "";
-    int len = 0, mine = MPI_Get_library_version(version, &len) == MPI_SUCCESS &&
-                        cb_mpi_reduce_needs_root_first(version);   /* all ranks alike */
-    MPI_Allreduce(&mine, &mb->reduce_root_first, 1, MPI_INT, MPI_MAX, mb->base.comm);
+    mb->reduce_root_first = cb_mpi_reduce_root_first_on(mb->base.comm);
     return create_types_and_ops(mb);
 }
 
@@ -463,10 +460,8 @@ static int mpi_broadcast(cb_backend *b, const void *send, void *recv, size_t cou
     return MPI_CALL(b, MPI_Bcast(recv, (int)count, mpi_type_of(b, dtype), root, b->comm));
 }
 
-/* Where cb_mpi_reduce_needs_root_first: the same ranks, ranked from root on,
- * so that root is rank 0 (made when the root changes; the sweep runs a root's
- * sizes together, and its first call is a warm-up unless -w 0). It inherits
- * b->comm's error handler. */
+/* The same ranks, ranked from root on (see mpi_quirks.h), made when the root
+ * changes: a root's sizes run together, the first call a warm-up. */
 static int root_first_comm(mpi_backend *mb, int root)
 {
     if (mb->root_first != MPI_COMM_NULL && mb->root_first_of == root)

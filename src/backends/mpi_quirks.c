@@ -1,4 +1,5 @@
-/* Known faults of MPI libraries, told from their version strings. */
+/* Known faults of MPI libraries, told from their version strings, and what
+ * the MPI backend does about them. */
 #include <stdio.h>
 #include <string.h>
 
@@ -29,4 +30,14 @@ int cb_mpi_reduce_needs_root_first(const char *version)
     if (major == 3)
         return minor >= 3;
     return major == 4 && (minor == 0 || (minor == 1 && patch < 2));
+}
+
+int cb_mpi_reduce_root_first_on(MPI_Comm comm)
+{
+    char version[MPI_MAX_LIBRARY_VERSION_STRING] = "";
+    int len = 0, here = MPI_Get_library_version(version, &len) == MPI_SUCCESS &&
+                        cb_mpi_reduce_needs_root_first(version);
+    int any = here;
+    MPI_Allreduce(&here, &any, 1, MPI_INT, MPI_MAX, comm);
+    return any;
 }
