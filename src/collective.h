@@ -71,7 +71,10 @@ enum cb_collective_flags {
     CB_COLL_NO_DATA = 1 << 2,
     /* Its steps depend on each other (on several communicators): never
      * launched inside a group, so -m runs its operations one by one. */
-    CB_COLL_SEQUENTIAL = 1 << 3
+    CB_COLL_SEQUENTIAL = 1 << 3,
+    /* A backend may run it natively or as sends and receives: measured once
+     * per --nccl-impl entry on a backend with select_impl. */
+    CB_COLL_IMPLS = 1 << 4
 };
 
 typedef struct cb_collective {

@@ -508,6 +508,9 @@ static const option_spec option_table[] = {
      "[node]", opt_hier_split},
     {'\0', "layout", "LIST", "row, col or row,col: col lays each rank's block of allgather, "
      "gather, reducescatter and alltoall out as a column slice of a matrix [row]", opt_layout},
+    {'\0', "nccl-impl", "LIST", "alltoall, gather and scatter on NCCL: auto, native (NCCL "
+     "2.28's own calls), p2p (grouped sends and receives), or a comma list, measured "
+     "in turn [auto]", cb_params_opt_nccl_impl},
     {'\0', "suspect-ratio", "R", "-o scan: suspect below R x the median (0 < R <= 1) [0.8]",
      cb_params_opt_suspect_ratio},
     {'N', "cycles", "N", "repeat the run N times, 0 until stopped; wrong tally per rank [1]",
@@ -560,6 +563,8 @@ void cb_params_defaults(cb_params *p)
     p->hier = (cb_split_spec){.kind = CB_SPLIT_NODE, .text = "node"};
     p->layouts[0] = CB_LAYOUT_ROW;
     p->nlayouts = 1;
+    p->impls[0] = CB_IMPL_AUTO;
+    p->nimpls = 1;
     p->stable_pct = CB_DEFAULT_STABLE_PCT;
 }
 

@@ -542,6 +542,8 @@ static int warm_up_each_kind(nccl_backend *nb)
         rc = nccl_reducescatter(b, s, s + b->rank, 1, CB_UINT8, CB_SUM);
     if (rc == 0)
         rc = cb_nccl_alltoall(b, s, s + n, 1, CB_UINT8);
+    if (rc == 0)
+        rc = cb_nccl_warm_up_native(nb);
     return rc != 0 ? -1 : cb_nccl_wait(b);
 }
 
@@ -566,9 +568,10 @@ const cb_backend_ops cb_backend_nccl = {
     .reducescatter = nccl_reducescatter,
     .broadcast = nccl_broadcast,
     .reduce = nccl_reduce,
-    .alltoall = cb_nccl_alltoall,
-    .gather = cb_nccl_gather,
-    .scatter = cb_nccl_scatter,
+    .alltoall = cb_nccl_alltoall_chosen,
+    .gather = cb_nccl_gather_chosen,
+    .scatter = cb_nccl_scatter_chosen,
+    .select_impl = cb_nccl_select_impl,
     .sendrecv = cb_nccl_sendrecv,
     /* NCCL computes a floating-point avg as the sum of input * fl(1/n). */
     .avg_premultiplies = 1,

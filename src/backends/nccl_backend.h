@@ -2,7 +2,8 @@
  * The NCCL backend's own header, shared by its files: nccl.c (the operations
  * table, set-up, memory, timers and the one-call collectives), nccl_comm.c
  * (communicator life: creation, split, waiting, abort, teardown), nccl_p2p.c
- * (collectives made of sends and receives) and nccl_graph.c (CUDA graph
+ * (collectives made of sends and receives), nccl_native.c (NCCL 2.28's own
+ * alltoall, gather and scatter, --nccl-impl) and nccl_graph.c (CUDA graph
  * capture for -G). Not part of any other module's interface.
  */
 #ifndef CB_NCCL_BACKEND_H
@@ -52,6 +53,7 @@ typedef struct nccl_backend {
     void *scratch;
     size_t scratch_bytes;
     int outer_group;           /* the engine's group (-m) is open: see nccl_p2p.c */
+    int impl;                  /* --nccl-impl as chosen (nccl_native.c): CB_IMPL_NATIVE or p2p */
     /* A backend made by split has a parent: its MPI communicator is its own
      * to free; the stream and events are the parent's, and the parent, which
      * outlives it, watches its communicator for asynchronous errors while
@@ -110,6 +112,18 @@ int cb_nccl_scatter(cb_backend *b, const void *send, void *recv, size_t count, c
                     int root);
 int cb_nccl_sendrecv(cb_backend *b, const void *send, void *recv, size_t count, cb_dtype dtype,
                      int send_peer, int recv_peer);
+
+/* nccl_native.c: --nccl-impl and NCCL 2.28's own alltoall, gather, scatter */
+int cb_nccl_select_impl(cb_backend *b, cb_impl impl);
+int cb_nccl_native_alltoall(nccl_backend *nb, const void *send, void *recv, size_t count,
+                            ncclDataType_t type);
+int cb_nccl_alltoall_chosen(cb_backend *b, const void *send, void *recv, size_t count,
+                            cb_dtype dtype);
+int cb_nccl_gather_chosen(cb_backend *b, const void *send, void *recv, size_t count,
+                          cb_dtype dtype, int root);
+int cb_nccl_scatter_chosen(cb_backend *b, const void *send, void *recv, size_t count,
+                           cb_dtype dtype, int root);
+int cb_nccl_warm_up_native(nccl_backend *nb);
 
 /* nccl_graph.c */
 void cb_nccl_graph_free(cb_backend *b);

@@ -195,7 +195,8 @@ static void row_scan_round(row *r, const cb_result *res)
     X(peer_host, row_field(r, res->scan_part ? res->peer_host : ""))       \
     X(round, row_scan_round(r, res))                                       \
     X(cycle, row_fieldf(r, "%d", res->cycle))                              \
-    X(timestamp_utc, row_field(r, res->timestamp_utc))
+    X(timestamp_utc, row_field(r, res->timestamp_utc))                     \
+    X(impl, row_field(r, res->impl ? res->impl : ""))
 
 static void row_header(row *r)
 {

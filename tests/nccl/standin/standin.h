@@ -32,7 +32,10 @@
  *   CB_STANDIN_CC=MM      compute capability of every device, major * 10 +
  *                         minor (default 90, which runs fp8)
  *   CB_STANDIN_NCCL_VERSION=V  version code ncclGetVersion reports (default
- *                         the header's NCCL_VERSION_CODE)
+ *                         the header's NCCL_VERSION_CODE); below 2.28 a call
+ *                         of ncclAlltoAll, ncclGather or ncclScatter
+ *                         (nccl_native.c) is a VIOLATION, as those symbols
+ *                         are missing from older libraries
  *
  * Collectives (collectives.c): reductions gather every rank's input and fold
  * it in rank order, rounding to the datatype after every step, as NCCL's
@@ -225,6 +228,10 @@ ncclResult_t standin_run(cudaStream_t s, const standin_op *op, int replayed);
 
 /* Launch op on s: record it when s is capturing, else run it. */
 ncclResult_t standin_launch(cudaStream_t s, const standin_op *op);
+
+/* nccl.c: launch call as the NCCL entry point name (checked, traced, noted
+ * when grouped, then standin_launch); for entry points in other files. */
+ncclResult_t standin_launch_named(cudaStream_t stream, const standin_op *call, const char *name);
 
 /* Advance s's clock for work launched now that takes extra seconds. */
 void standin_stream_busy(cudaStream_t s, double extra);
