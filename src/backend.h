@@ -47,6 +47,7 @@ typedef struct cb_backend_config {
      * sees some of them complete: the watchdog counts it as progress. */
     void (*progress)(void *ctx);
     void *progress_ctx;
+    int registration;  /* -R: 0, or 1 and 2 on a backend with `registers` */
 } cb_backend_config;
 
 /* Room for a backend's library and driver versions line. */
@@ -101,6 +102,9 @@ struct cb_backend_ops {
     /* Buffers the collectives read and write. host_accessible: the engine may
      * read and write them directly instead of through upload/download. */
     int host_accessible;
+    /* alloc honours -R 1 and 2 (buffers registered with the library); other
+     * backends refuse -R with a usage error. */
+    int registers;
     int (*alloc)(cb_backend *b, size_t bytes, void **ptr);
     void (*free)(cb_backend *b, void *ptr);
     int (*upload)(cb_backend *b, void *dst, const void *src, size_t bytes);

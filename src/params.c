@@ -511,6 +511,8 @@ static const option_spec option_table[] = {
     {'\0', "nccl-impl", "LIST", "alltoall, gather and scatter on NCCL: auto, native (NCCL "
      "2.28's own calls), p2p (grouped sends and receives), or a comma list, measured "
      "in turn [auto]", cb_params_opt_nccl_impl},
+    {'R', "local-register", "0|1|2", "NCCL buffers: 1 registered (ncclCommRegister), 2 "
+     "ncclMemAlloc'd in a symmetric window (NCCL 2.27); 0 neither [0]", cb_params_opt_register},
     {'\0', "suspect-ratio", "R", "-o scan: suspect below R x the median (0 < R <= 1) [0.8]",
      cb_params_opt_suspect_ratio},
     {'N', "cycles", "N", "repeat the run N times, 0 until stopped; wrong tally per rank [1]",

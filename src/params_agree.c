@@ -23,7 +23,7 @@ enum {
     OPT_WARMUP, OPT_CHECK, OPT_ROOT, OPT_AVERAGE, OPT_BLOCKING, OPT_AGG, OPT_GRAPH,
     OPT_CPUTIME, OPT_TIMEOUT, OPT_BACKEND, OPT_CSV, OPT_JSON, OPT_STATS, OPT_PROGRESS,
     OPT_SPLIT, OPT_HIER, OPT_LAYOUT, OPT_MEMORY, OPT_BUDGET, OPT_STABLE, OPT_HELP,
-    OPT_VERSION, OPT_CHECK_TIMED, OPT_SAMPLES_JSON, OPT_NCCL_IMPL, OPT_COUNT
+    OPT_VERSION, OPT_CHECK_TIMED, OPT_SAMPLES_JSON, OPT_NCCL_IMPL, OPT_REGISTER, OPT_COUNT
 };
 
 static const char *const option_names[OPT_COUNT] = {
@@ -32,7 +32,7 @@ static const char *const option_names[OPT_COUNT] = {
     "-z/--blocking", "-m/--agg", "-G/--cudagraph", "-C/--report-cputime", "-T/--timeout",
     "--backend", "--csv", "--json", "--stats", "--progress", "--split", "--hier-split",
     "--layout", "-M/--memory", "--budget", "--stable", "-h/--help", "-V/--version",
-    "--check-timed", "--samples-json", "--nccl-impl",
+    "--check-timed", "--samples-json", "--nccl-impl", "-R/--local-register",
 };
 
 typedef struct param_texts {
@@ -111,6 +111,7 @@ static void describe(const cb_params *p, param_texts *t)
     put(t, OPT_SAMPLES_JSON, "%s", p->samples_json ? "given" : "not given");
     for (int i = 0; i < p->nimpls; i++)
         put(t, OPT_NCCL_IMPL, "%s%s", i ? "," : "", cb_impl_name(p->impls[i]));
+    put(t, OPT_REGISTER, "%d", p->registration);
 }
 
 /* FNV-1a, 64 bits: a digest, not a defence against a hostile rank. */

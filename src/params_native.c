@@ -1,7 +1,9 @@
-/* The NCCL backend's implementation choice (nccl-collbench(1): --nccl-impl). */
+/* The NCCL backend's options of its own (nccl-collbench(1): --nccl-impl,
+ * -R). */
 #include <string.h>
 
 #include "params_parse.h"
+#include "parse.h"
 
 static const char *const impl_names[] = {
     [CB_IMPL_AUTO] = "auto", [CB_IMPL_NATIVE] = "native", [CB_IMPL_P2P] = "p2p"};
@@ -35,4 +37,15 @@ int cb_params_opt_nccl_impl(parse_state *s, const char *v)
             return 0;
         item += len + 1;
     }
+}
+
+/* -R: 0 plain buffers, 1 registered with the communicator, 2 in a
+ * symmetric window (the backend checks that the library has them). */
+int cb_params_opt_register(parse_state *s, const char *v)
+{
+    long level;
+    if (cb_parse_long(v, 0, 2, &level) != 0)
+        return cb_params_fail(s, "'%s': expected 0, 1 or 2", v);
+    s->p->registration = (int)level;
+    return 0;
 }

@@ -23,8 +23,9 @@ int cb_params_scan_part(parse_state *s, const char *name);
 int cb_params_opt_suspect_ratio(parse_state *s, const char *v);
 int cb_params_opt_min_busbw(parse_state *s, const char *v);
 int cb_params_opt_cycles(parse_state *s, const char *v);
-/* params_native.c: --nccl-impl. */
+/* params_native.c: --nccl-impl and -R. */
 int cb_params_opt_nccl_impl(parse_state *s, const char *v);
+int cb_params_opt_register(parse_state *s, const char *v);
 /* Their defaults, and their checks after every option is read. */
 void cb_params_health_defaults(cb_params *p);
 int cb_params_check_health(parse_state *s);

@@ -163,6 +163,7 @@ static int nccl_init(MPI_Comm comm, const cb_backend_config *config, cb_backend 
     nb->local_ranks = chosen.local_ranks;
     nb->device_sharers = chosen.sharers;
     if (cb_backend_agree(comm, &nb->base, read_capabilities(nb) != 0) != 0 ||
+        cb_backend_agree(comm, &nb->base, cb_nccl_registration_check(nb) != 0) != 0 ||
         cb_backend_agree(comm, &nb->base, create_stream(nb) != 0) != 0)
         return -1;
     return cb_nccl_create_comm(nb);
@@ -239,6 +240,8 @@ static int nccl_alloc(cb_backend *b, size_t bytes, void **ptr)
 {
     nccl_backend *nb = (nccl_backend *)b;
     void *p = NULL;
+    if (nb->config.registration != 0)
+        return cb_nccl_register_alloc(nb, bytes, ptr);
     if (CUDA_CALL(b, cudaMalloc(&p, bytes)) != 0)
         return -1;
     if (CUDA_CALL(b, cudaMemsetAsync(p, 0, bytes, nb->stream)) != 0 || cb_nccl_wait(b) != 0) {
@@ -558,6 +561,7 @@ const cb_backend_ops cb_backend_nccl = {
     .versions = nccl_versions,
     .memory_available = nccl_memory_available,
     .host_accessible = 0,
+    .registers = 1,
     .alloc = nccl_alloc,
     .free = cb_nccl_free,
     .upload = nccl_upload,

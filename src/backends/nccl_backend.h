@@ -3,7 +3,7 @@
  * table, set-up, memory, timers and the one-call collectives), nccl_comm.c
  * (communicator life: creation, split, waiting, abort, teardown), nccl_p2p.c
  * (collectives made of sends and receives), nccl_native.c (NCCL 2.28's own
- * alltoall, gather and scatter, --nccl-impl) and nccl_graph.c (CUDA graph
+ * alltoall, gather and scatter, --nccl-impl), nccl_register.c (-R) and nccl_graph.c (CUDA graph
  * capture for -G). Not part of any other module's interface.
  */
 #ifndef CB_NCCL_BACKEND_H
@@ -19,6 +19,14 @@
  * variable below sets another size (see nccl-collbench(1), ENVIRONMENT). */
 #define CB_NCCL_SCRATCH_BYTES ((size_t)64 << 20)
 #define CB_NCCL_SCRATCH_ENV "NCCL_COLLBENCH_TEST_SCRATCH_BYTES"
+
+/* -R: a buffer registered with the communicator (nccl_register.c). */
+#define CB_NCCL_MAX_REGISTERED 8
+typedef struct nccl_registration {
+    void *ptr;
+    void *handle;              /* ncclCommRegister's handle, or the ncclWindow_t */
+    int live;                  /* not yet deregistered */
+} nccl_registration;
 
 typedef struct nccl_backend {
     cb_backend base;           /* first: the engine sees this */
@@ -74,6 +82,8 @@ typedef struct nccl_backend {
     void **deferred_frees;
     int ndeferred;
     int deferred_room;
+    nccl_registration registered[CB_NCCL_MAX_REGISTERED];   /* -R */
+    int nregistered;
 } nccl_backend;
 /* The checking macros: 0 on success, else -1 with b->error naming the call,
  * the source line and the library's own error string. */
@@ -124,6 +134,13 @@ int cb_nccl_gather_chosen(cb_backend *b, const void *send, void *recv, size_t co
 int cb_nccl_scatter_chosen(cb_backend *b, const void *send, void *recv, size_t count,
                            cb_dtype dtype, int root);
 int cb_nccl_warm_up_native(nccl_backend *nb);
+
+/* nccl_register.c: -R */
+int cb_nccl_registration_check(nccl_backend *nb);
+int cb_nccl_register_alloc(nccl_backend *nb, size_t bytes, void **ptr);
+int cb_nccl_registered_free(nccl_backend *nb, void *ptr);
+void cb_nccl_deregister_all(nccl_backend *nb, int aborting);
+void cb_nccl_release_registered(nccl_backend *nb);
 
 /* nccl_graph.c */
 void cb_nccl_graph_free(cb_backend *b);

@@ -124,7 +124,13 @@ void start_backend(engine *e)
 {
     cb_backend_config config = {
         .blocking = e->p->blocking, .run_comm = e->comm, .progress = watchdog_tick,
-        .progress_ctx = e};
+        .progress_ctx = e, .registration = e->p->registration};
+    if (e->p->registration != 0 && !e->ops->registers) {
+        cb_status_set(&e->st, CB_EXIT_USAGE, "-R %d: the %s backend registers no buffers "
+                      "(-R 1 and 2 are NCCL's; -R 0 or --backend nccl)", e->p->registration,
+                      e->ops->name);
+        return;
+    }
     cb_watchdog_doing(&e->watch, "starting the %s backend", e->ops->name);
     if (e->ops->init(e->gcomm, &config, &e->b) != 0)
         cb_status_set(&e->st, CB_EXIT_RUNTIME, "starting the %s backend failed: %s",

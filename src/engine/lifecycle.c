@@ -104,6 +104,9 @@ int cb_engine_run(const cb_params *p, MPI_Comm comm)
             note(e, "%s", e->backend_notice);
         if (e->impl_notice[0] != '\0')
             note(e, "%s", e->impl_notice);
+        if (p->registration != 0)
+            note(e, "-R %d: buffers %s", p->registration, p->registration == 1 ?
+                 "registered with ncclCommRegister" : "from ncclMemAlloc in a symmetric window");
         char unused[CB_MSGLEN];
         for (int i = 0; cb_params_note(p, i, unused, sizeof unused); i++)
             note(e, "%s", unused);

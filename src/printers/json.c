@@ -178,7 +178,8 @@ static void write_parameters(FILE *f, const cb_params *p)
     fprintf(f, "], \"nccl_impls\": [");
     for (int i = 0; i < p->nimpls; i++)
         fprintf(f, "%s\"%s\"", i ? ", " : "", cb_impl_name(p->impls[i]));
-    fprintf(f, "], \"budget_ms\": %d, \"stable_pct\": %d", p->budget_ms, p->stable_pct);
+    fprintf(f, "], \"registration\": %d", p->registration);
+    fprintf(f, ", \"budget_ms\": %d, \"stable_pct\": %d", p->budget_ms, p->stable_pct);
     fprintf(f, "\n  },\n");
 }
 

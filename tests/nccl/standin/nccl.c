@@ -361,11 +361,13 @@ static ncclResult_t comm_free(ncclComm_t comm, const char *how)
 
 ncclResult_t ncclCommDestroy(ncclComm_t comm)
 {
+    standin_end_registrations(comm, 1);
     return comm_free(comm, "ncclCommDestroy");
 }
 
 ncclResult_t ncclCommAbort(ncclComm_t comm)
 {
+    standin_end_registrations(comm, 0);
     return comm_free(comm, "ncclCommAbort");
 }
 

@@ -37,6 +37,10 @@
  *                         (nccl_native.c) is a VIOLATION, as those symbols
  *                         are missing from older libraries
  *
+ * NCCL 2.28's ncclAlltoAll, ncclGather, ncclScatter (nccl_native.c) and the
+ * buffer registration calls of -R (nccl_register.c, with their rules and
+ * the symmetric kernels' float accumulation) follow the reported version.
+ *
  * Collectives (collectives.c): reductions gather every rank's input and fold
  * it in rank order, rounding to the datatype after every step, as NCCL's
  * kernels store partial results: a floating-point avg multiplies each input
@@ -232,6 +236,15 @@ ncclResult_t standin_launch(cudaStream_t s, const standin_op *op);
 /* nccl.c: launch call as the NCCL entry point name (checked, traced, noted
  * when grouped, then standin_launch); for entry points in other files. */
 ncclResult_t standin_launch_named(cudaStream_t stream, const standin_op *call, const char *name);
+
+/* nccl_register.c: cudaFree of [ptr, ptr + bytes) is checked against the
+ * registrations; a communicator's registrations end with it (a VIOLATION
+ * when destroying it leaves some); 1 when op's reduction accumulates in
+ * float (half or bfloat16 input in a symmetric window, as NCCL's symmetric
+ * kernels). */
+void standin_check_free(const void *ptr, size_t bytes);
+void standin_end_registrations(struct ncclComm *comm, int destroying);
+int standin_accumulates_in_float(const standin_op *op);
 
 /* Advance s's clock for work launched now that takes extra seconds. */
 void standin_stream_busy(cudaStream_t s, double extra);
