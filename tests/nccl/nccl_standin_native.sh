@@ -127,6 +127,16 @@ res = doc["results"]
 assert len(res) == len(rows), (len(res), len(rows))
 assert [x["impl"] for x in res] == [r["impl"] for r in rows]
 PY
+# nccl-collbench-compare keeps the two apart: impl is one of its keys.
+"$CB_BUILDDIR/src/nccl-collbench-compare" "$CB_TMP/both.csv" "$CB_TMP/both.csv" \
+    --json "$CB_TMP/cmp.json" >"$CB_TMP/cmp.out" 2>&1 || show_and_fail "compare: $(cat "$CB_TMP/cmp.out")"
+"$CB_PYTHON" - "$CB_TMP/both.csv" "$CB_TMP/cmp.json" <<'PY' || show_and_fail "compare keys"
+import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+report = json.load(open(sys.argv[2]))["rows"]
+assert len(report) == len(rows), (len(report), len(rows))
+assert sorted(r["impl"] for r in report) == sorted(r["impl"] for r in rows)
+PY
 echo "ok: native and p2p side by side"
 
 # Native in place through the scratch buffer, inside the engine's group
