@@ -137,6 +137,16 @@ report = json.load(open(sys.argv[2]))["rows"]
 assert len(report) == len(rows), (len(report), len(rows))
 assert sorted(r["impl"] for r in report) == sorted(r["impl"] for r in rows)
 PY
+# nccl-collbench-plot draws them as lines of their own (where gnuplot is).
+if command -v gnuplot >/dev/null 2>&1; then
+    "$CB_BUILDDIR/src/nccl-collbench-plot" -f svg -o "$CB_TMP/charts" "$CB_TMP/both.csv" \
+        >/dev/null || show_and_fail "plot of native,p2p failed"
+    for t in 'nccl float none out-of-place native' 'nccl float none out-of-place p2p'; do
+        grep -q "$t" "$CB_TMP/charts/alltoall-busbw.svg" || show_and_fail "no plot line '$t'"
+    done
+else
+    echo "note: gnuplot is not installed; the chart's lines per implementation not checked"
+fi
 echo "ok: native and p2p side by side"
 
 # Native in place through the scratch buffer, inside the engine's group
