@@ -171,6 +171,23 @@ standin_check trace --prefix "$CB_TMP/trace" --ranks 3 --teardown destroy
 unset NCCL_COLLBENCH_TEST_SCRATCH_BYTES
 echo "ok: native in place, -m, -G"
 
+# The fault layer reaches both implementations: a corrupt element in rank
+# 1's output (the root's, for gather) is found in every table of both
+# (status 7).
+NCCL_COLLBENCH_TEST_FAULT=corrupt:1:5
+export NCCL_COLLBENCH_TEST_FAULT
+CB_RUN_BIN="$CB_BUILDDIR/tests/nccl-collbench-faulty" run 3 --backend faulty-nccl -o "$ops" \
+    -r 1 -b 768 -e 768 -n 1 --nccl-impl native,p2p --csv "$CB_TMP/f.csv"
+unset NCCL_COLLBENCH_TEST_FAULT
+expect_rc 7 "a corrupt element under native,p2p"
+"$CB_PYTHON" - "$CB_TMP/f.csv" <<'PY' || show_and_fail "the fault was not found in every table"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+bad = {(r["collective"], r["impl"]) for r in rows if r["wrong"] not in ("", "0")}
+assert bad == {(c, i) for c in ("alltoall", "gather", "scatter") for i in ("native", "p2p")}, bad
+PY
+echo "ok: faults reach both implementations"
+
 # The MPI backend has one implementation: the option is noted, not refused.
 run 2 --backend mpi -o alltoall -b 48 -e 48 -n 1 --nccl-impl p2p --csv "$CB_TMP/mpi.csv"
 expect_rc 0 "--nccl-impl on the mpi backend"
