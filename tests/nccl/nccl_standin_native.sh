@@ -149,6 +149,20 @@ else
 fi
 echo "ok: native and p2p side by side"
 
+# With --split, rank 0 prints every group's rows: each says its implementation.
+run 4 --backend nccl --split size:3 -o alltoall,gather -b 48 -e 768 -f 4 -n 1 \
+    --nccl-impl native,p2p --csv "$CB_TMP/split.csv"
+expect_rc 0 "--nccl-impl native,p2p with --split"
+"$CB_PYTHON" - "$CB_TMP/split.csv" <<'PY' || show_and_fail "--split rows and their impl"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+got = {(r["collective"], r["impl"], r["group"]) for r in rows}
+assert got == {(c, i, g) for c in ("alltoall", "gather") for i in ("native", "p2p")
+               for g in ("0", "1")}, got
+assert all(r["wrong"] == "0" for r in rows)
+PY
+echo "ok: --split"
+
 # Native in place through the scratch buffer, inside the engine's group
 # (-m), captured in a graph (-G), and with a scratch buffer too small for
 # the whole input (rounds of sends and receives): verified, no violation.
