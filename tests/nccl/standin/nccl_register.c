@@ -20,6 +20,8 @@
 #define STANDIN_FIRST_REGISTER NCCL_VERSION(2, 19, 0)
 #define STANDIN_FIRST_WINDOW NCCL_VERSION(2, 27, 0)
 #define STANDIN_MAX_REGISTRATIONS 64
+/* NCCL_WIN_COLL_SYMMETRIC, which nccl.h before 2.27 lacks. */
+#define STANDIN_WIN_SYMMETRIC 0x01
 
 enum { REG_BUFFER = 1, REG_WINDOW = 2 };
 
@@ -220,8 +222,8 @@ int standin_accumulates_in_float(const standin_op *op)
         return 0;
     for (int i = 0; i < STANDIN_MAX_REGISTRATIONS; i++) {
         const registration *r = &registrations[i];
-        if (r->kind == REG_WINDOW && r->comm == op->comm && (r->flags & 1) &&
-            overlaps(r->lo, r->bytes, op->send, 1)) {
+        if (r->kind == REG_WINDOW && r->comm == op->comm &&
+            (r->flags & STANDIN_WIN_SYMMETRIC) && overlaps(r->lo, r->bytes, op->send, 1)) {
             standin_trace("symmetric window: accumulating in float");
             return 1;
         }
