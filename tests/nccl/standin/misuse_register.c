@@ -1,6 +1,7 @@
 /*
  * Misuses of the stand-in's registration calls, one per argument, for
- * tests/nccl/nccl_standin_register.sh: each must leave a VIOLATION line in
+ * tests/nccl/nccl_standin_register.sh (and a native collective, for an old
+ * CB_STANDIN_NCCL_VERSION): each must leave a VIOLATION line in
  * the trace (CB_STANDIN_TRACE), as the stand-in's strictness promises.
  * Run on one rank. Exit status 0 once the misuse was made, 2 for a bad
  * argument; the test reads the trace.
@@ -59,6 +60,11 @@ static int misuse(const char *what, ncclComm_t comm)
         ncclCommDestroy(comm);
         cudaFree(buf);
         return 0;
+    } else if (strcmp(what, "native") == 0) {
+        /* Under CB_STANDIN_NCCL_VERSION below 2.28: a symbol the library lacks. */
+        cudaMalloc(&buf, 64);
+        ncclAlltoAll(buf, (char *)buf + 32, 1, ncclInt8, comm, NULL);
+        cudaFree(buf);
     } else if (strcmp(what, "none") != 0) {
         return 2;
     }
@@ -74,7 +80,7 @@ int main(int argc, char **argv)
     if (rc == 2)
         fprintf(stderr, "usage: misuse_register deregister-twice|free-registered|free-window|"
                         "window-on-cudamalloc|window-deregister-twice|cudafree-memalloc|"
-                        "destroy-registered|none\n");
+                        "destroy-registered|native|none\n");
     MPI_Finalize();
     return rc;
 }
