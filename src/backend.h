@@ -147,6 +147,14 @@ struct cb_backend_ops {
     /* send goes to rank send_peer while recv comes from rank recv_peer. */
     int (*sendrecv)(cb_backend *b, const void *send, void *recv, size_t count,
                     cb_dtype dtype, int send_peer, int recv_peer);
+    /* Out of place only (NULL: alltoallv is skipped): send_counts[j]
+     * elements at element send_offsets[j] of send go to rank j, which puts
+     * them at element recv_offsets[i] of its recv, i being the sender, as
+     * its recv_counts[i] says; counts may be 0, and every rank's counts
+     * agree with its peers'. */
+    int (*alltoallv)(cb_backend *b, const void *send, const size_t *send_counts,
+                     const size_t *send_offsets, void *recv, const size_t *recv_counts,
+                     const size_t *recv_offsets, cb_dtype dtype);
     /* 1 when a floating-point avg is computed as the sum of input * fl(1/n),
      * rounding every product (NCCL); the check then allows for that rounding
      * when n is not a power of two. 0: sum, then one division. */

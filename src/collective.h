@@ -12,6 +12,7 @@
 
 #include "backend.h"
 #include "pattern.h"
+#include "traffic.h"
 
 /* --layout: where each rank's block sits, for the collectives that gather
  * or scatter blocks. Not to be confused with cb_layout, one call's counts
@@ -42,6 +43,9 @@ typedef struct cb_layout {
     size_t rows;
     size_t width;
     size_t work_count;
+    /* alltoallv (else 0): elements per unit of the traffic matrix's weight;
+     * rank i sends rank j weight(i, j) * unit elements. */
+    size_t unit;
 } cb_layout;
 
 /* One launch: buffers and what to do with them. */
@@ -54,6 +58,7 @@ typedef struct cb_call {
     int root;               /* -1 for rootless collectives */
     void *work;             /* --layout col: work_count elements of backend memory */
     void *state;            /* what the collective's prepare made, else NULL */
+    const cb_traffic_spec *traffic; /* --a2av-matrix: alltoallv's traffic matrix */
 } cb_call;
 
 /* Where a check first found a wrong element on this rank. */
@@ -72,9 +77,12 @@ enum cb_collective_flags {
     /* Its steps depend on each other (on several communicators): never
      * launched inside a group, so -m runs its operations one by one. */
     CB_COLL_SEQUENTIAL = 1 << 3,
+    /* Has no in-place form (alltoallv: the blocks a rank sends and receives
+     * differ in size): measured out of place only. */
+    CB_COLL_OUT_OF_PLACE = 1 << 4,
     /* A backend may run it natively or as sends and receives: measured once
      * per --nccl-impl entry on a backend with select_impl. */
-    CB_COLL_IMPLS = 1 << 4
+    CB_COLL_IMPLS = 1 << 5
 };
 
 typedef struct cb_collective {
@@ -86,6 +94,10 @@ typedef struct cb_collective {
      * larger of send and receive bytes). Returns 0, or -1 when the size holds
      * no whole element for every rank. */
     int (*layout)(size_t bytes, size_t elem_size, int nranks, cb_layout *out);
+    /* Optional: the layout when it depends on the traffic matrix
+     * (alltoallv); the engine calls it instead of layout. */
+    int (*layout_traffic)(const cb_traffic_spec *traffic, size_t bytes, size_t elem_size,
+                          int nranks, cb_layout *out);
 
     /* busbw = algbw * busbw_factor(nranks). */
     double (*busbw_factor)(int nranks);

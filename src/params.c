@@ -59,115 +59,15 @@ static int set_int(parse_state *s, const char *v, long min, long max, int *out)
     return 0;
 }
 
-/* Split a comma list; call one(item) for each; "all" calls all(). */
-static int each_item(parse_state *s, const char *list, int (*one)(parse_state *, const char *),
-                     int (*all)(parse_state *))
+/* A flag: its table line's agreement names the int it sets to 1. */
+static int opt_flag(parse_state *s, const char *v)
 {
-    if (strcasecmp(list, "all") == 0)
-        return all(s);
-    char item[64];
-    const char *p = list;
-    for (;;) {
-        size_t len = strcspn(p, ",");
-        if (len == 0)
-            return fail(s, "'%s' has an empty item", list);
-        if (len >= sizeof item)
-            return fail(s, "'%.*s' is not a known name", (int)len, p);
-        memcpy(item, p, len);
-        item[len] = '\0';
-        if (one(s, item) != 0)
-            return -1;
-        if (p[len] == '\0')
-            return 0;
-        p += len + 1;
-    }
-}
-
-/* -o */
-static int add_collective(parse_state *s, const char *name)
-{
-    int scan = cb_params_scan_part(s, name);
-    if (scan != 0)
-        return scan < 0 ? -1 : 0;
-    const cb_collective *c = cb_collective_lookup(name);
-    cb_redop op;
-    /* nccl-tests' -o picks the reduction: say where ours is. */
-    if (c == NULL && cb_redop_lookup(name, &op) == 0)
-        return fail(s, "'%s' is a reduction: here -o selects the collective (e.g. allreduce) "
-                       "and --redop the reduction, as in --redop %s", name, name);
-    if (c == NULL)
-        return fail(s, "unknown collective '%s' (see --help for the list)", name);
-    for (int i = 0; i < s->p->ncollectives; i++)
-        if (s->p->collectives[i] == c)
-            return fail(s, "collective '%s' given twice", name);
-    s->p->collectives[s->p->ncollectives++] = c;
+    (void)v;
+    int given = 1;
+    if (s->spec->agree.kind != CB_AGREE_FLAG)
+        return fail(s, "the option table gives this flag no field (AGREE_FLAG) to set");
+    memcpy((char *)s->p + s->spec->agree.offset, &given, sizeof given);
     return 0;
-}
-
-static int all_collectives(parse_state *s)
-{
-    for (const cb_collective *const *c = cb_collective_list(); *c != NULL; c++)
-        s->p->collectives[s->p->ncollectives++] = *c;
-    return 0;
-}
-
-static int opt_op(parse_state *s, const char *v)
-{
-    s->p->ncollectives = 0;
-    s->p->scan = 0;
-    return each_item(s, v, add_collective, all_collectives);
-}
-
-/* -d */
-static int add_dtype(parse_state *s, const char *name)
-{
-    cb_dtype t;
-    if (cb_dtype_lookup(name, &t) != 0)
-        return fail(s, "unknown datatype '%s' (see --help for the list)", name);
-    for (int i = 0; i < s->p->ndtypes; i++)
-        if (s->p->dtypes[i] == t)
-            return fail(s, "datatype '%s' given twice", name);
-    s->p->dtypes[s->p->ndtypes++] = t;
-    return 0;
-}
-
-static int all_dtypes(parse_state *s)
-{
-    for (int t = 0; t < CB_DTYPE_COUNT; t++)
-        s->p->dtypes[s->p->ndtypes++] = (cb_dtype)t;
-    return 0;
-}
-
-static int opt_datatype(parse_state *s, const char *v)
-{
-    s->p->ndtypes = 0;
-    return each_item(s, v, add_dtype, all_dtypes);
-}
-
-/* --redop */
-static int add_redop(parse_state *s, const char *name)
-{
-    cb_redop op;
-    if (cb_redop_lookup(name, &op) != 0)
-        return fail(s, "unknown reduction '%s' (see --help for the list)", name);
-    for (int i = 0; i < s->p->nredops; i++)
-        if (s->p->redops[i] == op)
-            return fail(s, "reduction '%s' given twice", name);
-    s->p->redops[s->p->nredops++] = op;
-    return 0;
-}
-
-static int all_redops(parse_state *s)
-{
-    for (int op = 0; op < CB_REDOP_COUNT; op++)
-        s->p->redops[s->p->nredops++] = (cb_redop)op;
-    return 0;
-}
-
-static int opt_redop(parse_state *s, const char *v)
-{
-    s->p->nredops = 0;
-    return each_item(s, v, add_redop, all_redops);
 }
 
 static int opt_minbytes(parse_state *s, const char *v)
@@ -221,13 +121,6 @@ static int opt_warmup(parse_state *s, const char *v)
 static int opt_check(parse_state *s, const char *v)
 {
     return set_int(s, v, 0, CB_MAX_COUNT_OPTION, &s->p->check_passes);
-}
-
-static int opt_check_timed(parse_state *s, const char *v)
-{
-    (void)v;
-    s->p->check_timed = 1;
-    return 0;
 }
 
 static int opt_blocking(parse_state *s, const char *v)
@@ -322,92 +215,11 @@ static int opt_json(parse_state *s, const char *v)
     return 0;
 }
 
-static int opt_samples_json(parse_state *s, const char *v)
+static int opt_a2av_matrix(parse_state *s, const char *v)
 {
-    (void)v;
-    s->p->samples_json = 1;
-    return 0;
-}
-
-static int opt_stats(parse_state *s, const char *v)
-{
-    (void)v;
-    s->p->table_stats = 1;
-    return 0;
-}
-
-static int opt_progress(parse_state *s, const char *v)
-{
-    (void)v;
-    s->p->progress = 1;
-    return 0;
-}
-
-/* A grouping spec: size:K, stride:K, node or color:C0,C1,... */
-static int parse_split_spec(parse_state *s, const char *v, cb_split_spec *spec)
-{
-    long k;
-    spec->text = v;
-    spec->k = 0;
-    if (strcmp(v, "node") == 0) {
-        spec->kind = CB_SPLIT_NODE;
-        return 0;
-    }
-    if (strncmp(v, "size:", 5) == 0 || strncmp(v, "stride:", 7) == 0) {
-        int size = v[1] == 'i';
-        if (cb_parse_long(v + (size ? 5 : 7), 1, INT_MAX, &k) != 0)
-            return fail(s, "'%s': K must be a whole number of ranks, at least 1", v);
-        spec->kind = size ? CB_SPLIT_SIZE : CB_SPLIT_STRIDE;
-        spec->k = (int)k;
-        return 0;
-    }
-    if (strncmp(v, "color:", 6) == 0) {
-        if (cb_split_colors(v + 6, NULL, 0) < 0)
-            return fail(s, "'%s': colours are a comma list of whole numbers from 0 to %d, "
-                        "one per rank", v, CB_MAX_SPLIT_COLOR);
-        spec->kind = CB_SPLIT_COLOR;
-        return 0;
-    }
-    return fail(s, "'%s': expected size:K, stride:K, node or color:C0,C1,...", v);
-}
-
-static int opt_split(parse_state *s, const char *v)
-{
-    return parse_split_spec(s, v, &s->p->split);
-}
-
-static int opt_hier_split(parse_state *s, const char *v)
-{
-    return parse_split_spec(s, v, &s->p->hier);
-}
-
-/* --layout: row, col, or both as a comma list, each once. */
-static int add_layout(parse_state *s, const char *name)
-{
-    cb_params *p = s->p;
-    cb_block_layout kind;
-    if (strcmp(name, "row") == 0)
-        kind = CB_LAYOUT_ROW;
-    else if (strcmp(name, "col") == 0)
-        kind = CB_LAYOUT_COL;
-    else
-        return fail(s, "'%s': expected row, col or row,col", name);
-    for (int i = 0; i < p->nlayouts; i++)
-        if (p->layouts[i] == kind)
-            return fail(s, "layout '%s' given twice", name);
-    p->layouts[p->nlayouts++] = kind;
-    return 0;
-}
-
-static int no_all_layouts(parse_state *s)
-{
-    return fail(s, "'all': expected row, col or row,col");
-}
-
-static int opt_layout(parse_state *s, const char *v)
-{
-    s->p->nlayouts = 0;
-    return each_item(s, v, add_layout, no_all_layouts);
+    char why[200];
+    return cb_traffic_parse(v, &s->p->a2av_matrix, why, sizeof why) == 0 ? 0
+                                                                          : fail(s, "%s", why);
 }
 
 static int opt_budget(parse_state *s, const char *v)
@@ -432,115 +244,113 @@ static int opt_one_per_rank(parse_state *s, const char *v)
     return 0;
 }
 
-static int opt_memory(parse_state *s, const char *v)
-{
-    (void)v;
-    s->p->memory_report = 1;
-    return 0;
-}
-
-static int opt_help(parse_state *s, const char *v)
-{
-    (void)v;
-    s->p->help = 1;
-    return 0;
-}
-
-static int opt_version(parse_state *s, const char *v)
-{
-    (void)v;
-    s->p->version = 1;
-    return 0;
-}
-
-typedef struct option_spec {
-    char short_name;        /* '\0' when there is none */
-    const char *long_name;
-    const char *arg;        /* NULL for flags */
-    const char *help;
-    int (*set)(parse_state *s, const char *value);
-} option_spec;
-
-static const option_spec option_table[] = {
-    {'o', "op", "LIST", "collectives to run: names, comma list, all, or scan [allreduce]", opt_op},
+/* The options in --help's order, each with how the ranks agree on it
+ * (params_parse.h): a new option is one line here. */
+static const cb_option_spec option_table[] = {
+    {'o', "op", "LIST", "collectives to run: names, comma list, all, or scan [allreduce]",
+     cb_params_opt_op, AGREE_DESCRIBED(cb_agree_collectives)},
     {'b', "minbytes", "SIZE", "smallest size in bytes; K, M, G, T suffixes are powers of 2 ["
                                 CB_TEXT(CB_DEFAULT_MIN_BYTES) "]",
-     opt_minbytes},
+     opt_minbytes, AGREE_BYTES(min_bytes)},
     {'e', "maxbytes", "SIZE", "largest size in bytes [" CB_TEXT(CB_DEFAULT_MAX_MIB)
                                 "M, lowered to fit in memory]",
-     opt_maxbytes},
+     opt_maxbytes, AGREE_BYTES(max_bytes)},
     {'f', "stepfactor", "N", "multiply the size by N (>= 2) each step ["
-                                  CB_TEXT(CB_DEFAULT_STEP_FACTOR) "]", opt_stepfactor},
-    {'i', "stepbytes", "SIZE", "add SIZE bytes each step instead of multiplying", opt_stepbytes},
-    {'n', "iters", "N", "timed iterations per size [" CB_TEXT(CB_DEFAULT_ITERS) "]", opt_iters},
+                                  CB_TEXT(CB_DEFAULT_STEP_FACTOR) "]", opt_stepfactor,
+     AGREE_DESCRIBED(cb_agree_step)},
+    {'i', "stepbytes", "SIZE", "add SIZE bytes each step instead of multiplying", opt_stepbytes,
+     AGREE_DESCRIBED(cb_agree_step)},
+    {'n', "iters", "N", "timed iterations per size [" CB_TEXT(CB_DEFAULT_ITERS) "]", opt_iters,
+     AGREE_INT(iters)},
     {'w', "warmup", "N", "untimed iterations before timing [" CB_TEXT(CB_DEFAULT_WARMUP) "]",
-     opt_warmup},
-    {'c', "check", "N", "verification passes per size; 0 turns checking off [1]", opt_check},
+     opt_warmup, AGREE_INT(warmup)},
+    {'c', "check", "N", "verification passes per size; 0 turns checking off [1]", opt_check,
+     AGREE_INT(check_passes)},
     {'\0', "check-timed", NULL, "with -c > 0: also verify the output of the last timed "
-                                "iteration of every out-of-place size", opt_check_timed},
+                                "iteration of every out-of-place size", opt_flag,
+     AGREE_FLAG(check_timed)},
     {'r', "root", "N", "root of broadcast, reduce, gather, scatter; all (or -1): each "
-                       "rank in turn [0]", opt_root},
-    {'d', "datatype", "LIST", "element types: names, comma list, or all [float]", opt_datatype},
-    {'\0', "redop", "LIST", "reductions: names, comma list, or all [sum]", opt_redop},
+                       "rank in turn [0]", opt_root, AGREE_DESCRIBED(cb_agree_root)},
+    {'d', "datatype", "LIST", "element types: names, comma list, or all [float]",
+     cb_params_opt_datatype, AGREE_DESCRIBED(cb_agree_dtypes)},
+    {'\0', "redop", "LIST", "reductions: names, comma list, or all [sum]", cb_params_opt_redop,
+     AGREE_DESCRIBED(cb_agree_redops)},
     {'a', "average", "MODE", "time reported across ranks: 0 rank0, 1 mean, 2 min, 3 max [1]",
-     opt_average},
+     opt_average, AGREE_DESCRIBED(cb_agree_average)},
     {'z', "blocking", "0|1", "1: wait for each iteration (-m operations) before the next [0]",
-     opt_blocking},
+     opt_blocking, AGREE_INT(blocking)},
     {'m', "agg", "N", "operations per iteration, in one group where the backend groups [1]",
-     opt_agg},
+     opt_agg, AGREE_INT(agg)},
     {'G', "cudagraph", "N", "capture the timed iterations as a CUDA graph, launch it N times; "
-                            "0 off [0]", opt_cudagraph},
+                            "0 off [0]", opt_cudagraph, AGREE_INT(graph_launches)},
     {'C', "report-cputime", "0|1", "1: report the CPU time to launch, not the time to "
-                                   "complete [0]", opt_cputime},
+                                   "complete [0]", opt_cputime, AGREE_INT(report_cputime)},
     {'T', "timeout", "SECONDS", "end the run when a rank makes no progress for SECONDS; "
-                                "0 never [" CB_TEXT(CB_DEFAULT_TIMEOUT) "]", opt_timeout},
-    {'\0', "backend", "NAME", "auto or a backend listed below [auto]", opt_backend},
+                                "0 never [" CB_TEXT(CB_DEFAULT_TIMEOUT) "]", opt_timeout,
+     AGREE_INT(timeout)},
+    {'\0', "backend", "NAME", "auto or a backend listed below [auto]", opt_backend,
+     AGREE_STRING(backend)},
     {'\0', "csv", "FILE", "also write results as CSV to FILE; '-': CSV on stdout, the "
-                          "table on stderr", opt_csv},
-    {'\0', "json", "FILE", "also write the run as one JSON document to FILE", opt_json},
+                          "table on stderr", opt_csv, AGREE_STRING(csv_path)},
+    {'\0', "json", "FILE", "also write the run as one JSON document to FILE", opt_json,
+     AGREE_STRING(json_path)},
     {'\0', "stats", NULL, "add per-iteration and per-rank time statistics to the table "
-                          "(p99 from 100 samples on)", opt_stats},
+                          "(p99 from 100 samples on)", opt_flag, AGREE_FLAG(table_stats)},
     {'\0', "samples-json", NULL, "with --json, add every rank's per-iteration samples, in "
-                                 "the order taken, to each result", opt_samples_json},
+                                 "the order taken, to each result", opt_flag,
+     AGREE_FLAG(samples_json)},
     {'\0', "split", "SPEC", "run in sub-communicators at once: size:K, stride:K, node, "
-     "or color:C0,C1,... (one per rank)", opt_split},
+     "or color:C0,C1,... (one per rank)", cb_params_opt_split, AGREE_DESCRIBED(cb_agree_split)},
     {'\0', "hier-split", "SPEC", "hier_allreduce's inner groups, in the forms of --split "
-     "[node]", opt_hier_split},
+     "[node]", cb_params_opt_hier_split, AGREE_DESCRIBED(cb_agree_hier)},
     {'\0', "layout", "LIST", "row, col or row,col: col lays each rank's block of allgather, "
-     "gather, reducescatter and alltoall out as a column slice of a matrix [row]", opt_layout},
+     "gather, reducescatter and alltoall out as a column slice of a matrix [row]",
+     cb_params_opt_layout, AGREE_DESCRIBED(cb_agree_layouts)},
+    {'\0', "a2av-matrix", "SPEC", "alltoallv's traffic matrix: uniform, random[:SEED] or "
+     "hot:K[:H] (ranks 0..H-1 receive K times more) [uniform]", opt_a2av_matrix,
+     AGREE_DESCRIBED(cb_agree_a2av_matrix)},
     {'\0', "nccl-impl", "LIST", "alltoall, gather and scatter on NCCL: auto, native (NCCL "
      "2.28's own calls), p2p (grouped sends and receives), or a comma list, measured "
-     "in turn [auto]", cb_params_opt_nccl_impl},
+     "in turn [auto]", cb_params_opt_nccl_impl, AGREE_DESCRIBED(cb_agree_nccl_impls)},
     {'R', "local-register", "0|1|2", "NCCL buffers: 1 registered (ncclCommRegister), 2 "
-     "ncclMemAlloc'd in a symmetric window (NCCL 2.27); 0 neither [0]", cb_params_opt_register},
+     "ncclMemAlloc'd in a symmetric window (NCCL 2.27); 0 neither [0]", cb_params_opt_register,
+     AGREE_INT(registration)},
     {'\0', "suspect-ratio", "R", "-o scan: suspect below R x the median (0 < R <= 1) [0.8]",
-     cb_params_opt_suspect_ratio},
+     cb_params_opt_suspect_ratio, AGREE_DOUBLE(scan_threshold)},
     {'N', "cycles", "N", "repeat the run N times, 0 until stopped; wrong tally per rank [1]",
-     cb_params_opt_cycles},
+     cb_params_opt_cycles, AGREE_INT(cycles)},
     {'\0', "min-busbw", "GBPS", "status 8 when busbw at the largest size is below GBPS [off]",
-     cb_params_opt_min_busbw},
+     cb_params_opt_min_busbw, AGREE_DOUBLE(min_busbw)},
     {'\0', "progress", NULL, "report progress on stderr even when it is not a terminal",
-     opt_progress},
+     opt_flag, AGREE_FLAG(progress)},
     {'\0', "budget", "MS", "time each size's timed iterations for about MS milliseconds "
                            "(estimated from the warmup and the previous size), at least 1 "
-                           "and at most -n iterations; 0 off [0]", opt_budget},
+                           "and at most -n iterations; 0 off [0]", opt_budget,
+     AGREE_INT(budget_ms)},
     {'\0', "stable", "PCT", "with --budget: time in rounds of a tenth of the iterations and "
                             "stop once, on every rank, the last 3 round medians and round "
                             "means each span at most PCT% of their median; 0 never stops "
                             "early [" CB_TEXT(CB_DEFAULT_STABLE_PCT) "]",
-     opt_stable},
+     opt_stable, AGREE_INT(stable_pct)},
     {'g', "ngpus", "1", "accepted for nccl-tests scripts: one GPU per rank, so only 1",
-     opt_one_per_rank},
+     opt_one_per_rank, AGREE_NOTHING},
     {'t', "nthreads", "1", "accepted for nccl-tests scripts: one thread per rank, so only 1",
-     opt_one_per_rank},
+     opt_one_per_rank, AGREE_NOTHING},
     {'M', "memory", NULL, "print the memory footprint per rank (send, receive, column "
                           "work, host staging, samples, check tile) before the results",
-     opt_memory},
-    {'h', "help", NULL, "print this help and exit", opt_help},
-    {'V', "version", NULL, "print the version and exit", opt_version},
+     opt_flag, AGREE_FLAG(memory_report)},
+    {'h', "help", NULL, "print this help and exit", opt_flag, AGREE_FLAG(help)},
+    {'V', "version", NULL, "print the version and exit", opt_flag, AGREE_FLAG(version)},
 };
 
 #define OPTION_COUNT (sizeof option_table / sizeof option_table[0])
+_Static_assert(OPTION_COUNT <= CB_MAX_OPTIONS, "params_agree.c has room for CB_MAX_OPTIONS");
+
+const cb_option_spec *cb_params_options(size_t *count)
+{
+    *count = OPTION_COUNT;
+    return option_table;
+}
 
 void cb_params_defaults(cb_params *p)
 {
@@ -563,6 +373,7 @@ void cb_params_defaults(cb_params *p)
     p->backend = "auto";
     p->timeout = CB_DEFAULT_TIMEOUT;
     p->hier = (cb_split_spec){.kind = CB_SPLIT_NODE, .text = "node"};
+    p->a2av_matrix = (cb_traffic_spec){.kind = CB_TRAFFIC_UNIFORM, .factor = 1, .hot = 1};
     p->layouts[0] = CB_LAYOUT_ROW;
     p->nlayouts = 1;
     p->impls[0] = CB_IMPL_AUTO;
@@ -570,7 +381,7 @@ void cb_params_defaults(cb_params *p)
     p->stable_pct = CB_DEFAULT_STABLE_PCT;
 }
 
-static const option_spec *find_long(const char *name, size_t len)
+static const cb_option_spec *find_long(const char *name, size_t len)
 {
     for (size_t i = 0; i < OPTION_COUNT; i++)
         if (strlen(option_table[i].long_name) == len &&
@@ -579,7 +390,7 @@ static const option_spec *find_long(const char *name, size_t len)
     return NULL;
 }
 
-static const option_spec *find_short(char c)
+static const cb_option_spec *find_short(char c)
 {
     for (size_t i = 0; i < OPTION_COUNT; i++)
         if (option_table[i].short_name == c && c != '\0')
@@ -589,13 +400,13 @@ static const option_spec *find_short(char c)
 
 int cb_params_parse(cb_params *p, int argc, char **argv, char *err, size_t err_len)
 {
-    parse_state s = {p, err, err_len, "", 0, 0};
+    parse_state s = {p, err, err_len, "", 0, 0, NULL};
     char shown[80];
     p->argc = argc;
     p->argv = argv;
     for (int i = 1; i < argc; i++) {
         const char *word = argv[i];
-        const option_spec *spec = NULL;
+        const cb_option_spec *spec = NULL;
         const char *value = NULL;
         if (strncmp(word, "--", 2) == 0 && word[2] != '\0') {
             const char *name = word + 2;
@@ -624,6 +435,7 @@ int cb_params_parse(cb_params *p, int argc, char **argv, char *err, size_t err_l
                 return fail(&s, "needs a value (%s)", spec->arg);
             value = argv[++i];
         }
+        s.spec = spec;
         if (spec->set(&s, value) != 0)
             return -1;
     }
@@ -651,7 +463,7 @@ void cb_params_help(FILE *out, const char *prog)
                  "Measure and verify collective operations, one MPI rank per GPU.\n\n"
                  "Options (defaults in brackets):\n", prog);
     for (size_t i = 0; i < OPTION_COUNT; i++) {
-        const option_spec *o = &option_table[i];
+        const cb_option_spec *o = &option_table[i];
         char left[64];
         if (o->short_name)
             snprintf(left, sizeof left, "-%c, --%s%s%s", o->short_name, o->long_name,

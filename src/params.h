@@ -76,6 +76,7 @@ typedef struct cb_params {
     int progress;          /* --progress: progress on stderr even when it is no terminal */
     cb_split_spec split;   /* --split; kind CB_SPLIT_NONE: every rank in one group */
     cb_split_spec hier;    /* --hier-split: hier_allreduce's inner groups [node] */
+    cb_traffic_spec a2av_matrix; /* --a2av-matrix: alltoallv's traffic matrix [uniform] */
     cb_block_layout layouts[2]; /* --layout, in the order given [row] */
     int nlayouts;
     cb_impl impls[3];      /* --nccl-impl, in the order given [auto] */

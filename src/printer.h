@@ -20,9 +20,9 @@ typedef struct cb_printer_ops {
     const char *name;
     /* How messages name this output ("--csv"). */
     const char *option;
-    /* Where this format goes for the command line p: a path, "-" for
-     * stdout, CB_PRINTER_STDERR, or NULL when p does not ask for it. */
-    const char *(*destination)(const cb_params *p);
+    /* Where this format goes under settings s: a path, "-" for stdout,
+     * CB_PRINTER_STDERR, or NULL when the command line does not ask for it. */
+    const char *(*destination)(const cb_run_settings *s);
     /* Open on path ("-" for stdout, CB_PRINTER_STDERR for stderr). Returns
      * NULL with err set on failure. */
     cb_printer *(*open)(const char *path, char *err, size_t err_len);

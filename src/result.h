@@ -11,7 +11,6 @@
 
 #include "backend.h"
 #include "collective.h"
-#include "params.h"
 #include "stats.h"
 
 #define CB_HOSTLEN 64
@@ -24,6 +23,46 @@ typedef struct cb_rank_info {
     cb_device_desc device;
 } cb_rank_info;
 
+/* What the user asked for, as the outputs report it (the table's preamble,
+ * the JSON "parameters" block, the CSV's per-run columns) and where each
+ * output goes. The engine fills it once from the command line
+ * (src/engine/outputs.c), so that printers never read cb_params. */
+typedef struct cb_run_settings {
+    const char *csv_path;       /* NULL: no CSV; "-": CSV on stdout */
+    const char *json_path;      /* NULL: no JSON document */
+    int argc;                   /* the command line */
+    char *const *argv;
+    const cb_collective *const *collectives;
+    int ncollectives;
+    const cb_dtype *dtypes;
+    int ndtypes;
+    const cb_redop *redops;
+    int nredops;
+    uint64_t min_bytes;
+    uint64_t max_bytes;         /* as asked; cb_run_info.max_bytes is what fits */
+    uint64_t step_bytes;        /* additive step; 0 when stepping by factor */
+    uint64_t step_factor;       /* multiplicative step; 0 when stepping by bytes */
+    int iters;
+    int warmup;
+    int check_passes;
+    int agg;
+    int graph_launches;
+    int blocking;
+    int report_cputime;         /* -C 1: times are the CPU time to launch */
+    const char *time_combine;   /* -a by name: "rank0", "mean", "min" or "max" */
+    const char *backend_requested; /* --backend as given, or "auto" */
+    const char *split;          /* --split as given; NULL without */
+    const char *hier_split;     /* --hier-split as given (or its default) */
+    const cb_block_layout *layouts; /* --layout, in the order given */
+    int nlayouts;
+    int budget_ms;
+    int stable_pct;
+    int table_stats;            /* --stats */
+    const char *nccl_impls[3];  /* --nccl-impl by name, in the order given */
+    int nimpls;
+    int registration;           /* -R */
+} cb_run_settings;
+
 typedef struct cb_run_info {
     const char *tool_version;
     const char *backend;
@@ -35,7 +74,7 @@ typedef struct cb_run_info {
     int nnodes;
     int ranks_per_node;         /* the most ranks on any one node */
     const cb_rank_info *ranks;  /* nranks entries */
-    const cb_params *params;
+    cb_run_settings settings;
     uint64_t max_bytes;         /* after lowering to fit in memory */
 } cb_run_info;
 
@@ -92,6 +131,9 @@ typedef struct cb_result {
     /* -N: the cycle (from 1) and when the measurement ended, ISO 8601 UTC. */
     int cycle;
     char timestamp_utc[24];
+    /* alltoallv: its traffic matrix as --a2av-matrix reads it ("hot:4:1"),
+     * "" in other results. */
+    char traffic_matrix[48];
 } cb_result;
 
 /* One row of a table: a size's out-of-place result and its in-place one;
@@ -116,6 +158,7 @@ typedef struct cb_scan_suspect {
 
 /* -o scan: the figures and the verdict, for formats that carry them whole. */
 typedef struct cb_scan_report {
+    int cycle;                     /* -N: the cycle it is of, from 1 */
     int nnodes;
     const char *const *hosts;      /* [nnodes] */
     uint64_t bytes;                /* per rank */

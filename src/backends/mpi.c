@@ -621,6 +621,11 @@ static int mpi_timer_samples(cb_backend *b, double *seconds, int n)
     return 0;
 }
 
+/* mpi_alltoallv.c */
+int cb_mpi_alltoallv(cb_backend *b, const void *send, const size_t *send_counts,
+                     const size_t *send_offsets, void *recv, const size_t *recv_counts,
+                     const size_t *recv_offsets, cb_dtype dtype);
+
 const cb_backend_ops cb_backend_mpi = {
     .name = "mpi",
     .summary = "host buffers and MPI collectives, timed with MPI_Wtime",
@@ -644,6 +649,7 @@ const cb_backend_ops cb_backend_mpi = {
     .gather = mpi_gather,
     .scatter = mpi_scatter,
     .sendrecv = mpi_sendrecv,
+    .alltoallv = cb_mpi_alltoallv,
     .avg_premultiplies = 0,
     .wait = mpi_wait,
     .timer_start = mpi_timer_start,

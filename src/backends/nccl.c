@@ -577,6 +577,7 @@ const cb_backend_ops cb_backend_nccl = {
     .scatter = cb_nccl_scatter_chosen,
     .select_impl = cb_nccl_select_impl,
     .sendrecv = cb_nccl_sendrecv,
+    .alltoallv = cb_nccl_alltoallv,
     /* NCCL computes a floating-point avg as the sum of input * fl(1/n). */
     .avg_premultiplies = 1,
     .group_start = nccl_group_start,

@@ -142,6 +142,11 @@ int cb_nccl_registered_free(nccl_backend *nb, void *ptr);
 void cb_nccl_deregister_all(nccl_backend *nb, int aborting);
 void cb_nccl_release_registered(nccl_backend *nb);
 
+/* nccl_alltoallv.c */
+int cb_nccl_alltoallv(cb_backend *b, const void *send, const size_t *send_counts,
+                      const size_t *send_offsets, void *recv, const size_t *recv_counts,
+                      const size_t *recv_offsets, cb_dtype dtype);
+
 /* nccl_graph.c */
 void cb_nccl_graph_free(cb_backend *b);
 int cb_nccl_graph_begin(cb_backend *b);

@@ -8,6 +8,7 @@ extern const cb_collective cb_coll_reducescatter;
 extern const cb_collective cb_coll_broadcast;
 extern const cb_collective cb_coll_reduce;
 extern const cb_collective cb_coll_alltoall;
+extern const cb_collective cb_coll_alltoallv;
 extern const cb_collective cb_coll_gather;
 extern const cb_collective cb_coll_scatter;
 extern const cb_collective cb_coll_sendrecv;
@@ -22,6 +23,7 @@ static const cb_collective *const collective_table[] = {
     &cb_coll_broadcast,
     &cb_coll_reduce,
     &cb_coll_alltoall,
+    &cb_coll_alltoallv,
     &cb_coll_gather,
     &cb_coll_scatter,
     &cb_coll_sendrecv,

@@ -43,7 +43,6 @@ static void describe_run(engine *e)
     run->backend = e->ops->name;
     run->nranks = e->nranks;
     run->ranks = e->ranks;
-    run->params = e->p;
     run->max_bytes = e->sizes[e->nsizes - 1];
     if (e->ops->versions != NULL)
         e->ops->versions(e->b, run->backend_versions, sizeof run->backend_versions);

@@ -1,10 +1,52 @@
 /* The printers (rank 0 only) and the progress line. */
 #include "engine_int.h"
 
+/* The command line as the printers see it (result.h), filled once. */
+static void describe_settings(cb_run_settings *s, const cb_params *p)
+{
+    *s = (cb_run_settings){
+        .csv_path = p->csv_path,
+        .json_path = p->json_path,
+        .argc = p->argc,
+        .argv = p->argv,
+        .collectives = p->collectives,
+        .ncollectives = p->ncollectives,
+        .dtypes = p->dtypes,
+        .ndtypes = p->ndtypes,
+        .redops = p->redops,
+        .nredops = p->nredops,
+        .min_bytes = p->min_bytes,
+        .max_bytes = p->max_bytes,
+        .step_bytes = p->step_bytes,
+        .step_factor = p->step_factor,
+        .iters = p->iters,
+        .warmup = p->warmup,
+        .check_passes = p->check_passes,
+        .agg = p->agg,
+        .graph_launches = p->graph_launches,
+        .blocking = p->blocking,
+        .report_cputime = p->report_cputime,
+        .time_combine = cb_average_name(p->average),
+        .backend_requested = p->backend,
+        .split = p->split.kind != CB_SPLIT_NONE ? p->split.text : NULL,
+        .hier_split = p->hier.text,
+        .layouts = p->layouts,
+        .nlayouts = p->nlayouts,
+        .budget_ms = p->budget_ms,
+        .stable_pct = p->stable_pct,
+        .table_stats = p->table_stats,
+        .nimpls = p->nimpls,
+        .registration = p->registration,
+    };
+    for (int i = 0; i < p->nimpls && i < (int)(sizeof s->nccl_impls / sizeof *s->nccl_impls); i++)
+        s->nccl_impls[i] = cb_impl_name(p->impls[i]);
+}
+
 /* Rank 0 opens the outputs the command line asks for before anything is
  * measured, in the order of cb_output_formats. */
 void open_printers(engine *e)
 {
+    describe_settings(&e->run.settings, e->p);
     if (e->rank != 0)
         return;
     int nformats = 0;
@@ -18,7 +60,7 @@ void open_printers(engine *e)
     char err[CB_MSGLEN] = "";
     for (int f = 0; f < nformats; f++) {
         const cb_printer_ops *format = cb_output_formats[f];
-        const char *path = format->destination(e->p);
+        const char *path = format->destination(&e->run.settings);
         if (path == NULL)
             continue;
         cb_printer *pr = format->open(path, err, sizeof err);

@@ -76,12 +76,12 @@ static void quiet_barrier(MPI_Comm comm)
 
 /*
  * Measure one grouping: color >= 0, an all-reduce among the ranks of each
- * colour; color < 0, a send/receive with peer (-1: this rank rests). Every
- * rank calls it at once. Rank 0 gets every rank's seconds per operation in
+ * colour; color < 0, a send/receive with peer (-1: this rank rests), over
+ * -n iterations times `longer`. Every rank calls it at once. Rank 0 gets every rank's seconds per operation in
  * s->times (NaN for a resting rank); each rank checks its output and counts
  * wrong elements. Returns 0, or -1 on every rank after a failure.
  */
-static int scan_measure(scan_run *s, int color, int peer)
+static int scan_measure(scan_run *s, int color, int peer, int longer)
 {
     engine *e = s->e;
     const cb_params *p = e->p;
@@ -111,7 +111,7 @@ static int scan_measure(scan_run *s, int color, int peer)
         cb_status_set(&e->st, CB_EXIT_RUNTIME, "%s", sub != NULL && sub->error[0] != '\0'
                                                          ? sub->error : e->b->error);
     if (agree(e) == CB_EXIT_OK && active) {
-        int iters = p->iters > 0 ? p->iters : 1;
+        int iters = (p->iters > 0 ? p->iters : 1) * longer;
         rc = e->ops->timer_start(e->b);
         for (int i = 0; rc == 0 && i < iters; i++)
             rc = launch_one(e, sub, peer, s->count);
@@ -229,7 +229,7 @@ static int scan_pairs(scan_run *s, double *matrix)
         return -1;
     }
     for (int r = 0; r < cb_scan_rounds(t->nnodes); r++) {
-        if (scan_measure(s, -1, cb_scan_pair_peer(t, r, s->e->rank)) != 0) {
+        if (scan_measure(s, -1, cb_scan_pair_peer(t, r, s->e->rank), 1) != 0) {
             free(pairs);
             return -1;
         }
@@ -258,17 +258,20 @@ static int scan_again(scan_run *s, const cb_scan_remeasure *what, double *figure
     }
     *figure = NAN;
     if (what->part == CB_SCAN_PART_NODE) {
-        rc = scan_measure(s, cb_scan_node_alone_color(t, what->a, rank), -1);
+        rc = scan_measure(s, cb_scan_node_alone_color(t, what->a, rank), -1,
+                          CB_SCAN_REMEASURE_LONGER);
         if (rc == 0 && rank == 0 && cb_scan_node_figures(t, s->bytes, s->times, out) > what->a)
             *figure = out[what->a];
         scan_row(s, "node_again", SPAN_NODE, what->a, -1, -1, *figure);
     } else if (what->part == CB_SCAN_PART_RAIL) {
-        rc = scan_measure(s, cb_scan_rail_alone_color(t, what->a, rank), -1);
+        rc = scan_measure(s, cb_scan_rail_alone_color(t, what->a, rank), -1,
+                          CB_SCAN_REMEASURE_LONGER);
         if (rc == 0 && rank == 0 && cb_scan_rail_figures(t, s->bytes, s->times, out) > what->a)
             *figure = out[what->a];
         scan_row(s, "rail_again", SPAN_RAIL, what->a, -1, -1, *figure);
     } else {
-        rc = scan_measure(s, -1, cb_scan_pair_alone_peer(t, what->a, what->b, rank));
+        rc = scan_measure(s, -1, cb_scan_pair_alone_peer(t, what->a, what->b, rank),
+                          CB_SCAN_REMEASURE_LONGER);
         for (int i = 0; i < n * n; i++)
             out[i] = NAN;
         if (rc == 0 && rank == 0) {
@@ -425,7 +428,7 @@ static void scan_report(scan_run *s, const cb_scan_input *in, const cb_scan_verd
                 .figure = f->figure, .first = f->first, .again = f->again,
                 .median = f->median, .ratio = f->ratio, .wrong = f->wrong};
     }
-    cb_scan_report rep = {.nnodes = n, .hosts = hosts, .bytes = (uint64_t)s->bytes,
+    cb_scan_report rep = {.cycle = e->cycle, .nnodes = n, .hosts = hosts, .bytes = (uint64_t)s->bytes,
                           .threshold = e->p->scan_threshold, .node_bw = in->node_busbw,
                           .pair_bw = in->pair_bw, .nrails = in->nrails,
                           .rail_bw = in->rail_busbw, .nsuspects = sus ? v->n : 0,
@@ -507,7 +510,7 @@ static int scan_measure_all(scan_run *s, cb_scan_verdict *v, int *suspects)
     for (int i = 0; rc == 0 && i < n * n; i++)
         pair_bw[i] = NAN;
     if (rc == 0 && (parts & CB_SCAN_NODES)) {
-        rc = scan_measure(s, cb_scan_node_color(t, rank), -1);
+        rc = scan_measure(s, cb_scan_node_color(t, rank), -1, 1);
         if (rc == 0 && rank == 0) {
             cb_scan_node_figures(t, s->bytes, s->times, node_bw);
             memcpy(s->node_times, s->times, (size_t)t->nranks * sizeof *s->times);
@@ -518,7 +521,7 @@ static int scan_measure_all(scan_run *s, cb_scan_verdict *v, int *suspects)
     if (rc == 0 && (parts & CB_SCAN_PAIRS))
         rc = scan_pairs(s, pair_bw);
     if (rc == 0 && (parts & CB_SCAN_RAILS)) {
-        rc = scan_measure(s, cb_scan_rail_color(t, rank), -1);
+        rc = scan_measure(s, cb_scan_rail_color(t, rank), -1, 1);
         if (rc == 0 && rank == 0) {
             cb_scan_rail_figures(t, s->bytes, s->times, rail_bw);
             for (int l = 0; l < t->max_local; l++)

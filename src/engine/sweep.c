@@ -32,6 +32,8 @@ static int measure(engine *e, const cb_collective *coll, cb_call *call, int size
     res.cols = (size_t)e->gsize * call->layout.width;
     res.group_ranks = e->gsize;
     res.impl = e->impl_now;
+    if (coll->layout_traffic != NULL)
+        cb_traffic_format(call->traffic, res.traffic_matrix, sizeof res.traffic_matrix);
 
     snprintf(e->measuring, sizeof e->measuring, "%s %s %s root %d, %llu B %s", coll->name,
              cb_dtype_info_of(call->dtype)->name, cb_redop_name(call->redop), call->root,
@@ -126,16 +128,23 @@ int sweep(engine *e, const cb_collective *coll, cb_dtype dtype, cb_redop redop, 
         note(e, "%s %s %s not checked: %s", coll->name, info->name, cb_redop_name(redop), why);
     for (int s = 0; s < e->nsizes; s++) {
         cb_call call = {.dtype = dtype, .redop = redop, .root = root, .work = e->work,
-                        .state = e->coll_state};
-        int fits = coll->layout((size_t)e->sizes[s], info->size, e->gsize, &call.layout) == 0;
+                        .state = e->coll_state, .traffic = &e->p->a2av_matrix};
+        int fits = (coll->layout_traffic != NULL
+                        ? coll->layout_traffic(call.traffic, (size_t)e->sizes[s], info->size,
+                                               e->gsize, &call.layout)
+                        : coll->layout((size_t)e->sizes[s], info->size, e->gsize,
+                                       &call.layout)) == 0;
         if (fits && e->layout_now == CB_LAYOUT_COL)
             cb_layout_set_columns(&call.layout, e->gsize, coll->column_work);
         /* With --split, every group measures the same sizes. */
         if (e->p->split.kind != CB_SPLIT_NONE)
             MPI_Allreduce(MPI_IN_PLACE, &fits, 1, MPI_INT, MPI_MIN, e->comm);
         if (!fits) {
-            note(e, "skipped %s %s %s %llu B: too small to give every rank a whole element",
-                 coll->name, info->name, cb_redop_name(redop), (unsigned long long)e->sizes[s]);
+            note(e, "skipped %s %s %s %llu B: too small to give %s", coll->name, info->name,
+                 cb_redop_name(redop), (unsigned long long)e->sizes[s],
+                 coll->layout_traffic != NULL ? "every unit of the traffic matrix's weight "
+                                                "a whole element"
+                                              : "every rank a whole element");
             continue;
         }
         /* The size column is what really moves: whole elements only. */
@@ -144,8 +153,8 @@ int sweep(engine *e, const cb_collective *coll, cb_dtype dtype, cb_redop redop, 
                              : call.layout.recv_count;
         uint64_t bytes = (uint64_t)largest * info->size;
         /* A column slice is not contiguous, so a column layout has no in-place
-         * form: out of place only. */
-        int placements = call.layout.rows != 0 ? 1 : 2;
+         * form: out of place only; nor has alltoallv (CB_COLL_OUT_OF_PLACE). */
+        int placements = call.layout.rows != 0 || (coll->flags & CB_COLL_OUT_OF_PLACE) ? 1 : 2;
         e->at_largest = s == e->nsizes - 1;
         for (int in_place = 0; in_place < placements; in_place++)
             if (measure(e, coll, &call, s, bytes, in_place, in_place == placements - 1,
@@ -202,6 +211,12 @@ static int run_collective(engine *e, const cb_collective *coll, cb_block_layout 
         note(e, "skipped %s in column layout: the %s backend has no 2-D copy", coll->name,
              e->ops->name);
         return CB_EXIT_OK;
+    }
+    if (coll->layout_traffic != NULL) {
+        char matrix[64];
+        cb_traffic_format(&e->p->a2av_matrix, matrix, sizeof matrix);
+        note(e, "%s: traffic matrix %s (--a2av-matrix); size = the busiest rank's bytes sent "
+             "or received; out of place only", coll->name, matrix);
     }
     if (coll->prepare == NULL)
         return run_combinations(e, coll);

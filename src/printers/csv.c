@@ -141,7 +141,7 @@ static void row_scan_round(row *r, const cb_result *res)
 }
 
 /* The columns, in order: each one's header name and how a row fills its
- * cell from the run (run), its settings (p) and the result (res). The
+ * cell from the run (run), its settings (set) and the result (res). The
  * header and the rows both come from this list, so they cannot drift
  * apart. New columns only ever go at the end. */
 #define CSV_COLUMNS(X)                                                     \
@@ -166,15 +166,15 @@ static void row_scan_round(row *r, const cb_result *res)
     X(warmup_iters, row_fieldf(r, "%d", res->warmup_iters))                \
     X(iters, row_fieldf(r, "%d", res->iters))                              \
     X(time_us, row_fieldf(r, "%.6f", res->seconds * 1e6))                  \
-    X(time_combine, row_field(r, cb_average_name(p->average)))             \
+    X(time_combine, row_field(r, set->time_combine))                       \
     X(algbw_gbps, row_fieldf(r, "%.6f", res->algbw))                       \
     X(busbw_gbps, row_fieldf(r, "%.6f", res->busbw))                       \
     X(wrong, row_wrong(r, res))                                            \
     X(check_passes, row_fieldf(r, "%d", res->check_passes))                \
-    X(agg, row_fieldf(r, "%d", p->agg))                                    \
-    X(graph_launches, row_fieldf(r, "%d", p->graph_launches))              \
-    X(blocking, row_fieldf(r, "%d", p->blocking))                          \
-    X(time_kind, row_field(r, p->report_cputime ? "cpu" : "completion"))   \
+    X(agg, row_fieldf(r, "%d", set->agg))                                  \
+    X(graph_launches, row_fieldf(r, "%d", set->graph_launches))            \
+    X(blocking, row_fieldf(r, "%d", set->blocking))                        \
+    X(time_kind, row_field(r, set->report_cputime ? "cpu" : "completion")) \
     X(iter_samples, row_fieldf(r, "%d", res->slowest.samples))             \
     X(iter_min_us, row_micros(r, res->slowest.min))                        \
     X(iter_median_us, row_micros(r, res->slowest.median))                  \
@@ -196,6 +196,7 @@ static void row_scan_round(row *r, const cb_result *res)
     X(round, row_scan_round(r, res))                                       \
     X(cycle, row_fieldf(r, "%d", res->cycle))                              \
     X(timestamp_utc, row_field(r, res->timestamp_utc))                     \
+    X(traffic_matrix, row_field(r, res->traffic_matrix))                 \
     X(impl, row_field(r, res->impl ? res->impl : ""))
 
 static void row_header(row *r)
@@ -207,7 +208,7 @@ static void row_header(row *r)
 
 static void row_result(row *r, const cb_run_info *run, const cb_result *res)
 {
-    const cb_params *p = run->params;
+    const cb_run_settings *set = &run->settings;
 #define CSV_RESULT_CELL(name, cell) cell;
     CSV_COLUMNS(CSV_RESULT_CELL)
 #undef CSV_RESULT_CELL
@@ -281,9 +282,9 @@ static int csv_close(cb_printer *pr, char *err, size_t err_len)
     return rc;
 }
 
-static const char *csv_destination(const cb_params *p)
+static const char *csv_destination(const cb_run_settings *s)
 {
-    return p->csv_path;
+    return s->csv_path;
 }
 
 const cb_printer_ops cb_printer_csv = {

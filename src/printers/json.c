@@ -48,7 +48,9 @@ typedef struct json_printer {
     char **notes;
     size_t nnotes;
     size_t notes_room;
-    char *scan;            /* the health scan's object, written at the end */
+    char *scan;            /* the last cycle's health scan object, written at the end */
+    char *scan_cycles;     /* every cycle's, comma-separated (-N) */
+    size_t scan_cycles_len;
     int ended;
 } json_printer;
 
@@ -135,7 +137,7 @@ static cb_printer *json_open(const char *path, char *err, size_t err_len)
     return &jp->base;
 }
 
-static void write_parameters(FILE *f, const cb_params *p)
+static void write_parameters(FILE *f, const cb_run_settings *p)
 {
     fprintf(f, "  \"parameters\": {\n    \"collectives\": [");
     for (int i = 0; i < p->ncollectives; i++) {
@@ -162,22 +164,19 @@ static void write_parameters(FILE *f, const cb_params *p)
     json_bool(f, p->blocking);
     fprintf(f, ", \"time_kind\": \"%s\", \"time_combine\": ",
             p->report_cputime ? "cpu" : "completion");
-    json_string(f, cb_average_name(p->average));
+    json_string(f, p->time_combine);
     fprintf(f, ", \"backend_requested\": ");
-    json_string(f, p->backend);
+    json_string(f, p->backend_requested);
     fprintf(f, ",\n    \"split\": ");
-    if (p->split.kind != CB_SPLIT_NONE)
-        json_string(f, p->split.text);
-    else
-        fputs("null", f);
+    json_string_or_null(f, p->split);
     fprintf(f, ", \"hier_split\": ");
-    json_string(f, p->hier.text);
+    json_string(f, p->hier_split);
     fprintf(f, ", \"layouts\": [");
     for (int i = 0; i < p->nlayouts; i++)
         fprintf(f, "%s\"%s\"", i ? ", " : "", p->layouts[i] == CB_LAYOUT_COL ? "col" : "row");
     fprintf(f, "], \"nccl_impls\": [");
     for (int i = 0; i < p->nimpls; i++)
-        fprintf(f, "%s\"%s\"", i ? ", " : "", cb_impl_name(p->impls[i]));
+        fprintf(f, "%s\"%s\"", i ? ", " : "", p->nccl_impls[i]);
     fprintf(f, "], \"registration\": %d", p->registration);
     fprintf(f, ", \"budget_ms\": %d, \"stable_pct\": %d", p->budget_ms, p->stable_pct);
     fprintf(f, "\n  },\n");
@@ -215,12 +214,12 @@ static void json_begin(cb_printer *pr, const cb_run_info *run)
     fprintf(f, ",\n  \"start_utc\": ");
     json_string(f, run->start_utc);
     fprintf(f, ",\n  \"command_line\": [");
-    for (int i = 0; i < run->params->argc; i++) {
+    for (int i = 0; i < run->settings.argc; i++) {
         fputs(i ? ", " : "", f);
-        json_string(f, run->params->argv[i]);
+        json_string(f, run->settings.argv[i]);
     }
     fprintf(f, "],\n");
-    write_parameters(f, run->params);
+    write_parameters(f, &run->settings);
     write_environment(f);
     fprintf(f, "  \"backend\": {\"name\": ");
     json_string(f, run->backend);
@@ -357,19 +356,18 @@ static void json_one_result(cb_printer *pr, const cb_result *res)
         fprintf(f, ", \"matrix\": [%zu, %zu]", res->rows, res->cols);
     else
         fprintf(f, ", \"matrix\": null");
+    fprintf(f, ", \"traffic_matrix\": ");
+    if (res->traffic_matrix[0] != '\0')
+        json_string(f, res->traffic_matrix);
+    else
+        fputs("null", f);
     fprintf(f, ", \"scan_part\": ");
     if (res->scan_part != NULL) {
         json_string(f, res->scan_part);
         fprintf(f, ", \"host\": ");
-        if (res->host[0] != '\0')
-            json_string(f, res->host);
-        else
-            fputs("null", f);
+        json_string_or_null(f, res->host);
         fprintf(f, ", \"peer_host\": ");
-        if (res->peer_host[0] != '\0')
-            json_string(f, res->peer_host);
-        else
-            fputs("null", f);
+        json_string_or_null(f, res->peer_host);
         if (res->round >= 0)
             fprintf(f, ", \"round\": %d", res->round);
         else
@@ -442,7 +440,21 @@ static void json_scan_suspect(FILE *f, const cb_scan_suspect *x)
     fprintf(f, ", \"wrong\": %llu}", x->wrong);
 }
 
-/* Kept as text until the end, where the document has its place. */
+/* Appends text to a growing string; -1 when out of memory. */
+static int append_text(char **to, size_t *len, const char *text)
+{
+    size_t add = strlen(text);
+    char *grown = realloc(*to, *len + add + 1);
+    if (grown == NULL)
+        return -1;
+    memcpy(grown + *len, text, add + 1);
+    *to = grown;
+    *len += add;
+    return 0;
+}
+
+/* Kept as text until the end, where the document has its place: the last
+ * cycle's object as "scan", every cycle's in "scan_cycles". */
 static void json_scan(cb_printer *pr, const cb_scan_report *rep)
 {
     json_printer *jp = (json_printer *)pr;
@@ -455,8 +467,8 @@ static void json_scan(cb_printer *pr, const cb_scan_report *rep)
         return;
     }
     int n = rep->nnodes;
-    fprintf(f, "{\"nodes\": %d, \"bytes\": %llu, \"threshold\": ", n,
-            (unsigned long long)rep->bytes);
+    fprintf(f, "{\"cycle\": %d, \"nodes\": %d, \"bytes\": %llu, \"threshold\": ", rep->cycle,
+            n, (unsigned long long)rep->bytes);
     json_number(f, rep->threshold);
     fprintf(f, ",\n    \"hosts\": [");
     for (int a = 0; a < n; a++) {
@@ -490,7 +502,9 @@ static void json_scan(cb_printer *pr, const cb_scan_report *rep)
         json_scan_suspect(f, &rep->suspects[i]);
     }
     fprintf(f, "]}");
-    if (fclose(f) != 0)
+    if (fclose(f) != 0 ||
+        append_text(&jp->scan_cycles, &jp->scan_cycles_len, jp->scan_cycles ? ",\n    " : "") ||
+        append_text(&jp->scan_cycles, &jp->scan_cycles_len, jp->scan))
         pr->write_failed = 1;
 }
 
@@ -502,6 +516,10 @@ static void json_end(cb_printer *pr, const cb_summary *sum)
     if (jp->run == NULL)          /* failed before the run began */
         fprintf(f, ",\n  \"results\": [");
     fprintf(f, "%s],\n  \"scan\": %s", jp->results ? "\n  " : "", jp->scan ? jp->scan : "null");
+    if (jp->scan_cycles != NULL)
+        fprintf(f, ",\n  \"scan_cycles\": [\n    %s]", jp->scan_cycles);
+    else
+        fprintf(f, ",\n  \"scan_cycles\": null");
     fprintf(f, ",\n  \"notes\": [");
     for (size_t i = 0; i < jp->nnotes; i++) {
         fprintf(f, "%s\n    ", i ? "," : "");
@@ -551,13 +569,14 @@ static int json_close(cb_printer *pr, char *err, size_t err_len)
         free(jp->notes[i]);
     free(jp->notes);
     free(jp->scan);
+    free(jp->scan_cycles);
     free(jp);
     return rc;
 }
 
-static const char *json_destination(const cb_params *p)
+static const char *json_destination(const cb_run_settings *s)
 {
-    return p->json_path;
+    return s->json_path;
 }
 
 const cb_printer_ops cb_printer_json = {

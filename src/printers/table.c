@@ -35,9 +35,9 @@ static cb_printer *table_open(const char *path, char *err, size_t err_len)
 static void table_begin(cb_printer *pr, const cb_run_info *run)
 {
     FILE *out = pr->out;
-    const cb_params *p = run->params;
+    const cb_run_settings *p = &run->settings;
     ((table_printer *)pr)->stats = p->table_stats;
-    ((table_printer *)pr)->split = p->split.kind != CB_SPLIT_NONE;
+    ((table_printer *)pr)->split = p->split != NULL;
     ((table_printer *)pr)->begun = 1;
     char min_text[32], max_text[32], step_text[32];
     cb_format_bytes(p->min_bytes, min_text, sizeof min_text);
@@ -58,7 +58,7 @@ static void table_begin(cb_printer *pr, const cb_run_info *run)
     fprintf(out, "# sizes: %s to %s step %s  warmup: %d  iters: %d  check passes: %d  "
                  "time: %s over ranks  blocking: %d  agg: %d  cudagraph: %d  cputime: %d\n",
             min_text, max_text, step_text, p->warmup, p->iters, p->check_passes,
-            cb_average_name(p->average), p->blocking, p->agg, p->graph_launches,
+            p->time_combine, p->blocking, p->agg, p->graph_launches,
             p->report_cputime);
     fprintf(out, "#\n# Using devices\n");
     for (int r = 0; r < run->nranks; r++) {
@@ -197,9 +197,9 @@ static int table_close(cb_printer *pr, char *err, size_t err_len)
 }
 
 /* Always: on stdout, or on stderr when CSV takes stdout. */
-static const char *table_destination(const cb_params *p)
+static const char *table_destination(const cb_run_settings *s)
 {
-    return p->csv_path != NULL && strcmp(p->csv_path, "-") == 0 ? CB_PRINTER_STDERR : "-";
+    return s->csv_path != NULL && strcmp(s->csv_path, "-") == 0 ? CB_PRINTER_STDERR : "-";
 }
 
 const cb_printer_ops cb_printer_table = {

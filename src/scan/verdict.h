@@ -20,6 +20,9 @@
  * when every figure is slow: a rank descheduled once (a shared or
  * oversubscribed node) clears on the next try, a slow part never does. */
 #define CB_SCAN_REMEASURES 3
+/* and each re-measure runs this many times the scan's iterations: a figure
+ * of a few milliseconds is at the mercy of one descheduled rank. */
+#define CB_SCAN_REMEASURE_LONGER 4
 
 /* What a finding accuses and why. */
 typedef enum cb_scan_reason {

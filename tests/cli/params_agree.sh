@@ -18,6 +18,7 @@ chmod +x "$CB_TMP/per_rank.sh"
 
 # Each case, separated by tabs: the option named, rank 0's value, rank 1's
 # value, rank 0's arguments, rank 1's arguments ("none": no arguments).
+# -N and --min-busbw were once agreed as part of -o, and named so.
 cases=$(cat <<'CASES'
 -n/--iters	'1'	'2'	-n 1	-n 2
 -o/--op	'allreduce'	'broadcast'	-o allreduce	-o broadcast
@@ -33,6 +34,10 @@ cases=$(cat <<'CASES'
 -T/--timeout	'300'	'60'	-T 300	-T 60
 --check-timed	'not given'	'given'	none	--check-timed
 --samples-json	'not given'	'given'	--json /dev/null	--json /dev/null --samples-json
+-N/--cycles	'1'	'2'	-N 1	-N 2
+--min-busbw	'0'	'1.5'	none	--min-busbw 1.5
+-f/--stepfactor	'-f 4'	'-i 1K'	-f 4	-i 1K
+--a2av-matrix	'uniform'	'hot:4:1'	none	--a2av-matrix hot:4
 CASES
 )
 echo "$cases" | while IFS='	' read -r opt v0 v1 args0 args1; do

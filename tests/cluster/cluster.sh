@@ -21,6 +21,7 @@
 #   cluster_slow_node I RATE  shape node I's NIC to RATE (tbf), e.g. 10mbit
 #   cluster_slow_link I J RATE  shape only traffic between nodes I and J
 #   cluster_cut I             pull node I's cable (its NIC goes down)
+#   cluster_unshape I         remove node I's shaping (slow node or links)
 # Sets CLUSTER_DIR (hostfile, agent, logs) and CLUSTER_NS (the name prefix).
 
 cluster_need() {
@@ -178,6 +179,10 @@ cluster_slow_link() {
         tc -n "$ns" filter add dev eth0 parent 1: protocol ip u32 \
             match ip dst "$(cluster_addr "$2")/32" flowid 1:10 || return 1
     done
+}
+
+cluster_unshape() {
+    tc -n "${CLUSTER_NS}h$1" qdisc del dev eth0 root 2>/dev/null || true
 }
 
 cluster_cut() {

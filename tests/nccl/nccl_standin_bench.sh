@@ -5,12 +5,11 @@
 # number beside its target. The figures themselves are the stand-in's.
 . "$CB_SRCDIR/tests/support/lib.sh"
 . "$CB_SRCDIR/tests/nccl/standin/lib.sh"
-need_standin
-need_mpirun
+standin_setup 1
 
 NUM='[0-9][0-9]*\.[0-9][0-9]*'
 rc=0
-CB_STANDIN_GPUS=1 BENCH_NCCL=1 BENCH_HOSTIDS=1 NP=3 PARTS="1 4" ROUNDS=2 ITERS=3 WARMUP=1 \
+BENCH_NCCL=1 BENCH_HOSTIDS=1 NP=3 PARTS="1 4" ROUNDS=2 ITERS=3 WARMUP=1 \
     OVERHEAD_MAX=64 SWEEP_MAX=4096 RUNS4=2 BUDGET=5 MPIRUN="$CB_MPIRUN" TOOL="$CB_STANDIN_BIN" \
     BARE_MPI="$CB_BUILDDIR/bench/bare_allreduce" \
     BARE_NCCL="$CB_BUILDDIR/tests/bare-nccl-allreduce-standin" \

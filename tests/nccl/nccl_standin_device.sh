@@ -8,8 +8,7 @@
 # which only some ranks see a GPU.
 . "$CB_SRCDIR/tests/support/lib.sh"
 . "$CB_SRCDIR/tests/nccl/standin/lib.sh"
-need_standin
-need_mpirun
+standin_setup 4 trace
 
 # env_launcher VAR WORDS NEXT NAME: $CB_TMP/NAME.sh runs NEXT with VAR set
 # to the rank's word of WORDS ("-": unset), the rank from the launcher's
@@ -69,11 +68,6 @@ launch() {
     run "$np" "$@"
 }
 none="- - - -"
-
-CB_STANDIN_GPUS=4
-export CB_STANDIN_GPUS
-CB_STANDIN_TRACE=$CB_TMP/trace
-export CB_STANDIN_TRACE
 
 # Per-task binding: each rank sees one GPU of its own, in any order, by
 # index or by UUID; each drives the one it sees (device 0 of its own).

@@ -5,13 +5,8 @@
 # and nothing is left allocated.
 . "$CB_SRCDIR/tests/support/lib.sh"
 . "$CB_SRCDIR/tests/nccl/standin/lib.sh"
-need_standin
-need_mpirun
-need_python
-
-CB_STANDIN_GPUS=4
+standin_setup 4 python trace
 CB_RUN_TIMEOUT=40
-export CB_STANDIN_GPUS
 
 # Each rank records its own exit status, named by its rank as the launcher
 # tells it (Open MPI, MPICH/PMI, PMIx). Launchers kill the ranks still
@@ -27,17 +22,17 @@ exit \$rc
 SH
 chmod +x "$CB_TMP/rank.sh"
 CB_RUN_BIN="$CB_TMP/rank.sh"
-CB_STANDIN_TRACE="$CB_TMP/trace"
-export CB_STANDIN_TRACE
 
 # Each case: fault variable, the text of the one message, what becomes of
 # the communicator, extra options. ASYNC fires once a collective ran, so -w 1 makes it surface in
 # the warmup wait, before the agreement that opens the timed iterations; with -G and no warmup
-# it surfaces while the graph lives, which NCCL's abort would wait for.
+# it surfaces while the graph lives, which NCCL's abort would wait for. SPLIT fails one rank
+# in the split of hier_allreduce's inner group, before its peers joined that split's bootstrap.
 cases=$(cat <<'CASES'
 SETDEVICE	cudaSetDevice failed	nocomm	-n 2
 STREAM	cudaStreamCreateWithFlags failed	nocomm	-n 2
 COMMINIT	ncclCommInitRankConfig failed	nodestroy	-n 2
+SPLIT	ncclCommSplit failed	abort	-n 2 -o hier_allreduce --hier-split size:2
 MALLOC	cudaMalloc failed	abort	-n 2
 CAPTURE	cudaStreamBeginCapture failed	abort	-n 2 -G 2
 ASYNC	NCCL reported an asynchronous error	abort	-n 2 -w 1

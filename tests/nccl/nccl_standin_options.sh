@@ -5,18 +5,7 @@
 # the wrong moment shows.
 . "$CB_SRCDIR/tests/support/lib.sh"
 . "$CB_SRCDIR/tests/nccl/standin/lib.sh"
-need_standin
-need_mpirun
-need_python
-
-CB_STANDIN_GPUS=4
-CB_STANDIN_TRACE="$CB_TMP/trace"
-export CB_STANDIN_GPUS CB_STANDIN_TRACE
-
-# fresh_trace: forget the previous run's trace.
-fresh_trace() {
-    rm -f "$CB_TMP"/trace.*
-}
+standin_setup 4 python trace
 
 # -m 4: each of the 3 timed iterations is one group of 4 all-reduces, for
 # each placement; one operation's time is that of the iteration over 4. The

@@ -4,12 +4,7 @@
 # error and exit 1 on every rank; -G needs a backend that captures graphs.
 . "$CB_SRCDIR/tests/support/lib.sh"
 . "$CB_SRCDIR/tests/nccl/standin/lib.sh"
-need_standin
-need_mpirun
-need_python
-
-CB_STANDIN_GPUS=4
-export CB_STANDIN_GPUS
+standin_setup 4 python
 for np in 1 2 4; do
     run "$np" -b 8 -e 64 -n 2 --csv "$CB_TMP/auto.csv"
     expect_rc 0 "auto with GPUs on $np ranks"

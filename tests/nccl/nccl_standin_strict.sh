@@ -5,18 +5,8 @@
 # for the device). Each case below failed before the backend was fixed.
 . "$CB_SRCDIR/tests/support/lib.sh"
 . "$CB_SRCDIR/tests/nccl/standin/lib.sh"
-need_standin
-need_mpirun
-need_python
-
-CB_STANDIN_GPUS=4
-CB_STANDIN_TRACE="$CB_TMP/trace"
+standin_setup 4 python trace
 CB_RUN_TIMEOUT=60
-export CB_STANDIN_GPUS CB_STANDIN_TRACE
-
-fresh_trace() {
-    rm -f "$CB_TMP"/trace.*
-}
 
 # Completion is asynchronous (each collective keeps the stream busy 20 ms):
 # the wait loop must yield between polls, the warmup must end before the
@@ -56,10 +46,13 @@ one_message "asynchronous error in a split communicator"
 echo "ok: an asynchronous error under -G"
 
 # -m with in-place alltoall and sendrecv through a scratch buffer smaller
-# than the input: inside the engine's group NCCL would send at the group's
-# end, after later copies had overwritten the scratch buffer. Verification
-# launches grouped as the timed launches are, so wrong data also shows as
-# wrong results (status 7).
+# than the input, in rounds: NCCL (and the stand-in) runs grouped sends only
+# at the outermost ncclGroupEnd, after every copy launched inside the group,
+# so a backend that copied to the scratch buffer inside the engine's group
+# would send the last round's data in every round. Verification launches
+# grouped as the timed launches are, so that shows as wrong results (status
+# 7, a non-zero #wrong in place): this failed with the copies put back
+# inside the group.
 NCCL_COLLBENCH_TEST_SCRATCH_BYTES=24
 export NCCL_COLLBENCH_TEST_SCRATCH_BYTES
 for opts in "" "-G 2 -w 0"; do

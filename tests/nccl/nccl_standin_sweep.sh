@@ -3,12 +3,7 @@
 # reduction, teardown without leaks, and the memory headroom for NCCL.
 . "$CB_SRCDIR/tests/support/lib.sh"
 . "$CB_SRCDIR/tests/nccl/standin/lib.sh"
-need_standin
-need_mpirun
-need_python
-
-CB_STANDIN_GPUS=4
-export CB_STANDIN_GPUS
+standin_setup 4 python
 
 for np in 1 2 3 4; do
     CB_STANDIN_TRACE="$CB_TMP/np$np"

@@ -6,6 +6,7 @@ Usage: parse_output.py check-sweep --table FILE [--csv FILE] --ranks N
            --sizes LIST [--collective LIST|all] [--dtypes LIST|all]
            [--redops LIST|all] [--roots N|all] [--passes N] [--wrong any|0]
            [--unavailable LIST] [--group-sizes N,N,...] [--layout row|col|row,col]
+           [--a2av-matrix SPEC]
        parse_output.py check-csv-header --csv FILE
        parse_output.py check-wrong --table FILE --collective LIST [--clean LIST]
 
@@ -27,7 +28,7 @@ CSV_V1_COLUMNS = [
     "iter_median_us", "iter_p99_us", "iter_max_us", "rank_time_min_us", "rank_time_mean_us",
     "rank_time_max_us", "slowest_rank", "slowest_host", "group",
     "layout", "matrix_rows", "matrix_cols", "group_ranks", "scan_part", "host", "peer_host",
-    "round", "cycle", "timestamp_utc", "impl",
+    "round", "cycle", "timestamp_utc", "traffic_matrix", "impl",
 ]
 
 DTYPE_SIZES = {"int8": 1, "uint8": 1, "int32": 4, "uint32": 4, "int64": 8,
@@ -45,6 +46,7 @@ COLLECTIVES = {
     "broadcast": (False, True, False),
     "reduce": (True, True, False),
     "alltoall": (False, False, True),
+    "alltoallv": (False, False, True),
     "gather": (False, True, True),
     "scatter": (False, True, True),
     "sendrecv": (False, False, False),
@@ -59,6 +61,8 @@ SKIPPED_REDOPS = {"hier_allreduce": {"avg"}}
 # Collectives that move no data: one out-of-place row at size 0 for the
 # first type, never checked, left out of the average bus bandwidth.
 NO_DATA = {"barrier"}
+# Collectives measured out of place only (no in-place form).
+OUT_OF_PLACE = {"alltoallv"}
 
 
 def busbw_factor(collective, n):
@@ -66,16 +70,60 @@ def busbw_factor(collective, n):
         return 2.0 * (n - 1) / n
     if collective in NO_DATA:
         return 0.0
-    if collective in ("allgather", "reducescatter", "alltoall", "gather", "scatter"):
+    if collective in ("allgather", "reducescatter", "alltoall", "alltoallv", "gather",
+                      "scatter"):
         return (n - 1) / n
     if collective in ("broadcast", "reduce", "sendrecv"):
         return 1.0
     raise AssertionError("no factor known for " + collective)
 
 
-def layout(collective, size, esize, n):
+M64 = (1 << 64) - 1
+
+
+def mix64(x):
+    """splitmix64's finaliser, as src/traffic.c mixes a random matrix's seed."""
+    x = (x + 0x9E3779B97F4A7C15) & M64
+    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & M64
+    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & M64
+    return x ^ (x >> 31)
+
+
+def traffic_weight(spec, n, i, j):
+    """The weight of alltoallv's cell i -> j for --a2av-matrix spec."""
+    kind, *args = spec.split(":")
+    if kind == "random":
+        seed = int(args[0]) if args else 0
+        return mix64(mix64(seed) ^ (i * n + j)) % 16
+    if kind == "hot":
+        hot = int(args[1]) if len(args) > 1 else 1
+        return int(args[0]) if j < hot else 1
+    return 1
+
+
+def canonical_matrix(spec):
+    """--a2av-matrix as the CSV writes it: every field written out."""
+    kind, *args = spec.split(":")
+    if kind == "random":
+        return "random:%d" % (int(args[0]) if args else 0)
+    if kind == "hot":
+        return "hot:%d:%d" % (int(args[0]), int(args[1]) if len(args) > 1 else 1)
+    return spec
+
+
+def alltoallv_layout(spec, size, esize, n):
+    """(size column, count column): the busiest rank's bytes and the unit."""
+    peak = max(max(sum(traffic_weight(spec, n, r, j) for j in range(n)),
+                   sum(traffic_weight(spec, n, j, r) for j in range(n))) for r in range(n))
+    unit = size // esize // peak if peak else 0
+    return (peak * unit * esize, unit) if unit else None
+
+
+def layout(collective, size, esize, n, matrix="uniform"):
     """(size column, count column) for a requested size, or None when the
     size holds no whole element for every rank (the run skips it)."""
+    if collective == "alltoallv":
+        return alltoallv_layout(matrix, size, esize, n)
     if COLLECTIVES[collective][2]:
         count = size // esize // n
         return (n * count * esize, count) if count else None
@@ -229,7 +277,8 @@ def expected_rows(args, collective):
             for root in roots:
                 for s in [int(x) for x in args.sizes.split(",")]:
                     # --split: a size every group can take, one row per group.
-                    lays = [layout(collective, s, DTYPE_SIZES[d], gn) for gn in groups]
+                    lays = [layout(collective, s, DTYPE_SIZES[d], gn, args.a2av_matrix)
+                            for gn in groups]
                     if None not in lays:
                         rows += [(d, r, root, lay[0], lay[1], g) for g, lay in enumerate(lays)]
     return rows
@@ -278,7 +327,10 @@ def check_sweep(args):
                        (x["matrix"], column_shape(x["count"], gn), x["count"]))
             else:
                 ensure(x["matrix"] is None, "a matrix column in row layout: %r" % x)
-            for half in (x["oop"], x["ip"]) if lay == "row" else (x["oop"],):
+            if collective in OUT_OF_PLACE:
+                ensure(x["ip"] is None, "%s has no in-place half: %r" % (collective, x))
+            both = lay == "row" and collective not in OUT_OF_PLACE
+            for half in (x["oop"], x["ip"]) if both else (x["oop"],):
                 ensure(half is not None, "missing in-place or out-of-place half in %r" % x)
                 ensure(half["time_us"] > 0, "non-positive time in %r" % x)
                 if args.wrong == "0":
@@ -303,7 +355,7 @@ def check_sweep(args):
     halves = []
     for collective, tr, lay in all_rows:
         halves.append((collective, tr, 0, lay))
-        if collective not in NO_DATA and lay == "row":
+        if collective not in NO_DATA and collective not in OUT_OF_PLACE and lay == "row":
             halves.append((collective, tr, 1, lay))
     ensure(len(crow) == len(halves), "CSV has %d rows, expected %d" % (len(crow), len(halves)))
     run_ids = {r["run_id"] for r in crow}
@@ -311,6 +363,9 @@ def check_sweep(args):
     group_sizes = [int(x) for x in args.group_sizes.split(",")] if args.group_sizes else [n]
     for r, (collective, tr, in_place, lay) in zip(crow, halves):
         ensure(r["layout"] == lay, "CSV layout %r, table %r" % (r["layout"], lay))
+        ensure(r["traffic_matrix"] == (canonical_matrix(args.a2av_matrix)
+                                       if collective == "alltoallv" else ""),
+               "CSV traffic_matrix %r for %s" % (r["traffic_matrix"], collective))
         ensure((r["matrix_rows"], r["matrix_cols"]) ==
                (("", "") if tr["matrix"] is None else tuple(str(v) for v in tr["matrix"])),
                "CSV matrix %r, table %r" % ((r["matrix_rows"], r["matrix_cols"]), tr["matrix"]))
@@ -386,6 +441,8 @@ def main():
     s.add_argument("--passes", type=int, default=1)
     s.add_argument("--wrong", default="0")
     s.add_argument("--layout", default="row")
+    s.add_argument("--a2av-matrix", default="uniform",
+                   help="alltoallv's --a2av-matrix, for its expected sizes")
     s.add_argument("--group-sizes", default="",
                    help="--split: the rank count of each group, in group order")
     s.add_argument("--unavailable", default="",

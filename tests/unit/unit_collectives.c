@@ -26,7 +26,7 @@ static void test_lookup(unit_state *u)
         {"bcast", "broadcast"}, {"send_recv", "sendrecv"}, {"all_to_all", "alltoall"},
         {"all-to-all", "alltoall"}, {"Gather", "gather"}, {"scatter", "scatter"},
         {"reduce", "reduce"}, {"ring-allreduce", "ring_allreduce"}, {"BARRIER", "barrier"},
-        {"hier-allreduce", "hier_allreduce"},
+        {"hier-allreduce", "hier_allreduce"}, {"a2av", "alltoallv"}, {"all-to-allv", "alltoallv"},
     };
     for (size_t a = 0; a < sizeof aliases / sizeof aliases[0]; a++) {
         const cb_collective *found = cb_collective_lookup(aliases[a][0]);
@@ -38,7 +38,7 @@ static void test_lookup(unit_state *u)
         CHECK(u, (*l)->layout && (*l)->busbw_factor && (*l)->run && (*l)->fill_input &&
                      (*l)->check_output);
     }
-    CHECK(u, n == 12);
+    CHECK(u, n == 13);
 }
 
 typedef struct expected_layout {
@@ -225,7 +225,7 @@ static void run_reference(sim *s, fault f)
         else if (!strcmp(name, "allgather") || (!strcmp(name, "gather") && r == root))
             for (int q = 0; q < n; q++)
                 copy_elements(s, out, (size_t)q * c, s->send[q], 0, c);
-        else if (!strcmp(name, "alltoall"))
+        else if (!strcmp(name, "alltoall") || !strcmp(name, "alltoallv"))   /* v: uniform */
             for (int q = 0; q < n; q++)
                 copy_elements(s, out, (size_t)q * c, s->send[q], (size_t)r * c, c);
     }

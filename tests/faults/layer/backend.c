@@ -18,7 +18,8 @@
  *   bump:K[:D]       rank K's input elements are D (default 1) larger: a sum
  *                    off by D, e.g. an integer average's
  *   swap:A:B         the blocks of ranks A and B trade places: gathered output
- *                    blocks (allgather, gather, alltoall), scattered input
+ *                    blocks (allgather, gather, alltoall; alltoallv: as many
+ *                    elements as the smaller holds), scattered input
  *                    blocks (scatter, reducescatter), sendrecv outputs
  *   shift:K[:OFF]    rank K's output moves up OFF (default 1) elements
  *   chunks:K:A:B:LEN rank K's output: the LEN elements at A and the LEN at B
@@ -339,114 +340,157 @@ static void faulty_graph_free(cb_backend *b)
 }
 #endif
 
+/* A collective as the wrapped backend takes it: the launch the fault sees
+ * (whose buffers and root it may change) and the rest of the call. */
+typedef enum collective_call {
+    CALL_ALLREDUCE, CALL_ALLGATHER, CALL_REDUCESCATTER, CALL_BROADCAST, CALL_REDUCE,
+    CALL_ALLTOALL, CALL_GATHER, CALL_SCATTER, CALL_SENDRECV, CALL_ALLTOALLV
+} collective_call;
+
+typedef struct call {
+    collective_call which;
+    launch l;                 /* l.block is the count the backend is given */
+    cb_redop redop;
+    int send_peer, recv_peer;
+    const size_t *send_counts, *send_offsets;  /* alltoallv */
+} call;
+
+static int call_inner(cb_backend *b, const call *c)
+{
+    const cb_backend_ops *ops = inner_ops(b);
+    cb_backend *in = inner(b);
+    const launch *l = &c->l;
+    switch (c->which) {
+    case CALL_ALLREDUCE:
+        return ops->allreduce(in, l->send, l->recv, l->block, l->dtype, c->redop);
+    case CALL_ALLGATHER:
+        return ops->allgather(in, l->send, l->recv, l->block, l->dtype);
+    case CALL_REDUCESCATTER:
+        return ops->reducescatter(in, l->send, l->recv, l->block, l->dtype, c->redop);
+    case CALL_BROADCAST:
+        return ops->broadcast(in, l->send, l->recv, l->block, l->dtype, l->root);
+    case CALL_REDUCE:
+        return ops->reduce(in, l->send, l->recv, l->block, l->dtype, c->redop, l->root);
+    case CALL_ALLTOALL:
+        return ops->alltoall(in, l->send, l->recv, l->block, l->dtype);
+    case CALL_GATHER:
+        return ops->gather(in, l->send, l->recv, l->block, l->dtype, l->root);
+    case CALL_SCATTER:
+        return ops->scatter(in, l->send, l->recv, l->block, l->dtype, l->root);
+    case CALL_SENDRECV:
+        return ops->sendrecv(in, l->send, l->recv, l->block, l->dtype, c->send_peer,
+                             c->recv_peer);
+    case CALL_ALLTOALLV:
+        return ops->alltoallv(in, l->send, c->send_counts, c->send_offsets, l->recv,
+                              l->recv_counts, l->recv_offsets, l->dtype);
+    }
+    return cb_backend_fail(b, "faulty: unknown collective call %d", (int)c->which);
+}
+
+/* Every collective goes this way: skip, delay, the fault before the call,
+ * the wrapped backend's call, the fault after it. */
+static int forward(cb_backend *b, call *c)
+{
+    if (skipped(b))
+        return 0;
+    if (c->which == CALL_SENDRECV && fault_active(faulty(b)))
+        fault_delay(faulty(b), c->send_peer);
+    if (before(b, &c->l) != 0)
+        return -1;
+    return after(b, &c->l, call_inner(b, c));
+}
+
+/* A wrapper's launch, from its arguments send, recv, count (elements per
+ * block) and dtype: input and output sizes in blocks, whether the output
+ * gathers blocks and the input scatters them, and the root (-1: none). */
+#define LAUNCH(in_blocks, out_blocks, gather, scatter, rooted_at)                       \
+    {.send = send, .recv = recv, .input_count = (in_blocks) * count,                    \
+     .output_count = (out_blocks) * count, .block = count, .dtype = dtype,             \
+     .gathers = gather, .scatters = scatter, .root = rooted_at}
+
 static int faulty_allreduce(cb_backend *b, const void *send, void *recv, size_t count,
                             cb_dtype dtype, cb_redop redop)
 {
-    launch l = {send, recv, count, count, count, dtype, 0, 0, -1, 0};
-    if (skipped(b))
-        return 0;
-    if (before(b, &l) != 0)
-        return -1;
-    return after(b, &l, inner_ops(b)->allreduce(inner(b), l.send, l.recv, count, dtype, redop));
+    return forward(b, &(call){.which = CALL_ALLREDUCE, .l = LAUNCH(1, 1, 0, 0, -1),
+                              .redop = redop});
 }
 
 static int faulty_allgather(cb_backend *b, const void *send, void *recv, size_t count,
                             cb_dtype dtype)
 {
     size_t n = (size_t)b->nranks;
-    launch l = {send, recv, count, n * count, count, dtype, 1, 0, -1, 0};
-    if (skipped(b))
-        return 0;
-    if (before(b, &l) != 0)
-        return -1;
-    return after(b, &l, inner_ops(b)->allgather(inner(b), l.send, l.recv, count, dtype));
+    return forward(b, &(call){.which = CALL_ALLGATHER, .l = LAUNCH(1, n, 1, 0, -1)});
 }
 
 static int faulty_reducescatter(cb_backend *b, const void *send, void *recv, size_t count,
                                 cb_dtype dtype, cb_redop redop)
 {
     size_t n = (size_t)b->nranks;
-    launch l = {send, recv, n * count, count, count, dtype, 0, 1, -1, 0};
-    if (skipped(b))
-        return 0;
-    if (before(b, &l) != 0)
-        return -1;
-    return after(b, &l,
-                 inner_ops(b)->reducescatter(inner(b), l.send, l.recv, count, dtype, redop));
+    return forward(b, &(call){.which = CALL_REDUCESCATTER, .l = LAUNCH(n, 1, 0, 1, -1),
+                              .redop = redop});
 }
 
 static int faulty_broadcast(cb_backend *b, const void *send, void *recv, size_t count,
                             cb_dtype dtype, int root)
 {
-    launch l = {send, recv, count, count, count, dtype, 0, 0, root, 0};
-    if (skipped(b))
-        return 0;
-    if (before(b, &l) != 0)
-        return -1;
-    return after(b, &l,
-                 inner_ops(b)->broadcast(inner(b), l.send, l.recv, count, dtype, l.root));
+    return forward(b, &(call){.which = CALL_BROADCAST, .l = LAUNCH(1, 1, 0, 0, root)});
 }
 
 static int faulty_reduce(cb_backend *b, const void *send, void *recv, size_t count,
                          cb_dtype dtype, cb_redop redop, int root)
 {
-    launch l = {send, recv, count, count, count, dtype, 0, 0, root, 0};
-    if (skipped(b))
-        return 0;
-    if (before(b, &l) != 0)
-        return -1;
-    return after(b, &l,
-                 inner_ops(b)->reduce(inner(b), l.send, l.recv, count, dtype, redop, l.root));
+    return forward(b, &(call){.which = CALL_REDUCE, .l = LAUNCH(1, 1, 0, 0, root),
+                              .redop = redop});
 }
 
 static int faulty_alltoall(cb_backend *b, const void *send, void *recv, size_t count,
                            cb_dtype dtype)
 {
     size_t n = (size_t)b->nranks;
-    launch l = {send, recv, n * count, n * count, count, dtype, 1, 0, -1, 0};
-    if (skipped(b))
-        return 0;
-    if (before(b, &l) != 0)
-        return -1;
-    return after(b, &l, inner_ops(b)->alltoall(inner(b), l.send, l.recv, count, dtype));
+    return forward(b, &(call){.which = CALL_ALLTOALL, .l = LAUNCH(n, n, 1, 0, -1)});
 }
 
 static int faulty_gather(cb_backend *b, const void *send, void *recv, size_t count,
                          cb_dtype dtype, int root)
 {
     size_t n = (size_t)b->nranks;
-    launch l = {send, recv, count, n * count, count, dtype, 1, 0, root, 0};
-    if (skipped(b))
-        return 0;
-    if (before(b, &l) != 0)
-        return -1;
-    return after(b, &l, inner_ops(b)->gather(inner(b), l.send, l.recv, count, dtype, l.root));
+    return forward(b, &(call){.which = CALL_GATHER, .l = LAUNCH(1, n, 1, 0, root)});
 }
 
 static int faulty_scatter(cb_backend *b, const void *send, void *recv, size_t count,
                           cb_dtype dtype, int root)
 {
     size_t n = (size_t)b->nranks;
-    launch l = {send, recv, n * count, count, count, dtype, 0, 1, root, 0};
-    if (skipped(b))
-        return 0;
-    if (before(b, &l) != 0)
-        return -1;
-    return after(b, &l, inner_ops(b)->scatter(inner(b), l.send, l.recv, count, dtype, l.root));
+    return forward(b, &(call){.which = CALL_SCATTER, .l = LAUNCH(n, 1, 0, 1, root)});
 }
 
 static int faulty_sendrecv(cb_backend *b, const void *send, void *recv, size_t count,
                            cb_dtype dtype, int send_peer, int recv_peer)
 {
-    launch l = {send, recv, count, count, count, dtype, 0, 0, -1, 1};
-    if (skipped(b))
-        return 0;
-    if (fault_active(faulty(b)))
-        fault_delay(faulty(b), send_peer);
-    if (before(b, &l) != 0)
-        return -1;
-    return after(b, &l, inner_ops(b)->sendrecv(inner(b), l.send, l.recv, count, dtype,
-                                               send_peer, recv_peer));
+    call c = {.which = CALL_SENDRECV, .l = LAUNCH(1, 1, 0, 0, -1), .send_peer = send_peer,
+              .recv_peer = recv_peer};
+    c.l.is_sendrecv = 1;
+    return forward(b, &c);
+}
+
+/* The output's blocks are the senders' (swap:A:B trades what A and B sent,
+ * as much of it as both blocks hold); the input and output totals are this
+ * rank's row and column of the matrix. */
+static int faulty_alltoallv(cb_backend *b, const void *send, const size_t *send_counts,
+                            const size_t *send_offsets, void *recv, const size_t *recv_counts,
+                            const size_t *recv_offsets, cb_dtype dtype)
+{
+    size_t sent = 0, received = 0;
+    for (int peer = 0; peer < b->nranks; peer++) {
+        sent += send_counts[peer];
+        received += recv_counts[peer];
+    }
+    call c = {.which = CALL_ALLTOALLV,
+              .l = {.send = send, .recv = recv, .input_count = sent, .output_count = received,
+                    .dtype = dtype, .gathers = 1, .root = -1, .recv_counts = recv_counts,
+                    .recv_offsets = recv_offsets},
+              .send_counts = send_counts, .send_offsets = send_offsets};
+    return forward(b, &c);
 }
 
 /* Every entry both tables share; the rest follow the wrapped backend's. */
@@ -458,7 +502,8 @@ static int faulty_sendrecv(cb_backend *b, const void *send, void *recv, size_t c
     .allgather = faulty_allgather, .reducescatter = faulty_reducescatter,              \
     .broadcast = faulty_broadcast, .reduce = faulty_reduce,                            \
     .alltoall = faulty_alltoall, .gather = faulty_gather, .scatter = faulty_scatter,   \
-    .sendrecv = faulty_sendrecv, .wait = faulty_wait, .timer_start = faulty_timer_start, \
+    .sendrecv = faulty_sendrecv, .alltoallv = faulty_alltoallv,                        \
+    .wait = faulty_wait, .timer_start = faulty_timer_start,                            \
     .timer_stop = faulty_timer_stop, .timer_reserve = faulty_timer_reserve,            \
     .timer_mark = faulty_timer_mark, .timer_samples = faulty_timer_samples,            \
     .copy2d = faulty_copy2d, .split = faulty_split, .barrier = faulty_barrier

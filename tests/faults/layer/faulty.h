@@ -55,6 +55,10 @@ typedef struct launch {
     int scatters;          /* the input holds one block per rank */
     int root;              /* -1 when rootless */
     int is_sendrecv;
+    /* alltoallv: the blocks of the output by sender, of unequal sizes
+     * (NULL elsewhere: every block is `block` elements, in rank order). */
+    const size_t *recv_counts;
+    const size_t *recv_offsets;
 } launch;
 
 /* An inner failure becomes f's, with its message; returns rc. */

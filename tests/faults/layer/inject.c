@@ -239,6 +239,15 @@ static void change_output(cb_backend *b, const launch *l, unsigned char *view)
     size_t es = info->size, count = l->output_count;
     switch (f->kind) {
     case FAULT_SWAP:
+        if (l->recv_offsets != NULL) {   /* alltoallv's unequal blocks */
+            size_t a = (size_t)f->arg[0], b2 = (size_t)f->arg[1];
+            size_t len = l->recv_counts[a] < l->recv_counts[b2] ? l->recv_counts[a]
+                                                                : l->recv_counts[b2];
+            if (a != b2)
+                swap_bytes(view + l->recv_offsets[a] * es, view + l->recv_offsets[b2] * es,
+                           len * es);
+            break;
+        }
         swap_bytes(view + (size_t)f->arg[0] * l->block * es,
                    view + (size_t)f->arg[1] * l->block * es, l->block * es);
         break;

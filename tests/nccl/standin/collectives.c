@@ -17,11 +17,6 @@
 
 #define STANDIN_P2P_TAG 0x2b2b
 
-/* The sends and receives of the group being built (NCCL keeps this state
- * per thread; the stand-in has one thread). */
-static standin_op pending;
-static cudaStream_t pending_stream;
-
 static const cb_minifloat_format *narrow_format(ncclDataType_t type)
 {
     switch ((int)type) {
@@ -353,31 +348,29 @@ ncclResult_t standin_run_collective(const standin_op *op, const char **what)
     }
 }
 
-ncclResult_t standin_p2p_add(const standin_p2p *p, ncclComm_t comm, cudaStream_t stream,
-                             int in_group)
+ncclResult_t standin_check_args(const standin_op *op, const char **what)
 {
-    if (pending.np2p > 0 && (pending.comm != comm || pending_stream != stream))
-        return ncclInvalidUsage;   /* one communicator and stream per group, here */
-    if (pending.np2p == STANDIN_MAX_P2P)
-        return ncclInvalidUsage;
-    if (p->peer < 0 || p->peer >= comm->nranks)
-        return ncclInvalidArgument;
-    pending.kind = STANDIN_OP_P2P;
-    pending.comm = comm;
-    pending_stream = stream;
-    pending.p2p[pending.np2p++] = *p;
-    return in_group ? ncclSuccess : standin_p2p_flush();
-}
-
-ncclResult_t standin_p2p_flush(void)
-{
-    if (pending.np2p == 0)
+    *what = "datatype not modelled by the stand-in";
+    for (size_t k = 0; k < op->np2p; k++) {
+        if (standin_type_size(op->p2p[k].type) == 0)
+            return ncclInvalidArgument;
+        if (op->p2p[k].peer < 0 || op->p2p[k].peer >= op->comm->nranks) {
+            *what = "peer out of range";
+            return ncclInvalidArgument;
+        }
+    }
+    if (op->kind == STANDIN_OP_P2P)
         return ncclSuccess;
-    standin_op batch = pending;
-    cudaStream_t stream = pending_stream;
-    memset(&pending, 0, sizeof pending);
-    pending_stream = NULL;
-    standin_trace("p2p group sends+receives=%zu capturing=%d", batch.np2p,
-                  stream != NULL && stream->capturing);
-    return standin_launch(stream, &batch);
+    if (standin_type_size(op->type) == 0)
+        return ncclInvalidArgument;
+    if ((op->kind == STANDIN_OP_BROADCAST || op->kind == STANDIN_OP_REDUCE) &&
+        (op->root < 0 || op->root >= op->comm->nranks)) {
+        *what = "root out of range";
+        return ncclInvalidArgument;
+    }
+    reduction r;
+    if (op->kind == STANDIN_OP_ALLREDUCE || op->kind == STANDIN_OP_REDUCE ||
+        op->kind == STANDIN_OP_REDUCESCATTER)
+        return reduction_of(op, &r, what);
+    return ncclSuccess;
 }

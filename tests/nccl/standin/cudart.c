@@ -172,7 +172,12 @@ void standin_stream_busy(cudaStream_t s, double extra)
         device_busy_until = stream_of(s)->busy_until;
 }
 
-ncclResult_t standin_launch(cudaStream_t s, const standin_op *op)
+int standin_stream_capturing(cudaStream_t s)
+{
+    return stream_of(s)->capturing;
+}
+
+ncclResult_t standin_stream_submit(cudaStream_t s, const standin_op *op)
 {
     s = stream_of(s);
     if (!s->capturing) {
@@ -401,6 +406,9 @@ cudaError_t cudaFree(void *ptr)
     if (standin_registered(ptr, size))
         standin_violation("cudaFree of memory that a live communicator registered when a "
                           "graph captured it (NCCL releases it at communicator destroy)");
+    if (standin_group_uses(ptr, size))
+        standin_violation("cudaFree of memory that an operation of the open group uses: "
+                          "NCCL launches it only at the outermost ncclGroupEnd");
     /* cudaFree synchronises the device: it waits for all launched work. */
     while (MPI_Wtime() < device_busy_until)
         ;
@@ -427,17 +435,17 @@ cudaError_t cudaMemsetAsync(void *ptr, int value, size_t count, cudaStream_t str
 cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind,
                             cudaStream_t stream)
 {
-    if (kind == cudaMemcpyDeviceToDevice) {
+    if (kind == cudaMemcpyDeviceToDevice)
         standin_trace("cudaMemcpyAsync d2d %zu capturing=%d", count, stream_of(stream)->capturing);
-        standin_check_copy(dst, src, count);
-    }
+    /* On the stream at once, also inside an NCCL group: before the group's
+     * operations, which reach the stream only at its end. */
     if (stream_of(stream)->capturing) {
         /* A device-to-device copy is captured like a collective. */
         if (kind != cudaMemcpyDeviceToDevice)
             return cudaErrorStreamCaptureUnsupported;
         standin_op copy = {.send = src, .recv = dst, .count = count, .kind = STANDIN_OP_COPY};
-        return standin_launch(stream, &copy) == ncclSuccess ? cudaSuccess
-                                                            : cudaErrorMemoryAllocation;
+        return standin_stream_submit(stream, &copy) == ncclSuccess ? cudaSuccess
+                                                                   : cudaErrorMemoryAllocation;
     }
     memmove(dst, src, count);
     return cudaSuccess;
@@ -451,13 +459,11 @@ cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t 
                   stream_of(stream)->capturing);
     if (kind != cudaMemcpyDeviceToDevice || width > dpitch || width > spitch)
         return cudaErrorInvalidValue;
-    if (height > 0)
-        standin_check_copy(dst, src, (height - 1) * (dpitch > spitch ? dpitch : spitch) + width);
     standin_op copy = {.send = src, .recv = dst, .count = width, .pitch_dst = dpitch,
                        .pitch_src = spitch, .height = height, .kind = STANDIN_OP_COPY2D};
-    /* Run now, or recorded when capturing, like a collective. */
-    return standin_launch(stream, &copy) == ncclSuccess ? cudaSuccess
-                                                        : cudaErrorMemoryAllocation;
+    /* Run now (also inside an NCCL group), or recorded when capturing. */
+    return standin_stream_submit(stream, &copy) == ncclSuccess ? cudaSuccess
+                                                               : cudaErrorMemoryAllocation;
 }
 
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t *stream, unsigned int flags)
@@ -479,6 +485,9 @@ cudaError_t cudaStreamDestroy(cudaStream_t stream)
     if (stream == NULL)
         return cudaErrorInvalidResourceHandle;
     standin_trace("cudaStreamDestroy");
+    if (standin_group_drop(NULL, stream) > 0)
+        standin_violation("cudaStreamDestroy of a stream that operations of the open group "
+                          "are to be launched on at ncclGroupEnd");
     free(stream->recorded);
     free(stream);
     standin_count(STANDIN_STREAM, -1);

@@ -13,61 +13,13 @@
 #include "standin.h"
 
 static char last_error[256];
-static int group_depth;
 static struct ncclComm *live_comms;
 static int comm_serials;
 
-/* What the operations of the open group read and write: NCCL runs them at
- * the outermost ncclGroupEnd, so a copy launched meanwhile must not touch
- * them. Forgotten at that end. */
-#define STANDIN_MAX_GROUPED 256
-typedef struct grouped_range {
-    const char *lo;
-    size_t bytes;
-    int written;
-} grouped_range;
-static grouped_range grouped[STANDIN_MAX_GROUPED];
-static int ngrouped;
-
-static void note_range(const void *lo, size_t bytes, int written)
+int standin_overlaps(const void *a, size_t a_bytes, const void *b, size_t b_bytes)
 {
-    if (ngrouped < STANDIN_MAX_GROUPED && lo != NULL && bytes > 0)
-        grouped[ngrouped++] = (grouped_range){lo, bytes, written};
-}
-
-static int overlaps(const char *a, size_t a_bytes, const char *b, size_t b_bytes)
-{
-    return a < b + b_bytes && b < a + a_bytes;
-}
-
-void standin_note_grouped(const standin_op *op)
-{
-    if (group_depth == 0 || op->comm == NULL)
-        return;
-    size_t esize = standin_type_size(op->type), n = (size_t)op->comm->nranks;
-    size_t in = op->count * esize, out = op->count * esize;
-    if (op->kind == STANDIN_OP_ALLGATHER)
-        out *= n;
-    if (op->kind == STANDIN_OP_REDUCESCATTER)
-        in *= n;
-    note_range(op->send, in, 0);
-    note_range(op->recv, out, 1);
-}
-
-void standin_check_copy(const void *dst, const void *src, size_t bytes)
-{
-    for (int i = 0; i < ngrouped; i++) {
-        if (overlaps(dst, bytes, grouped[i].lo, grouped[i].bytes))
-            standin_violation("a copy inside an open group overwrites a buffer that the "
-                              "group's deferred work %s at ncclGroupEnd",
-                              grouped[i].written ? "writes" : "reads");
-        else if (grouped[i].written && overlaps(src, bytes, grouped[i].lo, grouped[i].bytes))
-            standin_violation("a copy inside an open group reads a buffer that the group's "
-                              "deferred work writes only at ncclGroupEnd");
-        else
-            continue;
-        return;
-    }
+    const char *x = a, *y = b;
+    return x < y + b_bytes && y < x + a_bytes;
 }
 
 /* NCCL forbids calls on one communicator from two threads at once. */
@@ -121,15 +73,20 @@ int standin_registered(const void *ptr, size_t bytes)
 {
     for (struct ncclComm *c = live_comms; c != NULL; c = c->next_live)
         for (int i = 0; i < c->nregistered; i++)
-            if (overlaps(ptr, bytes, c->registered[i], 1))
+            if (standin_overlaps(ptr, bytes, c->registered[i], 1))
                 return 1;
     return 0;
 }
 
-static ncclResult_t fail(ncclResult_t res, const char *what)
+ncclResult_t standin_fail(ncclResult_t res, const char *what)
 {
     snprintf(last_error, sizeof last_error, "NCCL stand-in: %s", what);
     return res;
+}
+
+static ncclResult_t fail(ncclResult_t res, const char *what)
+{
+    return standin_fail(res, what);
 }
 
 static MPI_Datatype mpi_type_of(ncclDataType_t type)
@@ -345,6 +302,10 @@ static ncclResult_t comm_free(ncclComm_t comm, const char *how)
         while (atomic_load(&comm->graph_refs) > 0)
             nanosleep(&nap, NULL);
     }
+    /* Its work still waiting for the open group's end never runs. */
+    size_t dropped = standin_group_drop(comm, NULL);
+    if (dropped > 0)
+        standin_trace("%s dropped %zu operations waiting for ncclGroupEnd", how, dropped);
     struct ncclComm **link = &live_comms;
     while (*link != NULL && *link != comm)
         link = &(*link)->next_live;
@@ -394,35 +355,19 @@ ncclResult_t ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t *async_error)
     return ncclSuccess;
 }
 
-ncclResult_t ncclGroupStart(void)
-{
-    standin_trace("ncclGroupStart");
-    group_depth++;
-    return ncclSuccess;
-}
-
-ncclResult_t ncclGroupEnd(void)
-{
-    standin_trace("ncclGroupEnd");
-    if (group_depth == 0)
-        return fail(ncclInvalidUsage, "ncclGroupEnd without ncclGroupStart");
-    group_depth--;
-    if (group_depth == 0)
-        ngrouped = 0;
-    /* The outermost end runs the group's sends and receives together. */
-    if (group_depth == 0 && standin_p2p_flush() != ncclSuccess)
-        return fail(ncclSystemError, "the group's sends and receives failed");
-    return ncclSuccess;
-}
-
-/* Operations inside a group run at once too: every rank issues the same
- * sequence, so running them in order through MPI gives the same results. */
+/* What standin_run traces. */
 static const char *const op_kind_names[] = {
     [STANDIN_OP_ALLREDUCE] = "allreduce", [STANDIN_OP_ALLGATHER] = "allgather",
     [STANDIN_OP_REDUCESCATTER] = "reducescatter", [STANDIN_OP_BROADCAST] = "broadcast",
     [STANDIN_OP_REDUCE] = "reduce", [STANDIN_OP_P2P] = "p2p", [STANDIN_OP_COPY] = "copy",
     [STANDIN_OP_COPY2D] = "copy2d",
 };
+
+static const char *op_kind_name(enum standin_op_kind kind)
+{
+    size_t k = (size_t)kind, n = sizeof op_kind_names / sizeof op_kind_names[0];
+    return k < n && op_kind_names[k] != NULL ? op_kind_names[k] : "operation";
+}
 
 /* The most elements any part of op moves. */
 static size_t op_elements(const standin_op *op)
@@ -436,7 +381,7 @@ static size_t op_elements(const standin_op *op)
 
 ncclResult_t standin_run(cudaStream_t s, const standin_op *op, int replayed)
 {
-    standin_trace("run %s count=%zu inplace=%d replayed=%d", op_kind_names[op->kind], op->count,
+    standin_trace("run %s count=%zu inplace=%d replayed=%d", op_kind_name(op->kind), op->count,
                   op->send == op->recv, replayed);
     if (op->kind != STANDIN_OP_ALLREDUCE || mpi_type_of(op->type) == MPI_DATATYPE_NULL ||
         mpi_op_of(op->op) == MPI_OP_NULL) {
@@ -465,35 +410,21 @@ ncclResult_t standin_run(cudaStream_t s, const standin_op *op, int replayed)
     return ncclSuccess;
 }
 
-ncclResult_t ncclAllReduce(const void *sendbuff, void *recvbuff, size_t count,
-                           ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm,
-                           cudaStream_t stream)
-{
-    if (comm == NULL || comm_unready(comm, "ncclAllReduce"))
-        return fail(ncclInvalidArgument, "NULL or unready communicator");
-    standin_trace("ncclAllReduce count=%zu inplace=%d capturing=%d", count, sendbuff == recvbuff,
-                  stream != NULL && stream->capturing);
-    standin_op call = {.send = sendbuff, .recv = recvbuff, .count = count,
-                          .type = datatype, .op = op, .comm = comm};
-    comm_enter(comm, "ncclAllReduce");
-    standin_note_grouped(&call);
-    ncclResult_t res = standin_launch(stream, &call);
-    comm_leave(comm);
-    return res;
-}
-
-/* The other collectives: launched (or recorded) like the all-reduce. */
+/* Every collective: checked and traced when called, then handed to
+ * standin_launch, which defers it to the outermost ncclGroupEnd when a
+ * group is open. Arguments NCCL checks at the call fail here. */
 static ncclResult_t launch(cudaStream_t stream, const standin_op *call, const char *name)
 {
     if (call->comm == NULL || comm_unready(call->comm, name))
         return fail(ncclInvalidArgument, "NULL or unready communicator");
-    if (standin_type_size(call->type) == 0)
-        return fail(ncclInvalidArgument, "datatype not modelled by the stand-in");
+    const char *what = "";
+    ncclResult_t res = standin_check_args(call, &what);
+    if (res != ncclSuccess)
+        return fail(res, what);
     standin_trace("%s count=%zu inplace=%d capturing=%d", name, call->count,
                   call->send == call->recv, stream != NULL && stream->capturing);
     comm_enter(call->comm, name);
-    standin_note_grouped(call);
-    ncclResult_t res = standin_launch(stream, call);
+    res = standin_launch(stream, call);
     comm_leave(call->comm);
     return res;
 }
@@ -501,6 +432,15 @@ static ncclResult_t launch(cudaStream_t stream, const standin_op *call, const ch
 ncclResult_t standin_launch_named(cudaStream_t stream, const standin_op *call, const char *name)
 {
     return launch(stream, call, name);
+}
+
+ncclResult_t ncclAllReduce(const void *sendbuff, void *recvbuff, size_t count,
+                           ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm,
+                           cudaStream_t stream)
+{
+    standin_op call = {.send = sendbuff, .recv = recvbuff, .count = count,
+                          .type = datatype, .op = op, .comm = comm};
+    return launch(stream, &call, "ncclAllReduce");
 }
 
 ncclResult_t ncclAllGather(const void *sendbuff, void *recvbuff, size_t sendcount,
@@ -548,21 +488,22 @@ static ncclResult_t p2p(int is_send, const void *buf, size_t count, ncclDataType
 {
     if (comm == NULL || comm_unready(comm, is_send ? "ncclSend" : "ncclRecv"))
         return fail(ncclInvalidArgument, "NULL or unready communicator");
-    if (standin_type_size(datatype) == 0)
-        return fail(ncclInvalidArgument, "datatype not modelled by the stand-in");
     standin_trace("%s count=%zu peer=%d", is_send ? "ncclSend" : "ncclRecv", count, peer);
     if (is_send && count > 1 && standin_fault("CB_STANDIN_FAIL_SEND")) {
         standin_trace("ncclSend failed (CB_STANDIN_FAIL_SEND)");
         return fail(ncclInvalidArgument, "injected ncclSend failure (CB_STANDIN_FAIL_SEND)");
     }
-    standin_p2p entry = {is_send, (void *)buf, count, datatype, peer};
-    if (group_depth > 0)
-        note_range(buf, count * standin_type_size(datatype), !is_send);
+    /* A group of its own, or its communicator's batch of the open group. */
+    standin_op call = {.comm = comm, .kind = STANDIN_OP_P2P, .np2p = 1};
+    call.p2p[0] = (standin_p2p){is_send, (void *)buf, count, datatype, peer};
+    const char *what = "";
+    ncclResult_t res = standin_check_args(&call, &what);
+    if (res != ncclSuccess)
+        return fail(res, what);
     comm_enter(comm, is_send ? "ncclSend" : "ncclRecv");
-    ncclResult_t res = standin_p2p_add(&entry, comm, stream, group_depth > 0);
+    res = standin_launch(stream, &call);
     comm_leave(comm);
-    return res == ncclSuccess ? res : fail(res, "send or receive refused (bad peer, or a group "
-                                                "too large or mixing streams)");
+    return res;
 }
 
 ncclResult_t ncclSend(const void *sendbuff, size_t count, ncclDataType_t datatype, int peer,

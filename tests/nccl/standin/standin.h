@@ -5,12 +5,13 @@
  * nccl.h; linked into tests/nccl-collbench-standin instead of libcudart and
  * libnccl. Never installed, never part of the product.
  *
- * Model: "device memory" is host memory (malloc); a collective runs at once
- * through MPI on a communicator split from MPI_COMM_WORLD; a stream runs
- * everything synchronously but keeps a virtual clock, so that work can look
- * unfinished for a while (CB_STANDIN_OP_US) and events record that clock;
- * stream capture records the collectives launched on the stream, and a
- * graph launch runs the recording again.
+ * Model: "device memory" is host memory (malloc); a collective runs through
+ * MPI on a communicator split from MPI_COMM_WORLD when it reaches its stream:
+ * at once outside a group, at the outermost ncclGroupEnd inside one (see
+ * Groups below); a stream runs everything synchronously but keeps a virtual
+ * clock, so that work can look unfinished for a while (CB_STANDIN_OP_US) and
+ * events record that clock; stream capture records the collectives and
+ * copies that reach the stream, and a graph launch runs the recording again.
  *
  * Environment (all optional):
  *   CB_STANDIN_GPUS=N     physical GPUs of the machine (default 1; 0: none;
@@ -45,9 +46,23 @@
  * it in rank order, rounding to the datatype after every step, as NCCL's
  * kernels store partial results: a floating-point avg multiplies each input
  * by 1/n rounded to the type (NCCL's premultiplied average), an integer avg
- * divides the sum; premulsum multiplies by the operator's scalar. Send and
- * receive calls inside a group run together at the outermost ncclGroupEnd
- * (captured as one operation when the stream is capturing).
+ * divides the sum; premulsum multiplies by the operator's scalar.
+ *
+ * Groups (group.c), as NCCL's: between ncclGroupStart and the outermost
+ * ncclGroupEnd (nesting counts, per thread) every NCCL operation, sends,
+ * receives and collectives alike, is only recorded; at that end the
+ * collectives reach their streams in call order, then each communicator's
+ * sends and receives together as one operation (NCCL plans a group that
+ * way), each captured if its stream is capturing by then. Copies
+ * (cudaMemcpyAsync, cudaMemcpy2DAsync) launched inside the group reach the
+ * stream at once, so they run BEFORE the group's operations, as on a GPU
+ * where NCCL enqueues its kernels at the group's end: a copy that feeds a
+ * grouped send through a buffer a later copy overwrites sends wrong data.
+ * A failing operation makes ncclGroupEnd return its error and the rest of
+ * the group is dropped; a call outside any group is a group of one, so
+ * its error is its own. Arguments NCCL checks at the call (datatype, root,
+ * peer, reduction operator) fail at the call, also inside a group.
+ *
  * Fault injection, FOR TESTING ONLY: each takes a rank of MPI_COMM_WORLD,
  * and only that rank sees the failure.
  *   CB_STANDIN_FAIL_SETDEVICE=R  cudaSetDevice fails
@@ -81,10 +96,14 @@
  *     running on the stream (NCCL_GRAPH_MIXING_SUPPORT may deadlock);
  *   - polling unfinished work 100 times without a sched_yield between
  *     polls (the stand-in counts the program's sched_yield calls);
- *   - a copy launched inside an open group that writes a buffer a grouped
- *     send or collective has not yet read, or reads one it has not yet
- *     written: NCCL runs grouped work at the outermost ncclGroupEnd;
+ *   - cudaFree of memory that an operation of the open group uses, and
+ *     cudaStreamDestroy of a stream that one is to be launched on (the
+ *     group's end would use them); ncclCommDestroy and ncclCommAbort drop
+ *     the communicator's operations still waiting for the group's end;
  *   - a reduction operator used or destroyed with another communicator.
+ * rules.c (tests/nccl/nccl_standin_rules.sh) breaks each rule on purpose and
+ * fails if the stand-in stops enforcing it; HACKING.md maps each rule to
+ * the tests that rely on it.
  */
 #ifndef CB_STANDIN_H
 #define CB_STANDIN_H
@@ -219,18 +238,26 @@ void standin_register(const standin_op *op);
  * registered. */
 int standin_registered(const void *ptr, size_t bytes);
 
-/* nccl.c: a copy launched now from src to dst: flagged when a group is open
- * and it touches what the group's deferred work reads or writes. */
-void standin_check_copy(const void *dst, const void *src, size_t bytes);
+/* nccl.c: 1 when [a, a + a_bytes) and [b, b + b_bytes) overlap. */
+int standin_overlaps(const void *a, size_t a_bytes, const void *b, size_t b_bytes);
 
-/* nccl.c: remember the buffers of an operation launched inside a group. */
-void standin_note_grouped(const standin_op *op);
+/* nccl.c: res, with what as the text ncclGetLastError returns. */
+ncclResult_t standin_fail(ncclResult_t res, const char *what);
 
-/* Run op now on stream s: the collective through MPI, then the stream's clock
- * moves on by CB_STANDIN_OP_US. Returns an NCCL result. */
+/* nccl.c: run op now on stream s: the collective through MPI, then the
+ * stream's clock moves on by CB_STANDIN_OP_US. Returns an NCCL result. */
 ncclResult_t standin_run(cudaStream_t s, const standin_op *op, int replayed);
 
-/* Launch op on s: record it when s is capturing, else run it. */
+/* group.c: THE PATH OF EVERY NCCL OPERATION into the stand-in, called by
+ * ncclAllReduce, ncclSend and the others once they have checked their
+ * arguments (standin_check_args), traced the call and entered the
+ * communicator. Inside a group op is queued for the outermost ncclGroupEnd
+ * (a STANDIN_OP_P2P op, one send or receive, joins its communicator's batch
+ * of the group); outside it is a group of one, launched at once. Launching
+ * is standin_stream_submit at that time. Returns an NCCL result, with
+ * ncclGetLastError's text set on failure. A new operation needs a
+ * standin_op_kind, its run in standin_run_collective, its checks in
+ * standin_check_args and its buffers in group.c's op_touches. */
 ncclResult_t standin_launch(cudaStream_t s, const standin_op *op);
 
 /* nccl.c: launch call as the NCCL entry point name (checked, traced, noted
@@ -246,6 +273,22 @@ void standin_check_free(const void *ptr, size_t bytes);
 void standin_end_registrations(struct ncclComm *comm, int destroying);
 int standin_accumulates_in_float(const standin_op *op);
 
+/* group.c: 1 when an operation waiting for the open group's end reads or
+ * writes [ptr, ptr + bytes). */
+int standin_group_uses(const void *ptr, size_t bytes);
+
+/* group.c: forget the operations waiting for the open group's end on comm
+ * or on stream (NULL: any); returns how many. */
+size_t standin_group_drop(ncclComm_t comm, cudaStream_t stream);
+
+/* cudart.c: put op on stream s now: recorded when s is capturing, else run
+ * (standin_run). Copies come here directly; NCCL operations through
+ * standin_launch. */
+ncclResult_t standin_stream_submit(cudaStream_t s, const standin_op *op);
+
+/* cudart.c: whether s (NULL: the legacy stream) is capturing. */
+int standin_stream_capturing(cudaStream_t s);
+
 /* Advance s's clock for work launched now that takes extra seconds. */
 void standin_stream_busy(cudaStream_t s, double extra);
 
@@ -254,14 +297,10 @@ void standin_stream_busy(cudaStream_t s, double extra);
  * with *what naming the failure. */
 ncclResult_t standin_run_collective(const standin_op *op, const char **what);
 
-/* collectives.c: queue a send or receive; run the queue now when no group
- * is open. */
-ncclResult_t standin_p2p_add(const standin_p2p *p, ncclComm_t comm, cudaStream_t stream,
-                             int in_group);
-
-/* collectives.c: at the outermost ncclGroupEnd, launch the queued sends and
- * receives as one operation. */
-ncclResult_t standin_p2p_flush(void);
+/* collectives.c: the checks NCCL makes when an operation is called
+ * (datatype, root, peer, reduction operator of this communicator); an NCCL
+ * result, with *what naming the failure. */
+ncclResult_t standin_check_args(const standin_op *op, const char **what);
 
 /* collectives.c: the value and size of one element of an NCCL datatype. */
 size_t standin_type_size(ncclDataType_t type);

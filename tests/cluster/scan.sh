@@ -1,0 +1,73 @@
+# The health scan (-o scan) on the test cluster: 4 nodes of 2 ranks, real
+# hostnames, TCP between nodes, and faults the program cannot tell from real
+# ones. A healthy cluster names nobody (exit 0); node h2's NIC shaped with
+# tbf is named as a slow node (exit 8), and nobody else; the link between h0
+# and h3 shaped with htb + u32 (both directions) is named as that link.
+# 50 Mbit/s (6 MB/s) is 16 to 50 times below what a pair moves here (0.1
+# to 0.3 GB/s on a loaded machine), and 1 MiB per rank keeps the figures
+# bandwidth-bound over the shaped NIC (160 ms a message there);
+# --suspect-ratio 0.3 keeps the noise of
+# 8 ranks on 2 cores from naming anyone.
+. "$CB_SRCDIR/tests/support/lib.sh"
+. "$CB_SRCDIR/tests/cluster/cluster.sh"
+need_mpirun
+need_python
+cluster_need
+cluster_up 4
+cluster_launcher "$CB_MPIRUN_PATH" || skip "unknown launcher $CB_MPIRUN_PATH"
+# Debian's MPICH (UCX over TCP) measures and names as Open MPI does, but
+# with 8 ranks on 4 nodes some ranks then spin in UCX's progress inside
+# MPI_Finalize while the others wait in the PMI barrier, until killed (a
+# plain -o allreduce of 1 MiB does the same).
+[ "$CLUSTER_FLAVOR" != hydra ] ||
+    skip "MPICH's ranks hang in MPI_Finalize with 8 ranks on 4 cluster nodes (UCX over TCP)"
+SCAN="--backend mpi -o scan -b 1M -e 1M -n 3 -w 1 --suspect-ratio 0.3"
+
+# suspects_only PATTERN CONTEXT: at least one '# Suspect' line, and every one
+# matches PATTERN.
+suspects_only() {
+    grep -q '^# Suspect ' "$CB_TMP/out" || show_and_fail "$2: no suspect named"
+    others=$(grep '^# Suspect ' "$CB_TMP/out" | grep -v -- "$1" || true)
+    [ -z "$others" ] || show_and_fail "$2: named others too: $others"
+}
+
+cluster_run 8 $SCAN --json "$CB_TMP/healthy.json"
+expect_rc 0 "healthy cluster"
+has 1 '^# ranks: 8  nodes: 4  ranks per node: 2$'
+has 1 '^# Health scan: 4 nodes, 1048576 B per rank'
+has 1 '^#  *h0  *h1  *h2  *h3$'
+has 0 '^# Suspect'
+"$CB_PYTHON" - "$CB_TMP/healthy.json" <<'PY' || show_and_fail "healthy cluster: JSON"
+import json, sys
+scan = json.load(open(sys.argv[1]))["scan"]
+assert scan["hosts"] == ["h0", "h1", "h2", "h3"] and scan["suspects"] == [], scan
+PY
+
+cluster_slow_node 2 50mbit || fail "could not shape node 2's NIC"
+cluster_run 8 $SCAN --json "$CB_TMP/node.json"
+expect_rc 8 "node h2's NIC at 50 Mbit/s"
+suspects_only '^# Suspect node h2: ' "node h2's NIC at 50 Mbit/s"
+"$CB_PYTHON" - "$CB_TMP/node.json" <<'PY' || show_and_fail "slow node: JSON"
+import json, sys
+scan = json.load(open(sys.argv[1]))["scan"]
+m = scan["pair_gbps"]
+# Every pair of h2 is far below every other pair: the shaping took hold.
+slow = [m[2][b] for b in (0, 1, 3)]
+fine = sorted(m[a][b] for a in (0, 1, 3) for b in (0, 1, 3) if a != b)
+assert max(slow) < 0.3 * fine[len(fine) // 2], m
+assert scan["suspects"] and all(x["kind"] == "node" and x["host"] == "h2"
+                                and x["reason"] == "pairs" for x in scan["suspects"]), scan
+PY
+cluster_unshape 2
+
+cluster_slow_link 0 3 50mbit || fail "could not shape the link between nodes 0 and 3"
+cluster_run 8 $SCAN --json "$CB_TMP/link.json"
+expect_rc 8 "link h0 - h3 at 50 Mbit/s"
+suspects_only '^# Suspect link h0 - h3: ' "link h0 - h3 at 50 Mbit/s"
+"$CB_PYTHON" - "$CB_TMP/link.json" <<'PY' || show_and_fail "slow link: JSON"
+import json, sys
+scan = json.load(open(sys.argv[1]))["scan"]
+assert [(x["kind"], x["host"], x["peer_host"]) for x in scan["suspects"]] == \
+    [("link", "h0", "h3")], scan["suspects"]
+PY
+echo "ok ($CLUSTER_FLAVOR)"

@@ -1,0 +1,188 @@
+/*
+ * NCCL's groups in the stand-in (see standin.h): between ncclGroupStart and
+ * the outermost ncclGroupEnd every NCCL operation is only recorded; all of
+ * them reach their streams at that end, after whatever the caller launched
+ * on the streams meanwhile (copies run at once), as NCCL enqueues its
+ * kernels only when the group ends. A call outside any group is a group of
+ * one. The state is per thread, as NCCL's.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "standin.h"
+
+/* One operation waiting for the group's end. */
+typedef struct queued_op {
+    cudaStream_t stream;
+    standin_op op;
+} queued_op;
+
+/* A growable list of queued operations. */
+typedef struct op_list {
+    queued_op *items;
+    size_t n;
+    size_t room;
+} op_list;
+
+static _Thread_local int group_depth;
+/* The group's collectives in call order, and its sends and receives, one
+ * batch per communicator: at the end the collectives run first, then each
+ * batch as one operation, as NCCL plans a group. */
+static _Thread_local op_list collectives;
+static _Thread_local op_list p2p_batches;
+
+static queued_op *append(op_list *list)
+{
+    if (list->n == list->room) {
+        size_t room = list->room ? 2 * list->room : 1;   /* often one p2p batch */
+        queued_op *grown = realloc(list->items, room * sizeof *grown);
+        if (grown == NULL)
+            return NULL;
+        list->items = grown;
+        list->room = room;
+    }
+    return &list->items[list->n++];
+}
+
+static void list_clear(op_list *list)
+{
+    free(list->items);
+    memset(list, 0, sizeof *list);
+}
+
+/* The send or receive p (an op of one entry) joins its communicator's
+ * batch; one stream per communicator and group, here. */
+static ncclResult_t add_p2p(cudaStream_t stream, const standin_op *p)
+{
+    queued_op *batch = NULL;
+    for (size_t i = 0; i < p2p_batches.n && batch == NULL; i++)
+        if (p2p_batches.items[i].op.comm == p->comm)
+            batch = &p2p_batches.items[i];
+    if (batch != NULL && batch->stream != stream)
+        return standin_fail(ncclInvalidUsage, "a group's sends and receives on one "
+                                              "communicator use two streams");
+    if (batch != NULL && batch->op.np2p + p->np2p > STANDIN_MAX_P2P)
+        return standin_fail(ncclInvalidUsage, "more sends and receives in one group than "
+                                              "the stand-in holds (STANDIN_MAX_P2P)");
+    if (batch == NULL) {
+        batch = append(&p2p_batches);
+        if (batch == NULL)
+            return standin_fail(ncclSystemError, "out of memory");
+        memset(batch, 0, sizeof *batch);
+        batch->stream = stream;
+        batch->op.kind = STANDIN_OP_P2P;
+        batch->op.comm = p->comm;
+    }
+    for (size_t k = 0; k < p->np2p; k++)
+        batch->op.p2p[batch->op.np2p++] = p->p2p[k];
+    return ncclSuccess;
+}
+
+/* Launch everything queued on its stream (recorded when the stream is
+ * capturing by then) and forget it. The first failure is returned; the rest
+ * of the group is dropped, as NCCL abandons a group whose launch failed. */
+static ncclResult_t run_queued(void)
+{
+    ncclResult_t res = ncclSuccess;
+    for (size_t i = 0; i < collectives.n && res == ncclSuccess; i++)
+        res = standin_stream_submit(collectives.items[i].stream, &collectives.items[i].op);
+    for (size_t i = 0; i < p2p_batches.n && res == ncclSuccess; i++) {
+        const queued_op *b = &p2p_batches.items[i];
+        standin_trace("p2p group sends+receives=%zu capturing=%d", b->op.np2p,
+                      standin_stream_capturing(b->stream));
+        res = standin_stream_submit(b->stream, &b->op);
+    }
+    list_clear(&collectives);
+    list_clear(&p2p_batches);
+    return res;
+}
+
+ncclResult_t standin_launch(cudaStream_t stream, const standin_op *op)
+{
+    /* A group of one: straight to the stream, without the queue's copy. */
+    if (group_depth == 0) {
+        if (op->kind == STANDIN_OP_P2P)
+            standin_trace("p2p group sends+receives=%zu capturing=%d", op->np2p,
+                          standin_stream_capturing(stream));
+        return standin_stream_submit(stream, op);
+    }
+    ncclResult_t res = ncclSuccess;
+    if (op->kind == STANDIN_OP_P2P) {
+        res = add_p2p(stream, op);
+    } else {
+        queued_op *q = append(&collectives);
+        if (q == NULL)
+            return standin_fail(ncclSystemError, "out of memory");
+        q->stream = stream;
+        q->op = *op;
+    }
+    return res;
+}
+
+ncclResult_t ncclGroupStart(void)
+{
+    standin_trace("ncclGroupStart");
+    group_depth++;
+    return ncclSuccess;
+}
+
+ncclResult_t ncclGroupEnd(void)
+{
+    standin_trace("ncclGroupEnd");
+    if (group_depth == 0)
+        return standin_fail(ncclInvalidUsage, "ncclGroupEnd without ncclGroupStart");
+    if (--group_depth > 0)
+        return ncclSuccess;
+    /* A failed operation has named itself through standin_fail. */
+    return run_queued();
+}
+
+/* Whether [lo, lo + bytes) meets what op reads or writes. */
+static int op_touches(const standin_op *op, const char *lo, size_t bytes)
+{
+    if (op->kind == STANDIN_OP_P2P) {
+        for (size_t k = 0; k < op->np2p; k++)
+            if (standin_overlaps(lo, bytes, op->p2p[k].buf,
+                                 op->p2p[k].count * standin_type_size(op->p2p[k].type)))
+                return 1;
+        return 0;
+    }
+    size_t esize = standin_type_size(op->type), n = (size_t)op->comm->nranks;
+    size_t in = op->count * esize, out = op->count * esize;
+    if (op->kind == STANDIN_OP_ALLGATHER)
+        out *= n;
+    if (op->kind == STANDIN_OP_REDUCESCATTER)
+        in *= n;
+    return standin_overlaps(lo, bytes, op->send, in) || standin_overlaps(lo, bytes, op->recv, out);
+}
+
+int standin_group_uses(const void *ptr, size_t bytes)
+{
+    for (size_t i = 0; i < collectives.n; i++)
+        if (op_touches(&collectives.items[i].op, ptr, bytes))
+            return 1;
+    for (size_t i = 0; i < p2p_batches.n; i++)
+        if (op_touches(&p2p_batches.items[i].op, ptr, bytes))
+            return 1;
+    return 0;
+}
+
+/* Drop the entries of list on comm or on stream (NULL: none). */
+static size_t drop_from(op_list *list, ncclComm_t comm, cudaStream_t stream)
+{
+    size_t kept = 0, n = list->n;
+    for (size_t i = 0; i < n; i++) {
+        const queued_op *q = &list->items[i];
+        if ((comm == NULL || q->op.comm != comm) && (stream == NULL || q->stream != stream))
+            list->items[kept++] = *q;
+    }
+    list->n = kept;
+    if (kept == 0)
+        list_clear(list);
+    return n - kept;
+}
+
+size_t standin_group_drop(ncclComm_t comm, cudaStream_t stream)
+{
+    return drop_from(&collectives, comm, stream) + drop_from(&p2p_batches, comm, stream);
+}

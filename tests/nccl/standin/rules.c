@@ -1,0 +1,364 @@
+/*
+ * The stand-in's own test (tests/nccl/nccl_standin_rules.sh): each case
+ * breaks one rule of NCCL or CUDA that the stand-in must enforce as they do
+ * (standin.h, "Strictness" and "Groups"), and checks that the stand-in
+ * reacts as the real libraries would: it waits, fails, defers, or writes
+ * its VIOLATION line. A stand-in grown lenient fails here, even while the
+ * backend's own tests still pass. Run as: rules CASE, on 2 ranks, with
+ * CB_STANDIN_GPUS=2 and CB_STANDIN_TRACE set; prints "ok: CASE" and exits 0,
+ * or names the broken expectation and exits 1.
+ */
+#define _GNU_SOURCE   /* setenv */
+#include <limits.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "standin.h"
+
+/* A broken expectation ends every rank at once: the others may be waiting
+ * in the stand-in for this one. */
+#define EXPECT(cond, what)                                                          \
+    do {                                                                            \
+        if (!(cond)) {                                                              \
+            fprintf(stderr, "rules.c:%d: rank %d: %s (%s)\n", __LINE__, rank_of(), \
+                    what, #cond);                                                   \
+            MPI_Abort(MPI_COMM_WORLD, 1);                                           \
+            return 1;                                                               \
+        }                                                                           \
+    } while (0)
+
+static int rank_of(void)
+{
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    return rank;
+}
+
+/* How many lines of this rank's trace contain text. */
+static int trace_count(const char *text)
+{
+    char path[4096], line[1024];
+    snprintf(path, sizeof path, "%s.%d", getenv("CB_STANDIN_TRACE"), rank_of());
+    FILE *f = fopen(path, "r");
+    int n = 0;
+    while (f != NULL && fgets(line, sizeof line, f) != NULL)
+        n += strstr(line, text) != NULL;
+    if (f != NULL)
+        fclose(f);
+    return n;
+}
+
+/* Wait for a trace line, up to 20 s: a deadline, not a timed assertion. */
+static int trace_wait(const char *text)
+{
+    const struct timespec nap = {0, 5 * 1000 * 1000};
+    for (int i = 0; i < 4000 && trace_count(text) == 0; i++)
+        nanosleep(&nap, NULL);
+    return trace_count(text) > 0;
+}
+
+/* A blocking (or non-blocking) communicator over every rank. */
+static ncclResult_t comm_world(ncclComm_t *comm, int blocking)
+{
+    ncclUniqueId id;
+    if (rank_of() == 0)
+        ncclGetUniqueId(&id);
+    MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, MPI_COMM_WORLD);
+    int nranks = 0;
+    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+    ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
+    config.blocking = blocking;
+    return ncclCommInitRankConfig(comm, nranks, id, rank_of(), &config);
+}
+
+static void *device_memory(size_t bytes)
+{
+    void *p = NULL;
+    return cudaMalloc(&p, bytes) == cudaSuccess ? p : NULL;
+}
+
+/* Abort on another thread while a graph holds the communicator. */
+typedef struct abort_job {
+    ncclComm_t comm;
+    atomic_int graph_gone;     /* set just before the graph is destroyed */
+    int gone_at_return;        /* graph_gone when the abort returned */
+} abort_job;
+
+static void *abort_thread(void *arg)
+{
+    abort_job *job = arg;
+    ncclCommAbort(job->comm);
+    job->gone_at_return = atomic_load(&job->graph_gone);
+    return NULL;
+}
+
+/* Abort waits for live graphs; a second thread's call on the same
+ * communicator meanwhile is flagged. */
+static int case_graph_abort(void)
+{
+    abort_job job = {.gone_at_return = -1};
+    atomic_init(&job.graph_gone, 0);
+    cudaStream_t s;
+    float *buf = device_memory(4 * sizeof *buf);
+    EXPECT(buf != NULL && comm_world(&job.comm, 1) == ncclSuccess, "set-up");
+    EXPECT(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) == cudaSuccess, "stream");
+    cudaGraph_t graph;
+    cudaGraphExec_t exec;
+    EXPECT(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal) == cudaSuccess &&
+           ncclAllReduce(buf, buf, 4, ncclFloat32, ncclSum, job.comm, s) == ncclSuccess &&
+           cudaStreamEndCapture(s, &graph) == cudaSuccess &&
+           cudaGraphInstantiateWithFlags(&exec, graph, 0) == cudaSuccess, "capture");
+    pthread_t t;
+    EXPECT(pthread_create(&t, NULL, abort_thread, &job) == 0, "thread");
+    int waiting = trace_wait("VIOLATION ncclCommAbort waits until the 2 CUDA graphs");
+    ncclResult_t state;
+    ncclCommGetAsyncError(job.comm, &state);   /* while the abort runs: flagged */
+    atomic_store(&job.graph_gone, 1);
+    cudaGraphExecDestroy(exec);
+    cudaGraphDestroy(graph);
+    pthread_join(t, NULL);
+    EXPECT(waiting, "ncclCommAbort did not say it waits for the live graph and its exec");
+    EXPECT(job.gone_at_return == 1, "ncclCommAbort returned while a graph lived");
+    EXPECT(trace_count("VIOLATION ncclCommGetAsyncError on a communicator that another "
+                       "thread is calling") == 1, "a call from a second thread not flagged");
+    cudaStreamDestroy(s);
+    cudaFree(buf);
+    return 0;
+}
+
+static void *device_thread(void *arg)
+{
+    int *seen = arg;
+    void *p = NULL;
+    cudaGetDevice(&seen[0]);
+    seen[1] = cudaMalloc(&p, 16) == cudaSuccess;
+    cudaFree(p);
+    return NULL;
+}
+
+/* The current device is per thread, 0 in a new one; the trace names it. */
+static int case_device(void)
+{
+    int seen[2] = {-1, 0}, mine = -1;
+    EXPECT(cudaSetDevice(1) == cudaSuccess, "cudaSetDevice 1");
+    pthread_t t;
+    EXPECT(pthread_create(&t, NULL, device_thread, seen) == 0, "thread");
+    pthread_join(t, NULL);
+    cudaGetDevice(&mine);
+    void *p = device_memory(32);
+    cudaFree(p);
+    EXPECT(mine == 1 && seen[0] == 0 && seen[1], "the device is not per thread");
+    EXPECT(trace_count("cudaMalloc 16 device=0 physical=0") == 1 &&
+           trace_count("cudaMalloc 32 device=1 physical=1") == 1,
+           "the trace does not name each thread's device");
+    return 0;
+}
+
+/* A rank failing before the bootstrap leaves the others' non-blocking
+ * communicator (init, then split) never ready. */
+static int case_bootstrap(void)
+{
+    int me = rank_of();
+    ncclResult_t state = ncclSuccess;
+    setenv("CB_STANDIN_FAIL_COMMINIT", "1", 1);
+    ncclComm_t comm = NULL, child = NULL;
+    ncclResult_t res = comm_world(&comm, 0);
+    for (int i = 0; i < 1000 && me == 0; i++, sched_yield())
+        ncclCommGetAsyncError(comm, &state);
+    if (comm != NULL)
+        ncclCommAbort(comm);
+    EXPECT(me == 1 ? res != ncclSuccess && res != ncclInProgress : state == ncclInProgress,
+           "init: the other rank's communicator became ready without its peer");
+    unsetenv("CB_STANDIN_FAIL_COMMINIT");
+    EXPECT(comm_world(&comm, 0) == ncclInProgress, "non-blocking init");
+    do
+        ncclCommGetAsyncError(comm, &state);
+    while (state == ncclInProgress);
+    setenv("CB_STANDIN_FAIL_SPLIT", "1", 1);
+    res = ncclCommSplit(comm, 0, me, &child, NULL);
+    for (int i = 0; i < 1000 && me == 0; i++, sched_yield())
+        ncclCommGetAsyncError(child, &state);
+    if (child != NULL)
+        ncclCommAbort(child);
+    ncclCommAbort(comm);
+    EXPECT(me == 1 ? res != ncclSuccess && res != ncclInProgress : state == ncclInProgress,
+           "split: the other rank's communicator became ready without its peer");
+    return 0;
+}
+
+/* Launches complete later; polling them without yielding is flagged. */
+static int case_async(void)
+{
+    ncclComm_t comm;
+    cudaStream_t s;
+    float *buf = device_memory(4 * sizeof *buf);
+    EXPECT(buf != NULL && comm_world(&comm, 1) == ncclSuccess &&
+           cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) == cudaSuccess, "set-up");
+    setenv("CB_STANDIN_OP_US", "300000", 1);
+    const char *busy = "VIOLATION 100 polls of unfinished work without a sched_yield";
+    EXPECT(ncclAllReduce(buf, buf, 4, ncclFloat32, ncclSum, comm, s) == ncclSuccess, "launch");
+    EXPECT(cudaStreamQuery(s) == cudaErrorNotReady, "a launch completed at once");
+    while (cudaStreamQuery(s) == cudaErrorNotReady)
+        ;
+    EXPECT(trace_count(busy) == 1, "polling without a yield not flagged");
+    EXPECT(ncclAllReduce(buf, buf, 4, ncclFloat32, ncclSum, comm, s) == ncclSuccess, "launch");
+    while (cudaStreamQuery(s) == cudaErrorNotReady)
+        sched_yield();
+    EXPECT(trace_count(busy) == 1, "polling with a yield flagged");
+    unsetenv("CB_STANDIN_OP_US");
+    ncclCommDestroy(comm);
+    cudaStreamDestroy(s);
+    cudaFree(buf);
+    return 0;
+}
+
+/* Grouped work waits for the outermost ncclGroupEnd, collectives included;
+ * a copy launched inside the group runs before it. */
+static int case_group(void)
+{
+    enum { N = 4 };   /* elements per rank; 2 ranks */
+    int me = rank_of(), peer = 1 - me;
+    ncclComm_t comm;
+    cudaStream_t s;
+    float *in = device_memory(2 * N * sizeof *in), *out = device_memory(6 * 2 * N * sizeof *out);
+    float *later = device_memory(N * sizeof *later);
+    EXPECT(in != NULL && out != NULL && later != NULL && comm_world(&comm, 1) == ncclSuccess &&
+           cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) == cudaSuccess, "set-up");
+    for (int i = 0; i < 2 * N; i++)
+        in[i] = (float)(me + 1);
+    for (int i = 0; i < N; i++)
+        later[i] = (float)(10 * (me + 1));
+    for (int i = 0; i < 6 * 2 * N; i++)
+        out[i] = -1;
+    float *o[6];
+    for (int k = 0; k < 6; k++)
+        o[k] = out + k * 2 * N;
+    EXPECT(ncclGroupStart() == ncclSuccess, "group start");
+    EXPECT(ncclAllReduce(in, o[0], N, ncclFloat32, ncclSum, comm, s) == ncclSuccess &&
+           ncclBroadcast(in, o[1], N, ncclFloat32, 1, comm, s) == ncclSuccess &&
+           ncclReduce(in, o[2], N, ncclFloat32, ncclSum, 0, comm, s) == ncclSuccess &&
+           ncclAllGather(in, o[3], N, ncclFloat32, comm, s) == ncclSuccess &&
+           ncclReduceScatter(in, o[4], N, ncclFloat32, ncclSum, comm, s) == ncclSuccess &&
+           ncclGroupStart() == ncclSuccess &&
+           ncclSend(in, N, ncclFloat32, peer, comm, s) == ncclSuccess &&
+           ncclRecv(o[5], N, ncclFloat32, peer, comm, s) == ncclSuccess &&
+           ncclGroupEnd() == ncclSuccess, "grouped calls");
+    for (int i = 0; i < 6 * 2 * N; i++)
+        EXPECT(out[i] == -1, "an operation ran before the outermost ncclGroupEnd");
+    /* On the stream now, before the group's operations: they read it. */
+    EXPECT(cudaMemcpyAsync(in, later, N * sizeof *in, cudaMemcpyDeviceToDevice, s) ==
+           cudaSuccess, "copy");
+    EXPECT(ncclGroupEnd() == ncclSuccess, "the outermost ncclGroupEnd");
+    /* The copy replaced the first half of in: 10 on rank 0, 20 on rank 1. */
+    const float sum = 30, kept_sum = 3;
+    for (int i = 0; i < N; i++)
+        EXPECT(o[0][i] == sum && o[1][i] == 20 && (me == 1 || o[2][i] == sum) &&
+                   o[3][i] == 10 && o[3][N + i] == 20 && o[4][i] == (me == 0 ? sum : kept_sum) &&
+                   o[5][i] == (float)(10 * (peer + 1)),
+               "grouped results do not follow the copy launched inside the group");
+    /* An operation that fails when the group runs: ncclGroupEnd says so
+     * (the stand-in runs no count over INT_MAX, so none is read). */
+    EXPECT(ncclGroupStart() == ncclSuccess &&
+           ncclAllReduce(in, o[0], (size_t)INT_MAX + 1, ncclFloat32, ncclSum, comm, s) ==
+               ncclSuccess, "a grouped call failed at once");
+    EXPECT(ncclGroupEnd() == ncclInvalidArgument &&
+           strstr(ncclGetLastError(comm), "INT_MAX") != NULL,
+           "ncclGroupEnd did not return the failed operation's error");
+    /* Freeing what a queued operation uses is flagged; an abort drops it. */
+    EXPECT(ncclGroupStart() == ncclSuccess &&
+           ncclAllReduce(later, o[0], N, ncclFloat32, ncclSum, comm, s) == ncclSuccess,
+           "grouped call");
+    cudaFree(later);
+    EXPECT(trace_count("VIOLATION cudaFree of memory that an operation of the open group "
+                       "uses") == 1, "cudaFree of a grouped operation's buffer not flagged");
+    ncclCommAbort(comm);
+    EXPECT(ncclGroupEnd() == ncclSuccess, "an empty group");
+    cudaStreamDestroy(s);
+    cudaFree(in);
+    cudaFree(out);
+    return 0;
+}
+
+/* cudaFree waits for the device; cudaMalloc while capturing invalidates. */
+static int case_memory(void)
+{
+    ncclComm_t comm;
+    cudaStream_t s;
+    float *buf = device_memory(4 * sizeof *buf), *spare = device_memory(16);
+    EXPECT(buf != NULL && spare != NULL && comm_world(&comm, 1) == ncclSuccess &&
+           cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) == cudaSuccess, "set-up");
+    setenv("CB_STANDIN_OP_US", "300000", 1);
+    EXPECT(ncclAllReduce(buf, buf, 4, ncclFloat32, ncclSum, comm, s) == ncclSuccess, "launch");
+    unsetenv("CB_STANDIN_OP_US");
+    cudaFree(spare);
+    EXPECT(cudaStreamQuery(s) == cudaSuccess, "cudaFree returned before the device's work ended");
+    cudaGraph_t graph = NULL;
+    void *p = NULL;
+    EXPECT(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal) == cudaSuccess,
+           "capture");
+    EXPECT(cudaMalloc(&p, 16) != cudaSuccess, "cudaMalloc succeeded while capturing");
+    EXPECT(cudaStreamEndCapture(s, &graph) == cudaErrorStreamCaptureInvalidated,
+           "the capture survived a cudaMalloc");
+    EXPECT(trace_count("VIOLATION cudaMalloc while a stream captures") == 1,
+           "cudaMalloc while capturing not flagged");
+    ncclCommDestroy(comm);
+    cudaStreamDestroy(s);
+    cudaFree(buf);
+    return 0;
+}
+
+/* A reduction operator belongs to the communicator that made it. */
+static int case_redop(void)
+{
+    ncclComm_t a, b;
+    cudaStream_t s;
+    float *buf = device_memory(4 * sizeof *buf), two = 2;
+    ncclRedOp_t op;
+    EXPECT(buf != NULL && comm_world(&a, 1) == ncclSuccess && comm_world(&b, 1) == ncclSuccess &&
+           cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) == cudaSuccess &&
+           ncclRedOpCreatePreMulSum(&op, &two, ncclFloat32, ncclScalarHostImmediate, a) ==
+               ncclSuccess, "set-up");
+    EXPECT(ncclAllReduce(buf, buf, 4, ncclFloat32, op, b, s) == ncclInvalidArgument,
+           "an operator of another communicator was accepted");
+    EXPECT(ncclRedOpDestroy(op, b) == ncclInvalidArgument, "destroyed through another one");
+    EXPECT(trace_count("VIOLATION a reduction operator used with another communicator") == 1 &&
+           trace_count("VIOLATION ncclRedOpDestroy of an operator made for another") == 1,
+           "not flagged");
+    EXPECT(ncclAllReduce(buf, buf, 4, ncclFloat32, op, a, s) == ncclSuccess &&
+           ncclRedOpDestroy(op, a) == ncclSuccess, "its own communicator refused it");
+    ncclCommDestroy(a);
+    ncclCommDestroy(b);
+    cudaStreamDestroy(s);
+    cudaFree(buf);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    int provided = 0;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    static const struct {
+        const char *name;
+        int (*run)(void);
+    } cases[] = {
+        {"graph-abort", case_graph_abort}, {"device", case_device},
+        {"bootstrap", case_bootstrap},     {"async", case_async},
+        {"group", case_group},             {"memory", case_memory},
+        {"redop", case_redop},
+    };
+    int rc = 2;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        if (argc == 2 && strcmp(argv[1], cases[i].name) == 0)
+            rc = cases[i].run();
+    if (rc == 2)
+        fprintf(stderr, "usage: rules CASE (graph-abort, device, bootstrap, async, group, "
+                        "memory, redop)\n");
+    else if (rc == 0)
+        printf("ok: %s (rank %d)\n", argv[1], rank_of());
+    MPI_Finalize();
+    return rc;
+}
