@@ -30,18 +30,6 @@ static void add(standin_op *op, int is_send, const void *buf, size_t count, int 
     op->p2p[op->np2p++] = (standin_p2p){is_send, (void *)buf, count, op->type, peer};
 }
 
-/* What the launch reads and writes, for the stand-in's check of copies
- * launched inside an open group (in and out in elements). */
-static void note_buffers(const standin_op *op, const void *in, size_t in_count, void *out,
-                         size_t out_count)
-{
-    standin_op reads = {.send = in, .count = in_count, .type = op->type, .comm = op->comm};
-    standin_op writes = {.recv = out, .count = out_count, .type = op->type, .comm = op->comm};
-    reads.kind = writes.kind = STANDIN_OP_P2P;
-    standin_note_grouped(&reads);
-    standin_note_grouped(&writes);
-}
-
 static int bad_call(ncclComm_t comm, ncclDataType_t type, int root)
 {
     return comm == NULL || standin_type_size(type) == 0 ||
@@ -73,7 +61,6 @@ ncclResult_t ncclAlltoAll(const void *sendbuff, void *recvbuff, size_t count,
         add(op, 1, s + peer * block, count, (int)peer);
         add(op, 0, r + peer * block, count, (int)peer);
     }
-    note_buffers(op, sendbuff, n * count, recvbuff, n * count);
     ncclResult_t res = standin_launch_named(stream, op, "ncclAlltoAll");
     free(op);
     return res;
@@ -96,7 +83,6 @@ ncclResult_t ncclGather(const void *sendbuff, void *recvbuff, size_t count,
                        .comm = comm, .kind = STANDIN_OP_P2P, .root = root};
     if (comm->rank != root) {
         add(op, 1, sendbuff, count, root);
-        note_buffers(op, sendbuff, count, NULL, 0);
     } else {
         char *r = recvbuff;
         for (size_t peer = 0; peer < n; peer++) {
@@ -106,7 +92,6 @@ ncclResult_t ncclGather(const void *sendbuff, void *recvbuff, size_t count,
                 add(op, 1, sendbuff, count, root);
             add(op, 0, r + peer * block, count, (int)peer);
         }
-        note_buffers(op, sendbuff, count, recvbuff, n * count);
     }
     ncclResult_t res = standin_launch_named(stream, op, "ncclGather");
     free(op);
@@ -130,7 +115,6 @@ ncclResult_t ncclScatter(const void *sendbuff, void *recvbuff, size_t count,
                        .comm = comm, .kind = STANDIN_OP_P2P, .root = root};
     if (comm->rank != root) {
         add(op, 0, recvbuff, count, root);
-        note_buffers(op, NULL, 0, recvbuff, count);
     } else {
         const char *s = sendbuff;
         for (size_t peer = 0; peer < n; peer++) {
@@ -140,7 +124,6 @@ ncclResult_t ncclScatter(const void *sendbuff, void *recvbuff, size_t count,
             if ((int)peer == root)
                 add(op, 0, recvbuff, count, root);
         }
-        note_buffers(op, sendbuff, n * count, recvbuff, count);
     }
     ncclResult_t res = standin_launch_named(stream, op, "ncclScatter");
     free(op);
