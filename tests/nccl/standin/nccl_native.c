@@ -56,7 +56,7 @@ ncclResult_t ncclAlltoAll(const void *sendbuff, void *recvbuff, size_t count,
     if (op == NULL)
         return ncclSystemError;
     *op = (standin_op){.send = sendbuff, .recv = recvbuff, .count = count, .type = datatype,
-                       .comm = comm, .kind = STANDIN_OP_P2P};
+                       .comm = comm, .kind = STANDIN_OP_P2P, .native = 1};
     for (size_t peer = 0; peer < n; peer++) {
         add(op, 1, s + peer * block, count, (int)peer);
         add(op, 0, r + peer * block, count, (int)peer);
@@ -80,7 +80,7 @@ ncclResult_t ncclGather(const void *sendbuff, void *recvbuff, size_t count,
     if (op == NULL)
         return ncclSystemError;
     *op = (standin_op){.send = sendbuff, .recv = recvbuff, .count = count, .type = datatype,
-                       .comm = comm, .kind = STANDIN_OP_P2P, .root = root};
+                       .comm = comm, .kind = STANDIN_OP_P2P, .native = 1, .root = root};
     if (comm->rank != root) {
         add(op, 1, sendbuff, count, root);
     } else {
@@ -112,7 +112,7 @@ ncclResult_t ncclScatter(const void *sendbuff, void *recvbuff, size_t count,
     if (op == NULL)
         return ncclSystemError;
     *op = (standin_op){.send = sendbuff, .recv = recvbuff, .count = count, .type = datatype,
-                       .comm = comm, .kind = STANDIN_OP_P2P, .root = root};
+                       .comm = comm, .kind = STANDIN_OP_P2P, .native = 1, .root = root};
     if (comm->rank != root) {
         add(op, 0, recvbuff, count, root);
     } else {

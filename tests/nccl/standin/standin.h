@@ -157,6 +157,8 @@ typedef struct standin_op {
     struct ncclComm *comm;
     enum standin_op_kind kind;
     int root;
+    int native;           /* STANDIN_OP_P2P of ncclAlltoAll, ncclGather or ncclScatter,
+                           * traced by that name: alone it is no "p2p group" */
     size_t np2p;
     standin_p2p p2p[STANDIN_MAX_P2P];
 } standin_op;
