@@ -28,6 +28,14 @@ typedef enum cb_local_stage {
     CB_LOCAL_FINISH   /* inout = the final value (avg: divided by nranks); in unused */
 } cb_local_stage;
 
+/* --nccl-impl: how alltoall, gather and scatter run on a backend that has
+ * more than one way (select_impl). AUTO resolves to one of the other two. */
+typedef enum cb_impl {
+    CB_IMPL_AUTO = 0,   /* the library's own call where it has one, else P2P */
+    CB_IMPL_NATIVE,     /* the library's own call (NCCL 2.28: ncclAlltoAll, ...) */
+    CB_IMPL_P2P         /* one group of point-to-point sends and receives */
+} cb_impl;
+
 /* What the engine asks of a backend when it starts one. */
 typedef struct cb_backend_config {
     int blocking;      /* wait for each operation before launching the next */
@@ -39,6 +47,7 @@ typedef struct cb_backend_config {
      * sees some of them complete: the watchdog counts it as progress. */
     void (*progress)(void *ctx);
     void *progress_ctx;
+    int registration;  /* -R: 0, or 1 and 2 on a backend with `registers` */
 } cb_backend_config;
 
 /* Room for a backend's library and driver versions line. */
@@ -93,6 +102,9 @@ struct cb_backend_ops {
     /* Buffers the collectives read and write. host_accessible: the engine may
      * read and write them directly instead of through upload/download. */
     int host_accessible;
+    /* alloc honours -R 1 and 2 (buffers registered with the library); other
+     * backends refuse -R with a usage error. */
+    int registers;
     int (*alloc)(cb_backend *b, size_t bytes, void **ptr);
     void (*free)(cb_backend *b, void *ptr);
     int (*upload)(cb_backend *b, void *dst, const void *src, size_t bytes);
@@ -194,6 +206,12 @@ struct cb_backend_ops {
      * its operations) and needs nothing else of b; end it with fini before b.
      * On failure -1 on every rank, b->error set, *out NULL. */
     int (*split)(cb_backend *b, int color, int key, cb_backend **out);
+
+    /* Optional (NULL: one implementation, nothing to choose): make later
+     * alltoall, gather and scatter launches use impl; returns the one that
+     * will run (CB_IMPL_NATIVE or CB_IMPL_P2P), or -1 with b->error naming
+     * what the library lacks. Local; the same answer on every rank. */
+    int (*select_impl)(cb_backend *b, cb_impl impl);
 
     /* Optional (NULL: the barrier collective is skipped with a note): return
      * once every rank of comm has entered. */

@@ -79,7 +79,10 @@ enum cb_collective_flags {
     CB_COLL_SEQUENTIAL = 1 << 3,
     /* Has no in-place form (alltoallv: the blocks a rank sends and receives
      * differ in size): measured out of place only. */
-    CB_COLL_OUT_OF_PLACE = 1 << 4
+    CB_COLL_OUT_OF_PLACE = 1 << 4,
+    /* A backend may run it natively or as sends and receives: measured once
+     * per --nccl-impl entry on a backend with select_impl. */
+    CB_COLL_IMPLS = 1 << 5
 };
 
 typedef struct cb_collective {

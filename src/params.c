@@ -309,6 +309,12 @@ static const cb_option_spec option_table[] = {
     {'\0', "a2av-matrix", "SPEC", "alltoallv's traffic matrix: uniform, random[:SEED] or "
      "hot:K[:H] (ranks 0..H-1 receive K times more) [uniform]", opt_a2av_matrix,
      AGREE_DESCRIBED(cb_agree_a2av_matrix)},
+    {'\0', "nccl-impl", "LIST", "alltoall, gather and scatter on NCCL: auto, native (NCCL "
+     "2.28's own calls), p2p (grouped sends and receives), or a comma list, measured "
+     "in turn [auto]", cb_params_opt_nccl_impl, AGREE_DESCRIBED(cb_agree_nccl_impls)},
+    {'R', "local-register", "0|1|2", "NCCL buffers: 1 registered (ncclCommRegister), 2 "
+     "ncclMemAlloc'd in a symmetric window (NCCL 2.27); 0 neither [0]", cb_params_opt_register,
+     AGREE_INT(registration)},
     {'\0', "suspect-ratio", "R", "-o scan: suspect below R x the median (0 < R <= 1) [0.8]",
      cb_params_opt_suspect_ratio, AGREE_DOUBLE(scan_threshold)},
     {'N', "cycles", "N", "repeat the run N times, 0 until stopped; wrong tally per rank [1]",
@@ -370,6 +376,8 @@ void cb_params_defaults(cb_params *p)
     p->a2av_matrix = (cb_traffic_spec){.kind = CB_TRAFFIC_UNIFORM, .factor = 1, .hot = 1};
     p->layouts[0] = CB_LAYOUT_ROW;
     p->nlayouts = 1;
+    p->impls[0] = CB_IMPL_AUTO;
+    p->nimpls = 1;
     p->stable_pct = CB_DEFAULT_STABLE_PCT;
 }
 

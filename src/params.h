@@ -79,6 +79,9 @@ typedef struct cb_params {
     cb_traffic_spec a2av_matrix; /* --a2av-matrix: alltoallv's traffic matrix [uniform] */
     cb_block_layout layouts[2]; /* --layout, in the order given [row] */
     int nlayouts;
+    cb_impl impls[3];      /* --nccl-impl, in the order given [auto] */
+    int nimpls;
+    int registration;      /* -R: 0 plain, 1 ncclCommRegister, 2 symmetric window [0] */
     int memory_report;     /* -M: the memory footprint per rank in the preamble */
     int budget_ms;         /* --budget: timed iterations per measurement from a time budget; 0 off */
     int stable_pct;        /* --stable: with --budget, stop when the last round medians are
@@ -109,6 +112,8 @@ int cb_params_parse(cb_params *p, int argc, char **argv, char *err, size_t err_l
 void cb_params_help(FILE *out, const char *prog);
 
 const char *cb_average_name(cb_average a);
+/* auto, native or p2p (src/params_native.c). */
+const char *cb_impl_name(cb_impl impl);
 
 /* The index-th note about an option given that has no effect in this run
  * (-r without a rooted collective, --stable without --budget), for the

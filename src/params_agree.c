@@ -96,6 +96,12 @@ void cb_agree_a2av_matrix(const cb_params *p, char *text, size_t len)
     cb_traffic_format(&p->a2av_matrix, text, len);
 }
 
+void cb_agree_nccl_impls(const cb_params *p, char *text, size_t len)
+{
+    for (int i = 0; i < p->nimpls; i++)
+        append(text, len, "%s%s", i ? "," : "", cb_impl_name(p->impls[i]));
+}
+
 size_t cb_params_agree_count(void)
 {
     size_t count;

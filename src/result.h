@@ -58,6 +58,9 @@ typedef struct cb_run_settings {
     int budget_ms;
     int stable_pct;
     int table_stats;            /* --stats */
+    const char *nccl_impls[3];  /* --nccl-impl by name, in the order given */
+    int nimpls;
+    int registration;           /* -R */
 } cb_run_settings;
 
 typedef struct cb_run_info {
@@ -112,6 +115,9 @@ typedef struct cb_result {
     /* --layout: the layout measured; in column layout the matrix whose
      * column slices the rank blocks are, rows x cols elements, else 0 x 0. */
     cb_block_layout layout;
+    /* --nccl-impl: "native" or "p2p" for a collective with implementations
+     * on a backend that chooses (NCCL), else NULL. */
+    const char *impl;
     size_t rows;
     size_t cols;
     /* -o scan: the part this figure is of ("node", "pair", "rail", and

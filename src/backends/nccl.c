@@ -163,6 +163,7 @@ static int nccl_init(MPI_Comm comm, const cb_backend_config *config, cb_backend 
     nb->local_ranks = chosen.local_ranks;
     nb->device_sharers = chosen.sharers;
     if (cb_backend_agree(comm, &nb->base, read_capabilities(nb) != 0) != 0 ||
+        cb_backend_agree(comm, &nb->base, cb_nccl_registration_check(nb) != 0) != 0 ||
         cb_backend_agree(comm, &nb->base, create_stream(nb) != 0) != 0)
         return -1;
     return cb_nccl_create_comm(nb);
@@ -239,6 +240,8 @@ static int nccl_alloc(cb_backend *b, size_t bytes, void **ptr)
 {
     nccl_backend *nb = (nccl_backend *)b;
     void *p = NULL;
+    if (nb->config.registration != 0)
+        return cb_nccl_register_alloc(nb, bytes, ptr);
     if (CUDA_CALL(b, cudaMalloc(&p, bytes)) != 0)
         return -1;
     if (CUDA_CALL(b, cudaMemsetAsync(p, 0, bytes, nb->stream)) != 0 || cb_nccl_wait(b) != 0) {
@@ -542,6 +545,8 @@ static int warm_up_each_kind(nccl_backend *nb)
         rc = nccl_reducescatter(b, s, s + b->rank, 1, CB_UINT8, CB_SUM);
     if (rc == 0)
         rc = cb_nccl_alltoall(b, s, s + n, 1, CB_UINT8);
+    if (rc == 0)
+        rc = cb_nccl_warm_up_native(nb);
     return rc != 0 ? -1 : cb_nccl_wait(b);
 }
 
@@ -556,6 +561,7 @@ const cb_backend_ops cb_backend_nccl = {
     .versions = nccl_versions,
     .memory_available = nccl_memory_available,
     .host_accessible = 0,
+    .registers = 1,
     .alloc = nccl_alloc,
     .free = cb_nccl_free,
     .upload = nccl_upload,
@@ -566,9 +572,10 @@ const cb_backend_ops cb_backend_nccl = {
     .reducescatter = nccl_reducescatter,
     .broadcast = nccl_broadcast,
     .reduce = nccl_reduce,
-    .alltoall = cb_nccl_alltoall,
-    .gather = cb_nccl_gather,
-    .scatter = cb_nccl_scatter,
+    .alltoall = cb_nccl_alltoall_chosen,
+    .gather = cb_nccl_gather_chosen,
+    .scatter = cb_nccl_scatter_chosen,
+    .select_impl = cb_nccl_select_impl,
     .sendrecv = cb_nccl_sendrecv,
     .alltoallv = cb_nccl_alltoallv,
     /* NCCL computes a floating-point avg as the sum of input * fl(1/n). */

@@ -2,7 +2,8 @@
  * The NCCL backend's own header, shared by its files: nccl.c (the operations
  * table, set-up, memory, timers and the one-call collectives), nccl_comm.c
  * (communicator life: creation, split, waiting, abort, teardown), nccl_p2p.c
- * (collectives made of sends and receives) and nccl_graph.c (CUDA graph
+ * (collectives made of sends and receives), nccl_native.c (NCCL 2.28's own
+ * alltoall, gather and scatter, --nccl-impl), nccl_register.c (-R) and nccl_graph.c (CUDA graph
  * capture for -G). Not part of any other module's interface.
  */
 #ifndef CB_NCCL_BACKEND_H
@@ -18,6 +19,14 @@
  * variable below sets another size (see nccl-collbench(1), ENVIRONMENT). */
 #define CB_NCCL_SCRATCH_BYTES ((size_t)64 << 20)
 #define CB_NCCL_SCRATCH_ENV "NCCL_COLLBENCH_TEST_SCRATCH_BYTES"
+
+/* -R: a buffer registered with the communicator (nccl_register.c). */
+#define CB_NCCL_MAX_REGISTERED 8
+typedef struct nccl_registration {
+    void *ptr;
+    void *handle;              /* ncclCommRegister's handle, or the ncclWindow_t */
+    int live;                  /* not yet deregistered */
+} nccl_registration;
 
 typedef struct nccl_backend {
     cb_backend base;           /* first: the engine sees this */
@@ -52,6 +61,7 @@ typedef struct nccl_backend {
     void *scratch;
     size_t scratch_bytes;
     int outer_group;           /* the engine's group (-m) is open: see nccl_p2p.c */
+    int impl;                  /* --nccl-impl as chosen (nccl_native.c): CB_IMPL_NATIVE or p2p */
     /* A backend made by split has a parent: its MPI communicator is its own
      * to free; the stream and events are the parent's, and the parent, which
      * outlives it, watches its communicator for asynchronous errors while
@@ -72,6 +82,8 @@ typedef struct nccl_backend {
     void **deferred_frees;
     int ndeferred;
     int deferred_room;
+    nccl_registration registered[CB_NCCL_MAX_REGISTERED];   /* -R */
+    int nregistered;
 } nccl_backend;
 /* The checking macros: 0 on success, else -1 with b->error naming the call,
  * the source line and the library's own error string. */
@@ -110,6 +122,25 @@ int cb_nccl_scatter(cb_backend *b, const void *send, void *recv, size_t count, c
                     int root);
 int cb_nccl_sendrecv(cb_backend *b, const void *send, void *recv, size_t count, cb_dtype dtype,
                      int send_peer, int recv_peer);
+
+/* nccl_native.c: --nccl-impl and NCCL 2.28's own alltoall, gather, scatter */
+int cb_nccl_select_impl(cb_backend *b, cb_impl impl);
+int cb_nccl_native_alltoall(nccl_backend *nb, const void *send, void *recv, size_t count,
+                            ncclDataType_t type);
+int cb_nccl_alltoall_chosen(cb_backend *b, const void *send, void *recv, size_t count,
+                            cb_dtype dtype);
+int cb_nccl_gather_chosen(cb_backend *b, const void *send, void *recv, size_t count,
+                          cb_dtype dtype, int root);
+int cb_nccl_scatter_chosen(cb_backend *b, const void *send, void *recv, size_t count,
+                           cb_dtype dtype, int root);
+int cb_nccl_warm_up_native(nccl_backend *nb);
+
+/* nccl_register.c: -R */
+int cb_nccl_registration_check(nccl_backend *nb);
+int cb_nccl_register_alloc(nccl_backend *nb, size_t bytes, void **ptr);
+int cb_nccl_registered_free(nccl_backend *nb, void *ptr);
+void cb_nccl_deregister_all(nccl_backend *nb, int aborting);
+void cb_nccl_release_registered(nccl_backend *nb);
 
 /* nccl_alltoallv.c */
 int cb_nccl_alltoallv(cb_backend *b, const void *send, const size_t *send_counts,

@@ -228,7 +228,7 @@ void cb_nccl_abort_now(nccl_backend *nb)
 void cb_nccl_free(cb_backend *b, void *ptr)
 {
     nccl_backend *nb = (nccl_backend *)b;
-    if (ptr == NULL)
+    if (ptr == NULL || cb_nccl_registered_free(nb, ptr))   /* -R: released in fini */
         return;
     if (nb->comm != NULL && nb->ndeferred == nb->deferred_room) {
         int room = nb->deferred_room ? 2 * nb->deferred_room : 4;
@@ -256,7 +256,9 @@ void cb_nccl_fini(cb_backend *b, int aborting)
     }
     /* Graphs, then the communicator, then the memory it may still use. */
     cb_nccl_graph_free(b);
+    cb_nccl_deregister_all(nb, aborting);
     end_comm(nb, aborting);
+    cb_nccl_release_registered(nb);
     for (int i = 0; i < nb->ndeferred; i++)
         cudaFree(nb->deferred_frees[i]);
     free(nb->deferred_frees);

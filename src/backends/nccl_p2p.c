@@ -115,7 +115,14 @@ static int alltoall_rounds(nccl_backend *nb, void *buf, size_t count, size_t esi
         for (size_t peer = 0; peer < n && rc == 0 && m < count; peer++)
             rc = copy_on_stream(nb, scratch + peer * m * esize,
                                 data + (peer * count + first) * esize, m * esize);
-        if (rc != 0 || group_start(nb) != 0)
+        if (rc != 0)
+            return -1;
+        if (m == count && nb->impl == CB_IMPL_NATIVE) {   /* --nccl-impl: see nccl_native.c */
+            if (cb_nccl_native_alltoall(nb, scratch, data, count, type) != 0)
+                return -1;
+            continue;
+        }
+        if (group_start(nb) != 0)
             return -1;
         for (size_t peer = 0; peer < n && rc == 0; peer++) {
             rc = p2p_send(nb, scratch + peer * m * esize, m, type, (int)peer);

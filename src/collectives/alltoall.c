@@ -54,7 +54,7 @@ static int alltoall_available(const cb_backend_ops *ops)
 const cb_collective cb_coll_alltoall = {
     .name = "alltoall",
     .aliases = "all_to_all all-to-all",
-    .flags = 0,
+    .flags = CB_COLL_IMPLS,
     .layout = alltoall_layout,
     .busbw_factor = cb_busbw_share,
     .run = alltoall_run,

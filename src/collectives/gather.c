@@ -30,7 +30,7 @@ static int gather_available(const cb_backend_ops *ops)
 const cb_collective cb_coll_gather = {
     .name = "gather",
     .aliases = "",
-    .flags = CB_COLL_ROOTED,
+    .flags = CB_COLL_ROOTED | CB_COLL_IMPLS,
     .layout = cb_layout_gathered,
     .busbw_factor = cb_busbw_share,
     .run = gather_run,

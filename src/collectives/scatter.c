@@ -23,7 +23,7 @@ static int scatter_available(const cb_backend_ops *ops)
 const cb_collective cb_coll_scatter = {
     .name = "scatter",
     .aliases = "",
-    .flags = CB_COLL_ROOTED,
+    .flags = CB_COLL_ROOTED | CB_COLL_IMPLS,
     .layout = cb_layout_scattered,
     .busbw_factor = cb_busbw_share,
     .run = scatter_run,

@@ -83,11 +83,54 @@ static void watchdog_tick(void *ctx)
     cb_watchdog_tick(&((engine *)ctx)->watch);
 }
 
+/* --nccl-impl: every implementation listed must exist before anything is
+ * measured (an explicit native on a library without it is an error), every
+ * rank must resolve each entry alike (ranks on different libraries could
+ * not run one collective two ways), and the preamble says what each entry
+ * resolves to. A set-up step of its own: collective over the run. */
+void check_impls(engine *e)
+{
+    const cb_params *p = e->p;
+    if (e->ops->select_impl == NULL) {
+        if (p->nimpls != 1 || p->impls[0] != CB_IMPL_AUTO)
+            snprintf(e->impl_notice, sizeof e->impl_notice, "--nccl-impl has no effect on "
+                     "the %s backend", e->ops->name);
+        return;
+    }
+    size_t len = (size_t)snprintf(e->impl_notice, sizeof e->impl_notice, "alltoall, gather "
+                                  "and scatter run as");
+    for (int i = 0; i < p->nimpls; i++) {
+        int chosen = e->ops->select_impl(e->b, p->impls[i]), lowest = 0, highest = 0;
+        MPI_Allreduce(&chosen, &lowest, 1, MPI_INT, MPI_MIN, e->comm);
+        MPI_Allreduce(&chosen, &highest, 1, MPI_INT, MPI_MAX, e->comm);
+        if (chosen < 0)
+            cb_status_set(&e->st, CB_EXIT_RUNTIME, "--nccl-impl %s: %s",
+                          cb_impl_name(p->impls[i]), e->b->error);
+        else if (lowest >= 0 && lowest != highest)
+            cb_status_set(&e->st, CB_EXIT_RUNTIME, "--nccl-impl %s: some ranks' NCCL has its "
+                          "native alltoall, gather and scatter and others' has not; this "
+                          "rank runs %s (--nccl-impl p2p runs the same everywhere)",
+                          cb_impl_name(p->impls[i]), cb_impl_name((cb_impl)chosen));
+        if (lowest < 0 || lowest != highest)
+            return;   /* on every rank alike; agree() names the failing rank */
+        if (len < sizeof e->impl_notice)
+            len += (size_t)snprintf(e->impl_notice + len, sizeof e->impl_notice - len, "%s %s (%s)",
+                                    i ? "," : "", cb_impl_name((cb_impl)chosen),
+                                    cb_impl_name(p->impls[i]));
+    }
+}
+
 void start_backend(engine *e)
 {
     cb_backend_config config = {
         .blocking = e->p->blocking, .run_comm = e->comm, .progress = watchdog_tick,
-        .progress_ctx = e};
+        .progress_ctx = e, .registration = e->p->registration};
+    if (e->p->registration != 0 && !e->ops->registers) {
+        cb_status_set(&e->st, CB_EXIT_USAGE, "-R %d: the %s backend registers no buffers "
+                      "(-R 1 and 2 are NCCL's; -R 0 or --backend nccl)", e->p->registration,
+                      e->ops->name);
+        return;
+    }
     cb_watchdog_doing(&e->watch, "starting the %s backend", e->ops->name);
     if (e->ops->init(e->gcomm, &config, &e->b) != 0)
         cb_status_set(&e->st, CB_EXIT_RUNTIME, "starting the %s backend failed: %s",
@@ -96,6 +139,7 @@ void start_backend(engine *e)
         e->b->ops = e->ops;
         cb_watchdog_set_abort(&e->watch, abort_backend, e);
     }
+
 }
 
 int backend_step(engine *e, int rc)

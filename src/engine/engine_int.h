@@ -67,11 +67,13 @@ typedef struct engine {
     size_t buffer_bytes;
     void *coll_state;    /* what the running collective's prepare made */
     cb_block_layout layout_now; /* the layout being measured */
+    const char *impl_now;  /* --nccl-impl: the implementation measured, NULL where none applies */
 
     uint64_t sizes[CB_MAX_SIZES];
     int nsizes;
 
     char backend_notice[CB_MSGLEN];   /* why auto chose its backend, for after the preamble */
+    char impl_notice[256];   /* what --nccl-impl resolved to, for after the preamble */
     char size_notice[256];   /* why the largest size was lowered, for after the preamble */
 
     /* Per-iteration timing: the plan of the measurement in progress, its
@@ -134,6 +136,7 @@ void flush_pending(engine *e);
 /* backend.c */
 void select_backend(engine *e);
 void start_backend(engine *e);
+void check_impls(engine *e);
 int backend_step(engine *e, int rc);
 
 /* groups.c */

@@ -190,6 +190,7 @@ int emit_split(engine *e, const cb_collective *coll, cb_result *res, int slowest
     msg.res.collective = NULL;
     msg.res.rank_times = NULL;
     msg.res.rank_samples = NULL;
+    msg.res.impl = NULL;
     msg.slowest_rank = slowest_rank;
     if (e->rank != 0) {
         if (e->grank == 0)
@@ -208,6 +209,7 @@ int emit_split(engine *e, const cb_collective *coll, cb_result *res, int slowest
             msg.slowest_rank = slowest_rank;
         }
         msg.res.collective = coll;
+        msg.res.impl = e->impl_now;   /* every rank resolved --nccl-impl alike */
         msg.res.rank_times = NULL;
         msg.res.rank_samples = NULL;
         snprintf(msg.res.slowest_host, sizeof msg.res.slowest_host, "%s",

@@ -87,7 +87,7 @@ int cb_engine_run(const cb_params *p, MPI_Comm comm)
 
     /* The set-up, in order; every rank agrees before each next step. */
     static void (*const setup_steps[])(engine *) = {
-        open_printers, select_backend, split_groups, start_backend,
+        open_printers, select_backend, split_groups, start_backend, check_impls,
         gather_ranks,  plan_sizes,     allocate_buffers,
     };
     for (size_t s = 0; s < sizeof setup_steps / sizeof setup_steps[0]; s++)
@@ -101,6 +101,11 @@ int cb_engine_run(const cb_params *p, MPI_Comm comm)
             note(e, "%s", e->size_notice);
         if (e->backend_notice[0] != '\0')
             note(e, "%s", e->backend_notice);
+        if (e->impl_notice[0] != '\0')
+            note(e, "%s", e->impl_notice);
+        if (p->registration != 0)
+            note(e, "-R %d: buffers %s", p->registration, p->registration == 1 ?
+                 "registered with ncclCommRegister" : "from ncclMemAlloc in a symmetric window");
         char unused[CB_MSGLEN];
         for (int i = 0; cb_params_note(p, i, unused, sizeof unused); i++)
             note(e, "%s", unused);

@@ -35,7 +35,11 @@ static void describe_settings(cb_run_settings *s, const cb_params *p)
         .budget_ms = p->budget_ms,
         .stable_pct = p->stable_pct,
         .table_stats = p->table_stats,
+        .nimpls = p->nimpls,
+        .registration = p->registration,
     };
+    for (int i = 0; i < p->nimpls && i < (int)(sizeof s->nccl_impls / sizeof *s->nccl_impls); i++)
+        s->nccl_impls[i] = cb_impl_name(p->impls[i]);
 }
 
 /* Rank 0 opens the outputs the command line asks for before anything is

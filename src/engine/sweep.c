@@ -31,6 +31,7 @@ static int measure(engine *e, const cb_collective *coll, cb_call *call, int size
     res.rows = call->layout.rows;
     res.cols = (size_t)e->gsize * call->layout.width;
     res.group_ranks = e->gsize;
+    res.impl = e->impl_now;
     if (coll->layout_traffic != NULL)
         cb_traffic_format(call->traffic, res.traffic_matrix, sizeof res.traffic_matrix);
 
@@ -195,6 +196,8 @@ static int run_collective(engine *e, const cb_collective *coll, cb_block_layout 
 {
     e->layout_now = layout;
     printers_table_begin(e, coll, layout);
+    if (e->impl_now != NULL)
+        note(e, "%s runs as %s (--nccl-impl)", coll->name, e->impl_now);
     if (coll->available != NULL && !coll->available(e->ops)) {
         if (coll->needs != NULL)
             note(e, "skipped %s on the %s backend: needs %s", coll->name, e->ops->name,
@@ -239,6 +242,28 @@ static int run_collective(engine *e, const cb_collective *coll, cb_block_layout 
     return e->st.code;
 }
 
+/* --nccl-impl: a collective with implementations runs once per entry, on a
+ * backend that can choose; the others once, with no implementation named. */
+static int run_implementations(engine *e, const cb_collective *coll, cb_block_layout layout)
+{
+    e->impl_now = NULL;
+    if (!(coll->flags & CB_COLL_IMPLS) || e->ops->select_impl == NULL)
+        return run_collective(e, coll, layout);
+    for (int i = 0; i < e->p->nimpls; i++) {
+        int chosen = e->ops->select_impl(e->b, e->p->impls[i]);
+        if (chosen < 0)   /* checked at start-up on every rank: cannot happen */
+            cb_status_set(&e->st, CB_EXIT_RUNTIME, "--nccl-impl %s: %s",
+                          cb_impl_name(e->p->impls[i]), e->b->error);
+        if (agree(e) != CB_EXIT_OK)
+            return e->st.code;
+        e->impl_now = cb_impl_name((cb_impl)chosen);
+        if (run_collective(e, coll, layout) != CB_EXIT_OK)
+            return e->st.code;
+    }
+    e->impl_now = NULL;
+    return CB_EXIT_OK;
+}
+
 int run_collectives(engine *e)
 {
     const cb_params *p = e->p;
@@ -252,7 +277,7 @@ int run_collectives(engine *e)
                 layout = CB_LAYOUT_ROW;
             if (layout == CB_LAYOUT_ROW && ran_rows++)
                 continue;
-            if (run_collective(e, coll, layout) != CB_EXIT_OK)
+            if (run_implementations(e, coll, layout) != CB_EXIT_OK)
                 return e->st.code;
         }
     }

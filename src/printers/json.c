@@ -174,7 +174,11 @@ static void write_parameters(FILE *f, const cb_run_settings *p)
     fprintf(f, ", \"layouts\": [");
     for (int i = 0; i < p->nlayouts; i++)
         fprintf(f, "%s\"%s\"", i ? ", " : "", p->layouts[i] == CB_LAYOUT_COL ? "col" : "row");
-    fprintf(f, "], \"budget_ms\": %d, \"stable_pct\": %d", p->budget_ms, p->stable_pct);
+    fprintf(f, "], \"nccl_impls\": [");
+    for (int i = 0; i < p->nimpls; i++)
+        fprintf(f, "%s\"%s\"", i ? ", " : "", p->nccl_impls[i]);
+    fprintf(f, "], \"registration\": %d", p->registration);
+    fprintf(f, ", \"budget_ms\": %d, \"stable_pct\": %d", p->budget_ms, p->stable_pct);
     fprintf(f, "\n  },\n");
 }
 
@@ -343,6 +347,11 @@ static void json_one_result(cb_printer *pr, const cb_result *res)
         fprintf(f, ", \"group\": null");
     fprintf(f, ", \"group_ranks\": %d", res->group_ranks);
     fprintf(f, ", \"layout\": \"%s\"", res->layout == CB_LAYOUT_COL ? "col" : "row");
+    fprintf(f, ", \"impl\": ");
+    if (res->impl != NULL)
+        json_string(f, res->impl);
+    else
+        fputs("null", f);
     if (res->rows > 0)
         fprintf(f, ", \"matrix\": [%zu, %zu]", res->rows, res->cols);
     else

@@ -6,7 +6,7 @@
 
 const char *const gate_key_columns[GATE_MAX_KEYS] = {
     "backend", "collective", "datatype", "redop", "root", "bytes", "placement", "ranks",
-    "group", "layout",
+    "group", "layout", "impl",
 };
 
 int gate_read(gate_side *s, const char **paths, size_t nfiles, char *err, size_t err_len)

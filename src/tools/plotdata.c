@@ -90,7 +90,7 @@ static int read_number(const char *text, double *v)
 
 typedef struct file_columns {
     int collective, backend, datatype, redop, placement, bytes, busbw, time, layout;
-    int ranks, nodes, library, start, run_id, group;
+    int ranks, nodes, library, start, run_id, group, impl;
 } file_columns;
 
 static int find_columns(const cb_csv_table *t, file_columns *c)
@@ -110,6 +110,7 @@ static int find_columns(const cb_csv_table *t, file_columns *c)
     c->start = cb_csv_column(t, "start_utc");
     c->run_id = cb_csv_column(t, "run_id");
     c->group = cb_csv_column(t, "group");   /* with --split: a line per group */
+    c->impl = cb_csv_column(t, "impl");     /* --nccl-impl: a line per implementation */
     return c->collective < 0 || c->backend < 0 || c->datatype < 0 || c->redop < 0 ||
                    c->placement < 0 || c->bytes < 0 || c->busbw < 0 || c->time < 0
                ? -1
@@ -205,10 +206,11 @@ static int read_file(plot_data *d, const cb_csv_table *t, const char *path, size
         /* Column-layout rows are a line of their own. */
         int col_layout = c.layout >= 0 && strcmp(row[c.layout], "col") == 0;
         const char *group = c.group >= 0 ? row[c.group] : "";
+        const char *impl = c.impl >= 0 ? row[c.impl] : "";
         char label[200];
-        snprintf(label, sizeof label, "%.20s %.20s %.20s %.20s%s%s%.20s", row[c.backend],
+        snprintf(label, sizeof label, "%.20s %.20s %.20s %.20s%s%s%.20s%s%.20s", row[c.backend],
                  row[c.datatype], row[c.redop], row[c.placement], col_layout ? " col" : "",
-                 group[0] ? " group " : "", group);
+                 group[0] ? " group " : "", group, impl[0] ? " " : "", impl);
         plot_safe_text(rec->label, sizeof rec->label, label);
         rec->collective = row[c.collective];   /* the chart is settled later */
         (*nrecs)++;

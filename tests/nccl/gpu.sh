@@ -1,6 +1,6 @@
 # The real program with the NCCL backend on real GPUs: one rank per visible
-# GPU, verified sweeps, then -m, -G and -C. Skips (77) where no GPU is
-# visible or the NCCL backend was not built.
+# GPU, verified sweeps, then -m, -G and -C, native against p2p, -R 0/1/2.
+# Skips (77) where no GPU is visible or the NCCL backend was not built.
 . "$CB_SRCDIR/tests/support/lib.sh"
 need_mpirun
 need_python
@@ -45,5 +45,20 @@ for opts in "-m 4" "-G 3" "-m 2 -G 2" "-C 1" "-z 1"; do
     expect_rc 0 "$opts on $gpus GPUs"
     check check-sweep --table "$CB_TMP/out" --csv "$CB_TMP/opt.csv" --ranks "$gpus" \
         --sizes 8,256,8192,262144
+done
+
+# Native against send/receive groups, and -R 0/1/2 (a library too old for
+# one is status 1 with a message, reported and not failed).
+for opts in "-o alltoall,gather,scatter --nccl-impl auto,p2p" "-R 0" "-R 1" "-R 2"; do
+    # shellcheck disable=SC2086
+    run "$gpus" --backend nccl $opts -b 8 -e 1M -f 32 -n 5 -c 1 --csv "$CB_TMP/reg.csv"
+    if [ "$rc" = 1 ] && grep -q 'needs\|has no ncclAlltoAll' "$CB_TMP/err"; then
+        echo "note: $opts: $(grep '^nccl-collbench: ' "$CB_TMP/err")"
+        continue
+    fi
+    expect_rc 0 "$opts on $gpus GPUs"
+    "$CB_PYTHON" -c 'import csv, sys
+assert all(r["wrong"] == "0" for r in csv.DictReader(open(sys.argv[1])))' "$CB_TMP/reg.csv" ||
+        fail "$opts: wrong results"
 done
 echo "ok"

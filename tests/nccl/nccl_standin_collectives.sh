@@ -74,7 +74,7 @@ unset CB_STANDIN_NCCL_VERSION
 # per datatype and destroyed at the end; nothing left alive.
 CB_STANDIN_TRACE="$CB_TMP/trace"
 export CB_STANDIN_TRACE
-run 3 --backend nccl -o alltoall,allreduce -d float --redop premulsum -b 96 -e 96 -n 1 -w 0 -c 1
+run 3 --backend nccl -o alltoall,allreduce --nccl-impl p2p -d float --redop premulsum -b 96 -e 96 -n 1 -w 0 -c 1
 expect_rc 0 "traced alltoall"
 # Per placement one timed launch and one check: 4 groups of 6, 2 copies;
 # and the backend's warmup (one alltoall of one element) before them.

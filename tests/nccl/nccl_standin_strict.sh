@@ -132,7 +132,7 @@ unset OMPI_MCA_orte_abort_on_non_zero_status
 CB_STANDIN_FAIL_SEND=1
 export CB_STANDIN_FAIL_SEND
 fresh_trace
-run 3 --backend nccl -o alltoall -m 2 -w 0 -n 1 -b 96 -e 96 -T 3
+run 3 --backend nccl -o alltoall --nccl-impl p2p -m 2 -w 0 -n 1 -b 96 -e 96 -T 3
 unset CB_STANDIN_FAIL_SEND
 [ "$rc" = 124 ] || [ "$rc" = 137 ] && show_and_fail "a failed send: did not finish within ${CB_RUN_TIMEOUT}s"
 [ "$rc" != 0 ] || show_and_fail "a failed send: exit status 0"

@@ -270,6 +270,13 @@ static int faulty_split(cb_backend *b, int color, int key, cb_backend **out)
     return 0;
 }
 
+/* --nccl-impl: the wrapped backend's choice, so that faults reach both. */
+static int faulty_select_impl(cb_backend *b, cb_impl impl)
+{
+    int chosen = inner_ops(b)->select_impl(inner(b), impl);
+    return chosen < 0 ? pass(b, -1) : chosen;
+}
+
 static int faulty_barrier(cb_backend *b)
 {
     return pass(b, inner_ops(b)->barrier(inner(b)));
@@ -540,6 +547,7 @@ const cb_backend_ops cb_backend_faulty_nccl = {
     .graph_end = faulty_graph_end,
     .graph_launch = faulty_graph_launch,
     .graph_free = faulty_graph_free,
+    .select_impl = faulty_select_impl,
 };
 #endif
 

@@ -190,6 +190,8 @@ static void fold(const standin_op *op, const reduction *r, const unsigned char *
     ncclDataType_t type = op->type;
     size_t esize = standin_type_size(type);
     int n = op->comm->nranks;
+    /* -R 2: partial results kept in float, rounded to the type on store. */
+    ncclDataType_t acc_type = standin_accumulates_in_float(op) ? ncclFloat32 : type;
     for (size_t j = 0; j < count; j++) {
         size_t i = first + j;
         if (is_float(type)) {
@@ -197,8 +199,8 @@ static void fold(const standin_op *op, const reduction *r, const unsigned char *
             for (int q = 0; q < n; q++) {
                 double x = standin_load(type, inputs + (size_t)q * stride * esize, i);
                 if (r->premultiply)
-                    x = round_to(type, x * r->scalar);
-                acc = q == 0 ? x : round_to(type, combine_float(r->base, acc, x));
+                    x = round_to(acc_type, x * r->scalar);
+                acc = q == 0 ? x : round_to(acc_type, combine_float(r->base, acc, x));
             }
             store_float(type, out, j, acc);
             continue;

@@ -402,6 +402,7 @@ cudaError_t cudaFree(void *ptr)
     char *block = (char *)ptr - STANDIN_ALIGN;
     size_t size;
     memcpy(&size, block, sizeof size);
+    standin_check_free(ptr, size);
     if (standin_registered(ptr, size))
         standin_violation("cudaFree of memory that a live communicator registered when a "
                           "graph captured it (NCCL releases it at communicator destroy)");

@@ -101,7 +101,7 @@ ncclResult_t standin_launch(cudaStream_t stream, const standin_op *op)
 {
     /* A group of one: straight to the stream, without the queue's copy. */
     if (group_depth == 0) {
-        if (op->kind == STANDIN_OP_P2P)
+        if (op->kind == STANDIN_OP_P2P && !op->native)
             standin_trace("p2p group sends+receives=%zu capturing=%d", op->np2p,
                           standin_stream_capturing(stream));
         return standin_stream_submit(stream, op);

@@ -322,11 +322,13 @@ static ncclResult_t comm_free(ncclComm_t comm, const char *how)
 
 ncclResult_t ncclCommDestroy(ncclComm_t comm)
 {
+    standin_end_registrations(comm, 1);
     return comm_free(comm, "ncclCommDestroy");
 }
 
 ncclResult_t ncclCommAbort(ncclComm_t comm)
 {
+    standin_end_registrations(comm, 0);
     return comm_free(comm, "ncclCommAbort");
 }
 
@@ -425,6 +427,11 @@ static ncclResult_t launch(cudaStream_t stream, const standin_op *call, const ch
     res = standin_launch(stream, call);
     comm_leave(call->comm);
     return res;
+}
+
+ncclResult_t standin_launch_named(cudaStream_t stream, const standin_op *call, const char *name)
+{
+    return launch(stream, call, name);
 }
 
 ncclResult_t ncclAllReduce(const void *sendbuff, void *recvbuff, size_t count,

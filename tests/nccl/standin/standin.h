@@ -33,7 +33,14 @@
  *   CB_STANDIN_CC=MM      compute capability of every device, major * 10 +
  *                         minor (default 90, which runs fp8)
  *   CB_STANDIN_NCCL_VERSION=V  version code ncclGetVersion reports (default
- *                         the header's NCCL_VERSION_CODE)
+ *                         the header's NCCL_VERSION_CODE); below 2.28 a call
+ *                         of ncclAlltoAll, ncclGather or ncclScatter
+ *                         (nccl_native.c) is a VIOLATION, as those symbols
+ *                         are missing from older libraries
+ *
+ * NCCL 2.28's ncclAlltoAll, ncclGather, ncclScatter (nccl_native.c) and the
+ * buffer registration calls of -R (nccl_register.c, with their rules and
+ * the symmetric kernels' float accumulation) follow the reported version.
  *
  * Collectives (collectives.c): reductions gather every rank's input and fold
  * it in rank order, rounding to the datatype after every step, as NCCL's
@@ -150,6 +157,8 @@ typedef struct standin_op {
     struct ncclComm *comm;
     enum standin_op_kind kind;
     int root;
+    int native;           /* STANDIN_OP_P2P of ncclAlltoAll, ncclGather or ncclScatter,
+                           * traced by that name: alone it is no "p2p group" */
     size_t np2p;
     standin_p2p p2p[STANDIN_MAX_P2P];
 } standin_op;
@@ -252,6 +261,19 @@ ncclResult_t standin_run(cudaStream_t s, const standin_op *op, int replayed);
  * standin_op_kind, its run in standin_run_collective, its checks in
  * standin_check_args and its buffers in group.c's op_touches. */
 ncclResult_t standin_launch(cudaStream_t s, const standin_op *op);
+
+/* nccl.c: launch call as the NCCL entry point name (checked, traced, noted
+ * when grouped, then standin_launch); for entry points in other files. */
+ncclResult_t standin_launch_named(cudaStream_t stream, const standin_op *call, const char *name);
+
+/* nccl_register.c: cudaFree of [ptr, ptr + bytes) is checked against the
+ * registrations; a communicator's registrations end with it (a VIOLATION
+ * when destroying it leaves some); 1 when op's reduction accumulates in
+ * float (half or bfloat16 input in a symmetric window, as NCCL's symmetric
+ * kernels). */
+void standin_check_free(const void *ptr, size_t bytes);
+void standin_end_registrations(struct ncclComm *comm, int destroying);
+int standin_accumulates_in_float(const standin_op *op);
 
 /* group.c: 1 when an operation waiting for the open group's end reads or
  * writes [ptr, ptr + bytes). */

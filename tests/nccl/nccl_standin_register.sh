@@ -1,0 +1,128 @@
+# -R through the CPU stand-in: 1 registers cudaMalloc'd buffers with
+# ncclCommRegister, 2 puts ncclMemAlloc'd buffers in a symmetric window,
+# each deregistered before the communicator is destroyed and freed after,
+# by the stand-in's trace; every collective verified, and under -R 2 the
+# half and bfloat16 reductions, which the stand-in then accumulates in
+# float as NCCL's symmetric kernels do, verified by the same rule; a
+# library too old for the mode refused before anything is measured; the
+# stand-in's VIOLATION for each misuse of the calls.
+. "$CB_SRCDIR/tests/support/lib.sh"
+. "$CB_SRCDIR/tests/nccl/standin/lib.sh"
+need_standin
+need_mpirun
+need_python
+
+CB_STANDIN_GPUS=4
+CB_STANDIN_TRACE="$CB_TMP/trace"
+export CB_STANDIN_GPUS CB_STANDIN_TRACE
+
+# count NAME RANK: lines of that rank's trace starting with NAME.
+count() {
+    grep -c "^$1" "$CB_TMP/trace.$2" || true
+}
+
+# -R 1 and -R 2 over every collective, verified.
+for level in 1 2; do
+    rm -f "$CB_TMP"/trace.*
+    run 3 --backend nccl -o all -d float,int32 -r 1 -b 48 -e 768 -f 4 -n 2 -c 1 -R "$level" \
+        --csv "$CB_TMP/r$level.csv" --json "$CB_TMP/r$level.json"
+    expect_rc 0 "-R $level over every collective"
+    check check-sweep --table "$CB_TMP/out" --csv "$CB_TMP/r$level.csv" --ranks 3 \
+        --sizes 48,192,768 --collective all --dtypes float,int32 --roots 1 \
+        --unavailable ring_allreduce
+    standin_check trace --prefix "$CB_TMP/trace" --ranks 3 --teardown destroy
+    "$CB_PYTHON" -c 'import json, sys
+assert json.load(open(sys.argv[1]))["parameters"]["registration"] == int(sys.argv[2])' \
+        "$CB_TMP/r$level.json" "$level" || show_and_fail "JSON registration is not $level"
+    for r in 0 1 2; do
+        if [ "$level" = 1 ]; then
+            reg=$(count "ncclCommRegister " $r) dereg=$(count ncclCommDeregister $r)
+            mem=$(count ncclMemAlloc $r)
+        else
+            reg=$(count "ncclCommWindowRegister .*flags=1$" $r)
+            dereg=$(count ncclCommWindowDeregister $r) mem=$(count ncclMemAlloc $r)
+            [ "$(count ncclMemFree $r)" = 2 ] || show_and_fail "rank $r: not 2 ncclMemFree"
+        fi
+        [ "$reg" = 2 ] && [ "$dereg" = 2 ] ||
+            show_and_fail "rank $r: -R $level registered $reg and deregistered $dereg buffers, not 2"
+        [ "$mem" = $((level == 2 ? 2 : 0)) ] || show_and_fail "rank $r: $mem ncclMemAlloc under -R $level"
+        # Deregistered before the communicator is destroyed, freed after it.
+        awk '/^ncclComm(Window)?Deregister/ { d++ } /^ncclCommDestroy/ { ok = d == 2; gone = 1 }
+            /^(ncclMemFree|cudaFree)/ && !gone { early = 1 } END { exit !(ok && !early) }' \
+            "$CB_TMP/trace.$r" || show_and_fail "rank $r: -R $level teardown out of order"
+    done
+    has 1 "^# -R $level: buffers "
+done
+echo "ok: -R 1 and -R 2 register, deregister, free"
+
+# -R 2 with half and bfloat16 reductions: the stand-in accumulates in
+# float. The verification values are small integers (powers of two for
+# prod) whose every partial result is exact in the element type, so float
+# accumulation gives the same bits; avg keeps its premultiplied tolerance,
+# which bounds float accumulation too (see nccl-collbench-collectives(7)).
+for np in 3 4; do
+    rm -f "$CB_TMP"/trace.*
+    run "$np" --backend nccl -o allreduce,reducescatter,reduce -d half,bfloat16 --redop all \
+        -r 0 -b 64 -e 4K -f 8 -n 1 -c 2 -R 2 --csv "$CB_TMP/h.csv"
+    expect_rc 0 "-R 2 half and bfloat16 reductions on $np ranks"
+    check check-sweep --table "$CB_TMP/out" --csv "$CB_TMP/h.csv" --ranks "$np" \
+        --sizes 64,512,4096 --collective allreduce,reducescatter,reduce \
+        --dtypes half,bfloat16 --redops all --roots 0 --passes 2
+    standin_check trace --prefix "$CB_TMP/trace" --ranks "$np" --teardown destroy
+    [ "$(count "symmetric window: accumulating in float" 0)" -gt 0 ] ||
+        show_and_fail "the stand-in never accumulated in float under -R 2"
+done
+rm -f "$CB_TMP"/trace.*
+run 2 --backend nccl -o allreduce -d half -b 64 -e 64 -n 1 -R 1
+expect_rc 0 "-R 1 half"
+[ "$(count "symmetric window" 0)" = 0 ] || show_and_fail "float accumulation without a window"
+echo "ok: -R 2 half and bfloat16 reductions verified"
+
+# A library too old for the mode: status 1 before anything is measured.
+for case in "2 22605 2.27" "1 21805 2.19"; do
+    set -- $case
+    rm -f "$CB_TMP"/trace.*
+    CB_STANDIN_NCCL_VERSION=$2 run 2 --backend nccl -b 48 -e 48 -n 1 -R "$1"
+    expect_rc 1 "-R $1 at version $2"
+    one_message "-R $1 needs"
+    grep -qF "NCCL $3 or later" "$CB_TMP/err" || show_and_fail "-R $1: no version named"
+    grep -q 'Collective:' "$CB_TMP/out" && show_and_fail "-R $1 at $2: something was measured"
+    standin_check trace --prefix "$CB_TMP/trace" --ranks 2
+done
+echo "ok: old libraries refused"
+
+# The stand-in flags each misuse of the calls (tests/nccl/standin/misuse_register.c).
+misuse="$CB_BUILDDIR/tests/misuse-register-standin"
+[ -x "$misuse" ] || fail "$misuse was not built"
+for case in "deregister-twice:ncclCommDeregister of a handle that is not registered" \
+    "free-registered:cudaFree of memory still registered (ncclCommRegister)" \
+    "free-window:ncclMemFree of memory still registered (ncclCommWindowRegister)" \
+    "window-on-cudamalloc:ncclCommWindowRegister on memory that ncclMemAlloc did not return" \
+    "window-deregister-twice:ncclCommWindowDeregister of a window that is not registered" \
+    "cudafree-memalloc:cudaFree of memory from ncclMemAlloc" \
+    "destroy-registered:ncclCommDestroy with 1 buffer registrations or windows left" \
+    "none:"; do
+    rm -f "$CB_TMP"/trace.*
+    CB_RUN_BIN=$misuse run 1 "${case%%:*}"
+    expect_rc 0 "misuse ${case%%:*}"
+    if [ -z "${case#*:}" ]; then
+        ! grep -q VIOLATION "$CB_TMP/trace.0" || show_and_fail "a VIOLATION without a misuse"
+    else
+        grep -qF "VIOLATION ${case#*:}" "$CB_TMP/trace.0" ||
+            show_and_fail "misuse ${case%%:*}: no VIOLATION '${case#*:}'"
+    fi
+done
+rm -f "$CB_TMP"/trace.*
+CB_STANDIN_NCCL_VERSION=22605 CB_RUN_BIN=$misuse run 1 free-window
+grep -qF "VIOLATION ncclCommWindowRegister called, but the library reports version 22605" \
+    "$CB_TMP/trace.0" || show_and_fail "a window call at 2.26.5 was not flagged"
+# The native collectives are absent below 2.28 too (nccl_native.c).
+rm -f "$CB_TMP"/trace.*
+CB_STANDIN_NCCL_VERSION=22703 CB_RUN_BIN=$misuse run 1 native
+grep -qF "VIOLATION ncclAlltoAll called, but the library reports version 22703" \
+    "$CB_TMP/trace.0" || show_and_fail "ncclAlltoAll at 2.27.3 was not flagged"
+rm -f "$CB_TMP"/trace.*
+CB_RUN_BIN=$misuse run 1 native
+! grep -q VIOLATION "$CB_TMP/trace.0" || show_and_fail "ncclAlltoAll at 2.28 was flagged"
+echo "ok: misuse flagged"
+echo "ok"

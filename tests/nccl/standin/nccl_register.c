@@ -1,0 +1,232 @@
+/*
+ * The stand-in's buffer registration (-R): ncclCommRegister and
+ * ncclCommDeregister (NCCL 2.19), ncclMemAlloc and ncclMemFree (2.19),
+ * ncclCommWindowRegister and ncclCommWindowDeregister (2.27). Registration
+ * changes no data here; what is modelled is the rules, each breach a
+ * VIOLATION: a call the reported version lacks; deregistering a handle or
+ * window twice (or one never made, or on another communicator); freeing a
+ * registered buffer, or memory in a window, before deregistering; cudaFree
+ * of ncclMemAlloc memory, ncclMemFree of other memory; a window on memory
+ * not from ncclMemAlloc; destroying a communicator with registrations left.
+ * Window registration is collective, as NCCL's (a barrier on the
+ * communicator). And one behaviour: reductions of half and bfloat16 whose
+ * input lies in a symmetric window accumulate in float, rounded to the type
+ * once at the end, as NCCL's symmetric kernels do.
+ */
+#include <stdlib.h>
+
+#include "standin.h"
+
+#define STANDIN_FIRST_REGISTER NCCL_VERSION(2, 19, 0)
+#define STANDIN_FIRST_WINDOW NCCL_VERSION(2, 27, 0)
+#define STANDIN_MAX_REGISTRATIONS 64
+/* NCCL_WIN_COLL_SYMMETRIC, which nccl.h before 2.27 lacks. */
+#define STANDIN_WIN_SYMMETRIC 0x01
+
+enum { REG_BUFFER = 1, REG_WINDOW = 2 };
+
+typedef struct registration {
+    int kind;                /* 0: free slot */
+    struct ncclComm *comm;
+    const char *lo;
+    size_t bytes;
+    int flags;               /* a window's */
+} registration;
+
+typedef struct mem_block {
+    void *ptr;
+    size_t bytes;
+} mem_block;
+
+static registration registrations[STANDIN_MAX_REGISTRATIONS];
+static mem_block mem_blocks[STANDIN_MAX_REGISTRATIONS];
+
+static int lacks(const char *name, long first)
+{
+    long version = standin_env_long("CB_STANDIN_NCCL_VERSION", NCCL_VERSION_CODE);
+    if (version >= first)
+        return 0;
+    standin_violation("%s called, but the library reports version %ld, older than the "
+                      "first with %s (%ld)", name, version, name, first);
+    return 1;
+}
+
+static int overlaps(const char *a, size_t a_bytes, const char *b, size_t b_bytes)
+{
+    return a < b + b_bytes && b < a + a_bytes;
+}
+
+static registration *add(int kind, struct ncclComm *comm, const void *buf, size_t bytes)
+{
+    for (int i = 0; i < STANDIN_MAX_REGISTRATIONS; i++)
+        if (registrations[i].kind == 0) {
+            registrations[i] = (registration){kind, comm, buf, bytes, 0};
+            return &registrations[i];
+        }
+    return NULL;
+}
+
+/* The live registration behind handle, else NULL after a VIOLATION. */
+static registration *live(int kind, struct ncclComm *comm, const void *handle, const char *call)
+{
+    for (int i = 0; i < STANDIN_MAX_REGISTRATIONS; i++)
+        if (handle == &registrations[i] && registrations[i].kind == kind) {
+            if (registrations[i].comm != comm)
+                standin_violation("%s with another communicator than registered it", call);
+            return &registrations[i];
+        }
+    standin_violation("%s of a %s that is not registered (deregistered twice?)", call,
+                      kind == REG_WINDOW ? "window" : "handle");
+    return NULL;
+}
+
+static mem_block *block_of(const void *ptr, size_t bytes)
+{
+    for (int i = 0; i < STANDIN_MAX_REGISTRATIONS; i++) {
+        mem_block *m = &mem_blocks[i];
+        if (m->ptr != NULL && (const char *)ptr >= (char *)m->ptr &&
+            (const char *)ptr + bytes <= (char *)m->ptr + m->bytes)
+            return m;
+    }
+    return NULL;
+}
+
+/* A VIOLATION for each registration still covering [ptr, ptr + bytes). */
+static void check_unregistered(const void *ptr, size_t bytes, const char *call)
+{
+    for (int i = 0; i < STANDIN_MAX_REGISTRATIONS; i++) {
+        registration *r = &registrations[i];
+        if (r->kind != 0 && overlaps(r->lo, r->bytes, ptr, bytes))
+            standin_violation("%s of memory still registered (%s): deregister first", call,
+                              r->kind == REG_WINDOW ? "ncclCommWindowRegister"
+                                                    : "ncclCommRegister");
+    }
+}
+
+ncclResult_t ncclCommRegister(const ncclComm_t comm, void *buff, size_t size, void **handle)
+{
+    standin_trace("ncclCommRegister bytes=%zu", size);
+    if (lacks("ncclCommRegister", STANDIN_FIRST_REGISTER))
+        return ncclInvalidUsage;
+    if (comm == NULL || buff == NULL || handle == NULL)
+        return ncclInvalidArgument;
+    registration *r = add(REG_BUFFER, comm, buff, size);
+    if (r == NULL)
+        return ncclSystemError;
+    *handle = r;
+    return ncclSuccess;
+}
+
+ncclResult_t ncclCommDeregister(const ncclComm_t comm, void *handle)
+{
+    standin_trace("ncclCommDeregister");
+    if (lacks("ncclCommDeregister", STANDIN_FIRST_REGISTER))
+        return ncclInvalidUsage;
+    registration *r = live(REG_BUFFER, comm, handle, "ncclCommDeregister");
+    if (r == NULL)
+        return ncclInvalidArgument;
+    r->kind = 0;
+    return ncclSuccess;
+}
+
+ncclResult_t ncclMemAlloc(void **ptr, size_t size)
+{
+    standin_trace("ncclMemAlloc bytes=%zu", size);
+    if (lacks("ncclMemAlloc", STANDIN_FIRST_REGISTER))
+        return ncclInvalidUsage;
+    int slot = -1;
+    for (int i = 0; i < STANDIN_MAX_REGISTRATIONS && slot < 0; i++)
+        if (mem_blocks[i].ptr == NULL)
+            slot = i;
+    if (ptr == NULL || slot < 0 || cudaMalloc(ptr, size) != cudaSuccess)
+        return ncclSystemError;
+    mem_blocks[slot] = (mem_block){*ptr, size};
+    return ncclSuccess;
+}
+
+ncclResult_t ncclMemFree(void *ptr)
+{
+    standin_trace("ncclMemFree");
+    if (lacks("ncclMemFree", STANDIN_FIRST_REGISTER))
+        return ncclInvalidUsage;
+    mem_block *m = block_of(ptr, 0);
+    if (m == NULL || m->ptr != ptr) {
+        standin_violation("ncclMemFree of memory that ncclMemAlloc did not return");
+        return ncclInvalidArgument;
+    }
+    check_unregistered(ptr, m->bytes, "ncclMemFree");
+    m->ptr = NULL;
+    cudaFree(ptr);
+    return ncclSuccess;
+}
+
+#if NCCL_VERSION_CODE >= STANDIN_FIRST_WINDOW
+ncclResult_t ncclCommWindowRegister(ncclComm_t comm, void *buff, size_t size,
+                                    ncclWindow_t *win, int winFlags)
+{
+    standin_trace("ncclCommWindowRegister bytes=%zu flags=%d", size, winFlags);
+    if (lacks("ncclCommWindowRegister", STANDIN_FIRST_WINDOW))
+        return ncclInvalidUsage;
+    if (comm == NULL || win == NULL)
+        return ncclInvalidArgument;
+    if (block_of(buff, size) == NULL)
+        standin_violation("ncclCommWindowRegister on memory that ncclMemAlloc did not return");
+    registration *r = add(REG_WINDOW, comm, buff, size);
+    if (r == NULL)
+        return ncclSystemError;
+    r->flags = winFlags;
+    *win = (ncclWindow_t)(void *)r;
+    MPI_Barrier(comm->mpi);   /* collective, as NCCL's */
+    return ncclSuccess;
+}
+
+ncclResult_t ncclCommWindowDeregister(ncclComm_t comm, ncclWindow_t win)
+{
+    standin_trace("ncclCommWindowDeregister");
+    if (lacks("ncclCommWindowDeregister", STANDIN_FIRST_WINDOW))
+        return ncclInvalidUsage;
+    registration *r = live(REG_WINDOW, comm, (void *)win, "ncclCommWindowDeregister");
+    if (r == NULL)
+        return ncclInvalidArgument;
+    r->kind = 0;
+    MPI_Barrier(comm->mpi);
+    return ncclSuccess;
+}
+#endif
+
+void standin_check_free(const void *ptr, size_t bytes)
+{
+    mem_block *m = block_of(ptr, 0);
+    if (m != NULL && m->ptr == ptr)
+        standin_violation("cudaFree of memory from ncclMemAlloc (ncclMemFree frees it)");
+    else
+        check_unregistered(ptr, bytes, "cudaFree");
+}
+
+void standin_end_registrations(struct ncclComm *comm, int destroying)
+{
+    int left = 0;
+    for (int i = 0; i < STANDIN_MAX_REGISTRATIONS; i++)
+        if (registrations[i].kind != 0 && registrations[i].comm == comm) {
+            left++;
+            registrations[i].kind = 0;
+        }
+    if (destroying && left > 0)
+        standin_violation("ncclCommDestroy with %d buffer registrations or windows left "
+                          "(deregister them first)", left);
+}
+
+int standin_accumulates_in_float(const standin_op *op)
+{
+    if (op->type != ncclFloat16 && op->type != (ncclDataType_t)9)   /* bfloat16 */
+        return 0;
+    for (int i = 0; i < STANDIN_MAX_REGISTRATIONS; i++) {
+        const registration *r = &registrations[i];
+        if (r->kind == REG_WINDOW && r->comm == op->comm &&
+            (r->flags & STANDIN_WIN_SYMMETRIC) && overlaps(r->lo, r->bytes, op->send, 1)) {
+            standin_trace("symmetric window: accumulating in float");
+            return 1;
+        }
+    }
+    return 0;
+}
