@@ -1,5 +1,6 @@
-# Bad command lines: at 1 and 4 ranks, every one exits 2 quickly with one
-# message naming the bad value (plus the pointer to --help), nothing on stdout.
+# Bad command lines: every one exits 2 quickly with one message naming the
+# bad value (plus the pointer to --help), nothing on stdout; on 1 rank, and
+# a third of them on 4 ranks.
 . "$CB_SRCDIR/tests/support/lib.sh"
 need_mpirun
 
@@ -71,8 +72,13 @@ no size from 1 to 1 bytes holds a whole float element	-b 1 -e 1
 from 1 to 3 bytes holds a whole float	-b 1 -e 3 -d double,float
 CASES
 )
+# Every case on 1 rank; every third on 4 ranks, where what is checked beyond
+# the message (each rank ends with 2, one message in all) is the same path
+# for every option: 70 more launches would only add minutes.
+four_rank_cases=$(echo "$cases" | awk 'NR % 3 == 1')
 for np in 1 4; do
-    echo "$cases" | while IFS='	' read -r want args; do
+    if [ "$np" = 4 ]; then these=$four_rank_cases; else these=$cases; fi
+    echo "$these" | while IFS='	' read -r want args; do
         # shellcheck disable=SC2086
         run "$np" $args
         [ "$rc" = 124 ] && fail "'$args' on $np ranks did not finish within ${CB_RUN_TIMEOUT}s"
@@ -85,9 +91,10 @@ for np in 1 4; do
         echo "$args" >>"$CB_TMP/tried"
     done || exit 1
 done
-# Every case ran at both rank counts (a launcher reading stdin would cut the loop short).
-[ "$(wc -l <"$CB_TMP/tried")" = $((2 * $(echo "$cases" | wc -l))) ] ||
-    fail "only $(wc -l <"$CB_TMP/tried") of $((2 * $(echo "$cases" | wc -l))) cases ran"
+# Every case ran (a launcher reading stdin would cut the loop short).
+expected=$(( $(echo "$cases" | wc -l) + $(echo "$four_rank_cases" | wc -l) ))
+[ "$(wc -l <"$CB_TMP/tried")" = "$expected" ] ||
+    fail "only $(wc -l <"$CB_TMP/tried") of $expected cases ran"
 
 # nccl-tests' -g 1 -t 1 are accepted and change nothing.
 run 2 -g 1 -t 1 -b 8 -e 8 -n 1
