@@ -97,7 +97,8 @@ mkdir _build-san
 # combination: 8 ranks under AddressSanitizer on 2 cores make the whole
 # suite take 20 minutes there. So: every unit test (the pure code, every
 # type, reduction and layout); on the MPI backend every collective once
-# (check_timed: -o all), the outputs, cycles, the scan, splits, alltoallv,
+# (check_timed: -o all), the outputs, cycles, splits, alltoallv (not the
+# scan: its timing tests are too noisy under ASan; its pure parts are unit tests),
 # the fault paths; on the NCCL stand-in the sweep (every type and
 # reduction), -o all with registered buffers, native calls, strict rules,
 # options, device choice and failures. The option parser and the CSV reader
@@ -108,7 +109,7 @@ san_tests=$(for t in $again_tests; do case "$t" in
         tests/e2e/cycles.sh | tests/e2e/memory_report.sh | tests/e2e/table_fields.sh | \
         tests/e2e/sigterm_files.sh | tests/e2e/compare.sh | tests/e2e/sample_stride.sh | \
         tests/e2e/plot_untrusted.sh | tests/e2e/budget.sh | tests/e2e/min_busbw.sh | \
-        tests/e2e/scan.sh | tests/e2e/split.sh | tests/e2e/reduce_root_inplace.sh | \
+        tests/e2e/split.sh | tests/e2e/reduce_root_inplace.sh | \
         tests/e2e/alltoallv.sh) echo "$t" ;;
     tests/faults/faults.sh | tests/faults/corrupt.sh | tests/faults/check_timed.sh) echo "$t" ;;
     tests/nccl/nccl_standin_sweep.sh | tests/nccl/nccl_standin_strict.sh | \
