@@ -6,12 +6,7 @@
 # count (a random matrix has some), whose peer then posts none either.
 . "$CB_SRCDIR/tests/support/lib.sh"
 . "$CB_SRCDIR/tests/nccl/standin/lib.sh"
-need_standin
-need_mpirun
-need_python
-
-CB_STANDIN_GPUS=4
-export CB_STANDIN_GPUS
+standin_setup 4 python
 
 sizes=5,15,45,135,405,1215,3645
 for np in 1 2 3 4; do

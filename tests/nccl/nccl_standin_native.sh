@@ -6,13 +6,7 @@
 # whose libraries disagree refused; native in place, under -m and -G.
 . "$CB_SRCDIR/tests/support/lib.sh"
 . "$CB_SRCDIR/tests/nccl/standin/lib.sh"
-need_standin
-need_mpirun
-need_python
-
-CB_STANDIN_GPUS=4
-CB_STANDIN_TRACE="$CB_TMP/trace"
-export CB_STANDIN_GPUS CB_STANDIN_TRACE
+standin_setup 4 python trace
 ops=alltoall,gather,scatter
 sizes=48,192,768
 
@@ -31,7 +25,7 @@ print(",".join(sorted({r["impl"] for r in csv.DictReader(open(sys.argv[1]))})))'
 
 # At the header's version (2.28.9) auto runs the native calls, verified.
 for np in 2 3; do
-    rm -f "$CB_TMP"/trace.*
+    fresh_trace
     run "$np" --backend nccl -o "$ops" -d float,int8 -r all -b 48 -e 768 -f 4 -n 2 -c 2 \
         --csv "$CB_TMP/auto.csv"
     expect_rc 0 "auto at 2.28 on $np ranks"
@@ -54,7 +48,7 @@ echo "ok: native at 2.28"
 # entry points (the stand-in would record a VIOLATION), not even to warm up.
 CB_STANDIN_NCCL_VERSION=22703
 export CB_STANDIN_NCCL_VERSION
-rm -f "$CB_TMP"/trace.*
+fresh_trace
 run 3 --backend nccl -o "$ops" -d float,int8 -r all -b 48 -e 768 -f 4 -n 2 -c 2 \
     --csv "$CB_TMP/old.csv"
 expect_rc 0 "auto at 2.27.3"
@@ -69,7 +63,7 @@ grep -q '^# alltoall, gather and scatter run as p2p (auto)$' "$CB_TMP/out" ||
 echo "ok: send/receive groups at 2.27.3"
 
 # An explicit native on that library: status 1 before anything is measured.
-rm -f "$CB_TMP"/trace.*
+fresh_trace
 run 2 --backend nccl -o allreduce,alltoall --nccl-impl p2p,native -b 48 -e 48 -n 1
 expect_rc 1 "--nccl-impl native at 2.27.3"
 one_message "--nccl-impl native: the NCCL library loaded is 2.27.3, which has no ncclAlltoAll"
@@ -98,7 +92,7 @@ fi
 
 # Both in one run, side by side: the same rows once per implementation,
 # each verified, told apart by impl in the CSV and the JSON.
-rm -f "$CB_TMP"/trace.*
+fresh_trace
 run 3 --backend nccl -o "$ops" -d float -r 1 -b 48 -e 768 -f 4 -n 2 -c 1 \
     --nccl-impl native,p2p --csv "$CB_TMP/both.csv" --json "$CB_TMP/both.json"
 expect_rc 0 "--nccl-impl native,p2p"
@@ -167,7 +161,7 @@ echo "ok: --split"
 # (-m), captured in a graph (-G), and with a scratch buffer too small for
 # the whole input (rounds of sends and receives): verified, no violation.
 for opts in "-m 3" "-G 2 -w 0" "-m 2 -G 2 -w 0"; do
-    rm -f "$CB_TMP"/trace.*
+    fresh_trace
     # shellcheck disable=SC2086
     run 3 --backend nccl -o "$ops" -d int64,half -r all -b 48 -e 768 -f 4 -n 2 -c 2 \
         --nccl-impl native $opts --csv "$CB_TMP/o.csv"
@@ -178,7 +172,7 @@ for opts in "-m 3" "-G 2 -w 0" "-m 2 -G 2 -w 0"; do
 done
 NCCL_COLLBENCH_TEST_SCRATCH_BYTES=24
 export NCCL_COLLBENCH_TEST_SCRATCH_BYTES
-rm -f "$CB_TMP"/trace.*
+fresh_trace
 run 3 --backend nccl -o alltoall -d int64 -b 48 -e 768 -f 4 -n 2 -c 2 -m 2 --nccl-impl native
 expect_rc 0 "native in place through a small scratch buffer"
 standin_check trace --prefix "$CB_TMP/trace" --ranks 3 --teardown destroy

@@ -8,13 +8,7 @@
 # stand-in's VIOLATION for each misuse of the calls.
 . "$CB_SRCDIR/tests/support/lib.sh"
 . "$CB_SRCDIR/tests/nccl/standin/lib.sh"
-need_standin
-need_mpirun
-need_python
-
-CB_STANDIN_GPUS=4
-CB_STANDIN_TRACE="$CB_TMP/trace"
-export CB_STANDIN_GPUS CB_STANDIN_TRACE
+standin_setup 4 python trace
 
 # count NAME RANK: lines of that rank's trace starting with NAME.
 count() {
@@ -23,7 +17,7 @@ count() {
 
 # -R 1 and -R 2 over every collective, verified.
 for level in 1 2; do
-    rm -f "$CB_TMP"/trace.*
+    fresh_trace
     run 3 --backend nccl -o all -d float,int32 -r 1 -b 48 -e 768 -f 4 -n 2 -c 1 -R "$level" \
         --csv "$CB_TMP/r$level.csv" --json "$CB_TMP/r$level.json"
     expect_rc 0 "-R $level over every collective"
@@ -61,7 +55,7 @@ echo "ok: -R 1 and -R 2 register, deregister, free"
 # accumulation gives the same bits; avg keeps its premultiplied tolerance,
 # which bounds float accumulation too (see nccl-collbench-collectives(7)).
 for np in 3 4; do
-    rm -f "$CB_TMP"/trace.*
+    fresh_trace
     run "$np" --backend nccl -o allreduce,reducescatter,reduce -d half,bfloat16 --redop all \
         -r 0 -b 64 -e 4K -f 8 -n 1 -c 2 -R 2 --csv "$CB_TMP/h.csv"
     expect_rc 0 "-R 2 half and bfloat16 reductions on $np ranks"
@@ -72,7 +66,7 @@ for np in 3 4; do
     [ "$(count "symmetric window: accumulating in float" 0)" -gt 0 ] ||
         show_and_fail "the stand-in never accumulated in float under -R 2"
 done
-rm -f "$CB_TMP"/trace.*
+fresh_trace
 run 2 --backend nccl -o allreduce -d half -b 64 -e 64 -n 1 -R 1
 expect_rc 0 "-R 1 half"
 [ "$(count "symmetric window" 0)" = 0 ] || show_and_fail "float accumulation without a window"
@@ -81,7 +75,7 @@ echo "ok: -R 2 half and bfloat16 reductions verified"
 # A library too old for the mode: status 1 before anything is measured.
 for case in "2 22605 2.27" "1 21805 2.19"; do
     set -- $case
-    rm -f "$CB_TMP"/trace.*
+    fresh_trace
     CB_STANDIN_NCCL_VERSION=$2 run 2 --backend nccl -b 48 -e 48 -n 1 -R "$1"
     expect_rc 1 "-R $1 at version $2"
     one_message "-R $1 needs"
@@ -102,7 +96,7 @@ for case in "deregister-twice:ncclCommDeregister of a handle that is not registe
     "cudafree-memalloc:cudaFree of memory from ncclMemAlloc" \
     "destroy-registered:ncclCommDestroy with 1 buffer registrations or windows left" \
     "none:"; do
-    rm -f "$CB_TMP"/trace.*
+    fresh_trace
     CB_RUN_BIN=$misuse run 1 "${case%%:*}"
     expect_rc 0 "misuse ${case%%:*}"
     if [ -z "${case#*:}" ]; then
@@ -112,16 +106,16 @@ for case in "deregister-twice:ncclCommDeregister of a handle that is not registe
             show_and_fail "misuse ${case%%:*}: no VIOLATION '${case#*:}'"
     fi
 done
-rm -f "$CB_TMP"/trace.*
+fresh_trace
 CB_STANDIN_NCCL_VERSION=22605 CB_RUN_BIN=$misuse run 1 free-window
 grep -qF "VIOLATION ncclCommWindowRegister called, but the library reports version 22605" \
     "$CB_TMP/trace.0" || show_and_fail "a window call at 2.26.5 was not flagged"
 # The native collectives are absent below 2.28 too (nccl_native.c).
-rm -f "$CB_TMP"/trace.*
+fresh_trace
 CB_STANDIN_NCCL_VERSION=22703 CB_RUN_BIN=$misuse run 1 native
 grep -qF "VIOLATION ncclAlltoAll called, but the library reports version 22703" \
     "$CB_TMP/trace.0" || show_and_fail "ncclAlltoAll at 2.27.3 was not flagged"
-rm -f "$CB_TMP"/trace.*
+fresh_trace
 CB_RUN_BIN=$misuse run 1 native
 ! grep -q VIOLATION "$CB_TMP/trace.0" || show_and_fail "ncclAlltoAll at 2.28 was flagged"
 echo "ok: misuse flagged"
