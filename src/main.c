@@ -2,6 +2,7 @@
 #include <mpi.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "config.h"
 #include "engine.h"
@@ -10,10 +11,26 @@
 #include "params_agree.h"
 #include "signals.h"
 #include "agreement.h"
+#include "watchdog.h"
 
-static int finish(int code)
+/* MPI_Finalize can hang (MPICH before 4.2, between nodes) after every output
+ * is written, and a job that never ends holds its nodes: the watchdog bounds
+ * it by -T as it bounds every other step. On expiry the rank exits with the
+ * run's status, or CB_EXIT_TIMEOUT when the run itself succeeded. */
+static int finish(int code, const cb_params *p, int rank)
 {
+    cb_watchdog watch;
+    char host[64] = "";
+    if (gethostname(host, sizeof host - 1) != 0)
+        snprintf(host, sizeof host, "unknown host");
+    int watched = cb_watchdog_start(&watch, p->timeout, rank, host) == 0;
+    if (watched) {
+        cb_watchdog_set_exit(&watch, code != CB_EXIT_OK ? code : CB_EXIT_TIMEOUT);
+        cb_watchdog_doing(&watch, "MPI_Finalize, at the end of the run");
+    }
     MPI_Finalize();
+    if (watched)
+        cb_watchdog_stop(&watch);
     return code;
 }
 
@@ -49,13 +66,13 @@ int main(int argc, char **argv)
         if (rank == 0)
             fprintf(stderr, "nccl-collbench: %s\nTry 'nccl-collbench --help' for more information.\n",
                     bad ? err : "the command line differs between ranks");
-        return finish(CB_EXIT_USAGE);
+        return finish(CB_EXIT_USAGE, &params, rank);
     }
     /* Ranks given different options would wait in different collectives. */
     if (cb_params_agree(&params, MPI_COMM_WORLD, err, sizeof err) != 0) {
         if (rank == 0)
             fprintf(stderr, "nccl-collbench: %s\n", err);
-        return finish(CB_EXIT_USAGE);
+        return finish(CB_EXIT_USAGE, &params, rank);
     }
     if (params.help || params.version) {
         if (rank == 0) {
@@ -64,8 +81,9 @@ int main(int argc, char **argv)
             else
                 printf("nccl-collbench %s\n", PACKAGE_VERSION);
         }
-        return finish(CB_EXIT_OK);
+        return finish(CB_EXIT_OK, &params, rank);
     }
     cb_signals_install();
-    return finish(cb_engine_run(&params, MPI_COMM_WORLD));
+    int code = cb_engine_run(&params, MPI_COMM_WORLD);
+    return finish(code, &params, rank);
 }

@@ -81,6 +81,7 @@ static void *watch(void *arg)
         memcpy(doing, w->doing, sizeof doing);
         w->firing_hook = w->abort_hook;
         w->firing_ctx = w->abort_ctx;
+        int exit_code = w->exit_code;
         pthread_mutex_unlock(&w->lock);
         long units = atomic_load(&w->units), at = atomic_load(&w->iteration);
         char where[96] = "";
@@ -95,7 +96,7 @@ static void *watch(void *arg)
         fflush(stderr);
         if (w->firing_hook != NULL)
             abort_bounded(w);
-        _exit(CB_EXIT_TIMEOUT);
+        _exit(exit_code);
     }
     return NULL;
 }
@@ -105,6 +106,7 @@ int cb_watchdog_start(cb_watchdog *w, double limit, int rank, const char *host)
     memset(w, 0, sizeof *w);
     w->limit = limit;
     w->rank = rank;
+    w->exit_code = CB_EXIT_TIMEOUT;
     snprintf(w->host, sizeof w->host, "%s", host);
     snprintf(w->doing, sizeof w->doing, "starting");
     atomic_init(&w->progress, 0);
@@ -144,6 +146,15 @@ void cb_watchdog_set_abort(cb_watchdog *w, void (*hook)(void *ctx), void *ctx)
         pthread_mutex_lock(&w->lock);
     w->abort_hook = hook;
     w->abort_ctx = ctx;
+    if (w->running)
+        pthread_mutex_unlock(&w->lock);
+}
+
+void cb_watchdog_set_exit(cb_watchdog *w, int code)
+{
+    if (w->running)
+        pthread_mutex_lock(&w->lock);
+    w->exit_code = code;
     if (w->running)
         pthread_mutex_unlock(&w->lock);
 }

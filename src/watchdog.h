@@ -5,8 +5,9 @@
  * a counter at every launch (cb_watchdog_tick); the thread reads both and, on
  * expiry, prints what this rank was doing, calls the abort hook (the backend
  * aborts its communicator) in a thread of its own, waits for it at most the
- * -T limit (1 to 10 s), and ends the process with CB_EXIT_TIMEOUT, which
- * makes the launcher end the other ranks.
+ * -T limit (1 to 10 s), and ends the process with CB_EXIT_TIMEOUT (or the
+ * status set with cb_watchdog_set_exit), which makes the launcher end the
+ * other ranks.
  */
 #ifndef CB_WATCHDOG_H
 #define CB_WATCHDOG_H
@@ -31,6 +32,7 @@ typedef struct cb_watchdog {
     void *firing_ctx;
     atomic_int abort_returned;     /* the hook, run in a thread of its own, returned */
     void *abort_ctx;
+    int exit_code;                 /* the status on expiry: CB_EXIT_TIMEOUT unless set */
 } cb_watchdog;
 
 /* Start watching; limit <= 0 starts nothing. Returns 0, or -1 when the
@@ -68,6 +70,9 @@ static inline void cb_watchdog_at(cb_watchdog *w, long i)
 
 /* The hook that aborts the backend's communicator on expiry. */
 void cb_watchdog_set_abort(cb_watchdog *w, void (*hook)(void *ctx), void *ctx);
+
+/* The status the process ends with on expiry (CB_EXIT_TIMEOUT until set). */
+void cb_watchdog_set_exit(cb_watchdog *w, int code);
 
 void cb_watchdog_stop(cb_watchdog *w);
 

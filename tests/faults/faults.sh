@@ -73,6 +73,25 @@ grep -Eq '^nccl-collbench: rank [02] \(.*\): timeout: .* 4096 B out-of-place, (w
 csv_whole "$CB_TMP/hang.csv"
 [ "$(wc -l <"$CB_TMP/hang.csv")" = 5 ] || fail "expected the header and 4 rows before the hang"
 
+# 1b. MPI_Finalize that never returns (MPICH before 4.2 can hang there
+#    between nodes): the results are complete; the watchdog still ends the
+#    rank within -T, naming it, with status 3 when the run itself passed and
+#    the run's own status otherwise. One rank: Open MPI 4.1's mpirun itself
+#    now and then crashes or hangs when two ranks leave MPI_Finalize unended.
+NCCL_COLLBENCH_TEST_FINALIZE_HANG=0 CB_RUN_BIN=$FAULTY \
+    run 1 --backend mpi -b 1K -e 4K -n 2 -T 2 --csv "$CB_TMP/fin.csv"
+expect_rc 3 "MPI_Finalize hung"
+grep -q '^nccl-collbench: rank 0 (.*): timeout: no progress for 2 s (-T) in MPI_Finalize' "$CB_TMP/err" ||
+    show_and_fail "the rank hung in MPI_Finalize is not named"
+csv_whole "$CB_TMP/fin.csv"
+[ "$(wc -l <"$CB_TMP/fin.csv")" = 7 ] || show_and_fail "expected the header and 6 rows before MPI_Finalize"
+grep -q '^# Avg bus bandwidth' "$CB_TMP/out" || show_and_fail "the table's footer is missing"
+NCCL_COLLBENCH_TEST_FINALIZE_HANG=0 NCCL_COLLBENCH_TEST_FAULT=corrupt:0:3 CB_RUN_BIN=$FAULTY \
+    run 1 --backend faulty-mpi -b 1K -e 4K -n 2 -T 2
+expect_rc 7 "wrong results, then MPI_Finalize hung"
+grep -q '^nccl-collbench: rank 0 (.*): timeout: .* in MPI_Finalize' "$CB_TMP/err" ||
+    show_and_fail "the rank hung in MPI_Finalize is not named"
+
 # 2. An allocation failure on one rank: every rank stops, one message.
 NCCL_COLLBENCH_TEST_FAULT=alloc:2 CB_RUN_BIN=$FAULTY run 4 --backend faulty-mpi -b 1K -e 1M
 expect_rc 1 "injected allocation failure"
