@@ -61,6 +61,7 @@ typedef struct cb_backend {
     int rank;
     int nranks;
     char error[CB_BACKEND_ERRLEN];
+    char notice[CB_BACKEND_ERRLEN]; /* a line for the reader after init, "" for none */
 } cb_backend;
 
 /* One rank's device, for the "Using devices" lines and the CSV. */

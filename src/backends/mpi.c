@@ -185,7 +185,7 @@ static int mpi_start(mpi_backend *mb, MPI_Comm comm)
     MPI_Comm_set_errhandler(mb->base.comm, MPI_ERRORS_RETURN);
     MPI_Comm_rank(mb->base.comm, &mb->base.rank);
     MPI_Comm_size(mb->base.comm, &mb->base.nranks);
-    mb->reduce_root_first = cb_mpi_reduce_root_first_on(mb->base.comm);
+    mb->reduce_root_first = cb_mpi_reduce_root_first_on(&mb->base);
     return create_types_and_ops(mb);
 }
 

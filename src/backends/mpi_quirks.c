@@ -32,12 +32,15 @@ int cb_mpi_reduce_needs_root_first(const char *version)
     return major == 4 && (minor == 0 || (minor == 1 && patch < 2));
 }
 
-int cb_mpi_reduce_root_first_on(MPI_Comm comm)
+int cb_mpi_reduce_root_first_on(cb_backend *b)
 {
     char version[MPI_MAX_LIBRARY_VERSION_STRING] = "";
     int len = 0, here = MPI_Get_library_version(version, &len) == MPI_SUCCESS &&
                         cb_mpi_reduce_needs_root_first(version);
     int any = here;
-    MPI_Allreduce(&here, &any, 1, MPI_INT, MPI_MAX, comm);
+    MPI_Allreduce(&here, &any, 1, MPI_INT, MPI_MAX, b->comm);
+    if (any)
+        snprintf(b->notice, sizeof b->notice, "This MPICH's in-place MPI_Reduce fails at a root other "
+                 "than 0 (MPICH issue 6540): reduce runs on the same ranks ordered from the root");
     return any;
 }

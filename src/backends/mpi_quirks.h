@@ -4,6 +4,8 @@
 
 #include <mpi.h>
 
+#include "backend.h"
+
 /* 1 when the library that MPI_Get_library_version describes as version
  * crashes in an in-place MPI_Reduce whose root is not rank 0, so that the
  * backend must rank the root first: MPICH's ch4 device from 3.3 to 4.1.1
@@ -11,9 +13,9 @@
  * ranks, from a few KiB on (MPICH issue 6540, fixed in 4.1.2 and 4.2.0). */
 int cb_mpi_reduce_needs_root_first(const char *version);
 
-/* The same, for the library this process runs, agreed over comm (all ranks
- * alike: a collective call). The reordered communicator inherits comm's
- * error handler. */
-int cb_mpi_reduce_root_first_on(MPI_Comm comm);
+/* The same, for the library this process runs, agreed over b's communicator
+ * (all ranks alike: a collective call); when it is 1, a line for the reader
+ * in b->notice. The reordered communicator inherits b's error handler. */
+int cb_mpi_reduce_root_first_on(cb_backend *b);
 
 #endif

@@ -103,6 +103,8 @@ int cb_engine_run(const cb_params *p, MPI_Comm comm)
             note(e, "%s", e->backend_notice);
         if (e->impl_notice[0] != '\0')
             note(e, "%s", e->impl_notice);
+        if (e->b->notice[0] != '\0')
+            note(e, "%s", e->b->notice);
         if (p->registration != 0)
             note(e, "-R %d: buffers %s", p->registration, p->registration == 1 ?
                  "registered with ncclCommRegister" : "from ncclMemAlloc in a symmetric window");

@@ -135,6 +135,7 @@ static int faulty_init_as(const cb_backend_ops *self, MPI_Comm comm,
     if (f->inner == NULL)
         return cb_backend_fail(&f->base, "out of memory");
     f->inner->ops = f->ops;
+    memcpy(f->base.notice, f->inner->notice, sizeof f->base.notice);
     return pass(&f->base, rc);
 }
 
