@@ -45,6 +45,11 @@ elif kind == "nosamples":         # no per-iteration samples; busbw down 30%
     slower(r, float(arg) if arg else 1.0, median=False)
 elif kind == "head":              # the first rows only
     rows = rows[:int(arg)]
+elif kind == "eighty":            # 80 rows: the sizes go on doubling
+    rows = [dict(rows[i % len(rows)]) for i in range(80)]
+    for i, x in enumerate(rows):
+        x["bytes"] = str(1024 << (i // 2))
+    rows = rows[:int(arg)] if arg else rows
 elif kind == "two":               # half the rows become broadcast
     for x in rows[len(rows) // 2:]:
         x["collective"] = "broadcast"
@@ -102,6 +107,12 @@ expect 1 "$base" "$CB_TMP/three.csv"
 grep -q '^# all: .*missing in new 5.*: FAIL$' "$CB_TMP/cmp.out" || fail "missing rows not summarised"
 expect 0 --allow-missing "$base" "$CB_TMP/three.csv"
 grep -q 'missing in new 5 (allowed)' "$CB_TMP/cmp.out" || fail "allowed missing rows not said"
+# The issue's case: a file truncated to 3 of 80 rows.
+make_csv "$CB_TMP/eighty.csv" eighty
+make_csv "$CB_TMP/eighty-3.csv" eighty 3
+expect 1 "$CB_TMP/eighty.csv" "$CB_TMP/eighty-3.csv"
+grep -q '^# all: compared 3, .*missing in new 77.*: FAIL$' "$CB_TMP/cmp.out" ||
+    fail "3 of 80 rows: $(tail -2 "$CB_TMP/cmp.out")"
 
 # 3. The baseline's own spread: a second baseline 30% slower on row 3 makes a
 # 25% slower new row noise; against the first baseline alone it regressed.
@@ -146,6 +157,14 @@ grep -q '^# allreduce: compared 4, regressed 0,.*: pass$' "$CB_TMP/cmp.out" ||
     fail "allreduce summary: $(cat "$CB_TMP/cmp.out")"
 grep -q '^# broadcast: compared 4, regressed 1,.*worst change +50.0%: FAIL$' "$CB_TMP/cmp.out" ||
     fail "broadcast summary: $(cat "$CB_TMP/cmp.out")"
+# A collective that no longer runs: its rows missing, its summary FAIL.
+grep -v ',broadcast,' "$CB_TMP/two-base.csv" >"$CB_TMP/no-broadcast.csv"
+expect 1 "$CB_TMP/two-base.csv" "$CB_TMP/no-broadcast.csv"
+grep -q '^# broadcast: compared 0, .*missing in new 4: FAIL$' "$CB_TMP/cmp.out" ||
+    fail "missing collective: $(cat "$CB_TMP/cmp.out")"
+grep -q '^# allreduce: compared 4, .*missing in new 0,.*: pass$' "$CB_TMP/cmp.out" ||
+    fail "missing collective, allreduce: $(cat "$CB_TMP/cmp.out")"
+expect 0 --allow-missing "$CB_TMP/two-base.csv" "$CB_TMP/no-broadcast.csv"
 
 # 7. The machine-readable report.
 expect 1 --json "$CB_TMP/report.json" "$CB_TMP/two-base.csv" "$CB_TMP/two-new.csv"
