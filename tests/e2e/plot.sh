@@ -4,6 +4,7 @@
 # are in tests/e2e/plot_untrusted.sh.)
 . "$CB_SRCDIR/tests/support/lib.sh"
 need_mpirun
+need_python
 plot="$CB_BUILDDIR/src/nccl-collbench-plot"
 
 run 2 -b 1K -e 64K -f 4 -n 2 -d float,double --csv "$CB_TMP/run.csv"
@@ -61,6 +62,25 @@ for t in '>1 KiB<' '>4 KiB<' '>64 KiB<'; do
     grep -q "$t" "$svg" || fail "no tick $t"
 done
 grep -q '>1024<\|   B<' "$svg" && fail "a raw or padded size tick"
+# 8 B to 1 GiB (the sizes rewritten, as no run here can reach 1 GiB): ticks
+# every 5 powers of two from 1 B, so at 1 KiB, 1 MiB and 1 GiB, and at both ends.
+"$CB_PYTHON" - "$CB_TMP/run.csv" "$CB_TMP/gib.csv" <<'PY' || fail "making the 1 GiB file"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+out = []
+for e in range(3, 31):
+    r = dict(rows[0])
+    r["bytes"] = str(1 << e)
+    out.append(r)
+with open(sys.argv[2], "w", newline="") as f:
+    w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
+    w.writeheader()
+    w.writerows(out)
+PY
+"$plot" -f svg -o "$CB_TMP/gib" "$CB_TMP/gib.csv" >/dev/null || fail "plot of 8 B to 1 GiB"
+ticks=$(grep -o '>[0-9]* [KMGT]*i*B<' "$CB_TMP/gib/allreduce-busbw.svg" | tr -d '<>' |
+    paste -sd, -)
+[ "$ticks" = "8 B,1 KiB,32 KiB,1 MiB,32 MiB,1 GiB" ] || fail "8 B to 1 GiB: ticks $ticks"
 
 # Both formats at once; every path printed exists and is not empty.
 "$plot" -f png,svg -o "$CB_TMP/both" "$CB_TMP/run.csv" >"$CB_TMP/list" || fail "png,svg failed"
@@ -114,6 +134,21 @@ if [ -x "$standin" ]; then
     for t in 'nccl float sum in-place \[nccl.csv\]' 'mpi float sum in-place \[run.csv\]'; do
         grep -q "$t" "$CB_TMP/nccl/allreduce-busbw.svg" || fail "nccl and mpi: no line '$t'"
     done
+    # Every collective on NCCL, with barrier, --split and --layout col: a
+    # chart for each (barrier's time alone), none empty.
+    CB_STANDIN_GPUS=4 CB_RUN_BIN=$standin run 4 --backend nccl -o all --split size:2 \
+        --layout row,col -b 1K -e 4K -n 2 --csv "$CB_TMP/nccl-all.csv"
+    expect_rc 0 "the NCCL stand-in run of -o all"
+    "$plot" -o "$CB_TMP/nccl-all" "$CB_TMP/nccl-all.csv" >"$CB_TMP/list" ||
+        fail "NCCL -o all --split --layout: plot failed"
+    for c in $("$CB_PYTHON" -c 'import csv, sys
+print(" ".join(sorted({r["collective"] for r in csv.DictReader(open(sys.argv[1]))})))' \
+        "$CB_TMP/nccl-all.csv"); do
+        grep -qx "$CB_TMP/nccl-all/$c-time.png" "$CB_TMP/list" || fail "NCCL: no $c time chart"
+        [ "$c" = barrier ] ||
+            grep -qx "$CB_TMP/nccl-all/$c-busbw.png" "$CB_TMP/list" || fail "NCCL: no $c busbw chart"
+    done
+    while read -r f; do [ -s "$f" ] || fail "$f listed, not written"; done <"$CB_TMP/list"
 fi
 
 # One rank: no bandwidth, so the time chart only.
