@@ -143,11 +143,17 @@ expect 1 "$base" "$CB_TMP/nosamples.csv"
 grep 'REGRESSED' "$CB_TMP/cmp.out" | grep -q ' busbw ' || fail "no fallback to busbw"
 expect 2 --metric mean "$base" "$base"
 
-# 5. The absolute floor: rows whose bus bandwidth is below it fail.
-expect 1 --min-busbw 10.5 "$base" "$base"
-[ "$(grep -c 'BELOW FLOOR$' "$CB_TMP/cmp.out")" = 1 ] || fail "not one row below 10.5 GB/s"
-expect 0 --min-busbw 9.5 "$base" "$base"
+# 5. The absolute floor, as nccl-collbench --min-busbw: rows at the largest
+# size of their sweep (64 KiB: 16 and 17 GB/s) whose bus bandwidth is below
+# it fail; smaller sizes (1 KiB: 10 GB/s) are not gated.
+expect 1 --min-busbw 16.5 "$base" "$base"
+[ "$(grep -c 'BELOW FLOOR$' "$CB_TMP/cmp.out")" = 1 ] || fail "not one row below 16.5 GB/s"
+grep 'BELOW FLOOR$' "$CB_TMP/cmp.out" | grep -q ' 65536 out-of-place ' ||
+    fail "the row below 16.5 GB/s is not 64 KiB out of place: $(cat "$CB_TMP/cmp.out")"
+expect 0 --min-busbw 15.5 "$base" "$base"
+expect 0 --min-busbw 10.5 "$base" "$base"
 expect 2 --min-busbw abc "$base" "$base"
+expect 2 --min-busbw 0 "$base" "$base"
 
 # 6. A summary per collective.
 make_csv "$CB_TMP/two-base.csv" two
@@ -157,6 +163,12 @@ grep -q '^# allreduce: compared 4, regressed 0,.*: pass$' "$CB_TMP/cmp.out" ||
     fail "allreduce summary: $(cat "$CB_TMP/cmp.out")"
 grep -q '^# broadcast: compared 4, regressed 1,.*worst change +50.0%: FAIL$' "$CB_TMP/cmp.out" ||
     fail "broadcast summary: $(cat "$CB_TMP/cmp.out")"
+# The floor takes each collective's own largest size: allreduce's is 4 KiB
+# (12 and 13 GB/s), broadcast's 64 KiB.
+expect 1 --min-busbw 12.5 "$CB_TMP/two-base.csv" "$CB_TMP/two-base.csv"
+[ "$(grep -c 'BELOW FLOOR$' "$CB_TMP/cmp.out")" = 1 ] &&
+    grep 'BELOW FLOOR$' "$CB_TMP/cmp.out" | grep -q ' allreduce .* 4096 out-of-place ' ||
+    fail "floor per collective: $(cat "$CB_TMP/cmp.out")"
 # A collective that no longer runs: its rows missing, its summary FAIL.
 grep -v ',broadcast,' "$CB_TMP/two-base.csv" >"$CB_TMP/no-broadcast.csv"
 expect 1 "$CB_TMP/two-base.csv" "$CB_TMP/no-broadcast.csv"
