@@ -98,9 +98,25 @@ for t in 'mpi float sum in-place \[run.csv\]' 'mpi float sum in-place \[second.c
          'second.csv: 2 ranks' 'run.csv: 2 ranks'; do
     grep -q "$t" "$svg" || fail "overlay lacks '$t'"
 done
-dashes() { grep -o "stroke-dasharray=[^ >]*" "$1" | sort -u | wc -l; }
-[ "$(dashes "$svg")" -gt "$(dashes "$CB_TMP/charts/allreduce-busbw.svg")" ] ||
-    fail "the second file has no dash style of its own"
+# One line style per file: with a third file (the second's copy), every
+# line of a file has the same dash and point style, and no two files share one.
+cp "$CB_TMP/second.csv" "$CB_TMP/third.csv"
+"$plot" -f svg -o "$CB_TMP/overlay3" "$CB_TMP/run.csv" "$CB_TMP/second.csv" "$CB_TMP/third.csv" \
+    >/dev/null || fail "overlay of three files failed"
+"$CB_PYTHON" - "$CB_TMP/overlay3/allreduce-busbw.svg" <<'PY' || fail "line styles per file"
+import re, sys
+svg = open(sys.argv[1]).read()
+styles = {}
+for part in svg.split('<g id="gnuplot_plot_')[1:]:
+    title = re.search(r"<title>.*\[(\S+)\]</title>", part).group(1)
+    path = re.search(r"<path [^>]*>", part).group(0)
+    dash = re.search(r"stroke-dasharray='([^']*)'", path)
+    point = re.search(r"xlink:href='#(gpPt\d+)'", part).group(1)
+    styles.setdefault(title, set()).add((dash.group(1) if dash else "solid", point))
+assert sorted(styles) == ["run.csv", "second.csv", "third.csv"], styles
+assert all(len(v) == 1 for v in styles.values()), styles
+assert len({next(iter(v)) for v in styles.values()}) == 3, styles
+PY
 
 # -o all: barrier (no size, no bandwidth) gets a time chart alone.
 run 2 -o all -b 1K -e 4K -n 2 --csv "$CB_TMP/all.csv"
