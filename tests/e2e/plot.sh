@@ -138,6 +138,16 @@ for t in 'sum in-place group 0' 'sum in-place group 1'; do
 done
 grep -q 'none out-of-place col' "$CB_TMP/sc/allgather-busbw.svg" || fail "--layout col: no line"
 
+# The health scan on 2 hosts of 2 ranks: a line per node, pair and rail, not
+# their figures averaged by group.
+hostid_launcher "a a b b" "$CB_BIN"
+CB_RUN_BIN=$CB_TMP/hostid.sh run 4 -o scan -b 64K -e 64K -n 2 --csv "$CB_TMP/scan.csv"
+expect_rc 0 "the -o scan run"
+"$plot" -f svg -o "$CB_TMP/scan" "$CB_TMP/scan.csv" >/dev/null || fail "-o scan: plot failed"
+titles=$(grep -o '<title>mpi [^<]*</title>' "$CB_TMP/scan/scan-busbw.svg" | sed 's/.*out-of-place //; s/<.*//' |
+    sort | paste -sd, -)
+[ "$titles" = "node a,node b,pair a - b,rail 0,rail 1" ] || fail "-o scan: lines $titles"
+
 # The NCCL backend (through the CPU stand-in, where it was built) overlaid
 # on the MPI run.
 standin="$CB_BUILDDIR/tests/nccl-collbench-standin"
