@@ -9,9 +9,10 @@ const char *const gate_key_columns[GATE_MAX_KEYS] = {
     "group", "layout", "impl", "scan_part", "host", "peer_host",
 };
 
-/* Key columns empty in every row but those of the health scan (-o scan),
- * whose node, pair and rail rows they tell apart: keys only where a row
- * has them, so that other comparisons print no empty columns. */
+/* The last three key columns are empty in every row but those of the
+ * health scan (-o scan), whose node, pair and rail rows they tell apart:
+ * keys only where a row has them, so that other comparisons print no
+ * empty columns. */
 static int scan_only(size_t c)
 {
     return c >= GATE_MAX_KEYS - 3;
