@@ -19,7 +19,7 @@
 
 enum { EXIT_CLEAN = 0, EXIT_REGRESSED = 1, EXIT_BAD_INPUT = 2 };
 
-static const int key_widths[GATE_MAX_KEYS] = {7, 13, 8, 9, 4, 12, 12, 5, 5, 6, 6};
+static const int key_widths[GATE_MAX_KEYS] = {7, 13, 8, 9, 4, 12, 12, 5, 5, 6, 6, 9, 8, 9};
 static const char *const metric_names[] = {"busbw", "time", "median", "auto"};
 
 typedef struct options {
@@ -46,15 +46,16 @@ static void usage(FILE *out)
             "                        median time); auto is the median where both files\n"
             "                        have samples, else busbw [auto]\n"
             "      --min-bytes SIZE  compare only sizes of at least SIZE bytes [0]\n"
-            "      --min-busbw GBPS  fail a row whose new bus bandwidth is below GBPS\n"
+            "      --min-busbw GBPS  fail a row at the largest size of its sweep whose new\n"
+            "                        bus bandwidth is below GBPS, as nccl-collbench does\n"
             "      --allow-missing   rows of the baseline missing in NEW do not fail\n"
             "      --json FILE       also write the verdicts to FILE as JSON\n"
             "  -q, --quiet           print only failing rows and the summaries\n"
             "  -h, --help            print this help and exit\n"
             "  -V, --version         print the version and exit\n\n"
             "Rows match on backend, collective, datatype, redop, root, bytes, placement,\n"
-            "ranks (and group, layout, impl where present). See the man page for the\n"
-            "method.\n"
+            "ranks (and group, layout, impl, and the scan's scan_part, host, peer_host,\n"
+            "where present). See the man page for the method.\n"
             "Exit status: 0 no regression, 1 regression, wrong results, a row below\n"
             "--min-busbw or missing in NEW, 2 usage or input error.\n");
 }
@@ -193,13 +194,81 @@ static void print_key(const gate_side *s, const gate_entry *e, const gate_keys *
             printf(" %*s", key_widths[c], gate_field(s, e, gate_key_columns[c]));
 }
 
+/* An entry's sweep (its key less bytes and placement) and size. */
+typedef struct sweep_point {
+    char *sweep;
+    unsigned long long bytes;
+    size_t entry;
+} sweep_point;
+
+static int by_sweep_then_size_down(const void *a, const void *b)
+{
+    const sweep_point *x = a, *y = b;
+    int c = strcmp(x->sweep, y->sweep);
+    if (c != 0)
+        return c;
+    return x->bytes < y->bytes ? 1 : x->bytes > y->bytes ? -1 : 0;
+}
+
+/*
+ * A flag per entry of s: it is at the largest size of its sweep. The main
+ * program's --min-busbw gates only that size (smaller ones measure latency
+ * more than bandwidth), and the floor here must mean the same. NULL when out
+ * of memory. O(n log n).
+ */
+static unsigned char *largest_of_sweeps(const gate_side *s)
+{
+    size_t n = s->nentries;
+    unsigned char *flag = calloc(n ? n : 1, 1);
+    sweep_point *p = calloc(n ? n : 1, sizeof *p);
+    int ok = flag != NULL && p != NULL;
+    for (size_t i = 0; ok && i < n; i++) {
+        size_t len = 1;
+        for (size_t c = 0; c < GATE_MAX_KEYS; c++)
+            len += strlen(gate_field(s, &s->entries[i], gate_key_columns[c])) + 1;
+        ok = (p[i].sweep = malloc(len)) != NULL;
+        if (!ok)
+            break;
+        p[i].sweep[0] = '\0';
+        for (size_t c = 0; c < GATE_MAX_KEYS; c++)
+            if (strcmp(gate_key_columns[c], "bytes") != 0 &&
+                strcmp(gate_key_columns[c], "placement") != 0) {
+                strcat(p[i].sweep, gate_field(s, &s->entries[i], gate_key_columns[c]));
+                strcat(p[i].sweep, "\x1f");
+            }
+        p[i].bytes = strtoull(gate_field(s, &s->entries[i], "bytes"), NULL, 10);
+        p[i].entry = i;
+    }
+    if (ok) {
+        qsort(p, n, sizeof *p, by_sweep_then_size_down);
+        unsigned long long top = 0;
+        for (size_t i = 0; i < n; i++) {
+            if (i == 0 || strcmp(p[i].sweep, p[i - 1].sweep) != 0)
+                top = p[i].bytes;
+            flag[p[i].entry] = p[i].bytes == top;
+        }
+    }
+    for (size_t i = 0; p != NULL && i < n; i++)
+        free(p[i].sweep);
+    free(p);
+    if (!ok) {
+        free(flag);
+        return NULL;
+    }
+    return flag;
+}
+
 /* Judge every baseline key; fills the report. Returns 0, or -1 out of memory. */
 static int judge_all(const options *o, const gate_side *base, const gate_side *fresh,
                      report *rep)
 {
     const gate_entry **order = calloc(base->nentries ? base->nentries : 1, sizeof *order);
-    if (order == NULL)
+    unsigned char *largest = o->min_busbw > 0 ? largest_of_sweeps(fresh) : NULL;
+    if (order == NULL || (o->min_busbw > 0 && largest == NULL)) {
+        free(order);
+        free(largest);
         return -1;
+    }
     for (size_t i = 0; i < base->nentries; i++)
         order[i] = &base->entries[i];
     qsort(order, base->nentries, sizeof *order, by_place);
@@ -229,7 +298,8 @@ static int judge_all(const options *o, const gate_side *base, const gate_side *f
             r->verdict = VERDICT_WRONG;
         else if (r->j.change > o->threshold && r->j.change > r->j.noise)
             r->verdict = VERDICT_REGRESSED;
-        else if (o->min_busbw > 0 && r->j.has_busbw && r->j.fresh_busbw < o->min_busbw)
+        else if (o->min_busbw > 0 && largest[c - fresh->entries] && r->j.has_busbw &&
+                 r->j.fresh_busbw < o->min_busbw)
             r->verdict = VERDICT_BELOW_FLOOR;
         else
             r->verdict = VERDICT_OK;
@@ -238,6 +308,7 @@ static int judge_all(const options *o, const gate_side *base, const gate_side *f
         if (gate_find(base, fresh->entries[i].rows[0]->key) == NULL)
             rep->only_new++;
     free(order);
+    free(largest);
     return rc;
 }
 

@@ -6,8 +6,28 @@
 
 const char *const gate_key_columns[GATE_MAX_KEYS] = {
     "backend", "collective", "datatype", "redop", "root", "bytes", "placement", "ranks",
-    "group", "layout", "impl",
+    "group", "layout", "impl", "scan_part", "host", "peer_host",
 };
+
+/* The last three key columns are empty in every row but those of the
+ * health scan (-o scan), whose node, pair and rail rows they tell apart:
+ * keys only where a row has them, so that other comparisons print no
+ * empty columns. */
+static int scan_only(size_t c)
+{
+    return c >= GATE_MAX_KEYS - 3;
+}
+
+static int any_value(const gate_side *s, const char *column)
+{
+    for (size_t f = 0; f < s->nfiles; f++) {
+        int col = cb_csv_column(&s->tables[f], column);
+        for (size_t r = 0; col >= 0 && r < s->tables[f].nrows; r++)
+            if (s->tables[f].rows[r][col][0] != '\0')
+                return 1;
+    }
+    return 0;
+}
 
 int gate_read(gate_side *s, const char **paths, size_t nfiles, char *err, size_t err_len)
 {
@@ -35,6 +55,8 @@ int gate_common_keys(const gate_side *a, const gate_side *b, gate_keys *k)
             k->use[c] &= cb_csv_column(&a->tables[f], gate_key_columns[c]) >= 0;
         for (size_t f = 0; f < b->nfiles; f++)
             k->use[c] &= cb_csv_column(&b->tables[f], gate_key_columns[c]) >= 0;
+        if (k->use[c] && scan_only(c))
+            k->use[c] = any_value(a, gate_key_columns[c]) || any_value(b, gate_key_columns[c]);
         any |= k->use[c];
     }
     return any;

@@ -234,7 +234,18 @@ static void size_label(unsigned long long v, char *buf, size_t len)
     snprintf(buf, len, "%llu %s", v, units[u]);
 }
 
-/* Ticks at powers of two from below the smallest size to above the largest. */
+/* One tick of the size axis, as gnuplot's "8 B" 8; a comma before all but the first. */
+static void size_tick(FILE *script, int e, int first)
+{
+    char label[32];
+    size_label(1ULL << e, label, sizeof label);
+    fprintf(script, "%s\"%s\" %llu", first ? "" : ", ", label, 1ULL << e);
+}
+
+/* Ticks at the powers of two just below the smallest size and above the
+ * largest, and between them every 1, 2, 5 or 10 powers (at most about 10
+ * ticks), counted from 1 B so that 1 KiB, 1 MiB and 1 GiB are among them:
+ * 8 B, 1 KiB, 32 KiB, 1 MiB, 32 MiB, 1 GiB. */
 static void size_ticks(FILE *script, const plot_chart *ch)
 {
     unsigned long long lo = 0, hi = 0;
@@ -251,15 +262,22 @@ static void size_ticks(FILE *script, const plot_chart *ch)
         e_lo++;
     while (e_hi < 63 && (1ULL << e_hi) < hi)
         e_hi++;
-    int step = 1;
-    while ((e_hi - e_lo) / step > 10)
-        step++;
+    static const int steps[] = {1, 2, 5, 10, 20};
+    int step = 20;
+    for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++)
+        if ((e_hi - e_lo) / steps[i] <= 10) {
+            step = steps[i];
+            break;
+        }
     fprintf(script, "set xtics (");
-    for (int e = e_lo; e <= e_hi; e += step) {
-        char label[32];
-        size_label(1ULL << e, label, sizeof label);
-        fprintf(script, "%s\"%s\" %llu", e == e_lo ? "" : ", ", label, 1ULL << e);
-    }
+    size_tick(script, e_lo, 1);
+    /* Inner ticks keep more than half a step from the end ones, whose
+     * labels they would crowd. */
+    for (int e = (e_lo / step + 1) * step; e < e_hi; e += step)
+        if (2 * (e - e_lo) > step && 2 * (e_hi - e) > step)
+            size_tick(script, e, 0);
+    if (e_hi > e_lo)
+        size_tick(script, e_hi, 0);
     /* A margin, so that the end ticks and points are not on the border. */
     fprintf(script, ")\nset xrange [%.6g:%.6g]\n", (double)(1ULL << e_lo) / 1.2,
             (double)(1ULL << e_hi) * 1.2);

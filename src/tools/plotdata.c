@@ -90,7 +90,7 @@ static int read_number(const char *text, double *v)
 
 typedef struct file_columns {
     int collective, backend, datatype, redop, placement, bytes, busbw, time, layout;
-    int ranks, nodes, library, start, run_id, group, impl;
+    int ranks, nodes, library, start, run_id, group, impl, scan_part, host, peer_host;
 } file_columns;
 
 static int find_columns(const cb_csv_table *t, file_columns *c)
@@ -111,6 +111,10 @@ static int find_columns(const cb_csv_table *t, file_columns *c)
     c->run_id = cb_csv_column(t, "run_id");
     c->group = cb_csv_column(t, "group");   /* with --split: a line per group */
     c->impl = cb_csv_column(t, "impl");     /* --nccl-impl: a line per implementation */
+    /* -o scan: a line per node, pair of nodes and rail. */
+    c->scan_part = cb_csv_column(t, "scan_part");
+    c->host = cb_csv_column(t, "host");
+    c->peer_host = cb_csv_column(t, "peer_host");
     return c->collective < 0 || c->backend < 0 || c->datatype < 0 || c->redop < 0 ||
                    c->placement < 0 || c->bytes < 0 || c->busbw < 0 || c->time < 0
                ? -1
@@ -141,6 +145,25 @@ static char *run_context(const cb_csv_table *t, const file_columns *c, const cha
 #undef FIELD
     plot_safe_text(safe, sizeof safe, text);
     return strdup(safe);
+}
+
+/* A health scan row's place in the label, instead of its group: the node
+ * ("node h0"), the pair ("pair h0 - h1") or the rail ("rail 0"), so that
+ * the figures of different parts are not averaged into one line. */
+static void scan_where(const file_columns *c, char **row, char *where, size_t len)
+{
+    const char *part = c->scan_part >= 0 ? row[c->scan_part] : "";
+    const char *host = c->host >= 0 ? row[c->host] : "";
+    const char *peer = c->peer_host >= 0 ? row[c->peer_host] : "";
+    const char *group = c->group >= 0 ? row[c->group] : "";
+    if (strcmp(part, "node") == 0)
+        snprintf(where, len, " node %.40s", host);
+    else if (strcmp(part, "pair") == 0)
+        snprintf(where, len, " pair %.40s - %.40s", host, peer);
+    else if (strcmp(part, "rail") == 0)
+        snprintf(where, len, " rail %.20s", group);
+    else if (part[0])
+        snprintf(where, len, " %.20s", part);
 }
 
 /* Read one file's rows into records (chart names collected in *names). */
@@ -207,10 +230,14 @@ static int read_file(plot_data *d, const cb_csv_table *t, const char *path, size
         int col_layout = c.layout >= 0 && strcmp(row[c.layout], "col") == 0;
         const char *group = c.group >= 0 ? row[c.group] : "";
         const char *impl = c.impl >= 0 ? row[c.impl] : "";
+        char where[120] = "";
+        if (group[0])
+            snprintf(where, sizeof where, " group %.20s", group);
+        scan_where(&c, row, where, sizeof where);
         char label[200];
-        snprintf(label, sizeof label, "%.20s %.20s %.20s %.20s%s%s%.20s%s%.20s", row[c.backend],
+        snprintf(label, sizeof label, "%.20s %.20s %.20s %.20s%s%s%s%.20s", row[c.backend],
                  row[c.datatype], row[c.redop], row[c.placement], col_layout ? " col" : "",
-                 group[0] ? " group " : "", group, impl[0] ? " " : "", impl);
+                 where, impl[0] ? " " : "", impl);
         plot_safe_text(rec->label, sizeof rec->label, label);
         rec->collective = row[c.collective];   /* the chart is settled later */
         (*nrecs)++;

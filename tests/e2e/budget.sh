@@ -7,16 +7,21 @@
 need_mpirun
 need_python
 
-run 2 --backend mpi -b 8 -e 8M -f 8 -n 500 --budget 2 -c 1 --csv "$CB_TMP/b.csv"
+run 2 --backend mpi -b 8 -e 8M -f 8 -n 500 --budget 2 -c 1 --csv "$CB_TMP/b.csv" \
+    --json "$CB_TMP/b.json"
 expect_rc 0 "--budget 2"
-"$CB_PYTHON" - "$CB_TMP/b.csv" <<'PY' || fail "--budget: $(cat "$CB_TMP/b.csv")"
-import csv, sys
-rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["placement"] == "out-of-place"]
+"$CB_PYTHON" - "$CB_TMP/b.csv" "$CB_TMP/b.json" <<'PY' || fail "--budget: $(cat "$CB_TMP/b.csv")"
+import csv, json, sys
+every = list(csv.DictReader(open(sys.argv[1])))
+rows = [r for r in every if r["placement"] == "out-of-place"]
 iters = {int(r["bytes"]): int(r["iters"]) for r in rows}
 assert all(1 <= n <= 500 for n in iters.values()), iters
 # The largest size (2 MiB) takes far over 2 ms / 500 = 4 us: fewer than -n.
 assert iters[max(iters)] < 500, iters
 assert all(r["wrong"] == "0" for r in rows)
+# The JSON says the same count, result by result (nccl-tests' actual_iterations).
+res = json.load(open(sys.argv[2]))["results"]
+assert [x["actual_iterations"] for x in res] == [int(r["iters"]) for r in every], res
 PY
 
 run 2 --backend mpi -b 8 -e 1M -f 16 -n 7 -c 0 --csv "$CB_TMP/n.csv"

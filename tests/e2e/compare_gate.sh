@@ -45,6 +45,20 @@ elif kind == "nosamples":         # no per-iteration samples; busbw down 30%
     slower(r, float(arg) if arg else 1.0, median=False)
 elif kind == "head":              # the first rows only
     rows = rows[:int(arg)]
+elif kind == "eighty":            # 80 rows: the sizes go on doubling
+    rows = [dict(rows[i % len(rows)]) for i in range(80)]
+    for i, x in enumerate(rows):
+        x["bytes"] = str(1024 << (i // 2))
+    rows = rows[:int(arg)] if arg else rows
+elif kind == "scan":              # a health scan: node, rail and pair rows
+    parts = [("0", "node", "a", "", "10.0"), ("0", "rail", "", "", "20.0"),
+             ("", "pair", "a", "b", "30.0")]
+    rows = [dict(rows[0]) for _ in parts]
+    for x, (group, part, host, peer, bw) in zip(rows, parts):
+        x.update(collective="scan", group=group, scan_part=part, host=host, peer_host=peer,
+                 busbw_gbps=bw, iter_samples="0", iter_median_us="", iter_p99_us="")
+    if arg:
+        slower(rows[1], float(arg), median=False)
 elif kind == "two":               # half the rows become broadcast
     for x in rows[len(rows) // 2:]:
         x["collective"] = "broadcast"
@@ -102,6 +116,12 @@ expect 1 "$base" "$CB_TMP/three.csv"
 grep -q '^# all: .*missing in new 5.*: FAIL$' "$CB_TMP/cmp.out" || fail "missing rows not summarised"
 expect 0 --allow-missing "$base" "$CB_TMP/three.csv"
 grep -q 'missing in new 5 (allowed)' "$CB_TMP/cmp.out" || fail "allowed missing rows not said"
+# The issue's case: a file truncated to 3 of 80 rows.
+make_csv "$CB_TMP/eighty.csv" eighty
+make_csv "$CB_TMP/eighty-3.csv" eighty 3
+expect 1 "$CB_TMP/eighty.csv" "$CB_TMP/eighty-3.csv"
+grep -q '^# all: compared 3, .*missing in new 77.*: FAIL$' "$CB_TMP/cmp.out" ||
+    fail "3 of 80 rows: $(tail -2 "$CB_TMP/cmp.out")"
 
 # 3. The baseline's own spread: a second baseline 30% slower on row 3 makes a
 # 25% slower new row noise; against the first baseline alone it regressed.
@@ -132,11 +152,17 @@ expect 1 "$base" "$CB_TMP/nosamples.csv"
 grep 'REGRESSED' "$CB_TMP/cmp.out" | grep -q ' busbw ' || fail "no fallback to busbw"
 expect 2 --metric mean "$base" "$base"
 
-# 5. The absolute floor: rows whose bus bandwidth is below it fail.
-expect 1 --min-busbw 10.5 "$base" "$base"
-[ "$(grep -c 'BELOW FLOOR$' "$CB_TMP/cmp.out")" = 1 ] || fail "not one row below 10.5 GB/s"
-expect 0 --min-busbw 9.5 "$base" "$base"
+# 5. The absolute floor, as nccl-collbench --min-busbw: rows at the largest
+# size of their sweep (64 KiB: 16 and 17 GB/s) whose bus bandwidth is below
+# it fail; smaller sizes (1 KiB: 10 GB/s) are not gated.
+expect 1 --min-busbw 16.5 "$base" "$base"
+[ "$(grep -c 'BELOW FLOOR$' "$CB_TMP/cmp.out")" = 1 ] || fail "not one row below 16.5 GB/s"
+grep 'BELOW FLOOR$' "$CB_TMP/cmp.out" | grep -q ' 65536 out-of-place ' ||
+    fail "the row below 16.5 GB/s is not 64 KiB out of place: $(cat "$CB_TMP/cmp.out")"
+expect 0 --min-busbw 15.5 "$base" "$base"
+expect 0 --min-busbw 10.5 "$base" "$base"
 expect 2 --min-busbw abc "$base" "$base"
+expect 2 --min-busbw 0 "$base" "$base"
 
 # 6. A summary per collective.
 make_csv "$CB_TMP/two-base.csv" two
@@ -146,6 +172,35 @@ grep -q '^# allreduce: compared 4, regressed 0,.*: pass$' "$CB_TMP/cmp.out" ||
     fail "allreduce summary: $(cat "$CB_TMP/cmp.out")"
 grep -q '^# broadcast: compared 4, regressed 1,.*worst change +50.0%: FAIL$' "$CB_TMP/cmp.out" ||
     fail "broadcast summary: $(cat "$CB_TMP/cmp.out")"
+# The floor takes each collective's own largest size: allreduce's is 4 KiB
+# (12 and 13 GB/s), broadcast's 64 KiB.
+expect 1 --min-busbw 12.5 "$CB_TMP/two-base.csv" "$CB_TMP/two-base.csv"
+[ "$(grep -c 'BELOW FLOOR$' "$CB_TMP/cmp.out")" = 1 ] &&
+    grep 'BELOW FLOOR$' "$CB_TMP/cmp.out" | grep -q ' allreduce .* 4096 out-of-place ' ||
+    fail "floor per collective: $(cat "$CB_TMP/cmp.out")"
+# A collective that no longer runs: its rows missing, its summary FAIL.
+grep -v ',broadcast,' "$CB_TMP/two-base.csv" >"$CB_TMP/no-broadcast.csv"
+expect 1 "$CB_TMP/two-base.csv" "$CB_TMP/no-broadcast.csv"
+grep -q '^# broadcast: compared 0, .*missing in new 4: FAIL$' "$CB_TMP/cmp.out" ||
+    fail "missing collective: $(cat "$CB_TMP/cmp.out")"
+grep -q '^# allreduce: compared 4, .*missing in new 0,.*: pass$' "$CB_TMP/cmp.out" ||
+    fail "missing collective, allreduce: $(cat "$CB_TMP/cmp.out")"
+expect 0 --allow-missing "$CB_TMP/two-base.csv" "$CB_TMP/no-broadcast.csv"
+
+# 6b. The health scan's node, rail and pair rows are keys of their own (a
+# node and a rail of the same group once counted as one noisy key, which
+# hid the rail's 30% drop).
+make_csv "$CB_TMP/scan-base.csv" scan
+make_csv "$CB_TMP/scan-new.csv" scan 1.43
+expect 0 "$CB_TMP/scan-base.csv" "$CB_TMP/scan-base.csv"
+grep -q '^# all: compared 3, ' "$CB_TMP/cmp.out" || fail "scan: not 3 keys: $(cat "$CB_TMP/cmp.out")"
+expect 1 "$CB_TMP/scan-base.csv" "$CB_TMP/scan-new.csv"
+[ "$(grep -c 'REGRESSED$' "$CB_TMP/cmp.out")" = 1 ] &&
+    grep 'REGRESSED$' "$CB_TMP/cmp.out" | grep -q ' rail  *busbw ' ||
+    fail "scan: the rail's drop: $(cat "$CB_TMP/cmp.out")"
+# Other files print no scan columns.
+expect 0 "$base" "$base"
+grep -q 'scan_part' "$CB_TMP/cmp.out" && fail "scan columns without scan rows"
 
 # 7. The machine-readable report.
 expect 1 --json "$CB_TMP/report.json" "$CB_TMP/two-base.csv" "$CB_TMP/two-new.csv"

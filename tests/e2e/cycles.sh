@@ -5,16 +5,20 @@
 need_mpirun
 need_python
 
-run 2 --backend mpi -N 3 -o allreduce,broadcast -b 1K -e 4K -f 4 -n 2 -w 1 \
+run 2 --backend mpi -N 3 -o allreduce,broadcast,barrier -b 1K -e 4K -f 4 -n 2 -w 1 --stats \
     --csv "$CB_TMP/c.csv" --json "$CB_TMP/c.json"
 expect_rc 0 "-N 3"
+# Each cycle's table keeps 13 fields in every data row, no trailing blanks.
+[ "$(grep -c '^ *[0-9]' "$CB_TMP/out")" = 15 ] || show_and_fail "-N 3: not 15 data rows"
+awk '!/^#/ && NF != 13 || / $/' "$CB_TMP/out" | grep -q . &&
+    show_and_fail "-N 3: a row without 13 fields or with trailing blanks"
 has 3 '^# Cycle [123]$'
 has 0 '^# Wrong elements on'
 "$CB_PYTHON" - "$CB_TMP/c.csv" "$CB_TMP/c.json" <<'PY' || show_and_fail "-N 3: CSV/JSON"
 import csv, json, re, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
-assert len(rows) == 24, len(rows)
-assert [r["cycle"] for r in rows] == ["1"] * 8 + ["2"] * 8 + ["3"] * 8, rows
+assert len(rows) == 27, len(rows)
+assert [r["cycle"] for r in rows] == ["1"] * 9 + ["2"] * 9 + ["3"] * 9, rows
 stamps = [r["timestamp_utc"] for r in rows]
 assert all(re.match(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$", t) for t in stamps), stamps
 assert stamps == sorted(stamps) and stamps[0] >= rows[0]["start_utc"], stamps

@@ -4,6 +4,7 @@
 # are in tests/e2e/plot_untrusted.sh.)
 . "$CB_SRCDIR/tests/support/lib.sh"
 need_mpirun
+need_python
 plot="$CB_BUILDDIR/src/nccl-collbench-plot"
 
 run 2 -b 1K -e 64K -f 4 -n 2 -d float,double --csv "$CB_TMP/run.csv"
@@ -61,6 +62,25 @@ for t in '>1 KiB<' '>4 KiB<' '>64 KiB<'; do
     grep -q "$t" "$svg" || fail "no tick $t"
 done
 grep -q '>1024<\|   B<' "$svg" && fail "a raw or padded size tick"
+# 8 B to 1 GiB (the sizes rewritten, as no run here can reach 1 GiB): ticks
+# every 5 powers of two from 1 B, so at 1 KiB, 1 MiB and 1 GiB, and at both ends.
+"$CB_PYTHON" - "$CB_TMP/run.csv" "$CB_TMP/gib.csv" <<'PY' || fail "making the 1 GiB file"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+out = []
+for e in range(3, 31):
+    r = dict(rows[0])
+    r["bytes"] = str(1 << e)
+    out.append(r)
+with open(sys.argv[2], "w", newline="") as f:
+    w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
+    w.writeheader()
+    w.writerows(out)
+PY
+"$plot" -f svg -o "$CB_TMP/gib" "$CB_TMP/gib.csv" >/dev/null || fail "plot of 8 B to 1 GiB"
+ticks=$(grep -o '>[0-9]* [KMGT]*i*B<' "$CB_TMP/gib/allreduce-busbw.svg" | tr -d '<>' |
+    paste -sd, -)
+[ "$ticks" = "8 B,1 KiB,32 KiB,1 MiB,32 MiB,1 GiB" ] || fail "8 B to 1 GiB: ticks $ticks"
 
 # Both formats at once; every path printed exists and is not empty.
 "$plot" -f png,svg -o "$CB_TMP/both" "$CB_TMP/run.csv" >"$CB_TMP/list" || fail "png,svg failed"
@@ -78,9 +98,25 @@ for t in 'mpi float sum in-place \[run.csv\]' 'mpi float sum in-place \[second.c
          'second.csv: 2 ranks' 'run.csv: 2 ranks'; do
     grep -q "$t" "$svg" || fail "overlay lacks '$t'"
 done
-dashes() { grep -o "stroke-dasharray=[^ >]*" "$1" | sort -u | wc -l; }
-[ "$(dashes "$svg")" -gt "$(dashes "$CB_TMP/charts/allreduce-busbw.svg")" ] ||
-    fail "the second file has no dash style of its own"
+# One line style per file: with a third file (the second's copy), every
+# line of a file has the same dash and point style, and no two files share one.
+cp "$CB_TMP/second.csv" "$CB_TMP/third.csv"
+"$plot" -f svg -o "$CB_TMP/overlay3" "$CB_TMP/run.csv" "$CB_TMP/second.csv" "$CB_TMP/third.csv" \
+    >/dev/null || fail "overlay of three files failed"
+"$CB_PYTHON" - "$CB_TMP/overlay3/allreduce-busbw.svg" <<'PY' || fail "line styles per file"
+import re, sys
+svg = open(sys.argv[1]).read()
+styles = {}
+for part in svg.split('<g id="gnuplot_plot_')[1:]:
+    title = re.search(r"<title>.*\[(\S+)\]</title>", part).group(1)
+    path = re.search(r"<path [^>]*>", part).group(0)
+    dash = re.search(r"stroke-dasharray='([^']*)'", path)
+    point = re.search(r"xlink:href='#(gpPt\d+)'", part).group(1)
+    styles.setdefault(title, set()).add((dash.group(1) if dash else "solid", point))
+assert sorted(styles) == ["run.csv", "second.csv", "third.csv"], styles
+assert all(len(v) == 1 for v in styles.values()), styles
+assert len({next(iter(v)) for v in styles.values()}) == 3, styles
+PY
 
 # -o all: barrier (no size, no bandwidth) gets a time chart alone.
 run 2 -o all -b 1K -e 4K -n 2 --csv "$CB_TMP/all.csv"
@@ -102,6 +138,16 @@ for t in 'sum in-place group 0' 'sum in-place group 1'; do
 done
 grep -q 'none out-of-place col' "$CB_TMP/sc/allgather-busbw.svg" || fail "--layout col: no line"
 
+# The health scan on 2 hosts of 2 ranks: a line per node, pair and rail, not
+# their figures averaged by group.
+hostid_launcher "a a b b" "$CB_BIN"
+CB_RUN_BIN=$CB_TMP/hostid.sh run 4 -o scan -b 64K -e 64K -n 2 --csv "$CB_TMP/scan.csv"
+expect_rc 0 "the -o scan run"
+"$plot" -f svg -o "$CB_TMP/scan" "$CB_TMP/scan.csv" >/dev/null || fail "-o scan: plot failed"
+titles=$(grep -o '<title>mpi [^<]*</title>' "$CB_TMP/scan/scan-busbw.svg" | sed 's/.*out-of-place //; s/<.*//' |
+    sort | paste -sd, -)
+[ "$titles" = "node a,node b,pair a - b,rail 0,rail 1" ] || fail "-o scan: lines $titles"
+
 # The NCCL backend (through the CPU stand-in, where it was built) overlaid
 # on the MPI run.
 standin="$CB_BUILDDIR/tests/nccl-collbench-standin"
@@ -114,6 +160,21 @@ if [ -x "$standin" ]; then
     for t in 'nccl float sum in-place \[nccl.csv\]' 'mpi float sum in-place \[run.csv\]'; do
         grep -q "$t" "$CB_TMP/nccl/allreduce-busbw.svg" || fail "nccl and mpi: no line '$t'"
     done
+    # Every collective on NCCL, with barrier, --split and --layout col: a
+    # chart for each (barrier's time alone), none empty.
+    CB_STANDIN_GPUS=4 CB_RUN_BIN=$standin run 4 --backend nccl -o all --split size:2 \
+        --layout row,col -b 1K -e 4K -n 2 --csv "$CB_TMP/nccl-all.csv"
+    expect_rc 0 "the NCCL stand-in run of -o all"
+    "$plot" -o "$CB_TMP/nccl-all" "$CB_TMP/nccl-all.csv" >"$CB_TMP/list" ||
+        fail "NCCL -o all --split --layout: plot failed"
+    for c in $("$CB_PYTHON" -c 'import csv, sys
+print(" ".join(sorted({r["collective"] for r in csv.DictReader(open(sys.argv[1]))})))' \
+        "$CB_TMP/nccl-all.csv"); do
+        grep -qx "$CB_TMP/nccl-all/$c-time.png" "$CB_TMP/list" || fail "NCCL: no $c time chart"
+        [ "$c" = barrier ] ||
+            grep -qx "$CB_TMP/nccl-all/$c-busbw.png" "$CB_TMP/list" || fail "NCCL: no $c busbw chart"
+    done
+    while read -r f; do [ -s "$f" ] || fail "$f listed, not written"; done <"$CB_TMP/list"
 fi
 
 # One rank: no bandwidth, so the time chart only.

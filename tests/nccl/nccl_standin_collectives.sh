@@ -31,6 +31,15 @@ for opts in "-m 3" "-G 2 -w 0" "-z 1 -m 2" "-C 1"; do
         --unavailable ring_allreduce
 done
 
+# Every collective in sub-communicators and in column layout, with --stats:
+# verified, and the table keeps 13 fields in every data row (the group and
+# matrix on the comment line under it), no trailing blanks.
+run 4 --backend nccl -o all --split size:2 --layout row,col --stats -b 48 -e 768 -f 4 -n 2 -c 1 \
+    --csv "$CB_TMP/sc.csv"
+expect_rc 0 "nccl backend with --split and --layout row,col"
+check check-sweep --table "$CB_TMP/out" --csv "$CB_TMP/sc.csv" --ranks 4 --sizes 48,192,768 \
+    --collective all --layout row,col --group-sizes 2,2 --unavailable ring_allreduce
+
 # In place, alltoall and sendrecv copy their input to the scratch buffer in
 # rounds when it is smaller than the input: here 24 bytes, one int64 per peer.
 NCCL_COLLBENCH_TEST_SCRATCH_BYTES=24

@@ -97,6 +97,11 @@ run 3 --backend nccl -o "$ops" -d float -r 1 -b 48 -e 768 -f 4 -n 2 -c 1 \
     --nccl-impl native,p2p --csv "$CB_TMP/both.csv" --json "$CB_TMP/both.json"
 expect_rc 0 "--nccl-impl native,p2p"
 standin_check trace --prefix "$CB_TMP/trace" --ranks 3 --teardown destroy
+# The table keeps 13 fields in every data row (impl on a note line), no
+# trailing blanks; the JSON has no "" and rounded floats.
+awk '!/^#/ && NF != 13 || / $/' "$CB_TMP/out" | grep -q . &&
+    show_and_fail "--nccl-impl native,p2p: a row without 13 fields or with trailing blanks"
+check check-json-values --json "$CB_TMP/both.json"
 [ "$(calls ncclAlltoAll)" -gt 0 ] && [ "$(calls ncclSend)" -gt 0 ] ||
     show_and_fail "native,p2p did not run both kinds of call"
 for name in alltoall gather scatter; do

@@ -28,6 +28,9 @@ for level in 1 2; do
     "$CB_PYTHON" -c 'import json, sys
 assert json.load(open(sys.argv[1]))["parameters"]["registration"] == int(sys.argv[2])' \
         "$CB_TMP/r$level.json" "$level" || show_and_fail "JSON registration is not $level"
+    # Every key of the NCCL backend's document: null, never "", for what is
+    # unknown; floats rounded to 6 significant digits.
+    check check-json-values --json "$CB_TMP/r$level.json"
     for r in 0 1 2; do
         if [ "$level" = 1 ]; then
             reg=$(count "ncclCommRegister " $r) dereg=$(count ncclCommDeregister $r)

@@ -9,12 +9,14 @@ Usage: parse_output.py check-sweep --table FILE [--csv FILE] --ranks N
            [--a2av-matrix SPEC]
        parse_output.py check-csv-header --csv FILE
        parse_output.py check-wrong --table FILE --collective LIST [--clean LIST]
+       parse_output.py check-json-values --json FILE
 
 Sizes are the requested ones; the expected size and count columns follow
 each collective's layout (whole elements for every rank).
 """
 import argparse
 import csv
+import json
 import math
 import re
 import sys
@@ -305,7 +307,7 @@ def check_sweep(args):
                    "no note says why %s was skipped" % collective)
         got = [(x["type"], x["redop"], x["root"], x["size"], x["count"],
                 0 if x["group"] is None else x["group"]) for x in rows]
-        ensure(all(x["group"] is None for x in rows) != bool(args.group_sizes),
+        ensure(not rows or all(x["group"] is None for x in rows) != bool(args.group_sizes),
                "a group column only with --split: %r" % rows[:1])
         ensure(got == expected, "%s rows %r, expected %r" % (collective, got, expected))
         for x in rows:
@@ -426,6 +428,28 @@ def check_wrong(args):
                "unexpected WRONG line for %s" % collective)
 
 
+def check_json_values(args):
+    """Every value of a --json document, on any backend: unknown is null,
+    never "" (environment values are the user's own), and measured floats
+    carry at most 6 significant digits, not binary noise like 4.90219999999958."""
+    floats = []
+    with open(args.json) as f:
+        doc = json.load(f, parse_float=lambda text: floats.append(text) or float(text))
+
+    def empty(x, path):
+        if isinstance(x, dict):
+            return [p for k, v in x.items() if path + k != ".environment"
+                    for p in empty(v, path + k + ".")]
+        if isinstance(x, list):
+            return [p for v in x for p in empty(v, path)]
+        return [path] if x == "" else []
+    ensure(not empty(doc, "."), "keys holding \"\": %r" % empty(doc, ".")[:5])
+    ensure(floats, "no floats at all")
+    digits = [t for t in floats if len(re.sub(r"[^0-9]", "", t.split("e")[0].split("E")[0])
+                                        .lstrip("0")) > 6]
+    ensure(not digits, "floats with more than 6 significant digits: %r" % digits[:5])
+
+
 def main():
     ap = argparse.ArgumentParser()
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -453,10 +477,12 @@ def main():
     w.add_argument("--table", required=True)
     w.add_argument("--collective", required=True)
     w.add_argument("--clean", default="")
+    j = sub.add_parser("check-json-values")
+    j.add_argument("--json", required=True)
     args = ap.parse_args()
     try:
         {"check-sweep": check_sweep, "check-csv-header": check_csv_header,
-         "check-wrong": check_wrong}[args.cmd](args)
+         "check-wrong": check_wrong, "check-json-values": check_json_values}[args.cmd](args)
     except Failure as e:
         print("parse_output: " + str(e), file=sys.stderr)
         return 1
