@@ -60,13 +60,19 @@ int cb_nccl_check(cb_backend *b, ncclComm_t comm, ncclResult_t res, const char *
     res = finish_in_progress(comm, res);
     if (res == ncclSuccess)
         return 0;
+    /* Found by the poll: what the communicator reports, maybe not this
+     * call's own failure (a remote error, say). */
+    const nccl_backend *nb = (const nccl_backend *)b;
+    const char *found = "";
+    if (later)
+        found = nb->parent != NULL && comm == nb->comm
+                    ? "NCCL reported an asynchronous error in a split communicator: "
+                    : "NCCL reported an asynchronous error: ";
     const char *detail = cb_nccl_last_error(comm);
     int has_detail = detail[0] != '\0';
     return cb_backend_fail(b, "%.*s failed (%s:%d): %s%s%s%s", (int)strcspn(call, "("), call,
-                           base_name(file), line,
-                           later ? "NCCL reported an asynchronous error: " : "",
-                           ncclGetErrorString(res), has_detail ? ": " : "",
-                           has_detail ? detail : "");
+                           base_name(file), line, found, ncclGetErrorString(res),
+                           has_detail ? ": " : "", has_detail ? detail : "");
 }
 
 /* Non-blocking communicators (NCCL 2.14 on): their creation can be polled,
