@@ -56,13 +56,22 @@ static ncclResult_t finish_in_progress(ncclComm_t comm, ncclResult_t res)
 int cb_nccl_check(cb_backend *b, ncclComm_t comm, ncclResult_t res, const char *call,
                   const char *file, int line)
 {
+    int later = res == ncclInProgress && comm != NULL;
     res = finish_in_progress(comm, res);
     if (res == ncclSuccess)
         return 0;
+    /* Found by the poll: what the communicator reports, maybe not this
+     * call's own failure (a remote error, say). */
+    const nccl_backend *nb = (const nccl_backend *)b;
+    const char *found = "";
+    if (later)
+        found = nb->parent != NULL && comm == nb->comm
+                    ? "NCCL reported an asynchronous error in a split communicator: "
+                    : "NCCL reported an asynchronous error: ";
     const char *detail = cb_nccl_last_error(comm);
     int has_detail = detail[0] != '\0';
-    return cb_backend_fail(b, "%.*s failed (%s:%d): %s%s%s", (int)strcspn(call, "("), call,
-                           base_name(file), line, ncclGetErrorString(res),
+    return cb_backend_fail(b, "%.*s failed (%s:%d): %s%s%s%s", (int)strcspn(call, "("), call,
+                           base_name(file), line, found, ncclGetErrorString(res),
                            has_detail ? ": " : "", has_detail ? detail : "");
 }
 
@@ -104,10 +113,13 @@ static int agree_telling(MPI_Comm comm, nccl_backend *nb, int failed)
  * ncclCommSplit whose call returned res, is ready, while every rank of mpi
  * learns whether any call failed at once: a rank that failed at once never
  * joins NCCL's bootstrap, and the others, polling instead of blocking in
- * it, then abort their half-made communicators. Returns 1 when this rank
- * failed (b->error says why), else 0 (*comm is NULL when another failed). */
-static int await_comm(nccl_backend *nb, MPI_Comm mpi, ncclComm_t *comm, ncclResult_t res,
-                      const char *call)
+ * it, then abort their half-made communicators. A split (parent not NULL)
+ * is NCCL's job on the parent: the parent is what is in progress, and NCCL
+ * writes *comm only when it is done (NCCL 2.28, init.cc), so the parent is
+ * polled, then the new communicator. Returns 1 when this rank failed
+ * (b->error says why), else 0 (*comm is NULL when another failed). */
+static int await_comm(nccl_backend *nb, MPI_Comm mpi, ncclComm_t *comm, ncclComm_t parent,
+                      ncclResult_t res, const char *call)
 {
     cb_backend *b = &nb->base;
     int failed_at_once = res != ncclSuccess && res != ncclInProgress, any = 0, done = 0;
@@ -115,17 +127,34 @@ static int await_comm(nccl_backend *nb, MPI_Comm mpi, ncclComm_t *comm, ncclResu
         cb_nccl_check(b, NULL, res, call, __FILE__, __LINE__);
     MPI_Request req;
     MPI_Iallreduce(&failed_at_once, &any, 1, MPI_INT, MPI_MAX, mpi, &req);
-    ncclResult_t state = failed_at_once || *comm == NULL ? ncclSuccess : ncclInProgress;
+    ncclComm_t watched = parent != NULL && res == ncclInProgress ? parent : *comm;
+    ncclResult_t state = failed_at_once || watched == NULL ? ncclSuccess : ncclInProgress;
     while (!done || (!any && state == ncclInProgress)) {
         if (!done)
             MPI_Test(&req, &done, MPI_STATUS_IGNORE);
         if (state == ncclInProgress && !(done && any)) {
-            ncclResult_t query = ncclCommGetAsyncError(*comm, &state);
+            ncclResult_t query = ncclCommGetAsyncError(watched, &state);
             if (query != ncclSuccess)
                 state = query;
+            /* The split is done: now the new communicator, if any. */
+            if (state == ncclSuccess && watched == parent && *comm != NULL) {
+                watched = *comm;
+                state = ncclInProgress;
+            }
         }
         if (!done || (!any && state == ncclInProgress))
             sched_yield();
+    }
+    /* A split that never ended (a peer never came) or failed leaves the
+     * parent unusable: only an abort ends it, and the run's communicators
+     * with it. */
+    int parent_lost = parent != NULL && watched == parent && !failed_at_once &&
+                      state != ncclSuccess;
+    if (parent_lost && state != ncclInProgress)
+        cb_nccl_check(b, parent, state, call, __FILE__, __LINE__);
+    if (parent_lost) {
+        cb_nccl_abort_now(nb);
+        return state != ncclInProgress;
     }
     if (failed_at_once) {
         if (*comm != NULL)
@@ -141,7 +170,8 @@ static int await_comm(nccl_backend *nb, MPI_Comm mpi, ncclComm_t *comm, ncclResu
         return 0;
     }
     cb_nccl_check(b, *comm, state, call, __FILE__, __LINE__);
-    ncclCommAbort(*comm);
+    if (*comm != NULL)
+        ncclCommAbort(*comm);
     *comm = NULL;
     return 1;
 }
@@ -161,7 +191,7 @@ int cb_nccl_create_comm(nccl_backend *nb)
         ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
         config.blocking = 0;
         ncclResult_t res = ncclCommInitRankConfig(&comm, b->nranks, id, b->rank, &config);
-        failed = await_comm(nb, b->comm, &comm, res, "ncclCommInitRankConfig");
+        failed = await_comm(nb, b->comm, &comm, NULL, res, "ncclCommInitRankConfig");
         nb->comm = comm;
         return agree_telling(b->comm, nb, failed) != 0 || comm == NULL ? -1 : 0;
     }
@@ -311,7 +341,7 @@ int cb_nccl_split(cb_backend *b, int color, int key, cb_backend **out)
     ncclResult_t res = ncclCommSplit(parent->comm, color >= 0 ? color : NCCL_SPLIT_NOCOLOR, key,
                                      &comm, NULL);
     if (parent->library_version >= CB_NCCL_FIRST_NONBLOCKING)
-        failed = await_comm(parent, b->comm, &comm, res, "ncclCommSplit");
+        failed = await_comm(parent, b->comm, &comm, parent->comm, res, "ncclCommSplit");
     else
         failed = NCCL_CALL(b, parent->comm, res) != 0;
 #endif

@@ -212,12 +212,16 @@ int time_collective(engine *e, const cb_collective *coll, const cb_call *call, c
     cb_watchdog_doing(&e->watch, "%s, warmup", e->measuring);
     double warmup_start = MPI_Wtime();
     launch_plan warmup = {.units = p->warmup, .wait = p->blocking};
-    if (launch_units(e, coll, call, &warmup) != 0)
-        return -1;
+    int warm_rc = launch_units(e, coll, call, &warmup);
+    /* Also after a launch failed on this rank alone (NCCL may report an
+     * asynchronous error at any call): the others are in the plan's
+     * reduction, and the agreement that follows tells them. */
     if (p->graph_launches == 0)
         choose_plan(e, call, p->warmup > 0 ? (MPI_Wtime() - warmup_start) /
                                                         ((double)p->warmup * p->agg)
                                                   : 0.0);
+    if (warm_rc != 0)
+        return -1;
     cb_watchdog_doing(&e->watch, "%s, timed iterations", e->measuring);
     double completion = 0, cpu = 0, ops;
     int rc, nsamples = 0;

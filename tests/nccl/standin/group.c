@@ -78,6 +78,31 @@ static ncclResult_t add_p2p(cudaStream_t stream, const standin_op *p)
     return ncclSuccess;
 }
 
+/* The communicator of the group's i-th operation, collectives first. */
+static ncclComm_t queued_comm(size_t i)
+{
+    return i < collectives.n ? collectives.items[i].op.comm
+                             : p2p_batches.items[i - collectives.n].op.comm;
+}
+
+/* NCCL 2.28 (group.cc, ncclGroupEndInternal): a group of non-blocking
+ * communicators is launched by a thread of NCCL's; ncclGroupEnd returns
+ * ncclInProgress and every communicator of the group is in progress until
+ * ncclCommGetAsyncError says it is done, with the group's result. */
+static ncclResult_t group_started(ncclResult_t res)
+{
+    ncclResult_t out = res;
+    for (size_t i = 0, n = collectives.n + p2p_batches.n; i < n; i++) {
+        ncclComm_t comm = queued_comm(i);
+        size_t first = 0;
+        while (queued_comm(first) != comm)
+            first++;
+        if (first == i && comm->nonblocking)   /* each communicator once */
+            out = standin_comm_started(comm, res, "ncclGroupEnd");
+    }
+    return out;
+}
+
 /* Launch everything queued on its stream (recorded when the stream is
  * capturing by then) and forget it. The first failure is returned; the rest
  * of the group is dropped, as NCCL abandons a group whose launch failed. */
@@ -92,6 +117,7 @@ static ncclResult_t run_queued(void)
                       standin_stream_capturing(b->stream));
         res = standin_stream_submit(b->stream, &b->op);
     }
+    res = group_started(res);
     list_clear(&collectives);
     list_clear(&p2p_batches);
     return res;
@@ -104,7 +130,9 @@ ncclResult_t standin_launch(cudaStream_t stream, const standin_op *op)
         if (op->kind == STANDIN_OP_P2P && !op->native)
             standin_trace("p2p group sends+receives=%zu capturing=%d", op->np2p,
                           standin_stream_capturing(stream));
-        return standin_stream_submit(stream, op);
+        /* NCCL groups it implicitly: ncclInProgress when non-blocking. */
+        return standin_comm_started(op->comm, standin_stream_submit(stream, op),
+                                    "a call outside a group");
     }
     ncclResult_t res = ncclSuccess;
     if (op->kind == STANDIN_OP_P2P) {

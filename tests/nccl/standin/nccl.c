@@ -29,13 +29,35 @@ static void comm_enter(ncclComm_t comm, const char *call)
         standin_violation("%s on a communicator that another thread is calling", call);
 }
 
-/* A non-blocking communicator is used only once NCCL said it is ready. */
-static int comm_unready(ncclComm_t comm, const char *call)
+/* A non-blocking communicator is used only once NCCL said it is ready: real
+ * NCCL fails the call (ncclCommEnsureReady) while its own thread may still
+ * be working on the communicator. */
+int standin_comm_unready(ncclComm_t comm, const char *call)
 {
-    if (!comm->stuck && !comm->in_progress)
+    if (!comm->stuck && comm->in_progress == 0)
         return 0;
     standin_violation("%s on a non-blocking communicator that is not ready", call);
     return 1;
+}
+
+static int comm_unready(ncclComm_t comm, const char *call)
+{
+    return standin_comm_unready(comm, call);
+}
+
+/* NCCL's non-blocking calls hand their work to a thread of NCCL's and
+ * return ncclInProgress; ncclCommGetAsyncError says when it is done. Here
+ * the work is already done (res is its result) and is seen done at the
+ * second or third query, in turn, so that a caller that polls once only,
+ * or never, is caught. */
+ncclResult_t standin_comm_started(ncclComm_t comm, ncclResult_t res, const char *call)
+{
+    if (!comm->nonblocking)
+        return res;
+    comm->async_result = res;
+    comm->in_progress = 2 + (comm->calls_started++ & 1);
+    standin_trace("ncclInProgress from %s", call);
+    return ncclInProgress;
 }
 
 static void comm_leave(ncclComm_t comm)
@@ -170,7 +192,6 @@ static ncclResult_t comm_new(MPI_Comm mpi, int nonblocking, ncclComm_t *out)
     c->mpi = mpi;
     c->stuck = mpi == MPI_COMM_NULL;
     c->nonblocking = nonblocking;
-    c->in_progress = nonblocking;
     if (!c->stuck) {
         MPI_Comm_rank(mpi, &c->rank);
         MPI_Comm_size(mpi, &c->nranks);
@@ -182,6 +203,8 @@ static ncclResult_t comm_new(MPI_Comm mpi, int nonblocking, ncclComm_t *out)
     live_comms = c;
     standin_count(STANDIN_COMM, 1);
     *out = c;
+    if (nonblocking && !c->stuck)
+        return standin_comm_started(c, ncclSuccess, "ncclCommInitRank");
     return nonblocking ? ncclInProgress : ncclSuccess;
 }
 
@@ -255,7 +278,11 @@ ncclResult_t ncclCommInitRankConfig(ncclComm_t *comm, int nranks, ncclUniqueId i
 }
 
 /* The new communicator inherits comm's blocking mode (config is not
- * modelled); failures behave as in init_rank. */
+ * modelled); failures behave as in init_rank. Non-blocking, as NCCL 2.28's
+ * (init.cc, ncclCommInitChildComm): the split is a job on the PARENT, which
+ * is in progress until it is done; *newcomm stays NULL until then (NCCL's
+ * thread writes it at the end), also for NCCL_SPLIT_NOCOLOR, and for ever
+ * when a peer never joined. */
 ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t *newcomm,
                            ncclConfig_t *config)
 {
@@ -282,9 +309,35 @@ ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t *newc
     if (failing)
         return fail(ncclSystemError, "injected ncclCommSplit failure before the bootstrap "
                                      "(CB_STANDIN_FAIL_SPLIT)");
-    if (no_color)
-        return ncclSuccess;
-    return comm_new(mpi, comm->nonblocking, newcomm);
+    if (!comm->nonblocking)
+        return no_color ? ncclSuccess : comm_new(mpi, 0, newcomm);
+    if (stuck) {
+        comm->in_progress = -1;
+        standin_trace("ncclInProgress from ncclCommSplit (a peer never joins)");
+        return ncclInProgress;
+    }
+    ncclComm_t child = NULL;
+    if (!no_color && comm_new(mpi, 0, &child) != ncclSuccess)
+        return fail(ncclSystemError, "out of memory");
+    if (child != NULL) {
+        child->nonblocking = 1;
+        comm->split_child = child;
+        comm->split_out = newcomm;
+    }
+    return standin_comm_started(comm, ncclSuccess, "ncclCommSplit");
+}
+
+/* Unlink and free a communicator that no other call holds. */
+static void comm_release(ncclComm_t comm)
+{
+    struct ncclComm **link = &live_comms;
+    while (*link != NULL && *link != comm)
+        link = &(*link)->next_live;
+    if (*link == comm)
+        *link = comm->next_live;
+    if (comm->mpi != MPI_COMM_NULL)
+        MPI_Comm_free(&comm->mpi);
+    standin_count(STANDIN_COMM, -1);
 }
 
 static ncclResult_t comm_free(ncclComm_t comm, const char *how)
@@ -293,6 +346,12 @@ static ncclResult_t comm_free(ncclComm_t comm, const char *how)
         return fail(ncclInvalidArgument, "NULL communicator");
     standin_trace("%s", how);
     comm_enter(comm, how);
+    /* A split the caller never saw done: its communicator goes too. */
+    if (comm->split_child != NULL) {
+        comm_release(comm->split_child);
+        free(comm->split_child);
+        comm->split_child = NULL;
+    }
     /* As NCCL: never returns while a graph that captured it lives. */
     int refs = atomic_load(&comm->graph_refs);
     if (refs > 0) {
@@ -306,22 +365,19 @@ static ncclResult_t comm_free(ncclComm_t comm, const char *how)
     size_t dropped = standin_group_drop(comm, NULL);
     if (dropped > 0)
         standin_trace("%s dropped %zu operations waiting for ncclGroupEnd", how, dropped);
-    struct ncclComm **link = &live_comms;
-    while (*link != NULL && *link != comm)
-        link = &(*link)->next_live;
-    if (*link == comm)
-        *link = comm->next_live;
-    if (comm->mpi != MPI_COMM_NULL)
-        MPI_Comm_free(&comm->mpi);
-    standin_count(STANDIN_COMM, -1);
+    comm_release(comm);
     /* Another thread still inside a call (flagged above) keeps the memory. */
     if (atomic_fetch_sub(&comm->in_call, 1) == 1)
         free(comm);
     return ncclSuccess;
 }
 
+/* NCCL's destroy first checks that the communicator is ready, and fails
+ * (leaving it alive) when not: only abort ends one in progress. */
 ncclResult_t ncclCommDestroy(ncclComm_t comm)
 {
+    if (comm != NULL && comm_unready(comm, "ncclCommDestroy"))
+        return fail(ncclInvalidArgument, "ncclCommDestroy of a communicator in progress");
     standin_end_registrations(comm, 1);
     return comm_free(comm, "ncclCommDestroy");
 }
@@ -338,16 +394,25 @@ ncclResult_t ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t *async_error)
         return fail(ncclInvalidArgument, "NULL communicator");
     comm_enter(comm, "ncclCommGetAsyncError");
     comm_leave(comm);
-    /* A non-blocking communicator is ready at the second query, unless a
-     * peer never joined its bootstrap. */
+    /* A call that returned ncclInProgress is seen done after one or two
+     * queries (standin_comm_started), never when a peer never joined. */
     *async_error = ncclInProgress;
-    if (comm->stuck)
+    if (comm->stuck || comm->in_progress < 0)
         return ncclSuccess;
-    if (comm->in_progress) {
-        comm->in_progress = 0;
+    if (comm->in_progress > 1) {
+        comm->in_progress--;
         return ncclSuccess;
     }
-    *async_error = ncclSuccess;
+    if (comm->in_progress == 1) {
+        comm->in_progress = 0;
+        if (comm->split_child != NULL)
+            *comm->split_out = comm->split_child;
+        comm->split_child = NULL;
+        standin_window_done(comm);
+    }
+    *async_error = comm->async_result;
+    if (*async_error != ncclSuccess)
+        return ncclSuccess;
     if (comm->ran > 0 && standin_fault("CB_STANDIN_FAIL_ASYNC")) {
         fail(ncclRemoteError, "injected asynchronous error (CB_STANDIN_FAIL_ASYNC)");
         *async_error = ncclRemoteError;
@@ -522,7 +587,8 @@ ncclResult_t ncclRedOpCreatePreMulSum(ncclRedOp_t *op, void *scalar, ncclDataTyp
                                       ncclScalarResidence_t residence, ncclComm_t comm)
 {
     (void)residence;   /* host or "device" memory: both are host memory here */
-    if (comm == NULL || scalar == NULL || standin_type_size(datatype) == 0)
+    if (comm == NULL || comm_unready(comm, "ncclRedOpCreatePreMulSum") || scalar == NULL ||
+        standin_type_size(datatype) == 0)
         return fail(ncclInvalidArgument, "bad communicator, scalar or datatype");
     for (int k = 0; k < STANDIN_MAX_CUSTOM_OPS; k++) {
         if (comm->custom[k].live)
@@ -539,8 +605,8 @@ ncclResult_t ncclRedOpCreatePreMulSum(ncclRedOp_t *op, void *scalar, ncclDataTyp
 
 ncclResult_t ncclRedOpDestroy(ncclRedOp_t op, ncclComm_t comm)
 {
-    if (comm == NULL)
-        return fail(ncclInvalidArgument, "NULL communicator");
+    if (comm == NULL || comm_unready(comm, "ncclRedOpDestroy"))
+        return fail(ncclInvalidArgument, "NULL or unready communicator");
     int k = (int)op - (int)ncclNumOps - comm->serial * STANDIN_MAX_CUSTOM_OPS;
     if ((int)op >= (int)ncclNumOps && (k < 0 || k >= STANDIN_MAX_CUSTOM_OPS))
         standin_violation("ncclRedOpDestroy of an operator made for another communicator");

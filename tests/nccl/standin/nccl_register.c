@@ -108,7 +108,8 @@ ncclResult_t ncclCommRegister(const ncclComm_t comm, void *buff, size_t size, vo
     standin_trace("ncclCommRegister bytes=%zu", size);
     if (lacks("ncclCommRegister", STANDIN_FIRST_REGISTER))
         return ncclInvalidUsage;
-    if (comm == NULL || buff == NULL || handle == NULL)
+    if (comm == NULL || buff == NULL || handle == NULL ||
+        standin_comm_unready(comm, "ncclCommRegister"))
         return ncclInvalidArgument;
     registration *r = add(REG_BUFFER, comm, buff, size);
     if (r == NULL)
@@ -122,6 +123,8 @@ ncclResult_t ncclCommDeregister(const ncclComm_t comm, void *handle)
     standin_trace("ncclCommDeregister");
     if (lacks("ncclCommDeregister", STANDIN_FIRST_REGISTER))
         return ncclInvalidUsage;
+    if (comm != NULL && standin_comm_unready(comm, "ncclCommDeregister"))
+        return ncclInvalidArgument;
     registration *r = live(REG_BUFFER, comm, handle, "ncclCommDeregister");
     if (r == NULL)
         return ncclInvalidArgument;
@@ -167,7 +170,7 @@ ncclResult_t ncclCommWindowRegister(ncclComm_t comm, void *buff, size_t size,
     standin_trace("ncclCommWindowRegister bytes=%zu flags=%d", size, winFlags);
     if (lacks("ncclCommWindowRegister", STANDIN_FIRST_WINDOW))
         return ncclInvalidUsage;
-    if (comm == NULL || win == NULL)
+    if (comm == NULL || win == NULL || standin_comm_unready(comm, "ncclCommWindowRegister"))
         return ncclInvalidArgument;
     if (block_of(buff, size) == NULL)
         standin_violation("ncclCommWindowRegister on memory that ncclMemAlloc did not return");
@@ -175,9 +178,17 @@ ncclResult_t ncclCommWindowRegister(ncclComm_t comm, void *buff, size_t size,
     if (r == NULL)
         return ncclSystemError;
     r->flags = winFlags;
-    *win = (ncclWindow_t)(void *)r;
     MPI_Barrier(comm->mpi);   /* collective, as NCCL's */
-    return ncclSuccess;
+    /* NCCL 2.28 (dev_runtime.cc): a task of the communicator's group, so
+     * non-blocking it returns ncclInProgress and NCCL's thread writes *win
+     * when done. */
+    if (!comm->nonblocking) {
+        *win = (ncclWindow_t)(void *)r;
+        return ncclSuccess;
+    }
+    comm->window_out = win;
+    comm->window = r;
+    return standin_comm_started(comm, ncclSuccess, "ncclCommWindowRegister");
 }
 
 ncclResult_t ncclCommWindowDeregister(ncclComm_t comm, ncclWindow_t win)
@@ -185,6 +196,8 @@ ncclResult_t ncclCommWindowDeregister(ncclComm_t comm, ncclWindow_t win)
     standin_trace("ncclCommWindowDeregister");
     if (lacks("ncclCommWindowDeregister", STANDIN_FIRST_WINDOW))
         return ncclInvalidUsage;
+    if (comm != NULL && standin_comm_unready(comm, "ncclCommWindowDeregister"))
+        return ncclInvalidArgument;
     registration *r = live(REG_WINDOW, comm, (void *)win, "ncclCommWindowDeregister");
     if (r == NULL)
         return ncclInvalidArgument;
@@ -193,6 +206,15 @@ ncclResult_t ncclCommWindowDeregister(ncclComm_t comm, ncclWindow_t win)
     return ncclSuccess;
 }
 #endif
+
+void standin_window_done(struct ncclComm *comm)
+{
+#if NCCL_VERSION_CODE >= STANDIN_FIRST_WINDOW
+    if (comm->window_out != NULL)
+        *(ncclWindow_t *)comm->window_out = (ncclWindow_t)comm->window;
+#endif
+    comm->window_out = NULL;
+}
 
 void standin_check_free(const void *ptr, size_t bytes)
 {

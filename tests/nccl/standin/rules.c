@@ -178,14 +178,15 @@ static int case_bootstrap(void)
     do
         ncclCommGetAsyncError(comm, &state);
     while (state == ncclInProgress);
+    /* The split is a job on the parent, which stays in progress, and the
+     * new communicator is never written. */
     setenv("CB_STANDIN_FAIL_SPLIT", "1", 1);
     res = ncclCommSplit(comm, 0, me, &child, NULL);
     for (int i = 0; i < 1000 && me == 0; i++, sched_yield())
-        ncclCommGetAsyncError(child, &state);
-    if (child != NULL)
-        ncclCommAbort(child);
+        ncclCommGetAsyncError(comm, &state);
     ncclCommAbort(comm);
-    EXPECT(me == 1 ? res != ncclSuccess && res != ncclInProgress : state == ncclInProgress,
+    EXPECT(me == 1 ? res != ncclSuccess && res != ncclInProgress
+                   : state == ncclInProgress && child == NULL,
            "split: the other rank's communicator became ready without its peer");
     return 0;
 }
@@ -337,6 +338,92 @@ static int case_redop(void)
     return 0;
 }
 
+/* Queries until comm is seen done: how many said ncclInProgress (-1 after
+ * 1000), *state the last answer. */
+static int polls_until_done(ncclComm_t comm, ncclResult_t *state)
+{
+    for (int n = 0; n < 1000; n++) {
+        if (ncclCommGetAsyncError(comm, state) != ncclSuccess || *state != ncclInProgress)
+            return n;
+        sched_yield();
+    }
+    return -1;
+}
+
+/* On a non-blocking communicator the calls that NCCL 2.28 hands to its own
+ * thread return ncclInProgress: a collective outside a group, the outermost
+ * ncclGroupEnd, ncclCommSplit (the parent is in progress, the new
+ * communicator is written once it is done); one or two queries say so; a
+ * call that ignores it is flagged and refused; capture still works. */
+static int case_inprogress(void)
+{
+    enum { N = 4 };
+    int me = rank_of(), peer = 1 - me, polls[2] = {0, 0};
+    ncclComm_t comm = NULL, child = NULL;
+    ncclResult_t state = ncclSuccess;
+    cudaStream_t s;
+    float *buf = device_memory(2 * N * sizeof *buf);
+    EXPECT(buf != NULL && cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) == cudaSuccess &&
+           comm_world(&comm, 0) == ncclInProgress, "set-up");
+    EXPECT(polls_until_done(comm, &state) >= 1 && state == ncclSuccess, "init");
+    for (int i = 0; i < 2 * N; i++)
+        buf[i] = (float)(me + 1);
+    /* Outside a group, twice: seen done after one poll, then two, in turn. */
+    for (int round = 0; round < 2; round++) {
+        EXPECT(ncclAllReduce(buf, buf, N, ncclFloat32, ncclSum, comm, s) == ncclInProgress,
+               "a collective outside a group did not return ncclInProgress");
+        polls[round] = polls_until_done(comm, &state);
+        EXPECT(state == ncclSuccess, "its completion");
+    }
+    EXPECT(polls[0] + polls[1] == 3 && polls[0] * polls[1] == 2,
+           "not one and two queries saying ncclInProgress");
+    EXPECT(buf[0] == 6, "the all-reduces' result");   /* (1 + 2) * 2 */
+    /* Ignored: the next call on the communicator is flagged and refused. */
+    EXPECT(ncclAllReduce(buf, buf, N, ncclFloat32, ncclSum, comm, s) == ncclInProgress &&
+           ncclAllReduce(buf, buf, N, ncclFloat32, ncclSum, comm, s) == ncclInvalidArgument,
+           "a collective on a communicator in progress was accepted");
+    EXPECT(polls_until_done(comm, &state) >= 1 && state == ncclSuccess, "its completion");
+    /* A group: its calls succeed, its end is in progress. */
+    EXPECT(ncclGroupStart() == ncclSuccess &&
+           ncclSend(buf, N, ncclFloat32, peer, comm, s) == ncclSuccess &&
+           ncclRecv(buf + N, N, ncclFloat32, peer, comm, s) == ncclSuccess &&
+           ncclGroupEnd() == ncclInProgress, "ncclGroupEnd did not return ncclInProgress");
+    EXPECT(ncclGroupStart() == ncclSuccess &&
+           ncclBroadcast(buf, buf, N, ncclFloat32, 0, comm, s) == ncclInvalidArgument &&
+           ncclGroupEnd() == ncclSuccess, "a grouped call after an ignored ncclGroupEnd");
+    EXPECT(polls_until_done(comm, &state) >= 1 && state == ncclSuccess, "the group's end");
+    /* Split: the parent is in progress, the child written when it is done. */
+    EXPECT(ncclCommSplit(comm, 0, me, &child, NULL) == ncclInProgress && child == NULL,
+           "ncclCommSplit did not return ncclInProgress, or wrote the new one at once");
+    EXPECT(ncclCommDestroy(comm) == ncclInvalidArgument, "destroyed while in progress");
+    EXPECT(polls_until_done(comm, &state) >= 1 && state == ncclSuccess && child != NULL,
+           "the split's completion");
+    /* Captured: the launch reaches the graph; polled before the capture ends. */
+    cudaGraph_t graph;
+    cudaGraphExec_t exec;
+    EXPECT(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal) == cudaSuccess &&
+           ncclAllReduce(buf, buf, N, ncclFloat32, ncclSum, child, s) == ncclInProgress &&
+           polls_until_done(child, &state) >= 1 && state == ncclSuccess &&
+           cudaStreamEndCapture(s, &graph) == cudaSuccess &&
+           cudaGraphInstantiateWithFlags(&exec, graph, 0) == cudaSuccess &&
+           cudaGraphLaunch(exec, s) == cudaSuccess && cudaStreamSynchronize(s) == cudaSuccess,
+           "capture");
+    EXPECT(buf[0] == 24 && buf[N] == 12, "the results after the group and the graph");
+    cudaGraphExecDestroy(exec);
+    cudaGraphDestroy(graph);
+    EXPECT(trace_count("VIOLATION ncclAllReduce on a non-blocking communicator that is not "
+                       "ready") == 1 &&
+           trace_count("VIOLATION ncclBroadcast on a non-blocking communicator that is not "
+                       "ready") == 1 &&
+           trace_count("VIOLATION ncclCommDestroy on a non-blocking communicator that is not "
+                       "ready") == 1, "the calls that ignored ncclInProgress not flagged");
+    EXPECT(ncclCommDestroy(child) == ncclSuccess && ncclCommDestroy(comm) == ncclSuccess,
+           "teardown");
+    cudaStreamDestroy(s);
+    cudaFree(buf);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     int provided = 0;
@@ -348,7 +435,7 @@ int main(int argc, char **argv)
         {"graph-abort", case_graph_abort}, {"device", case_device},
         {"bootstrap", case_bootstrap},     {"async", case_async},
         {"group", case_group},             {"memory", case_memory},
-        {"redop", case_redop},
+        {"redop", case_redop},             {"inprogress", case_inprogress},
     };
     int rc = 2;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
@@ -356,7 +443,7 @@ int main(int argc, char **argv)
             rc = cases[i].run();
     if (rc == 2)
         fprintf(stderr, "usage: rules CASE (graph-abort, device, bootstrap, async, group, "
-                        "memory, redop)\n");
+                        "memory, redop, inprogress)\n");
     else if (rc == 0)
         printf("ok: %s (rank %d)\n", argv[1], rank_of());
     MPI_Finalize();

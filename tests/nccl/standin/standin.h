@@ -63,6 +63,17 @@
  * its error is its own. Arguments NCCL checks at the call (datatype, root,
  * peer, reduction operator) fail at the call, also inside a group.
  *
+ * Non-blocking communicators (ncclCommInitRankConfig with blocking = 0), as
+ * NCCL 2.28's: the calls that NCCL hands to a thread of its own return
+ * ncclInProgress, their work done here at once but the communicator busy
+ * until ncclCommGetAsyncError has said so, after one or two queries that
+ * say ncclInProgress (in turn): creation, a collective or send or receive
+ * outside a group, the outermost ncclGroupEnd (every communicator of the
+ * group), ncclCommSplit (the PARENT, and *newcomm is written only when it
+ * is seen done) and ncclCommWindowRegister (*win likewise). Any other call
+ * on a busy communicator but ncclCommGetAsyncError and ncclCommAbort is a
+ * VIOLATION and fails with ncclInvalidArgument, as NCCL's own check.
+ *
  * Fault injection, FOR TESTING ONLY: each takes a rank of MPI_COMM_WORLD,
  * and only that rank sees the failure.
  *   CB_STANDIN_FAIL_SETDEVICE=R  cudaSetDevice fails
@@ -100,7 +111,8 @@
  *     cudaStreamDestroy of a stream that one is to be launched on (the
  *     group's end would use them); ncclCommDestroy and ncclCommAbort drop
  *     the communicator's operations still waiting for the group's end;
- *   - a reduction operator used or destroyed with another communicator.
+ *   - a reduction operator used or destroyed with another communicator;
+ *   - a call on a non-blocking communicator still in progress (above).
  * rules.c (tests/nccl/nccl_standin_rules.sh) breaks each rule on purpose and
  * fails if the stand-in stops enforcing it; HACKING.md maps each rule to
  * the tests that rely on it.
@@ -182,7 +194,19 @@ struct ncclComm {
     int ran;        /* collectives of more than one element run so far */
     int serial;     /* which communicator of the process: ties operators to it */
     int nonblocking;   /* made with blocking = 0 (splits inherit it) */
-    int in_progress;   /* non-blocking, not yet seen ready by ncclCommGetAsyncError */
+    /* Non-blocking, a call returned ncclInProgress: how many more
+     * ncclCommGetAsyncError queries it takes to see it done (the last one
+     * says so); -1: never (a split whose peer never joined); 0: ready. */
+    int in_progress;
+    int calls_started; /* calls that returned ncclInProgress: 1 or 2 polls, in turn */
+    ncclResult_t async_result;   /* what the call left once done (a failed group) */
+    /* What the call writes back once done, as NCCL's thread does:
+     * ncclCommSplit's new communicator, ncclCommWindowRegister's window
+     * (standin_window_done). */
+    ncclComm_t *split_out;
+    struct ncclComm *split_child;
+    void *window_out;  /* the caller's ncclWindow_t (nccl_register.c writes it) */
+    void *window;
     int stuck;         /* a peer never joined the bootstrap: never ready, no mpi */
     /* op ncclNumOps + serial * STANDIN_MAX_CUSTOM_OPS + k */
     standin_custom_op custom[STANDIN_MAX_CUSTOM_OPS];
@@ -243,6 +267,16 @@ int standin_registered(const void *ptr, size_t bytes);
 /* nccl.c: 1 when [a, a + a_bytes) and [b, b + b_bytes) overlap. */
 int standin_overlaps(const void *a, size_t a_bytes, const void *b, size_t b_bytes);
 
+/* nccl.c: call, whose work on comm is done with result res, returns
+ * ncclInProgress on a non-blocking communicator (res on a blocking one):
+ * comm is then busy until ncclCommGetAsyncError has said it is done (with
+ * res), after one or two queries that say ncclInProgress; every other call
+ * on it before then is a VIOLATION (standin_comm_unready). */
+ncclResult_t standin_comm_started(struct ncclComm *comm, ncclResult_t res, const char *call);
+
+/* nccl.c: 1, with a VIOLATION naming call, when comm is not ready. */
+int standin_comm_unready(struct ncclComm *comm, const char *call);
+
 /* nccl.c: res, with what as the text ncclGetLastError returns. */
 ncclResult_t standin_fail(ncclResult_t res, const char *what);
 
@@ -270,8 +304,10 @@ ncclResult_t standin_launch_named(cudaStream_t stream, const standin_op *call, c
  * registrations; a communicator's registrations end with it (a VIOLATION
  * when destroying it leaves some); 1 when op's reduction accumulates in
  * float (half or bfloat16 input in a symmetric window, as NCCL's symmetric
- * kernels). */
+ * kernels); a non-blocking ncclCommWindowRegister's window is written back
+ * when comm is seen done. */
 void standin_check_free(const void *ptr, size_t bytes);
+void standin_window_done(struct ncclComm *comm);
 void standin_end_registrations(struct ncclComm *comm, int destroying);
 int standin_accumulates_in_float(const standin_op *op);
 

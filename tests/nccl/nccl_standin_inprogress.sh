@@ -1,0 +1,57 @@
+# The backend on non-blocking communicators whose calls return
+# ncclInProgress, as NCCL 2.28's do (HACKING.md, "The CPU stand-in"): the
+# stand-in returns it from creation, every collective, send, receive and
+# native call outside a group, every outermost ncclGroupEnd, ncclCommSplit
+# (the parent busy, the new communicator written only once it is seen
+# done) and ncclCommWindowRegister, and flags any call on a communicator
+# before ncclCommGetAsyncError has said it is done. Each path below must
+# pass with no VIOLATION while the trace shows ncclInProgress returned
+# there. (The stand-in's own side of the rule: nccl_standin_rules.sh,
+# case inprogress.)
+. "$CB_SRCDIR/tests/support/lib.sh"
+. "$CB_SRCDIR/tests/nccl/standin/lib.sh"
+standin_setup 4 python trace
+
+# returned CALL RANK: how many times CALL returned ncclInProgress on RANK.
+returned() {
+    grep -c "^ncclInProgress from $1\$" "$CB_TMP/trace.$2" || true
+}
+
+# at_least N CALL NP: every rank of NP saw CALL return ncclInProgress N or
+# more times.
+at_least() {
+    r=0
+    while [ "$r" -lt "$3" ]; do
+        got=$(returned "$2" "$r")
+        [ "$got" -ge "$1" ] ||
+            show_and_fail "rank $r: $2 returned ncclInProgress $got times, expected >= $1"
+        r=$((r + 1))
+    done
+}
+
+# Every collective, split communicators (hier_allreduce on 2 nodes of 2),
+# the engine's groups (-m 2) and symmetric windows (-R 2), verified.
+fresh_trace
+run 4 --backend nccl -o all -d float -b 48 -e 192 -f 4 -n 2 -c 1 -m 2 -R 2 \
+    --hier-split size:2
+expect_rc 0 "every collective, -m 2 -R 2"
+has 1 "^# Out of bounds values : 0 OK"
+standin_check trace --prefix "$CB_TMP/trace" --ranks 4 --teardown destroy
+at_least 1 ncclCommInitRank 4
+at_least 1 "a call outside a group" 4
+at_least 1 ncclGroupEnd 4
+at_least 2 ncclCommSplit 4
+at_least 2 ncclCommWindowRegister 4
+echo "ok: every collective, splits, -m 2, -R 2"
+
+# Captured in CUDA graphs (-G): each launch polled before the capture ends.
+fresh_trace
+run 2 --backend nccl -o allreduce,alltoall,sendrecv -b 48 -e 192 -f 4 -n 2 -c 1 -w 1 -G 2
+expect_rc 0 "-G 2"
+has 1 "^# Out of bounds values : 0 OK"
+standin_check trace --prefix "$CB_TMP/trace" --ranks 2 --teardown destroy
+at_least 1 "a call outside a group" 2
+at_least 1 ncclGroupEnd 2
+grep -q "capturing=1" "$CB_TMP/trace.0" || show_and_fail "nothing was captured"
+echo "ok: -G 2"
+echo "ok"
