@@ -1,5 +1,6 @@
 # The real program with the NCCL backend on real GPUs: one rank per visible
-# GPU, verified sweeps, then -m, -G and -C, native against p2p, -R 0/1/2.
+# GPU, verified sweeps, then -m, -G and -C, native against p2p, -R 0/1/2,
+# split communicators.
 # Skips (77) where no GPU is visible or the NCCL backend was not built.
 . "$CB_SRCDIR/tests/support/lib.sh"
 need_mpirun
@@ -48,8 +49,11 @@ for opts in "-m 4" "-G 3" "-m 2 -G 2" "-C 1" "-z 1"; do
 done
 
 # Native against send/receive groups, and -R 0/1/2 (a library too old for
-# one is status 1 with a message, reported and not failed).
-for opts in "-o alltoall,gather,scatter --nccl-impl auto,p2p" "-R 0" "-R 1" "-R 2"; do
+# one is status 1 with a message, reported and not failed); communicators
+# split from the job's (ncclCommSplit on a non-blocking parent: hier_allreduce
+# and --split).
+for opts in "-o alltoall,gather,scatter --nccl-impl auto,p2p" "-R 0" "-R 1" "-R 2" \
+    "-o hier_allreduce" "--split size:1"; do
     # shellcheck disable=SC2086
     run "$gpus" --backend nccl $opts -b 8 -e 1M -f 32 -n 5 -c 1 --csv "$CB_TMP/reg.csv"
     if [ "$rc" = 1 ] && grep -q 'needs\|has no ncclAlltoAll' "$CB_TMP/err"; then
