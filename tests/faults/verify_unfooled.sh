@@ -123,5 +123,8 @@ if [ -x "$CB_BUILDDIR/tests/nccl-collbench-standin" ]; then
     fault 3 sign:0 "$every" -d bfloat16,fp8_e5m2 --redop min -b 48K -e 48K
     fault 3 bump:1 "$reducing" -d int8,int32 --redop avg -b 48 -e 12K -f 4
     fault 3 skip "$every" -d float,bfloat16,int8,fp8_e4m3 -b 96 -e 6K -f 8
+    # Two ranks' blocks swapped (the MPI backend's: verify_faults.sh).
+    fault 3 swap:0:2 allgather,reducescatter,alltoall,gather,scatter,sendrecv \
+        -d float,bfloat16,int8,fp8_e4m3 -b 48 -e 3K -f 4
 fi
 echo "ok"
