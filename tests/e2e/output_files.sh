@@ -33,6 +33,8 @@ for opt in --csv --json; do
     refused "$opt: refusing to replace '$d/dir': it is a directory" $opt "$d/dir"
     refused "$opt: refusing to replace '/dev/null': it is not a regular file" $opt /dev/null
     [ -c /dev/null ] || fail "$opt replaced /dev/null"
+    refused "$opt: refusing to replace '/dev/full': it is not a regular file" $opt /dev/full
+    [ -c /dev/full ] || fail "$opt replaced /dev/full"
     refused "$opt: cannot create '$d/no/such/x': its directory '$d/no/such' is not writable" $opt "$d/no/such/x"
 done
 if [ "$(id -u)" != 0 ]; then
