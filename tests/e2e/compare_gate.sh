@@ -1,6 +1,7 @@
 # The gate on synthetic files: strict numbers (status 2 naming file, line and
 # column), missing rows, the baseline's spread, the metrics, the floor, the
-# summaries per collective, the JSON report, and big files in n log n.
+# summaries per collective, the JSON report (never written over an input,
+# a symlink, a directory or a device), and big files in n log n.
 . "$CB_SRCDIR/tests/support/lib.sh"
 need_mpirun
 need_python
@@ -162,6 +163,20 @@ assert by["allreduce"]["failed"] == 0 and by["broadcast"]["regressed"] == 1, by
 assert r["summary"]["compared"] == 8 and r["summary"]["failed"] == 1, r["summary"]
 PY
 expect 2 --json "$CB_TMP/no/such/dir.json" "$base" "$base"
+# The report harms no file: an input (however named), a symlink, a
+# directory or a device is refused with status 2 before anything is read,
+# and left as it was.
+cp "$base" "$CB_TMP/keep.csv"
+ln -s keep.csv "$CB_TMP/link.json"
+for case in "keep.csv|are the same file" "./keep.csv|are the same file" \
+            "link.json|are the same file" ".|it is a directory" "/dev/full|not a regular file"; do
+    json=${case%%|*}
+    case "$json" in /*) ;; *) json="$CB_TMP/$json" ;; esac
+    expect 2 --json "$json" "$base" "$CB_TMP/keep.csv"
+    grep -qF -- "${case#*|}" "$CB_TMP/cmp.err" || fail "--json $json: $(cat "$CB_TMP/cmp.err")"
+done
+cmp -s "$base" "$CB_TMP/keep.csv" && [ -L "$CB_TMP/link.json" ] && [ -c /dev/full ] ||
+    fail "a refused --json changed a file"
 
 # 8. Big files compare in n log n: 200000 distinct rows take about 3 s of
 # CPU time here; quadratic matching took 7 s for 100000 rows and over 18 s
