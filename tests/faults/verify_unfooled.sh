@@ -4,14 +4,14 @@
 # caught in every row of every collective they apply to (alltoallv,
 # ring_allreduce and hier_allreduce included), at least in float, bfloat16,
 # int8 and both fp8 types, with exit status 7: a shift and a chunk swap by
-# the period the old values had (data movement: 512 bfloat16, 256 int8, 32
-# fp8_e4m3, 16 fp8_e5m2 elements; reductions: 65536 elements of every type),
-# rank 0's contribution duplicated in place of rank 3's, +0 turned into -0,
-# an integer sum one too large under avg, and the operation skipped; the
-# last three at several sizes each (results of one element excepted: see
-# VERIFICATION, what is not caught). Through tests/nccl-collbench-faulty's
-# fault layer, on the MPI backend and, where it was built, on NCCL's
-# stand-in.
+# the period the old values had (data movement: 4096 half, 512 bfloat16,
+# 256 int8, 32 fp8_e4m3, 16 fp8_e5m2 elements; reductions: 65536 elements of
+# every type), rank 0's contribution duplicated in place of rank 3's, +0
+# turned into -0, an integer sum one too large under avg, and the operation
+# skipped; the last three at several sizes each (results of one element
+# excepted: see VERIFICATION, what is not caught). Through
+# tests/nccl-collbench-faulty's fault layer, on the MPI backend and, where it
+# was built, on NCCL's stand-in.
 . "$CB_SRCDIR/tests/support/lib.sh"
 need_mpirun
 need_python
@@ -54,9 +54,10 @@ reducing=allreduce,reduce,reducescatter,ring_allreduce,hier_allreduce
 # every collective's output holds at least 2 LEN elements, so that at least
 # 256 elements are compared with displaced ones even in the smallest types.
 # (The one-byte types share their chunks, 256 elements: one run.)
-# by_period EVERY: those faults in the collectives EVERY.
+# by_period: those faults in each collective of $every.
 by_period() {
-    for case in "float 65536 4" "bfloat16 512 2" "int8 256 1" "fp8_e4m3 32 1" "fp8_e5m2 16 1"; do
+    for case in "float 65536 4" "half 4096 2" "bfloat16 512 2" "int8 256 1" "fp8_e4m3 32 1" \
+                "fp8_e5m2 16 1"; do
         # shellcheck disable=SC2086
         set -- $case
         len=$(($2 < 256 ? 256 : $2))
