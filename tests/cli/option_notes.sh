@@ -1,20 +1,25 @@
-# Options that would do nothing say so: -r without a rooted collective and
-# --stable without --budget get a note in the preamble; a size range in
+# Options that would do nothing say so: -r without a rooted collective,
+# --stable without --budget, --check-timed with -c 0, and --hier-split or
+# --a2av-matrix without the collective they shape get a note in the preamble; a size range in
 # which no selected type has a whole element is a usage error (bad_input.sh)
 # unless only collectives that move no data are selected, and so is one in
 # which no size gives every rank a whole element.
 . "$CB_SRCDIR/tests/support/lib.sh"
 need_mpirun
 
-run 2 -r 1 -b 8 -e 8 -n 2 --stable 3
-expect_rc 0 "-r 1 with allreduce, --stable without --budget"
+run 2 -r 1 -b 8 -e 8 -n 2 --stable 3 --check-timed -c 0 --hier-split size:1 --a2av-matrix hot:4
+expect_rc 0 "-r 1 with allreduce, --stable without --budget, --check-timed with -c 0, ..."
 has 1 '^# -r has no effect: no collective selected has a root'
 has 1 '^# --stable has no effect without --budget'
+has 1 '^# --check-timed has no effect with -c 0'
+has 1 '^# --hier-split has no effect: only hier_allreduce'
+has 1 '^# --a2av-matrix has no effect: only alltoallv'
 has 1 '^ *8 '
 
 # Where they act, no note.
-run 2 -r 1 -b 8 -e 8 -n 2 -o allreduce,broadcast --budget 5 --stable 3
-expect_rc 0 "-r 1 with broadcast, --stable with --budget"
+run 2 -r 1 -b 8 -e 64 -n 2 -o allreduce,broadcast,hier_allreduce,alltoallv --budget 5 --stable 3 \
+    --check-timed --hier-split size:1 --a2av-matrix hot:4
+expect_rc 0 "-r 1 with broadcast, --stable with --budget, ..."
 has 0 'has no effect'
 
 # A type too large for the range, beside one that fits: the one that fits
