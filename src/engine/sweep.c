@@ -148,14 +148,17 @@ void check_sizes_fit(engine *e)
     MPI_Allreduce(MPI_IN_PLACE, &fits, 1, MPI_INT, MPI_MIN, e->comm);
     if (fits)
         return;
-    uint64_t least = 0;   /* the smallest size that would measure something */
-    for (uint64_t bytes = 1; bytes <= CB_FIT_SEARCH && least == 0; bytes++)
+    /* The smallest size that would measure something in every group (none
+     * found: UINT64_MAX, and no suggestion). */
+    uint64_t least = UINT64_MAX;
+    for (uint64_t bytes = 1; bytes <= CB_FIT_SEARCH && least == UINT64_MAX; bytes++)
         if (some_row_at(e, bytes))
             least = bytes;
+    MPI_Allreduce(MPI_IN_PLACE, &least, 1, MPI_UINT64_T, MPI_MAX, e->comm);
     char min_text[32], max_text[32], least_text[64] = "";
     cb_format_bytes(p->min_bytes, min_text, sizeof min_text);
     cb_format_bytes(p->max_bytes, max_text, sizeof max_text);
-    if (least > 0)
+    if (least != UINT64_MAX)
         snprintf(least_text, sizeof least_text, " to at least %llu", (unsigned long long)least);
     char ranks[64];
     if (p->split.kind != CB_SPLIT_NONE)
