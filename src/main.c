@@ -60,12 +60,26 @@ int main(int argc, char **argv)
         MPI_Comm_size(MPI_COMM_WORLD, &nranks);
         bad = cb_params_check_ranks(&params, nranks, err, sizeof err) != 0;
     }
-    int any_bad = 0;
-    MPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    if (any_bad) {
-        if (rank == 0)
+    /* The lowest rank whose command line is bad speaks through rank 0, so
+     * that the bad value is named even when rank 0's command line is fine. */
+    int nranks = 1, first_bad = 0;
+    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+    int mine = bad ? rank : nranks;
+    MPI_Allreduce(&mine, &first_bad, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (first_bad < nranks) {
+        if (first_bad != 0 && rank == first_bad)
+            MPI_Send(err, (int)sizeof err, MPI_CHAR, 0, 0, MPI_COMM_WORLD);
+        if (first_bad != 0 && rank == 0) {
+            MPI_Recv(err, (int)sizeof err, MPI_CHAR, first_bad, 0, MPI_COMM_WORLD,
+                     MPI_STATUS_IGNORE);
+            err[sizeof err - 1] = '\0';
+        }
+        if (rank == 0 && first_bad != 0)
+            fprintf(stderr, "nccl-collbench: rank %d (its command line differs from rank 0's): "
+                    "%s\nTry 'nccl-collbench --help' for more information.\n", first_bad, err);
+        else if (rank == 0)
             fprintf(stderr, "nccl-collbench: %s\nTry 'nccl-collbench --help' for more information.\n",
-                    bad ? err : "the command line differs between ranks");
+                    err);
         return finish(CB_EXIT_USAGE, &params, rank);
     }
     /* Ranks given different options would wait in different collectives. */

@@ -2,6 +2,7 @@
  * checks that need the rank count, and the notes on options given that have
  * no effect (for the preamble). */
 #include <stdio.h>
+#include <string.h>
 
 #include "collective.h"
 #include "params.h"
@@ -23,9 +24,12 @@ int cb_params_check_ranks(const cb_params *p, int nranks, char *err, size_t err_
 
 int cb_params_note(const cb_params *p, int index, char *text, size_t len)
 {
-    int rooted = 0;
-    for (int i = 0; i < p->ncollectives; i++)
+    int rooted = 0, grouped = 0, weighted = 0;
+    for (int i = 0; i < p->ncollectives; i++) {
         rooted |= (p->collectives[i]->flags & CB_COLL_ROOTED) != 0;
+        grouped |= p->collectives[i]->prepare != NULL;          /* --hier-split's groups */
+        weighted |= p->collectives[i]->layout_traffic != NULL;  /* --a2av-matrix's weights */
+    }
     int n = 0;
     if (p->root_given && !rooted && n++ == index) {
         snprintf(text, len, "-r has no effect: no collective selected has a root (broadcast, "
@@ -45,6 +49,19 @@ int cb_params_note(const cb_params *p, int index, char *text, size_t len)
         n++ == index) {
         snprintf(text, len, "--samples-json has no effect with --split: its results have no "
                  "per-rank entries");
+        return 1;
+    }
+    if (p->check_timed && p->check_passes == 0 && n++ == index) {
+        snprintf(text, len, "--check-timed has no effect with -c 0: nothing is verified");
+        return 1;
+    }
+    /* Their defaults cannot be told from the same value given. */
+    if (!grouped && strcmp(p->hier.text, "node") != 0 && n++ == index) {
+        snprintf(text, len, "--hier-split has no effect: only hier_allreduce has inner groups");
+        return 1;
+    }
+    if (!weighted && p->a2av_matrix.kind != CB_TRAFFIC_UNIFORM && n++ == index) {
+        snprintf(text, len, "--a2av-matrix has no effect: only alltoallv has a traffic matrix");
         return 1;
     }
     return 0;

@@ -183,5 +183,8 @@ void run_cycles(engine *e);
 /* sweep.c */
 int sweep(engine *e, const cb_collective *coll, cb_dtype dtype, cb_redop redop, int root);
 int run_collectives(engine *e);
+/* After plan_sizes: a usage error when no size gives any collective and type
+ * selected a row at this rank count. */
+void check_sizes_fit(engine *e);
 
 #endif

@@ -88,7 +88,7 @@ int cb_engine_run(const cb_params *p, MPI_Comm comm)
     /* The set-up, in order; every rank agrees before each next step. */
     static void (*const setup_steps[])(engine *) = {
         open_printers, select_backend, split_groups, start_backend, check_impls,
-        gather_ranks,  plan_sizes,     allocate_buffers,
+        gather_ranks,  plan_sizes,     check_sizes_fit, allocate_buffers,
     };
     for (size_t s = 0; s < sizeof setup_steps / sizeof setup_steps[0]; s++)
         if (s == 0 || agree(e) == CB_EXIT_OK)

@@ -1,5 +1,9 @@
 /* The sweep: collectives, layouts, types, reductions, roots, sizes and placements. */
 #include "engine_int.h"
+#include "format.h"
+
+/* How far check_sizes_fit looks for a size to suggest. */
+#define CB_FIT_SEARCH 65536u
 
 /* One measurement: one size, one placement. Returns the agreed status. */
 static int measure(engine *e, const cb_collective *coll, cb_call *call, int size_index,
@@ -104,6 +108,69 @@ static int supported_everywhere(engine *e, const cb_collective *coll, cb_dtype d
     return everywhere;
 }
 
+/* coll's layout of bytes of elements of esize over this rank's group: 0 when
+ * every rank gets whole elements. */
+static int lay_out(const engine *e, const cb_collective *coll, size_t esize, uint64_t bytes,
+                   cb_layout *out)
+{
+    return coll->layout_traffic != NULL
+               ? coll->layout_traffic(&e->p->a2av_matrix, (size_t)bytes, esize, e->gsize, out)
+               : coll->layout((size_t)bytes, esize, e->gsize, out);
+}
+
+/* Whether some selected collective and type lays out bytes over the group. */
+static int some_row_at(const engine *e, uint64_t bytes)
+{
+    const cb_params *p = e->p;
+    for (int c = 0; c < p->ncollectives; c++) {
+        const cb_collective *coll = p->collectives[c];
+        if (coll->flags & CB_COLL_NO_DATA)
+            return 1;
+        for (int t = 0; t < p->ndtypes; t++) {
+            cb_layout layout;
+            if (lay_out(e, coll, cb_dtype_info_of(p->dtypes[t])->size, bytes, &layout) == 0)
+                return 1;
+        }
+    }
+    return 0;
+}
+
+void check_sizes_fit(engine *e)
+{
+    const cb_params *p = e->p;
+    /* The parser saw the types but not the rank count: a size can hold an
+     * element yet give some rank none, and then every row is skipped. */
+    int fits = p->scan != 0;
+    for (int s = 0; s < e->nsizes && !fits; s++)
+        fits = some_row_at(e, e->sizes[s]);
+    /* A group that can measure nothing stops every group: each skips the
+     * sizes that any group skips. */
+    MPI_Allreduce(MPI_IN_PLACE, &fits, 1, MPI_INT, MPI_MIN, e->comm);
+    if (fits)
+        return;
+    /* The smallest size that would measure something in every group (none
+     * found: UINT64_MAX, and no suggestion). */
+    uint64_t least = UINT64_MAX;
+    for (uint64_t bytes = 1; bytes <= CB_FIT_SEARCH && least == UINT64_MAX; bytes++)
+        if (some_row_at(e, bytes))
+            least = bytes;
+    MPI_Allreduce(MPI_IN_PLACE, &least, 1, MPI_UINT64_T, MPI_MAX, e->comm);
+    char min_text[32], max_text[32], least_text[64] = "";
+    cb_format_bytes(p->min_bytes, min_text, sizeof min_text);
+    cb_format_bytes(p->max_bytes, max_text, sizeof max_text);
+    if (least != UINT64_MAX)
+        snprintf(least_text, sizeof least_text, " to at least %llu", (unsigned long long)least);
+    char ranks[64];
+    if (p->split.kind != CB_SPLIT_NONE)
+        snprintf(ranks, sizeof ranks, "every rank of every --split group");
+    else
+        snprintf(ranks, sizeof ranks, "each of the %d ranks", e->gsize);
+    cb_status_set(&e->st, CB_EXIT_USAGE,
+                  "-b/-e: no size from %s to %s bytes gives %s a whole element in any "
+                  "collective and type selected, so nothing would be measured; raise -e%s",
+                  min_text, max_text, ranks, least_text);
+}
+
 /* Every size for one (collective, type, reduction, root). */
 int sweep(engine *e, const cb_collective *coll, cb_dtype dtype, cb_redop redop, int root)
 {
@@ -129,11 +196,7 @@ int sweep(engine *e, const cb_collective *coll, cb_dtype dtype, cb_redop redop, 
     for (int s = 0; s < e->nsizes; s++) {
         cb_call call = {.dtype = dtype, .redop = redop, .root = root, .work = e->work,
                         .state = e->coll_state, .traffic = &e->p->a2av_matrix};
-        int fits = (coll->layout_traffic != NULL
-                        ? coll->layout_traffic(call.traffic, (size_t)e->sizes[s], info->size,
-                                               e->gsize, &call.layout)
-                        : coll->layout((size_t)e->sizes[s], info->size, e->gsize,
-                                       &call.layout)) == 0;
+        int fits = lay_out(e, coll, info->size, e->sizes[s], &call.layout) == 0;
         if (fits && e->layout_now == CB_LAYOUT_COL)
             cb_layout_set_columns(&call.layout, e->gsize, coll->column_work);
         /* With --split, every group measures the same sizes. */

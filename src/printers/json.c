@@ -386,8 +386,12 @@ static void json_one_result(cb_printer *pr, const cb_result *res)
                                           : NULL);
     }
     fprintf(f, "]}");
-    if (ferror(f))
+    if (ferror(f) && !pr->write_failed) {
+        /* Named now, while errno still says why (a full disk). */
         pr->write_failed = 1;
+        snprintf(pr->failure, sizeof pr->failure, "writing the JSON file '%s' failed: %s",
+                 jp->file.path, strerror(errno));
+    }
 }
 
 /* One entry per result: the out-of-place one, then the in-place one. */
@@ -551,6 +555,8 @@ static int json_close(cb_printer *pr, char *err, size_t err_len)
     if (!jp->ended) {
         /* Never name a document that was not finished. */
         snprintf(err, err_len, "the JSON document for '%s' was not finished", jp->file.path);
+    } else if (pr->write_failed && pr->failure[0] != '\0') {
+        snprintf(err, err_len, "%s", pr->failure);
     } else if (pr->write_failed || fflush(pr->out) != 0 || ferror(pr->out)) {
         snprintf(err, err_len, "writing the JSON file '%s' failed: %s", jp->file.path,
                  strerror(errno));

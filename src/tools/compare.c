@@ -14,6 +14,7 @@
 
 #include "config.h"
 #include "gate.h"
+#include "outfile.h"
 #include "parse.h"
 #include "report.h"
 
@@ -173,6 +174,17 @@ static int parse_options(int argc, char **argv, options *o)
     }
     if (o->nfiles < 2)
         return bad_usage("give at least one baseline CSV file and a new CSV file");
+    if (o->json != NULL) {
+        /* The report must not replace an input, nor anything but a file the
+         * user may write: checked before any file is read. */
+        for (size_t f = 0; f < o->nfiles; f++)
+            if (cb_outfile_same(o->json, o->files[f]))
+                return bad_usage("--json %s and the input %s are the same file; give the "
+                                 "report its own", o->json, o->files[f]);
+        char err[512];
+        if (cb_outfile_check(o->json, err, sizeof err) != 0)
+            return bad_usage("--json: %s", err);
+    }
     return -1;
 }
 

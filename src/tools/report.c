@@ -4,6 +4,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include "outfile.h"
 
 const char *const verdict_names[VERDICT_COUNT] = {
     "ok", "REGRESSED", "WRONG RESULTS", "BELOW FLOOR", "MISSING IN NEW", "missing (allowed)",
@@ -153,9 +156,22 @@ int report_write_json(const report *r, const char *path, const gate_side *base,
                       const gate_keys *k, const char *const *metric_names, double threshold,
                       int exit_status, char *err, size_t err_len)
 {
-    FILE *f = fopen(path, "w");
+    /* A new file beside path takes its name once whole (outfile.h): no
+     * symlink or device is written through, and a failure leaves path as it
+     * was. */
+    cb_outfile of;
+    char why[512];
+    if (cb_outfile_open(&of, path, why, sizeof why) != 0) {
+        snprintf(err, err_len, "--json: %s", why);
+        return -1;
+    }
+    int fd = dup(of.fd);
+    FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
     if (f == NULL) {
         snprintf(err, err_len, "--json: cannot write '%s': %s", path, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        cb_outfile_close(&of);
         return -1;
     }
     fprintf(f, "{\n  \"schema_version\": 1,\n  \"threshold_pct\": %.6g,\n  \"exit_status\": %d,\n"
@@ -189,10 +205,15 @@ int report_write_json(const report *r, const char *path, const gate_side *base,
     json_tally(f, &r->total);
     fprintf(f, ", \"only_in_new\": %zu}\n}\n", r->only_new);
     if (ferror(f) | (fclose(f) != 0)) {
-        snprintf(err, err_len, "--json: cannot write '%s'", path);
+        snprintf(err, err_len, "--json: cannot write '%s': %s", path, strerror(errno));
+        cb_outfile_close(&of);
         return -1;
     }
-    return 0;
+    int rc = cb_outfile_commit(&of, why, sizeof why);
+    if (rc != 0)
+        snprintf(err, err_len, "--json: %s", why);
+    cb_outfile_close(&of);
+    return rc;
 }
 
 void report_free(report *r)

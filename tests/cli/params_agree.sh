@@ -1,7 +1,8 @@
 # Ranks given different options: every rank stops with status 2 before
 # anything is measured, and one message names the first option that differs
 # with rank 0's value and the other rank's. (Before, these hung until the
-# watchdog, aborted in MPI, or ran with inconsistent results.)
+# watchdog, aborted in MPI, or ran with inconsistent results.) A command line
+# that another rank alone cannot parse is named with that rank's message.
 . "$CB_SRCDIR/tests/support/lib.sh"
 need_mpirun
 
@@ -55,6 +56,16 @@ echo "$cases" | while IFS='	' read -r opt v0 v1 args0 args1; do
     echo x >>"$CB_TMP/tried"
 done || exit 1
 [ "$(wc -l <"$CB_TMP/tried")" = "$(echo "$cases" | wc -l)" ] || fail "not every case ran"
+
+# A command line that only another rank cannot parse: its message, naming
+# the rank and the bad value, not just that the ranks differ.
+echo "-n 1" >"$CB_TMP/args.0"
+echo "-n abc" >"$CB_TMP/args.1"
+CB_RUN_BIN="$CB_TMP/per_rank.sh" run 2 -e 64
+expect_rc 2 "'-n abc' on rank 1 only"
+[ "$(grep -c '^nccl-collbench: ' "$CB_TMP/err")" = 1 ] || show_and_fail "'-n abc' on rank 1: not exactly one message"
+grep -qF "nccl-collbench: rank 1 (its command line differs from rank 0's): -n: 'abc' is not an integer" \
+    "$CB_TMP/err" || show_and_fail "'-n abc' on rank 1: the message names neither the rank nor the value"
 
 # Different spellings of the same parameters agree.
 echo "-n 2 -b 1K" >"$CB_TMP/args.0"

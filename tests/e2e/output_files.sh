@@ -2,7 +2,9 @@
 # is refused (status 1, one message naming it, nothing measured) and left as
 # it was; two outputs in one file are a usage error (status 2); a full disk
 # leaves whole CSV rows and a message naming the file and the error; no
-# temporary file is left; an existing file is replaced with its permissions.
+# temporary file is left; an existing file is replaced with its permissions;
+# a JSON document that a full disk cuts short names the file and the error
+# and leaves the earlier file.
 . "$CB_SRCDIR/tests/support/lib.sh"
 need_mpirun
 need_python
@@ -33,6 +35,8 @@ for opt in --csv --json; do
     refused "$opt: refusing to replace '$d/dir': it is a directory" $opt "$d/dir"
     refused "$opt: refusing to replace '/dev/null': it is not a regular file" $opt /dev/null
     [ -c /dev/null ] || fail "$opt replaced /dev/null"
+    refused "$opt: refusing to replace '/dev/full': it is not a regular file" $opt /dev/full
+    [ -c /dev/full ] || fail "$opt replaced /dev/full"
     refused "$opt: cannot create '$d/no/such/x': its directory '$d/no/such' is not writable" $opt "$d/no/such/x"
 done
 if [ "$(id -u)" != 0 ]; then
@@ -98,4 +102,13 @@ rows = list(csv.reader(text.splitlines()))
 assert len(rows) >= 2, rows
 assert len({len(r) for r in rows}) == 1, "rows of different lengths"
 PY
+# The JSON document too: a message naming the file and the error, and the
+# earlier file left as it was (the document is written beside it).
+echo earlier >"$d/full.json"
+CB_RUN_BIN="$CB_TMP/limited.sh" run 2 -b 8 -e 64K -n 1 --json "$d/full.json"
+expect_rc 1 "a JSON document that outgrows the limit"
+grep -qF "writing the JSON file '$d/full.json' failed: File too large" "$CB_TMP/err" ||
+    show_and_fail "no message naming the JSON file and the error"
+[ "$(cat "$d/full.json")" = earlier ] || fail "a JSON document that could not be written replaced the file"
+ls -a "$d" | grep -q tmp && fail "a temporary file was left: $(ls -a "$d")"
 echo "ok"

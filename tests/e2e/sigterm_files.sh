@@ -6,7 +6,7 @@
 # mpirun, given SIGTERM, passes it on and kills the ranks about a second
 # later, too soon for a JSON document of this size; MPICH's Hydra on a second
 # Ctrl-C): still no temporary file, whole CSV rows, and the earlier JSON file
-# untouched.
+# untouched. Between the two, Ctrl-C on mpirun with every rank able to stop.
 . "$CB_SRCDIR/tests/support/lib.sh"
 need_mpirun
 need_python
@@ -59,6 +59,45 @@ assert doc["complete"] is False, "the run finished before SIGTERM came: make the
 assert doc["summary"]["exit_status"] == 143, doc["summary"]
 assert "SIGTERM" in doc["errors"][0], doc["errors"]
 assert len(doc["results"]) >= len(rows) - 1 - 2, (len(doc["results"]), len(rows))
+PY
+
+# Ctrl-C on the launcher itself (Open MPI passes SIGTERM on to the ranks and
+# kills them about a second later; Hydra passes SIGINT on): no temporary
+# file, whole CSV rows, and a JSON document either finished (complete false)
+# or not there at all, never a partial one.
+rm -f "$d/r.csv" "$d/r.json"
+$CB_MPIRUN -np 2 "$CB_BIN" -b 8 -e 64K -f 2 -n 20 -d all -o allreduce,allgather,broadcast,alltoall \
+    --csv "$d/r.csv" --json "$d/r.json" </dev/null >"$CB_TMP/out" 2>"$CB_TMP/err" &
+pid=$!
+i=0
+while [ "$(grep -c . "$d/r.csv" 2>/dev/null || echo 0)" -lt 4 ]; do
+    i=$((i + 1))
+    [ $i -le 600 ] || { kill -KILL $pid; fail "no CSV rows within 60 s"; }
+    kill -0 $pid 2>/dev/null || show_and_fail "the run ended before it could be stopped"
+    sleep 0.1
+done
+kill -INT $pid
+i=0
+while kill -0 $pid 2>/dev/null; do
+    i=$((i + 1))
+    [ $i -le 300 ] || { kill -KILL $pid; fail "the run did not end within 30 s of Ctrl-C on mpirun"; }
+    sleep 0.1
+done
+rc=0
+wait $pid || rc=$?
+# Hydra's own status after Ctrl-C is 0 or not, as it happens: not the program's.
+[ "$rc" != 0 ] || [ "$CB_LAUNCHER" = hydra ] || show_and_fail "status 0 after Ctrl-C on mpirun"
+leftover=$(ls -a "$d" | grep tmp || true)
+[ -z "$leftover" ] || fail "temporary files left after Ctrl-C on mpirun: $leftover"
+"$CB_PYTHON" - "$d/r.csv" "$d/r.json" <<'PY' || show_and_fail "after Ctrl-C on mpirun, the CSV or JSON is not whole"
+import csv, json, os, sys
+text = open(sys.argv[1], newline="").read()
+assert text.endswith("\n"), "a partial last row"
+rows = list(csv.reader(text.splitlines()))
+assert len(rows) >= 4 and len({len(r) for r in rows}) == 1, "rows of different lengths"
+if os.path.exists(sys.argv[2]):
+    doc = json.load(open(sys.argv[2]))
+    assert doc["complete"] is False, "the run finished before Ctrl-C came"
 PY
 
 # A rank stuck in a measurement (the fault layer hangs rank 1 in its first
