@@ -44,6 +44,15 @@ void run_cycles(engine *e)
             note(e, "Cycle %d%s", e->cycle, p->cycles == 0 ? " (until stopped)" : "");
         e->wrong_this_cycle = 0;
         int rc = run_collectives(e);
+        /* Every row skipped (a collective, type, reduction or layout the
+         * backend does not run; the notes say which): nothing measured is a
+         * usage error, as is a size range in which nothing fits. Rank 0
+         * counts the rows; agree() below stops the others with it. */
+        if (rc == CB_EXIT_OK && p->scan == 0 && e->cycle == 1 && e->rank == 0 &&
+            e->sum.results == 0)
+            cb_status_set(&e->st, CB_EXIT_USAGE, "nothing was measured: the %s backend skipped "
+                          "every collective, type and reduction selected (see the notes)",
+                          e->ops->name);
         if (rc == CB_EXIT_OK && p->scan != 0)
             rc = run_scan(e);
         e->wrong_cycles += e->wrong_this_cycle;

@@ -86,4 +86,15 @@ done
 run 2 --backend nccl -C 1 -G 2 -n 2 -w 0 -c 1 -b 64 -e 64 --csv "$CB_TMP/cg.csv"
 expect_rc 0 "-C 1 -G 2"
 standin_check csv --csv "$CB_TMP/cg.csv" --backend nccl --ranks 2 --max-us 100000
+# Nothing measured is a usage error, on every rank, with the notes saying
+# why (ring_allreduce reduces on the host: not on GPU buffers); with another
+# collective beside it, the run measures that one and passes.
+run 2 --backend nccl -o ring_allreduce -b 1K -e 4K
+expect_rc 2 "only a collective the backend skips"
+grep -q '^# skipped ring_allreduce on the nccl backend' "$CB_TMP/out" ||
+    show_and_fail "no note on why ring_allreduce was skipped"
+grep -q '^nccl-collbench: rank 0 (.*): nothing was measured: the nccl backend skipped every' \
+    "$CB_TMP/err" || show_and_fail "no message that nothing was measured"
+run 2 --backend nccl -o ring_allreduce,allreduce -b 1K -e 4K
+expect_rc 0 "a skipped collective beside a measured one"
 echo "ok"
