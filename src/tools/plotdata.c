@@ -156,12 +156,16 @@ static void scan_where(const file_columns *c, char **row, char *where, size_t le
     const char *host = c->host >= 0 ? row[c->host] : "";
     const char *peer = c->peer_host >= 0 ? row[c->peer_host] : "";
     const char *group = c->group >= 0 ? row[c->group] : "";
-    if (strcmp(part, "node") == 0)
-        snprintf(where, len, " node %.40s", host);
-    else if (strcmp(part, "pair") == 0)
-        snprintf(where, len, " pair %.40s - %.40s", host, peer);
-    else if (strcmp(part, "rail") == 0)
-        snprintf(where, len, " rail %.20s", group);
+    /* A suspect's re-measure ("node_again") is a line of its own beside the
+     * first figure: "node h0 again". */
+    size_t n = strcspn(part, "_");
+    const char *again = strcmp(part + n, "_again") == 0 ? " again" : "";
+    if (n == 4 && strncmp(part, "node", n) == 0)
+        snprintf(where, len, " node %.40s%s", host, again);
+    else if (n == 4 && strncmp(part, "pair", n) == 0)
+        snprintf(where, len, " pair %.40s - %.40s%s", host, peer, again);
+    else if (n == 4 && strncmp(part, "rail", n) == 0)
+        snprintf(where, len, " rail %.20s%s", group, again);
     else if (part[0])
         snprintf(where, len, " %.20s", part);
 }
