@@ -37,8 +37,9 @@ static int finish(int code, const cb_params *p, int rank)
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
-    int rank = 0;
+    int rank = 0, nranks = 1;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
 
     /* Every rank parses the same command line; rank 0 speaks for all. */
     cb_params params;
@@ -55,16 +56,11 @@ int main(int argc, char **argv)
                  params.csv_path, params.json_path);
         bad = 1;
     }
-    if (!bad && !params.help && !params.version) {
-        int nranks = 1;
-        MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+    if (!bad && !params.help && !params.version)
         bad = cb_params_check_ranks(&params, nranks, err, sizeof err) != 0;
-    }
     /* The lowest rank whose command line is bad speaks through rank 0, so
      * that the bad value is named even when rank 0's command line is fine. */
-    int nranks = 1, first_bad = 0;
-    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
-    int mine = bad ? rank : nranks;
+    int first_bad = 0, mine = bad ? rank : nranks;
     MPI_Allreduce(&mine, &first_bad, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     if (first_bad < nranks) {
         if (first_bad != 0 && rank == first_bad)
@@ -74,12 +70,13 @@ int main(int argc, char **argv)
                      MPI_STATUS_IGNORE);
             err[sizeof err - 1] = '\0';
         }
-        if (rank == 0 && first_bad != 0)
-            fprintf(stderr, "nccl-collbench: rank %d (its command line differs from rank 0's): "
-                    "%s\nTry 'nccl-collbench --help' for more information.\n", first_bad, err);
-        else if (rank == 0)
-            fprintf(stderr, "nccl-collbench: %s\nTry 'nccl-collbench --help' for more information.\n",
-                    err);
+        char whose[80] = "";
+        if (first_bad != 0)
+            snprintf(whose, sizeof whose, "rank %d (its command line differs from rank 0's): ",
+                     first_bad);
+        if (rank == 0)
+            fprintf(stderr, "nccl-collbench: %s%s\nTry 'nccl-collbench --help' for more "
+                    "information.\n", whose, err);
         return finish(CB_EXIT_USAGE, &params, rank);
     }
     /* Ranks given different options would wait in different collectives. */

@@ -235,19 +235,15 @@ static unsigned char *largest_of_sweeps(const gate_side *s)
     sweep_point *p = calloc(n ? n : 1, sizeof *p);
     int ok = flag != NULL && p != NULL;
     for (size_t i = 0; ok && i < n; i++) {
-        size_t len = 1;
+        const char *values[GATE_MAX_KEYS];
         for (size_t c = 0; c < GATE_MAX_KEYS; c++)
-            len += strlen(gate_field(s, &s->entries[i], gate_key_columns[c])) + 1;
-        ok = (p[i].sweep = malloc(len)) != NULL;
+            values[c] = strcmp(gate_key_columns[c], "bytes") == 0 ||
+                                strcmp(gate_key_columns[c], "placement") == 0
+                            ? NULL
+                            : gate_field(s, &s->entries[i], gate_key_columns[c]);
+        ok = (p[i].sweep = gate_join_key(values)) != NULL;
         if (!ok)
             break;
-        p[i].sweep[0] = '\0';
-        for (size_t c = 0; c < GATE_MAX_KEYS; c++)
-            if (strcmp(gate_key_columns[c], "bytes") != 0 &&
-                strcmp(gate_key_columns[c], "placement") != 0) {
-                strcat(p[i].sweep, gate_field(s, &s->entries[i], gate_key_columns[c]));
-                strcat(p[i].sweep, "\x1f");
-            }
         p[i].bytes = strtoull(gate_field(s, &s->entries[i], "bytes"), NULL, 10);
         p[i].entry = i;
     }

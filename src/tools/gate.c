@@ -149,6 +149,25 @@ static int by_key_then_place(const void *a, const void *b)
     return x->row < y->row ? -1 : x->row > y->row;
 }
 
+char *gate_join_key(const char *const values[GATE_MAX_KEYS])
+{
+    size_t len = 1;
+    for (size_t c = 0; c < GATE_MAX_KEYS; c++)
+        if (values[c] != NULL)
+            len += strlen(values[c]) + 1;
+    char *key = malloc(len), *end = key;
+    for (size_t c = 0; key != NULL && c < GATE_MAX_KEYS; c++)
+        if (values[c] != NULL) {
+            size_t flen = strlen(values[c]);
+            memcpy(end, values[c], flen);
+            end += flen;
+            *end++ = '\x1f';
+        }
+    if (key != NULL)
+        *end = '\0';
+    return key;
+}
+
 int gate_index(gate_side *s, const gate_keys *k, char *err, size_t err_len)
 {
     size_t total = 0;
@@ -178,24 +197,15 @@ int gate_index(gate_side *s, const gate_keys *k, char *err, size_t err_len)
             cols[c] = k->use[c] ? cb_csv_column(t, gate_key_columns[c]) : -1;
         for (size_t r = 0; r < t->nrows; r++) {
             gate_row *g = &s->rows[s->nrows];
-            size_t len = 1;
+            const char *values[GATE_MAX_KEYS];
             for (size_t c = 0; c < GATE_MAX_KEYS; c++)
-                if (cols[c] >= 0)
-                    len += strlen(t->rows[r][cols[c]]) + 1;
-            char *key = malloc(len), *end = key;
+                values[c] = cols[c] >= 0 ? t->rows[r][cols[c]] : NULL;
+            char *key = gate_join_key(values);
             if (key == NULL) {
                 snprintf(err, err_len, "out of memory");
                 return -1;
             }
             s->keys[s->nrows] = key;
-            for (size_t c = 0; c < GATE_MAX_KEYS; c++)
-                if (cols[c] >= 0) {
-                    size_t flen = strlen(t->rows[r][cols[c]]);
-                    memcpy(end, t->rows[r][cols[c]], flen);
-                    end += flen;
-                    *end++ = '\x1f';
-                }
-            *end = '\0';
             g->key = key;
             g->file = f;
             g->row = r;

@@ -64,6 +64,10 @@ int gate_index(gate_side *s, const gate_keys *k, char *err, size_t err_len);
 /* The entry with this key, or NULL (binary search). */
 const gate_entry *gate_find(const gate_side *s, const char *key);
 
+/* The fields of the key columns, each followed by '\x1f', those whose
+ * value is NULL left out, in a new string (NULL when out of memory). */
+char *gate_join_key(const char *const values[GATE_MAX_KEYS]);
+
 /* A field of the first row of an entry, by column name ("" when absent). */
 const char *gate_field(const gate_side *s, const gate_entry *e, const char *column);
 

@@ -13,6 +13,32 @@ need_python
 
 d="$CB_TMP/files"
 mkdir "$d"
+
+# wait_rows N [FILE]: until $d/r.csv has N lines (and FILE, where given, is
+# not empty), at most 60 s; the job $pid must still be running.
+wait_rows() {
+    i=0
+    while [ "$(grep -c . "$d/r.csv" 2>/dev/null || echo 0)" -lt "$1" ] ||
+        { [ -n "${2:-}" ] && [ ! -s "$2" ]; }; do
+        i=$((i + 1))
+        [ $i -le 600 ] || { kill -KILL $pid; fail "no CSV rows within 60 s"; }
+        kill -0 $pid 2>/dev/null || show_and_fail "the run ended before it could be stopped"
+        sleep 0.1
+    done
+}
+
+# wait_end WHAT: until the job $pid ends, at most 30 s after WHAT (it must
+# never hang); $rc is then its status.
+wait_end() {
+    i=0
+    while kill -0 $pid 2>/dev/null; do
+        i=$((i + 1))
+        [ $i -le 300 ] || { kill -KILL $pid; fail "the run did not end within 30 s of $1"; }
+        sleep 0.1
+    done
+    rc=0
+    wait $pid || rc=$?
+}
 # Each rank writes its pid, so that the test signals the ranks themselves.
 cat >"$CB_TMP/pid_rank.sh" <<LAUNCHER
 #!/bin/sh
@@ -28,23 +54,9 @@ $CB_MPIRUN -np 2 "$CB_TMP/pid_rank.sh" "$CB_BIN" -b 8 -e 64K -f 2 -n 20 -d all \
     --csv "$d/r.csv" --json "$d/r.json" </dev/null >"$CB_TMP/out" 2>"$CB_TMP/err" &
 pid=$!
 # Wait for a few rows (up to 60 s), then stop the run.
-i=0
-while [ "$(grep -c . "$d/r.csv" 2>/dev/null || echo 0)" -lt 4 ] || [ ! -s "$d/pid.1" ]; do
-    i=$((i + 1))
-    [ $i -le 600 ] || { kill -KILL $pid; fail "no CSV rows within 60 s"; }
-    kill -0 $pid 2>/dev/null || show_and_fail "the run ended before it could be stopped"
-    sleep 0.1
-done
+wait_rows 4 "$d/pid.1"
 kill -TERM "$(cat "$d/pid.0")" "$(cat "$d/pid.1")"
-# It must end on its own; never hang.
-i=0
-while kill -0 $pid 2>/dev/null; do
-    i=$((i + 1))
-    [ $i -le 300 ] || { kill -KILL $pid; fail "the run did not end within 30 s of SIGTERM"; }
-    sleep 0.1
-done
-rc=0
-wait $pid || rc=$?
+wait_end SIGTERM
 [ "$rc" != 0 ] || show_and_fail "status 0 after SIGTERM"
 leftover=$(ls -a "$d" | grep tmp || true)
 [ -z "$leftover" ] || fail "temporary files left: $leftover"
@@ -69,22 +81,9 @@ rm -f "$d/r.csv" "$d/r.json"
 $CB_MPIRUN -np 2 "$CB_BIN" -b 8 -e 64K -f 2 -n 20 -d all -o allreduce,allgather,broadcast,alltoall \
     --csv "$d/r.csv" --json "$d/r.json" </dev/null >"$CB_TMP/out" 2>"$CB_TMP/err" &
 pid=$!
-i=0
-while [ "$(grep -c . "$d/r.csv" 2>/dev/null || echo 0)" -lt 4 ]; do
-    i=$((i + 1))
-    [ $i -le 600 ] || { kill -KILL $pid; fail "no CSV rows within 60 s"; }
-    kill -0 $pid 2>/dev/null || show_and_fail "the run ended before it could be stopped"
-    sleep 0.1
-done
+wait_rows 4
 kill -INT $pid
-i=0
-while kill -0 $pid 2>/dev/null; do
-    i=$((i + 1))
-    [ $i -le 300 ] || { kill -KILL $pid; fail "the run did not end within 30 s of Ctrl-C on mpirun"; }
-    sleep 0.1
-done
-rc=0
-wait $pid || rc=$?
+wait_end "Ctrl-C on mpirun"
 # Hydra's own status after Ctrl-C is 0 or not, as it happens: not the program's.
 [ "$rc" != 0 ] || [ "$CB_LAUNCHER" = hydra ] || show_and_fail "status 0 after Ctrl-C on mpirun"
 leftover=$(ls -a "$d" | grep tmp || true)
@@ -109,12 +108,7 @@ NCCL_COLLBENCH_TEST_FAULT=hang:1:4096 $CB_MPIRUN -np 2 "$CB_BUILDDIR/tests/nccl-
     --backend faulty-mpi -b 1K -e 64K -n 5 -T 0 \
     --csv "$d/r.csv" --json "$d/stuck.json" </dev/null >"$CB_TMP/out" 2>"$CB_TMP/err" &
 pid=$!
-i=0
-while [ "$(grep -c . "$d/r.csv" 2>/dev/null || echo 0)" -lt 3 ]; do
-    i=$((i + 1))
-    [ $i -le 600 ] || { kill -KILL $pid; fail "no CSV rows within 60 s"; }
-    sleep 0.1
-done
+wait_rows 3
 sleep 1
 kill -TERM $pid
 # MPICH's Hydra passes SIGTERM on and never kills by itself: its forced kill
@@ -125,13 +119,7 @@ if [ "$CB_LAUNCHER" = hydra ]; then
     sleep 0.5
     kill -INT $pid
 fi
-i=0
-while kill -0 $pid 2>/dev/null; do
-    i=$((i + 1))
-    [ $i -le 300 ] || { kill -KILL $pid; fail "the stuck run did not end within 30 s of SIGTERM"; }
-    sleep 0.1
-done
-wait $pid || true
+wait_end "SIGTERM (a rank stuck)"
 leftover=$(ls -a "$d" | grep tmp || true)
 [ -z "$leftover" ] || fail "temporary files left by a killed run: $leftover"
 [ "$(cat "$d/stuck.json")" = earlier ] || fail "a killed run replaced the earlier JSON file"
