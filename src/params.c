@@ -27,6 +27,7 @@
 #define CB_DEFAULT_STABLE_PCT 2
 #define CB_MAX_TIMEOUT 604800L
 #define CB_MAX_AGG_OPTION 1048576L
+#define CB_MAX_UNALIGN_OPTION 1048576L
 
 #include "params_parse.h"
 
@@ -149,6 +150,11 @@ static int opt_root(parse_state *s, const char *v)
 static int opt_agg(parse_state *s, const char *v)
 {
     return set_int(s, v, 1, CB_MAX_AGG_OPTION, &s->p->agg);
+}
+
+static int opt_unalign(parse_state *s, const char *v)
+{
+    return set_int(s, v, 0, CB_MAX_UNALIGN_OPTION, &s->p->unalign);
 }
 
 static int opt_cudagraph(parse_state *s, const char *v)
@@ -315,6 +321,8 @@ static const cb_option_spec option_table[] = {
     {'R', "local-register", "0|1|2", "NCCL buffers: 1 registered (ncclCommRegister), 2 "
      "ncclMemAlloc'd in a symmetric window (NCCL 2.27); 0 neither [0]", cb_params_opt_register,
      AGREE_INT(registration)},
+    {'u', "unalign", "N", "start the send and receive buffers N elements past their "
+     "aligned start, to measure misaligned buffers [0]", opt_unalign, AGREE_INT(unalign)},
     {'\0', "suspect-ratio", "R", "-o scan: suspect below R x the median (0 < R <= 1) [0.8]",
      cb_params_opt_suspect_ratio, AGREE_DOUBLE(scan_threshold)},
     {'N', "cycles", "N", "repeat the run N times, 0 until stopped; wrong tally per rank [1]",

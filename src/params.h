@@ -82,6 +82,7 @@ typedef struct cb_params {
     cb_impl impls[3];      /* --nccl-impl, in the order given [auto] */
     int nimpls;
     int registration;      /* -R: 0 plain, 1 ncclCommRegister, 2 symmetric window [0] */
+    int unalign;           /* -u: buffers start this many elements past their allocation [0] */
     int memory_report;     /* -M: the memory footprint per rank in the preamble */
     int budget_ms;         /* --budget: timed iterations per measurement from a time budget; 0 off */
     int stable_pct;        /* --stable: with --budget, stop when the last round medians are

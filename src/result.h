@@ -61,6 +61,7 @@ typedef struct cb_run_settings {
     const char *nccl_impls[3];  /* --nccl-impl by name, in the order given */
     int nimpls;
     int registration;           /* -R */
+    int unalign;                /* -u, in elements */
 } cb_run_settings;
 
 typedef struct cb_run_info {

@@ -32,12 +32,23 @@ static int keeps_raw_samples(const cb_params *p)
     return p->samples_json && p->json_path != NULL && p->split.kind == CB_SPLIT_NONE;
 }
 
+/* -u: the bytes by which the send and receive buffers start past their
+ * allocation, for the widest element selected. */
+static size_t unalign_pad(const cb_params *p)
+{
+    size_t widest = 1;
+    for (int t = 0; t < p->ndtypes; t++)
+        if (cb_dtype_info_of(p->dtypes[t])->size > widest)
+            widest = cb_dtype_info_of(p->dtypes[t])->size;
+    return (size_t)p->unalign * widest;
+}
+
 static void footprint(const engine *e, size_t largest, cb_footprint *fp)
 {
     const cb_params *p = e->p;
     cb_iter_request req = iter_request(p);
     size_t marks = (size_t)cb_iter_plan_room(&req);
-    fp->send = fp->recv = largest;
+    fp->send = fp->recv = largest + unalign_pad(p);
     fp->work = (size_t)column_work_buffers(p) * largest;
     fp->staging = e->ops->host_accessible ? 0 : largest;
     /* Marks: the engine's samples and the backend's timestamps. */
@@ -112,8 +123,8 @@ void allocate_buffers(engine *e)
 {
     cb_watchdog_doing(&e->watch, "allocating two buffers of %zu bytes", e->buffer_bytes);
     size_t work_bytes = (size_t)column_work_buffers(e->p) * e->buffer_bytes;
-    if (e->ops->alloc(e->b, e->buffer_bytes, &e->send) != 0 ||
-        e->ops->alloc(e->b, e->buffer_bytes, &e->recv) != 0 ||
+    size_t bytes = e->buffer_bytes + unalign_pad(e->p);
+    if (e->ops->alloc(e->b, bytes, &e->send) != 0 || e->ops->alloc(e->b, bytes, &e->recv) != 0 ||
         (work_bytes > 0 && e->ops->alloc(e->b, work_bytes, &e->work) != 0)) {
         cb_status_set(&e->st, CB_EXIT_RUNTIME, "%s", e->b->error);
         return;

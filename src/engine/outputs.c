@@ -37,6 +37,7 @@ static void describe_settings(cb_run_settings *s, const cb_params *p)
         .table_stats = p->table_stats,
         .nimpls = p->nimpls,
         .registration = p->registration,
+        .unalign = p->unalign,
     };
     for (int i = 0; i < p->nimpls && i < (int)(sizeof s->nccl_impls / sizeof *s->nccl_impls); i++)
         s->nccl_impls[i] = cb_impl_name(p->impls[i]);

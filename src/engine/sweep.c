@@ -11,13 +11,16 @@ static int measure(engine *e, const cb_collective *coll, cb_call *call, int size
 {
     size_t esize = cb_dtype_info_of(call->dtype)->size;
     const cb_layout *l = &call->layout;
-    call->recv = e->recv;
-    call->send = e->send;
+    /* -u: both buffers start whole elements past their aligned allocation. */
+    char *send = (char *)e->send + (size_t)e->p->unalign * esize;
+    char *recv = (char *)e->recv + (size_t)e->p->unalign * esize;
+    call->recv = recv;
+    call->send = send;
     if (in_place) {
         /* One buffer holds both sides, as the collective's layout places them. */
         size_t rank = (size_t)e->grank;
-        call->send = (char *)e->recv + (l->inplace_offset + rank * l->inplace_send_stride) * esize;
-        call->recv = (char *)e->recv + rank * l->inplace_recv_stride * esize;
+        call->send = recv + (l->inplace_offset + rank * l->inplace_send_stride) * esize;
+        call->recv = recv + rank * l->inplace_recv_stride * esize;
     }
 
     cb_result res;

@@ -196,8 +196,9 @@ static void row_scan_round(row *r, const cb_result *res)
     X(round, row_scan_round(r, res))                                       \
     X(cycle, row_fieldf(r, "%d", res->cycle))                              \
     X(timestamp_utc, row_field(r, res->timestamp_utc))                     \
-    X(traffic_matrix, row_field(r, res->traffic_matrix))                 \
-    X(impl, row_field(r, res->impl ? res->impl : ""))
+    X(traffic_matrix, row_field(r, res->traffic_matrix))                   \
+    X(impl, row_field(r, res->impl ? res->impl : ""))                      \
+    X(unalign, row_fieldf(r, "%d", res->scan_part ? 0 : set->unalign))
 
 static void row_header(row *r)
 {

@@ -177,7 +177,7 @@ static void write_parameters(FILE *f, const cb_run_settings *p)
     fprintf(f, "], \"nccl_impls\": [");
     for (int i = 0; i < p->nimpls; i++)
         fprintf(f, "%s\"%s\"", i ? ", " : "", p->nccl_impls[i]);
-    fprintf(f, "], \"registration\": %d", p->registration);
+    fprintf(f, "], \"registration\": %d, \"unalign\": %d", p->registration, p->unalign);
     fprintf(f, ", \"budget_ms\": %d, \"stable_pct\": %d", p->budget_ms, p->stable_pct);
     fprintf(f, "\n  },\n");
 }

@@ -60,6 +60,9 @@ static void table_begin(cb_printer *pr, const cb_run_info *run)
             min_text, max_text, step_text, p->warmup, p->iters, p->check_passes,
             p->time_combine, p->blocking, p->agg, p->graph_launches,
             p->report_cputime);
+    if (p->unalign > 0)
+        fprintf(out, "# buffers: send and receive start %d elements past their aligned "
+                     "start (-u)\n", p->unalign);
     fprintf(out, "#\n# Using devices\n");
     for (int r = 0; r < run->nranks; r++) {
         const cb_rank_info *ri = &run->ranks[r];

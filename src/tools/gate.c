@@ -6,24 +6,26 @@
 
 const char *const gate_key_columns[GATE_MAX_KEYS] = {
     "backend", "collective", "datatype", "redop", "root", "bytes", "placement", "ranks",
-    "group", "layout", "impl", "scan_part", "host", "peer_host",
+    "group", "layout", "impl", "unalign", "scan_part", "host", "peer_host",
 };
 
 /* The last three key columns are empty in every row but those of the
- * health scan (-o scan), whose node, pair and rail rows they tell apart:
- * keys only where a row has them, so that other comparisons print no
- * empty columns. */
-static int scan_only(size_t c)
+ * health scan (-o scan), whose node, pair and rail rows they tell apart,
+ * and unalign is 0 in every row but those of -u runs: keys only where a
+ * row has another value, so that other comparisons print no idle columns. */
+static const char *idle_value(size_t c)
 {
-    return c >= GATE_MAX_KEYS - 3;
+    if (c >= GATE_MAX_KEYS - 3)
+        return "";
+    return strcmp(gate_key_columns[c], "unalign") == 0 ? "0" : NULL;
 }
 
-static int any_value(const gate_side *s, const char *column)
+static int any_value(const gate_side *s, const char *column, const char *idle)
 {
     for (size_t f = 0; f < s->nfiles; f++) {
         int col = cb_csv_column(&s->tables[f], column);
         for (size_t r = 0; col >= 0 && r < s->tables[f].nrows; r++)
-            if (s->tables[f].rows[r][col][0] != '\0')
+            if (strcmp(s->tables[f].rows[r][col], idle) != 0)
                 return 1;
     }
     return 0;
@@ -55,8 +57,10 @@ int gate_common_keys(const gate_side *a, const gate_side *b, gate_keys *k)
             k->use[c] &= cb_csv_column(&a->tables[f], gate_key_columns[c]) >= 0;
         for (size_t f = 0; f < b->nfiles; f++)
             k->use[c] &= cb_csv_column(&b->tables[f], gate_key_columns[c]) >= 0;
-        if (k->use[c] && scan_only(c))
-            k->use[c] = any_value(a, gate_key_columns[c]) || any_value(b, gate_key_columns[c]);
+        const char *idle = idle_value(c);
+        if (k->use[c] && idle != NULL)
+            k->use[c] = any_value(a, gate_key_columns[c], idle) ||
+                        any_value(b, gate_key_columns[c], idle);
         any |= k->use[c];
     }
     return any;

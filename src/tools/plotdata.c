@@ -90,7 +90,7 @@ static int read_number(const char *text, double *v)
 
 typedef struct file_columns {
     int collective, backend, datatype, redop, placement, bytes, busbw, time, layout;
-    int ranks, nodes, library, start, run_id, group, impl, scan_part, host, peer_host;
+    int ranks, nodes, library, start, run_id, group, impl, unalign, scan_part, host, peer_host;
 } file_columns;
 
 static int find_columns(const cb_csv_table *t, file_columns *c)
@@ -111,6 +111,7 @@ static int find_columns(const cb_csv_table *t, file_columns *c)
     c->run_id = cb_csv_column(t, "run_id");
     c->group = cb_csv_column(t, "group");   /* with --split: a line per group */
     c->impl = cb_csv_column(t, "impl");     /* --nccl-impl: a line per implementation */
+    c->unalign = cb_csv_column(t, "unalign"); /* -u: misaligned buffers, a line of their own */
     /* -o scan: a line per node, pair of nodes and rail. */
     c->scan_part = cb_csv_column(t, "scan_part");
     c->host = cb_csv_column(t, "host");
@@ -237,6 +238,9 @@ static int read_file(plot_data *d, const cb_csv_table *t, const char *path, size
         char where[120] = "";
         if (group[0])
             snprintf(where, sizeof where, " group %.20s", group);
+        if (c.unalign >= 0 && strcmp(row[c.unalign], "0") != 0 && row[c.unalign][0] != '\0')
+            snprintf(where + strlen(where), sizeof where - strlen(where), " unalign %.12s",
+                     row[c.unalign]);
         scan_where(&c, row, where, sizeof where);
         char label[200];
         snprintf(label, sizeof label, "%.20s %.20s %.20s %.20s%s%s%s%.20s", row[c.backend],

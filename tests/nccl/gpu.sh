@@ -51,9 +51,9 @@ done
 # Native against send/receive groups, and -R 0/1/2 (a library too old for
 # one is status 1 with a message, reported and not failed); communicators
 # split from the job's (ncclCommSplit on a non-blocking parent: hier_allreduce
-# and --split).
+# and --split); misaligned buffers (-u 1: 2 bytes off for half).
 for opts in "-o alltoall,gather,scatter --nccl-impl auto,p2p" "-R 0" "-R 1" "-R 2" \
-    "-o hier_allreduce" "--split size:1"; do
+    "-o hier_allreduce" "--split size:1" "-o all -d half,float -u 1"; do
     # shellcheck disable=SC2086
     run "$gpus" --backend nccl $opts -b 8 -e 1M -f 32 -n 5 -c 1 --csv "$CB_TMP/reg.csv"
     if [ "$rc" = 1 ] && grep -q 'needs\|has no ncclAlltoAll' "$CB_TMP/err"; then

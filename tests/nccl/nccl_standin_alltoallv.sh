@@ -46,7 +46,7 @@ standin_check trace --prefix "$CB_TMP/trace" --ranks 3 --teardown destroy \
 for r in 0 1 2; do
     want=$([ "$r" = 0 ] && echo 8 || echo 2)
     for peer in 0 1 2; do
-        n=$(grep -c "^ncclRecv count=$want peer=$peer\$" "$CB_TMP/trace.$r" || true)
+        n=$(grep -c "^ncclRecv count=$want peer=$peer align=" "$CB_TMP/trace.$r" || true)
         [ "$n" = 2 ] || fail "rank $r: $n receives of $want from $peer, expected 2"
     done
 done
@@ -69,8 +69,8 @@ for r in range(n):
     # Past the backend's warmup, which ends where it measures the free memory.
     lines = open("%s.%d" % (prefix, r)).read().splitlines()
     lines = lines[next(k for k, l in enumerate(lines) if l.startswith("cudaMemGetInfo")):]
-    sends = sorted(re.findall(r"^ncclSend count=(\d+) peer=(\d+)$", "\n".join(lines), re.M))
-    recvs = sorted(re.findall(r"^ncclRecv count=(\d+) peer=(\d+)$", "\n".join(lines), re.M))
+    sends = sorted(re.findall(r"^ncclSend count=(\d+) peer=(\d+) align=", "\n".join(lines), re.M))
+    recvs = sorted(re.findall(r"^ncclRecv count=(\d+) peer=(\d+) align=", "\n".join(lines), re.M))
     want_s = sorted([(str(w[r][j] * unit), str(j)) for j in range(n) if w[r][j]] * 2)
     want_r = sorted([(str(w[i][r] * unit), str(i)) for i in range(n) if w[i][r]] * 2)
     assert sends == want_s, (r, sends, want_s)

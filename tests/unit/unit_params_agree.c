@@ -29,6 +29,7 @@ static const struct sample {
     {"split", ARGS("--split", "size:1")}, {"hier-split", ARGS("--hier-split", "size:2")},
     {"layout", ARGS("--layout", "col")}, {"a2av-matrix", ARGS("--a2av-matrix", "hot:4")},
     {"nccl-impl", ARGS("--nccl-impl", "p2p")}, {"local-register", ARGS("-R", "1")},
+    {"unalign", ARGS("-u", "3")},
     {"suspect-ratio", ARGS("--suspect-ratio", "0.5")},
     {"cycles", ARGS("-N", "2")}, {"min-busbw", ARGS("--min-busbw", "1.5")},
     {"progress", ARGS("--progress")}, {"budget", ARGS("--budget", "5")},

@@ -15,7 +15,9 @@
 #include "standin.h"
 
 #define STANDIN_DEFAULT_MEM ((size_t)16 << 30)
-#define STANDIN_ALIGN 64   /* room before each allocation for its size */
+/* Room before each allocation for its size; also its alignment, which is
+ * cudaMalloc's (256 bytes): -u's misaligned buffers are offsets from it. */
+#define STANDIN_ALIGN 256
 
 /* As in CUDA, each thread has its own current device, 0 until set. */
 static _Thread_local int current_device;

@@ -5,6 +5,7 @@
  * collective runs at once through MPI.
  */
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -475,6 +476,16 @@ ncclResult_t standin_run(cudaStream_t s, const standin_op *op, int replayed)
     return ncclSuccess;
 }
 
+/* The alignment of the lower buffer, up to cudaMalloc's 256 bytes (0: none
+ * given): in place, the other lies inside it. Tests see -u's offsets by it. */
+static unsigned standin_alignment(const void *a, const void *b)
+{
+    uintptr_t low = a == NULL || (b != NULL && (uintptr_t)b < (uintptr_t)a) ? (uintptr_t)b
+                                                                           : (uintptr_t)a;
+    uintptr_t bits = low | 256u;
+    return low == 0 ? 0u : (unsigned)(bits & (~bits + 1u));
+}
+
 /* Every collective: checked and traced when called, then handed to
  * standin_launch, which defers it to the outermost ncclGroupEnd when a
  * group is open. Arguments NCCL checks at the call fail here. */
@@ -486,8 +497,9 @@ static ncclResult_t launch(cudaStream_t stream, const standin_op *call, const ch
     ncclResult_t res = standin_check_args(call, &what);
     if (res != ncclSuccess)
         return fail(res, what);
-    standin_trace("%s count=%zu inplace=%d capturing=%d", name, call->count,
-                  call->send == call->recv, stream != NULL && stream->capturing);
+    standin_trace("%s count=%zu inplace=%d capturing=%d align=%u", name, call->count,
+                  call->send == call->recv, stream != NULL && stream->capturing,
+                  standin_alignment(call->send, call->recv));
     comm_enter(call->comm, name);
     res = standin_launch(stream, call);
     comm_leave(call->comm);
@@ -553,7 +565,8 @@ static ncclResult_t p2p(int is_send, const void *buf, size_t count, ncclDataType
 {
     if (comm == NULL || comm_unready(comm, is_send ? "ncclSend" : "ncclRecv"))
         return fail(ncclInvalidArgument, "NULL or unready communicator");
-    standin_trace("%s count=%zu peer=%d", is_send ? "ncclSend" : "ncclRecv", count, peer);
+    standin_trace("%s count=%zu peer=%d align=%u", is_send ? "ncclSend" : "ncclRecv", count,
+                  peer, standin_alignment(buf, NULL));
     if (is_send && count > 1 && standin_fault("CB_STANDIN_FAIL_SEND")) {
         standin_trace("ncclSend failed (CB_STANDIN_FAIL_SEND)");
         return fail(ncclInvalidArgument, "injected ncclSend failure (CB_STANDIN_FAIL_SEND)");
