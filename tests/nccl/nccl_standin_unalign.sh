@@ -3,7 +3,8 @@
 # elements of the type measured, in every collective call and both
 # placements, by the alignment the stand-in traces for each call (align=);
 # with buffers registered (-R 1) and in a symmetric window (-R 2) too; every
-# result verified.
+# result verified, and no buffer or copy reaching past its allocation
+# (which the stand-in flags, as a GPU would fault).
 . "$CB_SRCDIR/tests/support/lib.sh"
 . "$CB_SRCDIR/tests/nccl/standin/lib.sh"
 standin_setup 3 trace
@@ -26,6 +27,8 @@ unalign() {
     run 3 --backend nccl -u "$n" -o all -d "$type" -b 96 -e 6K -f 8 -n 2 "$@"
     expect_rc 0 "-u $n -d $type $*"
     grep -q '^# Out of bounds values : 0 OK$' "$CB_TMP/out" || show_and_fail "-u $n -d $type: not verified"
+    # Every buffer and copy inside its allocation (the stand-in's bounds).
+    grep -q VIOLATION "$CB_TMP/err" "$CB_TMP"/trace.* && show_and_fail "-u $n -d $type: a VIOLATION"
     got=$(aligns)
     [ "$got" = "$want " ] || fail "-u $n -d $type $*: the library saw alignments '$got', not '$want'"
 }

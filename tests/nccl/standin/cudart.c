@@ -393,6 +393,7 @@ cudaError_t cudaMalloc(void **ptr, size_t size)
     allocated += size;
     standin_count(STANDIN_ALLOC, 1);
     *ptr = (char *)block + STANDIN_ALIGN;
+    standin_devmem_add(*ptr, size);
     return cudaSuccess;
 }
 
@@ -416,6 +417,7 @@ cudaError_t cudaFree(void *ptr)
         ;
     allocated -= size;
     standin_count(STANDIN_ALLOC, -1);
+    standin_devmem_remove(ptr);
     free(block);
     return cudaSuccess;
 }
@@ -439,6 +441,10 @@ cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, enum cudaM
 {
     if (kind == cudaMemcpyDeviceToDevice)
         standin_trace("cudaMemcpyAsync d2d %zu capturing=%d", count, stream_of(stream)->capturing);
+    if (kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice)
+        standin_devmem_check(dst, count, "cudaMemcpyAsync's destination");
+    if (kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice)
+        standin_devmem_check(src, count, "cudaMemcpyAsync's source");
     /* On the stream at once, also inside an NCCL group: before the group's
      * operations, which reach the stream only at its end. */
     if (stream_of(stream)->capturing) {
@@ -461,6 +467,10 @@ cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t 
                   stream_of(stream)->capturing);
     if (kind != cudaMemcpyDeviceToDevice || width > dpitch || width > spitch)
         return cudaErrorInvalidValue;
+    if (height > 0) {
+        standin_devmem_check(dst, (height - 1) * dpitch + width, "cudaMemcpy2DAsync's destination");
+        standin_devmem_check(src, (height - 1) * spitch + width, "cudaMemcpy2DAsync's source");
+    }
     standin_op copy = {.send = src, .recv = dst, .count = width, .pitch_dst = dpitch,
                        .pitch_src = spitch, .height = height, .kind = STANDIN_OP_COPY2D};
     /* Run now (also inside an NCCL group), or recorded when capturing. */

@@ -497,6 +497,7 @@ static ncclResult_t launch(cudaStream_t stream, const standin_op *call, const ch
     ncclResult_t res = standin_check_args(call, &what);
     if (res != ncclSuccess)
         return fail(res, what);
+    standin_devmem_check_op(call, name);
     standin_trace("%s count=%zu inplace=%d capturing=%d align=%u", name, call->count,
                   call->send == call->recv, stream != NULL && stream->capturing,
                   standin_alignment(call->send, call->recv));
@@ -578,6 +579,7 @@ static ncclResult_t p2p(int is_send, const void *buf, size_t count, ncclDataType
     ncclResult_t res = standin_check_args(&call, &what);
     if (res != ncclSuccess)
         return fail(res, what);
+    standin_devmem_check_op(&call, is_send ? "ncclSend" : "ncclRecv");
     comm_enter(comm, is_send ? "ncclSend" : "ncclRecv");
     res = standin_launch(stream, &call);
     comm_leave(comm);

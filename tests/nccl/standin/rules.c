@@ -312,6 +312,38 @@ static int case_memory(void)
     return 0;
 }
 
+/* A buffer reaching past its device allocation is flagged at the call (on a
+ * GPU, an illegal address), as is a copy past one; the operation is left in
+ * an open group that ncclCommDestroy drops, so that it never runs on the
+ * host memory behind the stand-in's device memory. */
+static int case_bounds(void)
+{
+    ncclComm_t comm;
+    cudaStream_t s;
+    float *buf = device_memory(4 * sizeof *buf), host[4] = {0};
+    EXPECT(buf != NULL && comm_world(&comm, 1) == ncclSuccess &&
+           cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) == cudaSuccess, "set-up");
+    EXPECT(ncclGroupStart() == ncclSuccess, "group start");
+    EXPECT(ncclAllReduce(buf, buf, 4, ncclFloat32, ncclSum, comm, s) == ncclSuccess, "launch");
+    EXPECT(trace_count("not inside one device allocation") == 0, "a buffer inside flagged");
+    EXPECT(ncclAllReduce(buf + 1, buf + 1, 4, ncclFloat32, ncclSum, comm, s) == ncclSuccess,
+           "launch past the end");
+    EXPECT(trace_count("VIOLATION ncclAllReduce: 16 bytes at") == 2,
+           "send and receive past their allocation not flagged");
+    EXPECT(ncclCommDestroy(comm) == ncclSuccess && ncclGroupEnd() == ncclSuccess, "teardown");
+    EXPECT(cudaMemcpyAsync(host, buf, sizeof host, cudaMemcpyDeviceToHost, s) == cudaSuccess,
+           "copy");
+    EXPECT(trace_count("not inside one device allocation") == 2, "a copy inside flagged");
+    cudaFree(buf);
+    EXPECT(cudaMalloc((void **)&buf, 2 * sizeof *buf) == cudaSuccess, "cudaMalloc");
+    standin_devmem_check(buf, 4 * sizeof *buf, "a copy's source");
+    EXPECT(trace_count("VIOLATION a copy's source: 16 bytes") == 1,
+           "a range past a smaller allocation not flagged");
+    cudaStreamDestroy(s);
+    cudaFree(buf);
+    return 0;
+}
+
 /* A reduction operator belongs to the communicator that made it. */
 static int case_redop(void)
 {
@@ -436,6 +468,7 @@ int main(int argc, char **argv)
         {"bootstrap", case_bootstrap},     {"async", case_async},
         {"group", case_group},             {"memory", case_memory},
         {"redop", case_redop},             {"inprogress", case_inprogress},
+        {"bounds", case_bounds},
     };
     int rc = 2;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
@@ -443,7 +476,7 @@ int main(int argc, char **argv)
             rc = cases[i].run();
     if (rc == 2)
         fprintf(stderr, "usage: rules CASE (graph-abort, device, bootstrap, async, group, "
-                        "memory, redop, inprogress)\n");
+                        "memory, redop, inprogress, bounds)\n");
     else if (rc == 0)
         printf("ok: %s (rank %d)\n", argv[1], rank_of());
     MPI_Finalize();

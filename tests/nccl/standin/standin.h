@@ -264,6 +264,13 @@ void standin_register(const standin_op *op);
  * registered. */
 int standin_registered(const void *ptr, size_t bytes);
 
+/* devmem.c: the device allocations, and a VIOLATION for a buffer of an
+ * operation or copy that does not lie inside one (what names the call). */
+void standin_devmem_add(const void *ptr, size_t size);
+void standin_devmem_remove(const void *ptr);
+void standin_devmem_check(const void *ptr, size_t bytes, const char *what);
+void standin_devmem_check_op(const standin_op *op, const char *what);
+
 /* nccl.c: 1 when [a, a + a_bytes) and [b, b + b_bytes) overlap. */
 int standin_overlaps(const void *a, size_t a_bytes, const void *b, size_t b_bytes);
 
