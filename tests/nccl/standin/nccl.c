@@ -46,6 +46,17 @@ static int comm_unready(ncclComm_t comm, const char *call)
     return standin_comm_unready(comm, call);
 }
 
+/* A communicator that has reported an error keeps it: NCCL's
+ * ncclCommEnsureReady fails every later collective and send or receive on
+ * it with that error, until it is aborted or destroyed. */
+static ncclResult_t comm_failed(ncclComm_t comm, const char *call)
+{
+    if (comm->in_progress != 0 || comm->async_result == ncclSuccess)
+        return ncclSuccess;
+    standin_trace("%s refused: the communicator is in error %d", call, (int)comm->async_result);
+    return comm->async_result;
+}
+
 /* NCCL's non-blocking calls hand their work to a thread of NCCL's and
  * return ncclInProgress; ncclCommGetAsyncError says when it is done. Here
  * the work is already done (res is its result) and is seen done at the
@@ -416,7 +427,7 @@ ncclResult_t ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t *async_error)
         return ncclSuccess;
     if (comm->ran > 0 && standin_fault("CB_STANDIN_FAIL_ASYNC")) {
         fail(ncclRemoteError, "injected asynchronous error (CB_STANDIN_FAIL_ASYNC)");
-        *async_error = ncclRemoteError;
+        *async_error = comm->async_result = ncclRemoteError;
     }
     return ncclSuccess;
 }
@@ -494,7 +505,10 @@ static ncclResult_t launch(cudaStream_t stream, const standin_op *call, const ch
     if (call->comm == NULL || comm_unready(call->comm, name))
         return fail(ncclInvalidArgument, "NULL or unready communicator");
     const char *what = "";
-    ncclResult_t res = standin_check_args(call, &what);
+    ncclResult_t res = comm_failed(call->comm, name);
+    if (res != ncclSuccess)
+        return fail(res, "the communicator is in an error state");
+    res = standin_check_args(call, &what);
     if (res != ncclSuccess)
         return fail(res, what);
     standin_devmem_check_op(call, name);
@@ -576,7 +590,10 @@ static ncclResult_t p2p(int is_send, const void *buf, size_t count, ncclDataType
     standin_op call = {.comm = comm, .kind = STANDIN_OP_P2P, .np2p = 1};
     call.p2p[0] = (standin_p2p){is_send, (void *)buf, count, datatype, peer};
     const char *what = "";
-    ncclResult_t res = standin_check_args(&call, &what);
+    ncclResult_t res = comm_failed(comm, is_send ? "ncclSend" : "ncclRecv");
+    if (res != ncclSuccess)
+        return fail(res, "the communicator is in an error state");
+    res = standin_check_args(&call, &what);
     if (res != ncclSuccess)
         return fail(res, what);
     standin_devmem_check_op(&call, is_send ? "ncclSend" : "ncclRecv");

@@ -344,6 +344,43 @@ static int case_bounds(void)
     return 0;
 }
 
+/* An error ncclCommGetAsyncError has reported stays: every later collective
+ * and send or receive on that communicator fails with it (NCCL's
+ * ncclCommEnsureReady), while another communicator works on; abort ends it. */
+static int case_failed(void)
+{
+    ncclComm_t comm, other;
+    cudaStream_t s;
+    float *buf = device_memory(4 * sizeof *buf);
+    EXPECT(buf != NULL && comm_world(&comm, 1) == ncclSuccess &&
+           comm_world(&other, 1) == ncclSuccess &&
+           cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) == cudaSuccess, "set-up");
+    EXPECT(ncclAllReduce(buf, buf, 4, ncclFloat32, ncclSum, comm, s) == ncclSuccess, "launch");
+    EXPECT(cudaStreamSynchronize(s) == cudaSuccess, "synchronize");
+    ncclResult_t async = ncclSuccess;
+    setenv("CB_STANDIN_FAIL_ASYNC", "1", 1);   /* rank 1 sees a remote error */
+    EXPECT(ncclCommGetAsyncError(comm, &async) == ncclSuccess, "query");
+    unsetenv("CB_STANDIN_FAIL_ASYNC");
+    ncclResult_t want = rank_of() == 1 ? ncclRemoteError : ncclSuccess;
+    EXPECT(async == want, "the injected error not reported");
+    if (rank_of() == 1) {
+        EXPECT(ncclAllReduce(buf, buf, 4, ncclFloat32, ncclSum, comm, s) == ncclRemoteError,
+               "a collective on a failed communicator not refused");
+        EXPECT(ncclSend(buf, 4, ncclFloat32, 0, comm, s) == ncclRemoteError,
+               "a send on a failed communicator not refused");
+        EXPECT(ncclCommGetAsyncError(comm, &async) == ncclSuccess && async == ncclRemoteError,
+               "the error did not stay");
+    }
+    EXPECT(ncclAllReduce(buf, buf, 4, ncclFloat32, ncclSum, other, s) == ncclSuccess,
+           "another communicator refused");
+    EXPECT(cudaStreamSynchronize(s) == cudaSuccess, "synchronize");
+    EXPECT(ncclCommAbort(comm) == ncclSuccess && ncclCommDestroy(other) == ncclSuccess,
+           "teardown");
+    cudaStreamDestroy(s);
+    cudaFree(buf);
+    return 0;
+}
+
 /* A reduction operator belongs to the communicator that made it. */
 static int case_redop(void)
 {
@@ -468,7 +505,7 @@ int main(int argc, char **argv)
         {"bootstrap", case_bootstrap},     {"async", case_async},
         {"group", case_group},             {"memory", case_memory},
         {"redop", case_redop},             {"inprogress", case_inprogress},
-        {"bounds", case_bounds},
+        {"bounds", case_bounds},           {"failed", case_failed},
     };
     int rc = 2;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
@@ -476,7 +513,7 @@ int main(int argc, char **argv)
             rc = cases[i].run();
     if (rc == 2)
         fprintf(stderr, "usage: rules CASE (graph-abort, device, bootstrap, async, group, "
-                        "memory, redop, inprogress, bounds)\n");
+                        "memory, redop, inprogress, bounds, failed)\n");
     else if (rc == 0)
         printf("ok: %s (rank %d)\n", argv[1], rank_of());
     MPI_Finalize();
