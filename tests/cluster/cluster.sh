@@ -162,9 +162,13 @@ cluster_launcher_options() {
 cluster_run() {
     np=$1
     shift
-    rc=0
-    CLUSTER_TIMEOUT=${CB_RUN_TIMEOUT:-120} cluster_exec 0 $CLUSTER_MPIRUN -np "$np" \
-        "${CB_RUN_BIN:-$CB_BIN}" "$@" </dev/null >"$CB_TMP/out" 2>"$CB_TMP/err" || rc=$?
+    launch_tries=0
+    while :; do
+        rc=0
+        CLUSTER_TIMEOUT=${CB_RUN_TIMEOUT:-120} cluster_exec 0 $CLUSTER_MPIRUN -np "$np" \
+            "${CB_RUN_BIN:-$CB_BIN}" "$@" </dev/null >"$CB_TMP/out" 2>"$CB_TMP/err" || rc=$?
+        launcher_never_started || break   # tests/support/lib.sh
+    done
 }
 
 cluster_slow_node() {

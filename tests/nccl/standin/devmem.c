@@ -49,6 +49,16 @@ void standin_devmem_check(const void *ptr, size_t bytes, const char *what)
                       "illegal address on a GPU)", what, bytes, ptr);
 }
 
+void standin_op_bytes(const standin_op *op, size_t *in, size_t *out)
+{
+    size_t esize = standin_type_size(op->type), n = (size_t)op->comm->nranks;
+    *in = *out = op->count * esize;
+    if (op->kind == STANDIN_OP_ALLGATHER)
+        *out *= n;
+    if (op->kind == STANDIN_OP_REDUCESCATTER)
+        *in *= n;
+}
+
 void standin_devmem_check_op(const standin_op *op, const char *what)
 {
     if (op->kind == STANDIN_OP_P2P) {
@@ -57,12 +67,8 @@ void standin_devmem_check_op(const standin_op *op, const char *what)
                                  op->p2p[k].count * standin_type_size(op->p2p[k].type), what);
         return;
     }
-    size_t esize = standin_type_size(op->type), n = (size_t)op->comm->nranks;
-    size_t in = op->count * esize, out = op->count * esize;
-    if (op->kind == STANDIN_OP_ALLGATHER)
-        out *= n;
-    if (op->kind == STANDIN_OP_REDUCESCATTER)
-        in *= n;
+    size_t in, out;
+    standin_op_bytes(op, &in, &out);
     /* What NCCL reads and writes: a broadcast's send only at the root, a
      * reduce's receive only there. */
     int root = op->comm->rank == op->root;

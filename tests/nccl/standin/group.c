@@ -175,12 +175,8 @@ static int op_touches(const standin_op *op, const char *lo, size_t bytes)
                 return 1;
         return 0;
     }
-    size_t esize = standin_type_size(op->type), n = (size_t)op->comm->nranks;
-    size_t in = op->count * esize, out = op->count * esize;
-    if (op->kind == STANDIN_OP_ALLGATHER)
-        out *= n;
-    if (op->kind == STANDIN_OP_REDUCESCATTER)
-        in *= n;
+    size_t in, out;
+    standin_op_bytes(op, &in, &out);
     return standin_overlaps(lo, bytes, op->send, in) || standin_overlaps(lo, bytes, op->recv, out);
 }
 

@@ -270,6 +270,9 @@ void standin_devmem_add(const void *ptr, size_t size);
 void standin_devmem_remove(const void *ptr);
 void standin_devmem_check(const void *ptr, size_t bytes, const char *what);
 void standin_devmem_check_op(const standin_op *op, const char *what);
+/* devmem.c: the bytes a collective (not a send/receive group) reads from
+ * send and writes to recv. */
+void standin_op_bytes(const standin_op *op, size_t *in, size_t *out);
 
 /* nccl.c: 1 when [a, a + a_bytes) and [b, b + b_bytes) overlap. */
 int standin_overlaps(const void *a, size_t a_bytes, const void *b, size_t b_bytes);
