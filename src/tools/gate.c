@@ -9,16 +9,16 @@ const char *const gate_key_columns[GATE_MAX_KEYS] = {
     "group", "layout", "impl", "unalign", "scan_part", "host", "peer_host",
 };
 
-/* The last three key columns are empty in every row but those of the
- * health scan (-o scan), whose node, pair and rail rows they tell apart,
- * and unalign is 0 in every row but those of -u runs: keys only where a
+/* A key column's value in every row that does not need it, or NULL: the
+ * health scan's (-o scan) three are empty but in its node, pair and rail
+ * rows, unalign is 0 but in -u runs. Such a column is a key only where a
  * row has another value, so that other comparisons print no idle columns. */
-static const char *idle_value(size_t c)
-{
-    if (c >= GATE_MAX_KEYS - 3)
-        return "";
-    return strcmp(gate_key_columns[c], "unalign") == 0 ? "0" : NULL;
-}
+static const char *const gate_key_idle[GATE_MAX_KEYS] = {
+    NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,   /* backend to ranks */
+    NULL, NULL, NULL,                                 /* group, layout, impl */
+    "0",                                              /* unalign */
+    "", "", "",                                       /* scan_part, host, peer_host */
+};
 
 static int any_value(const gate_side *s, const char *column, const char *idle)
 {
@@ -57,7 +57,7 @@ int gate_common_keys(const gate_side *a, const gate_side *b, gate_keys *k)
             k->use[c] &= cb_csv_column(&a->tables[f], gate_key_columns[c]) >= 0;
         for (size_t f = 0; f < b->nfiles; f++)
             k->use[c] &= cb_csv_column(&b->tables[f], gate_key_columns[c]) >= 0;
-        const char *idle = idle_value(c);
+        const char *idle = gate_key_idle[c];
         if (k->use[c] && idle != NULL)
             k->use[c] = any_value(a, gate_key_columns[c], idle) ||
                         any_value(b, gate_key_columns[c], idle);

@@ -491,10 +491,27 @@ ncclResult_t standin_run(cudaStream_t s, const standin_op *op, int replayed)
  * given): in place, the other lies inside it. Tests see -u's offsets by it. */
 static unsigned standin_alignment(const void *a, const void *b)
 {
-    uintptr_t low = a == NULL || (b != NULL && (uintptr_t)b < (uintptr_t)a) ? (uintptr_t)b
-                                                                           : (uintptr_t)a;
+    uintptr_t low = (uintptr_t)a;
+    if (low == 0 || (b != NULL && (uintptr_t)b < low))
+        low = (uintptr_t)b;
     uintptr_t bits = low | 256u;
     return low == 0 ? 0u : (unsigned)(bits & (~bits + 1u));
+}
+
+/* What NCCL checks when a collective or a send or receive is called
+ * (ncclEnqueueCheck): the communicator not in error, the arguments; and
+ * here also the buffers inside their allocations. */
+static ncclResult_t enqueue_check(const standin_op *call, const char *name)
+{
+    const char *what = "";
+    ncclResult_t res = comm_failed(call->comm, name);
+    if (res != ncclSuccess)
+        return fail(res, "the communicator is in an error state");
+    res = standin_check_args(call, &what);
+    if (res != ncclSuccess)
+        return fail(res, what);
+    standin_devmem_check_op(call, name);
+    return ncclSuccess;
 }
 
 /* Every collective: checked and traced when called, then handed to
@@ -504,14 +521,9 @@ static ncclResult_t launch(cudaStream_t stream, const standin_op *call, const ch
 {
     if (call->comm == NULL || comm_unready(call->comm, name))
         return fail(ncclInvalidArgument, "NULL or unready communicator");
-    const char *what = "";
-    ncclResult_t res = comm_failed(call->comm, name);
+    ncclResult_t res = enqueue_check(call, name);
     if (res != ncclSuccess)
-        return fail(res, "the communicator is in an error state");
-    res = standin_check_args(call, &what);
-    if (res != ncclSuccess)
-        return fail(res, what);
-    standin_devmem_check_op(call, name);
+        return res;
     standin_trace("%s count=%zu inplace=%d capturing=%d align=%u", name, call->count,
                   call->send == call->recv, stream != NULL && stream->capturing,
                   standin_alignment(call->send, call->recv));
@@ -589,14 +601,9 @@ static ncclResult_t p2p(int is_send, const void *buf, size_t count, ncclDataType
     /* A group of its own, or its communicator's batch of the open group. */
     standin_op call = {.comm = comm, .kind = STANDIN_OP_P2P, .np2p = 1};
     call.p2p[0] = (standin_p2p){is_send, (void *)buf, count, datatype, peer};
-    const char *what = "";
-    ncclResult_t res = comm_failed(comm, is_send ? "ncclSend" : "ncclRecv");
+    ncclResult_t res = enqueue_check(&call, is_send ? "ncclSend" : "ncclRecv");
     if (res != ncclSuccess)
-        return fail(res, "the communicator is in an error state");
-    res = standin_check_args(&call, &what);
-    if (res != ncclSuccess)
-        return fail(res, what);
-    standin_devmem_check_op(&call, is_send ? "ncclSend" : "ncclRecv");
+        return res;
     comm_enter(comm, is_send ? "ncclSend" : "ncclRecv");
     res = standin_launch(stream, &call);
     comm_leave(comm);
