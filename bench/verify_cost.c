@@ -8,8 +8,8 @@
 #include <time.h>
 
 #include "bench_args.h"
-#include "collective.h"
-#include "pattern.h"
+#include "collectives/collective.h"
+#include "verify/pattern.h"
 
 static double now(void)
 {

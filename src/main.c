@@ -5,13 +5,13 @@
 #include <unistd.h>
 
 #include "config.h"
-#include "engine.h"
-#include "outfile.h"
-#include "params.h"
-#include "params_agree.h"
-#include "signals.h"
-#include "agreement.h"
-#include "watchdog.h"
+#include "engine/engine.h"
+#include "safety/outfile.h"
+#include "options/params.h"
+#include "options/params_agree.h"
+#include "safety/signals.h"
+#include "safety/agreement.h"
+#include "safety/watchdog.h"
 
 /* MPI_Finalize can hang (MPICH before 4.2, between nodes) after every output
  * is written, and a job that never ends holds its nodes: the watchdog bounds

@@ -9,9 +9,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "backend.h"
-#include "collective.h"
-#include "stats.h"
+#include "backends/backend.h"
+#include "collectives/collective.h"
+#include "engine/stats.h"
 
 #define CB_HOSTLEN 64
 

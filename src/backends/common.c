@@ -4,8 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "backend.h"
-#include "agreement.h"
+#include "backends/backend.h"
+#include "safety/agreement.h"
 
 int cb_backend_fail(cb_backend *b, const char *fmt, ...)
 {

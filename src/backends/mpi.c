@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend.h"
+#include "backends/backend.h"
 #include "mpi_quirks.h"
-#include "sysinfo.h"
+#include "host/sysinfo.h"
 
 /*
  * Types MPI lacks (half, bfloat16, the fp8 formats) travel as derived

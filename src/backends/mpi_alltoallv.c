@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "backend.h"
+#include "backends/backend.h"
 
 int cb_mpi_alltoallv(cb_backend *b, const void *send, const size_t *send_counts,
                      const size_t *send_offsets, void *recv, const size_t *recv_counts,

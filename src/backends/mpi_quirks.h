@@ -4,7 +4,7 @@
 
 #include <mpi.h>
 
-#include "backend.h"
+#include "backends/backend.h"
 
 /* 1 when the library that MPI_Get_library_version describes as version
  * crashes in an in-place MPI_Reduce whose root is not rank 0, so that the

@@ -17,8 +17,8 @@
 
 #include "nccl_backend.h"
 #include "nccl_device.h"
-#include "parse.h"
-#include "sysinfo.h"
+#include "common/parse.h"
+#include "host/sysinfo.h"
 
 /* GPU memory kept back for NCCL's own buffers and the CUDA context, never
  * offered to the benchmark: the larger of 1 GiB and a tenth of the device.

@@ -11,7 +11,7 @@
 
 #include <stdatomic.h>
 
-#include "backend.h"
+#include "backends/backend.h"
 #include "nccl_api.h"
 
 /* In-place alltoall and sendrecv copy their input to a scratch buffer of

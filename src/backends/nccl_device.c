@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "nccl_api.h"
-#include "sysinfo.h"
+#include "host/sysinfo.h"
 
 #define BUS_ID_LEN 32
 

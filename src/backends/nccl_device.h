@@ -4,7 +4,7 @@
 
 #include <mpi.h>
 
-#include "backend.h"
+#include "backends/backend.h"
 
 /* Names a device by its ordinal among the GPUs the rank sees, overriding
  * the choice below (documented in nccl-collbench(1), ENVIRONMENT). */

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 
 #include "nccl_backend.h"
-#include "parse.h"
+#include "common/parse.h"
 
 /* The point-to-point collectives: sends and receives of one operation in one
  * group, nested inside the engine's group for -m. */

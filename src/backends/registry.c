@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "backend.h"
+#include "backends/backend.h"
 #include "config.h"
 
 extern const cb_backend_ops cb_backend_mpi;

@@ -1,6 +1,6 @@
 /* All-gather: every rank ends with every rank's block, in rank order; in
  * column layout, every rank's block as column slice k of the matrix. */
-#include "collective.h"
+#include "collectives/collective.h"
 
 static int allgather_run(cb_backend *b, const cb_call *call)
 {

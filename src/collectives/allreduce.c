@@ -1,5 +1,5 @@
 /* All-reduce: every rank ends with the reduction of every rank's vector. */
-#include "collective.h"
+#include "collectives/collective.h"
 
 static int allreduce_run(cb_backend *b, const cb_call *call)
 {

@@ -1,7 +1,7 @@
 /* All-to-all: block j of rank i's vector goes to block i of rank j; in
  * column layout, column slice j of rank i's matrix goes to column slice i of
  * rank j's. */
-#include "collective.h"
+#include "collectives/collective.h"
 
 /* size = the whole buffer (send and receive are the same size); each pair of
  * ranks exchanges size / n, rounded down to whole elements. */

@@ -1,7 +1,7 @@
 /*
  * All-to-all with per-peer counts (mixture-of-experts traffic): rank i sends
  * rank j weight(i, j) x unit elements, the weights coming from the traffic
- * matrix of --a2av-matrix (src/traffic.h), which every rank computes whole.
+ * matrix of --a2av-matrix (src/collectives/traffic.h), which every rank computes whole.
  * The size is the busiest rank's traffic: the matrix is scaled by the
  * largest unit for which no rank sends or receives more than the size, so a
  * uniform matrix at size S moves what alltoall moves at S, and the size
@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "collective.h"
+#include "collectives/collective.h"
 
 /* One rank's per-peer counts and offsets, in elements. */
 typedef struct a2av_counts {

@@ -1,7 +1,7 @@
 /* Barrier: every rank waits until all have entered. It moves no data, so
  * it has latency only: bandwidths are 0 (busbw factor 0) and nothing is
  * verified. */
-#include "collective.h"
+#include "collectives/collective.h"
 
 static int barrier_layout(size_t bytes, size_t elem_size, int nranks, cb_layout *out)
 {

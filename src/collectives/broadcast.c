@@ -1,5 +1,5 @@
 /* Broadcast: every rank ends with the root's vector. */
-#include "collective.h"
+#include "collectives/collective.h"
 
 static int broadcast_run(cb_backend *b, const cb_call *call)
 {

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "collective.h"
+#include "collectives/collective.h"
 
 /* Record a wrong element; returns 1 to add to the count. */
 static size_t record(size_t *wrong, cb_mismatch *first, size_t index, double expected,

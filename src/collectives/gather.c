@@ -1,6 +1,6 @@
 /* Gather: the root ends with every rank's block, in rank order; the other
  * ranks' receive buffers are not written and are not checked. */
-#include "collective.h"
+#include "collectives/collective.h"
 
 static int gather_run(cb_backend *b, const cb_call *call)
 {

@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "collective.h"
+#include "collectives/collective.h"
 
 typedef struct hier_state {
     cb_backend *inner;     /* this rank's inner group */

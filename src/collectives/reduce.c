@@ -1,6 +1,6 @@
 /* Reduce: the root ends with the reduction of every rank's vector; the other
  * ranks' receive buffers are left undefined and are not checked. */
-#include "collective.h"
+#include "collectives/collective.h"
 
 static int reduce_run(cb_backend *b, const cb_call *call)
 {

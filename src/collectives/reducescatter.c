@@ -1,7 +1,7 @@
 /* Reduce-scatter: rank r ends with block r of the reduction of every rank's
  * vector of n blocks; in column layout, the reduction of column slice r of
  * every rank's matrix, as a rows x width block. */
-#include "collective.h"
+#include "collectives/collective.h"
 
 static int reducescatter_run(cb_backend *b, const cb_call *call)
 {

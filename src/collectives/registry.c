@@ -1,6 +1,6 @@
 /* The table of collectives: adding one is a new file and a line here. */
-#include "collective.h"
-#include "names.h"
+#include "collectives/collective.h"
+#include "common/names.h"
 
 extern const cb_collective cb_coll_allreduce;
 extern const cb_collective cb_coll_allgather;

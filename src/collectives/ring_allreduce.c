@@ -12,7 +12,7 @@
  */
 #include <string.h>
 
-#include "collective.h"
+#include "collectives/collective.h"
 
 static size_t chunk_of(int rank, int step, int n)
 {

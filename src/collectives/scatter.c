@@ -1,5 +1,5 @@
 /* Scatter: rank r ends with block r of the root's vector. */
-#include "collective.h"
+#include "collectives/collective.h"
 
 static int scatter_run(cb_backend *b, const cb_call *call)
 {

@@ -1,6 +1,6 @@
 /* Send/receive in a ring: each rank sends its vector to rank + 1 and
  * receives rank - 1's (modulo n; with one rank, to and from itself). */
-#include "collective.h"
+#include "collectives/collective.h"
 
 static int sendrecv_run(cb_backend *b, const cb_call *call)
 {

@@ -9,7 +9,7 @@
 #ifndef CB_ENGINE_INT_H
 #define CB_ENGINE_INT_H
 
-#include "engine.h"
+#include "engine/engine.h"
 
 #include <limits.h>
 #include <math.h>
@@ -23,14 +23,14 @@
 #include <unistd.h>
 
 #include "config.h"
-#include "parse.h"
+#include "common/parse.h"
 #include "plan.h"
-#include "printer.h"
+#include "printers/printer.h"
 #include "result.h"
-#include "agreement.h"
-#include "signals.h"
-#include "sysinfo.h"
-#include "watchdog.h"
+#include "safety/agreement.h"
+#include "safety/signals.h"
+#include "host/sysinfo.h"
+#include "safety/watchdog.h"
 
 /* Share of the memory a backend reports that buffers may take. */
 #define CB_MEMORY_SHARE 0.8

@@ -1,6 +1,6 @@
 /* The sweep: collectives, layouts, types, reductions, roots, sizes and placements. */
 #include "engine_int.h"
-#include "format.h"
+#include "common/format.h"
 
 /* How far check_sizes_fit looks for a size to suggest. */
 #define CB_FIT_SEARCH 65536u

@@ -11,8 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "outfile.h"
-#include "printer.h"
+#include "safety/outfile.h"
+#include "printers/printer.h"
 
 #define CB_CSV_SCHEMA_VERSION 1
 #define CB_CSV_ROWLEN 4096

@@ -1,7 +1,7 @@
 /* The output formats: one line per format. The table comes first, so that
  * its rows appear as soon as measured; JSON last, so that its document
  * carries the status a failed close of another output gives. */
-#include "printer.h"
+#include "printers/printer.h"
 
 const cb_printer_ops *const cb_output_formats[] = {
     &cb_printer_table,

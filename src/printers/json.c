@@ -14,9 +14,9 @@
 #include <unistd.h>
 
 #include "config.h"
-#include "outfile.h"
-#include "printer.h"
-#include "agreement.h"
+#include "safety/outfile.h"
+#include "printers/printer.h"
+#include "safety/agreement.h"
 
 #define CB_JSON_SCHEMA_VERSION 1
 

@@ -2,7 +2,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "printer.h"
+#include "printers/printer.h"
 
 int cb_printer_open_stream(cb_printer *pr, const char *path, char *err, size_t err_len)
 {

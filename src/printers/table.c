@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "format.h"
-#include "printer.h"
+#include "common/format.h"
+#include "printers/printer.h"
 
 typedef struct table_printer {
     cb_printer base;

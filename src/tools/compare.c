@@ -14,8 +14,8 @@
 
 #include "config.h"
 #include "gate.h"
-#include "outfile.h"
-#include "parse.h"
+#include "safety/outfile.h"
+#include "common/parse.h"
 #include "report.h"
 
 enum { EXIT_CLEAN = 0, EXIT_REGRESSED = 1, EXIT_BAD_INPUT = 2 };

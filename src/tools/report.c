@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "outfile.h"
+#include "safety/outfile.h"
 
 const char *const verdict_names[VERDICT_COUNT] = {
     "ok", "REGRESSED", "WRONG RESULTS", "BELOW FLOOR", "MISSING IN NEW", "missing (allowed)",

@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend.h"
+#include "backends/backend.h"
 #include "config.h"
-#include "params.h"
+#include "options/params.h"
 #include "unit.h"
 #include "unit_params.h"
 

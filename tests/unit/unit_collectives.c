@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "collective.h"
+#include "collectives/collective.h"
 #include "unit.h"
 
 #define MAX_RANKS 5

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dtype.h"
-#include "minifloat.h"
+#include "verify/dtype.h"
+#include "verify/minifloat.h"
 #include "unit.h"
 
 static const struct {

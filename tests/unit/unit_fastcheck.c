@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "collective.h"
-#include "pattern.h"
+#include "collectives/collective.h"
+#include "verify/pattern.h"
 #include "unit.h"
 
 static const cb_redop redops[] = {CB_SUM, CB_PROD, CB_MIN, CB_MAX, CB_AVG, CB_PREMULSUM,

@@ -1,4 +1,4 @@
-/* src/outfile.c: which targets are refused, which paths are one file, and
+/* src/safety/outfile.c: which targets are refused, which paths are one file, and
  * that a write cut short by a file size limit leaves whole records only. */
 #include <fcntl.h>
 #include <signal.h>
@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "outfile.h"
+#include "safety/outfile.h"
 #include "unit.h"
 
 static void write_text(const char *path, const char *text)

@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 
-#include "params.h"
+#include "options/params.h"
 
 #define ARGS(...) ((const char *const[]){__VA_ARGS__, NULL})
 

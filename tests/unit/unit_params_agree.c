@@ -3,8 +3,8 @@
  * with its value, and an option can be added only with a sample here. */
 #include <string.h>
 
-#include "params.h"
-#include "params_agree.h"
+#include "options/params.h"
+#include "options/params_agree.h"
 #include "unit.h"
 #include "unit_params.h"
 

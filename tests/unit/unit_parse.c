@@ -2,9 +2,9 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "format.h"
-#include "params.h"
-#include "parse.h"
+#include "common/format.h"
+#include "options/params.h"
+#include "common/parse.h"
 #include "unit.h"
 #include "unit_params.h"
 

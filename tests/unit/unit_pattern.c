@@ -7,7 +7,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "pattern.h"
+#include "verify/pattern.h"
 #include "unit.h"
 
 #define ELEMENTS 100

@@ -2,7 +2,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "params.h"
+#include "options/params.h"
 #include "unit.h"
 
 static int sizes_of(cb_params *p, uint64_t *out, int max)

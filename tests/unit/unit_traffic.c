@@ -1,5 +1,5 @@
 /*
- * alltoallv's traffic matrices (src/traffic.c) and its exact check
+ * alltoallv's traffic matrices (src/collectives/traffic.c) and its exact check
  * (src/collectives/alltoallv.c): parsing and its errors, row and column
  * sums, seed determinism, the hot skew factor, the layout a size gives, and
  * a host simulation of the exchange in which a swapped pair of blocks, a
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "collective.h"
+#include "collectives/collective.h"
 #include "unit.h"
 
 static cb_traffic_spec parsed(unit_state *u, const char *text)

@@ -2,7 +2,7 @@
 #ifndef CB_FAULTY_H
 #define CB_FAULTY_H
 
-#include "backend.h"
+#include "backends/backend.h"
 
 #define FAULT_ENV "NCCL_COLLBENCH_TEST_FAULT"
 #define FAULT_MAX_ARGS 4

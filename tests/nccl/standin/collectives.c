@@ -5,14 +5,14 @@
  * through MPI on the communicator's split of MPI_COMM_WORLD; reductions are
  * computed here, in rank order, rounding to the datatype after every step.
  * The narrow float formats use the program's own conversions
- * (src/minifloat.c), which unit_dtype tests on their own.
+ * (src/verify/minifloat.c), which unit_dtype tests on their own.
  */
 #include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "minifloat.h"
+#include "verify/minifloat.h"
 #include "standin.h"
 
 #define STANDIN_P2P_TAG 0x2b2b

@@ -1,0 +1,17 @@
+/* The sweep engine: drives a backend through the selected collectives and
+ * sizes, verifies, and feeds the printers. */
+#ifndef CB_ENGINE_H
+#define CB_ENGINE_H
+
+#include <mpi.h>
+
+#include "options/params.h"
+
+/*
+ * Run the benchmark described by p on the ranks of comm (collective over
+ * comm). Returns the exit status every rank should use (enum cb_exit);
+ * errors have already been reported on stderr by rank 0.
+ */
+int cb_engine_run(const cb_params *p, MPI_Comm comm);
+
+#endif

@@ -1,0 +1,169 @@
+#include "host/sysinfo.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+
+static void trim(char *s)
+{
+    size_t n = strlen(s);
+    while (n > 0 && (s[n - 1] == '\n' || s[n - 1] == ' ' || s[n - 1] == '\t'))
+        s[--n] = '\0';
+}
+
+size_t cb_sysinfo_memory_available(void)
+{
+    FILE *f = fopen("/proc/meminfo", "r");
+    if (f == NULL)
+        return 0;
+    char line[256];
+    unsigned long long kib = 0;
+    while (fgets(line, sizeof line, f) != NULL)
+        if (sscanf(line, "MemAvailable: %llu kB", &kib) == 1)
+            break;
+    fclose(f);
+    return (size_t)kib * 1024u;
+}
+
+void cb_sysinfo_cpu_model(char *buf, size_t len)
+{
+    buf[0] = '\0';
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (f != NULL) {
+        char line[512];
+        while (fgets(line, sizeof line, f) != NULL) {
+            char *colon = strchr(line, ':');
+            if (colon != NULL && strncmp(line, "model name", 10) == 0) {
+                const char *value = colon + 1;
+                while (*value == ' ')
+                    value++;
+                snprintf(buf, len, "%s", value);
+                trim(buf);
+                break;
+            }
+        }
+        fclose(f);
+    }
+    if (buf[0] == '\0') {
+        struct utsname u;
+        snprintf(buf, len, "%s CPU", uname(&u) == 0 ? u.machine : "unknown");
+    }
+}
+
+void cb_sysinfo_mpi_library(char *buf, size_t len)
+{
+    char version[MPI_MAX_LIBRARY_VERSION_STRING];
+    int n = 0;
+    if (MPI_Get_library_version(version, &n) != MPI_SUCCESS) {
+        snprintf(buf, len, "MPI (unknown version)");
+        return;
+    }
+    version[strcspn(version, ",\n")] = '\0';
+    snprintf(buf, len, "%s", version);
+    trim(buf);
+}
+
+int cb_sysinfo_local_ranks(MPI_Comm comm)
+{
+    MPI_Comm local;
+    int n = 1;
+    if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &local) != MPI_SUCCESS)
+        return 1;
+    MPI_Comm_size(local, &n);
+    MPI_Comm_free(&local);
+    return n;
+}
+
+int cb_sysinfo_same_text_comm(MPI_Comm comm, int key, const char *text, MPI_Comm *out)
+{
+    MPI_Comm machine;
+    MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, key, MPI_INFO_NULL, &machine);
+    /* The colour: the lowest rank on this machine with the same text, found
+     * by comparing the texts in full (length -1: NULL). */
+    int my_len = text != NULL ? (int)strlen(text) : -1;
+    int nlocal = 1, local = 0;
+    MPI_Comm_size(machine, &nlocal);
+    MPI_Comm_rank(machine, &local);
+    int *lens = malloc((size_t)nlocal * sizeof *lens);
+    int *offsets = malloc((size_t)nlocal * sizeof *offsets);
+    int *counts = malloc((size_t)nlocal * sizeof *counts);
+    int all_ok = lens != NULL && offsets != NULL && counts != NULL;
+    MPI_Allreduce(MPI_IN_PLACE, &all_ok, 1, MPI_INT, MPI_LAND, machine);
+    int color = 0;
+    if (all_ok) {
+        MPI_Allgather(&my_len, 1, MPI_INT, lens, 1, MPI_INT, machine);
+        int total = 0;
+        for (int i = 0; i < nlocal; i++) {
+            offsets[i] = total;
+            counts[i] = lens[i] > 0 ? lens[i] : 0;
+            total += counts[i];
+        }
+        char *texts = malloc((size_t)total + 1);
+        all_ok = texts != NULL;
+        MPI_Allreduce(MPI_IN_PLACE, &all_ok, 1, MPI_INT, MPI_LAND, machine);
+        if (all_ok) {
+            MPI_Allgatherv(text != NULL ? text : "", counts[local], MPI_CHAR, texts, counts,
+                           offsets, MPI_CHAR, machine);
+            color = local;
+            for (int i = 0; i < local; i++)
+                if (lens[i] == my_len &&
+                    memcmp(texts + offsets[i], texts + offsets[local], (size_t)counts[i]) == 0) {
+                    color = i;
+                    break;
+                }
+        }
+        free(texts);
+    }
+    free(lens);
+    free(offsets);
+    free(counts);
+    *out = MPI_COMM_NULL;
+    if (all_ok)
+        MPI_Comm_split(machine, color, key, out);
+    MPI_Comm_free(&machine);
+    return all_ok ? 0 : -1;
+}
+
+int cb_sysinfo_host_comm(MPI_Comm comm, int key, MPI_Comm *host)
+{
+    return cb_sysinfo_same_text_comm(comm, key, getenv(CB_HOSTID_ENV), host);
+}
+
+int cb_sysinfo_flagged_ranks(MPI_Comm comm, int flagged, char *buf, size_t len)
+{
+    int size = 1, count = 0;
+    MPI_Comm_size(comm, &size);
+    flagged = flagged != 0;
+    MPI_Allreduce(&flagged, &count, 1, MPI_INT, MPI_SUM, comm);
+    int *flags = malloc((size_t)size * sizeof *flags);
+    char *names = malloc((size_t)size * MPI_MAX_PROCESSOR_NAME);
+    int ok = flags != NULL && names != NULL;
+    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, comm);
+    buf[0] = '\0';
+    if (ok) {
+        char mine[MPI_MAX_PROCESSOR_NAME] = "";
+        int n = 0;
+        MPI_Get_processor_name(mine, &n);
+        MPI_Allgather(&flagged, 1, MPI_INT, flags, 1, MPI_INT, comm);
+        MPI_Allgather(mine, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, names, MPI_MAX_PROCESSOR_NAME,
+                      MPI_CHAR, comm);
+        size_t used = 0;
+        for (int r = 0; r < size; r++) {
+            if (!flags[r])
+                continue;
+            const char *name = names + (size_t)r * MPI_MAX_PROCESSOR_NAME;
+            int n_written = snprintf(buf + used, len - used, "%srank %d (%.*s)",
+                                     used > 0 ? ", " : "", r, MPI_MAX_PROCESSOR_NAME - 1, name);
+            if (n_written < 0 || (size_t)n_written >= len - used) {
+                if (len > 4)
+                    memcpy(buf + len - 4, "...", 4);
+                break;
+            }
+            used += (size_t)n_written;
+        }
+    }
+    free(flags);
+    free(names);
+    return ok ? count : -1;
+}

@@ -1,0 +1,476 @@
+/* Command line: one table of options drives both parsing and --help. */
+#include "options/params.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "backends/backend.h"
+#include "common/format.h"
+#include "common/names.h"
+#include "common/parse.h"
+#include "safety/agreement.h"
+
+/* Defaults: plain numbers, so that --help can print these very macros. */
+#define CB_DEFAULT_MIN_BYTES 8
+#define CB_DEFAULT_MAX_MIB 128
+#define CB_DEFAULT_MAX_BYTES ((uint64_t)CB_DEFAULT_MAX_MIB << 20)
+#define CB_DEFAULT_STEP_FACTOR 2
+#define CB_DEFAULT_ITERS 20
+#define CB_DEFAULT_WARMUP 1
+#define CB_TEXT(macro) CB_TEXT_OF(macro)
+#define CB_TEXT_OF(value) #value
+#define CB_MAX_COUNT_OPTION 1000000000L
+#define CB_DEFAULT_TIMEOUT 300
+#define CB_DEFAULT_STABLE_PCT 2
+#define CB_MAX_TIMEOUT 604800L
+#define CB_MAX_AGG_OPTION 1048576L
+#define CB_MAX_UNALIGN_OPTION 1048576L
+
+#include "options/params_parse.h"
+
+#define fail cb_params_fail
+#define set_bytes cb_params_set_bytes
+#define set_int cb_params_set_int
+
+/* A flag: its table line's agreement names the int it sets to 1. */
+static int opt_flag(parse_state *s, const char *v)
+{
+    (void)v;
+    int given = 1;
+    if (s->spec->agree.kind != CB_AGREE_FLAG)
+        return fail(s, "the option table gives this flag no field (AGREE_FLAG) to set");
+    memcpy((char *)s->p + s->spec->agree.offset, &given, sizeof given);
+    return 0;
+}
+
+static int opt_minbytes(parse_state *s, const char *v)
+{
+    if (set_bytes(s, v, &s->p->min_bytes) != 0)
+        return -1;
+    if (s->p->min_bytes == 0)
+        return fail(s, "'%s': the smallest size must be at least 1 byte", v);
+    return 0;
+}
+
+static int opt_maxbytes(parse_state *s, const char *v)
+{
+    if (set_bytes(s, v, &s->p->max_bytes) != 0)
+        return -1;
+    if (s->p->max_bytes == 0)
+        return fail(s, "'%s': the largest size must be at least 1 byte", v);
+    return 0;
+}
+
+static int opt_stepfactor(parse_state *s, const char *v)
+{
+    int factor = 0;
+    if (set_int(s, v, 2, 1 << 20, &factor) != 0)
+        return -1;
+    s->p->step_factor = (uint64_t)factor;
+    s->factor_given = 1;
+    return 0;
+}
+
+static int opt_stepbytes(parse_state *s, const char *v)
+{
+    if (set_bytes(s, v, &s->p->step_bytes) != 0)
+        return -1;
+    if (s->p->step_bytes == 0)
+        return fail(s, "'%s': the step must be at least 1 byte", v);
+    s->step_given = 1;
+    return 0;
+}
+
+static int opt_iters(parse_state *s, const char *v)
+{
+    return set_int(s, v, 1, CB_MAX_COUNT_OPTION, &s->p->iters);
+}
+
+static int opt_warmup(parse_state *s, const char *v)
+{
+    return set_int(s, v, 0, CB_MAX_COUNT_OPTION, &s->p->warmup);
+}
+
+static int opt_check(parse_state *s, const char *v)
+{
+    return set_int(s, v, 0, CB_MAX_COUNT_OPTION, &s->p->check_passes);
+}
+
+static int opt_blocking(parse_state *s, const char *v)
+{
+    return set_int(s, v, 0, 1, &s->p->blocking);
+}
+
+/* -r N, or all (also -1): every rank in turn. */
+#define CB_MAX_ROOT_OPTION 1000000000L
+
+static int opt_root(parse_state *s, const char *v)
+{
+    if (strcasecmp(v, "all") == 0) {
+        s->p->root = -1;
+        s->p->root_given = 1;
+        return 0;
+    }
+    long root;
+    if (cb_parse_long(v, -1, CB_MAX_ROOT_OPTION, &root) != 0)
+        return fail(s, "'%s' is not a rank from 0 to %ld, or all (-1)", v, CB_MAX_ROOT_OPTION);
+    s->p->root = (int)root;
+    s->p->root_given = 1;
+    return 0;
+}
+
+static int opt_agg(parse_state *s, const char *v)
+{
+    return set_int(s, v, 1, CB_MAX_AGG_OPTION, &s->p->agg);
+}
+
+static int opt_unalign(parse_state *s, const char *v)
+{
+    return set_int(s, v, 0, CB_MAX_UNALIGN_OPTION, &s->p->unalign);
+}
+
+static int opt_cudagraph(parse_state *s, const char *v)
+{
+    return set_int(s, v, 0, CB_MAX_COUNT_OPTION, &s->p->graph_launches);
+}
+
+static int opt_cputime(parse_state *s, const char *v)
+{
+    return set_int(s, v, 0, 1, &s->p->report_cputime);
+}
+
+static const char *const average_names[] = {"rank0", "mean", "min", "max"};
+
+const char *cb_average_name(cb_average a)
+{
+    return average_names[a];
+}
+
+static int opt_average(parse_state *s, const char *v)
+{
+    for (int a = 0; a < 4; a++) {
+        char digit[2] = {(char)('0' + a), '\0'};
+        if (strcmp(v, digit) == 0 || strcasecmp(v, average_names[a]) == 0) {
+            s->p->average = (cb_average)a;
+            return 0;
+        }
+    }
+    return fail(s, "'%s' is not 0 (rank0), 1 (mean), 2 (min) or 3 (max)", v);
+}
+
+static int opt_backend(parse_state *s, const char *v)
+{
+    if (strcmp(v, "auto") == 0 || cb_backend_lookup(v) != NULL) {
+        s->p->backend = v;
+        return 0;
+    }
+    const char *why = cb_backend_not_built_reason(v);
+    if (why != NULL)
+        return fail(s, "backend '%s' was not built into this nccl-collbench: %s", v, why);
+    return fail(s, "unknown backend '%s' (built: auto and those listed in --help)", v);
+}
+
+static int opt_csv(parse_state *s, const char *v)
+{
+    if (v[0] == '\0')
+        return fail(s, "the file name is empty");
+    s->p->csv_path = v;
+    return 0;
+}
+
+static int opt_timeout(parse_state *s, const char *v)
+{
+    return set_int(s, v, 0, CB_MAX_TIMEOUT, &s->p->timeout);
+}
+
+static int opt_json(parse_state *s, const char *v)
+{
+    if (v[0] == '\0')
+        return fail(s, "the file name is empty");
+    if (strcmp(v, "-") == 0)
+        return fail(s, "'-': the JSON document goes to a file (it is written whole, then renamed)");
+    s->p->json_path = v;
+    return 0;
+}
+
+static int opt_a2av_matrix(parse_state *s, const char *v)
+{
+    char why[200];
+    return cb_traffic_parse(v, &s->p->a2av_matrix, why, sizeof why) == 0 ? 0
+                                                                          : fail(s, "%s", why);
+}
+
+static int opt_budget(parse_state *s, const char *v)
+{
+    return set_int(s, v, 0, 3600000, &s->p->budget_ms);
+}
+
+static int opt_stable(parse_state *s, const char *v)
+{
+    s->p->stable_given = 1;
+    return set_int(s, v, 0, 1000, &s->p->stable_pct);
+}
+
+/* -g and -t: nccl-tests' GPUs and threads per process. Scripts written for
+ * it pass 1; anything else asks for a layout this program does not have. */
+static int opt_one_per_rank(parse_state *s, const char *v)
+{
+    long n;
+    if (cb_parse_long(v, 1, 1, &n) != 0)
+        return fail(s, "'%s': only 1 is accepted: nccl-collbench drives one GPU per MPI rank "
+                       "with one thread; start one rank per GPU instead (mpirun -np N)", v);
+    return 0;
+}
+
+/* The options in --help's order, each with how the ranks agree on it
+ * (params_parse.h): a new option is one line here. */
+static const cb_option_spec option_table[] = {
+    {'o', "op", "LIST", "collectives to run: names, comma list, all, or scan [allreduce]",
+     cb_params_opt_op, AGREE_DESCRIBED(cb_agree_collectives)},
+    {'b', "minbytes", "SIZE", "smallest size in bytes; K, M, G, T suffixes are powers of 2 ["
+                                CB_TEXT(CB_DEFAULT_MIN_BYTES) "]",
+     opt_minbytes, AGREE_BYTES(min_bytes)},
+    {'e', "maxbytes", "SIZE", "largest size in bytes [" CB_TEXT(CB_DEFAULT_MAX_MIB)
+                                "M, lowered to fit in memory]",
+     opt_maxbytes, AGREE_BYTES(max_bytes)},
+    {'f', "stepfactor", "N", "multiply the size by N (>= 2) each step ["
+                                  CB_TEXT(CB_DEFAULT_STEP_FACTOR) "]", opt_stepfactor,
+     AGREE_DESCRIBED(cb_agree_step)},
+    {'i', "stepbytes", "SIZE", "add SIZE bytes each step instead of multiplying", opt_stepbytes,
+     AGREE_DESCRIBED(cb_agree_step)},
+    {'n', "iters", "N", "timed iterations per size [" CB_TEXT(CB_DEFAULT_ITERS) "]", opt_iters,
+     AGREE_INT(iters)},
+    {'w', "warmup", "N", "untimed iterations before timing [" CB_TEXT(CB_DEFAULT_WARMUP) "]",
+     opt_warmup, AGREE_INT(warmup)},
+    {'c', "check", "N", "verification passes per size; 0 turns checking off [1]", opt_check,
+     AGREE_INT(check_passes)},
+    {'\0', "check-timed", NULL, "with -c > 0: also verify the output of the last timed "
+                                "iteration of every out-of-place size", opt_flag,
+     AGREE_FLAG(check_timed)},
+    {'r', "root", "N", "root of broadcast, reduce, gather, scatter; all (or -1): each "
+                       "rank in turn [0]", opt_root, AGREE_DESCRIBED(cb_agree_root)},
+    {'d', "datatype", "LIST", "element types: names, comma list, or all [float]",
+     cb_params_opt_datatype, AGREE_DESCRIBED(cb_agree_dtypes)},
+    {'\0', "redop", "LIST", "reductions: names, comma list, or all [sum]", cb_params_opt_redop,
+     AGREE_DESCRIBED(cb_agree_redops)},
+    {'a', "average", "MODE", "time reported across ranks: 0 rank0, 1 mean, 2 min, 3 max [1]",
+     opt_average, AGREE_DESCRIBED(cb_agree_average)},
+    {'z', "blocking", "0|1", "1: wait for each iteration (-m operations) before the next [0]",
+     opt_blocking, AGREE_INT(blocking)},
+    {'m', "agg", "N", "operations per iteration, in one group where the backend groups [1]",
+     opt_agg, AGREE_INT(agg)},
+    {'G', "cudagraph", "N", "capture the timed iterations as a CUDA graph, launch it N times; "
+                            "0 off [0]", opt_cudagraph, AGREE_INT(graph_launches)},
+    {'C', "report-cputime", "0|1", "1: report the CPU time to launch, not the time to "
+                                   "complete [0]", opt_cputime, AGREE_INT(report_cputime)},
+    {'T', "timeout", "SECONDS", "end the run when a rank makes no progress for SECONDS; "
+                                "0 never [" CB_TEXT(CB_DEFAULT_TIMEOUT) "]", opt_timeout,
+     AGREE_INT(timeout)},
+    {'\0', "backend", "NAME", "auto or a backend listed below [auto]", opt_backend,
+     AGREE_STRING(backend)},
+    {'\0', "csv", "FILE", "also write results as CSV to FILE; '-': CSV on stdout, the "
+                          "table on stderr", opt_csv, AGREE_STRING(csv_path)},
+    {'\0', "json", "FILE", "also write the run as one JSON document to FILE", opt_json,
+     AGREE_STRING(json_path)},
+    {'\0', "stats", NULL, "add per-iteration and per-rank time statistics to the table "
+                          "(p99 from 100 samples on)", opt_flag, AGREE_FLAG(table_stats)},
+    {'\0', "samples-json", NULL, "with --json, add every rank's per-iteration samples, in "
+                                 "the order taken, to each result", opt_flag,
+     AGREE_FLAG(samples_json)},
+    {'\0', "split", "SPEC", "run in sub-communicators at once: size:K, stride:K, node, "
+     "or color:C0,C1,... (one per rank)", cb_params_opt_split, AGREE_DESCRIBED(cb_agree_split)},
+    {'\0', "hier-split", "SPEC", "hier_allreduce's inner groups, in the forms of --split "
+     "[node]", cb_params_opt_hier_split, AGREE_DESCRIBED(cb_agree_hier)},
+    {'\0', "layout", "LIST", "row, col or row,col: col lays each rank's block of allgather, "
+     "gather, reducescatter and alltoall out as a column slice of a matrix [row]",
+     cb_params_opt_layout, AGREE_DESCRIBED(cb_agree_layouts)},
+    {'\0', "a2av-matrix", "SPEC", "alltoallv's traffic matrix: uniform, random[:SEED] or "
+     "hot:K[:H] (ranks 0..H-1 receive K times more) [uniform]", opt_a2av_matrix,
+     AGREE_DESCRIBED(cb_agree_a2av_matrix)},
+    {'\0', "nccl-impl", "LIST", "alltoall, gather and scatter on NCCL: auto, native (NCCL "
+     "2.28's own calls), p2p (grouped sends and receives), or a comma list, measured "
+     "in turn [auto]", cb_params_opt_nccl_impl, AGREE_DESCRIBED(cb_agree_nccl_impls)},
+    {'R', "local-register", "0|1|2", "NCCL buffers: 1 registered (ncclCommRegister), 2 "
+     "ncclMemAlloc'd in a symmetric window (NCCL 2.27); 0 neither [0]", cb_params_opt_register,
+     AGREE_INT(registration)},
+    {'u', "unalign", "N", "start the send and receive buffers N elements past their "
+     "aligned start, to measure misaligned buffers [0]", opt_unalign, AGREE_INT(unalign)},
+    {'\0', "suspect-ratio", "R", "-o scan: suspect below R x the median (0 < R <= 1) [0.8]",
+     cb_params_opt_suspect_ratio, AGREE_DOUBLE(scan_threshold)},
+    {'N', "cycles", "N", "repeat the run N times, 0 until stopped; wrong tally per rank [1]",
+     cb_params_opt_cycles, AGREE_INT(cycles)},
+    {'\0', "min-busbw", "GBPS", "status 8 when busbw at the largest size is below GBPS [off]",
+     cb_params_opt_min_busbw, AGREE_DOUBLE(min_busbw)},
+    {'\0', "progress", NULL, "report progress on stderr even when it is not a terminal",
+     opt_flag, AGREE_FLAG(progress)},
+    {'\0', "budget", "MS", "time each size's timed iterations for about MS milliseconds "
+                           "(estimated from the warmup and the previous size), at least 1 "
+                           "and at most -n iterations; 0 off [0]", opt_budget,
+     AGREE_INT(budget_ms)},
+    {'\0', "stable", "PCT", "with --budget: time in rounds of a tenth of the iterations and "
+                            "stop once, on every rank, the last 3 round medians and round "
+                            "means each span at most PCT% of their median; 0 never stops "
+                            "early [" CB_TEXT(CB_DEFAULT_STABLE_PCT) "]",
+     opt_stable, AGREE_INT(stable_pct)},
+    {'g', "ngpus", "1", "accepted for nccl-tests scripts: one GPU per rank, so only 1",
+     opt_one_per_rank, AGREE_NOTHING},
+    {'t', "nthreads", "1", "accepted for nccl-tests scripts: one thread per rank, so only 1",
+     opt_one_per_rank, AGREE_NOTHING},
+    {'M', "memory", NULL, "print the memory footprint per rank (send, receive, column "
+                          "work, host staging, samples, check tile) before the results",
+     opt_flag, AGREE_FLAG(memory_report)},
+    {'h', "help", NULL, "print this help and exit", opt_flag, AGREE_FLAG(help)},
+    {'V', "version", NULL, "print the version and exit", opt_flag, AGREE_FLAG(version)},
+};
+
+#define OPTION_COUNT (sizeof option_table / sizeof option_table[0])
+_Static_assert(OPTION_COUNT <= CB_MAX_OPTIONS, "params_agree.c has room for CB_MAX_OPTIONS");
+
+const cb_option_spec *cb_params_options(size_t *count)
+{
+    *count = OPTION_COUNT;
+    return option_table;
+}
+
+void cb_params_defaults(cb_params *p)
+{
+    memset(p, 0, sizeof *p);
+    p->collectives[0] = cb_collective_lookup("allreduce");
+    p->ncollectives = 1;
+    cb_params_health_defaults(p);
+    p->dtypes[0] = CB_FLOAT;
+    p->ndtypes = 1;
+    p->redops[0] = CB_SUM;
+    p->nredops = 1;
+    p->min_bytes = CB_DEFAULT_MIN_BYTES;
+    p->max_bytes = CB_DEFAULT_MAX_BYTES;
+    p->step_factor = CB_DEFAULT_STEP_FACTOR;
+    p->iters = CB_DEFAULT_ITERS;
+    p->warmup = CB_DEFAULT_WARMUP;
+    p->check_passes = 1;
+    p->average = CB_AVERAGE_MEAN;
+    p->agg = 1;
+    p->backend = "auto";
+    p->timeout = CB_DEFAULT_TIMEOUT;
+    p->hier = (cb_split_spec){.kind = CB_SPLIT_NODE, .text = "node"};
+    p->a2av_matrix = (cb_traffic_spec){.kind = CB_TRAFFIC_UNIFORM, .factor = 1, .hot = 1};
+    p->layouts[0] = CB_LAYOUT_ROW;
+    p->nlayouts = 1;
+    p->impls[0] = CB_IMPL_AUTO;
+    p->nimpls = 1;
+    p->stable_pct = CB_DEFAULT_STABLE_PCT;
+}
+
+static const cb_option_spec *find_long(const char *name, size_t len)
+{
+    for (size_t i = 0; i < OPTION_COUNT; i++)
+        if (strlen(option_table[i].long_name) == len &&
+            strncmp(option_table[i].long_name, name, len) == 0)
+            return &option_table[i];
+    return NULL;
+}
+
+static const cb_option_spec *find_short(char c)
+{
+    for (size_t i = 0; i < OPTION_COUNT; i++)
+        if (option_table[i].short_name == c && c != '\0')
+            return &option_table[i];
+    return NULL;
+}
+
+int cb_params_parse(cb_params *p, int argc, char **argv, char *err, size_t err_len)
+{
+    parse_state s = {p, err, err_len, "", 0, 0, NULL};
+    char shown[80];
+    p->argc = argc;
+    p->argv = argv;
+    for (int i = 1; i < argc; i++) {
+        const char *word = argv[i];
+        const cb_option_spec *spec = NULL;
+        const char *value = NULL;
+        if (strncmp(word, "--", 2) == 0 && word[2] != '\0') {
+            const char *name = word + 2;
+            const char *eq = strchr(name, '=');
+            size_t len = eq ? (size_t)(eq - name) : strlen(name);
+            spec = find_long(name, len);
+            snprintf(shown, sizeof shown, "--%.*s", (int)len, name);
+            if (eq != NULL)
+                value = eq + 1;
+        } else if (word[0] == '-' && word[1] != '\0' && word[1] != '-') {
+            spec = find_short(word[1]);
+            snprintf(shown, sizeof shown, "-%c", word[1]);
+            if (word[2] != '\0')
+                value = word + 2;
+        } else {
+            s.option = word;
+            return fail(&s, "unexpected argument (options start with '-')");
+        }
+        s.option = shown;
+        if (spec == NULL)
+            return fail(&s, "unknown option");
+        if (spec->arg == NULL && value != NULL)
+            return fail(&s, "takes no value, got '%s'", value);
+        if (spec->arg != NULL && value == NULL) {
+            if (i + 1 >= argc)
+                return fail(&s, "needs a value (%s)", spec->arg);
+            value = argv[++i];
+        }
+        s.spec = spec;
+        if (spec->set(&s, value) != 0)
+            return -1;
+    }
+
+    s.option = "-f/-i";
+    if (s.factor_given && s.step_given)
+        return fail(&s, "give either a step factor (-f) or a step in bytes (-i), not both");
+    if (s.step_given)
+        p->step_factor = 0;
+    if (cb_params_check_health(&s) != 0)
+        return -1;
+    if (p->min_bytes > p->max_bytes) {
+        char min_text[32], max_text[32];
+        cb_format_bytes(p->min_bytes, min_text, sizeof min_text);
+        cb_format_bytes(p->max_bytes, max_text, sizeof max_text);
+        s.option = "-b/-e";
+        return fail(&s, "the smallest size %s is above the largest size %s", min_text, max_text);
+    }
+    return 0;
+}
+
+void cb_params_help(FILE *out, const char *prog)
+{
+    fprintf(out, "Usage: mpirun -np N %s [OPTION]...\n"
+                 "Measure and verify collective operations, one MPI rank per GPU.\n\n"
+                 "Options (defaults in brackets):\n", prog);
+    for (size_t i = 0; i < OPTION_COUNT; i++) {
+        const cb_option_spec *o = &option_table[i];
+        char left[64];
+        if (o->short_name)
+            snprintf(left, sizeof left, "-%c, --%s%s%s", o->short_name, o->long_name,
+                     o->arg ? " " : "", o->arg ? o->arg : "");
+        else
+            snprintf(left, sizeof left, "    --%s%s%s", o->long_name, o->arg ? " " : "",
+                     o->arg ? o->arg : "");
+        fprintf(out, "  %-26s %s\n", left, o->help);
+    }
+    fprintf(out, "\nCollectives:");
+    for (const cb_collective *const *c = cb_collective_list(); *c != NULL; c++)
+        fprintf(out, " %s", (*c)->name);
+    fprintf(out, " scan (scan_nodes scan_pairs scan_rails)\nDatatypes:  ");
+    for (int t = 0; t < CB_DTYPE_COUNT; t++)
+        fprintf(out, " %s", cb_dtype_info_of((cb_dtype)t)->name);
+    fprintf(out, "\nReductions: ");
+    for (int op = 0; op < CB_REDOP_COUNT; op++)
+        fprintf(out, " %s", cb_redop_name((cb_redop)op));
+    fprintf(out, "\nBackends:\n");
+    for (const cb_backend_ops *const *b = cb_backend_list(); *b != NULL; b++)
+        fprintf(out, "  %-8s %s\n", (*b)->name, (*b)->summary);
+    for (const char *const *n = cb_backend_not_built(); *n != NULL; n += 2)
+        fprintf(out, "  %-8s not built: %s\n", n[0], n[1]);
+    fprintf(out, "\nExit statuses:\n");
+    for (const cb_exit_meaning *x = cb_exit_meanings; x->meaning != NULL; x++)
+        fprintf(out, "  %-8d %s\n", x->code, x->meaning);
+    fprintf(out, "See nccl-collbench-output(5) for the output columns and the CSV schema.\n");
+}

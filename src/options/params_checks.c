@@ -1,0 +1,72 @@
+/* What the parsed parameters mean for this run, once it is known: the
+ * checks that need the rank count, and the notes on options given that have
+ * no effect (for the preamble). */
+#include <stdio.h>
+#include <string.h>
+
+#include "collectives/collective.h"
+#include "options/params.h"
+
+int cb_params_check_ranks(const cb_params *p, int nranks, char *err, size_t err_len)
+{
+    /* -r is checked by the engine, once the groups are known. */
+    const cb_split_spec *split = &p->split;
+    if (split->kind == CB_SPLIT_COLOR &&
+        cb_split_color(split, "--split", 0, nranks, err, err_len) < 0)
+        return -1;
+    /* hier_allreduce's groups are made among the ranks measured together:
+     * with --split a group's, checked when the groups are known. */
+    if (split->kind == CB_SPLIT_NONE && p->hier.kind == CB_SPLIT_COLOR &&
+        cb_split_color(&p->hier, "--hier-split", 0, nranks, err, err_len) < 0)
+        return -1;
+    return 0;
+}
+
+int cb_params_note(const cb_params *p, int index, char *text, size_t len)
+{
+    int rooted = 0, grouped = 0, weighted = 0;
+    for (int i = 0; i < p->ncollectives; i++) {
+        rooted |= (p->collectives[i]->flags & CB_COLL_ROOTED) != 0;
+        grouped |= p->collectives[i]->prepare != NULL;          /* --hier-split's groups */
+        weighted |= p->collectives[i]->layout_traffic != NULL;  /* --a2av-matrix's weights */
+    }
+    int n = 0;
+    if (p->root_given && !rooted && n++ == index) {
+        snprintf(text, len, "-r has no effect: no collective selected has a root (broadcast, "
+                 "reduce, gather and scatter have)");
+        return 1;
+    }
+    if (p->stable_given && p->budget_ms == 0 && n++ == index) {
+        snprintf(text, len, "--stable has no effect without --budget: every size runs -n %d "
+                 "timed iterations", p->iters);
+        return 1;
+    }
+    if (p->samples_json && p->json_path == NULL && n++ == index) {
+        snprintf(text, len, "--samples-json has no effect without --json");
+        return 1;
+    }
+    if (p->samples_json && p->json_path != NULL && p->split.kind != CB_SPLIT_NONE &&
+        n++ == index) {
+        snprintf(text, len, "--samples-json has no effect with --split: its results have no "
+                 "per-rank entries");
+        return 1;
+    }
+    if (p->check_timed && p->check_passes == 0 && n++ == index) {
+        snprintf(text, len, "--check-timed has no effect with -c 0: nothing is verified");
+        return 1;
+    }
+    /* Their defaults cannot be told from the same value given. */
+    if (!grouped && strcmp(p->hier.text, "node") != 0 && n++ == index) {
+        snprintf(text, len, "--hier-split has no effect: only hier_allreduce has inner groups");
+        return 1;
+    }
+    if (p->unalign > 0 && p->ncollectives == 0 && n++ == index) {
+        snprintf(text, len, "-u has no effect on the health scan: it measures aligned buffers");
+        return 1;
+    }
+    if (!weighted && p->a2av_matrix.kind != CB_TRAFFIC_UNIFORM && n++ == index) {
+        snprintf(text, len, "--a2av-matrix has no effect: only alltoallv has a traffic matrix");
+        return 1;
+    }
+    return 0;
+}

@@ -1,0 +1,188 @@
+/* The options whose value is a list or a grouping: -o, -d, --redop,
+ * --layout, --split and --hier-split (nccl-collbench(1)). */
+#include <limits.h>
+#include <string.h>
+#include <strings.h>
+
+#include "common/parse.h"
+#include "options/params_parse.h"
+
+#define fail cb_params_fail
+
+/* Split a comma list; call one(item) for each; "all" calls all(). */
+static int each_item(parse_state *s, const char *list, int (*one)(parse_state *, const char *),
+                     int (*all)(parse_state *))
+{
+    if (strcasecmp(list, "all") == 0)
+        return all(s);
+    char item[64];
+    const char *p = list;
+    for (;;) {
+        size_t len = strcspn(p, ",");
+        if (len == 0)
+            return fail(s, "'%s' has an empty item", list);
+        if (len >= sizeof item)
+            return fail(s, "'%.*s' is not a known name", (int)len, p);
+        memcpy(item, p, len);
+        item[len] = '\0';
+        if (one(s, item) != 0)
+            return -1;
+        if (p[len] == '\0')
+            return 0;
+        p += len + 1;
+    }
+}
+
+/* -o */
+static int add_collective(parse_state *s, const char *name)
+{
+    int scan = cb_params_scan_part(s, name);
+    if (scan != 0)
+        return scan < 0 ? -1 : 0;
+    const cb_collective *c = cb_collective_lookup(name);
+    cb_redop op;
+    /* nccl-tests' -o picks the reduction: say where ours is. */
+    if (c == NULL && cb_redop_lookup(name, &op) == 0)
+        return fail(s, "'%s' is a reduction: here -o selects the collective (e.g. allreduce) "
+                       "and --redop the reduction, as in --redop %s", name, name);
+    if (c == NULL)
+        return fail(s, "unknown collective '%s' (see --help for the list)", name);
+    for (int i = 0; i < s->p->ncollectives; i++)
+        if (s->p->collectives[i] == c)
+            return fail(s, "collective '%s' given twice", name);
+    s->p->collectives[s->p->ncollectives++] = c;
+    return 0;
+}
+
+static int all_collectives(parse_state *s)
+{
+    for (const cb_collective *const *c = cb_collective_list(); *c != NULL; c++)
+        s->p->collectives[s->p->ncollectives++] = *c;
+    return 0;
+}
+
+int cb_params_opt_op(parse_state *s, const char *v)
+{
+    s->p->ncollectives = 0;
+    s->p->scan = 0;
+    return each_item(s, v, add_collective, all_collectives);
+}
+
+/* -d */
+static int add_dtype(parse_state *s, const char *name)
+{
+    cb_dtype t;
+    if (cb_dtype_lookup(name, &t) != 0)
+        return fail(s, "unknown datatype '%s' (see --help for the list)", name);
+    for (int i = 0; i < s->p->ndtypes; i++)
+        if (s->p->dtypes[i] == t)
+            return fail(s, "datatype '%s' given twice", name);
+    s->p->dtypes[s->p->ndtypes++] = t;
+    return 0;
+}
+
+static int all_dtypes(parse_state *s)
+{
+    for (int t = 0; t < CB_DTYPE_COUNT; t++)
+        s->p->dtypes[s->p->ndtypes++] = (cb_dtype)t;
+    return 0;
+}
+
+int cb_params_opt_datatype(parse_state *s, const char *v)
+{
+    s->p->ndtypes = 0;
+    return each_item(s, v, add_dtype, all_dtypes);
+}
+
+/* --redop */
+static int add_redop(parse_state *s, const char *name)
+{
+    cb_redop op;
+    if (cb_redop_lookup(name, &op) != 0)
+        return fail(s, "unknown reduction '%s' (see --help for the list)", name);
+    for (int i = 0; i < s->p->nredops; i++)
+        if (s->p->redops[i] == op)
+            return fail(s, "reduction '%s' given twice", name);
+    s->p->redops[s->p->nredops++] = op;
+    return 0;
+}
+
+static int all_redops(parse_state *s)
+{
+    for (int op = 0; op < CB_REDOP_COUNT; op++)
+        s->p->redops[s->p->nredops++] = (cb_redop)op;
+    return 0;
+}
+
+int cb_params_opt_redop(parse_state *s, const char *v)
+{
+    s->p->nredops = 0;
+    return each_item(s, v, add_redop, all_redops);
+}
+
+/* A grouping spec: size:K, stride:K, node or color:C0,C1,... */
+static int parse_split_spec(parse_state *s, const char *v, cb_split_spec *spec)
+{
+    long k;
+    spec->text = v;
+    spec->k = 0;
+    if (strcmp(v, "node") == 0) {
+        spec->kind = CB_SPLIT_NODE;
+        return 0;
+    }
+    if (strncmp(v, "size:", 5) == 0 || strncmp(v, "stride:", 7) == 0) {
+        int size = v[1] == 'i';
+        if (cb_parse_long(v + (size ? 5 : 7), 1, INT_MAX, &k) != 0)
+            return fail(s, "'%s': K must be a whole number of ranks, at least 1", v);
+        spec->kind = size ? CB_SPLIT_SIZE : CB_SPLIT_STRIDE;
+        spec->k = (int)k;
+        return 0;
+    }
+    if (strncmp(v, "color:", 6) == 0) {
+        if (cb_split_colors(v + 6, NULL, 0) < 0)
+            return fail(s, "'%s': colours are a comma list of whole numbers from 0 to %d, "
+                        "one per rank", v, CB_MAX_SPLIT_COLOR);
+        spec->kind = CB_SPLIT_COLOR;
+        return 0;
+    }
+    return fail(s, "'%s': expected size:K, stride:K, node or color:C0,C1,...", v);
+}
+
+int cb_params_opt_split(parse_state *s, const char *v)
+{
+    return parse_split_spec(s, v, &s->p->split);
+}
+
+int cb_params_opt_hier_split(parse_state *s, const char *v)
+{
+    return parse_split_spec(s, v, &s->p->hier);
+}
+
+/* --layout: row, col, or both as a comma list, each once. */
+static int add_layout(parse_state *s, const char *name)
+{
+    cb_params *p = s->p;
+    cb_block_layout kind;
+    if (strcmp(name, "row") == 0)
+        kind = CB_LAYOUT_ROW;
+    else if (strcmp(name, "col") == 0)
+        kind = CB_LAYOUT_COL;
+    else
+        return fail(s, "'%s': expected row, col or row,col", name);
+    for (int i = 0; i < p->nlayouts; i++)
+        if (p->layouts[i] == kind)
+            return fail(s, "layout '%s' given twice", name);
+    p->layouts[p->nlayouts++] = kind;
+    return 0;
+}
+
+static int no_all_layouts(parse_state *s)
+{
+    return fail(s, "'all': expected row, col or row,col");
+}
+
+int cb_params_opt_layout(parse_state *s, const char *v)
+{
+    s->p->nlayouts = 0;
+    return each_item(s, v, add_layout, no_all_layouts);
+}

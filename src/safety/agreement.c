@@ -1,0 +1,85 @@
+#include "safety/agreement.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+const cb_exit_meaning cb_exit_meanings[] = {
+    {CB_EXIT_OK, "success"},
+    {CB_EXIT_RUNTIME, "runtime error"},
+    {CB_EXIT_USAGE, "usage error"},
+    {CB_EXIT_TIMEOUT, "timeout (-T)"},
+    {CB_EXIT_WRONG, "wrong results"},
+    {CB_EXIT_SLOW, "below a performance threshold (--min-busbw, -o scan suspects)"},
+    {CB_EXIT_SIGINT, "stopped by SIGINT"},
+    {CB_EXIT_SIGTERM, "stopped by SIGTERM"},
+    {0, NULL},
+};
+
+void cb_status_clear(cb_status *st)
+{
+    st->code = CB_EXIT_OK;
+    st->agreed = 0;
+    st->msg[0] = '\0';
+}
+
+int cb_status_set(cb_status *st, int code, const char *fmt, ...)
+{
+    if (st->code != CB_EXIT_OK)
+        return st->code;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(st->msg, sizeof st->msg, fmt, ap);
+    va_end(ap);
+    st->code = code;
+    return code;
+}
+
+int cb_first_failure(MPI_Comm comm, int failed, int code, const char *msg, cb_failure *out)
+{
+    int rank = 0, size = 1;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    int mine = failed ? rank : size, first = size;
+    MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm);
+    if (first == size)
+        return 0;
+    /* The lowest failing rank tells the others what went wrong, and where. */
+    memset(out, 0, sizeof *out);
+    if (rank == first) {
+        int len = 0;
+        out->code = code;
+        snprintf(out->msg, sizeof out->msg, "%s", msg);
+        MPI_Get_processor_name(out->host, &len);
+    }
+    MPI_Bcast(out, (int)sizeof *out, MPI_BYTE, first, comm);
+    out->rank = first;
+    return 1;
+}
+
+int cb_status_agree(MPI_Comm comm, cb_status *st)
+{
+    if (st->agreed)   /* every rank took this branch together */
+        return st->code;
+    cb_failure f;
+    if (!cb_first_failure(comm, st->code != CB_EXIT_OK, st->code, st->msg, &f))
+        return CB_EXIT_OK;
+    int rank = 0;
+    MPI_Comm_rank(comm, &rank);
+    if (rank == 0) {
+        fprintf(stderr, "nccl-collbench: rank %d (%s): %.*s\n", f.rank, f.host,
+                (int)sizeof f.msg, f.msg);
+        fflush(stderr);
+    }
+    st->code = f.code;
+    st->agreed = 1;
+    /* Host and message as the lowest failing rank gave them; a message too
+     * long for st->msg with its prefix is cut at its end. */
+    size_t prefix = (size_t)snprintf(st->msg, sizeof st->msg, "rank %d (%s): ", f.rank, f.host);
+    if (prefix < sizeof st->msg - 1) {
+        size_t n = strnlen(f.msg, sizeof st->msg - 1 - prefix);
+        memcpy(st->msg + prefix, f.msg, n);
+        st->msg[prefix + n] = '\0';
+    }
+    return f.code;
+}
