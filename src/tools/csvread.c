@@ -1,4 +1,5 @@
 #include "csvread.h"
+#include "common/grow.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -16,14 +17,10 @@ typedef struct ptr_vec {
 
 static int vec_push(ptr_vec *v, void *item)
 {
-    if (v->len == v->cap) {
-        size_t cap = v->cap ? 2 * v->cap : 16;
-        void **grown = realloc(v->items, cap * sizeof *grown);
-        if (grown == NULL)
-            return -1;
-        v->items = grown;
-        v->cap = cap;
-    }
+    void **grown = cb_grow(v->items, &v->cap, v->len, sizeof *grown, 16);
+    if (grown == NULL)
+        return -1;
+    v->items = grown;
     v->items[v->len++] = item;
     return 0;
 }
@@ -179,17 +176,13 @@ int cb_csv_parse(const char *text, size_t len, cb_csv_table *out, char *err, siz
             free_fields(fields, n);
             continue;
         }
-        if (rows.len == lines_cap) {
-            size_t cap = lines_cap ? 2 * lines_cap : 16;
-            size_t *grown = realloc(out->lines, cap * sizeof *grown);
-            if (grown == NULL) {
-                free_fields(fields, n);
-                snprintf(err, err_len, "out of memory");
-                goto fail;
-            }
-            out->lines = grown;
-            lines_cap = cap;
+        size_t *grown = cb_grow(out->lines, &lines_cap, rows.len, sizeof *grown, 16);
+        if (grown == NULL) {
+            free_fields(fields, n);
+            snprintf(err, err_len, "out of memory");
+            goto fail;
         }
+        out->lines = grown;
         out->lines[rows.len] = row_line;
         if (vec_push(&rows, fields) != 0) {
             free_fields(fields, n);

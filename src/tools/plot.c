@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/grow.h"
 #include "config.h"
 #include "plotdata.h"
 
@@ -206,14 +207,10 @@ static int parse_options(int argc, char **argv, options *o)
 static int add_target(targets *t, const char *outdir, const char *coll, const char *kind,
                       const char *format)
 {
-    if (t->n == t->cap) {
-        size_t cap = t->cap ? 2 * t->cap : 16;
-        target *grown = realloc(t->items, cap * sizeof *grown);
-        if (grown == NULL)
-            return -1;
-        t->items = grown;
-        t->cap = cap;
-    }
+    target *grown = cb_grow(t->items, &t->cap, t->n, sizeof *grown, 16);
+    if (grown == NULL)
+        return -1;
+    t->items = grown;
     snprintf(t->items[t->n].path, sizeof t->items[t->n].path, "%s/%s-%s.%s", outdir, coll,
              kind, format);
     /* A file of that name from before must not pass for one written now. */

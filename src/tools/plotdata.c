@@ -1,4 +1,5 @@
 #include "plotdata.h"
+#include "common/grow.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -194,16 +195,12 @@ static int read_file(plot_data *d, const cb_csv_table *t, const char *path, size
                      row[c.collective]);
             return -1;
         }
-        if (*nrecs == *cap) {
-            size_t grown_cap = *cap ? 2 * *cap : 256;
-            record *grown = realloc(*recs, grown_cap * sizeof *grown);
-            if (grown == NULL) {
-                snprintf(err, err_len, "out of memory");
-                return -1;
-            }
-            *recs = grown;
-            *cap = grown_cap;
+        record *grown = cb_grow(*recs, cap, *nrecs, sizeof *grown, 256);
+        if (grown == NULL) {
+            snprintf(err, err_len, "out of memory");
+            return -1;
         }
+        *recs = grown;
         record *rec = &(*recs)[*nrecs];
         memset(rec, 0, sizeof *rec);
         rec->file = file;
@@ -320,14 +317,10 @@ static int build_lines(plot_data *d, const record *recs, size_t nrecs)
         while (j < nrecs && recs[j].chart == recs[i].chart && recs[j].file == recs[i].file &&
                strcmp(recs[j].label, recs[i].label) == 0)
             j++;
-        if (ch->nlines == ch->lines_cap) {
-            size_t cap = ch->lines_cap ? 2 * ch->lines_cap : 8;
-            plot_line *grown = realloc(ch->lines, cap * sizeof *grown);
-            if (grown == NULL)
-                return -1;
-            ch->lines = grown;
-            ch->lines_cap = cap;
-        }
+        plot_line *grown = cb_grow(ch->lines, &ch->lines_cap, ch->nlines, sizeof *grown, 8);
+        if (grown == NULL)
+            return -1;
+        ch->lines = grown;
         plot_line *l = &ch->lines[ch->nlines++];
         memset(l, 0, sizeof *l);
         l->file = recs[i].file;

@@ -1,4 +1,5 @@
 #include "report.h"
+#include "common/grow.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -23,14 +24,10 @@ void report_init(report *r)
 
 report_row *report_add(report *r)
 {
-    if (r->nrows == r->cap) {
-        size_t cap = r->cap ? 2 * r->cap : 64;
-        report_row *grown = realloc(r->rows, cap * sizeof *grown);
-        if (grown == NULL)
-            return NULL;
-        r->rows = grown;
-        r->cap = cap;
-    }
+    report_row *grown = cb_grow(r->rows, &r->cap, r->nrows, sizeof *grown, 64);
+    if (grown == NULL)
+        return NULL;
+    r->rows = grown;
     report_row *row = &r->rows[r->nrows++];
     memset(row, 0, sizeof *row);
     return row;
