@@ -358,6 +358,15 @@ static void note_lines(engine *e, char *text)
         note(e, "%s", line);
 }
 
+/* A figure for the table: 2 decimals, '-' when unknown (a part of one rank). */
+static void figure_text(char *buf, size_t len, double figure)
+{
+    if (isfinite(figure))
+        snprintf(buf, len, "%.2f", figure);
+    else
+        snprintf(buf, len, "-");
+}
+
 /* Rank 0: the figures and the suspects, as notes. */
 static void scan_report(scan_run *s, const cb_scan_input *in, const cb_scan_verdict *v,
                         const unsigned long long *wrong_by_rank)
@@ -376,12 +385,16 @@ static void scan_report(scan_run *s, const cb_scan_input *in, const cb_scan_verd
     if (in->node_busbw != NULL) {
         note(e, "Nodes: all-reduce inside each node, all nodes at once");
         note(e, "%6s  %-16s %5s  %10s", "node", "host", "ranks", "busbw_GBps");
-        for (int a = 0; a < n; a++)
-            note(e, "%6d  %-16s %5d  %10.2f", a, hosts[a], t->node_size[a], in->node_busbw[a]);
+        for (int a = 0; a < n; a++) {
+            char fig[32];
+            figure_text(fig, sizeof fig, in->node_busbw[a]);
+            note(e, "%6d  %-16s %5d  %10s", a, hosts[a], t->node_size[a], fig);
+        }
     }
     if (in->pair_bw != NULL) {
         note(e, "Pairs: send/receive between the ranks of one local index, both ways at "
-                "once; %d rounds; GB/s per direction", cb_scan_rounds(n));
+                "once; %d round%s; GB/s per direction", cb_scan_rounds(n),
+             cb_scan_rounds(n) == 1 ? "" : "s");
         char *text = NULL;
         size_t len = 0;
         FILE *mem = open_memstream(&text, &len);
@@ -404,8 +417,11 @@ static void scan_report(scan_run *s, const cb_scan_input *in, const cb_scan_verd
     if (in->rail_busbw != NULL) {
         note(e, "Rails: all-reduce across nodes among the ranks of one local index");
         note(e, "%6s  %5s  %10s", "rail", "ranks", "busbw_GBps");
-        for (int l = 0; l < in->nrails; l++)
-            note(e, "%6d  %5d  %10.2f", l, cb_scan_rail_size(t, l), in->rail_busbw[l]);
+        for (int l = 0; l < in->nrails; l++) {
+            char fig[32];
+            figure_text(fig, sizeof fig, in->rail_busbw[l]);
+            note(e, "%6d  %5d  %10s", l, cb_scan_rail_size(t, l), fig);
+        }
     }
     static const char *const reasons[] = {"node_figure", "pairs", "wrong", "link", "rail"};
     cb_scan_suspect *sus = calloc((size_t)v->n + 1, sizeof *sus);
@@ -438,6 +454,22 @@ static void scan_report(scan_run *s, const cb_scan_input *in, const cb_scan_verd
             e->printers[i]->ops->scan(e->printers[i], &rep);
     free(sus);
     free(hosts);
+}
+
+/* Rank 0: one label per node, told apart where two nodes' would read the
+ * same, given to each of the node's ranks. */
+static void distinct_labels(scan_run *s)
+{
+    const cb_scan_topology *t = &s->t;
+    char (*nodes)[SCAN_LABEL] = calloc((size_t)t->nnodes + 1, sizeof *nodes);
+    if (nodes == NULL)
+        return;
+    for (int a = 0; a < t->nnodes; a++)
+        memcpy(nodes[a], s->labels[t->node_first[a]], SCAN_LABEL);
+    cb_scan_distinct_hosts(nodes[0], SCAN_LABEL, t->nnodes);
+    for (int r = 0; r < t->nranks; r++)
+        memcpy(s->labels[r], nodes[t->node[r]], SCAN_LABEL);
+    free(nodes);
 }
 
 /* Set up s: the topology from the hosts, the size, the buffers. */
@@ -479,6 +511,8 @@ static int scan_setup(scan_run *s)
     free(keys);
     if (!ok)
         cb_status_set(&e->st, CB_EXIT_RUNTIME, "-o scan: out of memory for the topology");
+    else if (e->rank == 0)
+        distinct_labels(s);
     return agree(e) == CB_EXIT_OK ? 0 : -1;
 }
 

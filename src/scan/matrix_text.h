@@ -41,4 +41,10 @@ int cb_scan_pair_line(char *buf, size_t len, const char *prefix, const char *hos
 int cb_scan_suspect_line(char *buf, size_t len, const cb_scan_finding *f, const char *host_a,
                          const char *host_b, const char *gpu);
 
+/* Make the n node labels (each width bytes, NUL-ended, in node order)
+ * distinct: a label equal to an earlier node's (NCCL_HOSTID values that
+ * differ only past the width, or an empty one beside an unset one, both
+ * the machine's name) gets "#NODE" at its end, cutting its tail. */
+void cb_scan_distinct_hosts(char *labels, size_t width, int n);
+
 #endif

@@ -39,4 +39,47 @@ a,b,a,b 2 2 0,2 1,3
 x,y,-,x 3 2 0,3 1
 n0,n1,n2,n3 4 1 0 1
 CASES
+
+# The health scan's host labels stay distinct where the values would read
+# the same: NCCL_HOSTID values that differ only past the label's 63
+# characters, and one set but empty beside one unset (both the machine's
+# name). Pair lines and suspect notes name each node apart; the fault layer
+# slows the second long-named host (rank 1) so a suspect note names it.
+long=$(printf 'h%.0s' $(seq 70))
+cat >"$CB_TMP/labels.sh" <<LAUNCHER
+#!/bin/sh
+rank=\${OMPI_COMM_WORLD_RANK:-\${PMI_RANK:-\${PMIX_RANK:-}}}
+case \$rank in
+0) NCCL_HOSTID=${long}a; export NCCL_HOSTID ;;
+1) NCCL_HOSTID=${long}b; export NCCL_HOSTID ;;
+2) unset NCCL_HOSTID ;;
+*) NCCL_HOSTID=; export NCCL_HOSTID ;;
+esac
+exec "$CB_BUILDDIR/tests/nccl-collbench-faulty" "\$@"
+LAUNCHER
+chmod +x "$CB_TMP/labels.sh"
+CB_RUN_BIN=$CB_TMP/labels.sh
+NCCL_COLLBENCH_TEST_FAULT=slow:1:1:50 run 4 --backend faulty-mpi -o scan -b 64K -e 64K -n 4 -w 1 \
+    --suspect-ratio 0.1 --json "$CB_TMP/labels.json"
+expect_rc 8 "colliding host labels, host 1 slowed"
+"$CB_PYTHON" - "$CB_TMP/out" "$CB_TMP/labels.json" <<'PY' || show_and_fail "colliding host labels"
+import json, re, sys
+out = open(sys.argv[1]).read().splitlines()
+hosts = json.load(open(sys.argv[2]))["scan"]["hosts"]
+assert len(hosts) == 4 and len(set(hosts)) == 4, hosts
+assert all(len(h) <= 63 for h in hosts), hosts
+pairs = [l.split()[2:4] for l in out if l.startswith("# pair ")]
+if pairs:   # the matrix is too wide for these names: one line per pair
+    assert len(pairs) == 6 and len({tuple(p) for p in pairs}) == 6, pairs
+    assert all(a != b for a, b in pairs), pairs
+sus = [l for l in out if l.startswith("# Suspect ")]
+assert sus and all(l.startswith("# Suspect node %s: " % hosts[1]) for l in sus), (sus, hosts)
+PY
+
+# Two nodes: one round, said in the singular.
+hostid_launcher "a b" "$CB_BIN"
+CB_RUN_BIN=$CB_TMP/hostid.sh
+run 2 --backend mpi -o scan -b 64K -e 64K -n 2 -w 1 --suspect-ratio 0.1
+expect_rc 0 "2-node scan"
+grep -q "^# Pairs: .*; 1 round; " "$CB_TMP/out" || show_and_fail "2 nodes: not '1 round'"
 echo "ok"
