@@ -118,6 +118,28 @@ faulted corrupt:5:7 $SCAN
 expect_rc 7 "host h2 corrupting"
 suspects_only '^# Suspect node h2: [0-9]* wrong element' "host h2 corrupting"
 
+# Nodes of one rank: their node all-reduce measures nothing, so time,
+# algbw and busbw are empty in the CSV (never nan), null in the JSON, '-'
+# in the table, and nccl-collbench-compare accepts the file (leaving those
+# rows out).
+hostid_launcher "h0 h1 h2" "$FAULTY"
+run 3 --backend mpi $SCAN --csv "$CB_TMP/one.csv" --json "$CB_TMP/one.json"
+[ "$rc" = 0 ] || [ "$rc" = 8 ] || show_and_fail "nodes of one rank: status $rc"
+has 3 '^#  *[0-2]  h[0-2]  *1  *-$'
+! grep -qi 'nan' "$CB_TMP/one.csv" || show_and_fail "nodes of one rank: nan in the CSV"
+"$CB_PYTHON" - "$CB_TMP/one.csv" "$CB_TMP/one.json" <<'PY' || show_and_fail "nodes of one rank"
+import csv, json, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["scan_part"] == "node"]
+assert len(rows) == 3, rows
+assert all(r["time_us"] == r["algbw_gbps"] == r["busbw_gbps"] == "" for r in rows), rows
+doc = json.load(open(sys.argv[2]))
+nodes = [x for x in doc["results"] if x["scan_part"] == "node"]
+assert all(x["busbw_gbps"] is None for x in nodes), nodes
+PY
+"$CB_BUILDDIR/src/nccl-collbench-compare" "$CB_TMP/one.csv" "$CB_TMP/one.csv" >"$CB_TMP/cmp" 2>&1 ||
+    { cat "$CB_TMP/cmp" >&2; fail "compare refused the scan's own CSV"; }
+grep -q "regressed 0" "$CB_TMP/cmp" || { cat "$CB_TMP/cmp" >&2; fail "compare: no comparison"; }
+
 # One host: nothing to compare, said so, no failure.
 hostid_launcher "h0 h0" "$FAULTY"
 run 2 --backend mpi $SCAN
