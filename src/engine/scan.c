@@ -64,14 +64,27 @@ static int launch_one(engine *e, cb_backend *sub, int peer, size_t count)
 /* Wait for every rank, sleeping between polls: ranks that rest in a
  * measurement must not take the processor from those measuring when
  * several ranks share it (as simulated hosts on one machine do). */
-static void quiet_barrier(MPI_Comm comm)
+static void quiet_barrier(engine *e)
 {
     MPI_Request req;
     int done = 0;
-    MPI_Ibarrier(comm, &req);
+    MPI_Ibarrier(e->comm, &req);
+    /* Waiting for the ranks that measure is progress: their own watchdogs
+     * catch a measurement that hangs, and a resting rank must not time out
+     * while a slow part is measured (a slow link is what the scan finds). */
     for (MPI_Test(&req, &done, MPI_STATUS_IGNORE); !done;
-         MPI_Test(&req, &done, MPI_STATUS_IGNORE))
+         MPI_Test(&req, &done, MPI_STATUS_IGNORE)) {
+        cb_watchdog_tick(&e->watch);
         nanosleep(&(struct timespec){.tv_nsec = 200000}, NULL);
+    }
+}
+
+/* One launch of a measurement loop, counted for the watchdog. */
+static int launch_counted(engine *e, cb_backend *sub, int peer, size_t count, long i)
+{
+    int rc = launch_one(e, sub, peer, count);
+    cb_watchdog_at(&e->watch, i);
+    return rc;
 }
 
 /*
@@ -81,11 +94,12 @@ static void quiet_barrier(MPI_Comm comm)
  * s->times (NaN for a resting rank); each rank checks its output and counts
  * wrong elements. Returns 0, or -1 on every rank after a failure.
  */
-static int scan_measure(scan_run *s, int color, int peer, int longer)
+static int scan_measure(scan_run *s, int color, int peer, int longer, const char *what)
 {
     engine *e = s->e;
     const cb_params *p = e->p;
     cb_backend *sub = NULL;
+    cb_watchdog_doing(&e->watch, "the health scan (-o scan), %s", what);
     if (color >= 0 && backend_step(e, e->ops->split(e->b, color, e->rank, &sub)) != 0)
         sub = NULL;
     if (agree(e) != CB_EXIT_OK)
@@ -102,8 +116,9 @@ static int scan_measure(scan_run *s, int color, int peer, int longer)
         s->host_buf[i] = mine;
     if (active) {
         rc = copy_in(e, s->host_buf, bytes);
+        cb_watchdog_loop(&e->watch, p->warmup);
         for (int w = 0; rc == 0 && w < p->warmup; w++)
-            rc = launch_one(e, sub, peer, s->count);
+            rc = launch_counted(e, sub, peer, s->count, w);
         if (rc == 0)
             rc = e->ops->wait(e->b);
     }
@@ -113,8 +128,9 @@ static int scan_measure(scan_run *s, int color, int peer, int longer)
     if (agree(e) == CB_EXIT_OK && active) {
         int iters = (p->iters > 0 ? p->iters : 1) * longer;
         rc = e->ops->timer_start(e->b);
+        cb_watchdog_loop(&e->watch, iters);
         for (int i = 0; rc == 0 && i < iters; i++)
-            rc = launch_one(e, sub, peer, s->count);
+            rc = launch_counted(e, sub, peer, s->count, i);
         if (rc == 0)
             rc = e->ops->timer_stop(e->b, &seconds);
         seconds /= iters;
@@ -130,7 +146,7 @@ static int scan_measure(scan_run *s, int color, int peer, int longer)
             cb_status_set(&e->st, CB_EXIT_RUNTIME, "%s", sub != NULL && sub->error[0] != '\0'
                                                              ? sub->error : e->b->error);
     }
-    quiet_barrier(e->comm);
+    quiet_barrier(e);
     if (sub != NULL)
         e->ops->fini(sub, e->st.code != CB_EXIT_OK);
     if (agree(e) != CB_EXIT_OK)
@@ -229,7 +245,9 @@ static int scan_pairs(scan_run *s, double *matrix)
         return -1;
     }
     for (int r = 0; r < cb_scan_rounds(t->nnodes); r++) {
-        if (scan_measure(s, -1, cb_scan_pair_peer(t, r, s->e->rank), 1) != 0) {
+        char what[64];
+        snprintf(what, sizeof what, "pairs, round %d of %d", r + 1, cb_scan_rounds(t->nnodes));
+        if (scan_measure(s, -1, cb_scan_pair_peer(t, r, s->e->rank), 1, what) != 0) {
             free(pairs);
             return -1;
         }
@@ -259,19 +277,19 @@ static int scan_again(scan_run *s, const cb_scan_remeasure *what, double *figure
     *figure = NAN;
     if (what->part == CB_SCAN_PART_NODE) {
         rc = scan_measure(s, cb_scan_node_alone_color(t, what->a, rank), -1,
-                          CB_SCAN_REMEASURE_LONGER);
+                          CB_SCAN_REMEASURE_LONGER, "a node measured again");
         if (rc == 0 && rank == 0 && cb_scan_node_figures(t, s->bytes, s->times, out) > what->a)
             *figure = out[what->a];
         scan_row(s, "node_again", SPAN_NODE, what->a, -1, -1, *figure);
     } else if (what->part == CB_SCAN_PART_RAIL) {
         rc = scan_measure(s, cb_scan_rail_alone_color(t, what->a, rank), -1,
-                          CB_SCAN_REMEASURE_LONGER);
+                          CB_SCAN_REMEASURE_LONGER, "a rail measured again");
         if (rc == 0 && rank == 0 && cb_scan_rail_figures(t, s->bytes, s->times, out) > what->a)
             *figure = out[what->a];
         scan_row(s, "rail_again", SPAN_RAIL, what->a, -1, -1, *figure);
     } else {
         rc = scan_measure(s, -1, cb_scan_pair_alone_peer(t, what->a, what->b, rank),
-                          CB_SCAN_REMEASURE_LONGER);
+                          CB_SCAN_REMEASURE_LONGER, "a pair measured again");
         for (int i = 0; i < n * n; i++)
             out[i] = NAN;
         if (rc == 0 && rank == 0) {
@@ -379,9 +397,6 @@ static void scan_report(scan_run *s, const cb_scan_input *in, const cb_scan_verd
         return;
     for (int a = 0; a < n; a++)
         hosts[a] = s->labels[t->node_first[a]];
-    note(e, "Health scan: %d nodes, %zu B per rank, float sum, -n %d -w %d, suspect below "
-            "%.2f x the median", n, s->count * sizeof(float), e->p->iters, e->p->warmup,
-         e->p->scan_threshold);
     if (in->node_busbw != NULL) {
         note(e, "Nodes: all-reduce inside each node, all nodes at once");
         note(e, "%6s  %-16s %5s  %10s", "node", "host", "ranks", "busbw_GBps");
@@ -543,8 +558,12 @@ static int scan_measure_all(scan_run *s, cb_scan_verdict *v, int *suspects)
         rc = -1;
     for (int i = 0; rc == 0 && i < n * n; i++)
         pair_bw[i] = NAN;
+    /* Said before measuring: a run that times out in the scan shows it began. */
+    note(e, "Health scan: %d nodes, %zu B per rank, float sum, -n %d -w %d, suspect below "
+            "%.2f x the median", n, s->count * sizeof(float), e->p->iters, e->p->warmup,
+         e->p->scan_threshold);
     if (rc == 0 && (parts & CB_SCAN_NODES)) {
-        rc = scan_measure(s, cb_scan_node_color(t, rank), -1, 1);
+        rc = scan_measure(s, cb_scan_node_color(t, rank), -1, 1, "nodes");
         if (rc == 0 && rank == 0) {
             cb_scan_node_figures(t, s->bytes, s->times, node_bw);
             memcpy(s->node_times, s->times, (size_t)t->nranks * sizeof *s->times);
@@ -555,7 +574,7 @@ static int scan_measure_all(scan_run *s, cb_scan_verdict *v, int *suspects)
     if (rc == 0 && (parts & CB_SCAN_PAIRS))
         rc = scan_pairs(s, pair_bw);
     if (rc == 0 && (parts & CB_SCAN_RAILS)) {
-        rc = scan_measure(s, cb_scan_rail_color(t, rank), -1, 1);
+        rc = scan_measure(s, cb_scan_rail_color(t, rank), -1, 1, "rails");
         if (rc == 0 && rank == 0) {
             cb_scan_rail_figures(t, s->bytes, s->times, rail_bw);
             for (int l = 0; l < t->max_local; l++)

@@ -146,6 +146,26 @@ run 2 --backend mpi $SCAN
 expect_rc 0 "one host"
 has 1 'scan skipped'
 
+# The watchdog (-T) sees the scan's progress: a healthy scan whose
+# measurements each take longer than -T (every rank slowed alike, 1 s
+# per operation, 3 operations per measurement, -T 2) finishes (0, or 8
+# should load name a suspect), never a timeout (3).
+hostid_launcher "h0 h0 h1 h1" "$FAULTY"
+NCCL_COLLBENCH_TEST_FAULT=slow:0:3:1000 run 4 --backend faulty-mpi -o scan -b 64K -e 64K -n 2 -w 1 \
+    -T 2
+[ "$rc" = 0 ] || [ "$rc" = 8 ] || show_and_fail "slow healthy scan: status $rc"
+! grep -q timeout "$CB_TMP/err" || show_and_fail "slow healthy scan: a timeout"
+has 1 '^# Health scan took'
+# A rank that hangs in the scan (rank 3, in its first operation of 64 KiB)
+# times out naming the scan, and rank 0's scan line printed before it is
+# in the output.
+NCCL_COLLBENCH_TEST_FAULT=hang:3:16384 run 4 --backend faulty-mpi -o scan -b 64K -e 64K -n 2 -w 1 \
+    -T 2
+expect_rc 3 "a rank hung in the scan"
+grep -q 'timeout: no progress for 2 s (-T) in the health scan (-o scan), nodes' "$CB_TMP/err" ||
+    show_and_fail "a rank hung in the scan: the timeout does not name the scan"
+has 1 '^# Health scan: 2 nodes'
+
 # Usage errors name the bad value.
 run 2 --backend mpi -o scan --suspect-ratio 1.5
 expect_rc 2 "--suspect-ratio 1.5"
