@@ -304,20 +304,23 @@ static int scan_again(scan_run *s, const cb_scan_remeasure *what, double *figure
     return rc;
 }
 
-/* The re-measures, on every rank in rank 0's order, then the suspects. */
+/* The re-measures, on every rank in rank 0's order, then the suspects.
+ * Each candidate (what[2i]) is measured again alone, then its control
+ * (what[2i+1], a healthy part of its kind) alone right after, so that
+ * both see the same load. */
 static int scan_verdict(scan_run *s, const cb_scan_input *in, cb_scan_verdict *v)
 {
     engine *e = s->e;
     int n = 0, failed = 0;
     cb_scan_remeasure *what = NULL;
-    int *needs = NULL;
+    int *needs = NULL;   /* [2i]: candidate i is re-measured; [2i+1]: with a control */
     if (e->rank == 0) {
         failed = cb_scan_candidates(in, v) != 0;
         n = failed ? 0 : v->n;
     }
     MPI_Bcast(&n, 1, MPI_INT, 0, e->comm);
-    what = calloc((size_t)n + 1, sizeof *what);
-    needs = calloc((size_t)n + 1, sizeof *needs);
+    what = calloc(2 * (size_t)n + 1, sizeof *what);
+    needs = calloc(2 * (size_t)n + 1, sizeof *needs);
     if (what == NULL || needs == NULL)
         failed = 1;
     if (failed)
@@ -327,17 +330,23 @@ static int scan_verdict(scan_run *s, const cb_scan_input *in, cb_scan_verdict *v
         free(needs);
         return -1;
     }
-    for (int i = 0; e->rank == 0 && i < n; i++)
-        needs[i] = cb_scan_remeasure_of(in, v, &v->items[i], &what[i]) == 0;
-    MPI_Bcast(needs, n, MPI_INT, 0, e->comm);
-    MPI_Bcast(what, (int)(n * sizeof *what), MPI_BYTE, 0, e->comm);
+    for (int i = 0; e->rank == 0 && i < n; i++) {
+        needs[2 * i] = cb_scan_remeasure_of(in, v, &v->items[i], &what[2 * i]) == 0;
+        needs[2 * i + 1] = needs[2 * i] &&
+                           cb_scan_control_of(in, v, &v->items[i], &what[2 * i + 1]) == 0;
+    }
+    MPI_Bcast(needs, 2 * n, MPI_INT, 0, e->comm);
+    MPI_Bcast(what, (int)(2 * n * sizeof *what), MPI_BYTE, 0, e->comm);
     int rc = 0;
     for (int i = 0; rc == 0 && i < n; i++) {
-        int cleared = !needs[i];
+        int cleared = !needs[2 * i];
         for (int k = 0; rc == 0 && !cleared && k < CB_SCAN_REMEASURES; k++) {
-            double again = NAN;
-            if ((rc = scan_again(s, &what[i], &again)) == 0 && e->rank == 0) {
-                cb_scan_recheck(&v->items[i], again);
+            double again = NAN, control = NAN;
+            rc = scan_again(s, &what[2 * i], &again);
+            if (rc == 0 && needs[2 * i + 1])
+                rc = scan_again(s, &what[2 * i + 1], &control);
+            if (rc == 0 && e->rank == 0) {
+                cb_scan_recheck(&v->items[i], again, control);
                 cleared = cb_scan_cleared(v, &v->items[i]);
             }
             /* rank 0 alone judges; every rank must agree on whether to go on. */
@@ -448,7 +457,9 @@ static void scan_report(scan_run *s, const cb_scan_input *in, const cb_scan_verd
                        : f->reason == CB_SCAN_LINK || f->reason == CB_SCAN_RAIL ? -1
                                                                                : slowest_of(s, f->a);
         char line[512];
-        cb_scan_suspect_line(line, sizeof line, f, host_a, host_b, gpu_of(e, gpu_rank));
+        const char *confidence = cb_scan_confidence_name(cb_scan_confidence(v, f));
+        cb_scan_suspect_line(line, sizeof line, f, host_a, host_b, gpu_of(e, gpu_rank),
+                             confidence);
         note(e, "%s", strncmp(line, "# ", 2) == 0 ? line + 2 : line);
         if (sus != NULL)
             sus[i] = (cb_scan_suspect){
@@ -457,7 +468,8 @@ static void scan_report(scan_run *s, const cb_scan_input *in, const cb_scan_verd
                 .reason = reasons[f->reason], .host = host_a, .peer_host = host_b,
                 .gpu = gpu_of(e, gpu_rank), .rail = f->reason == CB_SCAN_RAIL ? f->a : -1,
                 .figure = f->figure, .first = f->first, .again = f->again,
-                .median = f->median, .ratio = f->ratio, .wrong = f->wrong};
+                .median = f->median, .ratio = f->ratio, .wrong = f->wrong,
+                .confidence = confidence, .reference_figures = f->reference_n};
     }
     cb_scan_report rep = {.cycle = e->cycle, .nnodes = n, .hosts = hosts, .bytes = (uint64_t)s->bytes,
                           .threshold = e->p->scan_threshold, .node_bw = in->node_busbw,

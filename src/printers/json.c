@@ -428,7 +428,9 @@ static void json_scan_suspect(FILE *f, const cb_scan_suspect *x)
         else
             fputs("null", f);
     }
-    fprintf(f, ", \"wrong\": %llu}", x->wrong);
+    fprintf(f, ", \"wrong\": %llu, \"confidence\": ", x->wrong);
+    json_string_or_null(f, x->confidence);
+    fprintf(f, ", \"reference_figures\": %d}", x->reference_figures);
 }
 
 /* Appends text to a growing string; -1 when out of memory. */

@@ -73,7 +73,7 @@ int cb_scan_pair_line(char *buf, size_t len, const char *prefix, const char *hos
 }
 
 int cb_scan_suspect_line(char *buf, size_t len, const cb_scan_finding *f, const char *host_a,
-                         const char *host_b, const char *gpu)
+                         const char *host_b, const char *gpu, const char *confidence)
 {
     char who[512];
     const char *what = "";
@@ -98,8 +98,10 @@ int cb_scan_suspect_line(char *buf, size_t len, const cb_scan_finding *f, const 
     if (f->reason == CB_SCAN_NODE_WRONG)
         return snprintf(buf, len, "# Suspect %s: %llu wrong element%s", who, f->wrong,
                         f->wrong == 1 ? "" : "s");
-    return snprintf(buf, len, "# Suspect %s: %s%.2f GB/s, median %.2f GB/s, ratio %.2f", who,
-                    what, f->figure, f->median, f->ratio);
+    int has = confidence != NULL && confidence[0] != '\0';
+    return snprintf(buf, len, "# Suspect %s: %s%.2f GB/s, reference %.2f GB/s, ratio %.2f%s%s",
+                    who, what, f->figure, f->median, f->ratio, has ? ", confidence " : "",
+                    has ? confidence : "");
 }
 
 /* Whether label a equals another of the n labels. */
