@@ -157,9 +157,12 @@ void end_printers(engine *e)
      * table's footer, blocking again, must not keep the JSON unwritten
      * when the launcher's SIGKILL follows. */
     int files_first = cb_signals_pending() != 0;
+    unsigned long streams = 0;   /* read before any printer is closed (freed) */
+    for (int i = 0; i < e->nprinters && i < 64; i++)
+        streams |= (unsigned long)on_stream(e, i) << i;
     for (int pass = 0; pass < 2; pass++) {
         for (int i = 0; i < e->nprinters; i++)
-            if (!files_first ? pass == 0 : on_stream(e, i) == (pass == 1))
+            if (!files_first ? pass == 0 : (int)(streams >> i & 1) == (pass == 1))
                 end_one(e, i);
         if (files_first && pass == 0)
             cb_signals_restore_streams();
