@@ -57,6 +57,41 @@ static double pairs_median(const cb_scan_input *in, int a, double *scratch)
     return k > 0 ? median_sorting(scratch, k) : NAN;
 }
 
+/* The median of sorted[0..k) less the values drop[0..m) (sorted, each one
+ * of sorted's): one pass, so that leaving a node's pairs or a link out of
+ * the reference costs no sort per part on a large cluster. */
+static double median_dropping(const double *sorted, int k, const double *drop, int m)
+{
+    int left = k - m, want_lo = (left - 1) / 2, want_hi = left / 2, at = 0, j = 0;
+    double lo = NAN, hi = NAN;
+    if (m == 1 && left > 0) {
+        /* One value out (a link): where it sits, by bisection; the
+         * remaining i-th is sorted[i] before it, sorted[i + 1] after. */
+        int p = 0, q = k;
+        while (p < q) {
+            int mid = p + (q - p) / 2;
+            if (sorted[mid] < drop[0])
+                p = mid + 1;
+            else
+                q = mid;
+        }
+        return (sorted[want_lo < p ? want_lo : want_lo + 1] +
+                sorted[want_hi < p ? want_hi : want_hi + 1]) / 2;
+    }
+    for (int i = 0; left > 0 && i < k && at <= want_hi; i++) {
+        if (j < m && sorted[i] == drop[j]) {
+            j++;
+            continue;
+        }
+        if (at == want_lo)
+            lo = sorted[i];
+        if (at == want_hi)
+            hi = sorted[i];
+        at++;
+    }
+    return (lo + hi) / 2;
+}
+
 /* Median of the finite x[i], i != skip, and how many there were. */
 static double median_except(const double *x, int n, int skip, int *count, double *scratch)
 {
@@ -142,15 +177,16 @@ static void find_links(const cb_scan_input *in, cb_scan_verdict *v, double *all)
     int n = in->nnodes;
     if (n < 3)
         return;
+    int k = other_pairs(in, v, -1, 1, -1, -1, all, NULL);
+    qsort(all, (size_t)k, sizeof *all, by_value);
     for (int a = 0; a < n; a++)
         for (int b = a + 1; b < n; b++) {
-            if (is_slow_in_pairs(v, a) || is_slow_in_pairs(v, b))
-                continue;
-            int k = other_pairs(in, v, -1, 1, a, b, all, NULL);
-            double ref = k > 0 ? median_sorting(all, k) : NAN;
             double x = pair_of(in, a, b);
+            if (is_slow_in_pairs(v, a) || is_slow_in_pairs(v, b) || !isfinite(x))
+                continue;
+            double ref = median_dropping(all, k, &x, 1);
             if (below(x, ref, v->threshold))
-                add(v, CB_SCAN_LINK, a, b, x, ref, k);
+                add(v, CB_SCAN_LINK, a, b, x, ref, k - 1);
         }
 }
 
@@ -168,8 +204,10 @@ int cb_scan_candidates(const cb_scan_input *in, cb_scan_verdict *v)
     v->items = malloc(cap * sizeof *v->items);
     v->node_pair_score = malloc(((size_t)n + 1) * sizeof *v->node_pair_score);
     double *all = calloc(room, sizeof *all);
-    if (v->items == NULL || v->node_pair_score == NULL || all == NULL) {
+    double *scratch = calloc(room, sizeof *scratch);
+    if (v->items == NULL || v->node_pair_score == NULL || all == NULL || scratch == NULL) {
         free(all);
+        free(scratch);
         cb_scan_verdict_free(v);
         return -1;
     }
@@ -180,17 +218,24 @@ int cb_scan_candidates(const cb_scan_input *in, cb_scan_verdict *v)
     v->node_scores = cb_scan_class_of(v->node_pair_score, n);
     int k = in->pair_bw != NULL ? other_pairs(in, v, -1, 0, -1, -1, all, NULL) : 0;
     v->pairs = cb_scan_class_of(all, k);
+    qsort(all, (size_t)k, sizeof *all, by_value);   /* every pair, for the node references */
+    double *mine = all + k;                        /* room for one node's n - 1 pairs */
 
     for (int a = 0; a < n; a++) {
         int count = 0;
-        double ref = in->node_busbw != NULL ? median_except(in->node_busbw, n, a, &count, all)
-                                            : NAN;
+        double ref = in->node_busbw != NULL
+                         ? median_except(in->node_busbw, n, a, &count, scratch) : NAN;
         if (in->node_busbw != NULL && below(in->node_busbw[a], ref, thr))
             add(v, CB_SCAN_NODE_FIGURE, a, -1, in->node_busbw[a], ref, count);
         /* Its pairs against the pairs of the others: its own pairs (and a
          * lucky one among them that lifts two nodes' scores) stay out. */
-        count = in->pair_bw != NULL ? other_pairs(in, v, a, 0, -1, -1, all, NULL) : 0;
-        ref = count > 0 ? median_sorting(all, count) : NAN;
+        int m = 0;
+        for (int b = 0; in->pair_bw != NULL && b < n; b++)
+            if (b != a && isfinite(pair_of(in, a, b)))
+                mine[m++] = pair_of(in, a, b);
+        qsort(mine, (size_t)m, sizeof *mine, by_value);
+        count = k - m;
+        ref = count > 0 ? median_dropping(all, k, mine, m) : NAN;
         if (in->pair_bw != NULL && slow_in_most_pairs(in, a, ref, thr))
             add(v, CB_SCAN_NODE_PAIRS, a, -1, v->node_pair_score[a], ref, count);
         if (in->wrong != NULL && in->wrong[a] > 0) {
@@ -203,11 +248,12 @@ int cb_scan_candidates(const cb_scan_input *in, cb_scan_verdict *v)
         find_links(in, v, all);
     for (int r = 0; r < in->nrails && in->rail_busbw != NULL; r++) {
         int count = 0;
-        double ref = median_except(in->rail_busbw, in->nrails, r, &count, all);
+        double ref = median_except(in->rail_busbw, in->nrails, r, &count, scratch);
         if (below(in->rail_busbw[r], ref, thr))
             add(v, CB_SCAN_RAIL, r, -1, in->rail_busbw[r], ref, count);
     }
     free(all);
+    free(scratch);
     return 0;
 }
 

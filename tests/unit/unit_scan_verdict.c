@@ -241,6 +241,16 @@ static void check_small_counts(unit_state *u)
     }
     CHECK(u, named == 0);
 
+    /* The reference is exactly the median of the others: link 0-1 among
+     * 4 nodes against the other five pairs. */
+    double pairs4[16] = {NAN, 10, 50, 52, 10, NAN, 54, 56, 50, 54, NAN, 58, 52, 56, 58, NAN};
+    cb_scan_input in4 = {.nnodes = 4, .pair_bw = pairs4};
+    cb_scan_verdict v4;
+    CHECK(u, cb_scan_candidates(&in4, &v4) == 0);
+    CHECK(u, v4.n == 1 && v4.items[0].reason == CB_SCAN_LINK && v4.items[0].a == 0 &&
+                 v4.items[0].b == 1 && v4.items[0].median == 54 && v4.items[0].reference_n == 5);
+    cb_scan_verdict_free(&v4);
+
     double rails[2] = {40, 20};
     cb_scan_input in = {.nnodes = 0, .nrails = 2, .rail_busbw = rails};
     cb_scan_verdict v;
