@@ -153,8 +153,11 @@ typedef struct cb_scan_suspect {
     const char *peer_host;  /* a link's other node, else NULL */
     const char *gpu;        /* the node's slowest or wrong GPU's bus id, or NULL */
     int rail;               /* a rail's local index, else -1 */
-    double figure, first, again, median, ratio;  /* GB/s; again NaN when not re-measured */
+    double figure, first, again, median, ratio;  /* GB/s; again NaN when not re-measured;
+                                                  * median: the reference judged against */
     unsigned long long wrong;
+    const char *confidence;  /* "low", "medium", "high" or "certain" (scan/verdict.h) */
+    int reference_figures;   /* figures of its kind its first reference was the median of */
 } cb_scan_suspect;
 
 /* -o scan: the figures and the verdict, for formats that carry them whole. */

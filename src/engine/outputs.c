@@ -126,23 +126,48 @@ void report_progress(engine *e, const cb_collective *coll, cb_dtype dtype, cb_re
 
 /* Every printer ends, also after a failure: footers, and a JSON document
  * that says how the run ended. */
+/* Whether printer i writes to stdout or stderr rather than a file. */
+static int on_stream(const engine *e, int i)
+{
+    const char *where = e->printers[i]->ops->destination(&e->run.settings);
+    return where != NULL && (strcmp(where, "-") == 0 || strcmp(where, CB_PRINTER_STDERR) == 0);
+}
+
+static void end_one(engine *e, int i)
+{
+    cb_summary *sum = &e->sum;
+    char err[CB_MSGLEN];
+    sum->exit_status = e->st.code != CB_EXIT_OK ? e->st.code
+                       : sum->wrong > 0         ? CB_EXIT_WRONG
+                       : e->slow                ? CB_EXIT_SLOW
+                                                : CB_EXIT_OK;
+    snprintf(sum->error, sizeof sum->error, "%s", e->st.code != CB_EXIT_OK ? e->st.msg : "");
+    if (e->printers[i]->ops->end != NULL)
+        e->printers[i]->ops->end(e->printers[i], sum);
+    if (e->printers[i]->ops->close(e->printers[i], err, sizeof err) != 0)
+        cb_status_set(&e->st, CB_EXIT_RUNTIME, "%s", err);
+}
+
 void end_printers(engine *e)
 {
     /* In the order opened, each ended and closed before the next ends, so
-     * the JSON document, last, carries the status a failed close gives. */
-    cb_summary *sum = &e->sum;
-    char err[CB_MSGLEN];
-    for (int i = 0; i < e->nprinters; i++) {
-        sum->exit_status = e->st.code != CB_EXIT_OK ? e->st.code
-                           : sum->wrong > 0         ? CB_EXIT_WRONG
-                           : e->slow                ? CB_EXIT_SLOW
-                                                    : CB_EXIT_OK;
-        snprintf(sum->error, sizeof sum->error, "%s", e->st.code != CB_EXIT_OK ? e->st.msg : "");
-        if (e->printers[i]->ops->end != NULL)
-            e->printers[i]->ops->end(e->printers[i], sum);
-        if (e->printers[i]->ops->close(e->printers[i], err, sizeof err) != 0)
-            cb_status_set(&e->st, CB_EXIT_RUNTIME, "%s", err);
+     * the JSON document, last, carries the status a failed close gives.
+     * After SIGINT or SIGTERM the files come first: the launcher may have
+     * stopped reading stdout (the handler made it non-blocking), and the
+     * table's footer, blocking again, must not keep the JSON unwritten
+     * when the launcher's SIGKILL follows. */
+    int files_first = cb_signals_pending() != 0;
+    unsigned long streams = 0;   /* read before any printer is closed (freed) */
+    for (int i = 0; i < e->nprinters && i < 64; i++)
+        streams |= (unsigned long)on_stream(e, i) << i;
+    for (int pass = 0; pass < 2; pass++) {
+        for (int i = 0; i < e->nprinters; i++)
+            if (!files_first ? pass == 0 : (int)(streams >> i & 1) == (pass == 1))
+                end_one(e, i);
+        if (files_first && pass == 0)
+            cb_signals_restore_streams();
     }
+    cb_signals_restore_streams();   /* every rank: its stderr for the last messages */
     e->nprinters = 0;
     free(e->printers);
     e->printers = NULL;

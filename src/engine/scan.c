@@ -64,14 +64,27 @@ static int launch_one(engine *e, cb_backend *sub, int peer, size_t count)
 /* Wait for every rank, sleeping between polls: ranks that rest in a
  * measurement must not take the processor from those measuring when
  * several ranks share it (as simulated hosts on one machine do). */
-static void quiet_barrier(MPI_Comm comm)
+static void quiet_barrier(engine *e)
 {
     MPI_Request req;
     int done = 0;
-    MPI_Ibarrier(comm, &req);
+    MPI_Ibarrier(e->comm, &req);
+    /* Waiting for the ranks that measure is progress: their own watchdogs
+     * catch a measurement that hangs, and a resting rank must not time out
+     * while a slow part is measured (a slow link is what the scan finds). */
     for (MPI_Test(&req, &done, MPI_STATUS_IGNORE); !done;
-         MPI_Test(&req, &done, MPI_STATUS_IGNORE))
+         MPI_Test(&req, &done, MPI_STATUS_IGNORE)) {
+        cb_watchdog_tick(&e->watch);
         nanosleep(&(struct timespec){.tv_nsec = 200000}, NULL);
+    }
+}
+
+/* One launch of a measurement loop, counted for the watchdog. */
+static int launch_counted(engine *e, cb_backend *sub, int peer, size_t count, long i)
+{
+    int rc = launch_one(e, sub, peer, count);
+    cb_watchdog_at(&e->watch, i);
+    return rc;
 }
 
 /*
@@ -81,11 +94,12 @@ static void quiet_barrier(MPI_Comm comm)
  * s->times (NaN for a resting rank); each rank checks its output and counts
  * wrong elements. Returns 0, or -1 on every rank after a failure.
  */
-static int scan_measure(scan_run *s, int color, int peer, int longer)
+static int scan_measure(scan_run *s, int color, int peer, int longer, const char *what)
 {
     engine *e = s->e;
     const cb_params *p = e->p;
     cb_backend *sub = NULL;
+    cb_watchdog_doing(&e->watch, "the health scan (-o scan), %s", what);
     if (color >= 0 && backend_step(e, e->ops->split(e->b, color, e->rank, &sub)) != 0)
         sub = NULL;
     if (agree(e) != CB_EXIT_OK)
@@ -102,8 +116,9 @@ static int scan_measure(scan_run *s, int color, int peer, int longer)
         s->host_buf[i] = mine;
     if (active) {
         rc = copy_in(e, s->host_buf, bytes);
+        cb_watchdog_loop(&e->watch, p->warmup);
         for (int w = 0; rc == 0 && w < p->warmup; w++)
-            rc = launch_one(e, sub, peer, s->count);
+            rc = launch_counted(e, sub, peer, s->count, w);
         if (rc == 0)
             rc = e->ops->wait(e->b);
     }
@@ -113,8 +128,9 @@ static int scan_measure(scan_run *s, int color, int peer, int longer)
     if (agree(e) == CB_EXIT_OK && active) {
         int iters = (p->iters > 0 ? p->iters : 1) * longer;
         rc = e->ops->timer_start(e->b);
+        cb_watchdog_loop(&e->watch, iters);
         for (int i = 0; rc == 0 && i < iters; i++)
-            rc = launch_one(e, sub, peer, s->count);
+            rc = launch_counted(e, sub, peer, s->count, i);
         if (rc == 0)
             rc = e->ops->timer_stop(e->b, &seconds);
         seconds /= iters;
@@ -130,7 +146,7 @@ static int scan_measure(scan_run *s, int color, int peer, int longer)
             cb_status_set(&e->st, CB_EXIT_RUNTIME, "%s", sub != NULL && sub->error[0] != '\0'
                                                              ? sub->error : e->b->error);
     }
-    quiet_barrier(e->comm);
+    quiet_barrier(e);
     if (sub != NULL)
         e->ops->fini(sub, e->st.code != CB_EXIT_OK);
     if (agree(e) != CB_EXIT_OK)
@@ -229,7 +245,9 @@ static int scan_pairs(scan_run *s, double *matrix)
         return -1;
     }
     for (int r = 0; r < cb_scan_rounds(t->nnodes); r++) {
-        if (scan_measure(s, -1, cb_scan_pair_peer(t, r, s->e->rank), 1) != 0) {
+        char what[64];
+        snprintf(what, sizeof what, "pairs, round %d of %d", r + 1, cb_scan_rounds(t->nnodes));
+        if (scan_measure(s, -1, cb_scan_pair_peer(t, r, s->e->rank), 1, what) != 0) {
             free(pairs);
             return -1;
         }
@@ -259,19 +277,19 @@ static int scan_again(scan_run *s, const cb_scan_remeasure *what, double *figure
     *figure = NAN;
     if (what->part == CB_SCAN_PART_NODE) {
         rc = scan_measure(s, cb_scan_node_alone_color(t, what->a, rank), -1,
-                          CB_SCAN_REMEASURE_LONGER);
+                          CB_SCAN_REMEASURE_LONGER, "a node measured again");
         if (rc == 0 && rank == 0 && cb_scan_node_figures(t, s->bytes, s->times, out) > what->a)
             *figure = out[what->a];
         scan_row(s, "node_again", SPAN_NODE, what->a, -1, -1, *figure);
     } else if (what->part == CB_SCAN_PART_RAIL) {
         rc = scan_measure(s, cb_scan_rail_alone_color(t, what->a, rank), -1,
-                          CB_SCAN_REMEASURE_LONGER);
+                          CB_SCAN_REMEASURE_LONGER, "a rail measured again");
         if (rc == 0 && rank == 0 && cb_scan_rail_figures(t, s->bytes, s->times, out) > what->a)
             *figure = out[what->a];
         scan_row(s, "rail_again", SPAN_RAIL, what->a, -1, -1, *figure);
     } else {
         rc = scan_measure(s, -1, cb_scan_pair_alone_peer(t, what->a, what->b, rank),
-                          CB_SCAN_REMEASURE_LONGER);
+                          CB_SCAN_REMEASURE_LONGER, "a pair measured again");
         for (int i = 0; i < n * n; i++)
             out[i] = NAN;
         if (rc == 0 && rank == 0) {
@@ -286,20 +304,23 @@ static int scan_again(scan_run *s, const cb_scan_remeasure *what, double *figure
     return rc;
 }
 
-/* The re-measures, on every rank in rank 0's order, then the suspects. */
+/* The re-measures, on every rank in rank 0's order, then the suspects.
+ * Each candidate (what[2i]) is measured again alone, then its control
+ * (what[2i+1], a healthy part of its kind) alone right after, so that
+ * both see the same load. */
 static int scan_verdict(scan_run *s, const cb_scan_input *in, cb_scan_verdict *v)
 {
     engine *e = s->e;
     int n = 0, failed = 0;
     cb_scan_remeasure *what = NULL;
-    int *needs = NULL;
+    int *needs = NULL;   /* [2i]: candidate i is re-measured; [2i+1]: with a control */
     if (e->rank == 0) {
         failed = cb_scan_candidates(in, v) != 0;
         n = failed ? 0 : v->n;
     }
     MPI_Bcast(&n, 1, MPI_INT, 0, e->comm);
-    what = calloc((size_t)n + 1, sizeof *what);
-    needs = calloc((size_t)n + 1, sizeof *needs);
+    what = calloc(2 * (size_t)n + 1, sizeof *what);
+    needs = calloc(2 * (size_t)n + 1, sizeof *needs);
     if (what == NULL || needs == NULL)
         failed = 1;
     if (failed)
@@ -309,17 +330,23 @@ static int scan_verdict(scan_run *s, const cb_scan_input *in, cb_scan_verdict *v
         free(needs);
         return -1;
     }
-    for (int i = 0; e->rank == 0 && i < n; i++)
-        needs[i] = cb_scan_remeasure_of(in, v, &v->items[i], &what[i]) == 0;
-    MPI_Bcast(needs, n, MPI_INT, 0, e->comm);
-    MPI_Bcast(what, (int)(n * sizeof *what), MPI_BYTE, 0, e->comm);
+    for (int i = 0; e->rank == 0 && i < n; i++) {
+        needs[2 * i] = cb_scan_remeasure_of(in, v, &v->items[i], &what[2 * i]) == 0;
+        needs[2 * i + 1] = needs[2 * i] &&
+                           cb_scan_control_of(in, v, &v->items[i], &what[2 * i + 1]) == 0;
+    }
+    MPI_Bcast(needs, 2 * n, MPI_INT, 0, e->comm);
+    MPI_Bcast(what, (int)(2 * n * sizeof *what), MPI_BYTE, 0, e->comm);
     int rc = 0;
     for (int i = 0; rc == 0 && i < n; i++) {
-        int cleared = !needs[i];
+        int cleared = !needs[2 * i];
         for (int k = 0; rc == 0 && !cleared && k < CB_SCAN_REMEASURES; k++) {
-            double again = NAN;
-            if ((rc = scan_again(s, &what[i], &again)) == 0 && e->rank == 0) {
-                cb_scan_recheck(&v->items[i], again);
+            double again = NAN, control = NAN;
+            rc = scan_again(s, &what[2 * i], &again);
+            if (rc == 0 && needs[2 * i + 1])
+                rc = scan_again(s, &what[2 * i + 1], &control);
+            if (rc == 0 && e->rank == 0) {
+                cb_scan_recheck(&v->items[i], again, control);
                 cleared = cb_scan_cleared(v, &v->items[i]);
             }
             /* rank 0 alone judges; every rank must agree on whether to go on. */
@@ -358,6 +385,15 @@ static void note_lines(engine *e, char *text)
         note(e, "%s", line);
 }
 
+/* A figure for the table: 2 decimals, '-' when unknown (a part of one rank). */
+static void figure_text(char *buf, size_t len, double figure)
+{
+    if (isfinite(figure))
+        snprintf(buf, len, "%.2f", figure);
+    else
+        snprintf(buf, len, "-");
+}
+
 /* Rank 0: the figures and the suspects, as notes. */
 static void scan_report(scan_run *s, const cb_scan_input *in, const cb_scan_verdict *v,
                         const unsigned long long *wrong_by_rank)
@@ -370,18 +406,19 @@ static void scan_report(scan_run *s, const cb_scan_input *in, const cb_scan_verd
         return;
     for (int a = 0; a < n; a++)
         hosts[a] = s->labels[t->node_first[a]];
-    note(e, "Health scan: %d nodes, %zu B per rank, float sum, -n %d -w %d, suspect below "
-            "%.2f x the median", n, s->count * sizeof(float), e->p->iters, e->p->warmup,
-         e->p->scan_threshold);
     if (in->node_busbw != NULL) {
         note(e, "Nodes: all-reduce inside each node, all nodes at once");
         note(e, "%6s  %-16s %5s  %10s", "node", "host", "ranks", "busbw_GBps");
-        for (int a = 0; a < n; a++)
-            note(e, "%6d  %-16s %5d  %10.2f", a, hosts[a], t->node_size[a], in->node_busbw[a]);
+        for (int a = 0; a < n; a++) {
+            char fig[32];
+            figure_text(fig, sizeof fig, in->node_busbw[a]);
+            note(e, "%6d  %-16s %5d  %10s", a, hosts[a], t->node_size[a], fig);
+        }
     }
     if (in->pair_bw != NULL) {
         note(e, "Pairs: send/receive between the ranks of one local index, both ways at "
-                "once; %d rounds; GB/s per direction", cb_scan_rounds(n));
+                "once; %d round%s; GB/s per direction", cb_scan_rounds(n),
+             cb_scan_rounds(n) == 1 ? "" : "s");
         char *text = NULL;
         size_t len = 0;
         FILE *mem = open_memstream(&text, &len);
@@ -404,8 +441,11 @@ static void scan_report(scan_run *s, const cb_scan_input *in, const cb_scan_verd
     if (in->rail_busbw != NULL) {
         note(e, "Rails: all-reduce across nodes among the ranks of one local index");
         note(e, "%6s  %5s  %10s", "rail", "ranks", "busbw_GBps");
-        for (int l = 0; l < in->nrails; l++)
-            note(e, "%6d  %5d  %10.2f", l, cb_scan_rail_size(t, l), in->rail_busbw[l]);
+        for (int l = 0; l < in->nrails; l++) {
+            char fig[32];
+            figure_text(fig, sizeof fig, in->rail_busbw[l]);
+            note(e, "%6d  %5d  %10s", l, cb_scan_rail_size(t, l), fig);
+        }
     }
     static const char *const reasons[] = {"node_figure", "pairs", "wrong", "link", "rail"};
     cb_scan_suspect *sus = calloc((size_t)v->n + 1, sizeof *sus);
@@ -417,7 +457,9 @@ static void scan_report(scan_run *s, const cb_scan_input *in, const cb_scan_verd
                        : f->reason == CB_SCAN_LINK || f->reason == CB_SCAN_RAIL ? -1
                                                                                : slowest_of(s, f->a);
         char line[512];
-        cb_scan_suspect_line(line, sizeof line, f, host_a, host_b, gpu_of(e, gpu_rank));
+        const char *confidence = cb_scan_confidence_name(cb_scan_confidence(v, f));
+        cb_scan_suspect_line(line, sizeof line, f, host_a, host_b, gpu_of(e, gpu_rank),
+                             confidence);
         note(e, "%s", strncmp(line, "# ", 2) == 0 ? line + 2 : line);
         if (sus != NULL)
             sus[i] = (cb_scan_suspect){
@@ -426,7 +468,8 @@ static void scan_report(scan_run *s, const cb_scan_input *in, const cb_scan_verd
                 .reason = reasons[f->reason], .host = host_a, .peer_host = host_b,
                 .gpu = gpu_of(e, gpu_rank), .rail = f->reason == CB_SCAN_RAIL ? f->a : -1,
                 .figure = f->figure, .first = f->first, .again = f->again,
-                .median = f->median, .ratio = f->ratio, .wrong = f->wrong};
+                .median = f->median, .ratio = f->ratio, .wrong = f->wrong,
+                .confidence = confidence, .reference_figures = f->reference_n};
     }
     cb_scan_report rep = {.cycle = e->cycle, .nnodes = n, .hosts = hosts, .bytes = (uint64_t)s->bytes,
                           .threshold = e->p->scan_threshold, .node_bw = in->node_busbw,
@@ -438,6 +481,22 @@ static void scan_report(scan_run *s, const cb_scan_input *in, const cb_scan_verd
             e->printers[i]->ops->scan(e->printers[i], &rep);
     free(sus);
     free(hosts);
+}
+
+/* Rank 0: one label per node, told apart where two nodes' would read the
+ * same, given to each of the node's ranks. */
+static void distinct_labels(scan_run *s)
+{
+    const cb_scan_topology *t = &s->t;
+    char (*nodes)[SCAN_LABEL] = calloc((size_t)t->nnodes + 1, sizeof *nodes);
+    if (nodes == NULL)
+        return;
+    for (int a = 0; a < t->nnodes; a++)
+        memcpy(nodes[a], s->labels[t->node_first[a]], SCAN_LABEL);
+    cb_scan_distinct_hosts(nodes[0], SCAN_LABEL, t->nnodes);
+    for (int r = 0; r < t->nranks; r++)
+        memcpy(s->labels[r], nodes[t->node[r]], SCAN_LABEL);
+    free(nodes);
 }
 
 /* Set up s: the topology from the hosts, the size, the buffers. */
@@ -479,6 +538,8 @@ static int scan_setup(scan_run *s)
     free(keys);
     if (!ok)
         cb_status_set(&e->st, CB_EXIT_RUNTIME, "-o scan: out of memory for the topology");
+    else if (e->rank == 0)
+        distinct_labels(s);
     return agree(e) == CB_EXIT_OK ? 0 : -1;
 }
 
@@ -509,8 +570,12 @@ static int scan_measure_all(scan_run *s, cb_scan_verdict *v, int *suspects)
         rc = -1;
     for (int i = 0; rc == 0 && i < n * n; i++)
         pair_bw[i] = NAN;
+    /* Said before measuring: a run that times out in the scan shows it began. */
+    note(e, "Health scan: %d nodes, %zu B per rank, float sum, -n %d -w %d, suspect below "
+            "%.2f x the median", n, s->count * sizeof(float), e->p->iters, e->p->warmup,
+         e->p->scan_threshold);
     if (rc == 0 && (parts & CB_SCAN_NODES)) {
-        rc = scan_measure(s, cb_scan_node_color(t, rank), -1, 1);
+        rc = scan_measure(s, cb_scan_node_color(t, rank), -1, 1, "nodes");
         if (rc == 0 && rank == 0) {
             cb_scan_node_figures(t, s->bytes, s->times, node_bw);
             memcpy(s->node_times, s->times, (size_t)t->nranks * sizeof *s->times);
@@ -521,7 +586,7 @@ static int scan_measure_all(scan_run *s, cb_scan_verdict *v, int *suspects)
     if (rc == 0 && (parts & CB_SCAN_PAIRS))
         rc = scan_pairs(s, pair_bw);
     if (rc == 0 && (parts & CB_SCAN_RAILS)) {
-        rc = scan_measure(s, cb_scan_rail_color(t, rank), -1, 1);
+        rc = scan_measure(s, cb_scan_rail_color(t, rank), -1, 1, "rails");
         if (rc == 0 && rank == 0) {
             cb_scan_rail_figures(t, s->bytes, s->times, rail_bw);
             for (int l = 0; l < t->max_local; l++)

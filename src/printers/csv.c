@@ -71,13 +71,20 @@ static void row_fieldf(row *r, const char *fmt, ...)
     row_field(r, value);
 }
 
-/* Seconds as microseconds; empty when unknown (NaN). */
+/* A measured figure; empty when unknown (NaN or infinite: a scan part
+ * with one rank has no time), never "nan", which readers refuse. */
+static void row_real(row *r, double value)
+{
+    if (isfinite(value))
+        row_fieldf(r, "%.6f", value);
+    else
+        row_field(r, "");
+}
+
+/* Seconds as microseconds; empty when unknown. */
 static void row_micros(row *r, double seconds)
 {
-    if (isnan(seconds))
-        row_field(r, "");
-    else
-        row_fieldf(r, "%.6f", seconds * 1e6);
+    row_real(r, seconds * 1e6);
 }
 
 /* Whole rows only: one write per row (cut back when the disk fills part
@@ -165,10 +172,10 @@ static void row_scan_round(row *r, const cb_result *res)
     X(placement, row_field(r, res->in_place ? "in-place" : "out-of-place")) \
     X(warmup_iters, row_fieldf(r, "%d", res->warmup_iters))                \
     X(iters, row_fieldf(r, "%d", res->iters))                              \
-    X(time_us, row_fieldf(r, "%.6f", res->seconds * 1e6))                  \
+    X(time_us, row_micros(r, res->seconds))                                 \
     X(time_combine, row_field(r, set->time_combine))                       \
-    X(algbw_gbps, row_fieldf(r, "%.6f", res->algbw))                       \
-    X(busbw_gbps, row_fieldf(r, "%.6f", res->busbw))                       \
+    X(algbw_gbps, row_real(r, res->algbw))                                 \
+    X(busbw_gbps, row_real(r, res->busbw))                                 \
     X(wrong, row_wrong(r, res))                                            \
     X(check_passes, row_fieldf(r, "%d", res->check_passes))                \
     X(agg, row_fieldf(r, "%d", set->agg))                                  \

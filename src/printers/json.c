@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "common/json_text.h"
 #include "safety/outfile.h"
 #include "printers/printer.h"
 #include "safety/agreement.h"
@@ -54,24 +55,10 @@ typedef struct json_printer {
     int ended;
 } json_printer;
 
+/* Every string: escaped, and valid UTF-8 whatever its bytes (common/json_text.h). */
 static void json_string(FILE *f, const char *s)
 {
-    fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        switch (*p) {
-        case '"': fputs("\\\"", f); break;
-        case '\\': fputs("\\\\", f); break;
-        case '\n': fputs("\\n", f); break;
-        case '\r': fputs("\\r", f); break;
-        case '\t': fputs("\\t", f); break;
-        default:
-            if (*p < 0x20)
-                fprintf(f, "\\u%04x", *p);
-            else
-                fputc(*p, f);
-        }
-    }
-    fputc('"', f);
+    cb_json_write_string(f, s);
 }
 
 /* A measured number to the 6 significant digits a measurement has (not
@@ -441,7 +428,9 @@ static void json_scan_suspect(FILE *f, const cb_scan_suspect *x)
         else
             fputs("null", f);
     }
-    fprintf(f, ", \"wrong\": %llu}", x->wrong);
+    fprintf(f, ", \"wrong\": %llu, \"confidence\": ", x->wrong);
+    json_string_or_null(f, x->confidence);
+    fprintf(f, ", \"reference_figures\": %d}", x->reference_figures);
 }
 
 /* Appends text to a growing string; -1 when out of memory. */

@@ -5,10 +5,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 /* Tries at a free temporary name before giving up. */
@@ -110,10 +114,71 @@ static char *temp_name(const cb_outfile *of, int attempt)
     return name;
 }
 
+/* FNV-1a of text: the claim's name for a path too long for a socket name. */
+static unsigned long long text_hash(const char *text)
+{
+    unsigned long long h = 1469598103934665603ULL;
+    for (const unsigned char *p = (const unsigned char *)text; *p; p++)
+        h = (h ^ *p) * 1099511628211ULL;
+    return h;
+}
+
+/* Claim the resolved path on this machine: an abstract socket bound to a
+ * name made of it. 0, 1 when another process holds it, -1 when the claim
+ * cannot be made (no such sockets: flock alone then). */
+static int claim_path(cb_outfile *of)
+{
+    char *full = normalised(of->path);
+    if (full == NULL)
+        return -1;
+    struct sockaddr_un addr;
+    memset(&addr, 0, sizeof addr);
+    addr.sun_family = AF_UNIX;
+    /* sun_path[0] = 0: the abstract namespace, nothing on disk. */
+    int len = snprintf(addr.sun_path + 1, sizeof addr.sun_path - 1, "nccl-collbench:%016llx:%s",
+                       text_hash(full), full);
+    free(full);
+    if (len < 0)
+        return -1;
+    if ((size_t)len >= sizeof addr.sun_path - 1)
+        len = (int)sizeof addr.sun_path - 2;
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return -1;
+    if (bind(fd, (struct sockaddr *)&addr,
+             (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)len)) != 0) {
+        int taken = errno == EADDRINUSE;
+        close(fd);
+        return taken ? 1 : -1;
+    }
+    of->claim_fd = fd;
+    return 0;
+}
+
+/* Take the locks (outfile.h); 0, or -1 with err set when another run
+ * writes path. */
+static int lock_target(cb_outfile *of, char *err, size_t err_len)
+{
+    int busy = claim_path(of) == 1;
+    if (!busy) {
+        of->old_fd = open(of->path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+        if (of->old_fd >= 0 && flock(of->old_fd, LOCK_EX | LOCK_NB) != 0) {
+            busy = errno == EWOULDBLOCK;
+            close(of->old_fd);
+            of->old_fd = -1;
+        }
+    }
+    if (busy)
+        snprintf(err, err_len, "'%s' is being written by another run at this moment (it holds "
+                 "the file's lock): give another file name, or wait for that run to end",
+                 of->path);
+    return busy ? -1 : 0;
+}
+
 int cb_outfile_open(cb_outfile *of, const char *path, char *err, size_t err_len)
 {
     memset(of, 0, sizeof *of);
-    of->fd = -1;
+    of->fd = of->old_fd = of->claim_fd = -1;
     if (cb_outfile_check(path, err, err_len) != 0)
         return -1;
     of->path = strdup(path);
@@ -122,6 +187,11 @@ int cb_outfile_open(cb_outfile *of, const char *path, char *err, size_t err_len)
         free(dir);
         cb_outfile_close(of);
         snprintf(err, err_len, "'%s': out of memory", path);
+        return -1;
+    }
+    if (lock_target(of, err, err_len) != 0) {
+        free(dir);
+        cb_outfile_close(of);
         return -1;
     }
     /* A file without a name first: nothing to clean up if the process dies. */
@@ -147,6 +217,8 @@ int cb_outfile_open(cb_outfile *of, const char *path, char *err, size_t err_len)
     struct stat st;
     if (stat(path, &st) == 0)
         (void)fchmod(of->fd, st.st_mode & 07777);
+    /* Locked before it takes the name, so the target is never unlocked. */
+    (void)flock(of->fd, LOCK_EX | LOCK_NB);
     return 0;
 }
 
@@ -189,6 +261,10 @@ int cb_outfile_commit(cb_outfile *of, char *err, size_t err_len)
     of->committed = 1;
     free(of->tmp_path);
     of->tmp_path = NULL;
+    /* The target is now this file, locked: the one it replaced is not. */
+    if (of->old_fd >= 0)
+        close(of->old_fd);
+    of->old_fd = -1;
     return 0;
 }
 
@@ -199,6 +275,13 @@ void cb_outfile_close(cb_outfile *of)
     of->fd = -1;
     if (of->tmp_path != NULL && !of->committed)
         unlink(of->tmp_path);
+    /* The locks last until the new file is whole and named (or removed);
+     * a struct never opened (path NULL, maybe zeroed) holds none. */
+    if (of->path != NULL && of->old_fd >= 0)
+        close(of->old_fd);
+    if (of->path != NULL && of->claim_fd >= 0)
+        close(of->claim_fd);
+    of->old_fd = of->claim_fd = -1;
     free(of->tmp_path);
     free(of->path);
     of->tmp_path = of->path = NULL;

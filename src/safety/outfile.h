@@ -16,6 +16,8 @@ typedef struct cb_outfile {
     char *tmp_path;    /* the named temporary file, or NULL while it has no name */
     int fd;            /* -1 once closed */
     int committed;     /* the content is at path */
+    int old_fd;        /* the file at path when opened, locked until the commit; -1 */
+    int claim_fd;      /* this machine's claim on the path (a socket); -1 */
 } cb_outfile;
 
 /*
@@ -30,7 +32,15 @@ int cb_outfile_check(const char *path, char *err, size_t err_len);
 int cb_outfile_same(const char *a, const char *b);
 
 /* Check path, then create the new file beside it. Returns 0, or -1 with one
- * line in err naming path. */
+ * line in err naming path.
+ *
+ * One writer per target at a time: the file at path (where there is one)
+ * and the new file are locked (flock) while open, and the path is claimed
+ * on this machine (an abstract socket named after the resolved path), so
+ * a second run writing the same target while this one runs is refused
+ * ("... is being written by another run"), on this machine whether or not
+ * the target exists yet, and from another machine where the file exists
+ * and the file system carries flock. The locks go with the process. */
 int cb_outfile_open(cb_outfile *of, const char *path, char *err, size_t err_len);
 
 /*

@@ -1,15 +1,43 @@
 #include "safety/signals.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
-/* The one piece of mutable global state: a signal handler can reach no
- * other. Written only by the handler, read by the engine. */
+/* The only mutable global state: a signal handler can reach no other.
+ * Written only by the handler (and the restore below, after it ran),
+ * read by the engine. */
 static volatile sig_atomic_t received_signal;
+/* Each standard stream's file status flags before the handler made it
+ * non-blocking, -1 where it did not. */
+static volatile sig_atomic_t flags_before[2] = {-1, -1};
+
+/* A launcher that ends a job (Open MPI's mpirun: SIGTERM, then SIGKILL a
+ * second later) may stop reading the ranks' output at that moment: a rank
+ * blocked writing the table into a full pipe would never reach its JSON
+ * file. So a pipe or socket on stdout or stderr turns non-blocking: the
+ * write in progress returns (no SA_RESTART) and the next fail at once. */
+static void unblock_stream(int fd, int slot)
+{
+    struct stat st;
+    if (flags_before[slot] >= 0 || fstat(fd, &st) != 0 ||
+        !(S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)))
+        return;
+    int flags = fcntl(fd, F_GETFL);
+    if (flags >= 0 && fcntl(fd, F_SETFL, flags | O_NONBLOCK) == 0)
+        flags_before[slot] = flags;
+}
 
 static void on_signal(int sig)
 {
+    int saved = errno;
     received_signal = sig;
+    unblock_stream(STDOUT_FILENO, 0);
+    unblock_stream(STDERR_FILENO, 1);
+    errno = saved;
 }
 
 void cb_signals_install(void)
@@ -18,8 +46,9 @@ void cb_signals_install(void)
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
-    /* A second signal of the same kind takes the default action at once. */
-    sa.sa_flags = SA_RESTART | SA_RESETHAND;
+    /* A second signal of the same kind takes the default action at once.
+     * No SA_RESTART: a write blocked on a pipe must return (see above). */
+    sa.sa_flags = SA_RESETHAND;
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
 }
@@ -27,4 +56,14 @@ void cb_signals_install(void)
 int cb_signals_pending(void)
 {
     return received_signal;
+}
+
+void cb_signals_restore_streams(void)
+{
+    static const int fds[2] = {STDOUT_FILENO, STDERR_FILENO};
+    for (int i = 0; i < 2; i++)
+        if (flags_before[i] >= 0) {
+            (void)fcntl(fds[i], F_SETFL, (int)flags_before[i]);
+            flags_before[i] = -1;
+        }
 }

@@ -73,7 +73,7 @@ int cb_scan_pair_line(char *buf, size_t len, const char *prefix, const char *hos
 }
 
 int cb_scan_suspect_line(char *buf, size_t len, const cb_scan_finding *f, const char *host_a,
-                         const char *host_b, const char *gpu)
+                         const char *host_b, const char *gpu, const char *confidence)
 {
     char who[512];
     const char *what = "";
@@ -98,6 +98,49 @@ int cb_scan_suspect_line(char *buf, size_t len, const cb_scan_finding *f, const 
     if (f->reason == CB_SCAN_NODE_WRONG)
         return snprintf(buf, len, "# Suspect %s: %llu wrong element%s", who, f->wrong,
                         f->wrong == 1 ? "" : "s");
-    return snprintf(buf, len, "# Suspect %s: %s%.2f GB/s, median %.2f GB/s, ratio %.2f", who,
-                    what, f->figure, f->median, f->ratio);
+    int has = confidence != NULL && confidence[0] != '\0';
+    return snprintf(buf, len, "# Suspect %s: %s%.2f GB/s, reference %.2f GB/s, ratio %.2f%s%s",
+                    who, what, f->figure, f->median, f->ratio, has ? ", confidence " : "",
+                    has ? confidence : "");
+}
+
+/* Whether label a equals another of the n labels. */
+static int label_taken(const char *labels, size_t width, int n, int a)
+{
+    for (int b = 0; b < n; b++)
+        if (b != a && strcmp(labels + (size_t)b * width, labels + (size_t)a * width) == 0)
+            return 1;
+    return 0;
+}
+
+void cb_scan_distinct_hosts(char *labels, size_t width, int n)
+{
+    if (width < 8)
+        return;
+    for (int a = 1; a < n; a++) {
+        char *mine = labels + (size_t)a * width;
+        int same = 0;
+        for (int b = 0; b < a && !same; b++)
+            same = strcmp(labels + (size_t)b * width, mine) == 0;
+        if (!same)
+            continue;
+        /* The node's number after '#' takes the end of the label (a
+         * truncated one loses its tail); another suffix on the rare
+         * label that already reads so. */
+        char base[256];
+        snprintf(base, sizeof base, "%s", mine);
+        for (int k = 0; k < 1000; k++) {
+            char suffix[32];
+            if (k == 0)
+                snprintf(suffix, sizeof suffix, "#%d", a);
+            else
+                snprintf(suffix, sizeof suffix, "#%d.%d", a, k);
+            size_t keep = strlen(base), room = width - 1 - strlen(suffix);
+            if (keep > room)
+                keep = room;
+            snprintf(mine, width, "%.*s%s", (int)keep, base, suffix);
+            if (!label_taken(labels, width, n, a))
+                break;
+        }
+    }
 }

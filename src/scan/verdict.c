@@ -57,26 +57,100 @@ static double pairs_median(const cb_scan_input *in, int a, double *scratch)
     return k > 0 ? median_sorting(scratch, k) : NAN;
 }
 
+/* The median of sorted[0..k) less the values drop[0..m) (sorted, each one
+ * of sorted's): one pass, so that leaving a node's pairs or a link out of
+ * the reference costs no sort per part on a large cluster. */
+static double median_dropping(const double *sorted, int k, const double *drop, int m)
+{
+    int left = k - m, want_lo = (left - 1) / 2, want_hi = left / 2, at = 0, j = 0;
+    double lo = NAN, hi = NAN;
+    if (m == 1 && left > 0) {
+        /* One value out (a link): where it sits, by bisection; the
+         * remaining i-th is sorted[i] before it, sorted[i + 1] after. */
+        int p = 0, q = k;
+        while (p < q) {
+            int mid = p + (q - p) / 2;
+            if (sorted[mid] < drop[0])
+                p = mid + 1;
+            else
+                q = mid;
+        }
+        return (sorted[want_lo < p ? want_lo : want_lo + 1] +
+                sorted[want_hi < p ? want_hi : want_hi + 1]) / 2;
+    }
+    for (int i = 0; left > 0 && i < k && at <= want_hi; i++) {
+        if (j < m && sorted[i] == drop[j]) {
+            j++;
+            continue;
+        }
+        if (at == want_lo)
+            lo = sorted[i];
+        if (at == want_hi)
+            hi = sorted[i];
+        at++;
+    }
+    return (lo + hi) / 2;
+}
+
+/* Median of the finite x[i], i != skip, and how many there were. */
+static double median_except(const double *x, int n, int skip, int *count, double *scratch)
+{
+    int k = 0;
+    for (int i = 0; i < n; i++)
+        if (i != skip && isfinite(x[i]))
+            scratch[k++] = x[i];
+    *count = k;
+    return k > 0 ? median_sorting(scratch, k) : NAN;
+}
+
 static int below(double figure, double median, double threshold)
 {
     return isfinite(figure) && isfinite(median) && median > 0 && figure < threshold * median;
 }
 
 static void add(cb_scan_verdict *v, cb_scan_reason reason, int a, int b, double figure,
-                double median)
+                double median, int reference_n)
 {
     cb_scan_finding *f = &v->items[v->n++];
     *f = (cb_scan_finding){.reason = reason, .a = a, .b = b, .first = figure, .again = NAN,
-                           .figure = figure, .median = median, .ratio = figure / median,
+                           .figure = figure, .median = median, .first_median = median,
+                           .ratio = figure / median, .reference_n = reference_n,
                            .needs_remeasure = 1};
+}
+
+static int has_finding(const cb_scan_verdict *v, cb_scan_reason reason, int a, int b)
+{
+    for (int i = 0; i < v->n; i++)
+        if (v->items[i].reason == reason && v->items[i].a == a && (b < 0 || v->items[i].b == b))
+            return 1;
+    return 0;
 }
 
 static int is_slow_in_pairs(const cb_scan_verdict *v, int node)
 {
-    for (int i = 0; i < v->n; i++)
-        if (v->items[i].reason == CB_SCAN_NODE_PAIRS && v->items[i].a == node)
-            return 1;
-    return 0;
+    return has_finding(v, CB_SCAN_NODE_PAIRS, node, -1);
+}
+
+/* The pairs of two nodes other than a (and other than the slow in their
+ * pairs when clean), all[k] for pair (ends[2k], ends[2k+1]), skipping pair
+ * (skip_a, skip_b); returns k. */
+static int other_pairs(const cb_scan_input *in, const cb_scan_verdict *v, int a, int clean,
+                       int skip_a, int skip_b, double *all, int *ends)
+{
+    int k = 0;
+    for (int p = 0; p < in->nnodes; p++)
+        for (int q = p + 1; q < in->nnodes; q++) {
+            double x = pair_of(in, p, q);
+            if (p == a || q == a || (p == skip_a && q == skip_b) || !isfinite(x) ||
+                (clean && (is_slow_in_pairs(v, p) || is_slow_in_pairs(v, q))))
+                continue;
+            if (ends != NULL) {
+                ends[2 * k] = p;
+                ends[2 * k + 1] = q;
+            }
+            all[k++] = x;
+        }
+    return k;
 }
 
 /* Whether node a is slow in nearly all its pairs: at least 3 in 4 of its
@@ -95,25 +169,24 @@ static int slow_in_most_pairs(const cb_scan_input *in, int a, double reference, 
     return measured >= 2 && 4 * low >= 3 * measured;
 }
 
-/* Links: a pair below threshold x the median of the pairs between nodes
- * that are not slow in their pairs, when neither of its nodes is. With 2
- * nodes a pair has nothing to be compared with: no verdict on links. */
+/* Links: a pair below threshold x the median of the other pairs between
+ * nodes that are not slow in their pairs, when neither of its nodes is.
+ * With 2 nodes a pair has nothing to be compared with: no verdict. */
 static void find_links(const cb_scan_input *in, cb_scan_verdict *v, double *all)
 {
-    int n = in->nnodes, k = 0;
+    int n = in->nnodes;
     if (n < 3)
         return;
-    for (int a = 0; a < n; a++)
-        for (int b = a + 1; b < n; b++)
-            if (!is_slow_in_pairs(v, a) && !is_slow_in_pairs(v, b))
-                all[k++] = pair_of(in, a, b);
-    cb_scan_class clean = cb_scan_class_of(all, k);
+    int k = other_pairs(in, v, -1, 1, -1, -1, all, NULL);
+    qsort(all, (size_t)k, sizeof *all, by_value);
     for (int a = 0; a < n; a++)
         for (int b = a + 1; b < n; b++) {
             double x = pair_of(in, a, b);
-            if (!is_slow_in_pairs(v, a) && !is_slow_in_pairs(v, b) &&
-                below(x, clean.median, v->threshold))
-                add(v, CB_SCAN_LINK, a, b, x, clean.median);
+            if (is_slow_in_pairs(v, a) || is_slow_in_pairs(v, b) || !isfinite(x))
+                continue;
+            double ref = median_dropping(all, k, &x, 1);
+            if (below(x, ref, v->threshold))
+                add(v, CB_SCAN_LINK, a, b, x, ref, k - 1);
         }
 }
 
@@ -126,11 +199,12 @@ int cb_scan_candidates(const cb_scan_input *in, cb_scan_verdict *v)
     int n = in->nnodes, np = n * (n - 1) / 2;
     /* At most: three reasons per node, every pair, every rail. */
     size_t cap = 3 * (size_t)n + (size_t)np + (size_t)in->nrails + 1;
+    size_t room = (size_t)np + (size_t)n + (size_t)in->nrails + 1;
     v->threshold = thr;
     v->items = malloc(cap * sizeof *v->items);
     v->node_pair_score = malloc(((size_t)n + 1) * sizeof *v->node_pair_score);
-    double *all = calloc((size_t)np + 1, sizeof *all);
-    double *scratch = malloc(((size_t)n + 1) * sizeof *scratch);
+    double *all = calloc(room, sizeof *all);
+    double *scratch = calloc(room, sizeof *scratch);
     if (v->items == NULL || v->node_pair_score == NULL || all == NULL || scratch == NULL) {
         free(all);
         free(scratch);
@@ -140,30 +214,44 @@ int cb_scan_candidates(const cb_scan_input *in, cb_scan_verdict *v)
     v->nodes = cb_scan_class_of(in->node_busbw, n);
     v->rails = cb_scan_class_of(in->rail_busbw, in->nrails);
     for (int a = 0; a < n; a++)
-        v->node_pair_score[a] = in->pair_bw != NULL ? pairs_median(in, a, scratch) : NAN;
+        v->node_pair_score[a] = in->pair_bw != NULL ? pairs_median(in, a, all) : NAN;
     v->node_scores = cb_scan_class_of(v->node_pair_score, n);
-    int k = 0;
-    for (int a = 0; a < n && in->pair_bw != NULL; a++)
-        for (int b = a + 1; b < n; b++)
-            all[k++] = pair_of(in, a, b);
+    int k = in->pair_bw != NULL ? other_pairs(in, v, -1, 0, -1, -1, all, NULL) : 0;
     v->pairs = cb_scan_class_of(all, k);
+    qsort(all, (size_t)k, sizeof *all, by_value);   /* every pair, for the node references */
+    double *mine = all + k;                        /* room for one node's n - 1 pairs */
 
     for (int a = 0; a < n; a++) {
-        if (in->node_busbw != NULL && below(in->node_busbw[a], v->nodes.median, thr))
-            add(v, CB_SCAN_NODE_FIGURE, a, -1, in->node_busbw[a], v->nodes.median);
-        if (in->pair_bw != NULL && slow_in_most_pairs(in, a, v->node_scores.median, thr))
-            add(v, CB_SCAN_NODE_PAIRS, a, -1, v->node_pair_score[a], v->node_scores.median);
+        int count = 0;
+        double ref = in->node_busbw != NULL
+                         ? median_except(in->node_busbw, n, a, &count, scratch) : NAN;
+        if (in->node_busbw != NULL && below(in->node_busbw[a], ref, thr))
+            add(v, CB_SCAN_NODE_FIGURE, a, -1, in->node_busbw[a], ref, count);
+        /* Its pairs against the pairs of the others: its own pairs (and a
+         * lucky one among them that lifts two nodes' scores) stay out. */
+        int m = 0;
+        for (int b = 0; in->pair_bw != NULL && b < n; b++)
+            if (b != a && isfinite(pair_of(in, a, b)))
+                mine[m++] = pair_of(in, a, b);
+        qsort(mine, (size_t)m, sizeof *mine, by_value);
+        count = k - m;
+        ref = count > 0 ? median_dropping(all, k, mine, m) : NAN;
+        if (in->pair_bw != NULL && slow_in_most_pairs(in, a, ref, thr))
+            add(v, CB_SCAN_NODE_PAIRS, a, -1, v->node_pair_score[a], ref, count);
         if (in->wrong != NULL && in->wrong[a] > 0) {
-            add(v, CB_SCAN_NODE_WRONG, a, -1, NAN, NAN);
+            add(v, CB_SCAN_NODE_WRONG, a, -1, NAN, NAN, 0);
             v->items[v->n - 1].wrong = in->wrong[a];
             v->items[v->n - 1].needs_remeasure = 0;
         }
     }
     if (in->pair_bw != NULL)
         find_links(in, v, all);
-    for (int r = 0; r < in->nrails && in->rail_busbw != NULL; r++)
-        if (below(in->rail_busbw[r], v->rails.median, thr))
-            add(v, CB_SCAN_RAIL, r, -1, in->rail_busbw[r], v->rails.median);
+    for (int r = 0; r < in->nrails && in->rail_busbw != NULL; r++) {
+        int count = 0;
+        double ref = median_except(in->rail_busbw, in->nrails, r, &count, scratch);
+        if (below(in->rail_busbw[r], ref, thr))
+            add(v, CB_SCAN_RAIL, r, -1, in->rail_busbw[r], ref, count);
+    }
     free(all);
     free(scratch);
     return 0;
@@ -209,13 +297,104 @@ int cb_scan_remeasure_of(const cb_scan_input *in, const cb_scan_verdict *v,
     return -1;
 }
 
-void cb_scan_recheck(cb_scan_finding *c, double again)
+/* The figure of part `kind` number i (a pair: ends[2i], ends[2i+1]) that
+ * is nearest ref; -1 when none is finite. */
+static int nearest(const double *x, int n, double ref)
 {
-    if (isfinite(again) && !(again <= c->again)) {
-        c->again = again;
-        c->figure = again;
-        c->ratio = again / c->median;
+    int best = -1;
+    for (int i = 0; i < n; i++)
+        if (isfinite(x[i]) && (best < 0 || fabs(x[i] - ref) < fabs(x[best] - ref)))
+            best = i;
+    return best;
+}
+
+int cb_scan_control_of(const cb_scan_input *in, const cb_scan_verdict *v,
+                       const cb_scan_finding *c, cb_scan_remeasure *what)
+{
+    int n = in->nnodes, np = n * (n - 1) / 2, best = -1;
+    size_t room = (size_t)np + (size_t)n + (size_t)in->nrails + 1;
+    double *x = malloc(room * sizeof *x);
+    int *ends = malloc(2 * room * sizeof *ends);
+    *what = (cb_scan_remeasure){.part = CB_SCAN_PART_NODE, .a = -1, .b = -1};
+    if (x != NULL && ends != NULL) {
+        switch (c->reason) {
+        case CB_SCAN_NODE_FIGURE:
+            for (int b = 0; b < n; b++)
+                x[b] = b != c->a && in->node_busbw != NULL &&
+                               !has_finding(v, CB_SCAN_NODE_FIGURE, b, -1)
+                           ? in->node_busbw[b] : NAN;
+            best = nearest(x, n, c->first_median);
+            what->a = best;
+            break;
+        case CB_SCAN_NODE_PAIRS:
+        case CB_SCAN_LINK:
+            if (in->pair_bw == NULL)
+                break;
+            {
+                int k = c->reason == CB_SCAN_LINK
+                            ? other_pairs(in, v, -1, 1, c->a, c->b, x, ends)
+                            : other_pairs(in, v, c->a, 1, -1, -1, x, ends);
+                for (int i = 0; i < k; i++)
+                    if (has_finding(v, CB_SCAN_LINK, ends[2 * i], ends[2 * i + 1]))
+                        x[i] = NAN;
+                best = nearest(x, k, c->first_median);
+            }
+            what->part = CB_SCAN_PART_PAIR;
+            if (best >= 0) {
+                what->a = ends[2 * best];
+                what->b = ends[2 * best + 1];
+            }
+            break;
+        case CB_SCAN_RAIL:
+            for (int r = 0; r < in->nrails; r++)
+                x[r] = r != c->a && in->rail_busbw != NULL && !has_finding(v, CB_SCAN_RAIL, r, -1)
+                           ? in->rail_busbw[r] : NAN;
+            best = nearest(x, in->nrails, c->first_median);
+            what->part = CB_SCAN_PART_RAIL;
+            what->a = best;
+            break;
+        case CB_SCAN_NODE_WRONG:
+            break;
+        }
     }
+    free(x);
+    free(ends);
+    return best >= 0 ? 0 : -1;
+}
+
+void cb_scan_recheck(cb_scan_finding *c, double again, double control)
+{
+    if (!isfinite(again))
+        return;
+    int controlled = isfinite(control) && control > 0;
+    double ref = controlled ? control : c->first_median;
+    double ratio = again / ref;
+    /* The best try is judged: one at the reference clears the part. */
+    if (isfinite(c->again) && !(ratio > c->ratio))
+        return;
+    c->again = again;
+    c->figure = again;
+    c->median = ref;
+    c->ratio = ratio;
+    c->controlled = controlled;
+}
+
+cb_scan_confidence_level cb_scan_confidence(const cb_scan_verdict *v, const cb_scan_finding *c)
+{
+    if (c->reason == CB_SCAN_NODE_WRONG)
+        return CB_SCAN_CONFIDENCE_CERTAIN;
+    if (c->reference_n < 3)
+        return CB_SCAN_CONFIDENCE_LOW;
+    if (!c->controlled || !(c->ratio < 0.75 * v->threshold))
+        return CB_SCAN_CONFIDENCE_MEDIUM;
+    return CB_SCAN_CONFIDENCE_HIGH;
+}
+
+const char *cb_scan_confidence_name(cb_scan_confidence_level level)
+{
+    static const char *const names[] = {"low", "medium", "high", "certain"};
+    return level >= CB_SCAN_CONFIDENCE_LOW && level <= CB_SCAN_CONFIDENCE_CERTAIN ? names[level]
+                                                                                : "low";
 }
 
 int cb_scan_cleared(const cb_scan_verdict *v, const cb_scan_finding *c)

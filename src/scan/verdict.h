@@ -4,14 +4,22 @@
  *
  *   cb_scan_candidates(&in, &v)        who looks slow or wrong
  *   for each candidate c needing it:   cb_scan_remeasure_of(&in, c, &what),
+ *                                      cb_scan_control_of(&in, v, c, &ctl),
  *                                      up to CB_SCAN_REMEASURES times:
- *                                      measure `what` alone,
- *                                      cb_scan_recheck(c, figure), and stop
- *                                      once cb_scan_cleared(v, c)
+ *                                      measure `what` alone, then `ctl`
+ *                                      alone (when there is one),
+ *                                      cb_scan_recheck(c, figure, control),
+ *                                      and stop once cb_scan_cleared(v, c)
  *   cb_scan_settle(&v)                 keep only those still slow: suspects
+ *   cb_scan_confidence(c)              how far each suspect can be trusted
  *   cb_scan_verdict_free(&v)
  *
- * Pure: no MPI, no I/O. Figures are GB/s; NaN means "not measured". */
+ * Each part is compared with the others of its kind, never with itself
+ * (with 2 rails the reference is the other rail, not the mean of both),
+ * and a re-measure with a control of its kind measured beside it, so
+ * that neither the load of the moment nor one lucky figure in the
+ * reference names a healthy part. Pure: no MPI, no I/O. Figures are GB/s;
+ * NaN means "not measured". */
 #ifndef CB_SCAN_VERDICT_H
 #define CB_SCAN_VERDICT_H
 
@@ -58,13 +66,34 @@ typedef struct cb_scan_finding {
     cb_scan_reason reason;
     int a, b;            /* node (a), link (a < b), rail (a); b = -1 otherwise */
     double first;        /* the figure the scan measured */
-    double again;        /* the best re-measured figure; NaN until cb_scan_recheck */
+    double again;        /* the re-measured figure judged; NaN until cb_scan_recheck */
     double figure;       /* the figure judged: again when finite, else first */
-    double median;       /* the median it is compared with */
+    double median;       /* the reference it is compared with: the median of
+                          * the others of its kind, or the control measured
+                          * beside the re-measure judged */
     double ratio;        /* figure / median */
+    double first_median; /* the first reference: the median of the others */
+    int reference_n;     /* figures the first reference was the median of */
+    int controlled;      /* the judged figure was compared with a control */
     unsigned long long wrong; /* CB_SCAN_NODE_WRONG: the count */
     int needs_remeasure; /* 0 for wrong elements: a count is not noise */
 } cb_scan_finding;
+
+/* How far a suspect can be trusted (cb_scan_confidence):
+ * certain  wrong elements (a count, not a timing);
+ * high     slow in every measurement, against a control measured beside
+ *          it, and first against the median of 3 figures or more;
+ * medium   as high but with no control (none of its kind was left to
+ *          measure), or within a quarter of the threshold;
+ * low      its kind had only 1 or 2 other figures (3 nodes' pairs, 2
+ *          rails, 2 or 3 nodes): a slow part cannot be told from a fast
+ *          reference. */
+typedef enum cb_scan_confidence_level {
+    CB_SCAN_CONFIDENCE_LOW,
+    CB_SCAN_CONFIDENCE_MEDIUM,
+    CB_SCAN_CONFIDENCE_HIGH,
+    CB_SCAN_CONFIDENCE_CERTAIN
+} cb_scan_confidence_level;
 
 typedef struct cb_scan_verdict {
     double threshold;
@@ -97,11 +126,23 @@ int cb_scan_candidates(const cb_scan_input *in, cb_scan_verdict *v);
 int cb_scan_remeasure_of(const cb_scan_input *in, const cb_scan_verdict *v,
                          const cb_scan_finding *c, cb_scan_remeasure *what);
 
-/* Record one re-measured figure of c (NaN: that re-measure failed); the
- * best of c's re-measures is judged, the first figure only when none
- * succeeded. For a node slow in its pairs the figure is the re-measured
- * pair's, compared with the same median (the typical node's pair figure). */
-void cb_scan_recheck(cb_scan_finding *c, double again);
+/* The control measured beside c's re-measure: a part of the same kind that
+ * is no candidate, the one whose figure is nearest c's reference (a node;
+ * for a node slow in its pairs, a pair of two other nodes; for a link,
+ * another pair; a rail). Returns 0, or -1 when there is none. */
+int cb_scan_control_of(const cb_scan_input *in, const cb_scan_verdict *v,
+                       const cb_scan_finding *c, cb_scan_remeasure *what);
+
+/* Record one re-measured figure of c (NaN: that re-measure failed) and the
+ * control's measured beside it (NaN: none or failed; c's first reference
+ * then stands). The re-measure with the best ratio is judged, the first
+ * figure only when none succeeded. For a node slow in its pairs the
+ * figure is the re-measured pair's. */
+void cb_scan_recheck(cb_scan_finding *c, double again, double control);
+
+/* c's confidence, and its name ("low", "medium", "high", "certain"). */
+cb_scan_confidence_level cb_scan_confidence(const cb_scan_verdict *v, const cb_scan_finding *c);
+const char *cb_scan_confidence_name(cb_scan_confidence_level level);
 
 /* Whether c's judged figure is no longer slow (wrong elements never clear):
  * no further re-measure is needed. */

@@ -94,7 +94,9 @@ static void find_figures(const cb_csv_table *t, figure_columns *c)
     c->max = cb_csv_column(t, "iter_max_us");
 }
 
-/* Read the figures of data row r of file f into *g. */
+/* Read the figures of data row r of file f into *g. Returns 0, 1 for a
+ * row that measured nothing (an empty time_us: a health scan part of one
+ * rank), which is not compared, or -1 with err set. */
 static int read_row(const gate_side *s, size_t f, size_t r, const figure_columns *fc,
                     gate_row *g, char *err, size_t err_len)
 {
@@ -117,6 +119,8 @@ static int read_row(const gate_side *s, size_t f, size_t r, const figure_columns
     g->busbw = 0;
     if (row[c_busbw][0] != '\0' && cb_csv_decimal(row[c_busbw], 0, &g->busbw, &why) != 0)
         return bad_value(s, f, r, c_busbw, why, err, err_len);
+    if (row[c_time][0] == '\0')
+        return 1;
     if (cb_csv_decimal(row[c_time], 0, &g->time_us, &why) != 0)
         return bad_value(s, f, r, c_time, why, err, err_len);
     g->wrong = 0;
@@ -213,10 +217,13 @@ int gate_index(gate_side *s, const gate_keys *k, char *err, size_t err_len)
             g->key = key;
             g->file = f;
             g->row = r;
-            if (read_row(s, f, r, &fc, g, err, err_len) != 0) {
+            int read = read_row(s, f, r, &fc, g, err, err_len);
+            if (read != 0) {
                 free(key);
                 s->keys[s->nrows] = NULL;
-                return -1;
+                if (read < 0)
+                    return -1;
+                continue;
             }
             s->by_key[s->nrows] = g;
             s->nrows++;

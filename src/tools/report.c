@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/json_text.h"
 #include "safety/outfile.h"
 
 const char *const verdict_names[VERDICT_COUNT] = {
@@ -104,38 +105,11 @@ void report_print_summary(const report *r, int allow_missing)
     printf("# only in new %zu\n", r->only_new);
 }
 
-/* Length of the valid UTF-8 sequence at s, or 0. */
-static size_t utf8_length(const unsigned char *s)
-{
-    size_t n = s[0] < 0x80 ? 1 : (s[0] & 0xe0) == 0xc0 ? 2 : (s[0] & 0xf0) == 0xe0 ? 3
-             : (s[0] & 0xf8) == 0xf0 ? 4 : 0;
-    if (n == 0 || (n == 2 && s[0] < 0xc2) || (n == 4 && s[0] > 0xf4))
-        return 0;
-    for (size_t i = 1; i < n; i++)
-        if ((s[i] & 0xc0) != 0x80)
-            return 0;
-    return n;
-}
-
-/* A JSON string: CSV text is untrusted, so escape controls and replace bad UTF-8. */
+/* A JSON string: CSV text is untrusted (common/json_text.h escapes controls
+ * and replaces bad UTF-8). */
 static void json_string(FILE *f, const char *text)
 {
-    fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)text; *p;) {
-        size_t n = utf8_length(p);
-        if (n == 0) {
-            fputs("\\ufffd", f);
-            p++;
-        } else if (*p == '"' || *p == '\\') {
-            fprintf(f, "\\%c", *p++);
-        } else if (*p < 0x20 || *p == 0x7f) {
-            fprintf(f, "\\u%04x", *p++);
-        } else {
-            fwrite(p, 1, n, f);
-            p += n;
-        }
-    }
-    fputc('"', f);
+    cb_json_write_string(f, text);
 }
 
 static void json_tally(FILE *f, const report_tally *t)

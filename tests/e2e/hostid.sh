@@ -39,4 +39,77 @@ a,b,a,b 2 2 0,2 1,3
 x,y,-,x 3 2 0,3 1
 n0,n1,n2,n3 4 1 0 1
 CASES
+
+# The health scan's host labels stay distinct where the values would read
+# the same: NCCL_HOSTID values that differ only past the label's 63
+# characters, and one set but empty beside one unset (both the machine's
+# name). Pair lines and suspect notes name each node apart; the fault layer
+# corrupts an element on the second long-named host (rank 1), so a suspect
+# note (wrong elements: no timing involved) names it.
+long=$(printf 'h%.0s' $(seq 70))
+cat >"$CB_TMP/labels.sh" <<LAUNCHER
+#!/bin/sh
+rank=\${OMPI_COMM_WORLD_RANK:-\${PMI_RANK:-\${PMIX_RANK:-}}}
+case \$rank in
+0) NCCL_HOSTID=${long}a; export NCCL_HOSTID ;;
+1) NCCL_HOSTID=${long}b; export NCCL_HOSTID ;;
+2) unset NCCL_HOSTID ;;
+*) NCCL_HOSTID=; export NCCL_HOSTID ;;
+esac
+exec "$CB_BUILDDIR/tests/nccl-collbench-faulty" "\$@"
+LAUNCHER
+chmod +x "$CB_TMP/labels.sh"
+CB_RUN_BIN=$CB_TMP/labels.sh
+NCCL_COLLBENCH_TEST_FAULT=corrupt:1:7 run 4 --backend faulty-mpi -o scan -b 64K -e 64K -n 4 \
+    -w 1 --suspect-ratio 0.01 --json "$CB_TMP/labels.json"
+expect_rc 7 "colliding host labels, host 1 corrupting"
+"$CB_PYTHON" - "$CB_TMP/out" "$CB_TMP/labels.json" <<'PY' || show_and_fail "colliding host labels"
+import json, re, sys
+out = open(sys.argv[1]).read().splitlines()
+hosts = json.load(open(sys.argv[2]))["scan"]["hosts"]
+assert len(hosts) == 4 and len(set(hosts)) == 4, hosts
+assert all(len(h) <= 63 for h in hosts), hosts
+pairs = [l.split()[2:4] for l in out if l.startswith("# pair ")]
+if pairs:   # the matrix is too wide for these names: one line per pair
+    assert len(pairs) == 6 and len({tuple(p) for p in pairs}) == 6, pairs
+    assert all(a != b for a, b in pairs), pairs
+sus = [l for l in out if l.startswith("# Suspect ")]
+assert ["# Suspect node %s: " % hosts[1] in l for l in sus] == [True], (sus, hosts)
+PY
+
+# The JSON document is valid UTF-8 whatever bytes NCCL_HOSTID, another
+# NCCL_ variable or the command line hold: a lone 0xff, an encoded
+# surrogate (0xed 0xa0 0x80), an overlong '/' (0xc0 0xaf) and a sequence cut
+# short each become U+FFFD; well-formed UTF-8 (e acute) stays as it is.
+bad=$(printf 'n\377\355\240\200\300\257\303x\303\251')
+cat >"$CB_TMP/badbytes.sh" <<LAUNCHER
+#!/bin/sh
+rank=\${OMPI_COMM_WORLD_RANK:-\${PMI_RANK:-\${PMIX_RANK:-}}}
+NCCL_HOSTID="$bad\$rank"
+NCCL_COLLBENCH_BYTES="$bad"
+export NCCL_HOSTID NCCL_COLLBENCH_BYTES
+exec "$CB_BIN" "\$@"
+LAUNCHER
+chmod +x "$CB_TMP/badbytes.sh"
+CB_RUN_BIN=$CB_TMP/badbytes.sh
+run 2 --backend mpi -o scan -b 64K -e 64K -n 2 -w 1 --suspect-ratio 0.1 \
+    --csv "$CB_TMP/r$bad.csv" --json "$CB_TMP/bad.json"
+expect_rc 0 "bytes that are not UTF-8"
+"$CB_PYTHON" - "$CB_TMP/bad.json" <<'PY' || show_and_fail "the JSON with bytes that are not UTF-8"
+import json, sys
+text = open(sys.argv[1], "rb").read().decode("utf-8")   # strict: fails on a bad byte
+doc = json.loads(text)
+want = "n\ufffd\ufffd\ufffd\ufffd\ufffd\ufffd\ufffdx\u00e9"
+assert doc["environment"]["NCCL_COLLBENCH_BYTES"] == want, doc["environment"]
+assert doc["environment"]["NCCL_HOSTID"] == want + "0", doc["environment"]
+assert any(a.endswith("r" + want + ".csv") for a in doc["command_line"]), doc["command_line"]
+assert doc["scan"]["hosts"] == [want + "0", want + "1"], doc["scan"]["hosts"]
+PY
+
+# Two nodes: one round, said in the singular.
+hostid_launcher "a b" "$CB_BIN"
+CB_RUN_BIN=$CB_TMP/hostid.sh
+run 2 --backend mpi -o scan -b 64K -e 64K -n 2 -w 1 --suspect-ratio 0.1
+expect_rc 0 "2-node scan"
+grep -q "^# Pairs: .*; 1 round; " "$CB_TMP/out" || show_and_fail "2 nodes: not '1 round'"
 echo "ok"

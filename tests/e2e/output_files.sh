@@ -4,7 +4,9 @@
 # leaves whole CSV rows and a message naming the file and the error; no
 # temporary file is left; an existing file is replaced with its permissions;
 # a JSON document that a full disk cuts short names the file and the error
-# and leaves the earlier file.
+# and leaves the earlier file; a second run writing a CSV or JSON file that
+# a run is writing at that moment is refused (status 1, naming it) and the
+# first run's files are whole.
 . "$CB_SRCDIR/tests/support/lib.sh"
 need_mpirun
 need_python
@@ -110,5 +112,42 @@ expect_rc 1 "a JSON document that outgrows the limit"
 grep -qF "writing the JSON file '$d/full.json' failed: File too large" "$CB_TMP/err" ||
     show_and_fail "no message naming the JSON file and the error"
 [ "$(cat "$d/full.json")" = earlier ] || fail "a JSON document that could not be written replaced the file"
+ls -a "$d" | grep -q tmp && fail "a temporary file was left: $(ls -a "$d")"
+
+# Two runs writing the same files at once: the first (in the background,
+# long enough) writes b.csv and b.json, which exists from an earlier run;
+# a second asking for b.csv or b.json (either spelling) is refused with a
+# message naming the file, and nothing of the first run's is lost (a JSON
+# target that does not exist yet: tests/unit/unit_outfile.c).
+echo earlier >"$d/b.json"
+$CB_MPIRUN -np 2 "$CB_BIN" -b 8 -e 64K -f 2 -n 20 -d all -o allreduce,allgather,broadcast \
+    --csv "$d/b.csv" --json "$d/b.json" </dev/null >"$CB_TMP/first.out" 2>"$CB_TMP/first.err" &
+first=$!
+i=0
+while [ "$(grep -c . "$d/b.csv" 2>/dev/null || echo 0)" -lt 3 ]; do
+    i=$((i + 1))
+    [ $i -le 600 ] || { kill -KILL $first; fail "the first run wrote no rows within 60 s"; }
+    sleep 0.1
+done
+for second in "--csv $d/b.csv" "--json $d/b.json" "--csv $d/./b.csv" "--json $d/dir/../b.json"; do
+    run 1 -b 8 -e 8 -n 1 $second
+    kill -0 $first 2>/dev/null || fail "the first run ended before the second was tried: make it longer"
+    expect_rc 1 "a second run with $second"
+    file=${second#* }
+    grep -qF "'$file' is being written by another run" "$CB_TMP/err" ||
+        show_and_fail "a second run with $second: no message naming the file"
+done
+rc=0
+wait $first || rc=$?
+[ "$rc" = 0 ] || { cat "$CB_TMP/first.err" >&2; fail "the first run: status $rc"; }
+"$CB_PYTHON" - "$d/b.csv" "$d/b.json" <<'PY' || fail "the first run's files are not whole"
+import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+doc = json.load(open(sys.argv[2]))
+assert doc["complete"] and len(doc["results"]) == len(rows) > 3, (len(doc["results"]), len(rows))
+PY
+# Once it has ended, the files are free.
+run 1 -b 8 -e 8 -n 1 --csv "$d/b.csv" --json "$d/b.json"
+expect_rc 0 "a run after the first ended"
 ls -a "$d" | grep -q tmp && fail "a temporary file was left: $(ls -a "$d")"
 echo "ok"

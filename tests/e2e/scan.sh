@@ -118,11 +118,53 @@ faulted corrupt:5:7 $SCAN
 expect_rc 7 "host h2 corrupting"
 suspects_only '^# Suspect node h2: [0-9]* wrong element' "host h2 corrupting"
 
+# Nodes of one rank: their node all-reduce measures nothing, so time,
+# algbw and busbw are empty in the CSV (never nan), null in the JSON, '-'
+# in the table, and nccl-collbench-compare accepts the file (leaving those
+# rows out).
+hostid_launcher "h0 h1 h2" "$FAULTY"
+run 3 --backend mpi $SCAN --csv "$CB_TMP/one.csv" --json "$CB_TMP/one.json"
+[ "$rc" = 0 ] || [ "$rc" = 8 ] || show_and_fail "nodes of one rank: status $rc"
+has 3 '^#  *[0-2]  h[0-2]  *1  *-$'
+! grep -qi 'nan' "$CB_TMP/one.csv" || show_and_fail "nodes of one rank: nan in the CSV"
+"$CB_PYTHON" - "$CB_TMP/one.csv" "$CB_TMP/one.json" <<'PY' || show_and_fail "nodes of one rank"
+import csv, json, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["scan_part"] == "node"]
+assert len(rows) == 3, rows
+assert all(r["time_us"] == r["algbw_gbps"] == r["busbw_gbps"] == "" for r in rows), rows
+doc = json.load(open(sys.argv[2]))
+nodes = [x for x in doc["results"] if x["scan_part"] == "node"]
+assert all(x["busbw_gbps"] is None for x in nodes), nodes
+PY
+"$CB_BUILDDIR/src/nccl-collbench-compare" "$CB_TMP/one.csv" "$CB_TMP/one.csv" >"$CB_TMP/cmp" 2>&1 ||
+    { cat "$CB_TMP/cmp" >&2; fail "compare refused the scan's own CSV"; }
+grep -q "regressed 0" "$CB_TMP/cmp" || { cat "$CB_TMP/cmp" >&2; fail "compare: no comparison"; }
+
 # One host: nothing to compare, said so, no failure.
 hostid_launcher "h0 h0" "$FAULTY"
 run 2 --backend mpi $SCAN
 expect_rc 0 "one host"
 has 1 'scan skipped'
+
+# The watchdog (-T) sees the scan's progress: a healthy scan whose
+# measurements each take longer than -T (every rank slowed alike, 1 s
+# per operation, 3 operations per measurement, -T 2) finishes (0, or 8
+# should load name a suspect), never a timeout (3).
+hostid_launcher "h0 h0 h1 h1" "$FAULTY"
+NCCL_COLLBENCH_TEST_FAULT=slow:0:3:1000 run 4 --backend faulty-mpi -o scan -b 64K -e 64K -n 2 -w 1 \
+    -T 2
+[ "$rc" = 0 ] || [ "$rc" = 8 ] || show_and_fail "slow healthy scan: status $rc"
+! grep -q timeout "$CB_TMP/err" || show_and_fail "slow healthy scan: a timeout"
+has 1 '^# Health scan took'
+# A rank that hangs in the scan (rank 3, in its first operation of 64 KiB)
+# times out naming the scan, and rank 0's scan line printed before it is
+# in the output.
+NCCL_COLLBENCH_TEST_FAULT=hang:3:16384 run 4 --backend faulty-mpi -o scan -b 64K -e 64K -n 2 -w 1 \
+    -T 2
+expect_rc 3 "a rank hung in the scan"
+grep -q 'timeout: no progress for 2 s (-T) in the health scan (-o scan), nodes' "$CB_TMP/err" ||
+    show_and_fail "a rank hung in the scan: the timeout does not name the scan"
+has 1 '^# Health scan: 2 nodes'
 
 # Usage errors name the bad value.
 run 2 --backend mpi -o scan --suspect-ratio 1.5

@@ -2,11 +2,13 @@
 # time limit or scancel (and waits KillWait, 30 s by default, before
 # SIGKILL): no temporary file is left, the CSV holds whole rows, and the
 # JSON document is finished (it takes rank 0 milliseconds) with complete
-# false and the SIGTERM status. Then the launcher's own kill (Open MPI's
-# mpirun, given SIGTERM, passes it on and kills the ranks about a second
-# later, too soon for a JSON document of this size; MPICH's Hydra on a second
-# Ctrl-C): still no temporary file, whole CSV rows, and the earlier JSON file
-# untouched. Between the two, Ctrl-C on mpirun with every rank able to stop.
+# false and the SIGTERM status, also when rank 0 is blocked writing to a
+# stdout nobody reads (as mpirun stops reading when it kills a job), and
+# every time mpirun itself gets SIGTERM (it passes it on and kills the ranks
+# a second later). Then the launcher's own kill of a rank stuck in a
+# measurement (MPICH's Hydra on a second Ctrl-C): still no temporary file,
+# whole CSV rows, and the earlier JSON file untouched. Between the two,
+# Ctrl-C on mpirun with every rank able to stop.
 . "$CB_SRCDIR/tests/support/lib.sh"
 need_mpirun
 need_python
@@ -72,6 +74,78 @@ assert doc["summary"]["exit_status"] == 143, doc["summary"]
 assert "SIGTERM" in doc["errors"][0], doc["errors"]
 assert len(doc["results"]) >= len(rows) - 1 - 2, (len(doc["results"]), len(rows))
 PY
+
+# Rank 0's stdout no longer read (as when Open MPI's mpirun, given
+# SIGTERM, kills the job: it reads no output while it waits to send
+# SIGKILL): rank 0 is blocked writing the table into a full pipe when
+# SIGTERM comes. The write must give way and the JSON be finished within
+# seconds (it was never written: the rank stayed blocked until SIGKILL).
+# Rank 0's stdout is a FIFO whose reader never reads.
+mkfifo "$d/stdout"
+sleep 600 <"$d/stdout" &
+reader=$!
+trap 'kill $reader 2>/dev/null || true' EXIT
+cat >"$CB_TMP/stuck_stdout.sh" <<LAUNCHER
+#!/bin/sh
+rank=\${OMPI_COMM_WORLD_RANK:-\${PMI_RANK:-\${PMIX_RANK:-}}}
+echo \$\$ >"$d/pid.\$rank"
+[ "\$rank" = 0 ] && exec "\$@" >"$d/stdout"
+exec "\$@"
+LAUNCHER
+chmod +x "$CB_TMP/stuck_stdout.sh"
+rm -f "$d/r.csv" "$d/r.json" "$d/pid.0" "$d/pid.1"
+$CB_MPIRUN -np 2 "$CB_TMP/stuck_stdout.sh" "$CB_BIN" -b 8 -e 64K -f 2 -n 20 -d all \
+    -o allreduce,allgather,broadcast,alltoall \
+    --csv "$d/r.csv" --json "$d/r.json" </dev/null >"$CB_TMP/out" 2>"$CB_TMP/err" &
+pid=$!
+wait_rows 4 "$d/pid.1"
+# Until rank 0 waits in a pipe write (its table: over 64 KiB), at most 60 s.
+i=0
+until grep -q pipe_write "/proc/$(cat "$d/pid.0")/wchan" 2>/dev/null; do
+    i=$((i + 1))
+    [ $i -le 600 ] || { kill -KILL $pid; fail "rank 0 never blocked on its stdout"; }
+    kill -0 $pid 2>/dev/null || show_and_fail "the run ended before its stdout filled"
+    sleep 0.1
+done
+kill -TERM "$(cat "$d/pid.0")" "$(cat "$d/pid.1")"
+i=0
+while [ ! -s "$d/r.json" ] && [ $i -lt 100 ]; do
+    i=$((i + 1))
+    sleep 0.1
+done
+# As the launcher would: SIGKILL once the time is up (the table's footer
+# may still wait on the pipe).
+kill -KILL "$(cat "$d/pid.0")" "$(cat "$d/pid.1")" 2>/dev/null || true
+wait_end "SIGKILL"
+kill $reader 2>/dev/null || true
+[ -s "$d/r.json" ] || fail "rank 0 blocked on its stdout: no JSON within 10 s of SIGTERM"
+"$CB_PYTHON" - "$d/r.json" <<'PY' || show_and_fail "blocked stdout: the JSON is not whole"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+assert doc["complete"] is False and doc["summary"]["exit_status"] == 143, doc["summary"]
+assert "SIGTERM" in doc["errors"][0], doc["errors"]
+PY
+
+# SIGTERM to Open MPI's mpirun, several times (it was lost about 6 times in
+# 28 on a loaded machine): the ranks get SIGTERM, and SIGKILL a second
+# later; the JSON document is finished every time.
+if [ "$CB_LAUNCHER" = ompi4 ]; then
+    for try in 1 2 3 4; do
+        rm -f "$d/r.csv" "$d/r.json"
+        $CB_MPIRUN -np 2 "$CB_BIN" -b 8 -e 64K -f 2 -n 20 -d all \
+            -o allreduce,allgather,broadcast,alltoall \
+            --csv "$d/r.csv" --json "$d/r.json" </dev/null >"$CB_TMP/out" 2>"$CB_TMP/err" &
+        pid=$!
+        wait_rows 40
+        kill -TERM $pid
+        wait_end "SIGTERM to mpirun (try $try)"
+        "$CB_PYTHON" - "$d/r.json" <<'PY' || show_and_fail "SIGTERM to mpirun, try $try: no whole JSON"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+assert doc["complete"] is False and doc["summary"]["exit_status"] == 143, doc["summary"]
+PY
+    done
+fi
 
 # Ctrl-C on the launcher itself (Open MPI passes SIGTERM on to the ranks and
 # kills them about a second later; Hydra passes SIGINT on): no temporary

@@ -1,10 +1,12 @@
-/* src/safety/outfile.c: which targets are refused, which paths are one file, and
- * that a write cut short by a file size limit leaves whole records only. */
+/* src/safety/outfile.c: which targets are refused, which paths are one file,
+ * that a write cut short by a file size limit leaves whole records only, and
+ * that a target being written is refused to a second writer. */
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -76,6 +78,37 @@ static void test_commit(unit_state *u)
     CHECK(u, system("ls -a . | grep -q tmp") != 0);
 }
 
+/* One writer per target: a second open of a target being written is
+ * refused naming it (before the first commits: the path's claim; after:
+ * also the lock on the file), by any spelling of the path; once the first
+ * closes, the target is free again. A file at the target that a third
+ * party holds locked (another run, on another machine) is refused too. */
+static void test_one_writer(unit_state *u)
+{
+    char err[512];
+    cb_outfile first, second;
+    CHECK(u, cb_outfile_open(&first, "shared.json", err, sizeof err) == 0);
+    err[0] = '\0';
+    CHECK(u, cb_outfile_open(&second, "shared.json", err, sizeof err) == -1);
+    CHECK(u, strstr(err, "'shared.json' is being written by another run") != NULL);
+    CHECK(u, cb_outfile_open(&second, "./shared.json", err, sizeof err) == -1);
+    CHECK(u, cb_outfile_commit(&first, err, sizeof err) == 0);
+    CHECK(u, cb_outfile_open(&second, "shared.json", err, sizeof err) == -1);
+    cb_outfile_close(&first);
+    CHECK(u, cb_outfile_open(&second, "shared.json", err, sizeof err) == 0);
+    cb_outfile_close(&second);
+
+    write_text("held.csv", "header\n");
+    int held = open("held.csv", O_RDONLY);
+    CHECK(u, held >= 0 && flock(held, LOCK_EX | LOCK_NB) == 0);
+    CHECK(u, cb_outfile_open(&second, "held.csv", err, sizeof err) == -1);
+    CHECK(u, strstr(err, "'held.csv' is being written by another run") != NULL);
+    close(held);
+    CHECK(u, cb_outfile_open(&second, "held.csv", err, sizeof err) == 0);
+    cb_outfile_close(&second);
+    CHECK(u, system("ls -a . | grep -q tmp") != 0);
+}
+
 /* A limit of 1000 bytes: the third 400-byte record does not fit, is cut
  * off, and the file keeps the first two. */
 static void test_whole_records(unit_state *u)
@@ -113,6 +146,7 @@ int main(void)
     test_same(&u);
     test_commit(&u);
     test_whole_records(&u);
+    test_one_writer(&u);
     char cmd[512];
     snprintf(cmd, sizeof cmd, "cd / && chmod -R u+w '%s' && rm -rf '%s'", dir, dir);
     if (system(cmd) != 0)

@@ -64,35 +64,39 @@ int main(void)
 
     cb_scan_finding f = {.reason = CB_SCAN_NODE_FIGURE, .a = 1, .b = -1, .figure = 10,
                          .median = 40, .ratio = 0.25};
-    cb_scan_suspect_line(line, sizeof line, &f, "h1", NULL, "0000:17:00.0");
+    cb_scan_suspect_line(line, sizeof line, &f, "h1", NULL, "0000:17:00.0", NULL);
     CHECK(&u, strcmp(line, "# Suspect node h1 (GPU 0000:17:00.0): node all-reduce 10.00 GB/s, "
-                           "median 40.00 GB/s, ratio 0.25") == 0);
-    cb_scan_suspect_line(line, sizeof line, &f, "h1", NULL, "");
-    CHECK(&u, strcmp(line, "# Suspect node h1: node all-reduce 10.00 GB/s, median 40.00 GB/s, "
+                           "reference 40.00 GB/s, ratio 0.25") == 0);
+    cb_scan_suspect_line(line, sizeof line, &f, "h1", NULL, "", NULL);
+    CHECK(&u, strcmp(line, "# Suspect node h1: node all-reduce 10.00 GB/s, reference 40.00 GB/s, "
                            "ratio 0.25") == 0);
     f.reason = CB_SCAN_NODE_PAIRS;
-    cb_scan_suspect_line(line, sizeof line, &f, "h1", NULL, NULL);
-    CHECK(&u, strcmp(line, "# Suspect node h1: pairs 10.00 GB/s, median 40.00 GB/s, "
+    cb_scan_suspect_line(line, sizeof line, &f, "h1", NULL, NULL, NULL);
+    CHECK(&u, strcmp(line, "# Suspect node h1: pairs 10.00 GB/s, reference 40.00 GB/s, "
                            "ratio 0.25") == 0);
     f.reason = CB_SCAN_NODE_WRONG;
     f.wrong = 1;
-    cb_scan_suspect_line(line, sizeof line, &f, "h2", NULL, "0000:3b:00.0");
+    cb_scan_suspect_line(line, sizeof line, &f, "h2", NULL, "0000:3b:00.0", NULL);
     CHECK(&u, strcmp(line, "# Suspect node h2 (GPU 0000:3b:00.0): 1 wrong element") == 0);
     f.wrong = 17;
-    cb_scan_suspect_line(line, sizeof line, &f, "h2", NULL, NULL);
+    cb_scan_suspect_line(line, sizeof line, &f, "h2", NULL, NULL, NULL);
     CHECK(&u, strcmp(line, "# Suspect node h2: 17 wrong elements") == 0);
     f = (cb_scan_finding){.reason = CB_SCAN_LINK, .a = 0, .b = 3, .figure = 20.5,
                           .median = 41, .ratio = 0.5};
-    cb_scan_suspect_line(line, sizeof line, &f, "h0", "h3", NULL);
-    CHECK(&u, strcmp(line, "# Suspect link h0 - h3: 20.50 GB/s, median 41.00 GB/s, "
+    cb_scan_suspect_line(line, sizeof line, &f, "h0", "h3", NULL, NULL);
+    CHECK(&u, strcmp(line, "# Suspect link h0 - h3: 20.50 GB/s, reference 41.00 GB/s, "
                            "ratio 0.50") == 0);
     f.reason = CB_SCAN_RAIL;
     f.a = 1;
-    cb_scan_suspect_line(line, sizeof line, &f, NULL, NULL, NULL);
-    CHECK(&u, strcmp(line, "# Suspect rail 1: 20.50 GB/s, median 41.00 GB/s, ratio 0.50") == 0);
+    cb_scan_suspect_line(line, sizeof line, &f, NULL, NULL, NULL, NULL);
+    CHECK(&u, strcmp(line, "# Suspect rail 1: 20.50 GB/s, reference 41.00 GB/s, ratio 0.50") == 0);
+    cb_scan_suspect_line(line, sizeof line, &f, NULL, NULL, NULL, "low");
+    CHECK(&u, strcmp(line, "# Suspect rail 1: 20.50 GB/s, reference 41.00 GB/s, ratio 0.50, "
+                           "confidence low") == 0);
+    cb_scan_suspect_line(line, sizeof line, &f, NULL, NULL, NULL, NULL);
     /* A short buffer is cut, never overrun; the full length is returned. */
     char small[12];
-    int full = cb_scan_suspect_line(small, sizeof small, &f, NULL, NULL, NULL);
+    int full = cb_scan_suspect_line(small, sizeof small, &f, NULL, NULL, NULL, NULL);
     CHECK(&u, full == (int)strlen(line) && strlen(small) == sizeof small - 1);
     return unit_done(&u, "unit_scan_matrix");
 }

@@ -1,8 +1,12 @@
 /* The health scan's verdict on simulated clusters: +-10% noise names
  * nobody; one slow node, link or rail is named, and only it; a candidate
- * that recovers when measured again alone is not named. */
+ * that recovers when measured again alone is not named; few nodes or
+ * rails (one lucky pair among 3 nodes, 2 rails) and a machine whose load
+ * changes between the scan and the re-measures name nobody healthy; each
+ * suspect says how confident it is. */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "scan/verdict.h"
 #include "unit.h"
@@ -18,6 +22,8 @@ typedef struct cluster {
     unsigned long long rng;
     int slow_node, slow_a, slow_b, slow_rail;   /* -1: none */
     double factor;                              /* what the fault leaves */
+    double load;                                /* every re-measure's share of
+                                                 * the scan's speed (1: same load) */
 } cluster;
 
 static double noise(cluster *c)
@@ -77,8 +83,13 @@ static int judge(unit_state *u, cluster *c, const cb_scan_input *in, cb_scan_ver
         cb_scan_finding *f = &v->items[i];
         int rc = cb_scan_remeasure_of(in, v, f, &what);
         CHECK(u, (rc == 0) == (f->needs_remeasure != 0));
-        for (int k = 0; rc == 0 && k < CB_SCAN_REMEASURES && !cb_scan_cleared(v, f); k++)
-            cb_scan_recheck(f, measure(c, what.part, what.a, what.b));
+        cb_scan_remeasure ctl;
+        int has_ctl = rc == 0 && cb_scan_control_of(in, v, f, &ctl) == 0;
+        for (int k = 0; rc == 0 && k < CB_SCAN_REMEASURES && !cb_scan_cleared(v, f); k++) {
+            double again = c->load * measure(c, what.part, what.a, what.b);
+            double control = has_ctl ? c->load * measure(c, ctl.part, ctl.a, ctl.b) : NAN;
+            cb_scan_recheck(f, again, control);
+        }
     }
     cb_scan_settle(v);
     return 0;
@@ -87,7 +98,7 @@ static int judge(unit_state *u, cluster *c, const cb_scan_input *in, cb_scan_ver
 static cluster healthy(int n, unsigned long long seed)
 {
     return (cluster){.n = n, .rng = seed, .slow_node = -1, .slow_a = -1, .slow_b = -1,
-                     .slow_rail = -1, .factor = 0.5};
+                     .slow_rail = -1, .factor = 0.5, .load = 1};
 }
 
 /* Healthy clusters of many sizes and seeds: no candidate at all. */
@@ -209,6 +220,127 @@ static void check_recovers(unit_state *u, int n, unsigned long long seed)
     cb_scan_verdict_free(&v);
 }
 
+/* 3 nodes where one pair (0-1) was lucky in the scan (1.8 x): both its
+ * nodes' scores rise and node 2 looks slow in its pairs, but measured
+ * again beside that pair (its control), it is not; the same at every seed.
+ * With 2 rails a rail is compared with the other, not with their mean. */
+static void check_small_counts(unit_state *u)
+{
+    int named = 0;
+    for (unsigned long long seed = 1; seed <= 200; seed++) {
+        cluster c = healthy(3, seed);
+        scan_data d;
+        cb_scan_input in;
+        cb_scan_verdict v;
+        scan(&c, &d, &in);
+        d.pair[0 * 3 + 1] = d.pair[1 * 3 + 0] = 90;
+        d.pair[0 * 3 + 2] = d.pair[2 * 3 + 0] = d.pair[1 * 3 + 2] = d.pair[2 * 3 + 1] = 50;
+        CHECK(u, judge(u, &c, &in, &v) == 0);
+        named += v.n;
+        cb_scan_verdict_free(&v);
+    }
+    CHECK(u, named == 0);
+
+    /* The reference is exactly the median of the others: link 0-1 among
+     * 4 nodes against the other five pairs. */
+    double pairs4[16] = {NAN, 10, 50, 52, 10, NAN, 54, 56, 50, 54, NAN, 58, 52, 56, 58, NAN};
+    cb_scan_input in4 = {.nnodes = 4, .pair_bw = pairs4};
+    cb_scan_verdict v4;
+    CHECK(u, cb_scan_candidates(&in4, &v4) == 0);
+    CHECK(u, v4.n == 1 && v4.items[0].reason == CB_SCAN_LINK && v4.items[0].a == 0 &&
+                 v4.items[0].b == 1 && v4.items[0].median == 54 && v4.items[0].reference_n == 5);
+    cb_scan_verdict_free(&v4);
+
+    double rails[2] = {40, 20};
+    cb_scan_input in = {.nnodes = 0, .nrails = 2, .rail_busbw = rails};
+    cb_scan_verdict v;
+    CHECK(u, cb_scan_candidates(&in, &v) == 0);
+    CHECK(u, v.n == 1 && v.items[0].reason == CB_SCAN_RAIL && v.items[0].a == 1 &&
+                 v.items[0].median == 40 && v.items[0].ratio == 0.5 &&
+                 v.items[0].reference_n == 1);
+    cb_scan_remeasure ctl;
+    CHECK(u, v.n == 1 && cb_scan_control_of(&in, &v, &v.items[0], &ctl) == 0 &&
+                 ctl.part == CB_SCAN_PART_RAIL && ctl.a == 0);
+    /* Still half the other rail measured beside it: named, with low
+     * confidence (one figure to compare with). */
+    cb_scan_recheck(&v.items[0], 10, 20);
+    cb_scan_settle(&v);
+    CHECK(u, v.n == 1 && v.items[0].ratio == 0.5 && v.items[0].controlled &&
+                 cb_scan_confidence(&v, &v.items[0]) == CB_SCAN_CONFIDENCE_LOW);
+    cb_scan_verdict_free(&v);
+    /* Lucky in the scan, the other rail is as fast when measured beside it. */
+    CHECK(u, cb_scan_candidates(&in, &v) == 0 && v.n == 1);
+    cb_scan_recheck(&v.items[0], 30, 31);
+    cb_scan_settle(&v);
+    CHECK(u, v.n == 0);
+    cb_scan_verdict_free(&v);
+}
+
+/* The machine slows between the scan and the re-measures (another job's
+ * load: every re-measure at 0.6 x): a noisy candidate is judged against
+ * its control measured under the same load, and nobody healthy is named;
+ * a slow node still is. */
+static void check_load_change(unit_state *u)
+{
+    int sizes[] = {3, 4, 8};
+    for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++)
+        for (unsigned long long seed = 1; seed <= 40; seed++) {
+            int n = sizes[s];
+            cluster c = healthy(n, seed);
+            c.load = 0.6;
+            scan_data d;
+            cb_scan_input in;
+            cb_scan_verdict v;
+            scan(&c, &d, &in);
+            int a = (int)(seed % (unsigned)n);
+            d.node[a] *= 0.5;                      /* a transient in the scan */
+            d.rail[seed % NRAILS] *= 0.5;
+            CHECK(u, judge(u, &c, &in, &v) == 0);
+            CHECK(u, v.n == 0);
+            cb_scan_verdict_free(&v);
+            c = healthy(n, seed);
+            c.load = 0.6;
+            c.slow_node = a;
+            scan(&c, &d, &in);
+            CHECK(u, judge(u, &c, &in, &v) == 0);
+            CHECK(u, v.n >= 1);
+            for (int i = 0; i < v.n; i++)
+                CHECK(u, v.items[i].a == a && v.items[i].reason != CB_SCAN_LINK &&
+                             v.items[i].reason != CB_SCAN_RAIL);
+            cb_scan_verdict_free(&v);
+        }
+}
+
+/* Confidence: a slow node among 8 is high (controlled, many figures);
+ * among 3, low (2 other figures); wrong elements, certain. */
+static void check_confidence(unit_state *u)
+{
+    for (unsigned long long seed = 1; seed <= 20; seed++) {
+        for (int n = 3; n <= 8; n += 5) {
+            cluster c = healthy(n, seed);
+            c.slow_node = (int)(seed % (unsigned)n);
+            c.factor = 0.2;
+            scan_data d;
+            cb_scan_input in;
+            cb_scan_verdict v;
+            scan(&c, &d, &in);
+            CHECK(u, judge(u, &c, &in, &v) == 0 && v.n >= 1);
+            for (int i = 0; i < v.n; i++) {
+                cb_scan_confidence_level want = n == 8 ? CB_SCAN_CONFIDENCE_HIGH
+                                                       : CB_SCAN_CONFIDENCE_LOW;
+                CHECK(u, cb_scan_confidence(&v, &v.items[i]) == want);
+                CHECK(u, v.items[i].controlled);
+            }
+            cb_scan_verdict_free(&v);
+        }
+    }
+    cb_scan_finding f = {.reason = CB_SCAN_NODE_WRONG, .wrong = 3};
+    cb_scan_verdict v = {.threshold = 0.8};
+    CHECK(u, cb_scan_confidence(&v, &f) == CB_SCAN_CONFIDENCE_CERTAIN);
+    CHECK(u, strcmp(cb_scan_confidence_name(CB_SCAN_CONFIDENCE_CERTAIN), "certain") == 0 &&
+                 strcmp(cb_scan_confidence_name(CB_SCAN_CONFIDENCE_LOW), "low") == 0);
+}
+
 int main(void)
 {
     unit_state u = {0, 0};
@@ -257,16 +389,16 @@ int main(void)
     CHECK(&u, v.items[1].reason == CB_SCAN_NODE_PAIRS &&
                   cb_scan_remeasure_of(&in, &v, &v.items[1], &what) == 0 &&
                   what.part == CB_SCAN_PART_PAIR && what.a == 1 && what.b == 3);
-    cb_scan_recheck(&v.items[1], NAN);   /* the re-measure failed: first figure stands */
+    cb_scan_recheck(&v.items[1], NAN, NAN);   /* the re-measure failed: first figure stands */
     CHECK(&u, v.items[1].figure == v.items[1].first && !cb_scan_cleared(&v, &v.items[1]));
     /* Several re-measures: the best one is judged; one at the median clears. */
     double m = v.items[1].median;
-    cb_scan_recheck(&v.items[1], 0.2 * m);
-    cb_scan_recheck(&v.items[1], 0.1 * m);
+    cb_scan_recheck(&v.items[1], 0.2 * m, NAN);
+    cb_scan_recheck(&v.items[1], 0.1 * m, NAN);
     CHECK(&u, v.items[1].again == 0.2 * m && v.items[1].figure == 0.2 * m &&
-                  !cb_scan_cleared(&v, &v.items[1]));
-    cb_scan_recheck(&v.items[1], NAN);
-    cb_scan_recheck(&v.items[1], m);
+                  !cb_scan_cleared(&v, &v.items[1]) && !v.items[1].controlled);
+    cb_scan_recheck(&v.items[1], NAN, NAN);
+    cb_scan_recheck(&v.items[1], m, NAN);
     CHECK(&u, v.items[1].figure == m && cb_scan_cleared(&v, &v.items[1]));
     cb_scan_settle(&v);
     CHECK(&u, v.n == 1 && v.items[0].reason == CB_SCAN_NODE_FIGURE);
@@ -283,6 +415,10 @@ int main(void)
     CHECK(&u, cb_scan_candidates(&in, &v) == -1 && v.n == 0 && v.items == NULL);
     in.threshold = -0.1;
     CHECK(&u, cb_scan_candidates(&in, &v) == -1);
+
+    check_small_counts(&u);
+    check_load_change(&u);
+    check_confidence(&u);
 
     /* Parts not run: no nodes, no pairs, no rails, nothing to say. */
     in = (cb_scan_input){.nnodes = 4};
