@@ -1,0 +1,2 @@
+. "$CB_SRCDIR/tests/support/lib.sh"
+skip "not written yet"
