@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "printers/printer.h"
+#include "printers/prom_text.h"
 #include "safety/outfile.h"
 
 #define PROM_PREFIX "nccl_collbench_"
@@ -29,6 +30,7 @@ typedef struct prom_series {
 typedef struct prom_printer {
     cb_printer base;
     char *path;
+    char *source;             /* the file's name less .prom: the source label */
     cb_outfile file;          /* the next file to write; file_open says whether made */
     int file_open;
     const cb_run_info *run;   /* NULL until the run is described */
@@ -43,109 +45,6 @@ typedef struct prom_printer {
     unsigned long long wrong; /* wrong elements in every result so far, every size */
 } prom_printer;
 
-/* The length of the valid UTF-8 character at p, or 0 when it is not one. */
-static size_t utf8_length(const unsigned char *p)
-{
-    if (p[0] < 0x80)
-        return 1;
-    unsigned char lo = 0x80, hi = 0xBF;   /* the second byte's bounds */
-    size_t n;
-    if (p[0] >= 0xC2 && p[0] <= 0xDF)
-        n = 2;
-    else if (p[0] >= 0xE0 && p[0] <= 0xEF) {
-        n = 3;
-        lo = p[0] == 0xE0 ? 0xA0 : 0x80;   /* no overlong forms */
-        hi = p[0] == 0xED ? 0x9F : 0xBF;   /* no surrogates */
-    } else if (p[0] >= 0xF0 && p[0] <= 0xF4) {
-        n = 4;
-        lo = p[0] == 0xF0 ? 0x90 : 0x80;
-        hi = p[0] == 0xF4 ? 0x8F : 0xBF;   /* at most U+10FFFF */
-    } else {
-        return 0;
-    }
-    if (p[1] < lo || p[1] > hi)
-        return 0;
-    for (size_t i = 2; i < n; i++)
-        if (p[i] < 0x80 || p[i] > 0xBF)
-            return 0;
-    return n;
-}
-
-/* A label value as the format requires: backslash, double quote and line
- * feed escaped, so that no value ends the label or the line; a byte that
- * is not valid UTF-8 (which Prometheus refuses) becomes the Latin-1
- * character it would be there. */
-static void put_value_text(FILE *f, const char *value)
-{
-    const unsigned char *p = (const unsigned char *)value;
-    while (*p != '\0') {
-        size_t n = utf8_length(p);
-        if (n == 0) {
-            fputc(0xC0 | (*p >> 6), f);
-            fputc(0x80 | (*p & 0x3F), f);
-            p++;
-        } else if (n > 1) {
-            fwrite(p, 1, n, f);
-            p += n;
-        } else {
-            if (*p == '\\')
-                fputs("\\\\", f);
-            else if (*p == '"')
-                fputs("\\\"", f);
-            else if (*p == '\n')
-                fputs("\\n", f);
-            else
-                fputc(*p, f);
-            p++;
-        }
-    }
-}
-
-/* ,name="value" (no comma before the first label: *first is cleared). */
-static void put_label(FILE *f, int *first, const char *name, const char *value)
-{
-    fprintf(f, "%s%s=\"", *first ? "" : ",", name);
-    *first = 0;
-    put_value_text(f, value);
-    fputc('"', f);
-}
-
-static void put_label_int(FILE *f, int *first, const char *name, long long value)
-{
-    char text[32];
-    snprintf(text, sizeof text, "%lld", value);
-    put_label(f, first, name, text);
-}
-
-/* How a sample's figure is written: as the CSV writes it, so that the two
- * read the same, or to 6 significant digits for a ratio. */
-typedef enum prom_digits { PROM_CSV_FIXED, PROM_SIGNIFICANT } prom_digits;
-
-/* A figure into text; one that is not finite as the format spells it. */
-static void number_text(char *text, size_t len, prom_digits digits, double v)
-{
-    if (isnan(v))
-        snprintf(text, len, "NaN");
-    else if (isinf(v))
-        snprintf(text, len, "%s", v > 0 ? "+Inf" : "-Inf");
-    else if (digits == PROM_CSV_FIXED)
-        snprintf(text, len, "%.6f", v);
-    else
-        snprintf(text, len, "%.6g", v);
-}
-
-static void put_number(FILE *f, prom_digits digits, double v)
-{
-    char text[64];
-    number_text(text, sizeof text, digits, v);
-    fputs(text, f);
-}
-
-static void put_family(FILE *f, const char *name, const char *type, const char *help)
-{
-    fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
-}
-
 /* ---- The results' metrics: one line each; a new figure is a new line. ---- */
 
 /* Writes res's value into text and returns 1, or returns 0 when res has none. */
@@ -158,19 +57,19 @@ static int moves_data(const cb_result *res)
 
 static int busbw_value(const cb_result *res, char *text, size_t len)
 {
-    number_text(text, len, PROM_CSV_FIXED, res->busbw);
+    cb_prom_number_text(text, len, PROM_CSV_FIXED, res->busbw);
     return moves_data(res);
 }
 
 static int algbw_value(const cb_result *res, char *text, size_t len)
 {
-    number_text(text, len, PROM_CSV_FIXED, res->algbw);
+    cb_prom_number_text(text, len, PROM_CSV_FIXED, res->algbw);
     return moves_data(res);
 }
 
 static int time_value(const cb_result *res, char *text, size_t len)
 {
-    number_text(text, len, PROM_CSV_FIXED, res->seconds * 1e6);
+    cb_prom_number_text(text, len, PROM_CSV_FIXED, res->seconds * 1e6);
     return 1;
 }
 
@@ -212,23 +111,24 @@ static char *result_key(const prom_printer *pp, const cb_result *res)
     if (f == NULL)
         return NULL;
     int first = 1;
-    put_label(f, &first, "collective", res->collective->name);
-    put_label(f, &first, "datatype", cb_dtype_info_of(res->dtype)->name);
-    put_label(f, &first, "redop", cb_redop_name(res->redop));
-    put_label(f, &first, "placement", res->in_place ? "in-place" : "out-of-place");
-    put_label_int(f, &first, "nranks", res->group_ranks);
-    put_label_int(f, &first, "n_nodes", pp->run->nnodes);
-    put_label(f, &first, "backend", pp->run->backend);
+    cb_prom_put_label(f, &first, "source", pp->source);
+    cb_prom_put_label(f, &first, "collective", res->collective->name);
+    cb_prom_put_label(f, &first, "datatype", cb_dtype_info_of(res->dtype)->name);
+    cb_prom_put_label(f, &first, "redop", cb_redop_name(res->redop));
+    cb_prom_put_label(f, &first, "placement", res->in_place ? "in-place" : "out-of-place");
+    cb_prom_put_label_int(f, &first, "nranks", res->group_ranks);
+    cb_prom_put_label_int(f, &first, "n_nodes", pp->run->nnodes);
+    cb_prom_put_label(f, &first, "backend", pp->run->backend);
     if (res->root >= 0)
-        put_label_int(f, &first, "root", res->root);
+        cb_prom_put_label_int(f, &first, "root", res->root);
     if (res->group >= 0)
-        put_label_int(f, &first, "group", res->group);
+        cb_prom_put_label_int(f, &first, "group", res->group);
     if (res->layout == CB_LAYOUT_COL)
-        put_label(f, &first, "layout", "col");
+        cb_prom_put_label(f, &first, "layout", "col");
     if (res->impl != NULL)
-        put_label(f, &first, "impl", res->impl);
+        cb_prom_put_label(f, &first, "impl", res->impl);
     if (res->traffic_matrix[0] != '\0')
-        put_label(f, &first, "traffic_matrix", res->traffic_matrix);
+        cb_prom_put_label(f, &first, "traffic_matrix", res->traffic_matrix);
     if (fclose(f) != 0) {
         free(text);
         return NULL;
@@ -321,7 +221,7 @@ static void put_results(FILE *f, const prom_printer *pp)
             if (!metric->value(&s->res, line, sizeof line))
                 continue;
             if (!any++)
-                put_family(f, metric->name, "gauge", metric->help);
+                cb_prom_put_family(f, metric->name, "gauge", metric->help);
             fprintf(f, "%s{%s,message_size=\"%llu\"} %s\n", metric->name, s->key,
                     (unsigned long long)s->res.bytes, line);
         }
@@ -330,79 +230,81 @@ static void put_results(FILE *f, const prom_printer *pp)
 
 /* ---- The health scan (-o scan): its figures and suspects. ---- */
 
-static void put_scan_figures(FILE *f, const cb_scan_report *rep)
+static void put_scan_figures(FILE *f, const char *source, const cb_scan_report *rep)
 {
     int n = rep->nnodes, first;
     if (rep->node_bw != NULL) {
-        put_family(f, PROM_PREFIX "scan_node_bus_bandwidth_gbs", "gauge",
+        cb_prom_put_family(f, PROM_PREFIX "scan_node_bus_bandwidth_gbs", "gauge",
                    "Health scan: the all-reduce bus bandwidth within one node, in GB/s");
         for (int a = 0; a < n; a++) {
-            fprintf(f, PROM_PREFIX "scan_node_bus_bandwidth_gbs{");
-            first = 1;
-            put_label(f, &first, "host", rep->hosts[a]);
+            cb_prom_open_sample(f, source, PROM_PREFIX "scan_node_bus_bandwidth_gbs", &first);
+            cb_prom_put_label(f, &first, "host", rep->hosts[a]);
             fputs("} ", f);
-            put_number(f, PROM_CSV_FIXED, rep->node_bw[a]);
+            cb_prom_put_number(f, PROM_CSV_FIXED, rep->node_bw[a]);
             fputc('\n', f);
         }
     }
     if (rep->pair_bw != NULL) {
-        put_family(f, PROM_PREFIX "scan_pair_bandwidth_gbs", "gauge",
+        cb_prom_put_family(f, PROM_PREFIX "scan_pair_bandwidth_gbs", "gauge",
                    "Health scan: the bandwidth between two nodes, GB/s per direction");
         for (int a = 0; a < n; a++)
             for (int b = a + 1; b < n; b++) {
-                fprintf(f, PROM_PREFIX "scan_pair_bandwidth_gbs{");
-                first = 1;
-                put_label(f, &first, "host", rep->hosts[a]);
-                put_label(f, &first, "peer_host", rep->hosts[b]);
+                cb_prom_open_sample(f, source, PROM_PREFIX "scan_pair_bandwidth_gbs", &first);
+                cb_prom_put_label(f, &first, "host", rep->hosts[a]);
+                cb_prom_put_label(f, &first, "peer_host", rep->hosts[b]);
                 fputs("} ", f);
-                put_number(f, PROM_CSV_FIXED, rep->pair_bw[(size_t)a * n + b]);
+                cb_prom_put_number(f, PROM_CSV_FIXED, rep->pair_bw[(size_t)a * n + b]);
                 fputc('\n', f);
             }
     }
     if (rep->rail_bw != NULL) {
-        put_family(f, PROM_PREFIX "scan_rail_bus_bandwidth_gbs", "gauge",
+        cb_prom_put_family(f, PROM_PREFIX "scan_rail_bus_bandwidth_gbs", "gauge",
                    "Health scan: the all-reduce bus bandwidth across nodes among the ranks "
                    "of one local index, in GB/s");
         for (int l = 0; l < rep->nrails; l++) {
-            fprintf(f, PROM_PREFIX "scan_rail_bus_bandwidth_gbs{rail=\"%d\"} ", l);
-            put_number(f, PROM_CSV_FIXED, rep->rail_bw[l]);
+            cb_prom_open_sample(f, source, PROM_PREFIX "scan_rail_bus_bandwidth_gbs", &first);
+            cb_prom_put_label_int(f, &first, "rail", l);
+            fputs("} ", f);
+            cb_prom_put_number(f, PROM_CSV_FIXED, rep->rail_bw[l]);
             fputc('\n', f);
         }
     }
 }
 
-static void put_scan_suspects(FILE *f, const cb_scan_report *rep)
+static void put_scan_suspects(FILE *f, const char *source, const cb_scan_report *rep)
 {
-    put_family(f, PROM_PREFIX "scan_suspect_threshold_ratio", "gauge",
+    int first;
+    cb_prom_put_family(f, PROM_PREFIX "scan_suspect_threshold_ratio", "gauge",
                "Health scan: a figure below this share of the median is a suspect "
                "(--suspect-ratio)");
-    fprintf(f, PROM_PREFIX "scan_suspect_threshold_ratio ");
-    put_number(f, PROM_SIGNIFICANT, rep->threshold);
+    cb_prom_open_sample(f, source, PROM_PREFIX "scan_suspect_threshold_ratio", &first);
+    fputs("} ", f);
+    cb_prom_put_number(f, PROM_SIGNIFICANT, rep->threshold);
     fputc('\n', f);
-    put_family(f, PROM_PREFIX "scan_suspects", "gauge",
+    cb_prom_put_family(f, PROM_PREFIX "scan_suspects", "gauge",
                "Health scan: the number of suspects the verdict named");
-    fprintf(f, PROM_PREFIX "scan_suspects %d\n", rep->nsuspects);
+    cb_prom_open_sample(f, source, PROM_PREFIX "scan_suspects", &first);
+    fprintf(f, "} %d\n", rep->nsuspects);
     if (rep->nsuspects == 0)
         return;
-    put_family(f, PROM_PREFIX "scan_suspect_ratio", "gauge",
+    cb_prom_put_family(f, PROM_PREFIX "scan_suspect_ratio", "gauge",
                "Health scan: one series per suspect node, link or rail, valued its figure "
                "over the median (NaN where wrong elements named it)");
     for (int i = 0; i < rep->nsuspects; i++) {
         const cb_scan_suspect *x = &rep->suspects[i];
-        int first = 1;
-        fprintf(f, PROM_PREFIX "scan_suspect_ratio{");
-        put_label(f, &first, "kind", x->kind);
-        put_label(f, &first, "reason", x->reason);
+        cb_prom_open_sample(f, source, PROM_PREFIX "scan_suspect_ratio", &first);
+        cb_prom_put_label(f, &first, "kind", x->kind);
+        cb_prom_put_label(f, &first, "reason", x->reason);
         if (x->host != NULL)
-            put_label(f, &first, "host", x->host);
+            cb_prom_put_label(f, &first, "host", x->host);
         if (x->peer_host != NULL)
-            put_label(f, &first, "peer_host", x->peer_host);
+            cb_prom_put_label(f, &first, "peer_host", x->peer_host);
         if (x->rail >= 0)
-            put_label_int(f, &first, "rail", x->rail);
+            cb_prom_put_label_int(f, &first, "rail", x->rail);
         if (x->gpu != NULL && x->gpu[0] != '\0')
-            put_label(f, &first, "gpu", x->gpu);
+            cb_prom_put_label(f, &first, "gpu", x->gpu);
         fputs("} ", f);
-        put_number(f, PROM_SIGNIFICANT, x->ratio);
+        cb_prom_put_number(f, PROM_SIGNIFICANT, x->ratio);
         fputc('\n', f);
     }
 }
@@ -418,8 +320,8 @@ static void prom_scan(cb_printer *pr, const cb_scan_report *rep)
         fail_memory(pp);
         return;
     }
-    put_scan_figures(f, rep);
-    put_scan_suspects(f, rep);
+    put_scan_figures(f, pp->source, rep);
+    put_scan_suspects(f, pp->source, rep);
     if (fclose(f) != 0)
         fail_memory(pp);
 }
@@ -444,32 +346,35 @@ static long long utc_seconds(const char *iso)
 }
 
 /* A gauge of one unlabelled integer sample. */
-static void put_gauge(FILE *f, const char *name, const char *help, long long v)
+static void put_integer(FILE *f, const char *source, const char *name, const char *type,
+                        const char *help, long long v)
 {
-    put_family(f, name, "gauge", help);
-    fprintf(f, "%s %lld\n", name, v);
+    int first;
+    cb_prom_put_family(f, name, type, help);
+    cb_prom_open_sample(f, source, name, &first);
+    fprintf(f, "} %lld\n", v);
 }
 
 /* The one series per run that carries what changes with every run. */
-static void put_run_info(FILE *f, const cb_run_info *run)
+static void put_run_info(FILE *f, const char *source, const cb_run_info *run)
 {
     const char *library = run->ranks[0].device.library;
     const char *slurm_job = getenv("SLURM_JOB_ID");
-    int first = 1;
-    put_family(f, PROM_PREFIX "run_info", "gauge", "The run: its id, the program's and the "
+    int first;
+    cb_prom_put_family(f, PROM_PREFIX "run_info", "gauge", "The run: its id, the program's and the "
                "libraries' versions and the Slurm job; always 1");
-    fprintf(f, PROM_PREFIX "run_info{");
-    put_label(f, &first, "run_id", run->run_id);
-    put_label(f, &first, "version", run->tool_version);
-    put_label(f, &first, "backend", run->backend);
-    put_label(f, &first, "library", library);
+    cb_prom_open_sample(f, source, PROM_PREFIX "run_info", &first);
+    cb_prom_put_label(f, &first, "run_id", run->run_id);
+    cb_prom_put_label(f, &first, "version", run->tool_version);
+    cb_prom_put_label(f, &first, "backend", run->backend);
+    cb_prom_put_label(f, &first, "library", library);
     if (strncmp(library, "NCCL ", 5) == 0)
-        put_label(f, &first, "nccl_version", library + 5);
+        cb_prom_put_label(f, &first, "nccl_version", library + 5);
     if (run->backend_versions[0] != '\0')
-        put_label(f, &first, "backend_versions", run->backend_versions);
-    put_label(f, &first, "mpi_library", run->mpi_library);
+        cb_prom_put_label(f, &first, "backend_versions", run->backend_versions);
+    cb_prom_put_label(f, &first, "mpi_library", run->mpi_library);
     if (slurm_job != NULL && slurm_job[0] != '\0')
-        put_label(f, &first, "slurm_job_id", slurm_job);
+        cb_prom_put_label(f, &first, "slurm_job_id", slurm_job);
     fputs("} 1\n", f);
 }
 
@@ -477,28 +382,28 @@ static void put_run_info(FILE *f, const cb_run_info *run)
  * NULL while the run goes on. */
 static void put_file(FILE *f, const prom_printer *pp, const cb_summary *sum)
 {
+    const char *src = pp->source;
     if (pp->run != NULL) {
-        put_run_info(f, pp->run);
-        put_gauge(f, PROM_PREFIX "start_timestamp_seconds", "When the run started, Unix time",
-                  utc_seconds(pp->run->start_utc));
-        put_family(f, PROM_PREFIX "cycles_completed_total", "counter",
-                   "Cycles (-N) that ran whole");
-        fprintf(f, PROM_PREFIX "cycles_completed_total %d\n", pp->cycles);
+        put_run_info(f, src, pp->run);
+        put_integer(f, src, PROM_PREFIX "start_timestamp_seconds", "gauge",
+                    "When the run started, Unix time", utc_seconds(pp->run->start_utc));
+        put_integer(f, src, PROM_PREFIX "cycles_completed_total", "counter",
+                    "Cycles (-N) that ran whole", pp->cycles);
         if (pp->cycles > 0)
-            put_gauge(f, PROM_PREFIX "cycle_end_timestamp_seconds", "When the latest whole "
-                      "cycle ended, Unix time", pp->cycle_end);
+            put_integer(f, src, PROM_PREFIX "cycle_end_timestamp_seconds", "gauge",
+                        "When the latest whole cycle ended, Unix time", pp->cycle_end);
         if (pp->shown != NULL)
-            put_gauge(f, PROM_PREFIX "results_cycle", "The cycle (-N, from 1) whose results "
-                      "and health scan the other series show", pp->shown_cycle);
-        put_family(f, PROM_PREFIX "wrong_elements_total", "counter",
-                   "Wrong elements in every result of the run so far, every size and cycle");
-        fprintf(f, PROM_PREFIX "wrong_elements_total %llu\n", pp->wrong);
+            put_integer(f, src, PROM_PREFIX "results_cycle", "gauge", "The cycle (-N, from 1) "
+                        "whose results and health scan the other series show", pp->shown_cycle);
+        put_integer(f, src, PROM_PREFIX "wrong_elements_total", "counter", "Wrong elements in "
+                    "every result of the run so far, every size and cycle", (long long)pp->wrong);
     }
     if (sum != NULL) {
-        put_gauge(f, PROM_PREFIX "exit_status", "The run's exit status (nccl-collbench(1), "
-                  "EXIT STATUS); absent while the run goes on", sum->exit_status);
-        put_gauge(f, PROM_PREFIX "end_timestamp_seconds", "When the run ended, Unix time",
-                  (long long)time(NULL));
+        put_integer(f, src, PROM_PREFIX "exit_status", "gauge", "The run's exit status "
+                    "(nccl-collbench(1), EXIT STATUS); absent while the run goes on",
+                    sum->exit_status);
+        put_integer(f, src, PROM_PREFIX "end_timestamp_seconds", "gauge",
+                    "When the run ended, Unix time", (long long)time(NULL));
     }
     if (pp->shown != NULL)
         fputs(pp->shown, f);
@@ -605,6 +510,17 @@ static void prom_begin(cb_printer *pr, const cb_run_info *run)
     ((prom_printer *)pr)->run = run;
 }
 
+/* The source label: the file's name without its folder and ".prom". */
+static char *source_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    const char *name = slash != NULL ? slash + 1 : path;
+    size_t len = strlen(name);
+    if (len > 5 && strcmp(name + len - 5, ".prom") == 0)
+        len -= 5;
+    return strndup(name, len);
+}
+
 /* The target is checked, and a file made beside it, before anything is
  * measured. */
 static cb_printer *prom_open(const char *path, char *err, size_t err_len)
@@ -616,7 +532,14 @@ static cb_printer *prom_open(const char *path, char *err, size_t err_len)
         return NULL;
     }
     pp->base.ops = &cb_printer_prom;
+    if ((pp->source = source_of(path)) == NULL) {
+        free(pp->path);
+        free(pp);
+        snprintf(err, err_len, "out of memory");
+        return NULL;
+    }
     if (cb_outfile_open(&pp->file, path, err, err_len) != 0) {
+        free(pp->source);
         free(pp->path);
         free(pp);
         return NULL;
@@ -638,6 +561,7 @@ static int prom_close(cb_printer *pr, char *err, size_t err_len)
     forget_cycle(pp);
     free(pp->series);
     free(pp->shown);
+    free(pp->source);
     free(pp->path);
     free(pp);
     return rc;

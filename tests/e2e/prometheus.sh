@@ -6,7 +6,9 @@
 # for the same row, label by label, and the run's info series with a Slurm
 # job id made to forge lines, intact. A second run, a health scan whose
 # host names (NCCL_HOSTID) try the same, replaces the file: its series
-# reach Prometheus with their hosts intact and the CSV's figures. Both
+# reach Prometheus with their hosts intact and the CSV's figures, and the
+# sweep's series go stale. A third run's file beside it (its own source
+# label) is served beside the scan's. Both
 # servers are stopped by their PIDs whatever happens. Skips (77) where
 # Debian's prometheus or prometheus-node-exporter is not installed
 # (ci/install-deps.sh installs them).
@@ -90,6 +92,8 @@ CONFIG
 }
 start_servers
 api="http://127.0.0.1:$prometheus_port"
+PROM_SOURCE=nccl   # the source label of DIR/nccl.prom
+export PROM_SOURCE
 
 # series_of RUN_ID: until Prometheus has the info series of that run.
 series_of() {
@@ -136,5 +140,15 @@ series_of "$(run_id "$CB_TMP/scan.csv")"
 # The sweep's series went stale with the file they were in.
 "$CB_PYTHON" "$CHECK" wait-query "$api" 'absent(nccl_bus_bandwidth_gbs)' 30 ||
     fail "the sweep's series stayed after the file was replaced"
+# A second file beside it, from another run: its series carry its own
+# source label, so node_exporter serves both files' series without a clash.
+run 2 --backend mpi -o allreduce -b 8 -e 64 -f 8 -n 2 --csv "$CB_TMP/second.csv" \
+    --prom "$textdir/second.prom"
+expect_rc 0 "the second file's run"
+series_of "$(run_id "$CB_TMP/second.csv")"
+"$CB_PYTHON" "$CHECK" wait-query "$api" 'count(nccl_collbench_run_info) == 2' 30 ||
+    fail "Prometheus does not have both files' info series"
+PROM_SOURCE=second "$CB_PYTHON" "$CHECK" results "$api" "$CB_TMP/second.csv" ||
+    fail "the second file's series"
 stop_servers
 echo "ok"

@@ -173,7 +173,8 @@ def same(a, b):
 
 
 def expect_equal(source, name, want):
-    got = {tuple(sorted(l.items())): v for l, v in series(source, name)}
+    src = source_label(source)   # another file's series are not these
+    got = {tuple(sorted(l.items())): v for l, v in series(source, name) if l.get("source") == src}
     want = {tuple(sorted(l.items())): v for l, v in want}
     if set(got) != set(want):
         raise Bad("%s: series differ\n  only in %s: %s\n  only in the CSV: %s" % (
@@ -184,8 +185,17 @@ def expect_equal(source, name, want):
     return len(want)
 
 
-def result_labels(r):
-    labels = {"collective": r["collective"], "datatype": r["datatype"], "redop": r["redop"],
+def source_label(source):
+    """The source label a file's series carry: its name less .prom; for
+    Prometheus, $PROM_SOURCE (the file it scraped)."""
+    if source.startswith("http://"):
+        return os.environ["PROM_SOURCE"]
+    name = os.path.basename(source)
+    return name[:-5] if name.endswith(".prom") else name
+
+
+def result_labels(r, src):
+    labels = {"source": src, "collective": r["collective"], "datatype": r["datatype"], "redop": r["redop"],
               "placement": r["placement"], "nranks": r["group_ranks"], "n_nodes": r["nodes"],
               "backend": r["backend"], "message_size": r["bytes"]}
     if int(r["root"]) >= 0:
@@ -199,44 +209,47 @@ def result_labels(r):
 
 
 def check_results(source, rows):
+    src = source_label(source)
     rows = [r for r in rows if not r["scan_part"]]
     data = [r for r in rows if r["collective"] != "barrier"]
     n = expect_equal(source, "nccl_bus_bandwidth_gbs",
-                     [(result_labels(r), float(r["busbw_gbps"])) for r in data])
+                     [(result_labels(r, src), float(r["busbw_gbps"])) for r in data])
     n += expect_equal(source, "nccl_collbench_algorithm_bandwidth_gbs",
-                      [(result_labels(r), float(r["algbw_gbps"])) for r in data])
+                      [(result_labels(r, src), float(r["algbw_gbps"])) for r in data])
     n += expect_equal(source, "nccl_collective_exec_time_microseconds",
-                      [(result_labels(r), float(r["time_us"])) for r in rows])
+                      [(result_labels(r, src), float(r["time_us"])) for r in rows])
     n += expect_equal(source, "nccl_collbench_wrong_elements",
-                      [(result_labels(r), float(r["wrong"])) for r in rows if r["wrong"] != ""])
+                      [(result_labels(r, src), float(r["wrong"])) for r in rows if r["wrong"] != ""])
     print("%d result series equal the CSV's %d rows" % (n, len(rows)))
 
 
 def check_scan(source, rows):
+    src = source_label(source)
     first = [r for r in rows if r["scan_part"] in ("node", "pair", "rail")]
     n = expect_equal(source, "nccl_collbench_scan_node_bus_bandwidth_gbs",
-                     [({"host": host_text(r["host"])}, float(r["busbw_gbps"]))
+                     [({"source": src, "host": host_text(r["host"])}, float(r["busbw_gbps"]))
                       for r in first if r["scan_part"] == "node"])
     n += expect_equal(source, "nccl_collbench_scan_pair_bandwidth_gbs",
-                      [({"host": host_text(r["host"]), "peer_host": host_text(r["peer_host"])},
+                      [({"source": src, "host": host_text(r["host"]), "peer_host": host_text(r["peer_host"])},
                         float(r["busbw_gbps"])) for r in first if r["scan_part"] == "pair"])
     n += expect_equal(source, "nccl_collbench_scan_rail_bus_bandwidth_gbs",
-                      [({"rail": r["group"]}, float(r["busbw_gbps"]))
+                      [({"source": src, "rail": r["group"]}, float(r["busbw_gbps"]))
                        for r in first if r["scan_part"] == "rail"])
     print("%d scan series equal the CSV's rows" % n)
 
 
 def check_sizes(path, rows, which):
     rows = [r for r in rows if not r["scan_part"]]
+    src = source_label(path)
     key = lambda l: tuple(sorted((k, v) for k, v in l.items() if k != "message_size"))
     if which == "all":
         want = rows
     elif which == "largest":
         top = {}
         for r in rows:
-            k = key(result_labels(r))
+            k = key(result_labels(r, src))
             top[k] = max(top.get(k, 0), int(r["bytes"]))
-        want = [r for r in rows if int(r["bytes"]) == top[key(result_labels(r))]]
+        want = [r for r in rows if int(r["bytes"]) == top[key(result_labels(r, src))]]
     else:
         sizes = {int(s) for s in which.split(",")}
         want = [r for r in rows if int(r["bytes"]) in sizes]
@@ -248,6 +261,8 @@ def check_info(source, pairs):
     if len(got) != 1 or got[0][1] != 1:
         raise Bad("not one info series valued 1: %r" % got)
     labels = got[0][0]
+    if labels.get("source") != source_label(source):
+        raise Bad("info series source %r" % labels.get("source"))
     for pair in pairs:
         key, _, value = pair.partition("=")
         if value.startswith("@"):
