@@ -45,7 +45,7 @@ expect_rc 0 "--prom"
 prom "$d/all.prom"
 "$CB_PYTHON" "$CHECK" results "$d/all.prom" "$CB_TMP/all.csv" || fail "the series are not the CSV's"
 "$CB_PYTHON" "$CHECK" info "$d/all.prom" backend=mpi slurm_job_id= || fail "the info series"
-grep -q '^nccl_collbench_exit_status 0$' "$d/all.prom" || fail "no exit status 0"
+grep -q '^nccl_collbench_exit_status{source="all"} 0$' "$d/all.prom" || fail "no exit status 0"
 ls "$d" | grep -v '^all\.prom$' && fail "a temporary file was left beside the file"
 
 # --prom-sizes: each series' largest size, or the sizes listed (the barrier
