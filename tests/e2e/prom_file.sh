@@ -6,7 +6,8 @@
 # for; host names (NCCL_HOSTID) and a Slurm job id made to forge lines keep
 # their values as labels; -N rewrites the file after each whole cycle (every
 # version seen while the run goes on shows one whole cycle and no exit
-# status); bad values of the options are usage errors.
+# status), and a -N 0 run stopped by SIGTERM leaves its latest whole cycle
+# with status 143; bad values of the options are usage errors.
 . "$CB_SRCDIR/tests/support/lib.sh"
 need_mpirun
 need_python
@@ -114,6 +115,47 @@ cat "$CB_TMP/watch"
 expect_rc 0 "-N 3"
 [ "$wrc" = 0 ] || fail "the file during the cycles"
 prom "$d/cycles.prom"
+
+# A health check until stopped (-N 0) stopped by SIGTERM to its ranks after
+# two whole cycles: the file keeps the latest whole cycle, with the status
+# of SIGTERM and no temporary file beside it.
+cat >"$CB_TMP/pid_rank.sh" <<LAUNCHER
+#!/bin/sh
+rank=\${OMPI_COMM_WORLD_RANK:-\${PMI_RANK:-\${PMIX_RANK:-}}}
+echo \$\$ >"$CB_TMP/pid.\$rank"
+exec "\$@"
+LAUNCHER
+chmod +x "$CB_TMP/pid_rank.sh"
+timeout -k 5 120 $CB_MPIRUN -np 2 "$CB_TMP/pid_rank.sh" "$CB_BIN" --backend mpi -o allreduce \
+    -b 8 -e 64K -f 4 -n 20 -N 0 --prom "$d/forever.prom" </dev/null >"$CB_TMP/out" 2>"$CB_TMP/err" &
+pid=$!
+i=0
+until grep -q '^nccl_collbench_cycles_completed_total{source="forever"} [2-9]' "$d/forever.prom" 2>/dev/null &&
+    [ -s "$CB_TMP/pid.1" ]; do
+    i=$((i + 1))
+    [ $i -le 600 ] || { kill -KILL $pid; fail "no second whole cycle within 60 s"; }
+    kill -0 $pid 2>/dev/null || show_and_fail "the run ended before it could be stopped"
+    sleep 0.1
+done
+kill -TERM "$(cat "$CB_TMP/pid.0")" "$(cat "$CB_TMP/pid.1")"
+rc=0
+wait $pid || rc=$?
+expect_rc 143 "SIGTERM to a -N 0 run"
+prom "$d/forever.prom"
+ls -a "$d" | grep -q tmp && fail "a temporary file was left: $(ls -a "$d")"
+"$CB_PYTHON" - "$d/forever.prom" "$CHECK" <<'PY' || fail "the file after SIGTERM"
+import importlib.util, sys
+spec = importlib.util.spec_from_file_location("prom_check", sys.argv[2])
+pc = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(pc)
+fams = pc.parse(sys.argv[1])
+one = lambda name: pc.one(fams, name)
+assert one("nccl_collbench_exit_status") == 143, one("nccl_collbench_exit_status")
+done = one("nccl_collbench_cycles_completed_total")
+assert done >= 2 and one("nccl_collbench_results_cycle") == done, fams
+# A whole cycle: 7 sizes (8 B to 32 KiB by 4) in both placements.
+assert len(fams["nccl_bus_bandwidth_gbs"]["samples"]) == 14, fams["nccl_bus_bandwidth_gbs"]
+PY
 
 # Usage errors: status 2 and one message naming the value.
 for bad in "--prom-sizes 8,,16" "--prom-sizes 12Q" "--prom-sizes 8,8" "--prom -" "--prom="; do
