@@ -112,6 +112,7 @@ export SLURM_JOB_ID
 run 2 --backend mpi -o allreduce,broadcast,barrier -d float,int32 -b 8 -e 4K -f 8 -n 3 \
     --csv "$CB_TMP/sweep.csv" --prom "$textdir/nccl.prom"
 expect_rc 0 "the sweep"
+"$CB_PYTHON" "$CHECK" lint "$textdir/nccl.prom" || fail "the sweep's file"
 series_of "$(run_id "$CB_TMP/sweep.csv")"
 # The whole file is in one scrape: the result series are there with it.
 "$CB_PYTHON" "$CHECK" results "$api" "$CB_TMP/sweep.csv" ||
@@ -135,6 +136,7 @@ chmod +x "$CB_TMP/hostile.sh"
 CB_RUN_BIN=$CB_TMP/hostile.sh run 4 --backend mpi -o scan -b 64K -e 64K -n 4 -w 1 \
     --suspect-ratio 0.01 --csv "$CB_TMP/scan.csv" --prom "$textdir/nccl.prom"
 expect_rc 0 "the scan"
+"$CB_PYTHON" "$CHECK" lint "$textdir/nccl.prom" || fail "the scan's file"
 series_of "$(run_id "$CB_TMP/scan.csv")"
 "$CB_PYTHON" "$CHECK" scan "$api" "$CB_TMP/scan.csv" || fail "Prometheus' scan series"
 # The sweep's series went stale with the file they were in.
@@ -145,6 +147,7 @@ series_of "$(run_id "$CB_TMP/scan.csv")"
 run 2 --backend mpi -o allreduce -b 8 -e 64 -f 8 -n 2 --csv "$CB_TMP/second.csv" \
     --prom "$textdir/second.prom"
 expect_rc 0 "the second file's run"
+"$CB_PYTHON" "$CHECK" lint "$textdir/second.prom" || fail "the second file"
 series_of "$(run_id "$CB_TMP/second.csv")"
 "$CB_PYTHON" "$CHECK" wait-query "$api" 'count(nccl_collbench_run_info) == 2' 30 ||
     fail "Prometheus does not have both files' info series"
