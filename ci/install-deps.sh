@@ -22,6 +22,11 @@ need mandoc mandoc
 need gnuplot gnuplot-nox
 need clang clang
 need timeout coreutils
+# tests/e2e/prometheus.sh and prom_file.sh: a real node_exporter and
+# Prometheus read --prom's files; promtool checks them.
+need prometheus prometheus
+need promtool prometheus
+need prometheus-node-exporter prometheus-node-exporter
 # The test cluster (tests/cluster/): namespaces, veth pairs and tc.
 need ip iproute2
 need tc iproute2

@@ -50,12 +50,16 @@ int main(int argc, char **argv)
         bad = cb_params_check_sizes(&params, err, sizeof err) != 0;
     }
     /* Two outputs in one file would leave only the last; rank 0 writes them. */
-    if (!bad && rank == 0 && params.csv_path != NULL && params.json_path != NULL &&
-        strcmp(params.csv_path, "-") != 0 && cb_outfile_same(params.csv_path, params.json_path)) {
-        snprintf(err, sizeof err, "--csv %s and --json %s are the same file; give each its own",
-                 params.csv_path, params.json_path);
-        bad = 1;
-    }
+    const char *outputs[][2] = {{"--csv", params.csv_path}, {"--json", params.json_path},
+                                {"--prom", params.prom_path}};
+    for (int a = 0; a < 3 && !bad && rank == 0; a++)
+        for (int b = a + 1; b < 3 && !bad; b++)
+            if (outputs[a][1] != NULL && outputs[b][1] != NULL &&
+                strcmp(outputs[a][1], "-") != 0 && cb_outfile_same(outputs[a][1], outputs[b][1])) {
+                snprintf(err, sizeof err, "%s %s and %s %s are the same file; give each its own",
+                         outputs[a][0], outputs[a][1], outputs[b][0], outputs[b][1]);
+                bad = 1;
+            }
     if (!bad && !params.help && !params.version)
         bad = cb_params_check_ranks(&params, nranks, err, sizeof err) != 0;
     /* The lowest rank whose command line is bad speaks through rank 0, so

@@ -30,6 +30,10 @@ typedef struct cb_rank_info {
 typedef struct cb_run_settings {
     const char *csv_path;       /* NULL: no CSV; "-": CSV on stdout */
     const char *json_path;      /* NULL: no JSON document */
+    const char *prom_path;      /* NULL: no Prometheus text file */
+    int prom_largest;           /* --prom-sizes largest */
+    const uint64_t *prom_sizes; /* --prom-sizes LIST, nprom_sizes of them; 0: every size */
+    int nprom_sizes;
     int argc;                   /* the command line */
     char *const *argv;
     const cb_collective *const *collectives;

@@ -57,6 +57,9 @@ void run_cycles(engine *e)
             rc = run_scan(e);
         e->wrong_cycles += e->wrong_this_cycle;
         cycles_run++;
+        /* A whole cycle: --prom's file shows it from now on. */
+        if (rc == CB_EXIT_OK && e->st.code == CB_EXIT_OK && e->rank == 0)
+            printers_cycle_end(e);
         /* A signal between cycles stops here, with whole cycles only. */
         if (rc != CB_EXIT_OK || agree(e) != CB_EXIT_OK)
             break;

@@ -132,6 +132,9 @@ void stamp_result(engine *e, cb_result *res);
 /* Rank 0: --min-busbw's check of one figure, with a note when it fails. */
 void gate_busbw(engine *e, const char *what, double busbw);
 void flush_pending(engine *e);
+/* Rank 0: tell the printers a cycle ran whole; a write that failed sets
+ * the status. */
+void printers_cycle_end(engine *e);
 
 /* backend.c */
 void select_backend(engine *e);

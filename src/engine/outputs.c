@@ -7,6 +7,10 @@ static void describe_settings(cb_run_settings *s, const cb_params *p)
     *s = (cb_run_settings){
         .csv_path = p->csv_path,
         .json_path = p->json_path,
+        .prom_path = p->prom_path,
+        .prom_largest = p->prom_largest,
+        .prom_sizes = p->prom_sizes,
+        .nprom_sizes = p->nprom_sizes,
         .argc = p->argc,
         .argv = p->argv,
         .collectives = p->collectives,
@@ -181,6 +185,15 @@ static void check_printers(engine *e)
         else if (e->printers[i]->write_failed)
             cb_status_set(&e->st, CB_EXIT_RUNTIME, "writing the %s output failed",
                           e->printers[i]->ops->name);
+}
+
+/* Rank 0: cycle e->cycle ran whole (its results and scan given). */
+void printers_cycle_end(engine *e)
+{
+    for (int i = 0; i < e->nprinters; i++)
+        if (e->printers[i]->ops->cycle_end != NULL)
+            e->printers[i]->ops->cycle_end(e->printers[i], e->cycle);
+    check_printers(e);
 }
 
 /* Rank 0 prints one row (in_place may be NULL) and counts its results. */

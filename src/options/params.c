@@ -274,6 +274,12 @@ static const cb_option_spec option_table[] = {
                           "table on stderr", opt_csv, AGREE_STRING(csv_path)},
     {'\0', "json", "FILE", "also write the run as one JSON document to FILE", opt_json,
      AGREE_STRING(json_path)},
+    {'\0', "prom", "FILE", "also write the results in the Prometheus text format to FILE "
+                           "(for node_exporter's textfile collector), replaced whole after "
+                           "each cycle", cb_params_opt_prom, AGREE_STRING(prom_path)},
+    {'\0', "prom-sizes", "WHICH", "sizes --prom keeps: all, largest (each series' largest) "
+                                  "or a comma list of byte counts [all]",
+     cb_params_opt_prom_sizes, AGREE_DESCRIBED(cb_agree_prom_sizes)},
     {'\0', "stats", NULL, "add per-iteration and per-rank time statistics to the table "
                           "(p99 from 100 samples on)", opt_flag, AGREE_FLAG(table_stats)},
     {'\0', "samples-json", NULL, "with --json, add every rank's per-iteration samples, in "

@@ -12,6 +12,8 @@
 
 #define CB_MAX_COLLECTIVES 32
 #define CB_MAX_SIZES 4096
+/* --prom-sizes: the most sizes a list may give. */
+#define CB_MAX_PROM_SIZES 64
 
 /* How per-rank times become the one time reported (-a). */
 typedef enum cb_average {
@@ -71,6 +73,10 @@ typedef struct cb_params {
     const char *backend;   /* a backend name or "auto" */
     const char *csv_path;  /* NULL: no CSV; "-": CSV on stdout, the table on stderr */
     const char *json_path; /* NULL: no JSON document */
+    const char *prom_path; /* --prom: NULL: no Prometheus text file */
+    int prom_largest;      /* --prom-sizes largest: each series' largest size only */
+    uint64_t prom_sizes[CB_MAX_PROM_SIZES]; /* --prom-sizes LIST; nprom_sizes 0: every size */
+    int nprom_sizes;
     int table_stats;       /* --stats: statistics lines in the table */
     int samples_json;      /* --samples-json: every rank's raw samples in the JSON */
     int progress;          /* --progress: progress on stderr even when it is no terminal */

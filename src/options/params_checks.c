@@ -68,5 +68,16 @@ int cb_params_note(const cb_params *p, int index, char *text, size_t len)
         snprintf(text, len, "--a2av-matrix has no effect: only alltoallv has a traffic matrix");
         return 1;
     }
+    if ((p->prom_largest || p->nprom_sizes > 0) && p->prom_path == NULL && n++ == index) {
+        snprintf(text, len, "--prom-sizes has no effect without --prom");
+        return 1;
+    }
+    size_t plen = p->prom_path != NULL ? strlen(p->prom_path) : 0;
+    if (p->prom_path != NULL && (plen < 5 || strcmp(p->prom_path + plen - 5, ".prom") != 0) &&
+        n++ == index) {
+        snprintf(text, len, "--prom %s: node_exporter's textfile collector reads only files "
+                 "whose names end in .prom", p->prom_path);
+        return 1;
+    }
     return 0;
 }

@@ -54,7 +54,7 @@ typedef struct cb_agree_value {
 /* The hooks for the options whose value is more than one field. */
 cb_agree_describe cb_agree_collectives, cb_agree_dtypes, cb_agree_redops, cb_agree_step,
     cb_agree_root, cb_agree_average, cb_agree_split, cb_agree_hier, cb_agree_layouts,
-    cb_agree_a2av_matrix, cb_agree_nccl_impls;
+    cb_agree_a2av_matrix, cb_agree_nccl_impls, cb_agree_prom_sizes;
 
 /* One line of the option table (src/options/params.c): parsing, --help, agreement. */
 typedef struct cb_option_spec {
@@ -93,6 +93,9 @@ int cb_params_opt_cycles(parse_state *s, const char *v);
 /* params_native.c: --nccl-impl and -R. */
 int cb_params_opt_nccl_impl(parse_state *s, const char *v);
 int cb_params_opt_register(parse_state *s, const char *v);
+/* params_prom.c: --prom and --prom-sizes. */
+int cb_params_opt_prom(parse_state *s, const char *v);
+int cb_params_opt_prom_sizes(parse_state *s, const char *v);
 /* Their defaults, and their checks after every option is read. */
 void cb_params_health_defaults(cb_params *p);
 int cb_params_check_health(parse_state *s);

@@ -35,6 +35,9 @@ typedef struct cb_printer_ops {
     void (*result)(cb_printer *pr, const cb_row *row);
     /* Optional: the health scan's figures and suspects (-o scan). */
     void (*scan)(cb_printer *pr, const cb_scan_report *rep);
+    /* Optional: cycle (-N, from 1) ran whole, its results and scan all
+     * given; a format that shows the latest cycle (--prom) writes it now. */
+    void (*cycle_end)(cb_printer *pr, int cycle);
     void (*end)(cb_printer *pr, const cb_summary *sum);
     /* Flush and close; returns -1 with err set when anything failed to write. */
     int (*close)(cb_printer *pr, char *err, size_t err_len);
@@ -52,6 +55,7 @@ struct cb_printer {
 extern const cb_printer_ops cb_printer_table;
 extern const cb_printer_ops cb_printer_csv;
 extern const cb_printer_ops cb_printer_json;
+extern const cb_printer_ops cb_printer_prom;
 
 /* Every output format, in the order they are opened and ended, NULL-ended. */
 extern const cb_printer_ops *const cb_output_formats[];

@@ -33,7 +33,7 @@ has_sections() {
 has_sections nccl-collbench.1 NAME SYNOPSIS DESCRIPTION OPTIONS 'EXIT STATUS' SIGNALS \
     ENVIRONMENT EXAMPLES 'DIFFERENCES FROM NCCL-TESTS' 'SEE ALSO'
 has_sections nccl-collbench-output.5 NAME DESCRIPTION 'TABLE OUTPUT' STATISTICS \
-    'CSV OUTPUT' 'JSON OUTPUT' 'SEE ALSO'
+    'CSV OUTPUT' 'JSON OUTPUT' 'PROMETHEUS OUTPUT' 'SEE ALSO'
 has_sections nccl-collbench-collectives.7 NAME DESCRIPTION COLLECTIVES DATATYPES \
     REDUCTIONS BACKENDS VERIFICATION 'SEE ALSO'
 for p in nccl-collbench.1 nccl-collbench-output.5 nccl-collbench-collectives.7; do

@@ -1,6 +1,7 @@
 # Options that would do nothing say so: -r without a rooted collective,
 # --stable without --budget, --check-timed with -c 0, and --hier-split or
-# --a2av-matrix without the collective they shape get a note in the preamble; a size range in
+# --a2av-matrix without the collective they shape, --prom-sizes without
+# --prom and --prom to a name node_exporter does not read get a note in the preamble; a size range in
 # which no selected type has a whole element is a usage error (bad_input.sh)
 # unless only collectives that move no data are selected, and so is one in
 # which no size gives every rank a whole element.
@@ -21,6 +22,17 @@ run 2 -r 1 -b 8 -e 64 -n 2 -o allreduce,broadcast,hier_allreduce,alltoallv --bud
     --check-timed --hier-split size:1 --a2av-matrix hot:4
 expect_rc 0 "-r 1 with broadcast, --stable with --budget, ..."
 has 0 'has no effect'
+
+# --prom-sizes without --prom; --prom to a name node_exporter does not read.
+run 2 -b 8 -e 8 -n 2 --prom-sizes largest
+expect_rc 0 "--prom-sizes without --prom"
+has 1 '^# --prom-sizes has no effect without --prom$'
+run 2 -b 8 -e 8 -n 2 --prom "$CB_TMP/m.txt" --prom-sizes 8
+expect_rc 0 "--prom m.txt"
+has 1 "^# --prom $CB_TMP/m.txt: node_exporter's textfile collector reads only files whose names end in .prom"
+run 2 -b 8 -e 8 -n 2 --prom "$CB_TMP/m.prom" --prom-sizes 8
+expect_rc 0 "--prom m.prom --prom-sizes 8"
+has 0 'prom'
 
 # A type too large for the range, beside one that fits: the one that fits
 # is measured, the other noted as skipped.

@@ -1,4 +1,4 @@
-# --csv and --json do no harm: a symlink, directory, device or read-only file
+# --csv, --json and --prom do no harm: a symlink, directory, device or read-only file
 # is refused (status 1, one message naming it, nothing measured) and left as
 # it was; two outputs in one file are a usage error (status 2); a full disk
 # leaves whole CSV rows and a message naming the file and the error; no
@@ -29,7 +29,7 @@ refused() {
     grep -q '^ *[0-9]' "$CB_TMP/out" && show_and_fail "$*: measured despite the refusal"
     return 0
 }
-for opt in --csv --json; do
+for opt in --csv --json --prom; do
     refused "$opt: refusing to replace '$d/link': it is a symbolic link" $opt "$d/link"
     [ -L "$d/link" ] && [ "$(cat "$d/target")" = kept ] || fail "$opt replaced the symlink or its target"
     refused "$opt: refusing to replace '$d/readonly': it is not writable" $opt "$d/readonly"
@@ -149,5 +149,12 @@ PY
 # Once it has ended, the files are free.
 run 1 -b 8 -e 8 -n 1 --csv "$d/b.csv" --json "$d/b.json"
 expect_rc 0 "a run after the first ended"
+# The Prometheus file the same way: written whole beside it, or not at all.
+echo earlier >"$d/full.prom"
+CB_RUN_BIN="$CB_TMP/limited.sh" run 2 -b 8 -e 64K -n 1 -d float,double --prom "$d/full.prom"
+expect_rc 1 "a Prometheus file that outgrows the limit"
+grep -qF "writing '$d/full.prom' failed: File too large" "$CB_TMP/err" ||
+    show_and_fail "no message naming the Prometheus file and the error"
+[ "$(cat "$d/full.prom")" = earlier ] || fail "a Prometheus file that could not be written replaced the file"
 ls -a "$d" | grep -q tmp && fail "a temporary file was left: $(ls -a "$d")"
 echo "ok"

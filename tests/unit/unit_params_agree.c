@@ -25,6 +25,8 @@ static const struct sample {
     {"cudagraph", ARGS("-G", "1")}, {"report-cputime", ARGS("-C", "1")},
     {"timeout", ARGS("-T", "60")}, {"backend", ARGS("--backend", "mpi")},
     {"csv", ARGS("--csv", "out.csv")}, {"json", ARGS("--json", "out.json")},
+    {"prom", ARGS("--prom", "out.prom")}, {"prom-sizes", ARGS("--prom-sizes", "largest")},
+    {"prom-sizes", ARGS("--prom-sizes", "8,1K")},
     {"stats", ARGS("--stats")}, {"samples-json", ARGS("--samples-json")},
     {"split", ARGS("--split", "size:1")}, {"hier-split", ARGS("--hier-split", "size:2")},
     {"layout", ARGS("--layout", "col")}, {"a2av-matrix", ARGS("--a2av-matrix", "hot:4")},
