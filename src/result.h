@@ -179,6 +179,7 @@ typedef struct cb_summary {
     int busbw_results;         /* its divisor: results that move data (not barrier) */
     int exit_status;           /* enum cb_exit the run ends with */
     char error[512];           /* the agreed failure, "" when none */
+    const struct cb_hang_report *hang;   /* the watchdog's hang report, NULL when none */
 } cb_summary;
 
 #endif

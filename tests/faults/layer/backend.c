@@ -33,6 +33,8 @@
  *   skip             no rank runs the operation at all
  *   hang:K:COUNT     rank K stops making progress, as a hung rank would, in
  *                    its first launch of COUNT output elements or more
+ *   stop:K:COUNT     rank K stops itself (SIGSTOP: every thread, so it
+ *                    answers nothing) in the same launch as hang's
  *   alloc:K          rank K's buffer allocations fail
  *   slow:A:B:MS      world ranks A to B (a host's ranks) sleep MS ms before
  *                    every launch: a slow host
