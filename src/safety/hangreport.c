@@ -67,9 +67,14 @@ static int name_ranks(char *line, const cb_hang_report *rep,
         n += pick(rep, r, arg);
     add(line, "%s", n == 1 ? "rank " : "ranks ");
     int named = 0;
-    for (int r = 0; r < rep->nranks && named < NAMED_PER_LINE; r++)
-        if (pick(rep, r, arg))
-            add(line, "%s%d (%s)", named++ ? ", " : "", r, rep->ranks[r].state.host);
+    /* Room is kept for the count and the words after it. */
+    for (int r = 0; r < rep->nranks && named < NAMED_PER_LINE; r++) {
+        if (!pick(rep, r, arg))
+            continue;
+        if (strlen(line) + strlen(rep->ranks[r].state.host) + 16 > CB_HANG_LINELEN - 96)
+            break;
+        add(line, "%s%d (%s)", named++ ? ", " : "", r, rep->ranks[r].state.host);
+    }
     if (n > named)
         add(line, " and %d more", n - named);
     return n;
