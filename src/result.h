@@ -135,6 +135,9 @@ typedef struct cb_result {
     /* alltoallv: its traffic matrix as --a2av-matrix reads it ("hot:4:1"),
      * "" in other results. */
     char traffic_matrix[48];
+    /* -o comm_init: the way the communicator was made ("init", "split",
+     * "shrink", "grow"), "" for every other result. */
+    char comm_op[8];
 } cb_result;
 
 /* One row of a table: a size's out-of-place result and its in-place one;

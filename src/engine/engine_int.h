@@ -181,6 +181,8 @@ int fill_input(engine *e, const cb_collective *coll, const cb_call *call, const 
 void verify(engine *e, const cb_collective *coll, const cb_call *call, int size_index,
             cb_result *res, int timed);
 
+/* comm_time.c: -o comm_init, one row per way of making a communicator. */
+int measure_comm_ways(engine *e, const cb_collective *coll, cb_dtype dtype);
 /* scan.c: the health scan (-o scan), every rank at once. */
 int run_scan(engine *e);
 /* This rank's host as the scan and the tallies name it: NCCL_HOSTID where

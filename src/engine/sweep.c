@@ -179,6 +179,8 @@ void check_sizes_fit(engine *e)
 int sweep(engine *e, const cb_collective *coll, cb_dtype dtype, cb_redop redop, int root)
 {
     const cb_dtype_info *info = cb_dtype_info_of(dtype);
+    if (coll->flags & CB_COLL_COMM)
+        return measure_comm_ways(e, coll, dtype);
     if (coll->flags & CB_COLL_NO_DATA) {
         /* One row: no size to sweep, no placement, nothing to verify. */
         cb_call call = {.dtype = dtype, .redop = redop, .root = root, .state = e->coll_state};

@@ -340,6 +340,8 @@ static void json_one_result(cb_printer *pr, const cb_result *res)
     json_micros(f, res->spread.mean);
     fprintf(f, ", \"max\": ");
     json_micros(f, res->spread.max);
+    fprintf(f, ", \"median\": ");
+    json_micros(f, res->spread.median);
     fprintf(f, "}, \"slowest_rank\": %d, \"slowest_host\": ", res->spread.slowest);
     json_string(f, res->slowest_host);
     if (res->group >= 0)
@@ -376,6 +378,8 @@ static void json_one_result(cb_printer *pr, const cb_result *res)
     } else {
         fprintf(f, "null, \"host\": null, \"peer_host\": null, \"round\": null");
     }
+    fprintf(f, ", \"comm_op\": ");
+    json_string_or_null(f, res->comm_op);
     fprintf(f, ", \"cycle\": %d, \"timestamp_utc\": ", res->cycle);
     json_string(f, res->timestamp_utc);
     fprintf(f, ",\n     \"per_rank\": [");
