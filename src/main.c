@@ -23,7 +23,7 @@ static int finish(int code, const cb_params *p, int rank)
     char host[64] = "";
     if (gethostname(host, sizeof host - 1) != 0)
         snprintf(host, sizeof host, "unknown host");
-    int watched = cb_watchdog_start(&watch, p->timeout, rank, host) == 0;
+    int watched = cb_watchdog_start(&watch, p->timeout, rank, host, NULL) == 0;
     if (watched) {
         cb_watchdog_set_exit(&watch, code != CB_EXIT_OK ? code : CB_EXIT_TIMEOUT);
         cb_watchdog_doing(&watch, "MPI_Finalize, at the end of the run");

@@ -139,6 +139,9 @@ typedef struct cb_result {
     /* alltoallv: its traffic matrix as --a2av-matrix reads it ("hot:4:1"),
      * "" in other results. */
     char traffic_matrix[48];
+    /* -o comm_init: the way the communicator was made ("init", "split",
+     * "shrink", "grow"), "" for every other result. */
+    char comm_op[8];
 } cb_result;
 
 /* One row of a table: a size's out-of-place result and its in-place one;
@@ -186,6 +189,7 @@ typedef struct cb_summary {
     int busbw_results;         /* its divisor: results that move data (not barrier) */
     int exit_status;           /* enum cb_exit the run ends with */
     char error[512];           /* the agreed failure, "" when none */
+    const struct cb_hang_report *hang;   /* the watchdog's hang report, NULL when none */
 } cb_summary;
 
 #endif

@@ -19,6 +19,18 @@
 #define CB_BACKEND_ERRLEN 512
 #define CB_DEVICE_DESCLEN 128
 
+/* -o comm_init: the ways of making a communicator it times, in row order. */
+typedef enum cb_comm_op {
+    CB_COMM_INIT,     /* a new one over the same ranks: ncclCommInitRank, MPI_Comm_dup */
+    CB_COMM_SPLIT,    /* two halves by rank: ncclCommSplit, MPI_Comm_split */
+    CB_COMM_SHRINK,   /* all but the last rank: ncclCommShrink */
+    CB_COMM_GROW,     /* one rank more (no library here has it yet) */
+    CB_COMM_OPS
+} cb_comm_op;
+
+/* "init", "split", "shrink", "grow". */
+const char *cb_comm_op_name(cb_comm_op op);
+
 typedef struct cb_backend_ops cb_backend_ops;
 
 /* The local passes of a reduction built from point-to-point messages. */
@@ -207,6 +219,16 @@ struct cb_backend_ops {
      * its operations) and needs nothing else of b; end it with fini before b.
      * On failure -1 on every rank, b->error set, *out NULL. */
     int (*split)(cb_backend *b, int color, int key, cb_backend **out);
+
+    /* Optional (NULL: -o comm_init is skipped with a note): collective
+     * over b->comm, make one communicator of b's ranks the way op says
+     * (cb_comm_op), time its creation on this rank's host clock in
+     * *seconds (from a common start, until this rank's communicator is
+     * ready), then destroy it untimed. Returns 0; 1 on every rank when the
+     * library lacks op (b->error says why); -1 on every rank with b->error
+     * on failure. A rank that op leaves out (shrink's excluded rank) gets
+     * NaN. */
+    int (*comm_time)(cb_backend *b, cb_comm_op op, double *seconds);
 
     /* Optional (NULL: one implementation, nothing to choose): make later
      * alltoall, gather and scatter launches use impl; returns the one that

@@ -27,3 +27,9 @@ int cb_backend_agree(MPI_Comm comm, cb_backend *b, int failed)
                  CB_BACKEND_ERRLEN - 100, f.msg);
     return -1;
 }
+
+const char *cb_comm_op_name(cb_comm_op op)
+{
+    static const char *const names[CB_COMM_OPS] = {"init", "split", "shrink", "grow"};
+    return op >= 0 && op < CB_COMM_OPS ? names[op] : "unknown";
+}

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "backends/backend.h"
+#include "mpi_parts.h"
 #include "mpi_quirks.h"
 #include "host/sysinfo.h"
 
@@ -656,11 +657,6 @@ static int mpi_timer_samples(cb_backend *b, double *seconds, int n)
     return 0;
 }
 
-/* mpi_alltoallv.c */
-int cb_mpi_alltoallv(cb_backend *b, const void *send, const size_t *send_counts,
-                     const size_t *send_offsets, void *recv, const size_t *recv_counts,
-                     const size_t *recv_offsets, cb_dtype dtype);
-
 const cb_backend_ops cb_backend_mpi = {
     .name = "mpi",
     .summary = "host buffers and MPI collectives, timed with MPI_Wtime",
@@ -694,6 +690,7 @@ const cb_backend_ops cb_backend_mpi = {
     .timer_samples = mpi_timer_samples,
     .copy2d = mpi_copy2d,
     .split = mpi_split,
+    .comm_time = cb_mpi_comm_time,
     .barrier = mpi_barrier,
     .reduce_local = mpi_reduce_local,
     .host_scratch = mpi_host_scratch,

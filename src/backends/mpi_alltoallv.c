@@ -7,11 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "backends/backend.h"
-
-int cb_mpi_alltoallv(cb_backend *b, const void *send, const size_t *send_counts,
-                     const size_t *send_offsets, void *recv, const size_t *recv_counts,
-                     const size_t *recv_offsets, cb_dtype dtype);
+#include "backends/mpi_parts.h"
 
 /* counts and offsets in elements into ints of bytes; -1 past INT_MAX. */
 static int to_bytes(const size_t *counts, const size_t *offsets, size_t n, size_t esize,

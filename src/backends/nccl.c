@@ -594,5 +594,6 @@ const cb_backend_ops cb_backend_nccl = {
     .timer_samples = nccl_timer_samples,
     .copy2d = nccl_copy2d,
     .split = cb_nccl_split,
+    .comm_time = cb_nccl_comm_time,
     .barrier = nccl_barrier,
 };

@@ -102,7 +102,17 @@ void cb_nccl_version_text(int code, char *buf, size_t len);
 int cb_nccl_type(cb_backend *b, cb_dtype dtype, ncclDataType_t *type);
 
 /* nccl_comm.c */
+/* The first NCCL with non-blocking communicators (ncclConfig_t). */
+#define CB_NCCL_FIRST_NONBLOCKING NCCL_VERSION(2, 14, 0)
 int cb_nccl_create_comm(nccl_backend *nb);
+/* Wait until *comm, made by a non-blocking creation or (parent not NULL)
+ * split whose call returned res, is ready, while every rank of mpi learns
+ * whether any call failed at once; 1 when this rank failed (b->error). */
+int cb_nccl_await_comm(nccl_backend *nb, MPI_Comm mpi, ncclComm_t *comm, ncclComm_t parent,
+                       ncclResult_t res, const char *call);
+/* cb_backend_agree, but a failed rank speaks for itself when the others are
+ * slow to agree (they may never come). */
+int cb_nccl_agree_telling(MPI_Comm comm, nccl_backend *nb, int failed);
 void cb_nccl_fini(cb_backend *b, int aborting);
 int cb_nccl_split(cb_backend *b, int color, int key, cb_backend **out);
 void cb_nccl_abort(cb_backend *b);
@@ -112,6 +122,9 @@ void cb_nccl_abort_now(nccl_backend *nb);
 void cb_nccl_free(cb_backend *b, void *ptr);
 int cb_nccl_poll_complete(nccl_backend *nb, cudaEvent_t event);
 int cb_nccl_wait(cb_backend *b);
+
+/* nccl_comm_time.c: -o comm_init */
+int cb_nccl_comm_time(cb_backend *b, cb_comm_op op, double *seconds);
 
 /* nccl_p2p.c */
 int cb_nccl_ensure_scratch(nccl_backend *nb);

@@ -78,7 +78,6 @@ int cb_nccl_check(cb_backend *b, ncclComm_t comm, ncclResult_t res, const char *
 /* Non-blocking communicators (NCCL 2.14 on): their creation can be polled,
  * so that one rank's failure need not leave the others blocked in NCCL's
  * bootstrap. */
-#define CB_NCCL_FIRST_NONBLOCKING NCCL_VERSION(2, 14, 0)
 
 /* After how long a failed rank waiting for the others' agreement prints its
  * own error, so that the root cause is never lost to a rank stuck elsewhere. */
@@ -86,7 +85,7 @@ int cb_nccl_check(cb_backend *b, ncclComm_t comm, ncclResult_t res, const char *
 
 /* cb_backend_agree, but a rank that failed prints its error itself when the
  * others are slow to agree (they may never come). */
-static int agree_telling(MPI_Comm comm, nccl_backend *nb, int failed)
+int cb_nccl_agree_telling(MPI_Comm comm, nccl_backend *nb, int failed)
 {
     int any = 0, done = 0, told = 0;
     MPI_Request req;
@@ -118,8 +117,8 @@ static int agree_telling(MPI_Comm comm, nccl_backend *nb, int failed)
  * writes *comm only when it is done (NCCL 2.28, init.cc), so the parent is
  * polled, then the new communicator. Returns 1 when this rank failed
  * (b->error says why), else 0 (*comm is NULL when another failed). */
-static int await_comm(nccl_backend *nb, MPI_Comm mpi, ncclComm_t *comm, ncclComm_t parent,
-                      ncclResult_t res, const char *call)
+int cb_nccl_await_comm(nccl_backend *nb, MPI_Comm mpi, ncclComm_t *comm, ncclComm_t parent,
+                       ncclResult_t res, const char *call)
 {
     cb_backend *b = &nb->base;
     int failed_at_once = res != ncclSuccess && res != ncclInProgress, any = 0, done = 0;
@@ -191,9 +190,9 @@ int cb_nccl_create_comm(nccl_backend *nb)
         ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
         config.blocking = 0;
         ncclResult_t res = ncclCommInitRankConfig(&comm, b->nranks, id, b->rank, &config);
-        failed = await_comm(nb, b->comm, &comm, NULL, res, "ncclCommInitRankConfig");
+        failed = cb_nccl_await_comm(nb, b->comm, &comm, NULL, res, "ncclCommInitRankConfig");
         nb->comm = comm;
-        return agree_telling(b->comm, nb, failed) != 0 || comm == NULL ? -1 : 0;
+        return cb_nccl_agree_telling(b->comm, nb, failed) != 0 || comm == NULL ? -1 : 0;
     }
 #endif
     failed = NCCL_CALL(b, NULL, ncclCommInitRank(&comm, b->nranks, id, b->rank)) != 0;
@@ -341,7 +340,7 @@ int cb_nccl_split(cb_backend *b, int color, int key, cb_backend **out)
     ncclResult_t res = ncclCommSplit(parent->comm, color >= 0 ? color : NCCL_SPLIT_NOCOLOR, key,
                                      &comm, NULL);
     if (parent->library_version >= CB_NCCL_FIRST_NONBLOCKING)
-        failed = await_comm(parent, b->comm, &comm, parent->comm, res, "ncclCommSplit");
+        failed = cb_nccl_await_comm(parent, b->comm, &comm, parent->comm, res, "ncclCommSplit");
     else
         failed = NCCL_CALL(b, parent->comm, res) != 0;
 #endif
@@ -363,7 +362,7 @@ int cb_nccl_split(cb_backend *b, int color, int key, cb_backend **out)
         nb->library_version = parent->library_version;
         nb->compute_capability = parent->compute_capability;
     }
-    if (agree_telling(b->comm, parent, failed) != 0 || (color >= 0 && comm == NULL)) {
+    if (cb_nccl_agree_telling(b->comm, parent, failed) != 0 || (color >= 0 && comm == NULL)) {
         if (nb != NULL)
             cb_nccl_fini(&nb->base, 1);
         return -1;

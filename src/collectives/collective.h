@@ -82,7 +82,11 @@ enum cb_collective_flags {
     CB_COLL_OUT_OF_PLACE = 1 << 4,
     /* A backend may run it natively or as sends and receives: measured once
      * per --nccl-impl entry on a backend with select_impl. */
-    CB_COLL_IMPLS = 1 << 5
+    CB_COLL_IMPLS = 1 << 5,
+    /* Times the making of communicators (comm_init): the engine measures
+     * it through the backend's comm_time, one row per way; left out of
+     * "-o all". */
+    CB_COLL_COMM = 1 << 6
 };
 
 typedef struct cb_collective {

@@ -15,6 +15,7 @@ extern const cb_collective cb_coll_sendrecv;
 extern const cb_collective cb_coll_barrier;
 extern const cb_collective cb_coll_ring_allreduce;
 extern const cb_collective cb_coll_hier_allreduce;
+extern const cb_collective cb_coll_comm_init;
 
 static const cb_collective *const collective_table[] = {
     &cb_coll_allreduce,
@@ -30,6 +31,7 @@ static const cb_collective *const collective_table[] = {
     &cb_coll_ring_allreduce,
     &cb_coll_hier_allreduce,
     &cb_coll_barrier,
+    &cb_coll_comm_init,
     NULL,
 };
 

@@ -30,6 +30,7 @@
 #include "safety/agreement.h"
 #include "safety/signals.h"
 #include "host/sysinfo.h"
+#include "safety/sidechannel.h"
 #include "safety/watchdog.h"
 
 /* Share of the memory a backend reports that buffers may take. */
@@ -109,6 +110,11 @@ typedef struct engine {
     int progress;          /* rank 0: 0 off, 1 one updated line on a terminal, 2 lines */
 
     cb_watchdog watch;
+    cb_sidechannel side;   /* the hang report's, with -T */
+    char side_notice[CB_MSGLEN];   /* why it reaches fewer ranks, for after the preamble */
+    /* Rank 0: held around the printers' calls, so that the watchdog thread
+     * finishes the outputs with a hang report only between them. */
+    pthread_mutex_t outputs_lock;
     char measuring[192];   /* the measurement in progress, for the watchdog */
 } engine;
 
@@ -126,6 +132,8 @@ void printers_begin(engine *e);
 void printers_table_begin(engine *e, const cb_collective *coll, cb_block_layout layout);
 void printers_note(engine *e, const char *text);
 void end_printers(engine *e);
+/* Rank 0's report hook: the outputs finished with the hang report. */
+void end_printers_on_hang(void *ctx, const cb_hang_report *rep);
 void emit_results(engine *e, const cb_result *res, int n, int last_half);
 /* The cycle and the time now, into a result. */
 void stamp_result(engine *e, cb_result *res);
@@ -176,6 +184,8 @@ int fill_input(engine *e, const cb_collective *coll, const cb_call *call, const 
 void verify(engine *e, const cb_collective *coll, const cb_call *call, int size_index,
             cb_result *res, int timed);
 
+/* comm_time.c: -o comm_init, one row per way of making a communicator. */
+int measure_comm_ways(engine *e, const cb_collective *coll, cb_dtype dtype);
 /* scan.c: the health scan (-o scan), every rank at once. */
 int run_scan(engine *e);
 /* This rank's host as the scan and the tallies name it: NCCL_HOSTID where

@@ -82,8 +82,15 @@ int cb_engine_run(const cb_params *p, MPI_Comm comm)
     snprintf(e->host, sizeof e->host, "%.*s", (int)sizeof e->host - 1, name);
     cb_status_clear(&e->st);
     choose_progress(e);
-    if (cb_watchdog_start(&e->watch, p->timeout, e->rank, e->host) != 0)
+    pthread_mutex_init(&e->outputs_lock, NULL);
+    /* The hang report's side channel, before anything can hang. */
+    int side = p->timeout > 0;
+    if (side)
+        cb_sidechannel_open(&e->side, comm, e->host, e->side_notice, sizeof e->side_notice);
+    if (cb_watchdog_start(&e->watch, p->timeout, e->rank, e->host, side ? &e->side : NULL) != 0)
         cb_status_set(&e->st, CB_EXIT_RUNTIME, "cannot start the watchdog thread");
+    if (e->rank == 0)
+        cb_watchdog_set_report(&e->watch, end_printers_on_hang, e);
 
     /* The set-up, in order; every rank agrees before each next step. */
     static void (*const setup_steps[])(engine *) = {
@@ -101,6 +108,8 @@ int cb_engine_run(const cb_params *p, MPI_Comm comm)
             note(e, "%s", e->size_notice);
         if (e->backend_notice[0] != '\0')
             note(e, "%s", e->backend_notice);
+        if (e->side_notice[0] != '\0')
+            note(e, "%s", e->side_notice);
         if (e->impl_notice[0] != '\0')
             note(e, "%s", e->impl_notice);
         if (e->b->notice[0] != '\0')
@@ -129,6 +138,9 @@ int cb_engine_run(const cb_params *p, MPI_Comm comm)
     if (e->b != NULL)
         e->ops->fini(e->b, failed);
     cb_watchdog_stop(&e->watch);
+    if (side)
+        cb_sidechannel_close(&e->side);
+    pthread_mutex_destroy(&e->outputs_lock);
     free(e->ranks);
     free(e->gmembers);
     free(e->leaders);

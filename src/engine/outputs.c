@@ -80,24 +80,30 @@ void open_printers(engine *e)
 /* The run described, before the first table. */
 void printers_begin(engine *e)
 {
+    pthread_mutex_lock(&e->outputs_lock);
     for (int i = 0; i < e->nprinters; i++)
         if (e->printers[i]->ops->begin != NULL)
             e->printers[i]->ops->begin(e->printers[i], &e->run);
+    pthread_mutex_unlock(&e->outputs_lock);
 }
 
 /* A new table: coll measured in layout. */
 void printers_table_begin(engine *e, const cb_collective *coll, cb_block_layout layout)
 {
+    pthread_mutex_lock(&e->outputs_lock);
     for (int i = 0; i < e->nprinters; i++)
         if (e->printers[i]->ops->table_begin != NULL)
             e->printers[i]->ops->table_begin(e->printers[i], coll, layout);
+    pthread_mutex_unlock(&e->outputs_lock);
 }
 
 void printers_note(engine *e, const char *text)
 {
+    pthread_mutex_lock(&e->outputs_lock);
     for (int i = 0; i < e->nprinters; i++)
         if (e->printers[i]->ops->note != NULL)
             e->printers[i]->ops->note(e->printers[i], text);
+    pthread_mutex_unlock(&e->outputs_lock);
 }
 
 /* Progress on stderr: by default only when stderr is a terminal and the
@@ -159,7 +165,9 @@ void end_printers(engine *e)
      * After SIGINT or SIGTERM the files come first: the launcher may have
      * stopped reading stdout (the handler made it non-blocking), and the
      * table's footer, blocking again, must not keep the JSON unwritten
-     * when the launcher's SIGKILL follows. */
+     * when the launcher's SIGKILL follows. The lock keeps the hang report
+     * (end_printers_on_hang) from ending them at the same time. */
+    pthread_mutex_lock(&e->outputs_lock);
     int files_first = cb_signals_pending() != 0;
     unsigned long streams = 0;   /* read before any printer is closed (freed) */
     for (int i = 0; i < e->nprinters && i < 64; i++)
@@ -175,6 +183,35 @@ void end_printers(engine *e)
     e->nprinters = 0;
     free(e->printers);
     e->printers = NULL;
+    pthread_mutex_unlock(&e->outputs_lock);
+}
+
+void end_printers_on_hang(void *ctx, const cb_hang_report *rep)
+{
+    engine *e = ctx;
+    /* The main thread holds the lock only inside a printer call; it is
+     * never given back: the process ends after this. */
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += 2;
+    if (pthread_mutex_timedlock(&e->outputs_lock, &until) != 0) {
+        fprintf(stderr, "nccl-collbench: the outputs stayed busy; they end without the hang "
+                "report\n");
+        return;
+    }
+    cb_summary *sum = &e->sum;
+    sum->hang = rep;
+    sum->exit_status = CB_EXIT_TIMEOUT;
+    snprintf(sum->error, sizeof sum->error, "hang: %s (the '# Hang:' lines on stderr say who "
+             "is behind)", rep->nlines > 0 ? rep->lines[0] + strlen("# Hang: ") : "");
+    char err[CB_MSGLEN];
+    for (int i = 0; i < e->nprinters; i++) {
+        if (e->printers[i]->ops->end != NULL)
+            e->printers[i]->ops->end(e->printers[i], sum);
+        if (e->printers[i]->ops->close(e->printers[i], err, sizeof err) != 0)
+            fprintf(stderr, "nccl-collbench: %s\n", err);
+    }
+    e->nprinters = 0;
 }
 
 static void check_printers(engine *e)
@@ -208,9 +245,11 @@ static void emit_row(engine *e, const cb_result *out_of_place, const cb_result *
         }
     }
     cb_row row = {out_of_place, in_place};
+    pthread_mutex_lock(&e->outputs_lock);
     for (int i = 0; i < e->nprinters; i++)
         e->printers[i]->ops->result(e->printers[i], &row);
     check_printers(e);
+    pthread_mutex_unlock(&e->outputs_lock);
     for (int h = 0; h < 2 && halves[h] != NULL && e->at_largest; h++) {
         const cb_result *r = halves[h];
         char what[192];

@@ -228,9 +228,11 @@ static void scan_row(scan_run *s, const char *part, scan_span span, int a, int b
         gate_busbw(e, what, figure);
     }
     cb_row row = {&res, NULL};
+    pthread_mutex_lock(&e->outputs_lock);
     for (int i = 0; i < e->nprinters; i++)
         if (e->printers[i]->ops != &cb_printer_table && e->printers[i]->ops->result != NULL)
             e->printers[i]->ops->result(e->printers[i], &row);
+    pthread_mutex_unlock(&e->outputs_lock);
 }
 
 /* Pair figures of every round into matrix (rank 0). */
@@ -476,9 +478,11 @@ static void scan_report(scan_run *s, const cb_scan_input *in, const cb_scan_verd
                           .pair_bw = in->pair_bw, .nrails = in->nrails,
                           .rail_bw = in->rail_busbw, .nsuspects = sus ? v->n : 0,
                           .suspects = sus};
+    pthread_mutex_lock(&e->outputs_lock);
     for (int i = 0; i < e->nprinters; i++)
         if (e->printers[i]->ops->scan != NULL)
             e->printers[i]->ops->scan(e->printers[i], &rep);
+    pthread_mutex_unlock(&e->outputs_lock);
     free(sus);
     free(hosts);
 }

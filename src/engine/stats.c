@@ -27,20 +27,33 @@ void cb_stats_from_samples(double *samples, int n, cb_rank_time *t)
 
 void cb_stats_spread(const cb_rank_time *ranks, int nranks, cb_rank_spread *out)
 {
-    out->min = out->max = ranks[0].mean;
+    out->min = out->max = out->mean = out->median = NAN;
     out->slowest = 0;
     double sum = 0;
+    int n = 0;
+    double *means = malloc((size_t)(nranks > 0 ? nranks : 1) * sizeof *means);
     for (int r = 0; r < nranks; r++) {
         double m = ranks[r].mean;
+        if (isnan(m))
+            continue;   /* a rank that took no part */
+        if (means != NULL)
+            means[n] = m;
         sum += m;
-        if (m < out->min)
+        if (n == 0 || m < out->min)
             out->min = m;
-        if (m > out->max) {
+        if (n == 0 || m > out->max) {
             out->max = m;
             out->slowest = r;
         }
+        n++;
     }
-    out->mean = sum / nranks;
+    if (n > 0)
+        out->mean = sum / n;
+    if (n > 0 && means != NULL) {
+        qsort(means, (size_t)n, sizeof *means, by_value);
+        out->median = n % 2 ? means[n / 2] : (means[n / 2 - 1] + means[n / 2]) / 2;
+    }
+    free(means);
 }
 
 int cb_stats_stable(const double *values, int n, int k, double pct)

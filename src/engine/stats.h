@@ -28,13 +28,15 @@ typedef struct cb_rank_time {
  */
 void cb_stats_from_samples(double *samples, int n, cb_rank_time *t);
 
-/* Across ranks: min, mean and max of the per-rank means, and the rank with
- * the largest mean (the lowest such rank on ties). */
+/* Across ranks: min, mean, median and max of the per-rank means, and the
+ * rank with the largest mean (the lowest such rank on ties). A rank whose
+ * mean is NaN took no part and is left out; all NaN: NaN figures, slowest 0. */
 typedef struct cb_rank_spread {
     double min;
     double mean;
     double max;
     int slowest;
+    double median;
 } cb_rank_spread;
 
 void cb_stats_spread(const cb_rank_time *ranks, int nranks, cb_rank_spread *out);

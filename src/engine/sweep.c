@@ -45,6 +45,7 @@ static int measure(engine *e, const cb_collective *coll, cb_call *call, int size
     snprintf(e->measuring, sizeof e->measuring, "%s %s %s root %d, %llu B %s", coll->name,
              cb_dtype_info_of(call->dtype)->name, cb_redop_name(call->redop), call->root,
              (unsigned long long)bytes, in_place ? "in-place" : "out-of-place");
+    cb_watchdog_subject(&e->watch, coll->name, bytes);
     /* --check-timed: out of place, the timed iterations read checkable input
      * they never change, and the last one's output is checked with it. */
     int timed = checkable && !in_place && e->p->check_timed;
@@ -178,6 +179,8 @@ void check_sizes_fit(engine *e)
 int sweep(engine *e, const cb_collective *coll, cb_dtype dtype, cb_redop redop, int root)
 {
     const cb_dtype_info *info = cb_dtype_info_of(dtype);
+    if (coll->flags & CB_COLL_COMM)
+        return measure_comm_ways(e, coll, dtype);
     if (coll->flags & CB_COLL_NO_DATA) {
         /* One row: no size to sweep, no placement, nothing to verify. */
         cb_call call = {.dtype = dtype, .redop = redop, .root = root, .state = e->coll_state};

@@ -205,7 +205,9 @@ static void row_scan_round(row *r, const cb_result *res)
     X(timestamp_utc, row_field(r, res->timestamp_utc))                     \
     X(traffic_matrix, row_field(r, res->traffic_matrix))                   \
     X(impl, row_field(r, res->impl ? res->impl : ""))                      \
-    X(unalign, row_fieldf(r, "%d", res->scan_part ? 0 : set->unalign))
+    X(unalign, row_fieldf(r, "%d", res->scan_part ? 0 : set->unalign))      \
+    X(comm_op, row_field(r, res->comm_op))                                 \
+    X(rank_time_median_us, row_micros(r, res->spread.median))
 
 static void row_header(row *r)
 {

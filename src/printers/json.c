@@ -18,6 +18,7 @@
 #include "safety/outfile.h"
 #include "printers/printer.h"
 #include "safety/agreement.h"
+#include "safety/hangreport.h"
 
 #define CB_JSON_SCHEMA_VERSION 1
 
@@ -326,6 +327,8 @@ static void json_one_result(cb_printer *pr, const cb_result *res)
     json_micros(f, res->spread.mean);
     fprintf(f, ", \"max\": ");
     json_micros(f, res->spread.max);
+    fprintf(f, ", \"median\": ");
+    json_micros(f, res->spread.median);
     fprintf(f, "}, \"slowest_rank\": %d, \"slowest_host\": ", res->spread.slowest);
     json_string(f, res->slowest_host);
     if (res->group >= 0)
@@ -362,6 +365,8 @@ static void json_one_result(cb_printer *pr, const cb_result *res)
     } else {
         fprintf(f, "null, \"host\": null, \"peer_host\": null, \"round\": null");
     }
+    fprintf(f, ", \"comm_op\": ");
+    json_string_or_null(f, res->comm_op);
     fprintf(f, ", \"cycle\": %d, \"timestamp_utc\": ", res->cycle);
     json_string(f, res->timestamp_utc);
     fprintf(f, ",\n     \"per_rank\": [");
@@ -501,6 +506,46 @@ static void json_scan(cb_printer *pr, const cb_scan_report *rep)
         pr->write_failed = 1;
 }
 
+/* The watchdog's hang report: its lines, and where every rank was. */
+static void json_hang(FILE *f, const cb_hang_report *rep)
+{
+    fprintf(f, "{\"trigger_rank\": %d, \"limit_s\": ", rep->trigger);
+    json_number(f, rep->limit_s);
+    fprintf(f, ", \"wait_s\": ");
+    json_number(f, rep->wait_s);
+    fprintf(f, ", \"answered\": %d, \"silent\": %d, \"ended\": %d, \"behind\": %d,\n"
+               "    \"lines\": [", rep->answered, rep->nranks - rep->answered - rep->left,
+            rep->left, rep->behind);
+    for (int i = 0; i < rep->nlines; i++) {
+        fprintf(f, "%s\n      ", i ? "," : "");
+        json_string(f, rep->lines[i]);
+    }
+    fprintf(f, "],\n    \"ranks\": [");
+    for (int r = 0; r < rep->nranks; r++) {
+        const cb_hang_rank *x = &rep->ranks[r];
+        const cb_hang_state *s = &x->state;
+        fprintf(f, "%s\n      {\"rank\": %d, \"host\": ", r ? "," : "", r);
+        json_string_or_null(f, s->host);
+        fprintf(f, ", \"answer\": \"%s\", \"behind\": ", cb_hang_answer_name(x->answer));
+        json_bool(f, x->behind);
+        if (x->answer == CB_HANG_ANSWERED) {
+            fprintf(f, ", \"pid\": %d, \"doing\": ", (int)s->pid);
+            json_string(f, s->doing);
+            fprintf(f, ", \"operation\": ");
+            json_string_or_null(f, s->op);
+            fprintf(f, ", \"bytes\": %llu, \"iteration\": %lld, \"units\": %lld, "
+                       "\"launches\": %llu, \"step\": %llu, \"idle_s\": ",
+                    (unsigned long long)s->bytes, (long long)s->iteration, (long long)s->units,
+                    (unsigned long long)s->launches, (unsigned long long)s->step);
+            json_number(f, s->idle_s);
+            fprintf(f, ", \"watchdog_fired\": ");
+            json_bool(f, s->fired);
+        }
+        fputc('}', f);
+    }
+    fprintf(f, "%s]}", rep->nranks ? "\n    " : "");
+}
+
 static void json_end(cb_printer *pr, const cb_summary *sum)
 {
     json_printer *jp = (json_printer *)pr;
@@ -531,7 +576,12 @@ static void json_end(cb_printer *pr, const cb_summary *sum)
     struct tm utc;
     gmtime_r(&now, &utc);
     strftime(end_utc, sizeof end_utc, "%Y-%m-%dT%H:%M:%SZ", &utc);
-    fprintf(f, "],\n  \"end_utc\": \"%s\",\n  \"complete\": ", end_utc);
+    fprintf(f, "],\n  \"hang\": ");
+    if (sum->hang != NULL)
+        json_hang(f, sum->hang);
+    else
+        fputs("null", f);
+    fprintf(f, ",\n  \"end_utc\": \"%s\",\n  \"complete\": ", end_utc);
     json_bool(f, sum->exit_status == 0 || sum->exit_status == CB_EXIT_WRONG ||
                      sum->exit_status == CB_EXIT_SLOW);
     fprintf(f, "\n}\n");

@@ -149,8 +149,10 @@ static void table_result(cb_printer *pr, const cb_row *row)
     table_printer *tp = (table_printer *)pr;
     FILE *out = pr->out;
     const cb_result *oop = row->out_of_place, *inp = row->in_place;
+    /* comm_init: the way of making the communicator in the redop column. */
     fprintf(out, "%12llu %13zu %8s %9s %5d", (unsigned long long)oop->bytes, oop->count,
-            cb_dtype_info_of(oop->dtype)->name, cb_redop_name(oop->redop), oop->root);
+            oop->comm_op[0] ? "-" : cb_dtype_info_of(oop->dtype)->name,
+            oop->comm_op[0] ? oop->comm_op : cb_redop_name(oop->redop), oop->root);
     print_half(out, oop);
     if (inp != NULL)
         print_half(out, inp);
@@ -165,6 +167,10 @@ static void table_result(cb_printer *pr, const cb_row *row)
         fprintf(out, "#   group %d\n", oop->group);
     else if (tp->columns)
         fprintf(out, "#   matrix %zu x %zu\n", oop->rows, oop->cols);
+    if (oop->comm_op[0])
+        fprintf(out, "#   %s per rank (us): min %.2f median %.2f max %.2f, slowest rank %d "
+                     "on %s\n", oop->comm_op, oop->spread.min * 1e6, oop->spread.median * 1e6,
+                oop->spread.max * 1e6, oop->spread.slowest, oop->slowest_host);
     print_mismatch(out, oop);
     if (inp != NULL)
         print_mismatch(out, inp);

@@ -2,6 +2,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -19,6 +20,10 @@ static double now_seconds(void)
  * the -T limit, kept between these bounds. */
 #define CB_WATCHDOG_ABORT_MIN_S 1.0
 #define CB_WATCHDOG_ABORT_MAX_S 10.0
+/* How long a rank whose watchdog fired waits for rank 0's report beyond
+ * rank 0's wait for answers: its writing of the outputs (a bounded wait
+ * for them, then the writing itself). */
+#define CB_WATCHDOG_REPORT_SLACK_S 8.0
 
 /* What the thread running the abort hook shares with the watchdog. It is
  * detached and may outlive the wait (the process then ends under it), so
@@ -29,6 +34,14 @@ static void *run_abort_hook(void *arg)
     w->firing_hook(w->firing_ctx);
     atomic_store(&w->abort_returned, 1);
     return NULL;
+}
+
+/* How long the watchdog waits for the abort hook before it exits anyway. */
+static double abort_limit(const cb_watchdog *w)
+{
+    return w->limit < CB_WATCHDOG_ABORT_MIN_S   ? CB_WATCHDOG_ABORT_MIN_S
+           : w->limit > CB_WATCHDOG_ABORT_MAX_S ? CB_WATCHDOG_ABORT_MAX_S
+                                                : w->limit;
 }
 
 /* Call the hook in a thread of its own and wait for it a bounded time: an
@@ -45,9 +58,7 @@ static void abort_bounded(cb_watchdog *w)
     pthread_attr_destroy(&attr);
     if (!started)
         return;
-    double limit = w->limit < CB_WATCHDOG_ABORT_MIN_S   ? CB_WATCHDOG_ABORT_MIN_S
-                   : w->limit > CB_WATCHDOG_ABORT_MAX_S ? CB_WATCHDOG_ABORT_MAX_S
-                                                        : w->limit;
+    double limit = abort_limit(w);
     double until = now_seconds() + limit;
     const struct timespec nap = {0, 10 * 1000 * 1000};
     while (!atomic_load(&w->abort_returned) && now_seconds() < until)
@@ -59,49 +70,175 @@ static void abort_bounded(cb_watchdog *w)
     }
 }
 
+/* This rank's state, for rank 0's question (on the watching thread). */
+static void snapshot(void *ctx, cb_hang_state *out)
+{
+    cb_watchdog *w = ctx;
+    memset(out, 0, sizeof *out);
+    pthread_mutex_lock(&w->lock);
+    memcpy(out->doing, w->doing, sizeof out->doing);
+    memcpy(out->op, w->op, sizeof out->op);
+    out->bytes = w->bytes;
+    pthread_mutex_unlock(&w->lock);
+    out->rank = w->rank;
+    out->pid = (int32_t)getpid();
+    out->fired = w->fired;
+    snprintf(out->host, sizeof out->host, "%s", w->host);
+    out->iteration = atomic_load(&w->iteration);
+    out->units = atomic_load(&w->units);
+    out->launches = atomic_load(&w->launches);
+    out->step = atomic_load(&w->steps);
+    out->idle_s = now_seconds() - w->since;
+}
+
+/* The hook and status as they stand now, for the way out. */
+static int take_exit(cb_watchdog *w)
+{
+    pthread_mutex_lock(&w->lock);
+    w->firing_hook = w->abort_hook;
+    w->firing_ctx = w->abort_ctx;
+    int exit_code = w->exit_code;
+    pthread_mutex_unlock(&w->lock);
+    return exit_code;
+}
+
+static void leave(cb_watchdog *w, int exit_code)
+{
+    if (w->firing_hook != NULL)
+        abort_bounded(w);
+    _exit(exit_code);
+}
+
+/* How long rank 0 waits for the ranks' answers: healthy ranks answer within
+ * a tenth of a second, so this only bounds the silent ones' cost. */
+static double answer_wait(const cb_watchdog *w)
+{
+    return w->limit < 2.0 ? 2.0 : w->limit > 5.0 ? 5.0 : w->limit;
+}
+
+
+/* This rank's own message, where no hang report speaks for it. */
+static void own_message(cb_watchdog *w)
+{
+    char doing[sizeof w->doing];
+    pthread_mutex_lock(&w->lock);
+    memcpy(doing, w->doing, sizeof doing);
+    pthread_mutex_unlock(&w->lock);
+    long units = atomic_load(&w->units), at = atomic_load(&w->iteration);
+    char where[96] = "";
+    if (units > 0 && at + 1 >= units)
+        snprintf(where, sizeof where, ", all %ld launched, waiting for them to complete", units);
+    else if (units > 0)
+        snprintf(where, sizeof where, ", %ld of %ld launched", at + 1, units);
+    fprintf(stderr,
+            "nccl-collbench: rank %d (%s): timeout: no progress for %.0f s (-T) in %s%s; "
+            "aborting\n",
+            w->rank, w->host, w->limit, doing, where);
+    fflush(stderr);
+}
+
+/* Rank 0: ask every rank, print the merged report, hand it to the
+ * outputs, tell every rank to exit, and exit. */
+static void report_and_exit(cb_watchdog *w, int trigger)
+{
+    cb_hang_state own;
+    snapshot(w, &own);
+    int exit_code = take_exit(w);
+    pthread_mutex_lock(&w->lock);
+    void (*hook)(void *, const cb_hang_report *) = w->report_hook;
+    void *ctx = w->report_ctx;
+    pthread_mutex_unlock(&w->lock);
+    cb_hang_report rep;
+    if (cb_sidechannel_gather(w->side, &own, trigger, w->limit, answer_wait(w), &rep) == 0) {
+        cb_hang_print(&rep, stderr);
+        if (hook != NULL)
+            hook(ctx, &rep);
+    } else {
+        own_message(w);
+    }
+    cb_sidechannel_release(w->side, exit_code, abort_limit(w) + 1.0, &rep);
+    free(rep.ranks);
+    leave(w, exit_code);
+}
+
+/* Not rank 0: this rank's limit passed. Tell rank 0 and wait for its word
+ * (answering its question meanwhile); without it, speak for this rank. */
+static void fired_not_root(cb_watchdog *w)
+{
+    int exit_code = take_exit(w);
+    if (cb_sidechannel_fired(w->side) == 0) {
+        /* Rank 0 asks, waits answer_wait, writes the outputs (a bounded
+         * wait for them, then the writing), then says exit. */
+        double until = now_seconds() + answer_wait(w) + CB_WATCHDOG_REPORT_SLACK_S;
+        while (cb_sidechannel_linked(w->side) && now_seconds() < until) {
+            int code = 0;
+            if (cb_sidechannel_serve(w->side, 100, snapshot, w, &code) == CB_SIDE_EXIT)
+                leave(w, code);
+        }
+    }
+    own_message(w);
+    fprintf(stderr, "# Hang: rank 0 (%s), which makes the hang report, sent none: it is behind, "
+            "silent or ended itself\n", w->side->host0);
+    fflush(stderr);
+    leave(w, exit_code);
+}
+
 static void *watch(void *arg)
 {
     cb_watchdog *w = arg;
     unsigned long seen = atomic_load(&w->progress);
-    double since = now_seconds();
+    w->since = now_seconds();
     const struct timespec nap = {0, 100 * 1000 * 1000};
+    double turn = w->since;
     while (!atomic_load(&w->stop)) {
-        nanosleep(&nap, NULL);
+        int event = CB_SIDE_NONE, peer = 0;
+        if (w->side != NULL && w->side->on)
+            event = cb_sidechannel_serve(w->side, 100, snapshot, w, &peer);
+        else
+            nanosleep(&nap, NULL);
+        if (event == CB_SIDE_EXIT) {   /* rank 0's report ends this rank too */
+            take_exit(w);
+            leave(w, peer);
+        }
+        /* A thread that did not run for longer than a firing rank waits
+         * for the report (this rank was stopped, SIGSTOP, and let go): the
+         * ranks that fired have spoken for themselves, and a report now
+         * would find them gone. */
+        double gap = now_seconds() - turn;
+        turn = now_seconds();
+        if (event == CB_SIDE_FIRED && gap > answer_wait(w) + CB_WATCHDOG_REPORT_SLACK_S) {
+            int exit_code = take_exit(w);
+            fprintf(stderr, "nccl-collbench: rank %d (%s): this rank did not run for %.0f s "
+                    "(stopped?); the ranks that timed out meanwhile reported alone\n", w->rank,
+                    w->host, gap);
+            fflush(stderr);
+            leave(w, exit_code);
+        }
+        if (event == CB_SIDE_FIRED)
+            report_and_exit(w, peer);
         unsigned long now_progress = atomic_load(&w->progress);
         double now = now_seconds();
         if (now_progress != seen) {
             seen = now_progress;
-            since = now;
+            w->since = now;
             continue;
         }
-        if (now - since < w->limit)
+        if (now - w->since < w->limit)
             continue;
-        char doing[sizeof w->doing];
-        pthread_mutex_lock(&w->lock);
-        memcpy(doing, w->doing, sizeof doing);
-        w->firing_hook = w->abort_hook;
-        w->firing_ctx = w->abort_ctx;
-        int exit_code = w->exit_code;
-        pthread_mutex_unlock(&w->lock);
-        long units = atomic_load(&w->units), at = atomic_load(&w->iteration);
-        char where[96] = "";
-        if (units > 0 && at + 1 >= units)
-            snprintf(where, sizeof where, ", all %ld launched, waiting for them to complete", units);
-        else if (units > 0)
-            snprintf(where, sizeof where, ", %ld of %ld launched", at + 1, units);
-        fprintf(stderr,
-                "nccl-collbench: rank %d (%s): timeout: no progress for %.0f s (-T) in %s%s; "
-                "aborting\n",
-                w->rank, w->host, w->limit, doing, where);
-        fflush(stderr);
-        if (w->firing_hook != NULL)
-            abort_bounded(w);
-        _exit(exit_code);
+        w->fired = 1;
+        if (w->side != NULL && w->side->on && w->rank == 0)
+            report_and_exit(w, 0);
+        if (w->side != NULL && w->side->on)
+            fired_not_root(w);
+        int exit_code = take_exit(w);
+        own_message(w);
+        leave(w, exit_code);
     }
     return NULL;
 }
 
-int cb_watchdog_start(cb_watchdog *w, double limit, int rank, const char *host)
+int cb_watchdog_start(cb_watchdog *w, double limit, int rank, const char *host,
+                      cb_sidechannel *side)
 {
     memset(w, 0, sizeof *w);
     w->limit = limit;
@@ -113,6 +250,9 @@ int cb_watchdog_start(cb_watchdog *w, double limit, int rank, const char *host)
     atomic_init(&w->stop, 0);
     atomic_init(&w->iteration, -1);
     atomic_init(&w->units, 0);
+    atomic_init(&w->launches, 0);
+    atomic_init(&w->steps, 0);
+    w->side = side;
     atomic_init(&w->abort_returned, 0);
     if (limit <= 0)
         return 0;
@@ -137,7 +277,30 @@ void cb_watchdog_doing(cb_watchdog *w, const char *fmt, ...)
     va_end(ap);
     pthread_mutex_unlock(&w->lock);
     atomic_store_explicit(&w->units, 0, memory_order_relaxed);
+    unsigned long n = atomic_load_explicit(&w->steps, memory_order_relaxed);
+    atomic_store_explicit(&w->steps, n + 1, memory_order_relaxed);
     cb_watchdog_tick(w);
+}
+
+void cb_watchdog_subject(cb_watchdog *w, const char *op, uint64_t bytes)
+{
+    if (!w->running)
+        return;
+    pthread_mutex_lock(&w->lock);
+    snprintf(w->op, sizeof w->op, "%s", op);
+    w->bytes = bytes;
+    pthread_mutex_unlock(&w->lock);
+}
+
+void cb_watchdog_set_report(cb_watchdog *w, void (*hook)(void *ctx, const cb_hang_report *rep),
+                            void *ctx)
+{
+    if (w->running)
+        pthread_mutex_lock(&w->lock);
+    w->report_hook = hook;
+    w->report_ctx = ctx;
+    if (w->running)
+        pthread_mutex_unlock(&w->lock);
 }
 
 void cb_watchdog_set_abort(cb_watchdog *w, void (*hook)(void *ctx), void *ctx)

@@ -8,12 +8,22 @@
  * -T limit (1 to 10 s), and ends the process with CB_EXIT_TIMEOUT (or the
  * status set with cb_watchdog_set_exit), which makes the launcher end the
  * other ranks.
+ *
+ * With a side channel (safety/sidechannel.h), the thread also serves it:
+ * where any rank's watchdog fires, rank 0's asks every rank where it is,
+ * prints one merged hang report (safety/hangreport.h), hands it to the
+ * report hook (the outputs), and tells every rank to exit; a rank prints
+ * its own message only when rank 0 makes no report.
  */
 #ifndef CB_WATCHDOG_H
 #define CB_WATCHDOG_H
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdint.h>
+
+#include "safety/hangreport.h"
+#include "safety/sidechannel.h"
 
 typedef struct cb_watchdog {
     pthread_t thread;
@@ -23,8 +33,17 @@ typedef struct cb_watchdog {
     atomic_int stop;
     atomic_long iteration;         /* last unit launched in a loop, -1 outside */
     atomic_long units;             /* units in the loop, 0 outside */
+    atomic_ulong launches;         /* units launched since start, for the hang report */
+    atomic_ulong steps;            /* steps (doing, loops) begun since start */
     pthread_mutex_t lock;          /* guards doing and the abort hook */
-    char doing[384];
+    char doing[CB_HANG_DOINGLEN];
+    char op[CB_HANG_OPLEN];        /* the measurement's collective and size */
+    uint64_t bytes;
+    double since;                  /* the watching thread's: when progress was last seen */
+    int fired;                     /* the watching thread's: this rank's limit passed */
+    cb_sidechannel *side;          /* NULL: no hang report */
+    void (*report_hook)(void *ctx, const cb_hang_report *rep); /* rank 0, may be NULL */
+    void *report_ctx;
     int rank;
     char host[64];
     void (*abort_hook)(void *ctx); /* may be NULL */
@@ -35,9 +54,11 @@ typedef struct cb_watchdog {
     int exit_code;                 /* the status on expiry: CB_EXIT_TIMEOUT unless set */
 } cb_watchdog;
 
-/* Start watching; limit <= 0 starts nothing. Returns 0, or -1 when the
- * thread cannot be made. */
-int cb_watchdog_start(cb_watchdog *w, double limit, int rank, const char *host);
+/* Start watching; limit <= 0 starts nothing. side (may be NULL) is the
+ * hang report's side channel, opened, which the thread then serves.
+ * Returns 0, or -1 when the thread cannot be made. */
+int cb_watchdog_start(cb_watchdog *w, double limit, int rank, const char *host,
+                      cb_sidechannel *side);
 
 /* What the engine is doing now, for the message; also counts as progress. */
 void cb_watchdog_doing(cb_watchdog *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -55,18 +76,30 @@ static inline void cb_watchdog_tick(cb_watchdog *w)
  * how far it got. */
 static inline void cb_watchdog_loop(cb_watchdog *w, long units)
 {
+    unsigned long n = atomic_load_explicit(&w->steps, memory_order_relaxed);
+    atomic_store_explicit(&w->steps, n + 1, memory_order_relaxed);
     atomic_store_explicit(&w->iteration, -1, memory_order_relaxed);
     atomic_store_explicit(&w->units, units, memory_order_relaxed);
     cb_watchdog_tick(w);
 }
 
-/* Unit i of the loop was launched: two relaxed stores, cheap enough for
+/* Unit i of the loop was launched: a few relaxed stores, cheap enough for
  * the timed span. */
 static inline void cb_watchdog_at(cb_watchdog *w, long i)
 {
+    unsigned long n = atomic_load_explicit(&w->launches, memory_order_relaxed);
+    atomic_store_explicit(&w->launches, n + 1, memory_order_relaxed);
     atomic_store_explicit(&w->iteration, i, memory_order_relaxed);
     cb_watchdog_tick(w);
 }
+
+/* The measurement now begun (op, its size in bytes), for the hang report. */
+void cb_watchdog_subject(cb_watchdog *w, const char *op, uint64_t bytes);
+
+/* Rank 0: what receives the merged hang report before the process ends
+ * (the engine's outputs). Runs on the watchdog thread. */
+void cb_watchdog_set_report(cb_watchdog *w, void (*hook)(void *ctx, const cb_hang_report *rep),
+                            void *ctx);
 
 /* The hook that aborts the backend's communicator on expiry. */
 void cb_watchdog_set_abort(cb_watchdog *w, void (*hook)(void *ctx), void *ctx);

@@ -38,7 +38,11 @@ static void test_lookup(unit_state *u)
         CHECK(u, (*l)->layout && (*l)->busbw_factor && (*l)->run && (*l)->fill_input &&
                      (*l)->check_output);
     }
-    CHECK(u, n == 13);
+    CHECK(u, n == 14);
+    /* comm_init: measured by the engine, by name only (not in -o all). */
+    const cb_collective *comm = cb_collective_lookup("comm_init");
+    CHECK(u, comm != NULL && cb_collective_lookup("comm") == comm);
+    CHECK(u, comm != NULL && comm->flags == (CB_COLL_NO_DATA | CB_COLL_COMM));
 }
 
 typedef struct expected_layout {

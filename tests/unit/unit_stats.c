@@ -50,8 +50,18 @@ int main(void)
     cb_rank_spread s;
     cb_stats_spread(ranks, 4, &s);
     CHECK(&u, s.min == 1 && s.max == 5 && s.mean == 13.0 / 4 && s.slowest == 1);
+    CHECK(&u, s.median == 3.5);   /* of 1, 2, 5, 5 */
     cb_stats_spread(ranks, 1, &s);
-    CHECK(&u, s.min == 2 && s.max == 2 && s.mean == 2 && s.slowest == 0);
+    CHECK(&u, s.min == 2 && s.max == 2 && s.mean == 2 && s.slowest == 0 && s.median == 2);
+    cb_stats_spread(ranks, 3, &s);
+    CHECK(&u, s.median == 2);
+    /* A rank that took no part (comm_init's shrink) is left out. */
+    cb_rank_time some[3] = {{.mean = NAN}, {.mean = 4}, {.mean = 1}};
+    cb_stats_spread(some, 3, &s);
+    CHECK(&u, s.min == 1 && s.max == 4 && s.mean == 2.5 && s.median == 2.5 && s.slowest == 1);
+    some[1].mean = some[2].mean = NAN;
+    cb_stats_spread(some, 3, &s);
+    CHECK(&u, isnan(s.min) && isnan(s.max) && isnan(s.mean) && isnan(s.median) && s.slowest == 0);
     /* --stable's rule: the last k values within pct% of their median. */
     double rounds[] = {50, 10.0, 10.1, 9.95};
     CHECK(&u, cb_stats_stable(rounds, 4, 3, 2));      /* 0.15 <= 0.2 */

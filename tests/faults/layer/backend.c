@@ -33,6 +33,8 @@
  *   skip             no rank runs the operation at all
  *   hang:K:COUNT     rank K stops making progress, as a hung rank would, in
  *                    its first launch of COUNT output elements or more
+ *   stop:K:COUNT     rank K stops itself (SIGSTOP: every thread, so it
+ *                    answers nothing) in the same launch as hang's
  *   alloc:K          rank K's buffer allocations fail
  *   slow:A:B:MS      world ranks A to B (a host's ranks) sleep MS ms before
  *                    every launch: a slow host
@@ -278,6 +280,21 @@ static int faulty_select_impl(cb_backend *b, cb_impl impl)
     return chosen < 0 ? pass(b, -1) : chosen;
 }
 
+/* comm_init: the wrapped backend times the making; under slow, a slow rank
+ * adds its MS to its own time (as a rank whose creation is slow would), so
+ * that the tests see which rank the figures name. */
+static int faulty_comm_time(cb_backend *b, cb_comm_op op, double *seconds)
+{
+    faulty_backend *f = faulty(b);
+    int rc = inner_ops(b)->comm_time(inner(b), op, seconds);
+    if (rc > 0)
+        cb_backend_fail(b, "%s", inner(b)->error);
+    if (rc == 0 && fault_active(f) && f->kind == FAULT_SLOW && f->world_rank >= f->arg[0] &&
+        f->world_rank <= f->arg[1] && *seconds == *seconds)
+        *seconds += (double)f->arg[2] / 1000.0;
+    return rc < 0 ? pass(b, rc) : rc;
+}
+
 static int faulty_barrier(cb_backend *b)
 {
     return pass(b, inner_ops(b)->barrier(inner(b)));
@@ -507,7 +524,8 @@ static int faulty_alltoallv(cb_backend *b, const void *send, const size_t *send_
     .wait = faulty_wait, .timer_start = faulty_timer_start,                            \
     .timer_stop = faulty_timer_stop, .timer_reserve = faulty_timer_reserve,            \
     .timer_mark = faulty_timer_mark, .timer_samples = faulty_timer_samples,            \
-    .copy2d = faulty_copy2d, .split = faulty_split, .barrier = faulty_barrier
+    .copy2d = faulty_copy2d, .split = faulty_split, .barrier = faulty_barrier,         \
+    .comm_time = faulty_comm_time
 
 const cb_backend_ops cb_backend_faulty_mpi = {
     .name = "faulty-mpi",

@@ -23,6 +23,7 @@ typedef enum fault_kind {
     FAULT_ALLOC,
     FAULT_SLOW,
     FAULT_SLOWLINK,
+    FAULT_STOP,
     FAULT_KINDS
 } fault_kind;
 
@@ -69,8 +70,8 @@ int fault_pass(faulty_backend *f, int rc);
 int fault_parse(faulty_backend *f, const char *spec);
 #define FAULT_FORMS                                                                    \
     "missing:K, dup:A:B, bump:K[:D], swap:A:B, shift:K[:OFF], chunks:K:A:B:LEN, "      \
-    "sign:K[:IDX], corrupt:K:IDX, stale:K, root:D, skip, hang:K:COUNT, alloc:K, "        \
-    "slow:A:B:MS or slowlink:A:B:W:MS"
+    "sign:K[:IDX], corrupt:K:IDX, stale:K, root:D, skip, hang:K:COUNT, stop:K:COUNT, "  \
+    "alloc:K, slow:A:B:MS or slowlink:A:B:W:MS"
 
 /* slow and slowlink: sleep before a launch when they apply to it; peer is the
  * sendrecv peer's rank in f's communicator, -1 for other launches. */

@@ -2,6 +2,7 @@
  * The fault layer's faults (tests/faults/layer/backend.c has the list): what each
  * does to a launch's input, root and output, on whatever backend f wraps.
  */
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,7 +23,7 @@ static const struct {
     {"missing", 1, 1}, {"dup", 2, 2},    {"bump", 1, 2},    {"swap", 2, 2},
     {"shift", 1, 2},   {"chunks", 4, 4}, {"sign", 1, 2},    {"corrupt", 2, 2},
     {"stale", 1, 1},   {"root", 1, 1},   {"skip", 0, 0},    {"hang", 2, 2},
-    {"alloc", 1, 1},   {"slow", 3, 3},   {"slowlink", 4, 4},
+    {"alloc", 1, 1},   {"slow", 3, 3},   {"slowlink", 4, 4}, {"stop", 2, 2},
 };
 
 int fault_pass(faulty_backend *f, int rc)
@@ -195,6 +196,9 @@ static int before(cb_backend *b, launch *l)
         l->output_count >= arg_count(f, 1, 0))
         for (;;)
             sleep(1);   /* as a hung rank: no progress until the watchdog ends it */
+    if (f->kind == FAULT_STOP && f->world_rank == f->arg[0] &&
+        l->output_count >= arg_count(f, 1, 0))
+        raise(SIGSTOP);   /* every thread stops, the watchdog's too: a silent rank */
     if (f->kind == FAULT_STALE && f->world_rank == f->arg[0]) {
         size_t bytes = l->output_count * esize_of(l);
         if (f->stale_bytes < bytes) {

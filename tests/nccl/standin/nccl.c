@@ -289,6 +289,22 @@ ncclResult_t ncclCommInitRankConfig(ncclComm_t *comm, int nranks, ncclUniqueId i
     return init_rank(comm, nranks, id, rank, config != NULL && config->blocking == 0);
 }
 
+/* A split's or shrink's new communicator over mpi (none: MPI_COMM_NULL),
+ * made on the parent comm's job, written into *newcomm when it is done. */
+static ncclResult_t child_started(ncclComm_t comm, MPI_Comm mpi, ncclComm_t *newcomm,
+                                  const char *call)
+{
+    ncclComm_t child = NULL;
+    if (mpi != MPI_COMM_NULL && comm_new(mpi, 0, &child) != ncclSuccess)
+        return fail(ncclSystemError, "out of memory");
+    if (child != NULL) {
+        child->nonblocking = 1;
+        comm->split_child = child;
+        comm->split_out = newcomm;
+    }
+    return standin_comm_started(comm, ncclSuccess, call);
+}
+
 /* The new communicator inherits comm's blocking mode (config is not
  * modelled); failures behave as in init_rank. Non-blocking, as NCCL 2.28's
  * (init.cc, ncclCommInitChildComm): the split is a job on the PARENT, which
@@ -328,15 +344,7 @@ ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t *newc
         standin_trace("ncclInProgress from ncclCommSplit (a peer never joins)");
         return ncclInProgress;
     }
-    ncclComm_t child = NULL;
-    if (!no_color && comm_new(mpi, 0, &child) != ncclSuccess)
-        return fail(ncclSystemError, "out of memory");
-    if (child != NULL) {
-        child->nonblocking = 1;
-        comm->split_child = child;
-        comm->split_out = newcomm;
-    }
-    return standin_comm_started(comm, ncclSuccess, "ncclCommSplit");
+    return child_started(comm, no_color ? MPI_COMM_NULL : mpi, newcomm, "ncclCommSplit");
 }
 
 /* Unlink and free a communicator that no other call holds. */
@@ -382,6 +390,40 @@ static ncclResult_t comm_free(ncclComm_t comm, const char *how)
     if (atomic_fetch_sub(&comm->in_call, 1) == 1)
         free(comm);
     return ncclSuccess;
+}
+
+/* comm's ranks but those listed, renumbered in order, as NCCL 2.27's shrink
+ * (init.cc): a listed rank must not call, the list is not empty, and it is
+ * a job on the parent as a split is. Only the ranks kept take part. */
+ncclResult_t ncclCommShrink(ncclComm_t comm, int *excludeRanksList, int excludeRanksCount,
+                            ncclComm_t *newcomm, ncclConfig_t *config, int shrinkFlags)
+{
+    (void)config;
+    standin_trace("ncclCommShrink excluded=%d flags=%d", excludeRanksCount, shrinkFlags);
+    if (newcomm == NULL || comm == NULL || comm_unready(comm, "ncclCommShrink"))
+        return fail(ncclInvalidArgument, "NULL newcomm, or NULL or unready communicator");
+    *newcomm = NULL;
+    if (excludeRanksList == NULL || excludeRanksCount <= 0)
+        return fail(ncclInvalidArgument, "ncclCommShrink: no rank to exclude");
+    for (int i = 0; i < excludeRanksCount; i++)
+        if (excludeRanksList[i] == comm->rank)
+            return fail(ncclInvalidArgument, "ncclCommShrink called by an excluded rank");
+    comm_enter(comm, "ncclCommShrink");
+    MPI_Group all = MPI_GROUP_NULL, kept = MPI_GROUP_NULL;
+    MPI_Comm mpi = MPI_COMM_NULL;
+    int rc = MPI_Comm_group(comm->mpi, &all) != MPI_SUCCESS ||
+             MPI_Group_excl(all, excludeRanksCount, excludeRanksList, &kept) != MPI_SUCCESS ||
+             MPI_Comm_create_group(comm->mpi, kept, 0x5a1, &mpi) != MPI_SUCCESS;
+    if (kept != MPI_GROUP_NULL)
+        MPI_Group_free(&kept);
+    if (all != MPI_GROUP_NULL)
+        MPI_Group_free(&all);
+    comm_leave(comm);
+    if (rc != 0 || mpi == MPI_COMM_NULL)
+        return fail(ncclSystemError, "MPI_Comm_create_group failed");
+    if (!comm->nonblocking)
+        return comm_new(mpi, 0, newcomm);
+    return child_started(comm, mpi, newcomm, "ncclCommShrink");
 }
 
 /* NCCL's destroy first checks that the communicator is ready, and fails

@@ -1,0 +1,135 @@
+/*
+ * -o comm_init: the time to make a communicator, each way the backend has
+ * (cb_comm_op: creation, split, shrink, grow), one row per way. Every rank
+ * times -w untimed and -n timed makings on its own clock; the row's time
+ * combines the ranks' means as -a says, and its spread gives the min,
+ * median and max across ranks with the slowest rank and host, as for any
+ * collective. A rank a way leaves out (shrink's) is left out of the figures.
+ */
+#include "engine_int.h"
+
+/* The time of one way on this rank: mean and per-iteration statistics in
+ * *t (NaN where this rank takes no part). 0, 1 when the backend lacks the
+ * way (on every rank), -1 on failure (e->st set). */
+static int time_one_way(engine *e, cb_comm_op op, cb_rank_time *t)
+{
+    const cb_params *p = e->p;
+    int n = p->iters > 0 ? p->iters : 1;
+    double *samples = calloc((size_t)n, sizeof *samples);
+    int oom = samples == NULL, any_oom = 0;
+    MPI_Allreduce(&oom, &any_oom, 1, MPI_INT, MPI_MAX, e->gcomm);
+    if (any_oom) {
+        free(samples);
+        cb_status_set(&e->st, CB_EXIT_RUNTIME, "out of memory for %d comm_init samples", n);
+        return -1;
+    }
+    int rc = 0, taken = 0;
+    double seconds = NAN;
+    cb_watchdog_doing(&e->watch, "comm_init %s, warmup", cb_comm_op_name(op));
+    for (int i = 0; i < p->warmup && rc == 0; i++) {
+        rc = e->ops->comm_time(e->b, op, &seconds);
+        cb_watchdog_tick(&e->watch);
+    }
+    cb_watchdog_doing(&e->watch, "comm_init %s, timed makings", cb_comm_op_name(op));
+    cb_watchdog_loop(&e->watch, n);
+    for (int i = 0; i < n && rc == 0; i++) {
+        rc = e->ops->comm_time(e->b, op, &seconds);
+        cb_watchdog_at(&e->watch, i);
+        if (rc == 0 && !isnan(seconds))
+            samples[taken++] = seconds;
+    }
+    memset(t, 0, sizeof *t);
+    t->mean = NAN;
+    if (rc == 0 && taken > 0) {
+        double sum = 0;
+        for (int i = 0; i < taken; i++)
+            sum += samples[i];
+        t->mean = sum / taken;
+        cb_stats_from_samples(samples, taken, t);
+    } else if (rc == 0) {
+        cb_stats_from_samples(samples, 0, t);
+    }
+    free(samples);
+    if (rc < 0)
+        cb_status_set(&e->st, CB_EXIT_RUNTIME, "comm_init %s: %s", cb_comm_op_name(op),
+                      e->b->error);
+    return rc;
+}
+
+/* The row's time from every rank's mean, as -a says, over the ranks that
+ * took part. */
+static double combined(engine *e, double mine)
+{
+    double in = isnan(mine) ? 0 : mine, out = 0;
+    int part = !isnan(mine), parts = 0;
+    MPI_Allreduce(&part, &parts, 1, MPI_INT, MPI_SUM, e->gcomm);
+    switch (e->p->average) {
+    case CB_AVERAGE_RANK0:
+        out = mine;
+        MPI_Bcast(&out, 1, MPI_DOUBLE, 0, e->gcomm);
+        return out;
+    case CB_AVERAGE_MEAN:
+        MPI_Allreduce(&in, &out, 1, MPI_DOUBLE, MPI_SUM, e->gcomm);
+        return parts > 0 ? out / parts : NAN;
+    case CB_AVERAGE_MIN:
+        in = isnan(mine) ? INFINITY : mine;
+        MPI_Allreduce(&in, &out, 1, MPI_DOUBLE, MPI_MIN, e->gcomm);
+        return parts > 0 ? out : NAN;
+    case CB_AVERAGE_MAX:
+        MPI_Allreduce(&in, &out, 1, MPI_DOUBLE, MPI_MAX, e->gcomm);
+        return parts > 0 ? out : NAN;
+    }
+    return NAN;
+}
+
+int measure_comm_ways(engine *e, const cb_collective *coll, cb_dtype dtype)
+{
+    if (e->p->check_passes > 0)
+        note(e, "comm_init makes communicators: one row per way, not verified");
+    e->at_largest = 0;   /* --min-busbw: no bandwidth to gate */
+    for (int op = 0; op < CB_COMM_OPS; op++) {
+        cb_rank_time mine;
+        int rc = time_one_way(e, (cb_comm_op)op, &mine);
+        if (rc > 0) {
+            note(e, "comm_init %s skipped: %s", cb_comm_op_name((cb_comm_op)op), e->b->error);
+            continue;
+        }
+        if (agree(e) != CB_EXIT_OK)
+            return e->st.code;
+        cb_result res;
+        memset(&res, 0, sizeof res);
+        res.collective = coll;
+        res.dtype = dtype;
+        res.redop = CB_REDOP_NONE;
+        res.root = -1;
+        res.warmup_iters = e->p->warmup;
+        res.iters = e->p->iters > 0 ? e->p->iters : 1;
+        res.group = e->p->split.kind != CB_SPLIT_NONE ? e->group : -1;
+        res.group_ranks = e->gsize;
+        res.round = -1;
+        snprintf(res.comm_op, sizeof res.comm_op, "%s", cb_comm_op_name((cb_comm_op)op));
+        res.seconds = combined(e, mine.mean);
+        MPI_Gather(&mine, (int)sizeof mine, MPI_BYTE, e->rank_times, (int)sizeof mine, MPI_BYTE,
+                   0, e->gcomm);
+        int slowest_rank = 0;
+        if (e->grank == 0) {
+            cb_stats_spread(e->rank_times, e->gsize, &res.spread);
+            res.slowest = e->rank_times[res.spread.slowest];
+            res.rank_times = e->rank_times;
+            slowest_rank = e->gmembers[res.spread.slowest];
+            if (e->rank == 0)
+                snprintf(res.slowest_host, sizeof res.slowest_host, "%s",
+                         e->ranks[slowest_rank].host);
+        }
+        stamp_result(e, &res);
+        if (e->p->split.kind != CB_SPLIT_NONE) {
+            if (emit_split(e, coll, &res, slowest_rank, 1) != CB_EXIT_OK)
+                return e->st.code;
+            continue;
+        }
+        emit_results(e, &res, 1, 1);
+        if (agree(e) != CB_EXIT_OK)
+            return e->st.code;
+    }
+    return CB_EXIT_OK;
+}
