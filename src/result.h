@@ -62,6 +62,9 @@ typedef struct cb_run_settings {
     int nimpls;
     int registration;           /* -R */
     int unalign;                /* -u, in elements */
+    const char *expect;         /* --expect: "auto" or the file; NULL without */
+    double expect_ratio;        /* --expect-ratio */
+    int expect_column;          /* --efficiency: the table shows each row's efficiency */
 } cb_run_settings;
 
 typedef struct cb_run_info {
@@ -135,6 +138,10 @@ typedef struct cb_result {
     /* alltoallv: its traffic matrix as --a2av-matrix reads it ("hot:4:1"),
      * "" in other results. */
     char traffic_matrix[48];
+    /* --expect: the bus bandwidth expected of this row (GB/s) and busbw over
+     * it; both 0 where the row has no expectation. */
+    double expected_busbw;
+    double efficiency;
 } cb_result;
 
 /* One row of a table: a size's out-of-place result and its in-place one;

@@ -24,6 +24,7 @@
 
 #include "config.h"
 #include "common/parse.h"
+#include "expect/expect.h"
 #include "plan.h"
 #include "printers/printer.h"
 #include "result.h"
@@ -108,6 +109,15 @@ typedef struct engine {
 
     int progress;          /* rank 0: 0 off, 1 one updated line on a terminal, 2 lines */
 
+    /* --expect (expect.c): rank 0 holds every rank's facts, the expected
+     * busbw of each group for the table being measured (auto; 0: none),
+     * and counts the rows below --expect-ratio x expected. */
+    cb_expect_rank *expect_ranks;
+    cb_expect_rules expect_rules;   /* --expect FILE, on every rank */
+    double *expect_gbps;
+    int expect_groups;
+    int below_expectation;
+
     cb_watchdog watch;
     char measuring[192];   /* the measurement in progress, for the watchdog */
 } engine;
@@ -172,6 +182,16 @@ int check_pattern(engine *e, const cb_call *call, int size_index, int in_place, 
 int fill_input(engine *e, const cb_collective *coll, const cb_call *call, const cb_pattern *pat);
 void verify(engine *e, const cb_collective *coll, const cb_call *call, int size_index,
             cb_result *res, int timed);
+
+/* expect.c: --expect */
+void prepare_expect(engine *e);
+void note_expect(engine *e);
+void expect_table_begin(engine *e, const cb_collective *coll);
+/* Rank 0: the expectation of res (0 where none), and the gate with its
+ * "Below expectation" note; what names the row. */
+void expect_result(engine *e, cb_result *res);
+void gate_expectation(engine *e, const char *what, const cb_result *res);
+void free_expect(engine *e);
 
 /* scan.c: the health scan (-o scan), every rank at once. */
 int run_scan(engine *e);

@@ -122,6 +122,15 @@ static void row_group(row *r, const cb_result *res)
         row_field(r, "");
 }
 
+/* --expect: a figure, empty where the row has no expectation. */
+static void row_expected(row *r, const cb_result *res, double value)
+{
+    if (res->expected_busbw > 0)
+        row_fieldf(r, "%.6f", value);
+    else
+        row_field(r, "");
+}
+
 /* A matrix dimension, empty outside the column layout. */
 static void row_matrix(row *r, const cb_result *res, size_t dimension)
 {
@@ -198,7 +207,9 @@ static void row_scan_round(row *r, const cb_result *res)
     X(timestamp_utc, row_field(r, res->timestamp_utc))                     \
     X(traffic_matrix, row_field(r, res->traffic_matrix))                   \
     X(impl, row_field(r, res->impl ? res->impl : ""))                      \
-    X(unalign, row_fieldf(r, "%d", res->scan_part ? 0 : set->unalign))
+    X(unalign, row_fieldf(r, "%d", res->scan_part ? 0 : set->unalign))   \
+    X(expected_busbw_gbps, row_expected(r, res, res->expected_busbw))  \
+    X(efficiency, row_expected(r, res, res->efficiency))
 
 static void row_header(row *r)
 {
