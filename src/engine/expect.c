@@ -176,8 +176,9 @@ void gate_expectation(engine *e, const char *what, const cb_result *res)
         return;
     e->slow = 1;
     e->below_expectation++;
-    note(e, "Below expectation: %s busbw %.2f GB/s is %.3f of expected %.2f GB/s "
-            "(--expect-ratio %g)", what, res->busbw, res->efficiency, res->expected_busbw, ratio);
+    note(e, "Below expectation: %s busbw %.2f GB/s is %.3f of expected %.*f GB/s "
+            "(--expect-ratio %g)", what, res->busbw, res->efficiency,
+         cb_expect_digits(res->expected_busbw), res->expected_busbw, ratio);
 }
 
 void free_expect(engine *e)

@@ -13,6 +13,11 @@
 #include <stdio.h>
 #include <string.h>
 
+int cb_expect_digits(double gbps)
+{
+    return gbps >= 1 ? 2 : gbps >= 0.01 ? 4 : 6;
+}
+
 cb_expect_traffic cb_expect_traffic_of(const char *collective)
 {
     static const char *const spread[] = {"alltoall", "alltoallv", "gather", "scatter"};
@@ -115,8 +120,8 @@ static double gpu_figure(const cb_expect_gpu *g, int nvlink, char *how, size_t l
             g->pcie_width);
         return 0;
     }
-    add(how, len, "GPU %s PCIe Gen%d x%d x %g GB/s = %.2f GB/s", g->bus_id, g->pcie_gen,
-        g->pcie_width, lane, lane * g->pcie_width);
+    add(how, len, "GPU %s PCIe Gen%d x%d x %g GB/s = %.*f GB/s", g->bus_id, g->pcie_gen,
+        g->pcie_width, lane, cb_expect_digits(lane * g->pcie_width), lane * g->pcie_width);
     return lane * g->pcie_width;
 }
 
@@ -145,7 +150,8 @@ static double node_nics(const cb_expect_rank *r, char *how, size_t len)
         add(how, len, "node %s: no NIC is up", r->host);
         return 0;
     }
-    add(how, len, "node %s NICs %d up, %g Gb/s = %.2f GB/s", r->host, up, gbit, gbit / 8);
+    add(how, len, "node %s NICs %d up, %g Gb/s = %.*f GB/s", r->host, up, gbit,
+        cb_expect_digits(gbit / 8), gbit / 8);
     return gbit / 8;
 }
 
@@ -234,11 +240,12 @@ void cb_expect_auto(const cb_expect_rank *ranks, const int *members, int n,
             char why[160] = " (ring channels spread over every NIC of the node)";
             if (traffic == CB_TRAFFIC_PEER) {
                 f = nic / count[node];
-                snprintf(why, sizeof why, " / %d ranks = %.2f GB/s", count[node], f);
+                snprintf(why, sizeof why, " / %d ranks = %.*f GB/s", count[node],
+                         cb_expect_digits(f), f);
             } else if (traffic == CB_TRAFFIC_SPREAD) {
                 f = nic / count[node] * (n - 1) / (n - count[node]);
-                snprintf(why, sizeof why, " / %d ranks x (%d-1)/(%d-%d) = %.2f GB/s",
-                         count[node], n, n, count[node], f);
+                snprintf(why, sizeof why, " / %d ranks x (%d-1)/(%d-%d) = %.*f GB/s",
+                         count[node], n, n, count[node], cb_expect_digits(f), f);
             }
             if (slowest == 0 || f < slowest) {
                 slowest = f;
@@ -253,7 +260,7 @@ void cb_expect_auto(const cb_expect_rank *ranks, const int *members, int n,
         return;
     }
     out->gbps = best;
-    add(out->how, sizeof out->how, "%.2f GB/s, the slowest of: ", best);
+    add(out->how, sizeof out->how, "%.*f GB/s, the slowest of: ", cb_expect_digits(best), best);
     add(out->how, sizeof out->how, "%s%s%s", inside, inside[0] && between[0] ? "; " : "",
         between);
 }

@@ -126,7 +126,7 @@ static void row_group(row *r, const cb_result *res)
 static void row_expected(row *r, const cb_result *res, double value)
 {
     if (res->expected_busbw > 0)
-        row_fieldf(r, "%.6f", value);
+        row_fieldf(r, "%.6g", value);  /* a floor may be 1e-9 GB/s or 1e9 */
     else
         row_field(r, "");
 }

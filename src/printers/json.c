@@ -361,10 +361,12 @@ static void json_one_result(cb_printer *pr, const cb_result *res)
         json_string(f, res->traffic_matrix);
     else
         fputs("null", f);
-    if (res->expected_busbw > 0)
-        fprintf(f, ", \"expected_busbw_gbps\": %.6f, \"efficiency\": %.6f", res->expected_busbw,
-                res->efficiency);
-    else
+    if (res->expected_busbw > 0) {
+        fprintf(f, ", \"expected_busbw_gbps\": ");
+        json_number(f, res->expected_busbw);
+        fprintf(f, ", \"efficiency\": ");
+        json_number(f, res->efficiency);
+    } else
         fprintf(f, ", \"expected_busbw_gbps\": null, \"efficiency\": null");
     fprintf(f, ", \"scan_part\": ");
     if (res->scan_part != NULL) {

@@ -153,7 +153,7 @@ static void print_efficiency(FILE *out, const cb_result *oop, const cb_result *i
     for (int h = 0; h < 2 && halves[h] != NULL; h++) {
         const char *place = halves[h]->in_place ? "in-place" : "out-of-place";
         if (halves[h]->expected_busbw > 0)
-            fprintf(out, "  %s %.3f of %.2f GB/s", place, halves[h]->efficiency,
+            fprintf(out, "  %s %.3f of %g GB/s", place, halves[h]->efficiency,
                     halves[h]->expected_busbw);
         else
             fprintf(out, "  %s none", place);
