@@ -179,6 +179,9 @@ static void write_parameters(FILE *f, const cb_run_settings *p)
         fprintf(f, "%s\"%s\"", i ? ", " : "", p->nccl_impls[i]);
     fprintf(f, "], \"registration\": %d, \"unalign\": %d", p->registration, p->unalign);
     fprintf(f, ", \"budget_ms\": %d, \"stable_pct\": %d", p->budget_ms, p->stable_pct);
+    fprintf(f, ", \"expect\": ");
+    json_string_or_null(f, p->expect);
+    fprintf(f, ", \"expect_ratio\": %g", p->expect_ratio);
     fprintf(f, "\n  },\n");
 }
 
