@@ -127,4 +127,18 @@ CB_RUN_BIN=$CB_TMP/nodes.sh run 4 --backend mpi -o allreduce $SWEEP --expect aut
 expect_rc 8 "MPI backend, a NIC down"
 expect_rows allreduce 350
 has 2 '^# Below expectation: allreduce float sum 65536 B .* of expected 350.00 GB/s'
+# With --split each group is judged on its own ranks: stride:2 puts a rank
+# of each node in each group (the NICs), size:2 one node in each (host
+# memory inside it: none).
+CB_RUN_BIN=$CB_TMP/nodes.sh run 4 --backend mpi -o allreduce $SWEEP --expect auto \
+    --split stride:2 --csv "$CB_TMP/e.csv"
+expect_rc 8 "--split stride:2"
+expect_rows allreduce 350
+has 2 '^# Expected busbw allreduce group [01]: 350.00 GB/s, the slowest of: between nodes: node b NICs 7 up'
+has 4 '^# Below expectation: allreduce float sum 65536 B .* group [01] busbw '
+CB_RUN_BIN=$CB_TMP/nodes.sh run 4 --backend mpi -o allreduce $SWEEP --expect auto \
+    --split size:2 --csv "$CB_TMP/e.csv"
+expect_rc 0 "--split size:2"
+expect_rows allreduce -
+has 2 '^# No expected busbw for allreduce group [01]: the MPI backend moves host memory'
 echo "ok"
