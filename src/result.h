@@ -184,6 +184,7 @@ typedef struct cb_summary {
     int results;               /* measurements printed */
     double busbw_sum;          /* for the plain mean of busbw cells */
     int busbw_results;         /* its divisor: results that move data (not barrier) */
+    int below_expectation;     /* --expect: results below --expect-ratio x expected */
     int exit_status;           /* enum cb_exit the run ends with */
     char error[512];           /* the agreed failure, "" when none */
 } cb_summary;

@@ -135,6 +135,7 @@ void end_printers(engine *e)
     /* In the order opened, each ended and closed before the next ends, so
      * the JSON document, last, carries the status a failed close gives. */
     cb_summary *sum = &e->sum;
+    sum->below_expectation = e->below_expectation;
     char err[CB_MSGLEN];
     for (int i = 0; i < e->nprinters; i++) {
         sum->exit_status = e->st.code != CB_EXIT_OK ? e->st.code
