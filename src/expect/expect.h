@@ -75,7 +75,7 @@ double cb_expect_nvlink_gbps(int code, int arch, const char **generation);
 double cb_expect_pcie_lane_gbps(int gen);
 
 /* Decimals that show a figure in GB/s with at least 2 significant digits
- * (2 from 1 GB/s on: 350.00; 0.001250 for 10 Mb/s). */
+ * (2 from 1 GB/s on: 350.00; 0.000125 for 1 Mb/s). */
 int cb_expect_digits(double gbps);
 
 /* The figure for one row, or none with why. */

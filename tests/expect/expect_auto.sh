@@ -111,14 +111,14 @@ expect_rc 0 "MPI backend on one node"
 expect_rows allreduce -
 has 1 '^# No expected busbw for allreduce: the MPI backend moves host memory: inside a node there is no link to expect$'
 has 0 '^# Expect rank'
-# ... between nodes the NICs: 10 Mb/s Ethernet (an unplugged port beside it) ...
+# ... between nodes the NICs: 1 Mb/s Ethernet (an unplugged port beside it) ...
 nodes_launcher "a:slow a:slow b:slow b:slow" "$CB_BIN"
 CB_RUN_BIN=$CB_TMP/nodes.sh run 4 --backend mpi -o allreduce $SWEEP --expect auto \
     --csv "$CB_TMP/e.csv"
-expect_rc 0 "MPI backend, 10 Mb/s between nodes"
-expect_rows allreduce 0.00125
-has 2 '^# Expect node [ab]: eno2 DOWN, eth0 0.01 Gb/s$'
-has 1 '^# Expected busbw allreduce: 0.001250 GB/s, the slowest of: between nodes: node a NICs 1 up, 0.01 Gb/s = 0.001250 GB/s'
+expect_rc 0 "MPI backend, 1 Mb/s between nodes"
+expect_rows allreduce 0.000125
+has 2 '^# Expect node [ab]: eno2 DOWN, eth0 0.001 Gb/s$'
+has 1 '^# Expected busbw allreduce: 0.000125 GB/s, the slowest of: between nodes: node a NICs 1 up, 0.001 Gb/s = 0.000125 GB/s'
 has 0 '^# Below expectation'
 # ... and 8 x 400 Gb/s with one down: the rows fall below, status 8.
 nodes_launcher "a:nvlink8 a:nvlink8 b:nicdown b:nicdown" "$CB_BIN"
