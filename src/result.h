@@ -66,6 +66,9 @@ typedef struct cb_run_settings {
     int nimpls;
     int registration;           /* -R */
     int unalign;                /* -u, in elements */
+    const char *expect;         /* --expect: "auto" or the file; NULL without */
+    double expect_ratio;        /* --expect-ratio */
+    int expect_column;          /* --efficiency: the table shows each row's efficiency */
 } cb_run_settings;
 
 typedef struct cb_run_info {
@@ -142,6 +145,10 @@ typedef struct cb_result {
     /* -o comm_init: the way the communicator was made ("init", "split",
      * "shrink", "grow"), "" for every other result. */
     char comm_op[8];
+    /* --expect: the bus bandwidth expected of this row (GB/s) and busbw over
+     * it; both 0 where the row has no expectation. */
+    double expected_busbw;
+    double efficiency;
 } cb_result;
 
 /* One row of a table: a size's out-of-place result and its in-place one;
@@ -187,6 +194,7 @@ typedef struct cb_summary {
     int results;               /* measurements printed */
     double busbw_sum;          /* for the plain mean of busbw cells */
     int busbw_results;         /* its divisor: results that move data (not barrier) */
+    int below_expectation;     /* --expect: results below --expect-ratio x expected */
     int exit_status;           /* enum cb_exit the run ends with */
     char error[512];           /* the agreed failure, "" when none */
     const struct cb_hang_report *hang;   /* the watchdog's hang report, NULL when none */

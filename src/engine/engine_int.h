@@ -24,6 +24,7 @@
 
 #include "config.h"
 #include "common/parse.h"
+#include "expect/expect.h"
 #include "plan.h"
 #include "printers/printer.h"
 #include "result.h"
@@ -109,6 +110,15 @@ typedef struct engine {
 
     int progress;          /* rank 0: 0 off, 1 one updated line on a terminal, 2 lines */
 
+    /* --expect (expect.c): rank 0 holds every rank's facts, the expected
+     * busbw of each group for the table being measured (auto; 0: none),
+     * and counts the rows below --expect-ratio x expected. */
+    cb_expect_rank *expect_ranks;
+    cb_expect_rules expect_rules;   /* --expect FILE, on every rank */
+    double *expect_gbps;
+    int expect_groups;
+    int below_expectation;
+
     cb_watchdog watch;
     cb_sidechannel side;   /* the hang report's, with -T */
     char side_notice[CB_MSGLEN];   /* why it reaches fewer ranks, for after the preamble */
@@ -186,6 +196,16 @@ void verify(engine *e, const cb_collective *coll, const cb_call *call, int size_
 
 /* comm_time.c: -o comm_init, one row per way of making a communicator. */
 int measure_comm_ways(engine *e, const cb_collective *coll, cb_dtype dtype);
+/* expect.c: --expect */
+void prepare_expect(engine *e);
+void note_expect(engine *e);
+void expect_table_begin(engine *e, const cb_collective *coll);
+/* Rank 0: the expectation of res (0 where none), and the gate with its
+ * "Below expectation" note; what names the row. */
+void expect_result(engine *e, cb_result *res);
+void gate_expectation(engine *e, const char *what, const cb_result *res);
+void free_expect(engine *e);
+
 /* scan.c: the health scan (-o scan), every rank at once. */
 int run_scan(engine *e);
 /* This rank's host as the scan and the tallies name it: NCCL_HOSTID where

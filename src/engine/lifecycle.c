@@ -95,7 +95,7 @@ int cb_engine_run(const cb_params *p, MPI_Comm comm)
     /* The set-up, in order; every rank agrees before each next step. */
     static void (*const setup_steps[])(engine *) = {
         open_printers, select_backend, split_groups, start_backend, check_impls,
-        gather_ranks,  plan_sizes,     check_sizes_fit, allocate_buffers,
+        gather_ranks,  prepare_expect, plan_sizes, check_sizes_fit, allocate_buffers,
     };
     for (size_t s = 0; s < sizeof setup_steps / sizeof setup_steps[0]; s++)
         if (s == 0 || agree(e) == CB_EXIT_OK)
@@ -104,6 +104,7 @@ int cb_engine_run(const cb_params *p, MPI_Comm comm)
         describe_run(e);
         printers_begin(e);
         describe_groups(e);
+        note_expect(e);
         if (e->size_notice[0] != '\0')
             note(e, "%s", e->size_notice);
         if (e->backend_notice[0] != '\0')
@@ -141,6 +142,7 @@ int cb_engine_run(const cb_params *p, MPI_Comm comm)
     if (side)
         cb_sidechannel_close(&e->side);
     pthread_mutex_destroy(&e->outputs_lock);
+    free_expect(e);
     free(e->ranks);
     free(e->gmembers);
     free(e->leaders);

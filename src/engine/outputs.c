@@ -42,6 +42,9 @@ static void describe_settings(cb_run_settings *s, const cb_params *p)
         .nimpls = p->nimpls,
         .registration = p->registration,
         .unalign = p->unalign,
+        .expect = p->expect,
+        .expect_ratio = p->expect_ratio,
+        .expect_column = p->expect_column,
     };
     for (int i = 0; i < p->nimpls && i < (int)(sizeof s->nccl_impls / sizeof *s->nccl_impls); i++)
         s->nccl_impls[i] = cb_impl_name(p->impls[i]);
@@ -90,6 +93,8 @@ void printers_begin(engine *e)
 /* A new table: coll measured in layout. */
 void printers_table_begin(engine *e, const cb_collective *coll, cb_block_layout layout)
 {
+    /* Before the lock: the expectation's lines go out through note(). */
+    expect_table_begin(e, coll);
     pthread_mutex_lock(&e->outputs_lock);
     for (int i = 0; i < e->nprinters; i++)
         if (e->printers[i]->ops->table_begin != NULL)
@@ -168,6 +173,7 @@ void end_printers(engine *e)
      * when the launcher's SIGKILL follows. The lock keeps the hang report
      * (end_printers_on_hang) from ending them at the same time. */
     pthread_mutex_lock(&e->outputs_lock);
+    e->sum.below_expectation = e->below_expectation;
     int files_first = cb_signals_pending() != 0;
     unsigned long streams = 0;   /* read before any printer is closed (freed) */
     for (int i = 0; i < e->nprinters && i < 64; i++)
@@ -227,15 +233,38 @@ static void check_printers(engine *e)
 /* Rank 0: cycle e->cycle ran whole (its results and scan given). */
 void printers_cycle_end(engine *e)
 {
+    pthread_mutex_lock(&e->outputs_lock);
     for (int i = 0; i < e->nprinters; i++)
         if (e->printers[i]->ops->cycle_end != NULL)
             e->printers[i]->ops->cycle_end(e->printers[i], e->cycle);
     check_printers(e);
+    pthread_mutex_unlock(&e->outputs_lock);
+}
+
+/* A result as the notes under the table name it. */
+static void describe_result(const cb_result *r, char *what, size_t size)
+{
+    int len = snprintf(what, size, "%s %s %s %llu B %s", r->collective->name,
+                       cb_dtype_info_of(r->dtype)->name, cb_redop_name(r->redop),
+                       (unsigned long long)r->bytes, r->in_place ? "in-place" : "out-of-place");
+    if (r->root >= 0 && len > 0 && (size_t)len < size)
+        len += snprintf(what + len, size - (size_t)len, " root %d", r->root);
+    if (r->group >= 0 && len > 0 && (size_t)len < size)
+        snprintf(what + len, size - (size_t)len, " group %d", r->group);
 }
 
 /* Rank 0 prints one row (in_place may be NULL) and counts its results. */
 static void emit_row(engine *e, const cb_result *out_of_place, const cb_result *in_place)
 {
+    /* Copies that carry the row's expectation (--expect). */
+    cb_result oop = *out_of_place, inp;
+    expect_result(e, &oop);
+    out_of_place = &oop;
+    if (in_place != NULL) {
+        inp = *in_place;
+        expect_result(e, &inp);
+        in_place = &inp;
+    }
     const cb_result *halves[2] = {out_of_place, in_place};
     for (int h = 0; h < 2 && halves[h] != NULL; h++) {
         e->sum.results++;
@@ -250,18 +279,12 @@ static void emit_row(engine *e, const cb_result *out_of_place, const cb_result *
         e->printers[i]->ops->result(e->printers[i], &row);
     check_printers(e);
     pthread_mutex_unlock(&e->outputs_lock);
-    for (int h = 0; h < 2 && halves[h] != NULL && e->at_largest; h++) {
-        const cb_result *r = halves[h];
+    for (int h = 0; h < 2 && halves[h] != NULL; h++) {
         char what[192];
-        int len = snprintf(what, sizeof what, "%s %s %s %llu B %s", r->collective->name,
-                           cb_dtype_info_of(r->dtype)->name, cb_redop_name(r->redop),
-                           (unsigned long long)r->bytes,
-                           r->in_place ? "in-place" : "out-of-place");
-        if (r->root >= 0 && len > 0 && (size_t)len < sizeof what)
-            len += snprintf(what + len, sizeof what - (size_t)len, " root %d", r->root);
-        if (r->group >= 0 && len > 0 && (size_t)len < sizeof what)
-            snprintf(what + len, sizeof what - (size_t)len, " group %d", r->group);
-        gate_busbw(e, what, r->busbw);
+        describe_result(halves[h], what, sizeof what);
+        if (e->at_largest)
+            gate_busbw(e, what, halves[h]->busbw);
+        gate_expectation(e, what, halves[h]);
     }
 }
 

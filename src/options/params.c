@@ -213,6 +213,25 @@ static int opt_stable(parse_state *s, const char *v)
     return set_int(s, v, 0, 1000, &s->p->stable_pct);
 }
 
+/* --expect auto, or a file of floors (read at start-up, on every rank). */
+static int opt_expect(parse_state *s, const char *v)
+{
+    if (v[0] == '\0')
+        return fail(s, "give auto or a file of expected bandwidths");
+    s->p->expect = v;
+    return 0;
+}
+
+static int opt_expect_ratio(parse_state *s, const char *v)
+{
+    char *end = NULL;
+    double r = strtod(v, &end);
+    if (end == v || *end != '\0' || !(r > 0 && r <= 1))
+        return fail(s, "'%s' is not a number above 0 and at most 1", v);
+    s->p->expect_ratio = r;
+    return 0;
+}
+
 /* -g and -t: nccl-tests' GPUs and threads per process. Scripts written for
  * it pass 1; anything else asks for a layout this program does not have. */
 static int opt_one_per_rank(parse_state *s, const char *v)
@@ -309,6 +328,13 @@ static const cb_option_spec option_table[] = {
      cb_params_opt_cycles, AGREE_INT(cycles)},
     {'\0', "min-busbw", "GBPS", "status 8 when busbw at the largest size is below GBPS [off]",
      cb_params_opt_min_busbw, AGREE_DOUBLE(min_busbw)},
+    {'\0', "expect", "auto|FILE", "expected busbw per row: auto from the links (NVLink, PCIe, "
+     "NICs), or a file of floors; adds efficiency (busbw / expected) [off]", opt_expect,
+     AGREE_STRING(expect)},
+    {'\0', "expect-ratio", "R", "with --expect: a row below R x expected is status 8 "
+     "(0 < R <= 1) [0.8]", opt_expect_ratio, AGREE_DOUBLE(expect_ratio)},
+    {'\0', "efficiency", NULL, "with --expect: each table row's efficiency on a comment line "
+     "under it", opt_flag, AGREE_FLAG(expect_column)},
     {'\0', "progress", NULL, "report progress on stderr even when it is not a terminal",
      opt_flag, AGREE_FLAG(progress)},
     {'\0', "budget", "MS", "time each size's timed iterations for about MS milliseconds "
@@ -367,6 +393,7 @@ void cb_params_defaults(cb_params *p)
     p->impls[0] = CB_IMPL_AUTO;
     p->nimpls = 1;
     p->stable_pct = CB_DEFAULT_STABLE_PCT;
+    p->expect_ratio = 0.8;
 }
 
 static const cb_option_spec *find_long(const char *name, size_t len)

@@ -98,6 +98,9 @@ typedef struct cb_params {
     double scan_threshold; /* --suspect-ratio: below this x the median is a suspect */
     double min_busbw;      /* --min-busbw GB/s at the largest size; 0 off */
     int cycles;            /* -N: repeat the whole run; 0 until stopped [1] */
+    const char *expect;    /* --expect: "auto" or a file of floors; NULL off */
+    double expect_ratio;   /* --expect-ratio: below this x expected fails (status 8) [0.8] */
+    int expect_column;     /* --efficiency: each table row's efficiency on a line under it */
 
     int argc;              /* the command line, for the JSON document */
     char *const *argv;

@@ -51,6 +51,10 @@ int cb_params_note(const cb_params *p, int index, char *text, size_t len)
                  "per-rank entries");
         return 1;
     }
+    if (p->expect == NULL && (p->expect_column || p->expect_ratio != 0.8) && n++ == index) {
+        snprintf(text, len, "--efficiency and --expect-ratio have no effect without --expect");
+        return 1;
+    }
     if (p->check_timed && p->check_passes == 0 && n++ == index) {
         snprintf(text, len, "--check-timed has no effect with -c 0: nothing is verified");
         return 1;

@@ -129,6 +129,15 @@ static void row_group(row *r, const cb_result *res)
         row_field(r, "");
 }
 
+/* --expect: a figure, empty where the row has no expectation. */
+static void row_expected(row *r, const cb_result *res, double value)
+{
+    if (res->expected_busbw > 0)
+        row_fieldf(r, "%.6g", value);  /* a floor may be 1e-9 GB/s or 1e9 */
+    else
+        row_field(r, "");
+}
+
 /* A matrix dimension, empty outside the column layout. */
 static void row_matrix(row *r, const cb_result *res, size_t dimension)
 {
@@ -207,7 +216,9 @@ static void row_scan_round(row *r, const cb_result *res)
     X(impl, row_field(r, res->impl ? res->impl : ""))                      \
     X(unalign, row_fieldf(r, "%d", res->scan_part ? 0 : set->unalign))      \
     X(comm_op, row_field(r, res->comm_op))                                 \
-    X(rank_time_median_us, row_micros(r, res->spread.median))
+    X(rank_time_median_us, row_micros(r, res->spread.median))              \
+    X(expected_busbw_gbps, row_expected(r, res, res->expected_busbw))      \
+    X(efficiency, row_expected(r, res, res->efficiency))
 
 static void row_header(row *r)
 {

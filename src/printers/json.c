@@ -167,6 +167,9 @@ static void write_parameters(FILE *f, const cb_run_settings *p)
         fprintf(f, "%s\"%s\"", i ? ", " : "", p->nccl_impls[i]);
     fprintf(f, "], \"registration\": %d, \"unalign\": %d", p->registration, p->unalign);
     fprintf(f, ", \"budget_ms\": %d, \"stable_pct\": %d", p->budget_ms, p->stable_pct);
+    fprintf(f, ", \"expect\": ");
+    json_string_or_null(f, p->expect);
+    fprintf(f, ", \"expect_ratio\": %g", p->expect_ratio);
     fprintf(f, "\n  },\n");
 }
 
@@ -351,6 +354,13 @@ static void json_one_result(cb_printer *pr, const cb_result *res)
         json_string(f, res->traffic_matrix);
     else
         fputs("null", f);
+    if (res->expected_busbw > 0) {
+        fprintf(f, ", \"expected_busbw_gbps\": ");
+        json_number(f, res->expected_busbw);
+        fprintf(f, ", \"efficiency\": ");
+        json_number(f, res->efficiency);
+    } else
+        fprintf(f, ", \"expected_busbw_gbps\": null, \"efficiency\": null");
     fprintf(f, ", \"scan_part\": ");
     if (res->scan_part != NULL) {
         json_string(f, res->scan_part);

@@ -15,6 +15,7 @@ typedef struct table_printer {
     int split;              /* --split: a comment line names each row's group */
     int columns;            /* column layout: a comment line gives each row's matrix */
     int begun;              /* the preamble is out: a footer belongs */
+    int efficiency;         /* --expect with --efficiency: a line under each row */
 } table_printer;
 
 static cb_printer *table_open(const char *path, char *err, size_t err_len)
@@ -39,6 +40,7 @@ static void table_begin(cb_printer *pr, const cb_run_info *run)
     ((table_printer *)pr)->stats = p->table_stats;
     ((table_printer *)pr)->split = p->split != NULL;
     ((table_printer *)pr)->begun = 1;
+    ((table_printer *)pr)->efficiency = p->expect != NULL && p->expect_column;
     char min_text[32], max_text[32], step_text[32];
     cb_format_bytes(p->min_bytes, min_text, sizeof min_text);
     cb_format_bytes(run->max_bytes, max_text, sizeof max_text);
@@ -143,6 +145,22 @@ static void print_stats(FILE *out, const cb_result *res)
             res->slowest_host);
 }
 
+/* --efficiency: busbw over the expected busbw of each half. */
+static void print_efficiency(FILE *out, const cb_result *oop, const cb_result *inp)
+{
+    const cb_result *halves[2] = {oop, inp};
+    fprintf(out, "#   efficiency");
+    for (int h = 0; h < 2 && halves[h] != NULL; h++) {
+        const char *place = halves[h]->in_place ? "in-place" : "out-of-place";
+        if (halves[h]->expected_busbw > 0)
+            fprintf(out, "  %s %.3f of %g GB/s", place, halves[h]->efficiency,
+                    halves[h]->expected_busbw);
+        else
+            fprintf(out, "  %s none", place);
+    }
+    fputc('\n', out);
+}
+
 /* One row: the out-of-place half, and the in-place half or dashes. */
 static void table_result(cb_printer *pr, const cb_row *row)
 {
@@ -171,6 +189,8 @@ static void table_result(cb_printer *pr, const cb_row *row)
         fprintf(out, "#   %s per rank (us): min %.2f median %.2f max %.2f, slowest rank %d "
                      "on %s\n", oop->comm_op, oop->spread.min * 1e6, oop->spread.median * 1e6,
                 oop->spread.max * 1e6, oop->spread.slowest, oop->slowest_host);
+    if (tp->efficiency)
+        print_efficiency(out, oop, inp);
     print_mismatch(out, oop);
     if (inp != NULL)
         print_mismatch(out, inp);

@@ -34,6 +34,8 @@ static const struct sample {
     {"unalign", ARGS("-u", "3")},
     {"suspect-ratio", ARGS("--suspect-ratio", "0.5")},
     {"cycles", ARGS("-N", "2")}, {"min-busbw", ARGS("--min-busbw", "1.5")},
+    {"expect", ARGS("--expect", "auto")}, {"expect-ratio", ARGS("--expect-ratio", "0.5")},
+    {"efficiency", ARGS("--efficiency")},
     {"progress", ARGS("--progress")}, {"budget", ARGS("--budget", "5")},
     {"stable", ARGS("--stable", "4")}, {"ngpus", ARGS("-g", "1")},
     {"nthreads", ARGS("-t", "1")}, {"memory", ARGS("-M")}, {"help", ARGS("-h")},

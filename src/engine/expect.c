@@ -1,0 +1,191 @@
+/* --expect: the facts gathered, the preamble that states them, and each
+ * row's expectation and gate (the model itself is src/expect/). */
+#include "engine_int.h"
+
+static int expect_auto(const engine *e)
+{
+    return e->p->expect != NULL && strcmp(e->p->expect, "auto") == 0;
+}
+
+/* The backend moves host memory (MPI): no GPU behind the rank. */
+static int host_memory(const engine *e)
+{
+    return e->ranks != NULL && e->ranks[0].device.index < 0;
+}
+
+/* A set-up step: every rank reads the file (a bad one is a usage error on
+ * every rank) or its links, and rank 0 gathers what every rank found. */
+void prepare_expect(engine *e)
+{
+    const cb_params *p = e->p;
+    if (p->expect == NULL)
+        return;
+    char err[CB_MSGLEN];
+    if (!expect_auto(e) &&
+        cb_expect_rules_load(p->expect, &e->expect_rules, err, sizeof err) != 0) {
+        cb_status_set(&e->st, CB_EXIT_USAGE, "--expect: %s", err);
+        return;
+    }
+    cb_device_desc dev;
+    memset(&dev, 0, sizeof dev);
+    if (e->ops->describe(e->b, &dev) != 0) {
+        cb_status_set(&e->st, CB_EXIT_RUNTIME, "%s", e->b->error);
+        return;
+    }
+    cb_expect_rank *mine = calloc(1, sizeof *mine);
+    if (mine == NULL) {
+        cb_status_set(&e->st, CB_EXIT_RUNTIME, "out of memory for --expect");
+        return;
+    }
+    char label[CB_HOSTLEN];
+    host_label(e, label, sizeof label);
+    int group = p->split.kind != CB_SPLIT_NONE ? e->group : -1;
+    if (expect_auto(e)) {
+        cb_expect_read_rank(dev.index >= 0 ? dev.bus_id : NULL, label, group, mine);
+    } else {
+        /* A file's rules match the host's own name and the GPU model. */
+        snprintf(mine->host, sizeof mine->host, "%s", e->host);
+        mine->group = group;
+        snprintf(mine->gpu.name, sizeof mine->gpu.name, "%.95s", dev.model);
+    }
+    if (e->rank == 0) {
+        e->expect_ranks = calloc((size_t)e->nranks, sizeof *e->expect_ranks);
+        e->expect_groups = e->ngroups > 0 ? e->ngroups : 1;
+        e->expect_gbps = calloc((size_t)e->expect_groups, sizeof *e->expect_gbps);
+        if (e->expect_ranks == NULL || e->expect_gbps == NULL)
+            cb_status_set(&e->st, CB_EXIT_RUNTIME, "out of memory for the facts of %d ranks",
+                          e->nranks);
+    }
+    if (agree(e) == CB_EXIT_OK)
+        MPI_Gather(mine, (int)sizeof *mine, MPI_BYTE, e->expect_ranks, (int)sizeof *mine,
+                   MPI_BYTE, 0, e->comm);
+    free(mine);
+}
+
+/* The preamble: how rows are judged, and every fact the model uses. */
+void note_expect(engine *e)
+{
+    const cb_params *p = e->p;
+    if (p->expect == NULL || e->rank != 0)
+        return;
+    if (expect_auto(e)) {
+        note(e, "Expectation (--expect auto): each row's expected busbw is the slowest link "
+                "class its traffic crosses, from the links below (nccl-collbench(1), EXPECTED "
+                "BANDWIDTH); at the largest size, below %g x expected is status 8",
+             p->expect_ratio);
+        char line[512];
+        for (int i = 0; cb_expect_describe(e->expect_ranks, e->nranks, host_memory(e), i, line,
+                                           sizeof line); i++)
+            note(e, "%s", line);
+        for (int r = 0; r < e->nranks; r++)
+            for (int k = 0; k < e->expect_ranks[r].nnics; k++)
+                if (!e->expect_ranks[r].nics[k].up) {
+                    note(e, "Expectation: a NIC is down (node %s %s): the figures count only "
+                            "the links that are up", e->expect_ranks[r].host,
+                         e->expect_ranks[r].nics[k].name);
+                    return;
+                }
+        return;
+    }
+    note(e, "Expectation (--expect %s): %d rules; a row of a size a rule applies to, below %g "
+            "x its GB/s, is status 8", p->expect, e->expect_rules.n, p->expect_ratio);
+}
+
+/* Rank 0, auto: the figure of each group for the collective of the table
+ * beginning, and a note saying how it was found. */
+void expect_table_begin(engine *e, const cb_collective *coll)
+{
+    if (e->rank != 0 || e->expect_ranks == NULL || !expect_auto(e))
+        return;
+    int *members = malloc((size_t)e->nranks * sizeof *members);
+    if (members == NULL) {
+        cb_status_set(&e->st, CB_EXIT_RUNTIME, "out of memory for --expect's groups");
+        return;
+    }
+    int split = e->p->split.kind != CB_SPLIT_NONE;
+    for (int g = 0; g < e->expect_groups; g++) {
+        int n = 0;
+        for (int r = 0; r < e->nranks; r++)
+            if (!split || e->expect_ranks[r].group == g)
+                members[n++] = r;
+        cb_expect_figure fig;
+        cb_expect_auto(e->expect_ranks, members, n, coll->name, host_memory(e), &fig);
+        e->expect_gbps[g] = fig.gbps;
+        char group[32] = "";
+        if (split)
+            snprintf(group, sizeof group, " group %d", g);
+        if (fig.gbps > 0)
+            note(e, "Expected busbw %s%s: %s", coll->name, group, fig.how);
+        else
+            note(e, "No expected busbw for %s%s: %s", coll->name, group, fig.how);
+    }
+    free(members);
+}
+
+/* A file's rule for res: the ranks of its group must all match. */
+static const cb_expect_rule *rule_of(engine *e, const cb_result *res)
+{
+    const char **models = malloc((size_t)e->nranks * sizeof *models);
+    const char **hosts = malloc((size_t)e->nranks * sizeof *hosts);
+    const cb_expect_rule *rule = NULL;
+    if (models != NULL && hosts != NULL) {
+        int n = 0;
+        for (int r = 0; r < e->nranks; r++)
+            if (res->group < 0 || e->expect_ranks[r].group == res->group) {
+                models[n] = e->expect_ranks[r].gpu.name;
+                hosts[n++] = e->expect_ranks[r].host;
+            }
+        rule = cb_expect_rules_find(&e->expect_rules, models, hosts, n, res->collective->name,
+                                    res->bytes);
+    } else {
+        cb_status_set(&e->st, CB_EXIT_RUNTIME, "out of memory for --expect's rules");
+    }
+    free(models);
+    free(hosts);
+    return rule;
+}
+
+void expect_result(engine *e, cb_result *res)
+{
+    res->expected_busbw = 0;
+    res->efficiency = 0;
+    if (e->expect_ranks == NULL || res->scan_part != NULL ||
+        (res->collective->flags & CB_COLL_NO_DATA))
+        return;
+    if (expect_auto(e)) {
+        int g = res->group >= 0 ? res->group : 0;
+        if (g < e->expect_groups)
+            res->expected_busbw = e->expect_gbps[g];
+    } else {
+        const cb_expect_rule *rule = rule_of(e, res);
+        if (rule != NULL)
+            res->expected_busbw = rule->gbps;
+    }
+    if (res->expected_busbw > 0)
+        res->efficiency = res->busbw / res->expected_busbw;
+}
+
+/* auto gates the sweep's largest size only (smaller ones are bound by
+ * latency, not links); a file's rule says from which size. */
+void gate_expectation(engine *e, const char *what, const cb_result *res)
+{
+    if (!(res->expected_busbw > 0) || (expect_auto(e) && !e->at_largest))
+        return;
+    double ratio = e->p->expect_ratio;
+    if (res->busbw >= ratio * res->expected_busbw)
+        return;
+    e->slow = 1;
+    e->below_expectation++;
+    note(e, "Below expectation: %s busbw %.2f GB/s is %.3f of expected %.*f GB/s "
+            "(--expect-ratio %g)", what, res->busbw, res->efficiency,
+         cb_expect_digits(res->expected_busbw), res->expected_busbw, ratio);
+}
+
+void free_expect(engine *e)
+{
+    free(e->expect_ranks);
+    free(e->expect_gbps);
+    e->expect_ranks = NULL;
+    e->expect_gbps = NULL;
+    cb_expect_rules_free(&e->expect_rules);
+}

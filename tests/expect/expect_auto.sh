@@ -1,0 +1,144 @@
+# --expect auto on fixtures of links: NVML through its stand-in
+# (tests/expect/*.nvml), sysfs through NCCL_COLLBENCH_SYSFS (tests/expect/sysfs/),
+# nodes through NCCL_HOSTID. The expected busbw of each row is the figure the
+# model gives (an 8-GPU NVLink node with 8 x 400 Gb/s NICs, one of them down;
+# a PCIe-only node; a GPU at x8; no NVML; the MPI backend's host memory);
+# efficiency is busbw over it in the CSV and the JSON; a row of the largest
+# size below --expect-ratio x expected is a "Below expectation" line and
+# status 8, and the same run with a ratio it passes is status 0.
+. "$CB_SRCDIR/tests/support/lib.sh"
+. "$CB_SRCDIR/tests/expect/lib.sh"
+. "$CB_SRCDIR/tests/nccl/standin/lib.sh"
+need_mpirun
+need_python
+need_nvml_standin
+for f in nvlink8 nicdown pcie slow; do sysfs_fixture "$f"; done
+SWEEP="-b 1K -e 64K -f 8 -n 2 -w 1"
+
+# expect_rows COLLECTIVE GBPS: every row of COLLECTIVE in $CB_TMP/e.csv
+# expects GBPS ("-": none) and its efficiency is busbw / expected.
+expect_rows() {
+    csv_expected "$CB_TMP/e.csv" | awk -v c="$1" -v want="$2" '
+        $1 != c { next }
+        { n++ }
+        want == "-" && ($4 != "-" || $5 != "-") { bad = bad " " $0 }
+        want != "-" && ($4 - want > 1e-5 * want || want - $4 > 1e-5 * want) { bad = bad " " $0 }
+        want != "-" && ($5 * want - $6 > 1e-5 * $6 + 1e-6 ||
+                        $6 - $5 * want > 1e-5 * $6 + 1e-6) { bad = bad " " $0 }
+        END { if (n == 0 || bad != "") { print "rows of " c ":" bad; exit 1 } }' ||
+        show_and_fail "$1 does not expect $2 GB/s"
+}
+
+# The NCCL backend (stand-in GPUs 0000:01:00.0 and 0000:02:00.0 on each node).
+need_standin
+CB_STANDIN_NVML="$CB_EXPECT_FIXTURES/h100x8.nvml"
+export CB_STANDIN_NVML
+standin_setup 2 python
+
+# Two 8-GPU H100 nodes, node b with mlx5_7 down: between nodes the 7 NICs up,
+# 2800 Gb/s = 350 GB/s, are below NVLink's 18 x 25 GB/s.
+nodes_launcher "a:nvlink8 a:nvlink8 b:nicdown b:nicdown" "$CB_STANDIN_BIN"
+CB_RUN_BIN=$CB_TMP/nodes.sh run 4 -o allreduce,alltoall,barrier $SWEEP --expect auto \
+    --efficiency --csv "$CB_TMP/e.csv" --json "$CB_TMP/e.json"
+expect_rc 8 "a NIC down, rows below expectation"
+expect_rows allreduce 350
+expect_rows alltoall 262.5     # 350 / 2 ranks x (4-1)/(4-2)
+expect_rows barrier -
+has 1 '^# Expect node b: .* mlx5_6 port 1 400 Gb/s, mlx5_7 port 1 DOWN$'
+has 1 '^# Expectation: a NIC is down (node b mlx5_7 port 1)'
+has 4 '^# Expect rank [0-3] GPU 0000:0[12]:00.0 NVIDIA H100 80GB HBM3: NVLink 18 of 18 up (NVML code 7: NVLink 4, 25 GB/s a link; to NVSwitch); PCIe Gen5 x16 (max x16, Gen1 now); near mlx5_[01] port 1$'
+has 1 '^# Expected busbw allreduce: 350.00 GB/s, the slowest of: .*NVLink 4 18 up x 25 GB/s = 450.00 GB/s; between nodes: node b NICs 7 up, 2800 Gb/s = 350.00 GB/s'
+has 1 '^# No expected busbw for barrier: barrier moves no data$'
+# Only the largest size is gated: its two halves, of both collectives.
+has 4 '^# Below expectation: '
+has 2 '^# Below expectation: allreduce float sum 65536 B \(out-of-place\|in-place\) busbw [0-9.]* GB/s is [0-9.]* of expected 350.00 GB/s (--expect-ratio 0.8)$'
+has 0 '^# Below expectation: .* \(1024\|8192\) B '
+# --efficiency: a line under every row that moves data (3 sizes x 2 collectives).
+has 6 '^#   efficiency  out-of-place [0-9.]* of [0-9.]* GB/s  in-place [0-9.]* of [0-9.]* GB/s$'
+"$CB_PYTHON" - "$CB_TMP/e.json" <<'PY' || fail "JSON expectation fields"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+for r in doc["results"]:
+    if r["collective"] == "barrier":
+        assert r["expected_busbw_gbps"] is None and r["efficiency"] is None, r
+    else:
+        want = 350 if r["collective"] == "allreduce" else 262.5
+        assert r["expected_busbw_gbps"] == want, r
+        assert abs(r["efficiency"] - r["busbw_gbps"] / want) <= 1e-5 * r["efficiency"] + 1e-9, r
+PY
+check check-json-values --json "$CB_TMP/e.json"
+
+# The same rows pass a ratio they are above: status 0, no line.
+CB_RUN_BIN=$CB_TMP/nodes.sh run 4 -o allreduce $SWEEP --expect auto --expect-ratio 1e-9
+expect_rc 0 "--expect-ratio 1e-9"
+has 0 '^# Below expectation'
+has 0 '^#   efficiency'
+
+# One node: inside it, NVLink alone.
+nodes_launcher "a:nvlink8 a:nvlink8" "$CB_STANDIN_BIN"
+CB_RUN_BIN=$CB_TMP/nodes.sh run 2 -o allreduce,sendrecv $SWEEP --expect auto --csv "$CB_TMP/e.csv"
+expect_rc 8 "one NVLink node"
+expect_rows allreduce 450
+expect_rows sendrecv 450
+
+# A PCIe-only node (Gen4 x16 = 16 x 1.96923 GB/s), then one GPU at x8.
+nodes_launcher "p:pcie p:pcie" "$CB_STANDIN_BIN"
+CB_STANDIN_NVML="$CB_EXPECT_FIXTURES/pcie.nvml" CB_RUN_BIN=$CB_TMP/nodes.sh \
+    run 2 -o allreduce $SWEEP --expect auto --csv "$CB_TMP/e.csv"
+expect_rc 8 "PCIe-only node"
+expect_rows allreduce 31.50768
+has 2 '^# Expect rank [01] GPU 0000:0[12]:00.0 NVIDIA L40S: NVLink 0 of 0 up; PCIe Gen4 x16 (max x16, Gen4 now); near '
+CB_STANDIN_NVML="$CB_EXPECT_FIXTURES/x8.nvml" CB_RUN_BIN=$CB_TMP/nodes.sh \
+    run 2 -o allreduce $SWEEP --expect auto --csv "$CB_TMP/e.csv"
+expect_rc 8 "a GPU at x8"
+expect_rows allreduce 15.75384
+has 1 '^# Expect rank 1 GPU 0000:02:00.0 NVIDIA L40S: .* PCIe Gen4 x8 (max x16, Gen4 now) NARROWER THAN ITS MAX'
+has 1 '^# Expected busbw allreduce: 15.75 GB/s, the slowest of: inside node p PCIe: GPU 0000:02:00.0 PCIe Gen4 x8 '
+
+# Without NVML: no expectation, the reason in the preamble, never a guess.
+CB_STANDIN_NVML= CB_RUN_BIN=$CB_TMP/nodes.sh run 2 -o allreduce $SWEEP --expect auto \
+    --csv "$CB_TMP/e.csv"
+expect_rc 0 "no NVML"
+expect_rows allreduce -
+has 1 '^# No expected busbw for allreduce: inside node p: nvmlInit failed: Driver Not Loaded$'
+
+# The MPI backend: host memory inside a node has no expectation ...
+unset CB_STANDIN_NVML
+nodes_launcher "a:nvlink8 a:nvlink8" "$CB_BIN"
+CB_RUN_BIN=$CB_TMP/nodes.sh run 2 --backend mpi -o allreduce $SWEEP --expect auto \
+    --csv "$CB_TMP/e.csv"
+expect_rc 0 "MPI backend on one node"
+expect_rows allreduce -
+has 1 '^# No expected busbw for allreduce: the MPI backend moves host memory: inside a node there is no link to expect$'
+has 0 '^# Expect rank'
+# ... between nodes the NICs: 1 Mb/s Ethernet (an unplugged port beside it) ...
+nodes_launcher "a:slow a:slow b:slow b:slow" "$CB_BIN"
+CB_RUN_BIN=$CB_TMP/nodes.sh run 4 --backend mpi -o allreduce $SWEEP --expect auto \
+    --csv "$CB_TMP/e.csv"
+expect_rc 0 "MPI backend, 1 Mb/s between nodes"
+expect_rows allreduce 0.000125
+has 2 '^# Expect node [ab]: eno2 DOWN, eth0 0.001 Gb/s$'
+has 1 '^# Expected busbw allreduce: 0.000125 GB/s, the slowest of: between nodes: node a NICs 1 up, 0.001 Gb/s = 0.000125 GB/s'
+has 0 '^# Below expectation'
+# ... and 8 x 400 Gb/s with one down: the rows fall below, status 8.
+nodes_launcher "a:nvlink8 a:nvlink8 b:nicdown b:nicdown" "$CB_BIN"
+CB_RUN_BIN=$CB_TMP/nodes.sh run 4 --backend mpi -o allreduce $SWEEP --expect auto \
+    --csv "$CB_TMP/e.csv"
+expect_rc 8 "MPI backend, a NIC down"
+expect_rows allreduce 350
+has 2 '^# Below expectation: allreduce float sum 65536 B .* of expected 350.00 GB/s'
+# With --split each group is judged on its own ranks: stride:2 puts a rank
+# of each node in each group (the NICs), size:2 one node in each (host
+# memory inside it: none).
+CB_RUN_BIN=$CB_TMP/nodes.sh run 4 --backend mpi -o allreduce $SWEEP --expect auto \
+    --split stride:2 --csv "$CB_TMP/e.csv"
+expect_rc 8 "--split stride:2"
+expect_rows allreduce 350
+has 2 '^# Expected busbw allreduce group [01]: 350.00 GB/s, the slowest of: between nodes: node b NICs 7 up'
+has 4 '^# Below expectation: allreduce float sum 65536 B .* group [01] busbw '
+CB_RUN_BIN=$CB_TMP/nodes.sh run 4 --backend mpi -o allreduce $SWEEP --expect auto \
+    --split size:2 --csv "$CB_TMP/e.csv"
+expect_rc 0 "--split size:2"
+expect_rows allreduce -
+has 2 '^# No expected busbw for allreduce group [01]: the MPI backend moves host memory'
+echo "ok"
