@@ -98,6 +98,7 @@ typedef struct engine {
     cb_rank_info *ranks;                     /* rank 0 only */
     cb_run_info run;
     cb_summary sum;
+    double start_time;     /* MPI_Wtime at the engine's start, for the verdict and progress */
     int slow;              /* a figure fell below a threshold (exit 8); rank 0 decides
                             * --min-busbw, agreed at the end */
     int at_largest;        /* the size being measured is the sweep's largest */

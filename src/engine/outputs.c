@@ -124,6 +124,21 @@ void report_progress(engine *e, const cb_collective *coll, cb_dtype dtype, cb_re
     fflush(stderr);
 }
 
+/* NCCL_TESTS_MIN_BW, as nccl-tests reads it: a collective whose average
+ * bus bandwidth is below 0.9 x the value fails the run (status 8 here). */
+static void check_min_bw(engine *e)
+{
+    cb_summary *sum = &e->sum;
+    if (isnan(sum->min_bw))
+        return;
+    for (int i = 0; i < sum->naverages; i++) {
+        cb_busbw_average *a = &sum->averages[i];
+        a->min_bw_failed = a->cells > 0 && a->sum / a->cells < 0.9 * sum->min_bw;
+        if (a->min_bw_failed)
+            e->slow = 1;
+    }
+}
+
 /* Every printer ends, also after a failure: footers, and a JSON document
  * that says how the run ended. */
 void end_printers(engine *e)
@@ -132,6 +147,8 @@ void end_printers(engine *e)
      * the JSON document, last, carries the status a failed close gives. */
     cb_summary *sum = &e->sum;
     char err[CB_MSGLEN];
+    check_min_bw(e);
+    sum->elapsed_s = MPI_Wtime() - e->start_time;
     for (int i = 0; i < e->nprinters; i++) {
         sum->exit_status = e->st.code != CB_EXIT_OK ? e->st.code
                            : sum->wrong > 0         ? CB_EXIT_WRONG
@@ -158,16 +175,48 @@ static void check_printers(engine *e)
                           e->printers[i]->ops->name);
 }
 
+/* The collective's average bus bandwidth gains res's cell. */
+static void count_average(cb_summary *sum, const cb_result *res)
+{
+    int i = 0;
+    while (i < sum->naverages && sum->averages[i].collective != res->collective)
+        i++;
+    if (i == sum->naverages) {
+        if (sum->naverages == CB_SUMMARY_AVERAGES)   /* more than -o can select */
+            return;
+        sum->averages[sum->naverages++] = (cb_busbw_average){.collective = res->collective};
+    }
+    sum->averages[i].sum += res->busbw;
+    sum->averages[i].cells++;
+}
+
+/* Where the verdict says the wrong elements were: the first rank and host
+ * that saw any, and whether others did too. */
+static void count_wrong(cb_summary *sum, const cb_result *res)
+{
+    if (res->wrong == 0)
+        return;
+    if (sum->first_wrong_rank < 0) {
+        sum->first_wrong_rank = res->bad_rank;
+        snprintf(sum->first_wrong_host, sizeof sum->first_wrong_host, "%s", res->bad_host);
+    } else if (res->bad_rank != sum->first_wrong_rank) {
+        sum->wrong_ranks_differ = 1;
+    }
+}
+
 /* Rank 0 prints one row (in_place may be NULL) and counts its results. */
 static void emit_row(engine *e, const cb_result *out_of_place, const cb_result *in_place)
 {
     const cb_result *halves[2] = {out_of_place, in_place};
     for (int h = 0; h < 2 && halves[h] != NULL; h++) {
         e->sum.results++;
+        e->sum.measurements++;
         if (!(halves[h]->collective->flags & CB_COLL_NO_DATA)) {
             e->sum.busbw_sum += halves[h]->busbw;
             e->sum.busbw_results++;
+            count_average(&e->sum, halves[h]);
         }
+        count_wrong(&e->sum, halves[h]);
     }
     cb_row row = {out_of_place, in_place};
     for (int i = 0; i < e->nprinters; i++)
@@ -202,6 +251,7 @@ void gate_busbw(engine *e, const char *what, double busbw)
     double floor = e->p->min_busbw;
     if (floor > 0 && !(busbw >= floor)) {
         e->slow = 1;
+        e->sum.below_min_busbw++;
         note(e, "Below --min-busbw %.2f GB/s: %s busbw %.2f GB/s", floor, what, busbw);
     }
 }

@@ -578,6 +578,10 @@ int run_scan(engine *e)
             MPI_Bcast(&suspects, 1, MPI_INT, 0, e->comm);
             if (suspects > 0)
                 e->slow = 1;
+            else
+                note(e, "No suspects");
+            e->sum.scan_suspects += suspects;
+            e->sum.measurements += s.measurements;
             note(e, "Health scan took %.2f s (%d measurements and re-measures)",
                  MPI_Wtime() - start, s.measurements);
         }

@@ -2,6 +2,7 @@
 #include "options/params.h"
 
 #include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -361,6 +362,7 @@ void cb_params_defaults(cb_params *p)
     p->impls[0] = CB_IMPL_AUTO;
     p->nimpls = 1;
     p->stable_pct = CB_DEFAULT_STABLE_PCT;
+    p->tests_min_bw = NAN;
 }
 
 static const cb_option_spec *find_long(const char *name, size_t len)

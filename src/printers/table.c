@@ -186,9 +186,24 @@ static void table_end(cb_printer *pr, const cb_summary *sum)
         fprintf(out, "# Stopped early: %s\n", sum->error);
     fprintf(out, "# Out of bounds values : %llu %s\n", (unsigned long long)sum->wrong,
             sum->wrong ? "FAILED" : "OK");
-    fprintf(out, "# Avg bus bandwidth    : %g\n",
-            sum->busbw_results ? sum->busbw_sum / sum->busbw_results : 0.0);
-    fprintf(out, "#\n");
+    /* An average only of like with like: nccl-tests' one line for one
+     * collective, a line per collective for several, none where no data
+     * moved (barrier, the health scan alone). */
+    for (int i = 0; i < sum->naverages; i++) {
+        const cb_busbw_average *a = &sum->averages[i];
+        char label[64];
+        if (sum->naverages == 1)
+            snprintf(label, sizeof label, "%-20s", "Avg bus bandwidth");
+        else
+            snprintf(label, sizeof label, "Avg bus bandwidth (%s)", a->collective->name);
+        fprintf(out, "# %s : %g%s\n", label, a->cells ? a->sum / a->cells : 0.0,
+                isnan(sum->min_bw) ? "" : a->min_bw_failed ? " FAILED" : " OK");
+    }
+    char reasons[512];
+    const char *verdict = cb_verdict(sum, reasons, sizeof reasons);
+    fprintf(out, "#\n# Result: %s%s%s%s %d measurement%s in %.1f s\n", verdict,
+            reasons[0] ? " (" : "", reasons, reasons[0] ? ")" : "", sum->measurements,
+            sum->measurements == 1 ? "" : "s", sum->elapsed_s);
     fflush(out);
 }
 
