@@ -113,6 +113,9 @@ typedef struct cb_result {
      * group -1 without --split. */
     int group;
     int group_ranks;
+    /* --split: the host of the group's ranks (NCCL_HOSTID where set), ""
+     * when they are on several hosts or without --split. */
+    char group_host[CB_HOSTLEN];
     /* --layout: the layout measured; in column layout the matrix whose
      * column slices the rank blocks are, rows x cols elements, else 0 x 0. */
     cb_block_layout layout;

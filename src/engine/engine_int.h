@@ -50,6 +50,8 @@ typedef struct engine {
     int min_gsize;          /* the smallest group's size */
     int *gmembers;          /* group rank 0: the comm rank of each group member */
     int *leaders;           /* comm rank of each group's rank 0 */
+    char *group_hosts;      /* rank 0, --split: each group's host (CB_HOSTLEN each), "" when
+                             * its ranks are on several */
     /* Rank 0: the out-of-place result of each group waiting for its in-place
      * half (npending of them), and a copy of every rank's times for it. */
     cb_result *pending;

@@ -140,6 +140,7 @@ int cb_engine_run(const cb_params *p, MPI_Comm comm)
     free(e->ranks);
     free(e->gmembers);
     free(e->leaders);
+    free(e->group_hosts);
     free(e->pending);
     free(e->pending_times);
     if (e->gcomm != e->comm && e->gcomm != MPI_COMM_NULL)
