@@ -519,7 +519,7 @@ static void json_verdict(FILE *f, const cb_summary *sum)
 {
     char reasons[512];
     fprintf(f, ",\n    \"verdict\": \"%s\", \"reasons\": ", cb_verdict(sum, reasons, sizeof reasons));
-    json_string(f, reasons);
+    json_string_or_null(f, reasons);
     fprintf(f, ", \"measurements\": %d, \"elapsed_s\": ", sum->measurements);
     json_number(f, sum->elapsed_s);
     fputs(", \"first_wrong_rank\": ", f);

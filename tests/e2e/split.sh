@@ -30,11 +30,45 @@ done <<'CASES'
 4 node 4
 CASES
 
-# Group 0 of stride:2 holds the even ranks.
+# Group 0 of stride:2 holds the even ranks; each line names the group's
+# host, and so do its rows.
 run 4 --backend mpi --split stride:2 -o allreduce -b 8 -e 8 -n 1
 expect_rc 0 "stride:2"
-grep -q '^# group 0: 2 ranks: 0,2$' "$CB_TMP/out" || fail "group 0 of stride:2 is not 0,2"
-grep -q '^# group 1: 2 ranks: 1,3$' "$CB_TMP/out" || fail "group 1 of stride:2 is not 1,3"
+host=$(awk '$2 == "Rank" && $3 == "0" { print $7 }' "$CB_TMP/out")
+grep -q "^# group 0: 2 ranks: 0,2 on host $host\$" "$CB_TMP/out" ||
+    show_and_fail "group 0 of stride:2 is not 0,2 on $host"
+grep -q "^# group 1: 2 ranks: 1,3 on host $host\$" "$CB_TMP/out" ||
+    show_and_fail "group 1 of stride:2 is not 1,3 on $host"
+has 2 "^ *8 .* [01]  $host\$"
+
+# --split node by name: two hosts of two ranks (NCCL_HOSTID), and one
+# spanning group of size:4 named "-" with both hosts on its line.
+hostid_launcher "a a b b" "$CB_BIN"
+CB_RUN_BIN=$CB_TMP/hostid.sh run 4 --backend mpi --split node -o allreduce -b 8 -e 8 -n 1 \
+    --csv "$CB_TMP/node.csv" --json "$CB_TMP/node.json"
+expect_rc 0 "--split node on hosts a and b"
+has 1 '^# group 0: 2 ranks: 0,1 on host a$'
+has 1 '^# group 1: 2 ranks: 2,3 on host b$'
+has 1 '^ *8 .* 0  a$'
+has 1 '^ *8 .* 1  b$'
+has 0 '^#   group'
+"$CB_PYTHON" - "$CB_TMP/node.csv" "$CB_TMP/node.json" <<'PY' || fail "--split node: hosts by group"
+import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+assert sorted((r["group"], r["group_host"]) for r in rows) == \
+    [("0", "a"), ("0", "a"), ("1", "b"), ("1", "b")], rows
+doc = json.load(open(sys.argv[2]))
+assert sorted((r["group"], r["group_host"]) for r in doc["results"]) == \
+    [(0, "a"), (0, "a"), (1, "b"), (1, "b")], doc["results"]
+PY
+CB_RUN_BIN=$CB_TMP/hostid.sh run 4 --backend mpi --split color:0,0,0,0 -o allreduce -b 8 -e 8 \
+    -n 1 --csv "$CB_TMP/span.csv"
+expect_rc 0 "one group on hosts a and b"
+has 1 '^# group 0: 4 ranks: 0,1,2,3 on hosts a, b$'
+has 1 '^ *8 .* 0  -$'
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+         $c["group_host"] != "" { exit 1 }' "$CB_TMP/span.csv" ||
+    fail "a group on two hosts has a group_host"
 
 # A wrong element in one group is found and the run fails with status 7.
 # (rank 3 sees element 0 wrong through the fault layer, tests/faults/layer)
