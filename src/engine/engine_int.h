@@ -35,6 +35,13 @@
 /* Share of the memory a backend reports that buffers may take. */
 #define CB_MEMORY_SHARE 0.8
 
+/* Where the run is, for the progress line's share done: the collective of
+ * -o, its layout or implementation pass, and the type, reduction and root
+ * combination of the pass, each of how many. */
+typedef struct run_position {
+    int coll, ncolls, pass, npasses, combo, ncombos;
+} run_position;
+
 typedef struct engine {
     const cb_params *p;
     MPI_Comm comm;
@@ -110,6 +117,7 @@ typedef struct engine {
     int wrong_this_cycle;
 
     int progress;          /* rank 0: 0 off, 1 one updated line on a terminal, 2 lines */
+    run_position at;       /* where the run is, for the progress line */
 
     cb_watchdog watch;
     char measuring[192];   /* the measurement in progress, for the watchdog */
@@ -123,8 +131,9 @@ void note(engine *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)))
 /* outputs.c */
 void open_printers(engine *e);
 void choose_progress(engine *e);
+/* After size done (from 1) of the sweep of coll, dtype, redop. */
 void report_progress(engine *e, const cb_collective *coll, cb_dtype dtype, cb_redop redop,
-                     int done, int total);
+                     int done);
 void printers_begin(engine *e);
 void printers_table_begin(engine *e, const cb_collective *coll, cb_block_layout layout);
 void printers_note(engine *e, const char *text);

@@ -113,14 +113,48 @@ void choose_progress(engine *e)
         e->progress = p->progress ? 2 : 0;
 }
 
+/* A size's share of a sweep's time: its bytes, plus what any size costs in
+ * latency (64 KiB at a few GB/s is some tens of microseconds). */
+#define PROGRESS_SIZE_WEIGHT(bytes) ((double)(bytes) + 65536.0)
+
+/* The share of the run done after size done of the sweep in progress:
+ * collectives, passes and combinations count alike, sizes by weight. */
+static double share_done(const engine *e, int done)
+{
+    double all = 0, past = 0;
+    for (int s = 0; s < e->nsizes; s++) {
+        all += PROGRESS_SIZE_WEIGHT(e->sizes[s]);
+        if (s < done)
+            past += PROGRESS_SIZE_WEIGHT(e->sizes[s]);
+    }
+    const run_position *at = &e->at;
+    double share = all > 0 ? past / all : 1;
+    share = (at->combo + share) / (at->ncombos > 0 ? at->ncombos : 1);
+    share = (at->pass + share) / (at->npasses > 0 ? at->npasses : 1);
+    share = (at->coll + share) / (at->ncolls > 0 ? at->ncolls : 1);
+    if (e->p->cycles > 1)
+        share = (e->cycle - 1 + share) / e->p->cycles;
+    return share < 0 ? 0 : share > 1 ? 1 : share;
+}
+
 void report_progress(engine *e, const cb_collective *coll, cb_dtype dtype, cb_redop redop,
-                     int done, int total)
+                     int done)
 {
     if (e->progress == 0)
         return;
-    fprintf(stderr, "%s# progress: %s %s %s: %d of %d sizes%s", e->progress == 1 ? "\r\033[K" : "",
-            coll->name, cb_dtype_info_of(dtype)->name, cb_redop_name(redop), done, total,
-            e->progress == 1 ? "" : "\n");
+    double elapsed = MPI_Wtime() - e->start_time, share = share_done(e, done);
+    char cycle[48] = "", left[48] = "";
+    if (e->p->cycles > 1)
+        snprintf(cycle, sizeof cycle, "cycle %d of %d, ", e->cycle, e->p->cycles);
+    else if (e->p->cycles == 0)
+        snprintf(cycle, sizeof cycle, "cycle %d (until stopped), ", e->cycle);
+    /* -N 0 runs until stopped: nothing is left to estimate. */
+    if (e->p->cycles != 0 && share > 0)
+        snprintf(left, sizeof left, ", about %.0f s left", elapsed * (1 - share) / share);
+    fprintf(stderr, "%s# progress: %scollective %d of %d, %s %s %s: %d of %d sizes; %.1f s "
+            "elapsed%s%s", e->progress == 1 ? "\r\033[K" : "", cycle, e->at.coll + 1,
+            e->at.ncolls, coll->name, cb_dtype_info_of(dtype)->name, cb_redop_name(redop), done,
+            e->nsizes, elapsed, left, e->progress == 1 ? "" : "\n");
     fflush(stderr);
 }
 

@@ -73,7 +73,7 @@ from 1 to 3 bytes holds a whole float	-b 1 -e 3 -d double,float
 did you mean --min-busbw?	--min-bw 3
 did you mean --iters?	--iter 3
 did you mean allreduce?	-o allreduc
-did you mean reducescatter?	-o reduce_scater
+did you mean reduce_scatter?	-o reduce_scater
 did you mean float?	-d flaot
 did you mean bfloat16?	-d bfloat61
 did you mean sum?	--redop summ
