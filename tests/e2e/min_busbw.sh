@@ -14,6 +14,7 @@ has 2 '^# Below --min-busbw [0-9.]* GB/s: allreduce float sum 65536 B \(out-of-p
 has 2 '^# Below --min-busbw [0-9.]* GB/s: broadcast float [a-z]* 65536 B \(out-of-place\|in-place\) root 0 busbw'
 has 0 '^# Below .*barrier'
 has 0 '^# Below .* \(1024\|8192\) B '
+has 1 '^# Result: FAIL (4 figures below --min-busbw) [0-9]* measurements in [0-9.]* s$'
 
 run 2 --backend mpi -o allreduce,broadcast,barrier $SWEEP --min-busbw 1e-9 --json "$CB_TMP/ok.json"
 expect_rc 0 "--min-busbw 1e-9"

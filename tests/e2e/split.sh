@@ -101,6 +101,37 @@ grep -q "Try 'nccl-collbench --help'" "$CB_TMP/err" || show_and_fail "--split no
 CB_RUN_BIN=$CB_TMP/hostid.sh run 4 --backend mpi --split node -r 1 -o broadcast -b 8 -e 8 -c 1
 expect_rc 0 "--split node -r 1 with two-rank nodes"
 
+# nccl-tests' NCCL_TESTS_SPLIT and NCCL_TESTS_SPLIT_MASK give the groups
+# nccl-tests would (colour = rank op K), noted in the preamble; with
+# --split too, or a value that does not parse, a usage error naming both.
+CB_RUN_BIN=$CB_BIN
+NCCL_TESTS_SPLIT="MOD 2"
+export NCCL_TESTS_SPLIT
+run 4 --backend mpi -o allreduce -b 8 -e 8 -n 1 -c 1
+expect_rc 0 "NCCL_TESTS_SPLIT=MOD 2"
+has 1 '^# split stride:2 (NCCL_TESTS_SPLIT=MOD 2): 2 groups measured at once$'
+has 1 '^# group 0: 2 ranks: 0,2 on host '
+has 1 '^# NCCL_TESTS_SPLIT=MOD 2: read as --split'
+run 4 --backend mpi --split node -o allreduce -b 8 -e 8
+expect_rc 2 "NCCL_TESTS_SPLIT with --split"
+grep -q 'NCCL_TESTS_SPLIT=MOD 2 and --split node both give groups' "$CB_TMP/err" ||
+    show_and_fail "NCCL_TESTS_SPLIT with --split: no message naming both"
+NCCL_TESTS_SPLIT="XOR 1"
+run 4 --backend mpi -o allreduce -b 8 -e 8
+expect_rc 2 "NCCL_TESTS_SPLIT=XOR 1"
+grep -q 'NCCL_TESTS_SPLIT=XOR 1: expected AND, OR, MOD or DIV' "$CB_TMP/err" ||
+    show_and_fail "NCCL_TESTS_SPLIT=XOR 1: no message naming the value"
+# The mask takes precedence: rank & 0x2 makes groups {0,1} and {2,3}.
+NCCL_TESTS_SPLIT_MASK=0x2 NCCL_TESTS_OTHER=1
+export NCCL_TESTS_SPLIT_MASK NCCL_TESTS_OTHER
+run 4 --backend mpi -o allreduce -b 8 -e 8 -n 1 -c 1
+expect_rc 0 "NCCL_TESTS_SPLIT_MASK=0x2"
+has 1 '^# group 0: 2 ranks: 0,1 on host '
+has 1 '^# group 1: 2 ranks: 2,3 on host '
+has 1 '^# NCCL_TESTS_SPLIT=XOR 1: not read, NCCL_TESTS_SPLIT_MASK takes precedence'
+has 1 '^# NCCL_TESTS_OTHER is set but nccl-collbench does not read it'
+unset NCCL_TESTS_SPLIT NCCL_TESTS_SPLIT_MASK NCCL_TESTS_OTHER
+
 # The NCCL backend through the stand-in: one NCCL communicator per group.
 if [ -x "$CB_BUILDDIR/tests/nccl-collbench-standin" ]; then
     CB_STANDIN_GPUS=4
