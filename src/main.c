@@ -1,6 +1,7 @@
 /* nccl-collbench: parse, agree, run the engine, exit with its status. */
 #include <mpi.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -34,6 +35,11 @@ static int finish(int code, const cb_params *p, int rank)
     return code;
 }
 
+static const char *read_env(const char *name)
+{
+    return getenv(name);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -47,7 +53,8 @@ int main(int argc, char **argv)
     cb_params_defaults(&params);
     int bad = cb_params_parse(&params, argc, argv, err, sizeof err) != 0;
     if (!bad && !params.help && !params.version) {
-        bad = cb_params_check_sizes(&params, err, sizeof err) != 0;
+        bad = cb_params_environment(&params, read_env, err, sizeof err) != 0 ||
+              cb_params_check_sizes(&params, err, sizeof err) != 0;
     }
     /* Two outputs in one file would leave only the last; rank 0 writes them. */
     const char *outputs[][2] = {{"--csv", params.csv_path}, {"--json", params.json_path},

@@ -120,6 +120,9 @@ typedef struct cb_result {
      * group -1 without --split. */
     int group;
     int group_ranks;
+    /* --split: the host of the group's ranks (NCCL_HOSTID where set), ""
+     * when they are on several hosts or without --split. */
+    char group_host[CB_HOSTLEN];
     /* --layout: the layout measured; in column layout the matrix whose
      * column slices the rank blocks are, rows x cols elements, else 0 x 0. */
     cb_block_layout layout;
@@ -189,15 +192,45 @@ typedef struct cb_scan_report {
     const cb_scan_suspect *suspects;
 } cb_scan_report;
 
+/* The mean bus bandwidth of one collective's cells (out-of-place and
+ * in-place halves alike, as nccl-tests averages), and its verdict under
+ * NCCL_TESTS_MIN_BW. */
+typedef struct cb_busbw_average {
+    const cb_collective *collective;
+    double sum;                /* GB/s, over cells */
+    int cells;
+    int min_bw_failed;         /* below 0.9 x NCCL_TESTS_MIN_BW */
+} cb_busbw_average;
+
+#define CB_SUMMARY_AVERAGES 32
+
 typedef struct cb_summary {
     uint64_t wrong;            /* over every result */
     int results;               /* measurements printed */
     double busbw_sum;          /* for the plain mean of busbw cells */
     int busbw_results;         /* its divisor: results that move data (not barrier) */
-    int below_expectation;     /* --expect: results below --expect-ratio x expected */
+    /* Per collective that moved data, in the order first measured: the
+     * table's average lines (none for barrier or a scan alone). */
+    cb_busbw_average averages[CB_SUMMARY_AVERAGES];
+    int naverages;
+    double min_bw;             /* NCCL_TESTS_MIN_BW in GB/s; NaN when not set */
+    /* The closing verdict's figures (nccl-collbench-output(5), "# Result:"). */
+    int measurements;          /* results plus the health scan's measurements */
+    double elapsed_s;          /* since the engine started */
+    int first_wrong_rank;      /* of the first wrong element seen, -1 when none */
+    char first_wrong_host[CB_HOSTLEN];
+    int wrong_ranks_differ;    /* wrong elements seen on more than that rank */
+    int below_min_busbw;       /* figures below --min-busbw */
+    int below_expectation;     /* rows below their expected bandwidth (--expect); 0 without */
+    int scan_suspects;         /* suspects the health scan named, over every cycle */
     int exit_status;           /* enum cb_exit the run ends with */
     char error[512];           /* the agreed failure, "" when none */
     const struct cb_hang_report *hang;   /* the watchdog's hang report, NULL when none */
 } cb_summary;
+
+/* The closing verdict (src/printers/closing.c): "PASS" or "FAIL", and why
+ * in reasons ("3 wrong elements on rank 5 host h2; 2 rows below
+ * expectation"; "" when nothing failed). */
+const char *cb_verdict(const cb_summary *sum, char *reasons, size_t len);
 
 #endif

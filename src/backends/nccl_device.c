@@ -28,14 +28,26 @@ static int cuda_failed(cb_backend *b, cudaError_t err, const char *call)
  * it names no device among the ndev this rank sees. */
 static int override_device(cb_backend *b, int ndev)
 {
-    const char *text = getenv(CB_DEVICE_ENV);
+    /* nccl-tests' variable means the same with one GPU per rank: read it
+     * where ours is unset; both set and different is refused. */
+    const char *ours = getenv(CB_DEVICE_ENV), *theirs = getenv(CB_TESTS_DEVICE_ENV);
+    const char *name = CB_DEVICE_ENV, *text = ours;
+    if (ours == NULL || ours[0] == '\0') {
+        name = CB_TESTS_DEVICE_ENV;
+        text = theirs;
+    } else if (theirs != NULL && theirs[0] != '\0' && strcmp(ours, theirs) != 0) {
+        cb_backend_fail(b, "%s=%s and %s=%s name different devices: unset one (%s is "
+                        "nccl-tests' name for %s)", CB_DEVICE_ENV, ours, CB_TESTS_DEVICE_ENV,
+                        theirs, CB_TESTS_DEVICE_ENV, CB_DEVICE_ENV);
+        return -2;
+    }
     if (text == NULL || text[0] == '\0')
         return -1;
     char *end = NULL;
     long value = strtol(text, &end, 10);
     if (*end != '\0' || value < 0 || value >= ndev) {
         cb_backend_fail(b, "%s=%s names no device: this rank sees %d GPU%s, numbered 0 to %d "
-                        "(CUDA_VISIBLE_DEVICES applies)", CB_DEVICE_ENV, text, ndev,
+                        "(CUDA_VISIBLE_DEVICES applies)", name, text, ndev,
                         ndev == 1 ? "" : "s", ndev - 1);
         return -2;
     }

@@ -9,6 +9,8 @@
 /* Names a device by its ordinal among the GPUs the rank sees, overriding
  * the choice below (documented in nccl-collbench(1), ENVIRONMENT). */
 #define CB_DEVICE_ENV "NCCL_COLLBENCH_DEVICE"
+/* nccl-tests' name for it, read where CB_DEVICE_ENV is unset. */
+#define CB_TESTS_DEVICE_ENV "NCCL_TESTS_DEVICE"
 
 typedef struct cb_nccl_device {
     int device;       /* ordinal among the GPUs this rank sees, made current */

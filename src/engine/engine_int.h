@@ -37,6 +37,13 @@
 /* Share of the memory a backend reports that buffers may take. */
 #define CB_MEMORY_SHARE 0.8
 
+/* Where the run is, for the progress line's share done: the collective of
+ * -o, its layout or implementation pass, and the type, reduction and root
+ * combination of the pass, each of how many. */
+typedef struct run_position {
+    int coll, ncolls, pass, npasses, combo, ncombos;
+} run_position;
+
 typedef struct engine {
     const cb_params *p;
     MPI_Comm comm;
@@ -52,6 +59,8 @@ typedef struct engine {
     int min_gsize;          /* the smallest group's size */
     int *gmembers;          /* group rank 0: the comm rank of each group member */
     int *leaders;           /* comm rank of each group's rank 0 */
+    char *group_hosts;      /* rank 0, --split: each group's host (CB_HOSTLEN each), "" when
+                             * its ranks are on several */
     /* Rank 0: the out-of-place result of each group waiting for its in-place
      * half (npending of them), and a copy of every rank's times for it. */
     cb_result *pending;
@@ -100,6 +109,7 @@ typedef struct engine {
     cb_rank_info *ranks;                     /* rank 0 only */
     cb_run_info run;
     cb_summary sum;
+    double start_time;     /* MPI_Wtime at the engine's start, for the verdict and progress */
     int slow;              /* a figure fell below a threshold (exit 8); rank 0 decides
                             * --min-busbw, agreed at the end */
     int at_largest;        /* the size being measured is the sweep's largest */
@@ -109,6 +119,7 @@ typedef struct engine {
     int wrong_this_cycle;
 
     int progress;          /* rank 0: 0 off, 1 one updated line on a terminal, 2 lines */
+    run_position at;       /* where the run is, for the progress line */
 
     /* --expect (expect.c): rank 0 holds every rank's facts, the expected
      * busbw of each group for the table being measured (auto; 0: none),
@@ -136,8 +147,9 @@ void note(engine *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)))
 /* outputs.c */
 void open_printers(engine *e);
 void choose_progress(engine *e);
+/* After size done (from 1) of the sweep of coll, dtype, redop. */
 void report_progress(engine *e, const cb_collective *coll, cb_dtype dtype, cb_redop redop,
-                     int done, int total);
+                     int done);
 void printers_begin(engine *e);
 void printers_table_begin(engine *e, const cb_collective *coll, cb_block_layout layout);
 void printers_note(engine *e, const char *text);

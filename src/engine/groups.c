@@ -145,14 +145,82 @@ void note_groups(engine *e, MPI_Comm comm, const char *what, const char *after,
     free(groups);
 }
 
-/* The preamble's lines for --split: each group and its ranks. */
+/* " on host h1", or " on hosts h1, h2" (each once, in rank order): where
+ * the ranks of group g (numbered in groups[]) of labels[] run. Returns
+ * whether they share one host, whose label goes to one. */
+static int group_hosts_text(const char *labels, const int *groups, int n, int g, char *text,
+                            size_t len, char *one, size_t one_len)
+{
+    int distinct = 0, cut = 0;
+    size_t used = 0;
+    text[0] = '\0';
+    for (int r = 0; r < n; r++) {
+        if (groups[r] != g)
+            continue;
+        const char *label = labels + (size_t)r * CB_HOSTLEN;
+        int seen = 0;
+        for (int q = 0; q < r && !seen; q++)
+            seen = groups[q] == g && strcmp(labels + (size_t)q * CB_HOSTLEN, label) == 0;
+        if (seen)
+            continue;
+        if (distinct++ == 0)
+            snprintf(one, one_len, "%s", label);
+        if (used + strlen(label) + 4 < len)
+            used += (size_t)snprintf(text + used, len - used, "%s%s", used ? ", " : "", label);
+        else if (used + 5 < len && !cut++)
+            used += (size_t)snprintf(text + used, len - used, "%s...", used ? ", " : "");
+    }
+    char list[256];
+    snprintf(list, sizeof list, "%s", text);
+    snprintf(text, len, " on host%s %s", distinct == 1 ? "" : "s", list);
+    return distinct == 1;
+}
+
+/* The preamble's lines for --split: each group, its ranks and their hosts
+ * (NCCL_HOSTID where set, as --split node tells hosts apart); rank 0 keeps
+ * each group's host for its rows, "" for a group on several. */
 void describe_groups(engine *e)
 {
     if (e->p->split.kind == CB_SPLIT_NONE)
         return;
+    char mine[CB_HOSTLEN];
+    host_label(e, mine, sizeof mine);
+    char *labels = NULL;
+    int *groups = NULL;
+    if (e->rank == 0) {
+        labels = calloc((size_t)e->nranks, CB_HOSTLEN);
+        groups = calloc((size_t)e->nranks, sizeof *groups);
+        e->group_hosts = calloc((size_t)e->ngroups, CB_HOSTLEN);
+    }
+    int ok = e->rank != 0 || (labels != NULL && groups != NULL && e->group_hosts != NULL);
+    MPI_Bcast(&ok, 1, MPI_INT, 0, e->comm);
+    if (ok) {
+        MPI_Gather(mine, CB_HOSTLEN, MPI_CHAR, labels, CB_HOSTLEN, MPI_CHAR, 0, e->comm);
+        MPI_Gather(&e->group, 1, MPI_INT, groups, 1, MPI_INT, 0, e->comm);
+    }
     char what[256];
     snprintf(what, sizeof what, "split %s", e->p->split.text);
-    note_groups(e, e->comm, what, " measured at once", e->group);
+    note(e, "%s: %d group%s measured at once", what, e->ngroups, e->ngroups == 1 ? "" : "s");
+    for (int g = 0; ok && e->rank == 0 && g < e->ngroups; g++) {
+        char list[400] = "", where[300], one[CB_HOSTLEN] = "";
+        size_t used = 0;
+        int members = 0;
+        for (int r = 0; r < e->nranks; r++) {
+            if (groups[r] != g)
+                continue;
+            members++;
+            if (used + 16 < sizeof list)
+                used += (size_t)snprintf(list + used, sizeof list - used, "%s%d",
+                                         used ? "," : "", r);
+            else if (used + 4 < sizeof list && list[used - 1] != '.')
+                used += (size_t)snprintf(list + used, sizeof list - used, ",...");
+        }
+        if (group_hosts_text(labels, groups, e->nranks, g, where, sizeof where, one, sizeof one))
+            snprintf(e->group_hosts + (size_t)g * CB_HOSTLEN, CB_HOSTLEN, "%s", one);
+        note(e, "group %d: %d rank%s: %s%s", g, members, members == 1 ? "" : "s", list, where);
+    }
+    free(labels);
+    free(groups);
 }
 
 /* The line under a measurement of every group: the slowest group's time
@@ -214,6 +282,9 @@ int emit_split(engine *e, const cb_collective *coll, cb_result *res, int slowest
         msg.res.rank_samples = NULL;
         snprintf(msg.res.slowest_host, sizeof msg.res.slowest_host, "%s",
                  e->ranks[msg.slowest_rank].host);
+        if (e->group_hosts != NULL)
+            snprintf(msg.res.group_host, sizeof msg.res.group_host, "%s",
+                     e->group_hosts + (size_t)g * CB_HOSTLEN);
         if (rows != NULL)
             rows[g] = msg.res;
     }

@@ -1,6 +1,9 @@
 /* The engine's life: set-up in order, each step agreed, and the tear-down. */
 #include "engine_int.h"
 
+/* POSIX's environment, for the notes on nccl-tests' variables. */
+extern char **environ;
+
 /* Host, pid and device of every rank, gathered on rank 0. */
 static void gather_ranks(engine *e)
 {
@@ -71,6 +74,9 @@ int cb_engine_run(const cb_params *p, MPI_Comm comm)
     }
     e->p = p;
     e->comm = comm;
+    e->start_time = MPI_Wtime();
+    e->sum.first_wrong_rank = -1;
+    e->sum.min_bw = p->tests_min_bw;
     MPI_Comm_rank(comm, &e->rank);
     MPI_Comm_size(comm, &e->nranks);
     e->gcomm = comm;   /* until split_groups */
@@ -121,6 +127,8 @@ int cb_engine_run(const cb_params *p, MPI_Comm comm)
         char unused[CB_MSGLEN];
         for (int i = 0; cb_params_note(p, i, unused, sizeof unused); i++)
             note(e, "%s", unused);
+        for (int i = 0; e->rank == 0 && cb_params_env_note(environ, i, unused, sizeof unused); i++)
+            note(e, "%s", unused);
         if (p->memory_report)
             note_footprint(e);
         run_cycles(e);
@@ -146,6 +154,7 @@ int cb_engine_run(const cb_params *p, MPI_Comm comm)
     free(e->ranks);
     free(e->gmembers);
     free(e->leaders);
+    free(e->group_hosts);
     free(e->pending);
     free(e->pending_times);
     if (e->gcomm != e->comm && e->gcomm != MPI_COMM_NULL)

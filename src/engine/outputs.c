@@ -128,15 +128,64 @@ void choose_progress(engine *e)
         e->progress = p->progress ? 2 : 0;
 }
 
+/* A size's share of a sweep's time: its bytes, plus what any size costs in
+ * latency (64 KiB at a few GB/s is some tens of microseconds). */
+#define PROGRESS_SIZE_WEIGHT(bytes) ((double)(bytes) + 65536.0)
+
+/* The share of the run done after size done of the sweep in progress:
+ * collectives, passes and combinations count alike, sizes by weight. */
+static double share_done(const engine *e, int done)
+{
+    double all = 0, past = 0;
+    for (int s = 0; s < e->nsizes; s++) {
+        all += PROGRESS_SIZE_WEIGHT(e->sizes[s]);
+        if (s < done)
+            past += PROGRESS_SIZE_WEIGHT(e->sizes[s]);
+    }
+    const run_position *at = &e->at;
+    double share = all > 0 ? past / all : 1;
+    share = (at->combo + share) / (at->ncombos > 0 ? at->ncombos : 1);
+    share = (at->pass + share) / (at->npasses > 0 ? at->npasses : 1);
+    share = (at->coll + share) / (at->ncolls > 0 ? at->ncolls : 1);
+    if (e->p->cycles > 1)
+        share = (e->cycle - 1 + share) / e->p->cycles;
+    return share < 0 ? 0 : share > 1 ? 1 : share;
+}
+
 void report_progress(engine *e, const cb_collective *coll, cb_dtype dtype, cb_redop redop,
-                     int done, int total)
+                     int done)
 {
     if (e->progress == 0)
         return;
-    fprintf(stderr, "%s# progress: %s %s %s: %d of %d sizes%s", e->progress == 1 ? "\r\033[K" : "",
-            coll->name, cb_dtype_info_of(dtype)->name, cb_redop_name(redop), done, total,
-            e->progress == 1 ? "" : "\n");
+    double elapsed = MPI_Wtime() - e->start_time, share = share_done(e, done);
+    char cycle[48] = "", left[48] = "";
+    if (e->p->cycles > 1)
+        snprintf(cycle, sizeof cycle, "cycle %d of %d, ", e->cycle, e->p->cycles);
+    else if (e->p->cycles == 0)
+        snprintf(cycle, sizeof cycle, "cycle %d (until stopped), ", e->cycle);
+    /* -N 0 runs until stopped: nothing is left to estimate. */
+    if (e->p->cycles != 0 && share > 0)
+        snprintf(left, sizeof left, ", about %.0f s left", elapsed * (1 - share) / share);
+    fprintf(stderr, "%s# progress: %scollective %d of %d, %s %s %s: %d of %d sizes; %.1f s "
+            "elapsed%s%s", e->progress == 1 ? "\r\033[K" : "", cycle, e->at.coll + 1,
+            e->at.ncolls, coll->name, cb_dtype_info_of(dtype)->name, cb_redop_name(redop), done,
+            e->nsizes, elapsed, left, e->progress == 1 ? "" : "\n");
     fflush(stderr);
+}
+
+/* NCCL_TESTS_MIN_BW, as nccl-tests reads it: a collective whose average
+ * bus bandwidth is below 0.9 x the value fails the run (status 8 here). */
+static void check_min_bw(engine *e)
+{
+    cb_summary *sum = &e->sum;
+    if (isnan(sum->min_bw))
+        return;
+    for (int i = 0; i < sum->naverages; i++) {
+        cb_busbw_average *a = &sum->averages[i];
+        a->min_bw_failed = a->cells > 0 && a->sum / a->cells < 0.9 * sum->min_bw;
+        if (a->min_bw_failed)
+            e->slow = 1;
+    }
 }
 
 /* Every printer ends, also after a failure: footers, and a JSON document
@@ -172,6 +221,8 @@ void end_printers(engine *e)
      * table's footer, blocking again, must not keep the JSON unwritten
      * when the launcher's SIGKILL follows. The lock keeps the hang report
      * (end_printers_on_hang) from ending them at the same time. */
+    check_min_bw(e);
+    e->sum.elapsed_s = MPI_Wtime() - e->start_time;
     pthread_mutex_lock(&e->outputs_lock);
     e->sum.below_expectation = e->below_expectation;
     int files_first = cb_signals_pending() != 0;
@@ -253,6 +304,35 @@ static void describe_result(const cb_result *r, char *what, size_t size)
         snprintf(what + len, size - (size_t)len, " group %d", r->group);
 }
 
+/* The collective's average bus bandwidth gains res's cell. */
+static void count_average(cb_summary *sum, const cb_result *res)
+{
+    int i = 0;
+    while (i < sum->naverages && sum->averages[i].collective != res->collective)
+        i++;
+    if (i == sum->naverages) {
+        if (sum->naverages == CB_SUMMARY_AVERAGES)   /* more than -o can select */
+            return;
+        sum->averages[sum->naverages++] = (cb_busbw_average){.collective = res->collective};
+    }
+    sum->averages[i].sum += res->busbw;
+    sum->averages[i].cells++;
+}
+
+/* Where the verdict says the wrong elements were: the first rank and host
+ * that saw any, and whether others did too. */
+static void count_wrong(cb_summary *sum, const cb_result *res)
+{
+    if (res->wrong == 0)
+        return;
+    if (sum->first_wrong_rank < 0) {
+        sum->first_wrong_rank = res->bad_rank;
+        snprintf(sum->first_wrong_host, sizeof sum->first_wrong_host, "%s", res->bad_host);
+    } else if (res->bad_rank != sum->first_wrong_rank) {
+        sum->wrong_ranks_differ = 1;
+    }
+}
+
 /* Rank 0 prints one row (in_place may be NULL) and counts its results. */
 static void emit_row(engine *e, const cb_result *out_of_place, const cb_result *in_place)
 {
@@ -268,10 +348,13 @@ static void emit_row(engine *e, const cb_result *out_of_place, const cb_result *
     const cb_result *halves[2] = {out_of_place, in_place};
     for (int h = 0; h < 2 && halves[h] != NULL; h++) {
         e->sum.results++;
+        e->sum.measurements++;
         if (!(halves[h]->collective->flags & CB_COLL_NO_DATA)) {
             e->sum.busbw_sum += halves[h]->busbw;
             e->sum.busbw_results++;
+            count_average(&e->sum, halves[h]);
         }
+        count_wrong(&e->sum, halves[h]);
     }
     cb_row row = {out_of_place, in_place};
     pthread_mutex_lock(&e->outputs_lock);
@@ -302,6 +385,7 @@ void gate_busbw(engine *e, const char *what, double busbw)
     double floor = e->p->min_busbw;
     if (floor > 0 && !(busbw >= floor)) {
         e->slow = 1;
+        e->sum.below_min_busbw++;
         note(e, "Below --min-busbw %.2f GB/s: %s busbw %.2f GB/s", floor, what, busbw);
     }
 }

@@ -228,6 +228,7 @@ static void scan_row(scan_run *s, const char *part, scan_span span, int a, int b
         gate_busbw(e, what, figure);
     }
     cb_row row = {&res, NULL};
+    e->sum.measurements++;   /* a figure, as the CSV has one row for it */
     pthread_mutex_lock(&e->outputs_lock);
     for (int i = 0; i < e->nprinters; i++)
         if (e->printers[i]->ops != &cb_printer_table && e->printers[i]->ops->result != NULL)
@@ -647,6 +648,9 @@ int run_scan(engine *e)
             MPI_Bcast(&suspects, 1, MPI_INT, 0, e->comm);
             if (suspects > 0)
                 e->slow = 1;
+            else
+                note(e, "No suspects");
+            e->sum.scan_suspects += suspects;
             note(e, "Health scan took %.2f s (%d measurements and re-measures)",
                  MPI_Wtime() - start, s.measurements);
         }

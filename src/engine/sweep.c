@@ -229,7 +229,7 @@ int sweep(engine *e, const cb_collective *coll, cb_dtype dtype, cb_redop redop, 
             if (measure(e, coll, &call, s, bytes, in_place, in_place == placements - 1,
                         checkable) != CB_EXIT_OK)
                 return e->st.code;
-        report_progress(e, coll, dtype, redop, s + 1, e->nsizes);
+        report_progress(e, coll, dtype, redop, s + 1);
     }
     return CB_EXIT_OK;
 }
@@ -248,12 +248,15 @@ static int run_combinations(engine *e, const cb_collective *coll)
     int nredops = (coll->flags & CB_COLL_REDUCES) ? p->nredops : 1;
     /* A collective that moves no data is measured once, for the first type. */
     int ndtypes = (coll->flags & CB_COLL_NO_DATA) ? 1 : p->ndtypes;
+    int nroots = last_root - first_root + 1;
+    e->at.ncombos = ndtypes * nredops * nroots;
     for (int t = 0; t < ndtypes; t++)
         for (int r = 0; r < nredops; r++) {
             cb_redop redop = (coll->flags & CB_COLL_REDUCES) ? p->redops[r] : CB_REDOP_NONE;
+            e->at.combo = (t * nredops + r) * nroots;
             if (!supported_everywhere(e, coll, p->dtypes[t], redop))
                 continue;
-            for (int root = first_root; root <= last_root; root++)
+            for (int root = first_root; root <= last_root; root++, e->at.combo++)
                 if (sweep(e, coll, p->dtypes[t], redop, root) != CB_EXIT_OK)
                     return e->st.code;
         }
@@ -264,6 +267,8 @@ static int run_combinations(engine *e, const cb_collective *coll)
 static int run_collective(engine *e, const cb_collective *coll, cb_block_layout layout)
 {
     e->layout_now = layout;
+    e->at.pass++;
+    e->at.combo = 0;
     printers_table_begin(e, coll, layout);
     if (e->impl_now != NULL)
         note(e, "%s runs as %s (--nccl-impl)", coll->name, e->impl_now);
@@ -336,8 +341,13 @@ static int run_implementations(engine *e, const cb_collective *coll, cb_block_la
 int run_collectives(engine *e)
 {
     const cb_params *p = e->p;
+    e->at.ncolls = p->ncollectives;
     for (int c = 0; c < p->ncollectives; c++) {
         const cb_collective *coll = p->collectives[c];
+        int layouts = coll->column_work != 0 ? p->nlayouts : 1;
+        int impls = (coll->flags & CB_COLL_IMPLS) && e->ops->select_impl != NULL ? p->nimpls : 1;
+        e->at = (run_position){.coll = c, .ncolls = p->ncollectives, .pass = -1,
+                                .npasses = layouts * impls, .ncombos = 1};
         /* Collectives without a column layout run once, in rows. */
         int ran_rows = 0;
         for (int l = 0; l < p->nlayouts; l++) {

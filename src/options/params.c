@@ -2,6 +2,7 @@
 #include "options/params.h"
 
 #include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -394,6 +395,7 @@ void cb_params_defaults(cb_params *p)
     p->nimpls = 1;
     p->stable_pct = CB_DEFAULT_STABLE_PCT;
     p->expect_ratio = 0.8;
+    p->tests_min_bw = NAN;
 }
 
 static const cb_option_spec *find_long(const char *name, size_t len)
@@ -411,6 +413,19 @@ static const cb_option_spec *find_short(char c)
         if (option_table[i].short_name == c && c != '\0')
             return &option_table[i];
     return NULL;
+}
+
+/* An unknown long option, with the nearest one's name when it looks like a typo. */
+static int unknown_long(parse_state *s, const char *name)
+{
+    cb_nearest n;
+    cb_nearest_start(&n, name);
+    for (size_t i = 0; i < OPTION_COUNT; i++)
+        cb_nearest_offer(&n, option_table[i].long_name);
+    const char *near = cb_nearest_name(&n);
+    if (near != NULL)
+        return fail(s, "unknown option; did you mean --%s?", near);
+    return fail(s, "unknown option");
 }
 
 int cb_params_parse(cb_params *p, int argc, char **argv, char *err, size_t err_len)
@@ -436,11 +451,21 @@ int cb_params_parse(cb_params *p, int argc, char **argv, char *err, size_t err_l
             snprintf(shown, sizeof shown, "-%c", word[1]);
             if (word[2] != '\0')
                 value = word + 2;
+            if (spec == NULL && cb_params_is_nccl_tests_option(word[1])) {
+                s.option = shown;
+                if (value == NULL && i + 1 >= argc)
+                    return fail(&s, "needs a value");
+                if (cb_params_nccl_tests_option(&s, word[1], value ? value : argv[++i]) != 0)
+                    return -1;
+                continue;
+            }
         } else {
             s.option = word;
             return fail(&s, "unexpected argument (options start with '-')");
         }
         s.option = shown;
+        if (spec == NULL && shown[1] == '-')
+            return unknown_long(&s, shown + 2);
         if (spec == NULL)
             return fail(&s, "unknown option");
         if (spec->arg == NULL && value != NULL)
@@ -488,6 +513,7 @@ void cb_params_help(FILE *out, const char *prog)
                      o->arg ? o->arg : "");
         fprintf(out, "  %-26s %s\n", left, o->help);
     }
+    cb_params_nccl_tests_help(out);
     fprintf(out, "\nCollectives:");
     for (const cb_collective *const *c = cb_collective_list(); *c != NULL; c++)
         fprintf(out, " %s", (*c)->name);

@@ -29,7 +29,9 @@ typedef enum cb_split_kind {
     CB_SPLIT_SIZE,    /* size:K, consecutive groups of K ranks */
     CB_SPLIT_STRIDE,  /* stride:K, rank r in group r mod K */
     CB_SPLIT_NODE,    /* node, one group per host */
-    CB_SPLIT_COLOR    /* color:c0,c1,..., one colour per rank */
+    CB_SPLIT_COLOR,   /* color:c0,c1,..., one colour per rank */
+    CB_SPLIT_AND,     /* NCCL_TESTS_SPLIT AND/& K and NCCL_TESTS_SPLIT_MASK: rank & K */
+    CB_SPLIT_OR       /* NCCL_TESTS_SPLIT OR/| K: rank | K */
 } cb_split_kind;
 
 /* A grouping of ranks, as --split and --hier-split take it. */
@@ -97,6 +99,11 @@ typedef struct cb_params {
     int scan;              /* -o scan parts: CB_SCAN_NODES | CB_SCAN_PAIRS | CB_SCAN_RAILS */
     double scan_threshold; /* --suspect-ratio: below this x the median is a suspect */
     double min_busbw;      /* --min-busbw GB/s at the largest size; 0 off */
+    /* nccl-tests' environment (src/options/params_env.c): NCCL_TESTS_MIN_BW
+     * in GB/s, NaN when unset; --split's text when NCCL_TESTS_SPLIT or
+     * NCCL_TESTS_SPLIT_MASK gave the groups. */
+    double tests_min_bw;
+    char env_split[96];
     int cycles;            /* -N: repeat the whole run; 0 until stopped [1] */
     const char *expect;    /* --expect: "auto" or a file of floors; NULL off */
     double expect_ratio;   /* --expect-ratio: below this x expected fails (status 8) [0.8] */
@@ -108,6 +115,18 @@ typedef struct cb_params {
     int help;              /* -h given: print help, run nothing */
     int version;           /* --version given */
 } cb_params;
+
+/* nccl-tests' environment variables, read after cb_params_parse with env
+ * the lookup (getenv): NCCL_TESTS_MIN_BW and NCCL_TESTS_SPLIT(_MASK) are
+ * honoured, conflicts and bad values refused. Returns 0, or -1 with one
+ * line in err naming the variable (a usage error). */
+int cb_params_environment(cb_params *p, const char *(*env)(const char *name), char *err,
+                          size_t err_len);
+
+/* The index-th preamble note about the NCCL_TESTS_* variables of envp (a
+ * NULL-ended environment): how each one set is read, or that it is not.
+ * Returns 1 with the note in text, or 0 when there are no more. */
+int cb_params_env_note(char *const *envp, int index, char *text, size_t len);
 
 /* Defaults, as documented in --help and the man page. */
 void cb_params_defaults(cb_params *p);

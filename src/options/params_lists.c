@@ -4,10 +4,22 @@
 #include <string.h>
 #include <strings.h>
 
+#include "common/names.h"
 #include "common/parse.h"
 #include "options/params_parse.h"
 
 #define fail cb_params_fail
+
+/* "; did you mean NAME?" when a name near enough to a misspelt word was
+ * offered to n, else "". */
+static const char *did_you_mean(const cb_nearest *n, char *text, size_t len)
+{
+    const char *name = cb_nearest_name(n);
+    if (name == NULL)
+        return "";
+    snprintf(text, len, "; did you mean %s?", name);
+    return text;
+}
 
 /* Split a comma list; call one(item) for each; "all" calls all(). */
 static int each_item(parse_state *s, const char *list, int (*one)(parse_state *, const char *),
@@ -45,8 +57,18 @@ static int add_collective(parse_state *s, const char *name)
     if (c == NULL && cb_redop_lookup(name, &op) == 0)
         return fail(s, "'%s' is a reduction: here -o selects the collective (e.g. allreduce) "
                        "and --redop the reduction, as in --redop %s", name, name);
-    if (c == NULL)
-        return fail(s, "unknown collective '%s' (see --help for the list)", name);
+    if (c == NULL) {
+        cb_nearest n;
+        char hint[96];
+        cb_nearest_start(&n, name);
+        for (const cb_collective *const *each = cb_collective_list(); *each != NULL; each++) {
+            cb_nearest_offer(&n, (*each)->name);
+            cb_nearest_offer(&n, (*each)->aliases);
+        }
+        cb_nearest_offer(&n, "scan scan_nodes scan_pairs scan_rails");
+        return fail(s, "unknown collective '%s'%s (see --help for the list)", name,
+                    did_you_mean(&n, hint, sizeof hint));
+    }
     for (int i = 0; i < s->p->ncollectives; i++)
         if (s->p->collectives[i] == c)
             return fail(s, "collective '%s' given twice", name);
@@ -74,8 +96,17 @@ int cb_params_opt_op(parse_state *s, const char *v)
 static int add_dtype(parse_state *s, const char *name)
 {
     cb_dtype t;
-    if (cb_dtype_lookup(name, &t) != 0)
-        return fail(s, "unknown datatype '%s' (see --help for the list)", name);
+    if (cb_dtype_lookup(name, &t) != 0) {
+        cb_nearest n;
+        char hint[96];
+        cb_nearest_start(&n, name);
+        for (int each = 0; each < CB_DTYPE_COUNT; each++) {
+            cb_nearest_offer(&n, cb_dtype_info_of((cb_dtype)each)->name);
+            cb_nearest_offer(&n, cb_dtype_info_of((cb_dtype)each)->aliases);
+        }
+        return fail(s, "unknown datatype '%s'%s (see --help for the list)", name,
+                    did_you_mean(&n, hint, sizeof hint));
+    }
     for (int i = 0; i < s->p->ndtypes; i++)
         if (s->p->dtypes[i] == t)
             return fail(s, "datatype '%s' given twice", name);
@@ -100,8 +131,15 @@ int cb_params_opt_datatype(parse_state *s, const char *v)
 static int add_redop(parse_state *s, const char *name)
 {
     cb_redop op;
-    if (cb_redop_lookup(name, &op) != 0)
-        return fail(s, "unknown reduction '%s' (see --help for the list)", name);
+    if (cb_redop_lookup(name, &op) != 0) {
+        cb_nearest n;
+        char hint[96];
+        cb_nearest_start(&n, name);
+        for (int each = 0; each < CB_REDOP_COUNT; each++)
+            cb_nearest_offer(&n, cb_redop_name((cb_redop)each));
+        return fail(s, "unknown reduction '%s'%s (see --help for the list)", name,
+                    did_you_mean(&n, hint, sizeof hint));
+    }
     for (int i = 0; i < s->p->nredops; i++)
         if (s->p->redops[i] == op)
             return fail(s, "reduction '%s' given twice", name);

@@ -4,6 +4,7 @@
 #define CB_PARAMS_PARSE_H
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include "options/params.h"
 
 struct cb_option_spec;
@@ -96,6 +97,12 @@ int cb_params_opt_register(parse_state *s, const char *v);
 /* params_prom.c: --prom and --prom-sizes. */
 int cb_params_opt_prom(parse_state *s, const char *v);
 int cb_params_opt_prom_sizes(parse_state *s, const char *v);
+/* params_nccltests.c: nccl-tests' short options without a table line:
+ * whether letter is one; parse one (0, or -1 after cb_params_fail); and
+ * the lines --help gives them. */
+int cb_params_is_nccl_tests_option(char letter);
+int cb_params_nccl_tests_option(parse_state *s, char letter, const char *value);
+void cb_params_nccl_tests_help(FILE *out);
 /* Their defaults, and their checks after every option is read. */
 void cb_params_health_defaults(cb_params *p);
 int cb_params_check_health(parse_state *s);

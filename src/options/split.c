@@ -38,6 +38,10 @@ int cb_split_color(const cb_split_spec *spec, const char *option, int rank, int 
         return rank / spec->k;
     case CB_SPLIT_STRIDE:
         return rank % spec->k;
+    case CB_SPLIT_AND:
+        return rank & spec->k;
+    case CB_SPLIT_OR:
+        return rank | spec->k;
     case CB_SPLIT_COLOR: {
         int n = cb_split_colors(spec->text + 6, NULL, 0);
         if (n != nranks) {

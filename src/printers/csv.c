@@ -218,7 +218,8 @@ static void row_scan_round(row *r, const cb_result *res)
     X(comm_op, row_field(r, res->comm_op))                                 \
     X(rank_time_median_us, row_micros(r, res->spread.median))              \
     X(expected_busbw_gbps, row_expected(r, res, res->expected_busbw))      \
-    X(efficiency, row_expected(r, res, res->efficiency))
+    X(efficiency, row_expected(r, res, res->efficiency))                   \
+    X(group_host, row_field(r, res->group_host))
 
 static void row_header(row *r)
 {

@@ -338,7 +338,8 @@ static void json_one_result(cb_printer *pr, const cb_result *res)
         fprintf(f, ", \"group\": %d", res->group);
     else
         fprintf(f, ", \"group\": null");
-    fprintf(f, ", \"group_ranks\": %d", res->group_ranks);
+    fprintf(f, ", \"group_ranks\": %d, \"group_host\": ", res->group_ranks);
+    json_string_or_null(f, res->group_host);
     fprintf(f, ", \"layout\": \"%s\"", res->layout == CB_LAYOUT_COL ? "col" : "row");
     fprintf(f, ", \"impl\": ");
     if (res->impl != NULL)
@@ -556,6 +557,43 @@ static void json_hang(FILE *f, const cb_hang_report *rep)
     fprintf(f, "%s]}", rep->nranks ? "\n    " : "");
 }
 
+/* The summary's verdict keys: the table's "# Result:" line and its
+ * average lines, as fields. */
+static void json_verdict(FILE *f, const cb_summary *sum)
+{
+    char reasons[512];
+    fprintf(f, ",\n    \"verdict\": \"%s\", \"reasons\": ", cb_verdict(sum, reasons, sizeof reasons));
+    json_string_or_null(f, reasons);
+    fprintf(f, ", \"measurements\": %d, \"elapsed_s\": ", sum->measurements);
+    json_number(f, sum->elapsed_s);
+    fputs(", \"first_wrong_rank\": ", f);
+    if (sum->first_wrong_rank >= 0)
+        fprintf(f, "%d", sum->first_wrong_rank);
+    else
+        fputs("null", f);
+    fputs(", \"first_wrong_host\": ", f);
+    json_string_or_null(f, sum->first_wrong_rank >= 0 ? sum->first_wrong_host : NULL);
+    fprintf(f, ", \"below_min_busbw\": %d, \"below_expectation\": %d, \"scan_suspects\": %d"
+               ", \"min_bw_gbps\": ", sum->below_min_busbw, sum->below_expectation,
+            sum->scan_suspects);
+    json_number(f, sum->min_bw);   /* NaN (unset) is null */
+    fputs(",\n    \"avg_busbw_by_collective\": [", f);
+    for (int i = 0; i < sum->naverages; i++) {
+        const cb_busbw_average *a = &sum->averages[i];
+        fprintf(f, "%s{\"collective\": ", i ? ", " : "");
+        json_string(f, a->collective->name);
+        fputs(", \"avg_busbw_gbps\": ", f);
+        json_number(f, a->cells ? a->sum / a->cells : 0.0);
+        fprintf(f, ", \"cells\": %d, \"min_bw_passed\": ", a->cells);
+        if (isnan(sum->min_bw))
+            fputs("null", f);
+        else
+            json_bool(f, !a->min_bw_failed);
+        fputc('}', f);
+    }
+    fputc(']', f);
+}
+
 static void json_end(cb_printer *pr, const cb_summary *sum)
 {
     json_printer *jp = (json_printer *)pr;
@@ -578,7 +616,9 @@ static void json_end(cb_printer *pr, const cb_summary *sum)
     json_number(f, sum->busbw_results ? sum->busbw_sum / sum->busbw_results : 0.0);
     fprintf(f, ", \"passed\": ");
     json_bool(f, sum->exit_status == 0);
-    fprintf(f, ", \"exit_status\": %d},\n  \"errors\": [", sum->exit_status);
+    fprintf(f, ", \"exit_status\": %d", sum->exit_status);
+    json_verdict(f, sum);
+    fprintf(f, "},\n  \"errors\": [");
     if (sum->error[0] != '\0')
         json_string(f, sum->error);
     char end_utc[32];

@@ -12,7 +12,7 @@
 typedef struct table_printer {
     cb_printer base;
     int stats;              /* --stats */
-    int split;              /* --split: a comment line names each row's group */
+    int split;              /* --split: each row ends with its group and host */
     int columns;            /* column layout: a comment line gives each row's matrix */
     int begun;              /* the preamble is out: a footer belongs */
     int efficiency;         /* --expect with --efficiency: a line under each row */
@@ -88,15 +88,15 @@ static void table_begin_collective(cb_printer *pr, const cb_collective *coll,
     else
         fprintf(out, "#\n# Collective: %s\n", coll->name);
     fprintf(out, "#%85s%46s\n", "out-of-place", "in-place");
-    fprintf(out, "#%11s %13s %8s %9s %5s %10s %8s %8s %7s %10s %8s %8s %7s\n", "size", "count",
+    /* --split: two more columns, the group and its host (left-aligned, last). */
+    fprintf(out, "#%11s %13s %8s %9s %5s %10s %8s %8s %7s %10s %8s %8s %7s%s\n", "size", "count",
             "type", "redop", "root", "time", "algbw", "busbw", "#wrong", "time", "algbw", "busbw",
-            "#wrong");
+            "#wrong", split ? " group  host" : "");
     /* The units line ends in a unit: no trailing blanks. */
     fprintf(out, "#%11s %13s %8s %9s %5s %10s %8s %8s %7s %10s %8s %8s\n", "(B)", "(elements)", "",
             "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)");
-    if (split || tp->columns)
-        fprintf(out, "# (each row's %s on the comment line under it)\n",
-                split && tp->columns ? "group and matrix are" : split ? "group is" : "matrix is");
+    if (tp->columns)
+        fprintf(out, "# (each row's matrix is on the comment line under it)\n");
     fflush(out);
 }
 
@@ -176,14 +176,14 @@ static void table_result(cb_printer *pr, const cb_row *row)
         print_half(out, inp);
     else
         fprintf(out, " %10s %8s %8s %7s", "N/A", "N/A", "N/A", "N/A");
+    /* --split: the group and its host ("-" for a group on several hosts),
+     * so that a per-node answer reads by name. */
+    if (tp->split)
+        fprintf(out, " %5d  %s", oop->group, oop->group_host[0] ? oop->group_host : "-");
     fputc('\n', out);
-    /* Extras go on a comment line, so that every data row keeps the 13
-     * fields that log parsers count on. */
-    if (tp->split && tp->columns)
-        fprintf(out, "#   group %d  matrix %zu x %zu\n", oop->group, oop->rows, oop->cols);
-    else if (tp->split)
-        fprintf(out, "#   group %d\n", oop->group);
-    else if (tp->columns)
+    /* The matrix goes on a comment line, so that every data row keeps the
+     * 13 fields that log parsers count on (15 with --split). */
+    if (tp->columns)
         fprintf(out, "#   matrix %zu x %zu\n", oop->rows, oop->cols);
     if (oop->comm_op[0])
         fprintf(out, "#   %s per rank (us): min %.2f median %.2f max %.2f, slowest rank %d "
@@ -212,9 +212,24 @@ static void table_end(cb_printer *pr, const cb_summary *sum)
         fprintf(out, "# Stopped early: %s\n", sum->error);
     fprintf(out, "# Out of bounds values : %llu %s\n", (unsigned long long)sum->wrong,
             sum->wrong ? "FAILED" : "OK");
-    fprintf(out, "# Avg bus bandwidth    : %g\n",
-            sum->busbw_results ? sum->busbw_sum / sum->busbw_results : 0.0);
-    fprintf(out, "#\n");
+    /* An average only of like with like: nccl-tests' one line for one
+     * collective, a line per collective for several, none where no data
+     * moved (barrier, the health scan alone). */
+    for (int i = 0; i < sum->naverages; i++) {
+        const cb_busbw_average *a = &sum->averages[i];
+        char label[64];
+        if (sum->naverages == 1)
+            snprintf(label, sizeof label, "%-20s", "Avg bus bandwidth");
+        else
+            snprintf(label, sizeof label, "Avg bus bandwidth (%s)", a->collective->name);
+        fprintf(out, "# %s : %g%s\n", label, a->cells ? a->sum / a->cells : 0.0,
+                isnan(sum->min_bw) ? "" : a->min_bw_failed ? " FAILED" : " OK");
+    }
+    char reasons[512];
+    const char *verdict = cb_verdict(sum, reasons, sizeof reasons);
+    fprintf(out, "#\n# Result: %s%s%s%s %d measurement%s in %.1f s\n", verdict,
+            reasons[0] ? " (" : "", reasons, reasons[0] ? ")" : "", sum->measurements,
+            sum->measurements == 1 ? "" : "s", sum->elapsed_s);
     fflush(out);
 }
 

@@ -70,6 +70,21 @@ one GPU per MPI rank	-t 4
 '0'	-g 0
 no size from 1 to 1 bytes holds a whole float element	-b 1 -e 1
 from 1 to 3 bytes holds a whole float	-b 1 -e 3 -d double,float
+did you mean --min-busbw?	--min-bw 3
+did you mean --iters?	--iter 3
+did you mean allreduce?	-o allreduc
+did you mean reduce_scatter?	-o reduce_scater
+did you mean float?	-d flaot
+did you mean bfloat16?	-d bfloat61
+did you mean sum?	--redop summ
+NCCL_CTA_POLICY	-x 1
+--stats	-I 2
+timestamp_utc	-S 1
+placement column	-O 1
+host memory on --backend mpi	-Y fine
+NCCL_ALGO and NCCL_PROTO	-A ring
+device-API	-D 1
+needs a value	-J
 CASES
 )
 # Every case on 1 rank; every third on 4 ranks, where what is checked beyond
@@ -100,6 +115,17 @@ expected=$(( $(echo "$cases" | wc -l) + $(echo "$four_rank_cases" | wc -l) ))
 run 2 -g 1 -t 1 -b 8 -e 8 -n 1
 expect_rc 0 "-g 1 -t 1"
 has 1 '^ *8 '
+# And its other options where they mean what ours do: -J is --json, -I 1
+# is --stats; -p, -S 0, -D 0, -y 0, -K 0 change nothing.
+run 2 -J "$CB_TMP/j.json" -I 1 -p 1 -S 0 -D 0 -y 0 -K 0 -b 8 -e 8 -n 1
+expect_rc 0 "nccl-tests' -J, -I 1, -p 1, -S 0, -D 0, -y 0, -K 0"
+has 1 '^ *8 '
+has 2 '^#   [a-z-]* *per-iteration (us) min '
+[ -s "$CB_TMP/j.json" ] || fail "-J wrote no JSON document"
+# A misspelt word far from any name gets no guess.
+run 1 -o zzzzzz
+expect_rc 2 "-o zzzzzz"
+grep -q 'did you mean' "$CB_TMP/err" && fail "-o zzzzzz: a guess for a word near no name"
 
 # An output file that cannot be written is an error before any measurement.
 for np in 1 4; do

@@ -22,8 +22,10 @@ check check-sweep --table "$CB_TMP/out" --ranks 4 --sizes 8,32,128,512
 cluster_run 4 --backend mpi --split node -o allreduce,allgather -b 8 -e 512 -f 8 -n 2 -c 1
 expect_rc 0 "--split node"
 grep -q '^# split node: 2 group' "$CB_TMP/out" || show_and_fail "no split note"
-has 1 '^# group 0: 2 ranks: 0,1$'
-has 1 '^# group 1: 2 ranks: 2,3$'
+has 1 '^# group 0: 2 ranks: 0,1 on host h0$'
+has 1 '^# group 1: 2 ranks: 2,3 on host h1$'
+has 6 '^ *[0-9].* 0  h0$'
+has 6 '^ *[0-9].* 1  h1$'
 check check-sweep --table "$CB_TMP/out" --ranks 4 --sizes 8,64,512 \
     --collective allreduce,allgather --group-sizes 2,2
 

@@ -14,7 +14,12 @@ ls "$CB_TMP" | grep -q 'r.json.tmp' && fail "temporary JSON file left behind"
 [ "$(grep -c '^#   out-of-place per-iteration' "$CB_TMP/out")" = 3 ] || fail "--stats lines missing"
 [ "$(grep -c '^#   in-place     per-iteration' "$CB_TMP/out")" = 3 ] || fail "--stats lines missing"
 grep -q 'p99' "$CB_TMP/out" && fail "--stats printed a p99 of 7 samples"
-grep -q '^# progress: allreduce float sum: 3 of 3 sizes' "$CB_TMP/err" || fail "no progress on stderr"
+# Which collective of how many, the sizes, the time spent and an estimate
+# of what is left: after the last size, nothing.
+grep -q '^# progress: collective 1 of 1, allreduce float sum: 1 of 3 sizes; [0-9.]* s elapsed, about [0-9]* s left$' \
+    "$CB_TMP/err" || fail "no progress on stderr"
+grep -q '^# progress: collective 1 of 1, allreduce float sum: 3 of 3 sizes; [0-9.]* s elapsed, about 0 s left$' \
+    "$CB_TMP/err" || fail "the last progress line leaves time"
 grep -q 'progress' "$CB_TMP/out" "$CB_TMP/r.csv" && fail "progress leaked into the table or CSV"
 
 "$CB_PYTHON" - "$CB_TMP/r.json" "$CB_TMP/r.csv" "$CB_BIN" <<'PY' || fail "JSON or statistics check failed"
@@ -28,8 +33,15 @@ def close(a, b, rel=1e-5, abs_=2e-6):
 
 assert doc["schema_version"] == 1 and doc["tool"]["name"] == "nccl-collbench"
 assert doc["complete"] is True and doc["errors"] == []
-assert doc["summary"] == {"results": 6, "wrong": 0, "avg_busbw_gbps": doc["summary"]["avg_busbw_gbps"],
-                          "passed": True, "exit_status": 0}, doc["summary"]
+s = doc["summary"]
+assert {k: s[k] for k in ("results", "wrong", "passed", "exit_status", "verdict", "reasons",
+                          "measurements", "first_wrong_rank", "below_min_busbw",
+                          "below_expectation", "scan_suspects", "min_bw_gbps")} == \
+    {"results": 6, "wrong": 0, "passed": True, "exit_status": 0, "verdict": "PASS",
+     "reasons": None, "measurements": 6, "first_wrong_rank": None, "below_min_busbw": 0,
+     "below_expectation": 0, "scan_suspects": 0, "min_bw_gbps": None}, s
+assert s["elapsed_s"] > 0 and [a["collective"] for a in s["avg_busbw_by_collective"]] == \
+    ["allreduce"] and s["avg_busbw_by_collective"][0]["avg_busbw_gbps"] == s["avg_busbw_gbps"], s
 assert doc["command_line"][0].endswith("nccl-collbench") and "--json" in doc["command_line"]
 assert doc["environment"].get("NCCL_COLLBENCH_DEMO_KNOB") == "42", doc["environment"]
 assert not any(k.startswith("OMPI_MCA_orte_") for k in doc["environment"])
@@ -129,6 +141,9 @@ import json, sys
 doc = json.load(open(sys.argv[1]))
 assert doc["complete"] is True and doc["summary"]["passed"] is False
 assert doc["summary"]["exit_status"] == 7 and doc["summary"]["wrong"] == 2
+s = doc["summary"]
+assert s["verdict"] == "FAIL" and s["first_wrong_rank"] == 2 and s["first_wrong_host"], s
+assert s["reasons"] == "2 wrong elements on rank 2 host %s" % s["first_wrong_host"], s
 fw = doc["results"][0]["first_wrong"]
 assert fw["rank"] == 2 and fw["index"] == 5 and fw["expected"] != fw["actual"], fw
 PY
@@ -141,6 +156,8 @@ import json, sys
 doc = json.load(open(sys.argv[1]))
 assert doc["complete"] is False and doc["summary"]["exit_status"] == 1
 assert len(doc["errors"]) == 1 and "does not fit" in doc["errors"][0], doc["errors"]
+assert doc["summary"]["verdict"] == "FAIL" and \
+    doc["summary"]["reasons"] == "stopped early, status 1", doc["summary"]
 PY
 
 # An unwritable JSON path fails before anything is measured.

@@ -43,6 +43,12 @@ run 8 --backend mpi $SCAN --csv "$CB_TMP/scan.csv" --json "$CB_TMP/scan.json"
 expect_rc 0 "healthy scan"
 scan_sections
 has 0 '^# Suspect'
+# A healthy scan says so, and ends with the verdict; no average bus
+# bandwidth, which would mix node, pair and rail figures.
+has 1 '^# No suspects$'
+has 0 '^# Avg bus bandwidth'
+has 1 '^# Result: PASS [1-9][0-9]* measurements in [0-9.]* s$'
+tail -n 1 "$CB_TMP/out" | grep -q '^# Result: PASS' || show_and_fail "the table does not end with the verdict"
 # One CSV row and one JSON result per figure: 4 nodes, 6 pairs (each pair
 # of hosts once, with its round), 2 rails, and re-measures only as *_again.
 need_python
@@ -67,6 +73,9 @@ assert res == [(r["scan_part"], r["host"] or None, r["peer_host"] or None,
 assert any(n.startswith("Health scan: 4 nodes") for n in doc["notes"]), doc["notes"]
 assert doc["scan"]["suspects"] == [], doc["scan"]
 assert doc["scan"]["cycle"] == 1 and doc["scan_cycles"] == [doc["scan"]], doc["scan_cycles"]
+s = doc["summary"]
+assert s["verdict"] == "PASS" and s["reasons"] is None and s["scan_suspects"] == 0, s
+assert s["avg_busbw_by_collective"] == [] and s["measurements"] >= len(rows), s
 PY
 
 # -N 2: the JSON carries every cycle's scan, each with the node figures of
@@ -90,10 +99,14 @@ faulted slow:2:3:50 $SCAN --json "$CB_TMP/slow.json"
 expect_rc 8 "host h1 slowed"
 scan_sections
 suspects_only '^# Suspect node h1: ' "host h1 slowed"
+has 0 '^# No suspects'
+n=$(grep -c '^# Suspect ' "$CB_TMP/out")
+has 1 "^# Result: FAIL ($n scan suspects*) [0-9]* measurements in "
 "$CB_PYTHON" - "$CB_TMP/slow.json" <<'PY' || show_and_fail "slow host: JSON"
 import json, sys
 doc = json.load(open(sys.argv[1]))
 assert doc["summary"]["exit_status"] == 8 and doc["complete"], doc["summary"]
+assert doc["summary"]["verdict"] == "FAIL" and doc["summary"]["scan_suspects"] > 0, doc["summary"]
 sus = [n for n in doc["notes"] if n.startswith("Suspect ")]
 assert sus and all(n.startswith("Suspect node h1: ") for n in sus), sus
 scan = doc["scan"]
@@ -117,6 +130,7 @@ suspects_only '^# Suspect link h0 - h2: ' "link h0 - h2 slowed"
 faulted corrupt:5:7 $SCAN
 expect_rc 7 "host h2 corrupting"
 suspects_only '^# Suspect node h2: [0-9]* wrong element' "host h2 corrupting"
+has 1 '^# Result: FAIL ([0-9]* wrong elements*; [0-9]* scan suspects*) '
 
 # Nodes of one rank: their node all-reduce measures nothing, so time,
 # algbw and busbw are empty in the CSV (never nan), null in the JSON, '-'

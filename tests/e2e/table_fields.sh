@@ -1,8 +1,10 @@
 # The table keeps nccl-tests' shape that log parsers count on: 13
-# whitespace-separated fields in every data row (barrier, column layout and
-# --split included; N/A where a half is not measured, the group and matrix
-# on a comment line), a redop column wide enough for premulsum, no trailing
-# blanks; and --stats prints a p99 only from 100 samples on.
+# whitespace-separated fields in every data row (barrier and column layout
+# included; N/A where a half is not measured, the matrix on a comment
+# line), and with --split two more at the end, the group and its host; a
+# redop column wide enough for premulsum, no trailing blanks; the table
+# ends with the Result line; and --stats prints a p99 only from 100
+# samples on.
 . "$CB_SRCDIR/tests/support/lib.sh"
 need_mpirun
 need_python
@@ -15,29 +17,36 @@ import re, sys
 lines = open(sys.argv[1]).read().splitlines()
 rows = [l for l in lines if not l.startswith("#")]
 assert rows, "no data rows"
-bad = [l for l in rows if len(l.split()) != 13]
-assert not bad, "rows without 13 fields: %r" % bad[:3]
+bad = [l for l in rows if len(l.split()) != 15]
+assert not bad, "--split rows without 15 fields: %r" % bad[:3]
 trailing = [l for l in lines if l != l.rstrip()]
 assert not trailing, "trailing blanks: %r" % trailing[:3]
 # Every header's columns line up with the rows: each right-aligned header
 # name ends where its column's cells end.
 header = next(l for l in lines if l.startswith("#") and "redop" in l and "busbw" in l)
-ends = [m.end() for m in re.finditer(r"\S+", header)][1:]
+# The host, last, is left-aligned: it starts where its name starts.
+ends = [m.end() for m in re.finditer(r"\S+", header)][1:-1]
+host_at = [m.start() for m in re.finditer(r"\S+", header)][-1]
 for l in rows:
-    assert [m.end() for m in re.finditer(r"\S+", l)] == ends, "misaligned: %r\n%r" % (l, header)
+    cells = list(re.finditer(r"\S+", l))
+    assert [m.end() for m in cells[:-1]] == ends and cells[-1].start() == host_at, \
+        "misaligned: %r\n%r" % (l, header)
 premul = [l for l in rows if l.split()[3] == "premulsum"]
 assert premul, "no premulsum rows"
 barrier = [l for l in rows if l.split()[0] == "0"]
-assert len(barrier) == 2 and all(l.split()[9:] == ["N/A"] * 4 for l in barrier), barrier
-# Each row's group (and in column layout its matrix) on the comment line under it.
+assert len(barrier) == 2 and all(l.split()[9:13] == ["N/A"] * 4 for l in barrier), barrier
+# Each row's group and host are its last fields (every group on this
+# machine); in column layout its matrix is on the comment line under it.
 for i, l in enumerate(lines):
     if l.startswith("#"):
         continue
-    extras = lines[i + 1]
-    assert re.match(r"^#   group [01](  matrix \d+ x \d+)?$", extras), (l, extras)
+    assert l.split()[13] in ("0", "1") and l.split()[14] != "-", l
+    assert re.match(r"^#   matrix \d+ x \d+$", lines[i + 1]) or not lines[i + 1].startswith("#   m"), \
+        (l, lines[i + 1])
 # Column layout rows are out of place only: N/A in the in-place half.
 col = [l for i, l in enumerate(lines) if not l.startswith("#") and "matrix" in lines[i + 1]]
-assert col and all(l.split()[9:] == ["N/A"] * 4 for l in col), col[:2]
+assert col and all(l.split()[9:13] == ["N/A"] * 4 for l in col), col[:2]
+assert lines[-1].startswith("# Result: PASS "), lines[-1]
 PY
 check check-sweep --table "$CB_TMP/out" --ranks 4 --sizes 1024,2048 \
     --collective barrier,allreduce,allgather --redops sum,premulsum --group-sizes 2,2 \

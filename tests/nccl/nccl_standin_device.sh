@@ -3,7 +3,8 @@
 # CUDA runtime does): per-task binding (each rank sees its own GPU, or a
 # set shared with some others), two
 # ranks of one host on one GPU refused naming host, GPU and ranks, sharing
-# through NCCL_HOSTID still allowed, the NCCL_COLLBENCH_DEVICE override,
+# through NCCL_HOSTID still allowed, the NCCL_COLLBENCH_DEVICE override
+# (and nccl-tests' NCCL_TESTS_DEVICE read as it),
 # --split choosing over the whole run, and --backend auto refusing a job in
 # which only some ranks see a GPU.
 . "$CB_SRCDIR/tests/support/lib.sh"
@@ -134,6 +135,22 @@ one_message "host $host: ranks 0 and 1 would both drive GPU 0000:03:00.0"
 launch 2 "- -" "- -" "0 x" --backend nccl -b 8 -e 64
 expect_rc 1 "NCCL_COLLBENCH_DEVICE=x"
 one_message "NCCL_COLLBENCH_DEVICE=x names no device: this rank sees 4 GPUs, numbered 0 to 3"
+
+# nccl-tests' NCCL_TESTS_DEVICE is read as the override where that is
+# unset; the two set to different devices are refused, naming both.
+env_launcher NCCL_TESTS_DEVICE "3 1" "$CB_STANDIN_BIN" tests_device
+standin_bin=$CB_STANDIN_BIN
+CB_STANDIN_BIN=$CB_TMP/tests_device.sh
+launch 2 "- -" "- -" "- -" --backend nccl -o allreduce -b 8 -e 64 -n 2 -c 1
+expect_rc 0 "NCCL_TESTS_DEVICE=3 and 1"
+devices "3@04 1@02"
+physical "3 1"
+grep -q '^# NCCL_TESTS_DEVICE=3: read as NCCL_COLLBENCH_DEVICE' "$CB_TMP/out" ||
+    show_and_fail "no preamble note on NCCL_TESTS_DEVICE"
+launch 2 "- -" "- -" "3 2" --backend nccl -b 8 -e 64
+expect_rc 1 "NCCL_COLLBENCH_DEVICE=2 beside NCCL_TESTS_DEVICE=1"
+one_message "NCCL_COLLBENCH_DEVICE=2 and NCCL_TESTS_DEVICE=1 name different devices"
+CB_STANDIN_BIN=$standin_bin
 
 # --split chooses over the whole run: 4 ranks, 4 GPUs, two groups of two
 # still drive 4 different GPUs.

@@ -31,7 +31,7 @@ CSV_V1_COLUMNS = [
     "rank_time_max_us", "slowest_rank", "slowest_host", "group",
     "layout", "matrix_rows", "matrix_cols", "group_ranks", "scan_part", "host", "peer_host",
     "round", "cycle", "timestamp_utc", "traffic_matrix", "impl", "unalign", "comm_op",
-    "rank_time_median_us", "expected_busbw_gbps", "efficiency",
+    "rank_time_median_us", "expected_busbw_gbps", "efficiency", "group_host",
 ]
 
 DTYPE_SIZES = {"int8": 1, "uint8": 1, "int32": 4, "uint32": 4, "int64": 8,
@@ -148,10 +148,12 @@ def parse_table(path):
     out = {"preamble": [], "tables": [], "wrong_lines": [], "footer": {}, "notes": [],
            "devices": []}
     current = None
-    # Every data row has nccl-tests' 13 fields; with --split or in column
-    # layout, the row's group and matrix are on the comment line under it.
-    row_re = re.compile(r"^\s*(\d+)\s+(\d+)\s+(\S+)\s+(\S+)\s+(-?\d+)" + r"\s+(\S+)" * 8 + r"$")
-    extras_re = re.compile(r"^#   (?:group (\d+))?(?:  )?(?:matrix (\d+) x (\d+))?$")
+    # Every data row has nccl-tests' 13 fields, then with --split the
+    # group and its host ("-" on several hosts); in column layout the row's
+    # matrix is on the comment line under it.
+    row_re = re.compile(r"^\s*(\d+)\s+(\d+)\s+(\S+)\s+(\S+)\s+(-?\d+)" + r"\s+(\S+)" * 8 +
+                        r"(?:\s+(\d+)  (\S+))?$")
+    extras_re = re.compile(r"^#   matrix (\d+) x (\d+)$")
     last_row = None
     with open(path) as f:
         for line in f:
@@ -159,8 +161,8 @@ def parse_table(path):
             ensure(line == line.rstrip(), "trailing blanks in %r" % line)
             if not line.startswith("#"):
                 m = row_re.match(line)
-                ensure(m is not None and len(line.split()) == 13,
-                       "table row does not have 13 fields: %r" % line)
+                ensure(m is not None and len(line.split()) == (13 if m.group(14) is None else 15),
+                       "table row does not have 13 fields (15 with --split): %r" % line)
                 ensure(current is not None, "row before any collective header: %r" % line)
                 g = m.groups()
 
@@ -173,17 +175,15 @@ def parse_table(path):
                             "wrong": None if wrong == "N/A" else int(wrong)}
                 last_row = {"size": int(g[0]), "count": int(g[1]), "type": g[2],
                             "redop": g[3], "root": int(g[4]),
-                            "oop": half(5), "ip": half(9), "group": None, "matrix": None}
+                            "oop": half(5), "ip": half(9),
+                            "group": None if g[13] is None else int(g[13]),
+                            "host": None if g[14] is None else g[14], "matrix": None}
                 current["rows"].append(last_row)
                 continue
             m = extras_re.match(line)
-            if m is not None and last_row is not None and line != "#   ":
-                ensure(last_row["group"] is None and last_row["matrix"] is None,
-                       "two extras lines for one row: %r" % line)
-                if m.group(1) is not None:
-                    last_row["group"] = int(m.group(1))
-                if m.group(2) is not None:
-                    last_row["matrix"] = (int(m.group(2)), int(m.group(3)))
+            if m is not None and last_row is not None:
+                ensure(last_row["matrix"] is None, "two matrix lines for one row: %r" % line)
+                last_row["matrix"] = (int(m.group(1)), int(m.group(2)))
                 continue
             text = line[1:].strip()
             if text.startswith("Collective:"):
@@ -201,7 +201,20 @@ def parse_table(path):
                 out["footer"]["oob"] = int(m.group(1))
                 out["footer"]["status"] = m.group(2)
             elif text.startswith("Avg bus bandwidth"):
-                out["footer"]["avg_busbw"] = float(text.split(":", 1)[1])
+                # One line for one collective, one per collective for several:
+                # "Avg bus bandwidth (allreduce) : 1.5", then OK or FAILED
+                # under NCCL_TESTS_MIN_BW.
+                m = re.match(r"Avg bus bandwidth(?: \((\S+)\))?\s*: (\S+)(?: (OK|FAILED))?$", text)
+                ensure(m is not None, "bad average line %r" % line)
+                out["footer"].setdefault("averages", {})[m.group(1)] = float(m.group(2))
+                out["footer"].setdefault("min_bw", {})[m.group(1)] = m.group(3)
+            elif text.startswith("Result:"):
+                m = re.match(r"Result: (PASS|FAIL)(?: \((.+)\))? (\d+) measurements? in "
+                             r"\d+\.\d s$", text)
+                ensure(m is not None, "bad Result line %r" % line)
+                out["footer"]["result"] = m.group(1)
+                out["footer"]["reasons"] = m.group(2)
+                out["footer"]["measurements"] = int(m.group(3))
             elif text.startswith("Rank "):
                 out["devices"].append(text)
             elif current is None:
@@ -297,7 +310,7 @@ def check_sweep(args):
     ensure([(x["collective"], x["layout"]) for x in t["tables"]] == tables,
            "tables: %r, expected %r" % ([(x["collective"], x["layout"]) for x in t["tables"]],
                                         tables))
-    busbw_cells = []
+    busbw_cells = {}
     all_rows = []
     unavailable = args.unavailable.split(",") if args.unavailable else []
     for table, (collective, lay) in zip(t["tables"], tables):
@@ -340,15 +353,30 @@ def check_sweep(args):
                     ensure(half["wrong"] == 0, "wrong elements in %s %r" % (collective, x))
                 if args.passes == 0:
                     ensure(half["wrong"] is None, "#wrong should be N/A in %r" % x)
-                busbw_cells.append(half["busbw"])
+                busbw_cells.setdefault(collective, []).append(half["busbw"])
             all_rows.append((collective, x, lay))
     ensure("status" in t["footer"], "no footer")
     if args.wrong == "0":
         ensure(t["footer"]["status"] == "OK" and t["footer"]["oob"] == 0, "footer %r" % t["footer"])
         ensure(not t["wrong_lines"], "WRONG lines: %r" % t["wrong_lines"][:3])
-    avg = sum(busbw_cells) / len(busbw_cells) if busbw_cells else 0.0
-    ensure(close(t["footer"]["avg_busbw"], avg, rel=0.05, abs_=0.01),
-           "Avg bus bandwidth %r is not the mean of the busbw cells %r" % (t["footer"]["avg_busbw"], avg))
+    # The average of like with like: one line without a name for one
+    # collective, a line per collective for several, none without data.
+    averages = t["footer"].get("averages", {})
+    want = {c: sum(v) / len(v) for c, v in busbw_cells.items()}
+    if len(want) == 1:
+        want = {None: list(want.values())[0]}
+    ensure(set(averages) == set(want), "average lines for %r, expected %r" %
+           (sorted(averages, key=str), sorted(want, key=str)))
+    for c, avg in want.items():
+        ensure(close(averages[c], avg, rel=0.05, abs_=0.01),
+               "Avg bus bandwidth %r of %s is not the mean of its busbw cells %r" %
+               (averages[c], c, avg))
+    ensure("result" in t["footer"], "no Result line")
+    measured = sum(1 + (x["ip"] is not None) for table in t["tables"] for x in table["rows"])
+    ensure(t["footer"]["measurements"] == measured, "Result counts %d measurements, the table "
+           "has %d" % (t["footer"]["measurements"], measured))
+    if args.wrong == "0":
+        ensure(t["footer"]["result"] == "PASS", "Result %r" % t["footer"])
     if not args.csv:
         return
     header, crow = read_csv(args.csv)
@@ -375,6 +403,8 @@ def check_sweep(args):
         factor = busbw_factor(collective, group_sizes[tr["group"] or 0])
         ensure(r["group"] == ("" if tr["group"] is None else str(tr["group"])),
                "CSV group %r, table group %r" % (r["group"], tr["group"]))
+        ensure(r["group_host"] == ("" if tr["host"] in (None, "-") else tr["host"]),
+               "CSV group_host %r, table host %r" % (r["group_host"], tr["host"]))
         # The ranks busbw was computed for: the group's under --split.
         ensure(r["group_ranks"] == str(group_sizes[tr["group"] or 0]),
                "CSV group_ranks %r, expected %d" % (r["group_ranks"], group_sizes[tr["group"] or 0]))

@@ -1,8 +1,10 @@
 /* Strict parsing of numbers and of the command line. */
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "common/format.h"
+#include "common/names.h"
 #include "options/params.h"
 #include "common/parse.h"
 #include "unit.h"
@@ -169,6 +171,133 @@ static void test_params_bad(unit_state *u)
     }
 }
 
+/* "Did you mean": the nearest name by edit distance, only when near enough. */
+static void test_nearest(unit_state *u)
+{
+    cb_nearest n;
+    cb_nearest_start(&n, "allreduc");
+    cb_nearest_offer(&n, "allgather allreduce reduce");
+    CHECK(u, cb_nearest_name(&n) != NULL && strcmp(cb_nearest_name(&n), "allreduce") == 0);
+    /* A swap of neighbours costs one, case is ignored. */
+    cb_nearest_start(&n, "FLAOT");
+    cb_nearest_offer(&n, "double");
+    cb_nearest_offer(&n, "float");
+    CHECK(u, cb_nearest_name(&n) != NULL && strcmp(cb_nearest_name(&n), "float") == 0);
+    /* Too far from every name: no guess. */
+    cb_nearest_start(&n, "zzzz");
+    cb_nearest_offer(&n, "sum prod min max");
+    CHECK(u, cb_nearest_name(&n) == NULL);
+    /* Short names allow one edit, no more. */
+    cb_nearest_start(&n, "mx");
+    cb_nearest_offer(&n, "max");
+    CHECK(u, cb_nearest_name(&n) != NULL && strcmp(cb_nearest_name(&n), "max") == 0);
+    cb_nearest_start(&n, "m");
+    cb_nearest_offer(&n, "max");
+    CHECK(u, cb_nearest_name(&n) == NULL);
+    /* The nearest wins; a tie keeps the first offered. */
+    cb_nearest_start(&n, "min-busb");
+    cb_nearest_offer(&n, "min-bus min-busbw");
+    CHECK(u, cb_nearest_name(&n) != NULL && strcmp(cb_nearest_name(&n), "min-bus") == 0);
+    cb_nearest_start(&n, "mix");
+    cb_nearest_offer(&n, "min max");
+    CHECK(u, cb_nearest_name(&n) != NULL && strcmp(cb_nearest_name(&n), "min") == 0);
+    /* Nothing offered, empty names and a long word are harmless. */
+    cb_nearest_start(&n, "x");
+    CHECK(u, cb_nearest_name(&n) == NULL);
+    cb_nearest_offer(&n, "");
+    cb_nearest_offer(&n, NULL);
+    CHECK(u, cb_nearest_name(&n) == NULL);
+    char longword[200];
+    memset(longword, 'a', sizeof longword - 1);
+    longword[sizeof longword - 1] = '\0';
+    cb_nearest_start(&n, longword);
+    cb_nearest_offer(&n, "aaaa");
+    CHECK(u, cb_nearest_name(&n) == NULL);
+}
+
+/* nccl-tests' environment: NCCL_TESTS_MIN_BW and NCCL_TESTS_SPLIT(_MASK)
+ * as nccl-tests reads them, through a stand-in for getenv. */
+static const char *const *fake_env;
+
+static const char *fake_getenv(const char *name)
+{
+    for (const char *const *e = fake_env; *e != NULL; e += 2)
+        if (strcmp(e[0], name) == 0)
+            return e[1];
+    return NULL;
+}
+
+static int env_parse(cb_params *p, const char *const *env, char *err, size_t len)
+{
+    fake_env = env;
+    cb_params_defaults(p);
+    return cb_params_environment(p, fake_getenv, err, len);
+}
+
+static void test_environment(unit_state *u)
+{
+    cb_params p;
+    char err[512];
+    const char *none[] = {NULL};
+    CHECK(u, env_parse(&p, none, err, sizeof err) == 0 && isnan(p.tests_min_bw) &&
+             p.split.kind == CB_SPLIT_NONE);
+    const char *bw[] = {"NCCL_TESTS_MIN_BW", "12.5", NULL};
+    CHECK(u, env_parse(&p, bw, err, sizeof err) == 0 && p.tests_min_bw == 12.5);
+    const char *bad_bw[] = {"NCCL_TESTS_MIN_BW", "fast", NULL};
+    CHECK(u, env_parse(&p, bad_bw, err, sizeof err) == -1 && strstr(err, "fast") != NULL);
+    /* Colours of rank r among 8 under each operator. */
+    struct { const char *name, *value; int colors[8]; } cases[] = {
+        {"NCCL_TESTS_SPLIT", "MOD 2", {0, 1, 0, 1, 0, 1, 0, 1}},
+        {"NCCL_TESTS_SPLIT", "%4", {0, 1, 2, 3, 0, 1, 2, 3}},
+        {"NCCL_TESTS_SPLIT", "DIV 4", {0, 0, 0, 0, 1, 1, 1, 1}},
+        {"NCCL_TESTS_SPLIT", "and 0x6", {0, 0, 2, 2, 4, 4, 6, 6}},
+        {"NCCL_TESTS_SPLIT", "&0b1", {0, 1, 0, 1, 0, 1, 0, 1}},
+        {"NCCL_TESTS_SPLIT", "OR 4", {4, 5, 6, 7, 4, 5, 6, 7}},
+        {"NCCL_TESTS_SPLIT_MASK", "3", {0, 1, 2, 3, 0, 1, 2, 3}},
+        {"NCCL_TESTS_SPLIT_MASK", "0x4", {0, 0, 0, 0, 4, 4, 4, 4}},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        const char *env[] = {cases[c].name, cases[c].value, NULL};
+        int ok = env_parse(&p, env, err, sizeof err) == 0;
+        CHECK(u, ok);
+        for (int r = 0; ok && r < 8; r++)
+            CHECK(u, cb_split_color(&p.split, "--split", r, 8, err, sizeof err) ==
+                         cases[c].colors[r]);
+    }
+    /* MOD and DIV are --split stride:K and size:K, and say so. */
+    const char *mod[] = {"NCCL_TESTS_SPLIT", "MOD 8", NULL};
+    CHECK(u, env_parse(&p, mod, err, sizeof err) == 0 && p.split.kind == CB_SPLIT_STRIDE &&
+             strncmp(p.split.text, "stride:8 ", 9) == 0);
+    /* The mask takes precedence, as in nccl-tests. */
+    const char *both[] = {"NCCL_TESTS_SPLIT", "MOD 2", "NCCL_TESTS_SPLIT_MASK", "0", NULL};
+    CHECK(u, env_parse(&p, both, err, sizeof err) == 0 && p.split.kind == CB_SPLIT_AND &&
+             p.split.k == 0);
+    const char *bad[][2] = {{"NCCL_TESTS_SPLIT", "MOD 0"}, {"NCCL_TESTS_SPLIT", "XOR 1"},
+                            {"NCCL_TESTS_SPLIT", "DIV x"}, {"NCCL_TESTS_SPLIT", "AND 1z"},
+                            {"NCCL_TESTS_SPLIT_MASK", "0xg"}, {"NCCL_TESTS_SPLIT", "OR -1"}};
+    for (size_t c = 0; c < sizeof bad / sizeof bad[0]; c++) {
+        const char *env[] = {bad[c][0], bad[c][1], NULL};
+        CHECK(u, env_parse(&p, env, err, sizeof err) == -1 && strstr(err, bad[c][1]) != NULL &&
+                 strstr(err, "--split") != NULL);
+    }
+    /* With --split given too: refused, naming both. */
+    fake_env = mod;
+    cb_params_defaults(&p);
+    char *argv[] = {"x", "--split", "node", NULL};
+    CHECK(u, cb_params_parse(&p, 3, argv, err, sizeof err) == 0);
+    CHECK(u, cb_params_environment(&p, fake_getenv, err, sizeof err) == -1 &&
+             strstr(err, "--split node") != NULL && strstr(err, "NCCL_TESTS_SPLIT") != NULL);
+    /* The preamble notes: one per NCCL_TESTS_ variable set, others ignored. */
+    char *envp[] = {"PATH=/bin", "NCCL_TESTS_MIN_BW=5", "NCCL_TESTS_FOO=1", "NCCL_TESTS_BAR=",
+                    NULL};
+    char note[512];
+    CHECK(u, cb_params_env_note(envp, 0, note, sizeof note) == 1 &&
+             strstr(note, "0.9 x 5 GB/s") != NULL);
+    CHECK(u, cb_params_env_note(envp, 1, note, sizeof note) == 1 &&
+             strstr(note, "NCCL_TESTS_FOO is set but nccl-collbench does not read it") != NULL);
+    CHECK(u, cb_params_env_note(envp, 2, note, sizeof note) == 0);
+}
+
 int main(void)
 {
     unit_state u = {0, 0};
@@ -177,5 +306,7 @@ int main(void)
     test_format(&u);
     test_params_good(&u);
     test_params_bad(&u);
+    test_nearest(&u);
+    test_environment(&u);
     return unit_done(&u, "unit_parse");
 }

@@ -1,0 +1,77 @@
+/*
+ * The closing verdict every output carries: PASS or FAIL and why, from the
+ * run's summary alone, so that the table's "# Result:" line and the JSON
+ * summary cannot disagree. A pure function: no I/O.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "result.h"
+#include "safety/agreement.h"
+
+/* Appends "; " and one reason to out (used of len), cut at len. */
+static void add_reason(char *out, size_t len, size_t *used, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static void add_reason(char *out, size_t len, size_t *used, const char *fmt, ...)
+{
+    if (*used + 1 >= len)
+        return;
+    if (*used > 0)
+        *used += (size_t)snprintf(out + *used, len - *used, "; ");
+    if (*used + 1 >= len) {
+        *used = len - 1;
+        return;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(out + *used, len - *used, fmt, ap);
+    va_end(ap);
+    *used = n < 0 ? *used : *used + (size_t)n < len ? *used + (size_t)n : len - 1;
+}
+
+static const char *plural(long long n)
+{
+    return n == 1 ? "" : "s";
+}
+
+const char *cb_verdict(const cb_summary *sum, char *reasons, size_t len)
+{
+    size_t used = 0;
+    if (len == 0)
+        return sum->exit_status == CB_EXIT_OK ? "PASS" : "FAIL";
+    reasons[0] = '\0';
+    if (sum->error[0] != '\0')
+        add_reason(reasons, len, &used, "stopped early, status %d", sum->exit_status);
+    if (sum->wrong > 0 && sum->first_wrong_rank >= 0)
+        add_reason(reasons, len, &used, "%llu wrong element%s %son rank %d host %s",
+                   (unsigned long long)sum->wrong, plural((long long)sum->wrong),
+                   sum->wrong_ranks_differ ? "first " : "", sum->first_wrong_rank,
+                   sum->first_wrong_host);
+    else if (sum->wrong > 0)
+        add_reason(reasons, len, &used, "%llu wrong element%s", (unsigned long long)sum->wrong,
+                   plural((long long)sum->wrong));
+    if (sum->below_expectation > 0)
+        add_reason(reasons, len, &used, "%d row%s below expectation", sum->below_expectation,
+                   plural(sum->below_expectation));
+    if (sum->below_min_busbw > 0)
+        add_reason(reasons, len, &used, "%d figure%s below --min-busbw", sum->below_min_busbw,
+                   plural(sum->below_min_busbw));
+    for (int i = 0; i < sum->naverages; i++) {
+        const cb_busbw_average *a = &sum->averages[i];
+        if (a->min_bw_failed)
+            add_reason(reasons, len, &used,
+                       "%s average busbw %.2f GB/s below 0.9 x NCCL_TESTS_MIN_BW %g",
+                       a->collective != NULL ? a->collective->name : "?",
+                       a->cells ? a->sum / a->cells : 0.0, sum->min_bw);
+    }
+    if (sum->scan_suspects > 0)
+        add_reason(reasons, len, &used, "%d scan suspect%s", sum->scan_suspects,
+                   plural(sum->scan_suspects));
+    /* A failed status with no figure to show for it: a failed close or write. */
+    if (sum->exit_status != CB_EXIT_OK && used == 0)
+        add_reason(reasons, len, &used, "status %d", sum->exit_status);
+    return sum->exit_status == CB_EXIT_OK ? "PASS" : "FAIL";
+}
