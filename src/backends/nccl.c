@@ -359,12 +359,12 @@ int cb_nccl_type(cb_backend *b, cb_dtype dtype, ncclDataType_t *type)
     return ok ? 0 : cb_backend_fail(b, "NCCL backend has no %s", cb_dtype_info_of(dtype)->name);
 }
 
-/* A launch's result; a failed launch inside the engine's group (-m) aborts
- * rather than let ncclGroupEnd launch the rest (see nccl_p2p.c). */
+/* A launch's result; a failed launch inside the engine's group (-m) ends
+ * the group, which NCCL then drops, and aborts (cb_nccl_fail_in_group). */
 static int launched(nccl_backend *nb, int rc)
 {
     if (rc != 0 && nb->outer_group)
-        cb_nccl_abort_now(nb);
+        cb_nccl_fail_in_group(nb, 0);
     return rc;
 }
 

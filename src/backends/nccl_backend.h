@@ -40,7 +40,14 @@ typedef struct nccl_backend {
     int have_stream;
     int have_start;
     int have_stop;
-    ncclComm_t comm;           /* NULL until initialised */
+    ncclComm_t comm;           /* the measured communicator: NULL until initialised */
+    /* The non-blocking communicator of the same ranks that comm was split
+     * from with blocking = 1 (NCCL 2.18 on; NULL before and in splits):
+     * created and split by polling, so that a rank failing there never
+     * strands the others, while comm's launches return when enqueued, with
+     * no thread of NCCL's in the timed span (HACKING.md, "Blocking and
+     * non-blocking communicators"). Later splits are made from it too. */
+    ncclComm_t guard;
     cudaEvent_t *marks;        /* recorded at the end of marked iterations */
     int nmarks;
     int marks_room;
@@ -109,6 +116,12 @@ void cb_nccl_abort(cb_backend *b);
 /* Main thread: destroy the graphs, abort every communicator of the run and
  * forget any group the engine opened (it must not be ended). */
 void cb_nccl_abort_now(nccl_backend *nb);
+/* After a failed call inside groups: end the inner groups the backend
+ * opened and the engine's (-m) when open, which drops them unlaunched (the
+ * peers would match a partial group against whole ones), then abort as
+ * cb_nccl_abort_now. NCCL queues an abort's clean-up as a job of the
+ * thread's open group, where it would never run. */
+void cb_nccl_fail_in_group(nccl_backend *nb, int inner);
 void cb_nccl_free(cb_backend *b, void *ptr);
 int cb_nccl_poll_complete(nccl_backend *nb, cudaEvent_t event);
 int cb_nccl_wait(cb_backend *b);

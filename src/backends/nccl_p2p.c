@@ -28,14 +28,14 @@ static int group_start(nccl_backend *nb)
     return NCCL_CALL(&nb->base, nb->comm, ncclGroupStart());
 }
 
-/* End a started group. After a failed call inside it, ncclGroupEnd would
- * launch the rest of the group, which the peers would match against a
- * partial one: the communicators are aborted instead, and the group (this
- * one and any the engine opened around it) is never ended. */
+/* End a started group. After a failed call inside it, NCCL drops the
+ * group at its end (the peers would otherwise match a partial group
+ * against whole ones); the communicators are then aborted, outside every
+ * group (cb_nccl_fail_in_group). */
 static int group_end(nccl_backend *nb, int rc)
 {
     if (rc != 0) {
-        cb_nccl_abort_now(nb);
+        cb_nccl_fail_in_group(nb, 1);
         return rc;
     }
     return NCCL_CALL(&nb->base, nb->comm, ncclGroupEnd());

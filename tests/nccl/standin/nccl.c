@@ -289,8 +289,11 @@ ncclResult_t ncclCommInitRankConfig(ncclComm_t *comm, int nranks, ncclUniqueId i
     return init_rank(comm, nranks, id, rank, config != NULL && config->blocking == 0);
 }
 
-/* The new communicator inherits comm's blocking mode (config is not
- * modelled); failures behave as in init_rank. Non-blocking, as NCCL 2.28's
+/* The new communicator inherits comm's blocking mode, or takes config's
+ * (NCCL 2.28: an explicit config is parsed afresh, and its blocking field
+ * left unset means blocking); failures behave as in init_rank. Whether the
+ * split call itself returns ncclInProgress follows the PARENT's mode, as
+ * NCCL runs it as a job of the parent's group. Non-blocking, as NCCL 2.28's
  * (init.cc, ncclCommInitChildComm): the split is a job on the PARENT, which
  * is in progress until it is done; *newcomm stays NULL until then (NCCL's
  * thread writes it at the end), also for NCCL_SPLIT_NOCOLOR, and for ever
@@ -298,12 +301,16 @@ ncclResult_t ncclCommInitRankConfig(ncclComm_t *comm, int nranks, ncclUniqueId i
 ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t *newcomm,
                            ncclConfig_t *config)
 {
-    (void)config;
-    standin_trace("ncclCommSplit color=%d key=%d", color, key);
+    int child_nonblocking = config != NULL ? config->blocking == 0 : comm != NULL && comm->nonblocking;
+    standin_trace("ncclCommSplit color=%d key=%d blocking=%d", color, key, !child_nonblocking);
     *newcomm = NULL;
     if (comm == NULL || comm_unready(comm, "ncclCommSplit"))
         return fail(ncclInvalidArgument, "NULL or unready communicator");
-    int failing = standin_fault("CB_STANDIN_FAIL_SPLIT"), stuck = 0;
+    /* CB_STANDIN_FAIL_SPLIT_AFTER=N spares this process's first N splits. */
+    static int splits_seen;
+    int failing = standin_fault("CB_STANDIN_FAIL_SPLIT") &&
+                  splits_seen++ >= standin_env_long("CB_STANDIN_FAIL_SPLIT_AFTER", 0),
+        stuck = 0;
     if (failing && !comm->nonblocking)
         return fail(ncclSystemError, "injected ncclCommSplit failure before the bootstrap "
                                      "(CB_STANDIN_FAIL_SPLIT)");
@@ -321,8 +328,14 @@ ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t *newc
     if (failing)
         return fail(ncclSystemError, "injected ncclCommSplit failure before the bootstrap "
                                      "(CB_STANDIN_FAIL_SPLIT)");
-    if (!comm->nonblocking)
-        return no_color ? ncclSuccess : comm_new(mpi, 0, newcomm);
+    if (!comm->nonblocking) {
+        if (no_color)
+            return ncclSuccess;
+        ncclResult_t made = comm_new(mpi, 0, newcomm);
+        if (made == ncclSuccess)
+            (*newcomm)->nonblocking = child_nonblocking;   /* ready: the call blocked */
+        return made;
+    }
     if (stuck) {
         comm->in_progress = -1;
         standin_trace("ncclInProgress from ncclCommSplit (a peer never joins)");
@@ -332,7 +345,7 @@ ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t *newc
     if (!no_color && comm_new(mpi, 0, &child) != ncclSuccess)
         return fail(ncclSystemError, "out of memory");
     if (child != NULL) {
-        child->nonblocking = 1;
+        child->nonblocking = child_nonblocking;
         comm->split_child = child;
         comm->split_out = newcomm;
     }
@@ -396,6 +409,11 @@ ncclResult_t ncclCommDestroy(ncclComm_t comm)
 
 ncclResult_t ncclCommAbort(ncclComm_t comm)
 {
+    /* NCCL 2.28 (init.cc) queues the abort's clean-up as a job of the open
+     * group, which then never runs: the thread must end its group first. */
+    if (comm != NULL && standin_group_depth() > 0)
+        standin_violation("ncclCommAbort while the calling thread has a group open (depth %d)",
+                          standin_group_depth());
     standin_end_registrations(comm, 0);
     return comm_free(comm, "ncclCommAbort");
 }
@@ -535,7 +553,7 @@ static ncclResult_t launch(cudaStream_t stream, const standin_op *call, const ch
 
 ncclResult_t standin_launch_named(cudaStream_t stream, const standin_op *call, const char *name)
 {
-    return launch(stream, call, name);
+    return standin_group_check(launch(stream, call, name));
 }
 
 ncclResult_t ncclAllReduce(const void *sendbuff, void *recvbuff, size_t count,
@@ -544,7 +562,7 @@ ncclResult_t ncclAllReduce(const void *sendbuff, void *recvbuff, size_t count,
 {
     standin_op call = {.send = sendbuff, .recv = recvbuff, .count = count,
                           .type = datatype, .op = op, .comm = comm};
-    return launch(stream, &call, "ncclAllReduce");
+    return standin_group_check(launch(stream, &call, "ncclAllReduce"));
 }
 
 ncclResult_t ncclAllGather(const void *sendbuff, void *recvbuff, size_t sendcount,
@@ -553,7 +571,7 @@ ncclResult_t ncclAllGather(const void *sendbuff, void *recvbuff, size_t sendcoun
     standin_op call = {.send = sendbuff, .recv = recvbuff, .count = sendcount,
                           .type = datatype, .op = ncclSum, .comm = comm};
     call.kind = STANDIN_OP_ALLGATHER;
-    return launch(stream, &call, "ncclAllGather");
+    return standin_group_check(launch(stream, &call, "ncclAllGather"));
 }
 
 ncclResult_t ncclReduceScatter(const void *sendbuff, void *recvbuff, size_t recvcount,
@@ -563,7 +581,7 @@ ncclResult_t ncclReduceScatter(const void *sendbuff, void *recvbuff, size_t recv
     standin_op call = {.send = sendbuff, .recv = recvbuff, .count = recvcount,
                           .type = datatype, .op = op, .comm = comm};
     call.kind = STANDIN_OP_REDUCESCATTER;
-    return launch(stream, &call, "ncclReduceScatter");
+    return standin_group_check(launch(stream, &call, "ncclReduceScatter"));
 }
 
 ncclResult_t ncclBroadcast(const void *sendbuff, void *recvbuff, size_t count,
@@ -573,7 +591,7 @@ ncclResult_t ncclBroadcast(const void *sendbuff, void *recvbuff, size_t count,
                           .type = datatype, .op = ncclSum, .comm = comm};
     call.kind = STANDIN_OP_BROADCAST;
     call.root = root;
-    return launch(stream, &call, "ncclBroadcast");
+    return standin_group_check(launch(stream, &call, "ncclBroadcast"));
 }
 
 ncclResult_t ncclReduce(const void *sendbuff, void *recvbuff, size_t count,
@@ -584,7 +602,7 @@ ncclResult_t ncclReduce(const void *sendbuff, void *recvbuff, size_t count,
                           .type = datatype, .op = op, .comm = comm};
     call.kind = STANDIN_OP_REDUCE;
     call.root = root;
-    return launch(stream, &call, "ncclReduce");
+    return standin_group_check(launch(stream, &call, "ncclReduce"));
 }
 
 static ncclResult_t p2p(int is_send, const void *buf, size_t count, ncclDataType_t datatype,
@@ -613,13 +631,13 @@ static ncclResult_t p2p(int is_send, const void *buf, size_t count, ncclDataType
 ncclResult_t ncclSend(const void *sendbuff, size_t count, ncclDataType_t datatype, int peer,
                       ncclComm_t comm, cudaStream_t stream)
 {
-    return p2p(1, sendbuff, count, datatype, peer, comm, stream);
+    return standin_group_check(p2p(1, sendbuff, count, datatype, peer, comm, stream));
 }
 
 ncclResult_t ncclRecv(void *recvbuff, size_t count, ncclDataType_t datatype, int peer,
                       ncclComm_t comm, cudaStream_t stream)
 {
-    return p2p(0, recvbuff, count, datatype, peer, comm, stream);
+    return standin_group_check(p2p(0, recvbuff, count, datatype, peer, comm, stream));
 }
 
 ncclResult_t ncclRedOpCreatePreMulSum(ncclRedOp_t *op, void *scalar, ncclDataType_t datatype,
