@@ -119,10 +119,13 @@ int cb_engine_run(const cb_params *p, MPI_Comm comm)
         fputs("\r\033[K", stderr);
         fflush(stderr);
     }
-    int failed = e->st.code != CB_EXIT_OK;
+    /* Abort or destroy is decided after the last agreement, so that every
+     * rank ends its communicators the same way: a failure one rank first
+     * saw while flushing its outputs must not make it abort while the
+     * others destroy (a collective step in NCCL, which would wait for it). */
     flush_pending(e);
     end_printers(e);
-    agree(e);
+    int failed = agree(e) != CB_EXIT_OK;
     cb_watchdog_doing(&e->watch, "shutting the %s backend down", e->ops ? e->ops->name : "");
     free_buffers(e);
     cb_watchdog_set_abort(&e->watch, NULL, NULL);

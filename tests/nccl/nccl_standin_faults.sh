@@ -27,7 +27,8 @@ CB_RUN_BIN="$CB_TMP/rank.sh"
 # the communicator, extra options. ASYNC fires once a collective ran, so -w 1 makes it surface in
 # the warmup wait, before the agreement that opens the timed iterations; with -G and no warmup
 # it surfaces while the graph lives, which NCCL's abort would wait for. SPLIT fails one rank
-# in the split of hier_allreduce's inner group, before its peers joined that split's bootstrap.
+# in the first split, of the measured communicator from the non-blocking one, before its peers
+# joined that split's bootstrap (hier_allreduce's: tests/e2e/hier_layout.sh).
 cases=$(cat <<'CASES'
 SETDEVICE	cudaSetDevice failed	nocomm	-n 2
 STREAM	cudaStreamCreateWithFlags failed	nocomm	-n 2
