@@ -194,6 +194,11 @@ struct cb_backend_ops {
     int (*timer_reserve)(cb_backend *b, int n);
     int (*timer_mark)(cb_backend *b);
     int (*timer_samples)(cb_backend *b, double *seconds, int n);
+    /* 1: a mark is a library call inside the timed span (NCCL's
+     * cudaEventRecord, a driver call per iteration), so the engine marks
+     * only when per-iteration figures are asked for (--stats,
+     * --samples-json, --stable's vote); 0: a clock read, always taken. */
+    int marks_cost_a_call;
 
     /* Optional (NULL: the column layout is refused): copy height rows of
      * width bytes from src (rows pitch_src bytes apart) to dst (rows

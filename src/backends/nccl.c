@@ -592,6 +592,7 @@ const cb_backend_ops cb_backend_nccl = {
     .timer_reserve = nccl_timer_reserve,
     .timer_mark = nccl_timer_mark,
     .timer_samples = nccl_timer_samples,
+    .marks_cost_a_call = 1,
     .copy2d = nccl_copy2d,
     .split = cb_nccl_split,
     .barrier = nccl_barrier,
