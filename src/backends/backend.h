@@ -62,6 +62,10 @@ typedef struct cb_backend {
     int nranks;
     char error[CB_BACKEND_ERRLEN];
     char notice[CB_BACKEND_ERRLEN]; /* a line for the reader after init, "" for none */
+    /* The call alloc gets the engine's buffers from, for the preamble, CSV
+     * and JSON ("ncclMemAlloc", "cudaMalloc", "posix_memalign"); set by
+     * init, "" when unknown. */
+    char allocator[32];
 } cb_backend;
 
 /* One rank's device, for the "Using devices" lines and the CSV. */

@@ -197,6 +197,7 @@ static int mpi_init(MPI_Comm comm, const cb_backend_config *config, cb_backend *
     if (cb_backend_agree(comm, *out, mb == NULL) != 0)
         return -1;
     mb->base.comm = MPI_COMM_NULL;
+    snprintf(mb->base.allocator, sizeof mb->base.allocator, "posix_memalign");
     return mpi_start(mb, comm);
 }
 

@@ -90,6 +90,9 @@ typedef struct nccl_backend {
     int ndeferred;
     int deferred_room;
     nccl_registration registered[CB_NCCL_MAX_REGISTERED];   /* -R */
+    /* Device memory (buffers, scratch) from ncclMemAlloc (NCCL 2.19 on),
+     * else cudaMalloc: see cb_nccl_mem_alloc. */
+    int memalloc;
     int nregistered;
 } nccl_backend;
 /* The checking macros: 0 on success, else -1 with b->error naming the call,
@@ -148,7 +151,12 @@ int cb_nccl_scatter_chosen(cb_backend *b, const void *send, void *recv, size_t c
                            cb_dtype dtype, int root);
 int cb_nccl_warm_up_native(nccl_backend *nb);
 
-/* nccl_register.c: -R */
+/* nccl_register.c: device memory and -R. cb_nccl_choose_allocator sets
+ * nb->memalloc, base.allocator and, without ncclMemAlloc, base.notice;
+ * cb_nccl_mem_alloc and cb_nccl_mem_free allocate and release with it. */
+void cb_nccl_choose_allocator(nccl_backend *nb);
+int cb_nccl_mem_alloc(nccl_backend *nb, size_t bytes, void **ptr);
+void cb_nccl_mem_free(nccl_backend *nb, void *ptr);
 int cb_nccl_registration_check(nccl_backend *nb);
 int cb_nccl_register_alloc(nccl_backend *nb, size_t bytes, void **ptr);
 int cb_nccl_registered_free(nccl_backend *nb, void *ptr);

@@ -323,7 +323,7 @@ void cb_nccl_free(cb_backend *b, void *ptr)
     if (nb->comm != NULL && nb->ndeferred < nb->deferred_room)
         nb->deferred_frees[nb->ndeferred++] = ptr;
     else
-        cudaFree(ptr);   /* no room to defer: better freed early than leaked */
+        cb_nccl_mem_free(nb, ptr);   /* no room to defer: better freed early than leaked */
 }
 
 void cb_nccl_fini(cb_backend *b, int aborting)
@@ -342,10 +342,9 @@ void cb_nccl_fini(cb_backend *b, int aborting)
     end_comm(nb, aborting);
     cb_nccl_release_registered(nb);
     for (int i = 0; i < nb->ndeferred; i++)
-        cudaFree(nb->deferred_frees[i]);
+        cb_nccl_mem_free(nb, nb->deferred_frees[i]);
     free(nb->deferred_frees);
-    if (nb->scratch != NULL)
-        cudaFree(nb->scratch);
+    cb_nccl_mem_free(nb, nb->scratch);
     for (int i = 0; i < nb->marks_room; i++)
         cudaEventDestroy(nb->marks[i]);
     free(nb->marks);
@@ -414,6 +413,7 @@ int cb_nccl_split(cb_backend *b, int color, int key, cb_backend **out)
         nb->config = parent->config;
         nb->library_version = parent->library_version;
         nb->compute_capability = parent->compute_capability;
+        nb->memalloc = parent->memalloc;
     }
     if (agree_telling(b->comm, parent, failed) != 0 || (color >= 0 && comm == NULL)) {
         if (nb != NULL)

@@ -44,7 +44,6 @@ static int group_end(nccl_backend *nb, int rc)
 /* The scratch buffer of in-place alltoall and sendrecv, made once. */
 int cb_nccl_ensure_scratch(nccl_backend *nb)
 {
-    cb_backend *b = &nb->base;
     if (nb->scratch != NULL)
         return 0;
     size_t bytes = CB_NCCL_SCRATCH_BYTES;
@@ -52,10 +51,8 @@ int cb_nccl_ensure_scratch(nccl_backend *nb)
     const char *text = getenv(CB_NCCL_SCRATCH_ENV);
     if (text != NULL && cb_parse_bytes(text, &wanted) == 0 && wanted > 0)
         bytes = (size_t)wanted;
-    if (CUDA_CALL(b, cudaMalloc(&nb->scratch, bytes)) != 0) {
-        nb->scratch = NULL;
+    if (cb_nccl_mem_alloc(nb, bytes, &nb->scratch) != 0)
         return -1;
-    }
     nb->scratch_bytes = bytes;
     return 0;
 }

@@ -44,6 +44,9 @@ static void describe_run(engine *e)
     run->nranks = e->nranks;
     run->ranks = e->ranks;
     run->max_bytes = e->sizes[e->nsizes - 1];
+    run->allocator = e->b->allocator;
+    static const char *const registrations[] = {"none", "ncclCommRegister", "window"};
+    run->registration = registrations[e->p->registration == 1 ? 1 : e->p->registration == 2 ? 2 : 0];
     if (e->ops->versions != NULL)
         e->ops->versions(e->b, run->backend_versions, sizeof run->backend_versions);
     if (e->rank == 0)
@@ -106,8 +109,11 @@ int cb_engine_run(const cb_params *p, MPI_Comm comm)
         if (e->b->notice[0] != '\0')
             note(e, "%s", e->b->notice);
         if (p->registration != 0)
-            note(e, "-R %d: buffers %s", p->registration, p->registration == 1 ?
-                 "registered with ncclCommRegister" : "from ncclMemAlloc in a symmetric window");
+            note(e, "-R %d: buffers from %s, %s", p->registration, e->b->allocator,
+                 p->registration == 1 ? "registered with ncclCommRegister"
+                                      : "registered in a symmetric window");
+        else if (e->ops->registers)
+            note(e, "buffers from %s, not registered (-R 0)", e->b->allocator);
         char unused[CB_MSGLEN];
         for (int i = 0; cb_params_note(p, i, unused, sizeof unused); i++)
             note(e, "%s", unused);

@@ -198,7 +198,9 @@ static void row_scan_round(row *r, const cb_result *res)
     X(timestamp_utc, row_field(r, res->timestamp_utc))                     \
     X(traffic_matrix, row_field(r, res->traffic_matrix))                   \
     X(impl, row_field(r, res->impl ? res->impl : ""))                      \
-    X(unalign, row_fieldf(r, "%d", res->scan_part ? 0 : set->unalign))
+    X(unalign, row_fieldf(r, "%d", res->scan_part ? 0 : set->unalign))        \
+    X(allocator, row_field(r, run->allocator ? run->allocator : ""))       \
+    X(registration, row_field(r, run->registration ? run->registration : ""))
 
 static void row_header(row *r)
 {

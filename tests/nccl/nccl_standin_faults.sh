@@ -34,7 +34,7 @@ SETDEVICE	cudaSetDevice failed	nocomm	-n 2
 STREAM	cudaStreamCreateWithFlags failed	nocomm	-n 2
 COMMINIT	ncclCommInitRankConfig failed	nodestroy	-n 2
 SPLIT	ncclCommSplit failed	abort	-n 2 -o hier_allreduce --hier-split size:2
-MALLOC	cudaMalloc failed	abort	-n 2
+MALLOC	ncclMemAlloc failed	abort	-n 2
 CAPTURE	cudaStreamBeginCapture failed	abort	-n 2 -G 2
 ASYNC	NCCL reported an asynchronous error	abort	-n 2 -w 1
 ASYNC	NCCL reported an asynchronous error	abort	-n 2 -w 0 -G 2 -T 20

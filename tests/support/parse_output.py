@@ -30,7 +30,8 @@ CSV_V1_COLUMNS = [
     "iter_median_us", "iter_p99_us", "iter_max_us", "rank_time_min_us", "rank_time_mean_us",
     "rank_time_max_us", "slowest_rank", "slowest_host", "group",
     "layout", "matrix_rows", "matrix_cols", "group_ranks", "scan_part", "host", "peer_host",
-    "round", "cycle", "timestamp_utc", "traffic_matrix", "impl", "unalign",
+    "round", "cycle", "timestamp_utc", "traffic_matrix", "impl", "unalign", "allocator",
+    "registration",
 ]
 
 DTYPE_SIZES = {"int8": 1, "uint8": 1, "int32": 4, "uint32": 4, "int64": 8,

@@ -41,6 +41,9 @@
  * NCCL 2.28's ncclAlltoAll, ncclGather, ncclScatter (nccl_native.c) and the
  * buffer registration calls of -R (nccl_register.c, with their rules and
  * the symmetric kernels' float accumulation) follow the reported version.
+ * ncclCommRegister of memory that ncclMemAlloc did not return traces
+ * "ncclCommRegister ignored: memory not from ncclMemAlloc", as NCCL 2.28
+ * registers nothing intra-node for plain cudaMalloc memory.
  *
  * Collectives (collectives.c): reductions gather every rank's input and fold
  * it in rank order, rounding to the datatype after every step, as NCCL's
