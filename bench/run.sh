@@ -259,7 +259,9 @@ if want 4; then
     spread() { grep -v iters "$tmp/$1.$2.spread" | median; }
     maxspread() { grep -v iters "$tmp/$1.$2.spread" | sort -g | tail -n 1; }
     for be in $backends; do
-        sweep="--backend $be -b 8 -e $sweep_max -f 2 -c 0 -w 5 -n 200"
+        # --stats: the iteration medians compared below, which the nccl
+        # backend takes only when asked (they cost an event per iteration).
+        sweep="--backend $be -b 8 -e $sweep_max -f 2 -c 0 -w 5 -n 200 --stats"
         echo "== 4 ($be). time to result: sweep 8 B .. $sweep_max B, -n 200 -w 5 -c 0, $np ranks: fixed counts vs --budget $budget --stable $stable, $runs4 runs each"
         for r in $(seq "$runs4"); do
             # shellcheck disable=SC2086

@@ -99,7 +99,7 @@ san_tests=$(for t in $again_tests; do case "$t" in
         tests/nccl/nccl_standin_faults.sh | tests/nccl/nccl_standin_options.sh | \
         tests/nccl/nccl_standin_device.sh | tests/nccl/nccl_standin_rules.sh | \
         tests/nccl/nccl_standin_native.sh | tests/nccl/nccl_standin_register.sh | \
-        tests/nccl/nccl_standin_unalign.sh) echo "$t" ;;
+        tests/nccl/nccl_standin_unalign.sh | tests/nccl/nccl_standin_teardown.sh) echo "$t" ;;
     tests/expect/expect_auto.sh | tests/expect/expect_file.sh) echo "$t" ;;
     esac; done | tr '\n' ' ')
 CB_SKIP_CLUSTER=1 make -C _build-san -j"$jobs" check TESTS="$san_tests" ||

@@ -84,6 +84,8 @@ typedef struct cb_run_info {
     const cb_rank_info *ranks;  /* nranks entries */
     cb_run_settings settings;
     uint64_t max_bytes;         /* after lowering to fit in memory */
+    const char *allocator;      /* the call the buffers came from; "" unknown */
+    const char *registration;   /* "none", "ncclCommRegister" (-R 1), "window" (-R 2) */
 } cb_run_info;
 
 typedef struct cb_result {

@@ -74,6 +74,10 @@ typedef struct cb_backend {
     int nranks;
     char error[CB_BACKEND_ERRLEN];
     char notice[CB_BACKEND_ERRLEN]; /* a line for the reader after init, "" for none */
+    /* The call alloc gets the engine's buffers from, for the preamble, CSV
+     * and JSON ("ncclMemAlloc", "cudaMalloc", "posix_memalign"); set by
+     * init, "" when unknown. */
+    char allocator[32];
 } cb_backend;
 
 /* One rank's device, for the "Using devices" lines and the CSV. */
@@ -206,6 +210,11 @@ struct cb_backend_ops {
     int (*timer_reserve)(cb_backend *b, int n);
     int (*timer_mark)(cb_backend *b);
     int (*timer_samples)(cb_backend *b, double *seconds, int n);
+    /* 1: a mark is a library call inside the timed span (NCCL's
+     * cudaEventRecord, a driver call per iteration), so the engine marks
+     * only when per-iteration figures are asked for (--stats,
+     * --samples-json, --stable's vote); 0: a clock read, always taken. */
+    int marks_cost_a_call;
 
     /* Optional (NULL: the column layout is refused): copy height rows of
      * width bytes from src (rows pitch_src bytes apart) to dst (rows

@@ -122,8 +122,7 @@ static MPI_Op mpi_op_of(cb_backend *b, cb_dtype dtype, cb_redop redop)
     return ((mpi_backend *)b)->ops[dtype][redop];
 }
 
-/* An MPI call's return code: 0, or -1 with one line in b->error naming the
- * call, where it is, and MPI's own description of the error. */
+/* 0, or -1 with a line in b->error naming the call, its place and MPI's error. */
 static int mpi_check(cb_backend *b, int code, const char *call, const char *file, int line)
 {
     if (code == MPI_SUCCESS)
@@ -198,6 +197,7 @@ static int mpi_init(MPI_Comm comm, const cb_backend_config *config, cb_backend *
     if (cb_backend_agree(comm, *out, mb == NULL) != 0)
         return -1;
     mb->base.comm = MPI_COMM_NULL;
+    snprintf(mb->base.allocator, sizeof mb->base.allocator, "posix_memalign");
     return mpi_start(mb, comm);
 }
 

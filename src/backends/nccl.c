@@ -162,7 +162,10 @@ static int nccl_init(MPI_Comm comm, const cb_backend_config *config, cb_backend 
     nb->local_rank = chosen.local_rank;
     nb->local_ranks = chosen.local_ranks;
     nb->device_sharers = chosen.sharers;
-    if (cb_backend_agree(comm, &nb->base, read_capabilities(nb) != 0) != 0 ||
+    int failed = read_capabilities(nb) != 0;
+    if (!failed)
+        cb_nccl_choose_allocator(nb);
+    if (cb_backend_agree(comm, &nb->base, failed) != 0 ||
         cb_backend_agree(comm, &nb->base, cb_nccl_registration_check(nb) != 0) != 0 ||
         cb_backend_agree(comm, &nb->base, create_stream(nb) != 0) != 0)
         return -1;
@@ -242,10 +245,10 @@ static int nccl_alloc(cb_backend *b, size_t bytes, void **ptr)
     void *p = NULL;
     if (nb->config.registration != 0)
         return cb_nccl_register_alloc(nb, bytes, ptr);
-    if (CUDA_CALL(b, cudaMalloc(&p, bytes)) != 0)
+    if (cb_nccl_mem_alloc(nb, bytes, &p) != 0)
         return -1;
     if (CUDA_CALL(b, cudaMemsetAsync(p, 0, bytes, nb->stream)) != 0 || cb_nccl_wait(b) != 0) {
-        cudaFree(p);
+        cb_nccl_mem_free(nb, p);
         return -1;
     }
     *ptr = p;
@@ -359,12 +362,12 @@ int cb_nccl_type(cb_backend *b, cb_dtype dtype, ncclDataType_t *type)
     return ok ? 0 : cb_backend_fail(b, "NCCL backend has no %s", cb_dtype_info_of(dtype)->name);
 }
 
-/* A launch's result; a failed launch inside the engine's group (-m) aborts
- * rather than let ncclGroupEnd launch the rest (see nccl_p2p.c). */
+/* A launch's result; a failed launch inside the engine's group (-m) ends
+ * the group, which NCCL then drops, and aborts (cb_nccl_fail_in_group). */
 static int launched(nccl_backend *nb, int rc)
 {
     if (rc != 0 && nb->outer_group)
-        cb_nccl_abort_now(nb);
+        cb_nccl_fail_in_group(nb, 0);
     return rc;
 }
 
@@ -592,6 +595,7 @@ const cb_backend_ops cb_backend_nccl = {
     .timer_reserve = nccl_timer_reserve,
     .timer_mark = nccl_timer_mark,
     .timer_samples = nccl_timer_samples,
+    .marks_cost_a_call = 1,
     .copy2d = nccl_copy2d,
     .split = cb_nccl_split,
     .comm_time = cb_nccl_comm_time,

@@ -29,11 +29,10 @@ int cb_nccl_alltoallv(cb_backend *b, const void *send, const size_t *send_counts
                            ncclRecv((char *)recv + recv_offsets[peer] * esize,
                                     recv_counts[peer], type, peer, nb->comm, nb->stream));
     }
-    /* After a failed call inside the group, ending it would launch a partial
-     * group that the peers would match against whole ones: abort instead,
-     * as nccl_p2p.c does. */
+    /* After a failed call inside the group: end it (NCCL drops it) and
+     * abort, as nccl_p2p.c does. */
     if (rc != 0) {
-        cb_nccl_abort_now(nb);
+        cb_nccl_fail_in_group(nb, 1);
         return rc;
     }
     return NCCL_CALL(b, nb->comm, ncclGroupEnd());

@@ -40,7 +40,14 @@ typedef struct nccl_backend {
     int have_stream;
     int have_start;
     int have_stop;
-    ncclComm_t comm;           /* NULL until initialised */
+    ncclComm_t comm;           /* the measured communicator: NULL until initialised */
+    /* The non-blocking communicator of the same ranks that comm was split
+     * from with blocking = 1 (NCCL 2.18 on; NULL before and in splits):
+     * created and split by polling, so that a rank failing there never
+     * strands the others, while comm's launches return when enqueued, with
+     * no thread of NCCL's in the timed span (HACKING.md, "Blocking and
+     * non-blocking communicators"). Later splits are made from it too. */
+    ncclComm_t guard;
     cudaEvent_t *marks;        /* recorded at the end of marked iterations */
     int nmarks;
     int marks_room;
@@ -83,6 +90,9 @@ typedef struct nccl_backend {
     int ndeferred;
     int deferred_room;
     nccl_registration registered[CB_NCCL_MAX_REGISTERED];   /* -R */
+    /* Device memory (buffers, scratch) from ncclMemAlloc (NCCL 2.19 on),
+     * else cudaMalloc: see cb_nccl_mem_alloc. */
+    int memalloc;
     int nregistered;
 } nccl_backend;
 /* The checking macros: 0 on success, else -1 with b->error naming the call,
@@ -119,6 +129,12 @@ void cb_nccl_abort(cb_backend *b);
 /* Main thread: destroy the graphs, abort every communicator of the run and
  * forget any group the engine opened (it must not be ended). */
 void cb_nccl_abort_now(nccl_backend *nb);
+/* After a failed call inside groups: end the inner groups the backend
+ * opened and the engine's (-m) when open, which drops them unlaunched (the
+ * peers would match a partial group against whole ones), then abort as
+ * cb_nccl_abort_now. NCCL queues an abort's clean-up as a job of the
+ * thread's open group, where it would never run. */
+void cb_nccl_fail_in_group(nccl_backend *nb, int inner);
 void cb_nccl_free(cb_backend *b, void *ptr);
 int cb_nccl_poll_complete(nccl_backend *nb, cudaEvent_t event);
 int cb_nccl_wait(cb_backend *b);
@@ -148,7 +164,12 @@ int cb_nccl_scatter_chosen(cb_backend *b, const void *send, void *recv, size_t c
                            cb_dtype dtype, int root);
 int cb_nccl_warm_up_native(nccl_backend *nb);
 
-/* nccl_register.c: -R */
+/* nccl_register.c: device memory and -R. cb_nccl_choose_allocator sets
+ * nb->memalloc, base.allocator and, without ncclMemAlloc, base.notice;
+ * cb_nccl_mem_alloc and cb_nccl_mem_free allocate and release with it. */
+void cb_nccl_choose_allocator(nccl_backend *nb);
+int cb_nccl_mem_alloc(nccl_backend *nb, size_t bytes, void **ptr);
+void cb_nccl_mem_free(nccl_backend *nb, void *ptr);
 int cb_nccl_registration_check(nccl_backend *nb);
 int cb_nccl_register_alloc(nccl_backend *nb, size_t bytes, void **ptr);
 int cb_nccl_registered_free(nccl_backend *nb, void *ptr);

@@ -175,6 +175,29 @@ int cb_nccl_await_comm(nccl_backend *nb, MPI_Comm mpi, ncclComm_t *comm, ncclCom
     return 1;
 }
 
+/* The first library with ncclCommSplit, whose config can make a blocking
+ * communicator out of a non-blocking one. */
+#define CB_NCCL_FIRST_SPLIT NCCL_VERSION(2, 18, 0)
+
+/* *out: a blocking communicator split from the non-blocking guard (colour
+ * and key as ncclCommSplit's), the split polled on the guard as its
+ * creation was. Returns 1 when this rank failed, else 0 (*out NULL when
+ * another did or the colour is none). */
+static int split_blocking(nccl_backend *nb, MPI_Comm mpi, ncclComm_t guard, int color, int key,
+                          ncclComm_t *out)
+{
+    *out = NULL;
+#if NCCL_VERSION_CODE >= CB_NCCL_FIRST_SPLIT
+    ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
+    config.blocking = 1;
+    ncclResult_t res = ncclCommSplit(guard, color, key, out, &config);
+    return cb_nccl_await_comm(nb, mpi, out, guard, res, "ncclCommSplit");
+#else
+    (void)mpi, (void)guard, (void)color, (void)key;
+    return cb_backend_fail(&nb->base, "NCCL's header is older than 2.18: no ncclCommSplit") != 0;
+#endif
+}
+
 int cb_nccl_create_comm(nccl_backend *nb)
 {
     cb_backend *b = &nb->base;
@@ -191,8 +214,15 @@ int cb_nccl_create_comm(nccl_backend *nb)
         config.blocking = 0;
         ncclResult_t res = ncclCommInitRankConfig(&comm, b->nranks, id, b->rank, &config);
         failed = cb_nccl_await_comm(nb, b->comm, &comm, NULL, res, "ncclCommInitRankConfig");
-        nb->comm = comm;
-        return cb_nccl_agree_telling(b->comm, nb, failed) != 0 || comm == NULL ? -1 : 0;
+        if (cb_nccl_agree_telling(b->comm, nb, failed) != 0 || comm == NULL)
+            return -1;
+        if (NCCL_VERSION_CODE < CB_NCCL_FIRST_SPLIT || nb->library_version < CB_NCCL_FIRST_SPLIT) {
+            nb->comm = comm;   /* measured on it: see HACKING.md */
+            return 0;
+        }
+        nb->guard = comm;
+        failed = split_blocking(nb, b->comm, comm, 0, b->rank, &nb->comm);
+        return cb_nccl_agree_telling(b->comm, nb, failed) != 0 || nb->comm == NULL ? -1 : 0;
     }
 #endif
     failed = NCCL_CALL(b, NULL, ncclCommInitRank(&comm, b->nranks, id, b->rank)) != 0;
@@ -215,20 +245,31 @@ static nccl_backend *root_of(nccl_backend *nb)
  * communicator is destroyed. */
 static void end_comm(nccl_backend *nb, int aborting)
 {
-    ncclComm_t comm = nb->comm;
+    ncclComm_t comm = nb->comm, guard = nb->guard;
     nb->comm = NULL;
-    if (comm == NULL)
+    nb->guard = NULL;
+    if (comm == NULL) {
+        /* The guard alone: its split failed. NCCL's destroy blocks (it is
+         * a job of a blocking group, non-blocking communicator or not). */
+        if (guard != NULL)
+            ncclCommAbort(guard);
         return;
+    }
 #if NCCL_VERSION_CODE >= NCCL_VERSION(2, 11, 0)
     /* An aborted communicator takes its operators with it. */
     for (int t = 0; t < CB_DTYPE_COUNT && !aborting; t++)
         if (nb->have_premulsum[t])
             ncclRedOpDestroy(nb->premulsum[t], comm);
 #endif
-    if (aborting)
+    if (aborting) {
         ncclCommAbort(comm);
-    else
+        if (guard != NULL)
+            ncclCommAbort(guard);
+    } else {
         ncclCommDestroy(comm);
+        if (guard != NULL)
+            ncclCommDestroy(guard);
+    }
 }
 
 /* Abort root's communicator and those split from it, after destroying
@@ -252,6 +293,17 @@ void cb_nccl_abort_now(nccl_backend *nb)
     nb->outer_group = 0;
 }
 
+void cb_nccl_fail_in_group(nccl_backend *nb, int inner)
+{
+    nccl_backend *root = root_of(nb);
+    int depth = inner + (nb->outer_group || root->outer_group);
+    /* Each returns the failed call's error: NCCL 2.28 (group.cc) cleans up
+     * a group whose call failed instead of launching it. */
+    for (int i = 0; i < depth; i++)
+        ncclGroupEnd();
+    cb_nccl_abort_now(nb);
+}
+
 /* The engine's free: at once when no communicator lives, else after it has
  * ended (cb_nccl_fini). */
 void cb_nccl_free(cb_backend *b, void *ptr)
@@ -270,7 +322,7 @@ void cb_nccl_free(cb_backend *b, void *ptr)
     if (nb->comm != NULL && nb->ndeferred < nb->deferred_room)
         nb->deferred_frees[nb->ndeferred++] = ptr;
     else
-        cudaFree(ptr);   /* no room to defer: better freed early than leaked */
+        cb_nccl_mem_free(nb, ptr);   /* no room to defer: better freed early than leaked */
 }
 
 void cb_nccl_fini(cb_backend *b, int aborting)
@@ -289,10 +341,9 @@ void cb_nccl_fini(cb_backend *b, int aborting)
     end_comm(nb, aborting);
     cb_nccl_release_registered(nb);
     for (int i = 0; i < nb->ndeferred; i++)
-        cudaFree(nb->deferred_frees[i]);
+        cb_nccl_mem_free(nb, nb->deferred_frees[i]);
     free(nb->deferred_frees);
-    if (nb->scratch != NULL)
-        cudaFree(nb->scratch);
+    cb_nccl_mem_free(nb, nb->scratch);
     for (int i = 0; i < nb->marks_room; i++)
         cudaEventDestroy(nb->marks[i]);
     free(nb->marks);
@@ -306,8 +357,6 @@ void cb_nccl_fini(cb_backend *b, int aborting)
         MPI_Comm_free(&b->comm);
     free(nb);
 }
-
-#define CB_NCCL_FIRST_SPLIT NCCL_VERSION(2, 18, 0)
 
 /* A communicator over some of b's ranks with ncclCommSplit, launching on
  * b's stream so that b's events time its operations and b's wait covers
@@ -335,14 +384,16 @@ int cb_nccl_split(cb_backend *b, int color, int key, cb_backend **out)
     ncclComm_t comm = NULL;
     int failed = 0;
 #if NCCL_VERSION_CODE >= CB_NCCL_FIRST_SPLIT
-    /* The split inherits the parent's configuration: non-blocking when
-     * cb_nccl_create_comm made it so, then polled as its creation was. */
-    ncclResult_t res = ncclCommSplit(parent->comm, color >= 0 ? color : NCCL_SPLIT_NOCOLOR, key,
-                                     &comm, NULL);
-    if (parent->library_version >= CB_NCCL_FIRST_NONBLOCKING)
-        failed = cb_nccl_await_comm(parent, b->comm, &comm, parent->comm, res, "ncclCommSplit");
-    else
+    /* Blocking, from the parent's non-blocking guard and polled on it; a
+     * split of a split (no guard) from its blocking communicator, whose
+     * mode it inherits. */
+    int split_color = color >= 0 ? color : NCCL_SPLIT_NOCOLOR;
+    if (parent->guard != NULL) {
+        failed = split_blocking(parent, b->comm, parent->guard, split_color, key, &comm);
+    } else {
+        ncclResult_t res = ncclCommSplit(parent->comm, split_color, key, &comm, NULL);
         failed = NCCL_CALL(b, parent->comm, res) != 0;
+    }
 #endif
     if (nb != NULL) {
         nb->base.ops = b->ops;
@@ -361,6 +412,7 @@ int cb_nccl_split(cb_backend *b, int color, int key, cb_backend **out)
         nb->config = parent->config;
         nb->library_version = parent->library_version;
         nb->compute_capability = parent->compute_capability;
+        nb->memalloc = parent->memalloc;
     }
     if (cb_nccl_agree_telling(b->comm, parent, failed) != 0 || (color >= 0 && comm == NULL)) {
         if (nb != NULL)

@@ -54,6 +54,11 @@ static int make(nccl_backend *nb, cb_comm_op op, const ncclUniqueId *id, ncclCom
 {
     cb_backend *b = &nb->base;
     int nonblocking = nb->library_version >= CB_NCCL_FIRST_NONBLOCKING;
+    /* Splits and shrinks come from the non-blocking guard where there is
+     * one (the measured communicator is blocking: HACKING.md), polled on
+     * it, as the backend's own splits are. */
+    ncclComm_t parent = nb->guard != NULL ? nb->guard : nb->comm;
+    int parent_nonblocking = nonblocking && (nb->guard != NULL || nb->parent == NULL);
     ncclResult_t res = ncclSuccess;
     double start = now_s();
     int failed = 0;
@@ -71,16 +76,19 @@ static int make(nccl_backend *nb, cb_comm_op op, const ncclUniqueId *id, ncclCom
     }
 #if NCCL_VERSION_CODE >= CB_NCCL_FIRST_SPLIT_TIMED
     if (op == CB_COMM_SPLIT) {
-        res = ncclCommSplit(nb->comm, b->rank * 2 / b->nranks, b->rank, made, NULL);
-        failed = nonblocking ? cb_nccl_await_comm(nb, b->comm, made, nb->comm, res, "ncclCommSplit")
-                             : NCCL_CALL(b, nb->comm, res) != 0;
+        res = ncclCommSplit(parent, b->rank * 2 / b->nranks, b->rank, made, NULL);
+        failed = parent_nonblocking
+                     ? cb_nccl_await_comm(nb, b->comm, made, parent, res, "ncclCommSplit")
+                     : NCCL_CALL(b, parent, res) != 0;
     }
 #endif
 #if NCCL_VERSION_CODE >= CB_NCCL_FIRST_SHRINK
     if (op == CB_COMM_SHRINK && b->rank != b->nranks - 1) {
         int excluded = b->nranks - 1;
-        res = ncclCommShrink(nb->comm, &excluded, 1, made, NULL, NCCL_SHRINK_DEFAULT);
-        failed = cb_nccl_await_comm(nb, b->comm, made, nb->comm, res, "ncclCommShrink");
+        res = ncclCommShrink(parent, &excluded, 1, made, NULL, NCCL_SHRINK_DEFAULT);
+        failed = parent_nonblocking
+                     ? cb_nccl_await_comm(nb, b->comm, made, parent, res, "ncclCommShrink")
+                     : NCCL_CALL(b, parent, res) != 0;
     } else if (op == CB_COMM_SHRINK) {
         /* Left out: only the agreement that the others' wait holds. */
         int none = 0, any = 0;
@@ -91,6 +99,8 @@ static int make(nccl_backend *nb, cb_comm_op op, const ncclUniqueId *id, ncclCom
     }
 #endif
     (void)res;
+    (void)parent;
+    (void)parent_nonblocking;
     *seconds = now_s() - start;
     return failed;
 }

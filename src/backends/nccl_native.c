@@ -71,12 +71,12 @@ int cb_nccl_select_impl(cb_backend *b, cb_impl impl)
     return nb->impl;
 }
 
-/* A failed launch inside the engine's group (-m) aborts rather than let
- * ncclGroupEnd launch the rest of the group (see nccl_p2p.c). */
+/* A failed launch inside the engine's group (-m) ends the group, which
+ * NCCL then drops, and aborts (cb_nccl_fail_in_group). */
 static int launched(nccl_backend *nb, int rc)
 {
     if (rc != 0 && nb->outer_group)
-        cb_nccl_abort_now(nb);
+        cb_nccl_fail_in_group(nb, 0);
     return rc;
 }
 

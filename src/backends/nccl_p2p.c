@@ -28,14 +28,14 @@ static int group_start(nccl_backend *nb)
     return NCCL_CALL(&nb->base, nb->comm, ncclGroupStart());
 }
 
-/* End a started group. After a failed call inside it, ncclGroupEnd would
- * launch the rest of the group, which the peers would match against a
- * partial one: the communicators are aborted instead, and the group (this
- * one and any the engine opened around it) is never ended. */
+/* End a started group. After a failed call inside it, NCCL drops the
+ * group at its end (the peers would otherwise match a partial group
+ * against whole ones); the communicators are then aborted, outside every
+ * group (cb_nccl_fail_in_group). */
 static int group_end(nccl_backend *nb, int rc)
 {
     if (rc != 0) {
-        cb_nccl_abort_now(nb);
+        cb_nccl_fail_in_group(nb, 1);
         return rc;
     }
     return NCCL_CALL(&nb->base, nb->comm, ncclGroupEnd());
@@ -44,7 +44,6 @@ static int group_end(nccl_backend *nb, int rc)
 /* The scratch buffer of in-place alltoall and sendrecv, made once. */
 int cb_nccl_ensure_scratch(nccl_backend *nb)
 {
-    cb_backend *b = &nb->base;
     if (nb->scratch != NULL)
         return 0;
     size_t bytes = CB_NCCL_SCRATCH_BYTES;
@@ -52,10 +51,8 @@ int cb_nccl_ensure_scratch(nccl_backend *nb)
     const char *text = getenv(CB_NCCL_SCRATCH_ENV);
     if (text != NULL && cb_parse_bytes(text, &wanted) == 0 && wanted > 0)
         bytes = (size_t)wanted;
-    if (CUDA_CALL(b, cudaMalloc(&nb->scratch, bytes)) != 0) {
-        nb->scratch = NULL;
+    if (cb_nccl_mem_alloc(nb, bytes, &nb->scratch) != 0)
         return -1;
-    }
     nb->scratch_bytes = bytes;
     return 0;
 }

@@ -1,6 +1,8 @@
 /*
- * -R: benchmark buffers registered with the communicator, as nccl-tests
- * does. 1: cudaMalloc'd buffers registered with ncclCommRegister (NCCL 2.19);
+ * The device memory of the backend (ncclMemAlloc, or cudaMalloc before NCCL
+ * 2.19) and -R: benchmark buffers registered with the communicator, as
+ * nccl-tests does. 1: ncclMemAlloc'd buffers registered with
+ * ncclCommRegister (NCCL 2.19);
  * 2: ncclMemAlloc'd buffers registered as a symmetric window with
  * ncclCommWindowRegister and NCCL_WIN_COLL_SYMMETRIC (NCCL 2.27), which lets
  * NCCL run its symmetric kernels on them. Registrations end before the
@@ -67,17 +69,73 @@ int cb_nccl_registration_check(nccl_backend *nb)
     return 0;
 }
 
-/* The memory itself: cudaMalloc for -R 1, ncclMemAlloc for -R 2; zeroed. */
-static int allocate(nccl_backend *nb, size_t bytes, void **ptr)
+/* ncclMemAlloc (cuMem memory, NCCL 2.19 on), as nccl-tests allocates: NCCL
+ * 2.28 ignores ncclCommRegister of plain cudaMalloc memory for intra-node
+ * peer-to-peer (unless NCCL_LEGACY_CUDA_REGISTER=1), and NVLink SHARP's
+ * zero-copy registration, by ncclCommRegister or in a CUDA graph, needs
+ * cuMem memory. Before 2.19, or when the library lacks the symbol,
+ * cudaMalloc, with a note in the preamble. */
+void cb_nccl_choose_allocator(nccl_backend *nb)
+{
+    nb->memalloc = 0;
+#if CB_NCCL_HEADER_REGISTER
+    nb->memalloc = nb->library_version >= CB_NCCL_FIRST_REGISTER && ncclMemAlloc != NULL &&
+                   ncclMemFree != NULL;
+#endif
+    snprintf(nb->base.allocator, sizeof nb->base.allocator, "%s",
+             nb->memalloc ? "ncclMemAlloc" : "cudaMalloc");
+    if (!nb->memalloc) {
+        char library[32];
+        cb_nccl_version_text(nb->library_version, library, sizeof library);
+        snprintf(nb->base.notice, sizeof nb->base.notice,
+                 "buffers from cudaMalloc: NCCL %s has no ncclMemAlloc (2.19 or later), whose "
+                 "memory NCCL's buffer registration and NVLink SHARP need", library);
+    }
+}
+
+int cb_nccl_mem_alloc(nccl_backend *nb, size_t bytes, void **ptr)
 {
     cb_backend *b = &nb->base;
     *ptr = NULL;
 #if CB_NCCL_HEADER_REGISTER
-    if (nb->config.registration == 2 &&
-        NCCL_CALL(b, nb->comm, ncclMemAlloc(ptr, bytes)) != 0)
-        return -1;
+    if (nb->memalloc) {
+        if (NCCL_CALL(b, NULL, ncclMemAlloc(ptr, bytes)) != 0) {
+            *ptr = NULL;
+            return -1;
+        }
+        return 0;
+    }
 #endif
-    if (nb->config.registration == 1 && CUDA_CALL(b, cudaMalloc(ptr, bytes)) != 0)
+    if (CUDA_CALL(b, cudaMalloc(ptr, bytes)) != 0) {
+        *ptr = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+void cb_nccl_mem_free(nccl_backend *nb, void *ptr)
+{
+    if (ptr == NULL)
+        return;
+#if CB_NCCL_HEADER_REGISTER
+    if (nb->memalloc) {
+        ncclMemFree(ptr);
+        return;
+    }
+#else
+    (void)nb;
+#endif
+    cudaFree(ptr);
+}
+
+/* The memory of a registered buffer, zeroed: ncclMemAlloc (-R needs it). */
+static int allocate(nccl_backend *nb, size_t bytes, void **ptr)
+{
+    cb_backend *b = &nb->base;
+    if (!nb->memalloc)
+        return cb_backend_fail(b, "-R %d needs ncclMemAlloc, which the library loaded lacks",
+                               nb->config.registration);
+    if (cb_nccl_mem_alloc(nb, bytes, ptr) != 0)
         return -1;
     if (CUDA_CALL(b, cudaMemsetAsync(*ptr, 0, bytes, nb->stream)) != 0 || cb_nccl_wait(b) != 0)
         return -1;
@@ -86,15 +144,7 @@ static int allocate(nccl_backend *nb, size_t bytes, void **ptr)
 
 static void release(nccl_backend *nb, void *ptr)
 {
-#if CB_NCCL_HEADER_REGISTER
-    if (nb->config.registration == 2) {
-        ncclMemFree(ptr);
-        return;
-    }
-#else
-    (void)nb;
-#endif
-    cudaFree(ptr);
+    cb_nccl_mem_free(nb, ptr);
 }
 
 /* Every rank allocates the same buffers in the same order, and a window is

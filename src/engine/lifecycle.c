@@ -47,6 +47,9 @@ static void describe_run(engine *e)
     run->nranks = e->nranks;
     run->ranks = e->ranks;
     run->max_bytes = e->sizes[e->nsizes - 1];
+    run->allocator = e->b->allocator;
+    static const char *const registrations[] = {"none", "ncclCommRegister", "window"};
+    run->registration = registrations[e->p->registration == 1 ? 1 : e->p->registration == 2 ? 2 : 0];
     if (e->ops->versions != NULL)
         e->ops->versions(e->b, run->backend_versions, sizeof run->backend_versions);
     if (e->rank == 0)
@@ -122,8 +125,11 @@ int cb_engine_run(const cb_params *p, MPI_Comm comm)
         if (e->b->notice[0] != '\0')
             note(e, "%s", e->b->notice);
         if (p->registration != 0)
-            note(e, "-R %d: buffers %s", p->registration, p->registration == 1 ?
-                 "registered with ncclCommRegister" : "from ncclMemAlloc in a symmetric window");
+            note(e, "-R %d: buffers from %s, %s", p->registration, e->b->allocator,
+                 p->registration == 1 ? "registered with ncclCommRegister"
+                                      : "registered in a symmetric window");
+        else if (e->ops->registers)
+            note(e, "buffers from %s, not registered (-R 0)", e->b->allocator);
         char unused[CB_MSGLEN];
         for (int i = 0; cb_params_note(p, i, unused, sizeof unused); i++)
             note(e, "%s", unused);
@@ -137,10 +143,13 @@ int cb_engine_run(const cb_params *p, MPI_Comm comm)
         fputs("\r\033[K", stderr);
         fflush(stderr);
     }
-    int failed = e->st.code != CB_EXIT_OK;
+    /* Abort or destroy is decided after the last agreement, so that every
+     * rank ends its communicators the same way: a failure one rank first
+     * saw while flushing its outputs must not make it abort while the
+     * others destroy (a collective step in NCCL, which would wait for it). */
     flush_pending(e);
     end_printers(e);
-    agree(e);
+    int failed = agree(e) != CB_EXIT_OK;
     cb_watchdog_doing(&e->watch, "shutting the %s backend down", e->ops ? e->ops->name : "");
     free_buffers(e);
     cb_watchdog_set_abort(&e->watch, NULL, NULL);

@@ -138,7 +138,14 @@ void allocate_buffers(engine *e)
     /* The plan until a measurement has an estimate; with -G, for good. */
     cb_iter_request req = iter_request(e->p);
     cb_iter_plan_make(&req, 0.0, &e->plan);
-    e->sampling = e->ops->timer_reserve && e->ops->timer_mark && e->ops->timer_samples;
+    /* Per-iteration marks: always where a mark reads a clock; where it is
+     * a library call inside the timed span, only for the figures that need
+     * them, so that the default time is one timer pair around the span, as
+     * nccl-tests' without -I. */
+    int figures_asked = e->p->table_stats || e->p->samples_json ||
+                        (e->p->budget_ms > 0 && e->p->stable_pct > 0);
+    e->sampling = e->ops->timer_reserve && e->ops->timer_mark && e->ops->timer_samples &&
+                  (!e->ops->marks_cost_a_call || figures_asked);
     int marks = cb_iter_plan_room(&req);
     e->samples = malloc((size_t)marks * sizeof *e->samples);
     if (e->grank == 0)

@@ -219,7 +219,9 @@ static void row_scan_round(row *r, const cb_result *res)
     X(rank_time_median_us, row_micros(r, res->spread.median))              \
     X(expected_busbw_gbps, row_expected(r, res, res->expected_busbw))      \
     X(efficiency, row_expected(r, res, res->efficiency))                   \
-    X(group_host, row_field(r, res->group_host))
+    X(group_host, row_field(r, res->group_host))                           \
+    X(allocator, row_field(r, run->allocator ? run->allocator : ""))       \
+    X(registration, row_field(r, run->registration ? run->registration : ""))
 
 static void row_header(row *r)
 {

@@ -220,6 +220,10 @@ static void json_begin(cb_printer *pr, const cb_run_info *run)
     json_string_or_null(f, run->backend_versions);
     fprintf(f, ", \"mpi_library\": ");
     json_string(f, run->mpi_library);
+    fprintf(f, ", \"allocator\": ");
+    json_string_or_null(f, run->allocator);
+    fprintf(f, ", \"registration\": ");
+    json_string(f, run->registration ? run->registration : "");
     fprintf(f, "},\n  \"ranks\": %d, \"nodes\": %d, \"ranks_per_node\": %d, "
                "\"max_bytes_used\": %llu,\n  \"devices\": [",
             run->nranks, run->nnodes, run->ranks_per_node, (unsigned long long)run->max_bytes);

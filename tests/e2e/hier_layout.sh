@@ -141,12 +141,21 @@ if [ -x "$STANDIN" ]; then
     done
     unset CB_STANDIN_TRACE
 
-    # ncclCommSplit failing on one rank ends the run on every rank, one message.
+    # ncclCommSplit failing on one rank ends the run on every rank, one
+    # message: hier_allreduce's (the backend's own split of its measured
+    # communicator comes first), then that one, at set-up.
     CB_STANDIN_FAIL_SPLIT=1
     export CB_STANDIN_FAIL_SPLIT
     CB_RUN_BIN=$STANDIN
     run 3 --backend nccl -o hier_allreduce -b 8 -e 8
-    unset CB_STANDIN_FAIL_SPLIT
+    expect_rc 1 "a failed ncclCommSplit at set-up"
+    [ "$(grep -c '^nccl-collbench: ' "$CB_TMP/err")" = 1 ] || fail "not exactly one message"
+    grep -q '^nccl-collbench: .*ncclCommSplit failed' "$CB_TMP/err" ||
+        fail "the message does not name ncclCommSplit (set-up)"
+    CB_STANDIN_FAIL_SPLIT_AFTER=1
+    export CB_STANDIN_FAIL_SPLIT_AFTER
+    run 3 --backend nccl -o hier_allreduce -b 8 -e 8
+    unset CB_STANDIN_FAIL_SPLIT CB_STANDIN_FAIL_SPLIT_AFTER
     expect_rc 1 "a failed ncclCommSplit"
     [ "$(grep -c '^nccl-collbench: ' "$CB_TMP/err")" = 1 ] || fail "not exactly one message"
     grep -q '^nccl-collbench: .*setting up hier_allreduce failed: .*ncclCommSplit failed' \

@@ -27,13 +27,14 @@ CB_RUN_BIN="$CB_TMP/rank.sh"
 # the communicator, extra options. ASYNC fires once a collective ran, so -w 1 makes it surface in
 # the warmup wait, before the agreement that opens the timed iterations; with -G and no warmup
 # it surfaces while the graph lives, which NCCL's abort would wait for. SPLIT fails one rank
-# in the split of hier_allreduce's inner group, before its peers joined that split's bootstrap.
+# in the first split, of the measured communicator from the non-blocking one, before its peers
+# joined that split's bootstrap (hier_allreduce's: tests/e2e/hier_layout.sh).
 cases=$(cat <<'CASES'
 SETDEVICE	cudaSetDevice failed	nocomm	-n 2
 STREAM	cudaStreamCreateWithFlags failed	nocomm	-n 2
 COMMINIT	ncclCommInitRankConfig failed	nodestroy	-n 2
 SPLIT	ncclCommSplit failed	abort	-n 2 -o hier_allreduce --hier-split size:2
-MALLOC	cudaMalloc failed	abort	-n 2
+MALLOC	ncclMemAlloc failed	abort	-n 2
 CAPTURE	cudaStreamBeginCapture failed	abort	-n 2 -G 2
 ASYNC	NCCL reported an asynchronous error	abort	-n 2 -w 1
 ASYNC	NCCL reported an asynchronous error	abort	-n 2 -w 0 -G 2 -T 20

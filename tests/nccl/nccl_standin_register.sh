@@ -1,11 +1,14 @@
-# -R through the CPU stand-in: 1 registers cudaMalloc'd buffers with
-# ncclCommRegister, 2 puts ncclMemAlloc'd buffers in a symmetric window,
+# -R through the CPU stand-in: 1 registers ncclMemAlloc'd buffers with
+# ncclCommRegister (NCCL 2.28 ignores the registration of cudaMalloc memory
+# intra-node, which the stand-in traces), 2 puts them in a symmetric window,
 # each deregistered before the communicator is destroyed and freed after,
 # by the stand-in's trace; every collective verified, and under -R 2 the
 # half and bfloat16 reductions, which the stand-in then accumulates in
 # float as NCCL's symmetric kernels do, verified by the same rule; a
 # library too old for the mode refused before anything is measured; the
-# stand-in's VIOLATION for each misuse of the calls.
+# stand-in's VIOLATION for each misuse of the calls. Buffers come from
+# ncclMemAlloc at -R 0 too, from cudaMalloc before NCCL 2.19 with a note;
+# the preamble, CSV and JSON say which allocator and registration.
 . "$CB_SRCDIR/tests/support/lib.sh"
 . "$CB_SRCDIR/tests/nccl/standin/lib.sh"
 standin_setup 4 python trace
@@ -33,24 +36,63 @@ assert json.load(open(sys.argv[1]))["parameters"]["registration"] == int(sys.arg
     check check-json-values --json "$CB_TMP/r$level.json"
     for r in 0 1 2; do
         if [ "$level" = 1 ]; then
-            reg=$(count "ncclCommRegister " $r) dereg=$(count ncclCommDeregister $r)
-            mem=$(count ncclMemAlloc $r)
+            reg=$(count "ncclCommRegister bytes" $r) dereg=$(count ncclCommDeregister $r)
         else
             reg=$(count "ncclCommWindowRegister .*flags=1$" $r)
-            dereg=$(count ncclCommWindowDeregister $r) mem=$(count ncclMemAlloc $r)
-            [ "$(count ncclMemFree $r)" = 2 ] || show_and_fail "rank $r: not 2 ncclMemFree"
+            dereg=$(count ncclCommWindowDeregister $r)
         fi
+        mem=$(count ncclMemAlloc $r)
+        [ "$(count ncclMemFree $r)" = "$mem" ] || show_and_fail "rank $r: not $mem ncclMemFree"
+        [ "$(count "ncclCommRegister ignored" $r)" = 0 ] ||
+            show_and_fail "rank $r: -R $level registered memory NCCL ignores"
         [ "$reg" = 2 ] && [ "$dereg" = 2 ] ||
             show_and_fail "rank $r: -R $level registered $reg and deregistered $dereg buffers, not 2"
-        [ "$mem" = $((level == 2 ? 2 : 0)) ] || show_and_fail "rank $r: $mem ncclMemAlloc under -R $level"
+        [ "$mem" -ge 2 ] || show_and_fail "rank $r: $mem ncclMemAlloc under -R $level"
         # Deregistered before the communicator is destroyed, freed after it.
         awk '/^ncclComm(Window)?Deregister/ { d++ } /^ncclCommDestroy/ { ok = d == 2; gone = 1 }
             /^(ncclMemFree|cudaFree)/ && !gone { early = 1 } END { exit !(ok && !early) }' \
             "$CB_TMP/trace.$r" || show_and_fail "rank $r: -R $level teardown out of order"
     done
-    has 1 "^# -R $level: buffers "
+    has 1 "^# -R $level: buffers from ncclMemAlloc, registered "
+    "$CB_PYTHON" - "$CB_TMP/r$level.csv" "$CB_TMP/r$level.json" "$level" <<'PY' ||
+import csv, json, sys
+want = "ncclCommRegister" if sys.argv[3] == "1" else "window"
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+assert rows and all(r["allocator"] == "ncclMemAlloc" and r["registration"] == want
+                    for r in rows), rows[0]
+backend = json.load(open(sys.argv[2]))["backend"]
+assert backend["allocator"] == "ncclMemAlloc" and backend["registration"] == want, backend
+PY
+        show_and_fail "-R $level: the CSV or JSON does not name ncclMemAlloc and $want"
 done
 echo "ok: -R 1 and -R 2 register, deregister, free"
+
+# -R 0: buffers and scratch from ncclMemAlloc too (every cudaMalloc is one of
+# ncclMemAlloc's), not registered; before NCCL 2.19, cudaMalloc with a note.
+for case in "22809 ncclMemAlloc" "21805 cudaMalloc"; do
+    set -- $case
+    fresh_trace
+    CB_STANDIN_NCCL_VERSION=$1 run 2 --backend nccl -o allreduce,alltoall -b 48 -e 48 -n 1 \
+        --csv "$CB_TMP/r0.csv"
+    expect_rc 0 "-R 0 at $1"
+    has 1 "^# buffers from $2, not registered (-R 0)"
+    standin_check trace --prefix "$CB_TMP/trace" --ranks 2 --teardown destroy
+    mem=$(count ncclMemAlloc 0)
+    if [ "$2" = ncclMemAlloc ]; then
+        [ "$mem" -ge 3 ] && [ "$mem" = "$(count "cudaMalloc " 0)" ] ||
+            show_and_fail "-R 0: $mem ncclMemAlloc for $(count "cudaMalloc " 0) device allocations"
+    else
+        [ "$mem" = 0 ] || show_and_fail "ncclMemAlloc called at NCCL 2.18"
+        has 1 "^# buffers from cudaMalloc: NCCL 2.18.5 has no ncclMemAlloc"
+    fi
+    "$CB_PYTHON" - "$CB_TMP/r0.csv" "$2" <<'PY' || show_and_fail "-R 0: the CSV does not name $2"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+assert rows and all(r["allocator"] == sys.argv[2] and r["registration"] == "none"
+                    for r in rows), rows[0]
+PY
+done
+echo "ok: -R 0 from ncclMemAlloc, cudaMalloc before 2.19"
 
 # -R 2 with half and bfloat16 reductions: the stand-in accumulates in
 # float. The verification values are small integers (powers of two for
@@ -121,5 +163,10 @@ grep -qF "VIOLATION ncclAlltoAll called, but the library reports version 22703" 
 fresh_trace
 CB_RUN_BIN=$misuse run 1 native
 ! grep -q VIOLATION "$CB_TMP/trace.0" || show_and_fail "ncclAlltoAll at 2.28 was flagged"
+# ncclCommRegister of cudaMalloc memory: accepted, traced as ignored.
+fresh_trace
+CB_RUN_BIN=$misuse run 1 deregister-twice
+grep -q "^ncclCommRegister ignored: memory not from ncclMemAlloc" "$CB_TMP/trace.0" ||
+    show_and_fail "registering cudaMalloc memory was not traced as ignored"
 echo "ok: misuse flagged"
 echo "ok"

@@ -9,7 +9,8 @@ standin_setup 2 trace
 RULES="$CB_BUILDDIR/tests/nccl-standin-rules"
 [ -x "$RULES" ] || skip "the stand-in's test program was not built"
 
-for case in graph-abort device bootstrap async group memory redop inprogress bounds failed; do
+for case in graph-abort device bootstrap async group memory redop inprogress bounds failed \
+    abort-in-group; do
     fresh_trace
     CB_RUN_BIN=$RULES run 2 "$case"
     expect_rc 0 "rule case $case"

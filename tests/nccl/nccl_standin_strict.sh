@@ -127,20 +127,29 @@ grep -q '^ncclCommAbort' "$CB_TMP/trace.1" ||
     show_and_fail "a stuck graph: rank 1 did not abort its communicator"
 echo "ok: a stuck graph ends with the watchdog's status"
 
-# A send that fails inside its group (alltoall, -m 2 around it): the
-# failing rank aborts instead of ending the group, which would launch the
-# rest of it; the peers wait for the sends that never come until their
-# watchdogs end them.
+# A send that fails inside its group (alltoall and alltoallv, -m 2 around
+# them): the failing rank ends its groups, which NCCL drops unlaunched after
+# a failed call (the stand-in traces "ncclGroupEnd dropped the group"),
+# then aborts, outside any group (an abort inside one is a VIOLATION: NCCL
+# would queue its clean-up for the group's end); the peers wait for the
+# sends that never come until their watchdogs end them.
 unset OMPI_MCA_orte_abort_on_non_zero_status
-CB_STANDIN_FAIL_SEND=1
-export CB_STANDIN_FAIL_SEND
-fresh_trace
-run 3 --backend nccl -o alltoall --nccl-impl p2p -m 2 -w 0 -n 1 -b 96 -e 96 -T 3
-unset CB_STANDIN_FAIL_SEND
-[ "$rc" = 124 ] || [ "$rc" = 137 ] && show_and_fail "a failed send: did not finish within ${CB_RUN_TIMEOUT}s"
-[ "$rc" != 0 ] || show_and_fail "a failed send: exit status 0"
-awk '/^ncclSend failed/ { failed = 1; next } failed && /^ncclGroupEnd/ { ended = 1 }
-    failed && /^ncclCommAbort/ { aborted = 1 } END { exit !(failed && aborted && !ended) }' \
-    "$CB_TMP/trace.1" || show_and_fail "a failed send: rank 1 did not abort, or ended the group"
-echo "ok: a failed send inside a group aborts"
+for coll in alltoall alltoallv; do
+    CB_STANDIN_FAIL_SEND=1
+    export CB_STANDIN_FAIL_SEND
+    fresh_trace
+    run 3 --backend nccl -o "$coll" --nccl-impl p2p -m 2 -w 0 -n 1 -b 96 -e 96 -T 3
+    unset CB_STANDIN_FAIL_SEND
+    [ "$rc" = 124 ] || [ "$rc" = 137 ] && show_and_fail "a failed send ($coll): did not finish within ${CB_RUN_TIMEOUT}s"
+    [ "$rc" != 0 ] || show_and_fail "a failed send ($coll): exit status 0"
+    ! grep -q VIOLATION "$CB_TMP/trace.1" ||
+        show_and_fail "a failed send ($coll): $(grep VIOLATION "$CB_TMP/trace.1" | head -1)"
+    awk '/^ncclSend failed/ { failed = 1; next }
+        failed && !aborted && /^ncclGroupEnd dropped the group/ { dropped = 1 }
+        failed && /^p2p group/ { launched = 1 }
+        failed && /^ncclCommAbort/ { aborted = 1 }
+        END { exit !(failed && dropped && aborted && !launched) }' "$CB_TMP/trace.1" ||
+        show_and_fail "a failed send ($coll): rank 1 did not drop its group before aborting"
+    echo "ok: a failed send inside a group ($coll) ends the group, then aborts"
+done
 echo "ok"

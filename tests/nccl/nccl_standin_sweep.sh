@@ -20,13 +20,41 @@ for np in 1 2 3 4; do
 done
 unset CB_STANDIN_TRACE
 
-# Per-iteration samples come from CUDA events on the stream, read after the
+# Default NCCL timing: one CUDA event pair around each timed span, no event
+# per iteration (a driver call inside the span, which nccl-tests makes only
+# with -I): the events recorded do not grow with -n, and the CSV has no
+# per-iteration figures; --stats asks for them, one more event per timed
+# iteration of each placement.
+events() {   # events N [options]: cudaEventRecord calls of the sweep on rank 0
+    n=$1
+    shift
+    fresh_trace
+    CB_STANDIN_TRACE="$CB_TMP/trace" run 2 --backend nccl -b 1K -e 1K -w 1 -c 1 -n "$n" "$@" \
+        --csv "$CB_TMP/events.csv"
+    expect_rc 0 "-n $n $*"
+    sed -n '/^cudaMemGetInfo/,$p' "$CB_TMP/trace.0" | grep -c '^cudaEventRecord$' || true
+}
+few=$(events 5)
+"$CB_PYTHON" - "$CB_TMP/events.csv" <<'PY' || fail "per-iteration figures without --stats"
+import csv, sys
+for r in csv.DictReader(open(sys.argv[1], newline="")):
+    assert r["iter_samples"] == "0" and r["iter_median_us"] == "", r
+PY
+many=$(events 40)
+[ "$few" = "$many" ] && [ "$few" -gt 0 ] ||
+    fail "cudaEventRecord calls grow with -n without --stats: $few at -n 5, $many at -n 40"
+stats=$(events 40 --stats)
+[ "$stats" = $((many + 80)) ] ||
+    fail "--stats: $stats cudaEventRecord calls, expected $many + 80 (one per timed iteration)"
+echo "ok: one event pair per timed span, marks only with --stats"
+
+# Per-iteration samples (--stats) come from CUDA events on the stream, read after the
 # span: one per iteration, since an iteration this long leaves room for a
 # mark each (the engine spaces marks out only below CB_SAMPLE_SPAN); the
 # stand-in's stream clock gives each
 # operation at least CB_STANDIN_OP_US microseconds (more when the host was
 # slower to launch it), so the samples are at least that and mostly that.
-CB_STANDIN_OP_US=50000 run 2 --backend nccl -b 1K -e 1K -n 9 --csv "$CB_TMP/samples.csv"
+CB_STANDIN_OP_US=50000 run 2 --backend nccl -b 1K -e 1K -n 9 --stats --csv "$CB_TMP/samples.csv"
 unset CB_STANDIN_OP_US
 expect_rc 0 "per-iteration samples on the nccl backend"
 "$CB_PYTHON" - "$CB_TMP/samples.csv" <<'PY' || fail "per-iteration samples from CUDA events"

@@ -138,6 +138,7 @@ static int faulty_init_as(const cb_backend_ops *self, MPI_Comm comm,
         return cb_backend_fail(&f->base, "out of memory");
     f->inner->ops = f->ops;
     memcpy(f->base.notice, f->inner->notice, sizeof f->base.notice);
+    memcpy(f->base.allocator, f->inner->allocator, sizeof f->base.allocator);
     return pass(&f->base, rc);
 }
 

@@ -561,6 +561,7 @@ cudaError_t cudaEventDestroy(cudaEvent_t event)
 
 cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
 {
+    standin_trace("cudaEventRecord");
     if (stream_of(stream)->capturing)
         return cudaErrorStreamCaptureUnsupported;
     event->when = stream_clock(stream);

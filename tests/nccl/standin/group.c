@@ -25,6 +25,10 @@ typedef struct op_list {
 } op_list;
 
 static _Thread_local int group_depth;
+/* A call of the open group failed: NCCL 2.28 (ncclGroupErrCheck, group.cc)
+ * keeps the first error, and the outermost ncclGroupEnd cleans the group up
+ * without launching any of it and returns that error. */
+static _Thread_local ncclResult_t group_error;
 /* The group's collectives in call order, and its sends and receives, one
  * batch per communicator: at the end the collectives run first, then each
  * batch as one operation, as NCCL plans a group. */
@@ -147,6 +151,18 @@ ncclResult_t standin_launch(cudaStream_t stream, const standin_op *op)
     return res;
 }
 
+int standin_group_depth(void)
+{
+    return group_depth;
+}
+
+ncclResult_t standin_group_check(ncclResult_t res)
+{
+    if (res != ncclSuccess && group_depth > 0 && group_error == ncclSuccess)
+        group_error = res;
+    return res;
+}
+
 ncclResult_t ncclGroupStart(void)
 {
     standin_trace("ncclGroupStart");
@@ -161,6 +177,15 @@ ncclResult_t ncclGroupEnd(void)
         return standin_fail(ncclInvalidUsage, "ncclGroupEnd without ncclGroupStart");
     if (--group_depth > 0)
         return ncclSuccess;
+    if (group_error != ncclSuccess) {
+        ncclResult_t res = group_error;
+        group_error = ncclSuccess;
+        standin_trace("ncclGroupEnd dropped the group after a failed call (%zu operations)",
+                      collectives.n + p2p_batches.n);
+        list_clear(&collectives);
+        list_clear(&p2p_batches);
+        return res;
+    }
     /* A failed operation has named itself through standin_fail. */
     return run_queued();
 }

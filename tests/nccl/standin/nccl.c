@@ -290,23 +290,27 @@ ncclResult_t ncclCommInitRankConfig(ncclComm_t *comm, int nranks, ncclUniqueId i
 }
 
 /* A split's or shrink's new communicator over mpi (none: MPI_COMM_NULL),
- * made on the parent comm's job, written into *newcomm when it is done. */
+ * blocking or not, made on the parent comm's job, written into *newcomm
+ * when it is done. */
 static ncclResult_t child_started(ncclComm_t comm, MPI_Comm mpi, ncclComm_t *newcomm,
-                                  const char *call)
+                                  const char *call, int nonblocking)
 {
     ncclComm_t child = NULL;
     if (mpi != MPI_COMM_NULL && comm_new(mpi, 0, &child) != ncclSuccess)
         return fail(ncclSystemError, "out of memory");
     if (child != NULL) {
-        child->nonblocking = 1;
+        child->nonblocking = nonblocking;
         comm->split_child = child;
         comm->split_out = newcomm;
     }
     return standin_comm_started(comm, ncclSuccess, call);
 }
 
-/* The new communicator inherits comm's blocking mode (config is not
- * modelled); failures behave as in init_rank. Non-blocking, as NCCL 2.28's
+/* The new communicator inherits comm's blocking mode, or takes config's
+ * (NCCL 2.28: an explicit config is parsed afresh, and its blocking field
+ * left unset means blocking); failures behave as in init_rank. Whether the
+ * split call itself returns ncclInProgress follows the PARENT's mode, as
+ * NCCL runs it as a job of the parent's group. Non-blocking, as NCCL 2.28's
  * (init.cc, ncclCommInitChildComm): the split is a job on the PARENT, which
  * is in progress until it is done; *newcomm stays NULL until then (NCCL's
  * thread writes it at the end), also for NCCL_SPLIT_NOCOLOR, and for ever
@@ -314,12 +318,16 @@ static ncclResult_t child_started(ncclComm_t comm, MPI_Comm mpi, ncclComm_t *new
 ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t *newcomm,
                            ncclConfig_t *config)
 {
-    (void)config;
-    standin_trace("ncclCommSplit color=%d key=%d", color, key);
+    int child_nonblocking = config != NULL ? config->blocking == 0 : comm != NULL && comm->nonblocking;
+    standin_trace("ncclCommSplit color=%d key=%d blocking=%d", color, key, !child_nonblocking);
     *newcomm = NULL;
     if (comm == NULL || comm_unready(comm, "ncclCommSplit"))
         return fail(ncclInvalidArgument, "NULL or unready communicator");
-    int failing = standin_fault("CB_STANDIN_FAIL_SPLIT"), stuck = 0;
+    /* CB_STANDIN_FAIL_SPLIT_AFTER=N spares this process's first N splits. */
+    static int splits_seen;
+    int failing = standin_fault("CB_STANDIN_FAIL_SPLIT") &&
+                  splits_seen++ >= standin_env_long("CB_STANDIN_FAIL_SPLIT_AFTER", 0),
+        stuck = 0;
     if (failing && !comm->nonblocking)
         return fail(ncclSystemError, "injected ncclCommSplit failure before the bootstrap "
                                      "(CB_STANDIN_FAIL_SPLIT)");
@@ -337,14 +345,21 @@ ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t *newc
     if (failing)
         return fail(ncclSystemError, "injected ncclCommSplit failure before the bootstrap "
                                      "(CB_STANDIN_FAIL_SPLIT)");
-    if (!comm->nonblocking)
-        return no_color ? ncclSuccess : comm_new(mpi, 0, newcomm);
+    if (!comm->nonblocking) {
+        if (no_color)
+            return ncclSuccess;
+        ncclResult_t made = comm_new(mpi, 0, newcomm);
+        if (made == ncclSuccess)
+            (*newcomm)->nonblocking = child_nonblocking;   /* ready: the call blocked */
+        return made;
+    }
     if (stuck) {
         comm->in_progress = -1;
         standin_trace("ncclInProgress from ncclCommSplit (a peer never joins)");
         return ncclInProgress;
     }
-    return child_started(comm, no_color ? MPI_COMM_NULL : mpi, newcomm, "ncclCommSplit");
+    return child_started(comm, no_color ? MPI_COMM_NULL : mpi, newcomm, "ncclCommSplit",
+                         child_nonblocking);
 }
 
 /* Unlink and free a communicator that no other call holds. */
@@ -398,7 +413,6 @@ static ncclResult_t comm_free(ncclComm_t comm, const char *how)
 ncclResult_t ncclCommShrink(ncclComm_t comm, int *excludeRanksList, int excludeRanksCount,
                             ncclComm_t *newcomm, ncclConfig_t *config, int shrinkFlags)
 {
-    (void)config;
     standin_trace("ncclCommShrink excluded=%d flags=%d", excludeRanksCount, shrinkFlags);
     if (newcomm == NULL || comm == NULL || comm_unready(comm, "ncclCommShrink"))
         return fail(ncclInvalidArgument, "NULL newcomm, or NULL or unready communicator");
@@ -421,9 +435,15 @@ ncclResult_t ncclCommShrink(ncclComm_t comm, int *excludeRanksList, int excludeR
     comm_leave(comm);
     if (rc != 0 || mpi == MPI_COMM_NULL)
         return fail(ncclSystemError, "MPI_Comm_create_group failed");
-    if (!comm->nonblocking)
-        return comm_new(mpi, 0, newcomm);
-    return child_started(comm, mpi, newcomm, "ncclCommShrink");
+    /* As a split: config's blocking mode where given, else the parent's. */
+    int child_nonblocking = config != NULL ? config->blocking == 0 : comm->nonblocking;
+    if (!comm->nonblocking) {
+        ncclResult_t made = comm_new(mpi, 0, newcomm);
+        if (made == ncclSuccess)
+            (*newcomm)->nonblocking = child_nonblocking;
+        return made;
+    }
+    return child_started(comm, mpi, newcomm, "ncclCommShrink", child_nonblocking);
 }
 
 /* NCCL's destroy first checks that the communicator is ready, and fails
@@ -438,6 +458,11 @@ ncclResult_t ncclCommDestroy(ncclComm_t comm)
 
 ncclResult_t ncclCommAbort(ncclComm_t comm)
 {
+    /* NCCL 2.28 (init.cc) queues the abort's clean-up as a job of the open
+     * group, which then never runs: the thread must end its group first. */
+    if (comm != NULL && standin_group_depth() > 0)
+        standin_violation("ncclCommAbort while the calling thread has a group open (depth %d)",
+                          standin_group_depth());
     standin_end_registrations(comm, 0);
     return comm_free(comm, "ncclCommAbort");
 }
@@ -577,7 +602,7 @@ static ncclResult_t launch(cudaStream_t stream, const standin_op *call, const ch
 
 ncclResult_t standin_launch_named(cudaStream_t stream, const standin_op *call, const char *name)
 {
-    return launch(stream, call, name);
+    return standin_group_check(launch(stream, call, name));
 }
 
 ncclResult_t ncclAllReduce(const void *sendbuff, void *recvbuff, size_t count,
@@ -586,7 +611,7 @@ ncclResult_t ncclAllReduce(const void *sendbuff, void *recvbuff, size_t count,
 {
     standin_op call = {.send = sendbuff, .recv = recvbuff, .count = count,
                           .type = datatype, .op = op, .comm = comm};
-    return launch(stream, &call, "ncclAllReduce");
+    return standin_group_check(launch(stream, &call, "ncclAllReduce"));
 }
 
 ncclResult_t ncclAllGather(const void *sendbuff, void *recvbuff, size_t sendcount,
@@ -595,7 +620,7 @@ ncclResult_t ncclAllGather(const void *sendbuff, void *recvbuff, size_t sendcoun
     standin_op call = {.send = sendbuff, .recv = recvbuff, .count = sendcount,
                           .type = datatype, .op = ncclSum, .comm = comm};
     call.kind = STANDIN_OP_ALLGATHER;
-    return launch(stream, &call, "ncclAllGather");
+    return standin_group_check(launch(stream, &call, "ncclAllGather"));
 }
 
 ncclResult_t ncclReduceScatter(const void *sendbuff, void *recvbuff, size_t recvcount,
@@ -605,7 +630,7 @@ ncclResult_t ncclReduceScatter(const void *sendbuff, void *recvbuff, size_t recv
     standin_op call = {.send = sendbuff, .recv = recvbuff, .count = recvcount,
                           .type = datatype, .op = op, .comm = comm};
     call.kind = STANDIN_OP_REDUCESCATTER;
-    return launch(stream, &call, "ncclReduceScatter");
+    return standin_group_check(launch(stream, &call, "ncclReduceScatter"));
 }
 
 ncclResult_t ncclBroadcast(const void *sendbuff, void *recvbuff, size_t count,
@@ -615,7 +640,7 @@ ncclResult_t ncclBroadcast(const void *sendbuff, void *recvbuff, size_t count,
                           .type = datatype, .op = ncclSum, .comm = comm};
     call.kind = STANDIN_OP_BROADCAST;
     call.root = root;
-    return launch(stream, &call, "ncclBroadcast");
+    return standin_group_check(launch(stream, &call, "ncclBroadcast"));
 }
 
 ncclResult_t ncclReduce(const void *sendbuff, void *recvbuff, size_t count,
@@ -626,7 +651,7 @@ ncclResult_t ncclReduce(const void *sendbuff, void *recvbuff, size_t count,
                           .type = datatype, .op = op, .comm = comm};
     call.kind = STANDIN_OP_REDUCE;
     call.root = root;
-    return launch(stream, &call, "ncclReduce");
+    return standin_group_check(launch(stream, &call, "ncclReduce"));
 }
 
 static ncclResult_t p2p(int is_send, const void *buf, size_t count, ncclDataType_t datatype,
@@ -655,13 +680,13 @@ static ncclResult_t p2p(int is_send, const void *buf, size_t count, ncclDataType
 ncclResult_t ncclSend(const void *sendbuff, size_t count, ncclDataType_t datatype, int peer,
                       ncclComm_t comm, cudaStream_t stream)
 {
-    return p2p(1, sendbuff, count, datatype, peer, comm, stream);
+    return standin_group_check(p2p(1, sendbuff, count, datatype, peer, comm, stream));
 }
 
 ncclResult_t ncclRecv(void *recvbuff, size_t count, ncclDataType_t datatype, int peer,
                       ncclComm_t comm, cudaStream_t stream)
 {
-    return p2p(0, recvbuff, count, datatype, peer, comm, stream);
+    return standin_group_check(p2p(0, recvbuff, count, datatype, peer, comm, stream));
 }
 
 ncclResult_t ncclRedOpCreatePreMulSum(ncclRedOp_t *op, void *scalar, ncclDataType_t datatype,

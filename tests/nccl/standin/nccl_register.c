@@ -111,6 +111,10 @@ ncclResult_t ncclCommRegister(const ncclComm_t comm, void *buff, size_t size, vo
     if (comm == NULL || buff == NULL || handle == NULL ||
         standin_comm_unready(comm, "ncclCommRegister"))
         return ncclInvalidArgument;
+    /* NCCL 2.28 accepts it but, for memory that is not cuMem's (ncclMemAlloc),
+     * registers nothing intra-node (without NCCL_LEGACY_CUDA_REGISTER=1). */
+    if (block_of(buff, size) == NULL)
+        standin_trace("ncclCommRegister ignored: memory not from ncclMemAlloc");
     registration *r = add(REG_BUFFER, comm, buff, size);
     if (r == NULL)
         return ncclSystemError;

@@ -459,7 +459,7 @@ static int case_inprogress(void)
            ncclGroupEnd() == ncclInProgress, "ncclGroupEnd did not return ncclInProgress");
     EXPECT(ncclGroupStart() == ncclSuccess &&
            ncclBroadcast(buf, buf, N, ncclFloat32, 0, comm, s) == ncclInvalidArgument &&
-           ncclGroupEnd() == ncclSuccess, "a grouped call after an ignored ncclGroupEnd");
+           ncclGroupEnd() == ncclInvalidArgument, "a grouped call after an ignored ncclGroupEnd");
     EXPECT(polls_until_done(comm, &state) >= 1 && state == ncclSuccess, "the group's end");
     /* Split: the parent is in progress, the child written when it is done. */
     EXPECT(ncclCommSplit(comm, 0, me, &child, NULL) == ncclInProgress && child == NULL,
@@ -486,8 +486,61 @@ static int case_inprogress(void)
                        "ready") == 1 &&
            trace_count("VIOLATION ncclCommDestroy on a non-blocking communicator that is not "
                        "ready") == 1, "the calls that ignored ncclInProgress not flagged");
-    EXPECT(ncclCommDestroy(child) == ncclSuccess && ncclCommDestroy(comm) == ncclSuccess,
-           "teardown");
+    /* A split whose config says blocking = 1: the split, a job of the
+     * non-blocking parent, is in progress; the new communicator's own
+     * collectives return when enqueued, with no ncclInProgress. */
+    ncclComm_t blocking_child = NULL;
+    ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
+    config.blocking = 1;
+    int launched_in_progress = trace_count("ncclInProgress from a call outside a group");
+    EXPECT(ncclCommSplit(comm, 0, me, &blocking_child, &config) == ncclInProgress &&
+           blocking_child == NULL && polls_until_done(comm, &state) >= 1 &&
+           state == ncclSuccess && blocking_child != NULL, "a blocking split");
+    EXPECT(ncclAllReduce(buf, buf, N, ncclFloat32, ncclSum, blocking_child, s) == ncclSuccess &&
+           cudaStreamSynchronize(s) == cudaSuccess && buf[0] == 48 &&
+           trace_count("ncclInProgress from a call outside a group") == launched_in_progress,
+           "a collective on the blocking split");
+    EXPECT(ncclCommDestroy(blocking_child) == ncclSuccess && ncclCommDestroy(child) == ncclSuccess &&
+           ncclCommDestroy(comm) == ncclSuccess, "teardown");
+    cudaStreamDestroy(s);
+    cudaFree(buf);
+    return 0;
+}
+
+/* A call that fails inside a group makes the outermost ncclGroupEnd drop
+ * the whole group unlaunched and return its error (NCCL 2.28's
+ * ncclGroupErrCheck); ncclCommAbort while the thread's group is open is
+ * flagged (its clean-up would wait for the group's end), after the end it
+ * is not. */
+static int case_abort_group(void)
+{
+    enum { N = 4 };
+    ncclComm_t comm = NULL, other = NULL;
+    cudaStream_t s;
+    float *buf = device_memory(N * sizeof *buf);
+    EXPECT(buf != NULL && cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) == cudaSuccess &&
+           comm_world(&comm, 1) == ncclSuccess && comm_world(&other, 1) == ncclSuccess,
+           "set-up");
+    for (int i = 0; i < N; i++)
+        buf[i] = 1;
+    EXPECT(ncclGroupStart() == ncclSuccess && ncclGroupStart() == ncclSuccess &&
+           ncclAllReduce(buf, buf, N, ncclFloat32, ncclSum, comm, s) == ncclSuccess &&
+           ncclBroadcast(buf, buf, N, ncclFloat32, 99, comm, s) == ncclInvalidArgument &&
+           ncclGroupEnd() == ncclSuccess && ncclGroupEnd() == ncclInvalidArgument,
+           "the outermost end did not return the failed call's error");
+    EXPECT(cudaStreamSynchronize(s) == cudaSuccess && buf[0] == 1 &&
+           trace_count("ncclGroupEnd dropped the group after a failed call") == 1,
+           "the group of a failed call was launched");
+    EXPECT(ncclAllReduce(buf, buf, N, ncclFloat32, ncclSum, comm, s) == ncclSuccess &&
+           cudaStreamSynchronize(s) == cudaSuccess && buf[0] == 2,
+           "the next group of one after a dropped group");
+    EXPECT(ncclGroupStart() == ncclSuccess, "a group");
+    ncclCommAbort(comm);
+    EXPECT(trace_count("VIOLATION ncclCommAbort while the calling thread has a group open") == 1,
+           "an abort inside a group not flagged");
+    EXPECT(ncclGroupEnd() == ncclSuccess, "the group's end");
+    ncclCommAbort(other);
+    EXPECT(trace_count("VIOLATION ncclCommAbort") == 1, "an abort outside any group flagged");
     cudaStreamDestroy(s);
     cudaFree(buf);
     return 0;
@@ -506,6 +559,7 @@ int main(int argc, char **argv)
         {"group", case_group},             {"memory", case_memory},
         {"redop", case_redop},             {"inprogress", case_inprogress},
         {"bounds", case_bounds},           {"failed", case_failed},
+        {"abort-in-group", case_abort_group},
     };
     int rc = 2;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
@@ -513,7 +567,7 @@ int main(int argc, char **argv)
             rc = cases[i].run();
     if (rc == 2)
         fprintf(stderr, "usage: rules CASE (graph-abort, device, bootstrap, async, group, "
-                        "memory, redop, inprogress, bounds, failed)\n");
+                        "memory, redop, inprogress, bounds, failed, abort-in-group)\n");
     else if (rc == 0)
         printf("ok: %s (rank %d)\n", argv[1], rank_of());
     MPI_Finalize();

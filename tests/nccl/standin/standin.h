@@ -41,6 +41,9 @@
  * NCCL 2.28's ncclAlltoAll, ncclGather, ncclScatter (nccl_native.c) and the
  * buffer registration calls of -R (nccl_register.c, with their rules and
  * the symmetric kernels' float accumulation) follow the reported version.
+ * ncclCommRegister of memory that ncclMemAlloc did not return traces
+ * "ncclCommRegister ignored: memory not from ncclMemAlloc", as NCCL 2.28
+ * registers nothing intra-node for plain cudaMalloc memory.
  *
  * Collectives (collectives.c): reductions gather every rank's input and fold
  * it in rank order, rounding to the datatype after every step, as NCCL's
@@ -59,8 +62,10 @@
  * where NCCL enqueues its kernels at the group's end: a copy that feeds a
  * grouped send through a buffer a later copy overwrites sends wrong data.
  * A failing operation makes ncclGroupEnd return its error and the rest of
- * the group is dropped; a call outside any group is a group of one, so
- * its error is its own. Arguments NCCL checks at the call (datatype, root,
+ * the group is dropped; a call that fails inside a group (its arguments,
+ * an injected failure) makes the outermost ncclGroupEnd drop the whole
+ * group unlaunched and return that error, as NCCL's ncclGroupErrCheck; a
+ * call outside any group is a group of one, so its error is its own. Arguments NCCL checks at the call (datatype, root,
  * peer, reduction operator) fail at the call, also inside a group.
  *
  * Non-blocking communicators (ncclCommInitRankConfig with blocking = 0), as
@@ -70,7 +75,8 @@
  * say ncclInProgress (in turn): creation, a collective or send or receive
  * outside a group, the outermost ncclGroupEnd (every communicator of the
  * group), ncclCommSplit (the PARENT, and *newcomm is written only when it
- * is seen done) and ncclCommWindowRegister (*win likewise). Any other call
+ * is seen done; the new communicator is blocking when the split's config
+ * says blocking = 1) and ncclCommWindowRegister (*win likewise). Any other call
  * on a busy communicator but ncclCommGetAsyncError and ncclCommAbort is a
  * VIOLATION and fails with ncclInvalidArgument, as NCCL's own check.
  *
@@ -90,6 +96,9 @@
  *   CB_STANDIN_FAIL_CAPTURE=R    cudaStreamBeginCapture fails
  *   CB_STANDIN_FAIL_SPLIT=R      ncclCommSplit fails before it joins the
  *                                split's bootstrap, with the same effects
+ *                                (CB_STANDIN_FAIL_SPLIT_AFTER=N: not the
+ *                                process's first N splits, the first being
+ *                                the backend's own measured communicator)
  *   CB_STANDIN_FAIL_SEND=R       ncclSend of more than one element fails
  *   CB_STANDIN_STUCK_GRAPH=R     graph launches never complete (the stream
  *                                stays busy), as behind a hung kernel
@@ -112,7 +121,10 @@
  *     group's end would use them); ncclCommDestroy and ncclCommAbort drop
  *     the communicator's operations still waiting for the group's end;
  *   - a reduction operator used or destroyed with another communicator;
- *   - a call on a non-blocking communicator still in progress (above).
+ *   - a call on a non-blocking communicator still in progress (above);
+ *   - ncclCommAbort while the calling thread has a group open: NCCL 2.28
+ *     queues the abort's clean-up as a job of that group, where it never
+ *     runs (the caller must end its groups first).
  * rules.c (tests/nccl/nccl_standin_rules.sh) breaks each rule on purpose and
  * fails if the stand-in stops enforcing it; HACKING.md maps each rule to
  * the tests that rely on it.
@@ -324,6 +336,13 @@ int standin_accumulates_in_float(const standin_op *op);
 /* group.c: 1 when an operation waiting for the open group's end reads or
  * writes [ptr, ptr + bytes). */
 int standin_group_uses(const void *ptr, size_t bytes);
+
+/* group.c: how deep the calling thread's open groups nest (0: none). */
+int standin_group_depth(void);
+
+/* group.c: res, remembered as the open group's error when it is the
+ * first failure of a call inside a group (the group's end then drops it). */
+ncclResult_t standin_group_check(ncclResult_t res);
 
 /* group.c: forget the operations waiting for the open group's end on comm
  * or on stream (NULL: any); returns how many. */
