@@ -93,13 +93,15 @@ san_tests=$(for t in $again_tests; do case "$t" in
         tests/e2e/sigterm_files.sh | tests/e2e/compare.sh | tests/e2e/sample_stride.sh | \
         tests/e2e/plot_untrusted.sh | tests/e2e/budget.sh | tests/e2e/min_busbw.sh | \
         tests/e2e/split.sh | tests/e2e/reduce_root_inplace.sh | \
-        tests/e2e/alltoallv.sh) echo "$t" ;;
-    tests/faults/faults.sh | tests/faults/corrupt.sh | tests/faults/check_timed.sh) echo "$t" ;;
+        tests/e2e/alltoallv.sh | tests/e2e/comm_init.sh) echo "$t" ;;
+    tests/faults/faults.sh | tests/faults/corrupt.sh | tests/faults/check_timed.sh | \
+        tests/faults/hang_report.sh) echo "$t" ;;
     tests/nccl/nccl_standin_sweep.sh | tests/nccl/nccl_standin_strict.sh | \
         tests/nccl/nccl_standin_faults.sh | tests/nccl/nccl_standin_options.sh | \
         tests/nccl/nccl_standin_device.sh | tests/nccl/nccl_standin_rules.sh | \
         tests/nccl/nccl_standin_native.sh | tests/nccl/nccl_standin_register.sh | \
-        tests/nccl/nccl_standin_unalign.sh | tests/nccl/nccl_standin_teardown.sh) echo "$t" ;;
+        tests/nccl/nccl_standin_unalign.sh | tests/nccl/nccl_standin_teardown.sh | \
+        tests/nccl/nccl_standin_comm_init.sh) echo "$t" ;;
     tests/expect/expect_auto.sh | tests/expect/expect_file.sh) echo "$t" ;;
     esac; done | tr '\n' ' ')
 CB_SKIP_CLUSTER=1 make -C _build-san -j"$jobs" check TESTS="$san_tests" ||

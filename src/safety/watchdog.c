@@ -183,13 +183,25 @@ static void fired_not_root(cb_watchdog *w)
     leave(w, exit_code);
 }
 
+/* Rank 0 let go after a stop longer than a firing rank waits for the
+ * report (SIGSTOP, then the launcher's SIGCONT): the ranks that fired have
+ * spoken for themselves, and a report now would find them gone. */
+static void thawed_exit(cb_watchdog *w, double frozen)
+{
+    int exit_code = take_exit(w);
+    fprintf(stderr, "nccl-collbench: rank %d (%s): this rank did not run for %.0f s (stopped?); "
+            "the ranks that timed out meanwhile reported alone\n", w->rank, w->host, frozen);
+    fflush(stderr);
+    leave(w, exit_code);
+}
+
 static void *watch(void *arg)
 {
     cb_watchdog *w = arg;
     unsigned long seen = atomic_load(&w->progress);
     w->since = now_seconds();
     const struct timespec nap = {0, 100 * 1000 * 1000};
-    double turn = w->since;
+    double turn = w->since, frozen = 0, thawed_until = 0;
     while (!atomic_load(&w->stop)) {
         int event = CB_SIDE_NONE, peer = 0;
         if (w->side != NULL && w->side->on)
@@ -200,20 +212,18 @@ static void *watch(void *arg)
             take_exit(w);
             leave(w, peer);
         }
-        /* A thread that did not run for longer than a firing rank waits
-         * for the report (this rank was stopped, SIGSTOP, and let go): the
-         * ranks that fired have spoken for themselves, and a report now
-         * would find them gone. */
+        /* Did this thread not run for longer than a firing rank waits for
+         * the report? Then this rank was stopped, and makes none. */
         double gap = now_seconds() - turn;
         turn = now_seconds();
-        if (event == CB_SIDE_FIRED && gap > answer_wait(w) + CB_WATCHDOG_REPORT_SLACK_S) {
-            int exit_code = take_exit(w);
-            fprintf(stderr, "nccl-collbench: rank %d (%s): this rank did not run for %.0f s "
-                    "(stopped?); the ranks that timed out meanwhile reported alone\n", w->rank,
-                    w->host, gap);
-            fflush(stderr);
-            leave(w, exit_code);
+        if (gap > answer_wait(w) + CB_WATCHDOG_REPORT_SLACK_S) {
+            frozen = gap;   /* what comes in the next -T s is stale */
+            thawed_until = turn + w->limit + 1.0;
         }
+        if (turn > thawed_until)
+            frozen = 0;
+        if (event == CB_SIDE_FIRED && frozen > 0)
+            thawed_exit(w, frozen);
         if (event == CB_SIDE_FIRED)
             report_and_exit(w, peer);
         unsigned long now_progress = atomic_load(&w->progress);
@@ -226,6 +236,8 @@ static void *watch(void *arg)
         if (now - w->since < w->limit)
             continue;
         w->fired = 1;
+        if (w->side != NULL && w->side->on && w->rank == 0 && frozen > 0)
+            thawed_exit(w, frozen);
         if (w->side != NULL && w->side->on && w->rank == 0)
             report_and_exit(w, 0);
         if (w->side != NULL && w->side->on)

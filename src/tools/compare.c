@@ -20,7 +20,7 @@
 
 enum { EXIT_CLEAN = 0, EXIT_REGRESSED = 1, EXIT_BAD_INPUT = 2 };
 
-static const int key_widths[GATE_MAX_KEYS] = {7, 13, 8, 9, 4, 12, 12, 5, 5, 6, 6, 7, 9, 8, 9};
+static const int key_widths[GATE_MAX_KEYS] = {7, 13, 8, 9, 4, 12, 12, 5, 5, 6, 6, 7, 9, 8, 9, 7};
 static const char *const metric_names[] = {"busbw", "time", "median", "auto"};
 
 typedef struct options {
@@ -55,8 +55,8 @@ static void usage(FILE *out)
             "  -h, --help            print this help and exit\n"
             "  -V, --version         print the version and exit\n\n"
             "Rows match on backend, collective, datatype, redop, root, bytes, placement,\n"
-            "ranks (and group, layout, impl, unalign, and the scan's scan_part, host,\n"
-            "peer_host, where present). See the man page for the method.\n"
+            "ranks (and group, layout, impl, unalign, the scan's scan_part, host,\n"
+            "peer_host, and comm_init's comm_op, where present). See the man page.\n"
             "Exit status: 0 no regression, 1 regression, wrong results, a row below\n"
             "--min-busbw or missing in NEW, 2 usage or input error.\n");
 }

@@ -6,18 +6,19 @@
 
 const char *const gate_key_columns[GATE_MAX_KEYS] = {
     "backend", "collective", "datatype", "redop", "root", "bytes", "placement", "ranks",
-    "group", "layout", "impl", "unalign", "scan_part", "host", "peer_host",
+    "group", "layout", "impl", "unalign", "scan_part", "host", "peer_host", "comm_op",
 };
 
 /* A key column's value in every row that does not need it, or NULL: the
  * health scan's (-o scan) three are empty but in its node, pair and rail
- * rows, unalign is 0 but in -u runs. Such a column is a key only where a
+ * rows, unalign is 0 but in -u runs, comm_op empty but in comm_init's rows. Such a column is a key only where a
  * row has another value, so that other comparisons print no idle columns. */
 static const char *const gate_key_idle[GATE_MAX_KEYS] = {
     NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,   /* backend to ranks */
     NULL, NULL, NULL,                                 /* group, layout, impl */
     "0",                                              /* unalign */
     "", "", "",                                       /* scan_part, host, peer_host */
+    "",                                               /* comm_op (-o comm_init) */
 };
 
 static int any_value(const gate_side *s, const char *column, const char *idle)

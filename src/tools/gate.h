@@ -10,7 +10,7 @@
 #include "csvread.h"
 
 /* Columns that identify a measurement, when every file has them. */
-#define GATE_MAX_KEYS 15
+#define GATE_MAX_KEYS 16
 extern const char *const gate_key_columns[GATE_MAX_KEYS];
 
 /* AUTO: the median where both sides have samples, else busbw. */

@@ -92,6 +92,7 @@ static int read_number(const char *text, double *v)
 typedef struct file_columns {
     int collective, backend, datatype, redop, placement, bytes, busbw, time, layout;
     int ranks, nodes, library, start, run_id, group, impl, unalign, scan_part, host, peer_host;
+    int comm_op;
 } file_columns;
 
 static int find_columns(const cb_csv_table *t, file_columns *c)
@@ -112,6 +113,7 @@ static int find_columns(const cb_csv_table *t, file_columns *c)
     c->run_id = cb_csv_column(t, "run_id");
     c->group = cb_csv_column(t, "group");   /* with --split: a line per group */
     c->impl = cb_csv_column(t, "impl");     /* --nccl-impl: a line per implementation */
+    c->comm_op = cb_csv_column(t, "comm_op"); /* -o comm_init: a line per way */
     c->unalign = cb_csv_column(t, "unalign"); /* -u: misaligned buffers, a line of their own */
     /* -o scan: a line per node, pair of nodes and rail. */
     c->scan_part = cb_csv_column(t, "scan_part");
@@ -239,6 +241,9 @@ static int read_file(plot_data *d, const cb_csv_table *t, const char *path, size
             snprintf(where + strlen(where), sizeof where - strlen(where), " unalign %.12s",
                      row[c.unalign]);
         scan_where(&c, row, where, sizeof where);
+        if (c.comm_op >= 0 && row[c.comm_op][0] != '\0')
+            snprintf(where + strlen(where), sizeof where - strlen(where), " %.12s",
+                     row[c.comm_op]);
         char label[200];
         snprintf(label, sizeof label, "%.20s %.20s %.20s %.20s%s%s%s%.20s", row[c.backend],
                  row[c.datatype], row[c.redop], row[c.placement], col_layout ? " col" : "",

@@ -40,6 +40,21 @@ for x in res:
     assert len(x["per_rank"]) == 4 and x["checked"] is False, x
 PY
 
+# The gate tells the ways apart (comm_op is a key column where present).
+compare="$CB_BUILDDIR/src/nccl-collbench-compare"
+rc=0
+"$compare" "$CB_TMP/c.csv" "$CB_TMP/c.csv" >"$CB_TMP/cmp" 2>&1 || rc=$?
+[ "$rc" = 0 ] || { cat "$CB_TMP/cmp"; fail "the gate refused comm_init's rows (status $rc)"; }
+grep -q '^# comm_init: compared 2, regressed 0' "$CB_TMP/cmp" ||
+    { cat "$CB_TMP/cmp"; fail "the gate did not compare init and split apart"; }
+
+# The charts draw a line per way.
+plot="$CB_BUILDDIR/src/nccl-collbench-plot"
+"$plot" -o "$CB_TMP/charts" -f svg "$CB_TMP/c.csv" >/dev/null 2>&1 || fail "nccl-collbench-plot failed"
+for way in init split; do
+    grep -q "out-of-place $way<" "$CB_TMP/charts/comm_init-time.svg" || fail "no chart line for $way"
+done
+
 # The slow rank named: rank 2's makings take 2 s more (added to its time, not slept).
 NCCL_COLLBENCH_TEST_FAULT=slow:2:2:2000 CB_RUN_BIN="$CB_BUILDDIR/tests/nccl-collbench-faulty" \
     run 4 --backend faulty-mpi -o comm_init -n 2 -w 0 --csv "$CB_TMP/slow.csv"
