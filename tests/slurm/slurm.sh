@@ -1,0 +1,257 @@
+# A real Slurm cluster (Debian's Slurm 22.05) on this one machine, for the
+# tests (sourced, POSIX sh, after tests/support/lib.sh). It stands on the
+# namespace cluster of tests/cluster/cluster.sh: node hI is that cluster's
+# network namespace hI, where slurmd -N hI runs with hI as its hostname and
+# 4 fake GPUs (gres on character devices; the NCCL stand-in sees
+# CB_STANDIN_GPUS=4 and honours the CUDA_VISIBLE_DEVICES Slurm sets). Node
+# h0 also runs slurmctld and is the login node: srun, sbatch and scontrol
+# run there. One munged (its socket is a path) serves every namespace.
+# Every daemon listens inside the cluster's own namespaces, so the ports
+# are free by construction and no other test sees them; all state is under
+# SLURM_DIR.
+#
+#   slurm_need            exit 77 unless a Slurm cluster can be made here
+#                         (root, namespaces, the packages; not with
+#                         CB_SKIP_CLUSTER set)
+#   slurm_up [N]          N nodes (default 4), up and idle; teardown is
+#                         trapped (slurm_down)
+#   slurm_down            cancel the jobs, stop the daemons by their PIDs,
+#                         kill what is left on the nodes (slurmstepd, tasks),
+#                         remove namespaces and links; runs on any exit
+#   slurm_exec CMD...     run CMD on the login node (h0) with the cluster's
+#                         environment, killed after SLURM_TIMEOUT (60) s
+#   slurm_run CMD...      slurm_exec with stdout in $CB_TMP/out, stderr in
+#                         $CB_TMP/err, the status in $rc
+#   slurm_wait_job ID     wait until job ID has ended; prints its state and
+#                         exit code as "STATE RC:SIG"
+#   slurm_node_state hI   the node's state and reason: "STATE|REASON"
+# Sets SLURM_DIR, SLURM_NODES (h[0-N-1]) and exports SLURM_CONF and the
+# MPI settings the tasks need (PMIx, TCP over eth0).
+
+slurm_need() {
+    cluster_need   # CB_SKIP_CLUSTER, root, namespaces (tests/cluster/cluster.sh)
+    for tool in slurmctld slurmd srun sbatch scontrol squeue scancel sinfo munged nsenter mknod; do
+        command -v "$tool" >/dev/null 2>&1 ||
+            skip "the Slurm test cluster needs '$tool' (packages slurmctld slurmd slurm-client munge; ci/install-deps.sh installs them)"
+    done
+}
+
+slurm_up() {
+    slurm_n=${1:-4}
+    cluster_up "$slurm_n"
+    SLURM_DIR="$CLUSTER_DIR/slurm"
+    trap 'slurm_down' EXIT
+    SLURM_NODES="h[0-$((slurm_n - 1))]"
+    mkdir -p "$SLURM_DIR/munge" "$SLURM_DIR/state" "$SLURM_DIR/log" "$SLURM_DIR/dev" \
+        "$SLURM_DIR/jobs" || exit 99
+    chmod 755 "$CLUSTER_DIR" "$SLURM_DIR" "$SLURM_DIR/munge"
+    i=0
+    while [ "$i" -lt "$slurm_n" ]; do
+        mkdir -p "$SLURM_DIR/spool/h$i" "$SLURM_DIR/tmp/h$i" || exit 99
+        i=$((i + 1))
+    done
+    # Fake GPUs: Slurm wants character devices in gres.conf's File= (plain
+    # files drop the GPUs and drain the node); these are /dev/null's.
+    for g in 0 1 2 3; do
+        mknod "$SLURM_DIR/dev/nvidia$g" c 1 3 || skip "cannot make device nodes here (mknod)"
+    done
+    slurm_write_conf
+    srun --mpi=list 2>&1 | grep -q pmix ||
+        skip "this Slurm has no PMIx plugin (srun --mpi=list), which Open MPI's ranks need"
+    slurm_start_munge
+    # slurmctld and the slurmd of node 0 in node 0's namespaces, each slurmd
+    # in its node's. Not ip netns exec: it remounts /sys, and slurmd then
+    # finds no cgroup file system and dies. $! is the daemon itself (nsenter,
+    # unshare and sh exec it).
+    slurm_on 0 slurmctld -D -f "$SLURM_CONF" >"$SLURM_DIR/log/slurmctld.out" 2>&1 &
+    echo $! >"$SLURM_DIR/slurmctld.pids"
+    i=0
+    while [ "$i" -lt "$slurm_n" ]; do
+        slurm_on "$i" slurmd -D -N "h$i" -f "$SLURM_CONF" >"$SLURM_DIR/log/slurmd.h$i.out" 2>&1 &
+        echo $! >>"$SLURM_DIR/slurmd.pids"
+        i=$((i + 1))
+    done
+    slurm_wait_idle || {
+        slurm_exec sinfo -N -l >&2
+        tail -n 20 "$SLURM_DIR"/log/* >&2
+        fail "the Slurm cluster did not come up (logs above)"
+    }
+    # The tasks are Open MPI ranks started by srun (PMIx): TCP on the
+    # nodes' NICs, idle ranks yield (8 and more ranks on 2 cores).
+    OMPI_MCA_btl=self,vader,tcp OMPI_MCA_btl_tcp_if_include=eth0 OMPI_MCA_mpi_yield_when_idle=1
+    CB_STANDIN_GPUS=4
+    export OMPI_MCA_btl OMPI_MCA_btl_tcp_if_include OMPI_MCA_mpi_yield_when_idle CB_STANDIN_GPUS
+}
+
+# slurm_on I CMD...: CMD on node I with hI as its hostname and the
+# cluster's hosts file as /etc/hosts (private mount namespace).
+slurm_on() {
+    node=$1
+    shift
+    nsenter --net="/run/netns/${CLUSTER_NS}h$node" unshare --uts --mount sh -c \
+        'hostname "$0" && mount --bind "$1" /etc/hosts && shift && exec "$@"' \
+        "h$node" "$CLUSTER_DIR/hosts" "$@"
+}
+
+slurm_write_conf() {
+    SLURM_CONF="$SLURM_DIR/slurm.conf"
+    export SLURM_CONF
+    cat >"$SLURM_CONF" <<EOF
+ClusterName=cbtest
+SlurmctldHost=h0($(cluster_addr 0))
+SlurmUser=root
+SlurmdUser=root
+SlurmctldPort=6817
+SlurmdPort=6818
+AuthType=auth/munge
+AuthInfo=socket=$SLURM_DIR/munge/socket
+CredType=cred/munge
+StateSaveLocation=$SLURM_DIR/state
+SlurmdSpoolDir=$SLURM_DIR/spool/%n
+SlurmctldPidFile=$SLURM_DIR/slurmctld.pid
+SlurmdPidFile=$SLURM_DIR/spool/%n/slurmd.pid
+SlurmctldLogFile=$SLURM_DIR/log/slurmctld.log
+SlurmdLogFile=$SLURM_DIR/log/slurmd.%n.log
+TmpFS=$SLURM_DIR/tmp/%n
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core
+SlurmdParameters=config_overrides
+MpiDefault=pmix
+GresTypes=gpu
+SchedulerType=sched/builtin
+ReturnToService=2
+AccountingStorageType=accounting_storage/none
+JobAcctGatherType=jobacct_gather/none
+JobCompType=jobcomp/none
+SlurmctldTimeout=30
+SlurmdTimeout=60
+InactiveLimit=0
+KillWait=2
+MinJobAge=300
+SlurmctldDebug=info
+SlurmdDebug=info
+NodeName=DEFAULT CPUs=8 Boards=1 SocketsPerBoard=1 CoresPerSocket=8 ThreadsPerCore=1 RealMemory=1000 Gres=gpu:4 State=UNKNOWN
+EOF
+    i=0
+    while [ "$i" -lt "$slurm_n" ]; do
+        echo "NodeName=h$i NodeAddr=$(cluster_addr "$i")" >>"$SLURM_CONF"
+        i=$((i + 1))
+    done
+    echo "PartitionName=test Nodes=ALL Default=YES MaxTime=10 State=UP OverSubscribe=NO" >>"$SLURM_CONF"
+    cat >"$SLURM_DIR/gres.conf" <<EOF
+AutoDetect=off
+Name=gpu File=$SLURM_DIR/dev/nvidia[0-3]
+EOF
+}
+
+slurm_start_munge() {
+    dd if=/dev/urandom of="$SLURM_DIR/munge/key" bs=1024 count=1 2>/dev/null &&
+        chmod 400 "$SLURM_DIR/munge/key" || exit 99
+    munged -F --socket="$SLURM_DIR/munge/socket" --key-file="$SLURM_DIR/munge/key" \
+        --pid-file="$SLURM_DIR/munge/pid" --log-file="$SLURM_DIR/log/munged.log" \
+        --seed-file="$SLURM_DIR/munge/seed" >"$SLURM_DIR/log/munged.out" 2>&1 &
+    echo $! >"$SLURM_DIR/munged.pids"
+    tries=0
+    until [ -S "$SLURM_DIR/munge/socket" ]; do
+        tries=$((tries + 1))
+        [ "$tries" -le 50 ] || { cat "$SLURM_DIR/log/munged.out" >&2; fail "munged did not start"; }
+        sleep 0.1
+    done
+}
+
+# Ready when slurmctld answers and every node is idle (polled, 30 s at most).
+slurm_wait_idle() {
+    deadline=$(($(date +%s) + 30))
+    while [ "$(date +%s)" -lt "$deadline" ]; do
+        states=$(SLURM_TIMEOUT=5 slurm_exec sinfo -h -N -o '%N %T' 2>/dev/null | sort -u)
+        if [ -n "$states" ] && [ "$(echo "$states" | grep -c ' idle$')" = "$slurm_n" ]; then
+            return 0
+        fi
+        sleep 0.2
+    done
+    return 1
+}
+
+slurm_exec() {
+    # In the background with wait, as cluster_exec: traps run at once.
+    timeout -k 5 "${SLURM_TIMEOUT:-60}" nsenter --net="/run/netns/${CLUSTER_NS}h0" \
+        unshare --uts sh -c 'hostname h0 && exec "$@"' sh "$@" <&0 &
+    wait $!
+}
+
+slurm_run() {
+    rc=0
+    slurm_exec "$@" </dev/null >"$CB_TMP/out" 2>"$CB_TMP/err" || rc=$?
+}
+
+# slurm_wait_job ID: polls until the job has left the queue's live states;
+# prints "STATE EXITCODE" (exit code as Slurm shows it, STATUS:SIGNAL).
+slurm_wait_job() {
+    deadline=$(($(date +%s) + ${SLURM_TIMEOUT:-60}))
+    while [ "$(date +%s)" -lt "$deadline" ]; do
+        line=$(SLURM_TIMEOUT=5 slurm_exec scontrol -o show job "$1" 2>/dev/null)
+        state=$(echo "$line" | sed -n 's/.* JobState=\([A-Z_]*\) .*/\1/p')
+        case "$state" in
+            ""|PENDING|RUNNING|CONFIGURING|COMPLETING|SUSPENDED) ;;
+            *) echo "$state $(echo "$line" | sed -n 's/.* ExitCode=\([0-9:]*\) .*/\1/p')"; return 0 ;;
+        esac
+        sleep 0.2
+    done
+    echo "TIMEOUT -"
+    return 1
+}
+
+slurm_node_state() {
+    SLURM_TIMEOUT=10 slurm_exec sinfo -h -N -n "$1" -o '%T|%E' | head -n 1
+}
+
+# Stop everything whatever happened; safe to repeat.
+slurm_down() {
+    if [ -n "${SLURM_DIR:-}" ] && [ -d "$SLURM_DIR" ]; then
+        SLURM_TIMEOUT=5 slurm_exec scancel --quiet --partition=test >/dev/null 2>&1 || true
+        for file in slurmd.pids slurmctld.pids munged.pids; do
+            [ -f "$SLURM_DIR/$file" ] || continue
+            # shellcheck disable=SC2046
+            kill $(cat "$SLURM_DIR/$file") 2>/dev/null
+        done
+        # Give them 2 s to go, then kill what is left by its PID.
+        tries=0
+        while [ "$tries" -lt 20 ]; do
+            alive=""
+            for pid in $(cat "$SLURM_DIR"/*.pids 2>/dev/null); do
+                kill -0 "$pid" 2>/dev/null && alive="$alive $pid"
+            done
+            [ -n "$alive" ] || break
+            tries=$((tries + 1))
+            sleep 0.1
+        done
+        [ -z "${alive:-}" ] || kill -9 $alive 2>/dev/null
+    fi
+    # Leftover slurmstepd and tasks live in the nodes' namespaces:
+    # cluster_down kills every process there, then removes them and links.
+    cluster_down
+    [ -n "${SLURM_DIR:-}" ] && rm -rf "$SLURM_DIR"
+    SLURM_DIR=""
+}
+
+# slurm_devices RANKS NODES: the last run's "Using devices" lines show RANKS
+# ranks on NODES Slurm nodes (h0...), and no two ranks of a node on one GPU
+# (bus id).
+slurm_devices() {
+    "$CB_PYTHON" - "$CB_TMP/out" "$1" "$2" <<'PY' || show_and_fail "GPUs per rank"
+import re, sys
+lines = [l for l in open(sys.argv[1]) if re.match(r"^#  Rank +\d+ ", l)]
+seen = {}
+for l in lines:
+    m = re.match(r"^#  Rank +(\d+) +Pid +\d+ +on +(\S+) +device +(-?\d+) +\[(\S+)\]", l)
+    assert m, l
+    rank, host, bus = int(m.group(1)), m.group(2), m.group(4)
+    assert re.match(r"^h\d+$", host), "host %s is not a Slurm node name" % host
+    assert (host, bus) not in seen, "ranks %d and %d on %s share GPU %s" % (seen[(host, bus)], rank, host, bus)
+    seen[(host, bus)] = rank
+assert len(seen) == int(sys.argv[2]), "%d ranks, expected %s" % (len(seen), sys.argv[2])
+assert len({h for h, _ in seen}) == int(sys.argv[3]), sorted(seen)
+PY
+}
