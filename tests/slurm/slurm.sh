@@ -2,13 +2,13 @@
 # tests (sourced, POSIX sh, after tests/support/lib.sh). It stands on the
 # namespace cluster of tests/cluster/cluster.sh: node hI is that cluster's
 # network namespace hI, where slurmd -N hI runs with hI as its hostname and
-# 4 fake GPUs (gres on character devices; the NCCL stand-in sees
-# CB_STANDIN_GPUS=4 and honours the CUDA_VISIBLE_DEVICES Slurm sets). Node
+# CB_SLURM_GPUS (4) fake GPUs (gres on character devices; the NCCL stand-in
+# sees as many and honours the CUDA_VISIBLE_DEVICES Slurm sets). Node
 # h0 also runs slurmctld and is the login node: srun, sbatch and scontrol
 # run there. One munged (its socket is a path) serves every namespace.
 # Every daemon listens inside the cluster's own namespaces, so the ports
 # are free by construction and no other test sees them; all state is under
-# SLURM_DIR.
+# CB_SLURM_DIR.
 #
 #   slurm_need            exit 77 unless a Slurm cluster can be made here
 #                         (root, namespaces, the packages; not with
@@ -19,13 +19,13 @@
 #                         kill what is left on the nodes (slurmstepd, tasks),
 #                         remove namespaces and links; runs on any exit
 #   slurm_exec CMD...     run CMD on the login node (h0) with the cluster's
-#                         environment, killed after SLURM_TIMEOUT (60) s
+#                         environment, killed after CB_SLURM_TIMEOUT (60) s
 #   slurm_run CMD...      slurm_exec with stdout in $CB_TMP/out, stderr in
 #                         $CB_TMP/err, the status in $rc
 #   slurm_wait_job ID     wait until job ID has ended; prints its state and
 #                         exit code as "STATE RC:SIG"
 #   slurm_node_state hI   the node's state and reason: "STATE|REASON"
-# Sets SLURM_DIR, SLURM_NODES (h[0-N-1]) and exports SLURM_CONF and the
+# Sets CB_SLURM_DIR, CB_SLURM_NODES (h[0-N-1]) and exports SLURM_CONF and the
 # MPI settings the tasks need (PMIx, TCP over eth0).
 
 slurm_need() {
@@ -39,21 +39,24 @@ slurm_need() {
 slurm_up() {
     slurm_n=${1:-4}
     cluster_up "$slurm_n"
-    SLURM_DIR="$CLUSTER_DIR/slurm"
+    CB_SLURM_DIR="$CLUSTER_DIR/slurm"
     trap 'slurm_down' EXIT
-    SLURM_NODES="h[0-$((slurm_n - 1))]"
-    mkdir -p "$SLURM_DIR/munge" "$SLURM_DIR/state" "$SLURM_DIR/log" "$SLURM_DIR/dev" \
-        "$SLURM_DIR/jobs" || exit 99
-    chmod 755 "$CLUSTER_DIR" "$SLURM_DIR" "$SLURM_DIR/munge"
+    CB_SLURM_NODES="h[0-$((slurm_n - 1))]"
+    mkdir -p "$CB_SLURM_DIR/munge" "$CB_SLURM_DIR/state" "$CB_SLURM_DIR/log" "$CB_SLURM_DIR/dev" \
+        "$CB_SLURM_DIR/jobs" || exit 99
+    chmod 755 "$CLUSTER_DIR" "$CB_SLURM_DIR" "$CB_SLURM_DIR/munge"
     i=0
     while [ "$i" -lt "$slurm_n" ]; do
-        mkdir -p "$SLURM_DIR/spool/h$i" "$SLURM_DIR/tmp/h$i" || exit 99
+        mkdir -p "$CB_SLURM_DIR/spool/h$i" "$CB_SLURM_DIR/tmp/h$i" || exit 99
         i=$((i + 1))
     done
     # Fake GPUs: Slurm wants character devices in gres.conf's File= (plain
     # files drop the GPUs and drain the node); these are /dev/null's.
-    for g in 0 1 2 3; do
-        mknod "$SLURM_DIR/dev/nvidia$g" c 1 3 || skip "cannot make device nodes here (mknod)"
+    CB_SLURM_GPUS=${CB_SLURM_GPUS:-4}
+    g=0
+    while [ "$g" -lt "$CB_SLURM_GPUS" ]; do
+        g=$((g + 1))
+        mknod "$CB_SLURM_DIR/dev/nvidia$((g - 1))" c 1 3 || skip "cannot make device nodes here (mknod)"
     done
     slurm_write_conf
     srun --mpi=list 2>&1 | grep -q pmix ||
@@ -63,23 +66,23 @@ slurm_up() {
     # in its node's. Not ip netns exec: it remounts /sys, and slurmd then
     # finds no cgroup file system and dies. $! is the daemon itself (nsenter,
     # unshare and sh exec it).
-    slurm_on 0 slurmctld -D -f "$SLURM_CONF" >"$SLURM_DIR/log/slurmctld.out" 2>&1 &
-    echo $! >"$SLURM_DIR/slurmctld.pids"
+    slurm_on 0 slurmctld -D -f "$SLURM_CONF" >"$CB_SLURM_DIR/log/slurmctld.out" 2>&1 &
+    echo $! >"$CB_SLURM_DIR/slurmctld.pids"
     i=0
     while [ "$i" -lt "$slurm_n" ]; do
-        slurm_on "$i" slurmd -D -N "h$i" -f "$SLURM_CONF" >"$SLURM_DIR/log/slurmd.h$i.out" 2>&1 &
-        echo $! >>"$SLURM_DIR/slurmd.pids"
+        slurm_on "$i" slurmd -D -N "h$i" -f "$SLURM_CONF" >"$CB_SLURM_DIR/log/slurmd.h$i.out" 2>&1 &
+        echo $! >>"$CB_SLURM_DIR/slurmd.pids"
         i=$((i + 1))
     done
     slurm_wait_idle || {
         slurm_exec sinfo -N -l >&2
-        tail -n 20 "$SLURM_DIR"/log/* >&2
+        tail -n 20 "$CB_SLURM_DIR"/log/* >&2
         fail "the Slurm cluster did not come up (logs above)"
     }
     # The tasks are Open MPI ranks started by srun (PMIx): TCP on the
     # nodes' NICs, idle ranks yield (8 and more ranks on 2 cores).
     OMPI_MCA_btl=self,vader,tcp OMPI_MCA_btl_tcp_if_include=eth0 OMPI_MCA_mpi_yield_when_idle=1
-    CB_STANDIN_GPUS=4
+    CB_STANDIN_GPUS=$CB_SLURM_GPUS
     export OMPI_MCA_btl OMPI_MCA_btl_tcp_if_include OMPI_MCA_mpi_yield_when_idle CB_STANDIN_GPUS
 }
 
@@ -94,7 +97,7 @@ slurm_on() {
 }
 
 slurm_write_conf() {
-    SLURM_CONF="$SLURM_DIR/slurm.conf"
+    SLURM_CONF="$CB_SLURM_DIR/slurm.conf"
     export SLURM_CONF
     cat >"$SLURM_CONF" <<EOF
 ClusterName=cbtest
@@ -104,15 +107,15 @@ SlurmdUser=root
 SlurmctldPort=6817
 SlurmdPort=6818
 AuthType=auth/munge
-AuthInfo=socket=$SLURM_DIR/munge/socket
+AuthInfo=socket=$CB_SLURM_DIR/munge/socket
 CredType=cred/munge
-StateSaveLocation=$SLURM_DIR/state
-SlurmdSpoolDir=$SLURM_DIR/spool/%n
-SlurmctldPidFile=$SLURM_DIR/slurmctld.pid
-SlurmdPidFile=$SLURM_DIR/spool/%n/slurmd.pid
-SlurmctldLogFile=$SLURM_DIR/log/slurmctld.log
-SlurmdLogFile=$SLURM_DIR/log/slurmd.%n.log
-TmpFS=$SLURM_DIR/tmp/%n
+StateSaveLocation=$CB_SLURM_DIR/state
+SlurmdSpoolDir=$CB_SLURM_DIR/spool/%n
+SlurmctldPidFile=$CB_SLURM_DIR/slurmctld.pid
+SlurmdPidFile=$CB_SLURM_DIR/spool/%n/slurmd.pid
+SlurmctldLogFile=$CB_SLURM_DIR/log/slurmctld.log
+SlurmdLogFile=$CB_SLURM_DIR/log/slurmd.%n.log
+TmpFS=$CB_SLURM_DIR/tmp/%n
 ProctrackType=proctrack/linuxproc
 TaskPlugin=task/none
 SelectType=select/cons_tres
@@ -132,31 +135,31 @@ KillWait=2
 MinJobAge=300
 SlurmctldDebug=info
 SlurmdDebug=info
-NodeName=DEFAULT CPUs=8 Boards=1 SocketsPerBoard=1 CoresPerSocket=8 ThreadsPerCore=1 RealMemory=1000 Gres=gpu:4 State=UNKNOWN
+NodeName=DEFAULT CPUs=16 Boards=1 SocketsPerBoard=1 CoresPerSocket=16 ThreadsPerCore=1 RealMemory=1000 Gres=gpu:$CB_SLURM_GPUS State=UNKNOWN
 EOF
     i=0
     while [ "$i" -lt "$slurm_n" ]; do
         echo "NodeName=h$i NodeAddr=$(cluster_addr "$i")" >>"$SLURM_CONF"
         i=$((i + 1))
     done
-    echo "PartitionName=test Nodes=ALL Default=YES MaxTime=10 State=UP OverSubscribe=NO" >>"$SLURM_CONF"
-    cat >"$SLURM_DIR/gres.conf" <<EOF
+    echo "PartitionName=test Nodes=ALL Default=YES MaxTime=60 State=UP OverSubscribe=NO" >>"$SLURM_CONF"
+    cat >"$CB_SLURM_DIR/gres.conf" <<EOF
 AutoDetect=off
-Name=gpu File=$SLURM_DIR/dev/nvidia[0-3]
+Name=gpu File=$CB_SLURM_DIR/dev/nvidia[0-$((CB_SLURM_GPUS - 1))]
 EOF
 }
 
 slurm_start_munge() {
-    dd if=/dev/urandom of="$SLURM_DIR/munge/key" bs=1024 count=1 2>/dev/null &&
-        chmod 400 "$SLURM_DIR/munge/key" || exit 99
-    munged -F --socket="$SLURM_DIR/munge/socket" --key-file="$SLURM_DIR/munge/key" \
-        --pid-file="$SLURM_DIR/munge/pid" --log-file="$SLURM_DIR/log/munged.log" \
-        --seed-file="$SLURM_DIR/munge/seed" >"$SLURM_DIR/log/munged.out" 2>&1 &
-    echo $! >"$SLURM_DIR/munged.pids"
+    dd if=/dev/urandom of="$CB_SLURM_DIR/munge/key" bs=1024 count=1 2>/dev/null &&
+        chmod 400 "$CB_SLURM_DIR/munge/key" || exit 99
+    munged -F --socket="$CB_SLURM_DIR/munge/socket" --key-file="$CB_SLURM_DIR/munge/key" \
+        --pid-file="$CB_SLURM_DIR/munge/pid" --log-file="$CB_SLURM_DIR/log/munged.log" \
+        --seed-file="$CB_SLURM_DIR/munge/seed" >"$CB_SLURM_DIR/log/munged.out" 2>&1 &
+    echo $! >"$CB_SLURM_DIR/munged.pids"
     tries=0
-    until [ -S "$SLURM_DIR/munge/socket" ]; do
+    until [ -S "$CB_SLURM_DIR/munge/socket" ]; do
         tries=$((tries + 1))
-        [ "$tries" -le 50 ] || { cat "$SLURM_DIR/log/munged.out" >&2; fail "munged did not start"; }
+        [ "$tries" -le 50 ] || { cat "$CB_SLURM_DIR/log/munged.out" >&2; fail "munged did not start"; }
         sleep 0.1
     done
 }
@@ -165,7 +168,7 @@ slurm_start_munge() {
 slurm_wait_idle() {
     deadline=$(($(date +%s) + 30))
     while [ "$(date +%s)" -lt "$deadline" ]; do
-        states=$(SLURM_TIMEOUT=5 slurm_exec sinfo -h -N -o '%N %T' 2>/dev/null | sort -u)
+        states=$(CB_SLURM_TIMEOUT=5 slurm_exec sinfo -h -N -o '%N %T' 2>/dev/null | sort -u)
         if [ -n "$states" ] && [ "$(echo "$states" | grep -c ' idle$')" = "$slurm_n" ]; then
             return 0
         fi
@@ -176,7 +179,7 @@ slurm_wait_idle() {
 
 slurm_exec() {
     # In the background with wait, as cluster_exec: traps run at once.
-    timeout -k 5 "${SLURM_TIMEOUT:-60}" nsenter --net="/run/netns/${CLUSTER_NS}h0" \
+    timeout -k 5 "${CB_SLURM_TIMEOUT:-60}" nsenter --net="/run/netns/${CLUSTER_NS}h0" \
         unshare --uts sh -c 'hostname h0 && exec "$@"' sh "$@" <&0 &
     wait $!
 }
@@ -189,9 +192,9 @@ slurm_run() {
 # slurm_wait_job ID: polls until the job has left the queue's live states;
 # prints "STATE EXITCODE" (exit code as Slurm shows it, STATUS:SIGNAL).
 slurm_wait_job() {
-    deadline=$(($(date +%s) + ${SLURM_TIMEOUT:-60}))
+    deadline=$(($(date +%s) + ${CB_SLURM_TIMEOUT:-60}))
     while [ "$(date +%s)" -lt "$deadline" ]; do
-        line=$(SLURM_TIMEOUT=5 slurm_exec scontrol -o show job "$1" 2>/dev/null)
+        line=$(CB_SLURM_TIMEOUT=5 slurm_exec scontrol -o show job "$1" 2>/dev/null)
         state=$(echo "$line" | sed -n 's/.* JobState=\([A-Z_]*\) .*/\1/p')
         case "$state" in
             ""|PENDING|RUNNING|CONFIGURING|COMPLETING|SUSPENDED) ;;
@@ -204,23 +207,23 @@ slurm_wait_job() {
 }
 
 slurm_node_state() {
-    SLURM_TIMEOUT=10 slurm_exec sinfo -h -N -n "$1" -o '%T|%E' | head -n 1
+    CB_SLURM_TIMEOUT=10 slurm_exec sinfo -h -N -n "$1" -o '%T|%E' | head -n 1
 }
 
 # Stop everything whatever happened; safe to repeat.
 slurm_down() {
-    if [ -n "${SLURM_DIR:-}" ] && [ -d "$SLURM_DIR" ]; then
-        SLURM_TIMEOUT=5 slurm_exec scancel --quiet --partition=test >/dev/null 2>&1 || true
+    if [ -n "${CB_SLURM_DIR:-}" ] && [ -d "$CB_SLURM_DIR" ]; then
+        CB_SLURM_TIMEOUT=5 slurm_exec scancel --quiet --partition=test >/dev/null 2>&1 || true
         for file in slurmd.pids slurmctld.pids munged.pids; do
-            [ -f "$SLURM_DIR/$file" ] || continue
+            [ -f "$CB_SLURM_DIR/$file" ] || continue
             # shellcheck disable=SC2046
-            kill $(cat "$SLURM_DIR/$file") 2>/dev/null
+            kill $(cat "$CB_SLURM_DIR/$file") 2>/dev/null
         done
         # Give them 2 s to go, then kill what is left by its PID.
         tries=0
         while [ "$tries" -lt 20 ]; do
             alive=""
-            for pid in $(cat "$SLURM_DIR"/*.pids 2>/dev/null); do
+            for pid in $(cat "$CB_SLURM_DIR"/*.pids 2>/dev/null); do
                 kill -0 "$pid" 2>/dev/null && alive="$alive $pid"
             done
             [ -n "$alive" ] || break
@@ -232,8 +235,8 @@ slurm_down() {
     # Leftover slurmstepd and tasks live in the nodes' namespaces:
     # cluster_down kills every process there, then removes them and links.
     cluster_down
-    [ -n "${SLURM_DIR:-}" ] && rm -rf "$SLURM_DIR"
-    SLURM_DIR=""
+    [ -n "${CB_SLURM_DIR:-}" ] && rm -rf "$CB_SLURM_DIR"
+    CB_SLURM_DIR=""
 }
 
 # slurm_devices RANKS NODES: the last run's "Using devices" lines show RANKS
