@@ -9,7 +9,7 @@ slurm_need
 slurm_up 4
 cluster_slow_node 2 50mbit || fail "could not shape node 2's NIC"
 slurm_run srun --mpi=pmix -N4 --ntasks-per-node=2 "$CB_BIN" --backend mpi -o scan \
-    -b 1M -e 1M -n 3 -w 1 --suspect-ratio 0.3 --json "$CB_TMP/scan.json"
+    -b 256K -e 256K -n 3 -w 1 --suspect-ratio 0.3 --json "$CB_TMP/scan.json"
 expect_rc 8 "srun -o scan, node h2's NIC at 50 Mbit/s"
 has 1 '^#  *h0  *h1  *h2  *h3$'
 grep -q '^# Suspect node h2: ' "$CB_TMP/out" || show_and_fail "node h2 is not named"

@@ -19,9 +19,11 @@
 #                         kill what is left on the nodes (slurmstepd, tasks),
 #                         remove namespaces and links; runs on any exit
 #   slurm_exec CMD...     run CMD on the login node (h0) with the cluster's
-#                         environment, killed after CB_SLURM_TIMEOUT (60) s
+#                         environment, killed after CB_SLURM_TIMEOUT (120) s
 #   slurm_run CMD...      slurm_exec with stdout in $CB_TMP/out, stderr in
 #                         $CB_TMP/err, the status in $rc
+#   slurm_node_run I CMD...  the same on node I, outside any job (as slurmd
+#                         runs a HealthCheckProgram)
 #   slurm_wait_job ID     wait until job ID has ended; prints its state and
 #                         exit code as "STATE RC:SIG"
 #   slurm_node_state hI   the node's state and reason: "STATE|REASON"
@@ -179,7 +181,7 @@ slurm_wait_idle() {
 
 slurm_exec() {
     # In the background with wait, as cluster_exec: traps run at once.
-    timeout -k 5 "${CB_SLURM_TIMEOUT:-60}" nsenter --net="/run/netns/${CLUSTER_NS}h0" \
+    timeout -k 5 "${CB_SLURM_TIMEOUT:-120}" nsenter --net="/run/netns/${CLUSTER_NS}h0" \
         unshare --uts sh -c 'hostname h0 && exec "$@"' sh "$@" <&0 &
     wait $!
 }
@@ -187,6 +189,17 @@ slurm_exec() {
 slurm_run() {
     rc=0
     slurm_exec "$@" </dev/null >"$CB_TMP/out" 2>"$CB_TMP/err" || rc=$?
+}
+
+# slurm_node_run I CMD...: as slurm_run, on node I as slurmd runs its
+# HealthCheckProgram (outside any job, hostname hI).
+slurm_node_run() {
+    node=$1
+    shift
+    rc=0
+    slurm_on "$node" timeout -k 5 "${CB_SLURM_TIMEOUT:-120}" "$@" \
+        </dev/null >"$CB_TMP/out" 2>"$CB_TMP/err" &
+    wait $! || rc=$?
 }
 
 # slurm_wait_job ID: polls until the job has left the queue's live states;
