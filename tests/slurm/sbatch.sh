@@ -2,7 +2,7 @@
 # submitted with sbatch to a real Slurm cluster of nodes with 8 GPUs
 # (through the NCCL stand-in, as nccl-collbench on PATH): the job completes
 # (0:0), its output file holds the table of 16 ranks on 2 nodes, each on a
-# GPU of its own, verified, and the per-job CSV and JSON files are there.
+# GPU of its own, verified, and the per-job CSV file agrees.
 . "$CB_SRCDIR/tests/support/lib.sh"
 . "$CB_SRCDIR/tests/nccl/standin/lib.sh"
 . "$CB_SRCDIR/tests/cluster/cluster.sh"
@@ -29,15 +29,13 @@ slurm_run sh -c 'cd "$1" && PATH="$2:$PATH" exec sbatch --parsable job.sh' sh "$
 expect_rc 0 "sbatch README's script"
 job=$(cat "$CB_TMP/out")
 result=$(CB_SLURM_TIMEOUT=120 slurm_wait_job "$job")
-out="$CB_TMP/job/collbench-$job.out"
+out="$CB_TMP/job/$job.out"
 [ "$result" = "COMPLETED 0:0" ] || { cat "$out" >&2; fail "job $job ended '$result'"; }
 cp "$out" "$CB_TMP/out"
 slurm_devices 16 2
 has 1 '^# ranks: 16  nodes: 2  ranks per node: 8$'
 has 1 '^# backend: nccl '
 has 1 '^# Out of bounds values : 0 OK$'
-check check-sweep --table "$CB_TMP/out" --csv "$CB_TMP/job/allreduce-$job.csv" --ranks 16 \
+check check-sweep --table "$CB_TMP/out" --csv "$CB_TMP/job/$job.csv" --ranks 16 \
     --sizes 8,16,32,64,128,256 --collective allreduce --wrong 0
-"$CB_PYTHON" -c 'import json, sys; d = json.load(open(sys.argv[1])); assert d["results"], d' \
-    "$CB_TMP/job/allreduce-$job.json" || fail "the job's JSON file"
 echo ok
