@@ -11,8 +11,9 @@
 #
 # Not MPICH: ci/mpich.sh runs the end-to-end tests under it (about 2
 # more minutes; see HACKING.md).
-# Time (2 cores): the cluster tests run under Open MPI 4 and 5,
-# and not again in make distcheck or the sanitizer build (CB_SKIP_CLUSTER),
+# Time (2 cores): the cluster tests run under Open MPI 4 and 5, the Slurm
+# tests (tests/slurm/, about 2.5 minutes) under Open MPI 4 only,
+# and neither again in make distcheck or the sanitizer build (CB_SKIP_CLUSTER),
 # where they would test the launchers and the kernel's network rather than
 # the program's code, which the other tests already run under the
 # sanitizers; that keeps the whole run within 30 minutes.
@@ -80,6 +81,9 @@ ompi5_tests=$(for t in $again_tests; do case "$t" in
     tests/nccl/nccl_standin_sweep.sh | tests/nccl/nccl_standin_select.sh | tests/nccl/nccl_nogpu.sh)
         echo "$t" ;;
     tests/nccl/*) ;;
+    # The Slurm cluster tests Slurm's side (binding, statuses, draining)
+    # with the MPI that Debian's Slurm packages go with; once is enough.
+    tests/slurm/*) ;;
     *) echo "$t" ;; esac; done | tr '\n' ' ')
 make -C _build-ompi5 -j"$jobs" check TESTS="$ompi5_tests" || { show_logs _build-ompi5; exit 1; }
 elapsed "Open MPI 5 build: $(counts _build-ompi5)"

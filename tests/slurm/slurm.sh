@@ -86,6 +86,22 @@ slurm_up() {
     OMPI_MCA_btl=self,vader,tcp OMPI_MCA_btl_tcp_if_include=eth0 OMPI_MCA_mpi_yield_when_idle=1
     CB_STANDIN_GPUS=$CB_SLURM_GPUS
     export OMPI_MCA_btl OMPI_MCA_btl_tcp_if_include OMPI_MCA_mpi_yield_when_idle CB_STANDIN_GPUS
+    slurm_probe_mpi
+}
+
+# Debian's Open MPI 4.1 starts under srun --mpi=pmix (the tests' premise:
+# a failure there is a failure); another MPI the program was built with may
+# not (MPICH without PMIx support starts singletons), and then the tests
+# skip rather than test that MPI's build.
+slurm_probe_mpi() {
+    rc=0
+    slurm_exec srun --mpi=pmix -N2 --ntasks-per-node=1 "$CB_BIN" --backend mpi -b 8 -e 8 -n 1 -w 0 \
+        </dev/null >"$CB_TMP/probe.out" 2>"$CB_TMP/probe.err" || rc=$?
+    [ "$rc" = 0 ] && grep -q '^# ranks: 2  nodes: 2 ' "$CB_TMP/probe.out" && return 0
+    [ "${CB_LAUNCHER:-}" = ompi4 ] ||
+        skip "this MPI's ranks do not start as one job under srun --mpi=pmix (status $rc): $(head -n 1 "$CB_TMP/probe.err")"
+    cat "$CB_TMP/probe.out" "$CB_TMP/probe.err" >&2
+    fail "2 ranks of the program under srun --mpi=pmix (status $rc, output above)"
 }
 
 # slurm_on I CMD...: CMD on node I with hI as its hostname and the
