@@ -7,7 +7,8 @@
 # HealthCheckProgram): with --dry-run a floor it cannot reach prints the
 # scontrol command and changes nothing; then it drains h1 with the figure,
 # then a floor it passes returns it; a failing check of the hand-drained h3
-# leaves it as it was. A scan whose program fails is "could not check" (3).
+# leaves it as it was. A scan whose program fails is "could not check" (3)
+# and drains nobody.
 . "$CB_SRCDIR/tests/support/lib.sh"
 . "$CB_SRCDIR/tests/cluster/cluster.sh"
 . "$CB_SRCDIR/tests/slurm/slurm.sh"
@@ -33,14 +34,29 @@ hand_drained() {
     esac
 }
 
-# One allocation of the 4 nodes; the health scans are its steps.
-slurm_run salloc --no-shell -N4 --exclusive --time=10
+# One allocation of the 4 nodes; the health scans are its steps. Not
+# --exclusive: that gives the job the 16 CPUs each node declares on a
+# machine with 2, and Open MPI's ranks then crashed now and then at start.
+slurm_run salloc --no-shell -N4 --ntasks-per-node=2 --time=10
 expect_rc 0 "salloc"
 job=$(sed -n 's/.*Granted job allocation \([0-9]*\).*/\1/p' "$CB_TMP/err")
 [ -n "$job" ] || show_and_fail "salloc granted no allocation"
 SCAN="--scan --gpus 2 --program $CB_BIN -- --backend mpi -b 256K -e 256K -n 3 -w 1 --suspect-ratio 0.3"
+# scan ARGS...: the tool in the allocation. On this machine a step of it
+# sometimes fails before the program's first line: a rank crashes in Open
+# MPI's start (status 139) or the ranks never finish connecting (the
+# step's time limit). Neither is the tool's doing, which then says it could
+# not check; such a scan is run again, at most twice, with a note.
 scan() {
-    slurm_run env SLURM_JOB_ID="$job" SLURM_JOB_NODELIST="$CB_SLURM_NODES" "$HEALTH" "$@"
+    tries=0
+    while :; do
+        CB_SLURM_TIMEOUT=45 slurm_run env SLURM_JOB_ID="$job" SLURM_JOB_NODELIST="$CB_SLURM_NODES" \
+            "$HEALTH" "$@"
+        { [ "$rc" = 124 ] || { [ "$rc" = 3 ] && grep -q 'the scan exited with status 139$' "$CB_TMP/err"; }; } &&
+            [ "$tries" -lt 2 ] || break
+        tries=$((tries + 1))
+        echo "note: the scan's MPI start failed (status $rc: $(tail -n 1 "$CB_TMP/err")); scanning again" >&2
+    done
 }
 
 scan $SCAN
@@ -65,12 +81,14 @@ grep -q 'node h2 passed: returned to service' "$CB_TMP/out" || show_and_fail "h2
 not_drained h2 "h2 unshaped"
 hand_drained "h2 unshaped"
 
-# A scan that cannot run (a bad option for the program): could not check.
-slurm_run env SLURM_JOB_ID="$job" SLURM_JOB_NODELIST="$CB_SLURM_NODES" "$HEALTH" --scan --gpus 2 \
-    --program "$CB_BIN" -- --backend mpi -b banana
+# A scan whose program fails (status 1, no verdict): could not check, and
+# nothing is drained.
+CB_SLURM_TIMEOUT=60 slurm_run env SLURM_JOB_ID="$job" SLURM_JOB_NODELIST="$CB_SLURM_NODES" \
+    "$HEALTH" --scan --gpus 2 --program /bin/false
 expect_rc 3 "a scan that cannot run"
-grep -q '^nccl-collbench-health: could not check: the scan exited with status 2$' "$CB_TMP/err" ||
+grep -q '^nccl-collbench-health: could not check: the scan exited with status 1$' "$CB_TMP/err" ||
     show_and_fail "could not check: no reason"
+for n in h0 h1 h2; do not_drained $n "a scan that cannot run"; done
 slurm_exec scancel "$job"
 
 # Alone on a node, outside any job. --dry-run first: the command, no change.

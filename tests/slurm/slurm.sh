@@ -104,13 +104,20 @@ slurm_probe_mpi() {
     fail "2 ranks of the program under srun --mpi=pmix (status $rc, output above)"
 }
 
-# slurm_on I CMD...: CMD on node I with hI as its hostname and the
-# cluster's hosts file as /etc/hosts (private mount namespace).
+# slurm_on I CMD...: CMD on node I with hI as its hostname, the cluster's
+# hosts file as /etc/hosts and a /dev/shm of its own (a private mount
+# namespace), as a real node has: Open MPI names its shared memory files by
+# hostname and Slurm job, so a shared /dev/shm let ranks attach to files
+# another test's job of the same number left and hang. (Its session folder
+# in /tmp is named the same way: each test's job numbers start elsewhere,
+# FirstJobId.)
 slurm_on() {
     node=$1
     shift
-    nsenter --net="/run/netns/${CLUSTER_NS}h$node" unshare --uts --mount sh -c \
-        'hostname "$0" && mount --bind "$1" /etc/hosts && shift && exec "$@"' \
+    # exec: called in the background, so $! is the command's own PID.
+    exec nsenter --net="/run/netns/${CLUSTER_NS}h$node" unshare --uts --mount sh -c \
+        'hostname "$0" && mount --bind "$1" /etc/hosts && mount -t tmpfs -o size=256m,mode=1777 cbshm /dev/shm &&
+         shift && exec "$@"' \
         "h$node" "$CLUSTER_DIR/hosts" "$@"
 }
 
@@ -142,6 +149,7 @@ SlurmdParameters=config_overrides
 MpiDefault=pmix
 GresTypes=gpu
 SchedulerType=sched/builtin
+FirstJobId=$(( ($$ % 60000) * 1000 + 1 ))
 ReturnToService=2
 AccountingStorageType=accounting_storage/none
 JobAcctGatherType=jobacct_gather/none
