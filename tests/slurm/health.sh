@@ -52,7 +52,8 @@ scan() {
     while :; do
         CB_SLURM_TIMEOUT=45 slurm_run env SLURM_JOB_ID="$job" SLURM_JOB_NODELIST="$CB_SLURM_NODES" \
             "$HEALTH" "$@"
-        { [ "$rc" = 124 ] || { [ "$rc" = 3 ] && grep -q 'the scan exited with status 139$' "$CB_TMP/err"; }; } &&
+        # (A step that timed out is run again by slurm_run.)
+        [ "$rc" = 3 ] && grep -q 'the scan exited with status 139$' "$CB_TMP/err" &&
             [ "$tries" -lt 2 ] || break
         tries=$((tries + 1))
         echo "note: the scan's MPI start failed (status $rc: $(tail -n 1 "$CB_TMP/err")); scanning again" >&2
