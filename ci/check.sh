@@ -9,12 +9,13 @@
 # code path once; and a short fuzzing run. Ends with the counts of every
 # suite. About 35 minutes on 2 cores, within CI's 90 (bench/RESULTS.md).
 #
-# The cluster, Slurm and Prometheus tests run under Open MPI 4 and 5 (MPICH
-# where it can: the wrapper skips the cluster tests under MPICH before 4.2
-# on ch4:ucx), not again in make distcheck or the sanitizer build
-# (CB_SKIP_CLUSTER), where they would test the launchers and the kernel's
-# network rather than the program's code, which the other tests already run
-# under the sanitizers.
+# The cluster and Prometheus tests run under Open MPI 4 and 5, the Slurm
+# tests (tests/slurm/) under Open MPI 4 only (Debian's Slurm launches
+# Debian's Open MPI through PMIx), MPICH where it can (the wrapper skips the
+# cluster tests under MPICH before 4.2 on ch4:ucx); none of them again in
+# make distcheck or the sanitizer build (CB_SKIP_CLUSTER), where they would
+# test the launchers and the kernel's network rather than the program's
+# code, which the other tests already run under the sanitizers.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 cd "$here/.."
@@ -57,6 +58,9 @@ ompi5_tests=$(for t in $again_tests; do case "$t" in
     tests/nccl/nccl_standin_sweep.sh | tests/nccl/nccl_standin_select.sh | tests/nccl/nccl_nogpu.sh)
         echo "$t" ;;
     tests/nccl/*) ;;
+    # The Slurm cluster tests Slurm's side (binding, statuses, draining)
+    # with the MPI that Debian's Slurm packages go with; once is enough.
+    tests/slurm/*) ;;
     *) echo "$t" ;; esac; done | tr '\n' ' ')
 make -C _build-ompi5 -j"$jobs" check TESTS="$ompi5_tests" || { show_logs _build-ompi5; exit 1; }
 elapsed "Open MPI 5 build: $(counts _build-ompi5)"

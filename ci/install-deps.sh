@@ -31,6 +31,15 @@ need prometheus-node-exporter prometheus-node-exporter
 need ip iproute2
 need tc iproute2
 need unshare util-linux
+# The Slurm test cluster (tests/slurm/): Debian's Slurm and munge.
+need slurmctld slurmctld
+need slurmd slurmd
+need srun slurm-client
+need munged munge
+# Its GPU and PMIx plugins (a recommendation, so not pulled in by the above).
+for plugin in /usr/lib/*/slurm-wlm/gres_gpu.so; do
+    [ -e "$plugin" ] || missing="$missing slurm-wlm-basic-plugins"
+done
 # With CB_OMPI5_DIR set (ci/check.sh): Open MPI 5, PyPI's relocatable
 # build, in a venv there, for the suite under a second MPI; the venv needs
 # Debian's python3-venv.

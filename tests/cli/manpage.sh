@@ -6,7 +6,7 @@
 mandir="$CB_BUILDDIR/man"
 page="$mandir/nccl-collbench.1"
 pages="nccl-collbench.1 nccl-collbench-output.5 nccl-collbench-collectives.7
-nccl-collbench-compare.1 nccl-collbench-plot.1"
+nccl-collbench-compare.1 nccl-collbench-plot.1 nccl-collbench-health.1"
 for p in $pages; do
     [ -f "$mandir/$p" ] || fail "$mandir/$p was not built"
 done
@@ -36,10 +36,21 @@ has_sections nccl-collbench-output.5 NAME DESCRIPTION 'TABLE OUTPUT' STATISTICS 
     'CSV OUTPUT' 'JSON OUTPUT' 'PROMETHEUS OUTPUT' 'SEE ALSO'
 has_sections nccl-collbench-collectives.7 NAME DESCRIPTION COLLECTIVES DATATYPES \
     REDUCTIONS BACKENDS VERIFICATION 'SEE ALSO'
+has_sections nccl-collbench-health.1 NAME SYNOPSIS DESCRIPTION OPTIONS 'EXIT STATUS' EXAMPLES \
+    'SEE ALSO'
+# nccl-collbench-health(1) documents every option its --help lists.
+"$CB_BUILDDIR/src/nccl-collbench-health" --help >"$CB_TMP/health-help" ||
+    fail "nccl-collbench-health --help"
+for opt in $(grep -oE -- '--[a-z][a-z0-9-]+' "$CB_TMP/health-help" | sort -u); do
+    escaped=$(printf '%s' "$opt" | sed 's/-/\\\\-/g')
+    grep -qF -- "$opt" "$mandir/nccl-collbench-health.1" ||
+        grep -q -- "$escaped" "$mandir/nccl-collbench-health.1" ||
+        fail "nccl-collbench-health(1) lacks $opt"
+done
 for p in nccl-collbench.1 nccl-collbench-output.5 nccl-collbench-collectives.7; do
     sed -n '/^\.SH SEE ALSO/,$p' "$mandir/$p" | sed 's/\\//g' >"$CB_TMP/seealso"
     for other in nccl-collbench.1 nccl-collbench-output.5 nccl-collbench-collectives.7 \
-        nccl-collbench-compare.1 nccl-collbench-plot.1; do
+        nccl-collbench-compare.1 nccl-collbench-plot.1 nccl-collbench-health.1; do
         [ "$other" = "$p" ] && continue
         name=${other%.*}
         grep -q "^\.BR $name (${other##*.})" "$CB_TMP/seealso" || fail "$p: SEE ALSO lacks $other"
