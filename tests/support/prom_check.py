@@ -19,6 +19,7 @@ SOURCE is a file or http://HOST:PORT (Prometheus' /api/v1/query). Label
 values from host names are compared after the printer's mapping of bytes
 that are not UTF-8 (each such byte is the Latin-1 character).
 """
+import calendar
 import csv
 import json
 import math
@@ -246,6 +247,12 @@ def check_results(source, rows):
                       [(result_labels(r, src), float(r["time_us"])) for r in rows])
     n += expect_equal(source, "nccl_collbench_wrong_elements",
                       [(result_labels(r, src), float(r["wrong"])) for r in rows if r["wrong"] != ""])
+    if rows:
+        start = calendar.timegm(time.strptime(rows[0]["start_utc"], "%Y-%m-%dT%H:%M:%SZ"))
+        got = [v for l, v in series(source, "nccl_collbench_start_timestamp_seconds")
+               if l.get("source") == source_label(source)]
+        if got != [start]:
+            raise Bad("start_timestamp_seconds %r, the CSV's start_utc is %d" % (got, start))
     print("%d result series equal the CSV's %d rows" % (n, len(rows)))
 
 
