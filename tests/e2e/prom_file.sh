@@ -29,9 +29,19 @@ run 2 $SWEEP --csv "$CB_TMP/all.csv" --prom "$d/all.prom"
 expect_rc 0 "--prom"
 prom "$d/all.prom"
 "$CB_PYTHON" "$CHECK" results "$d/all.prom" "$CB_TMP/all.csv" || fail "the series are not the CSV's"
+"$CB_PYTHON" "$CHECK" count "$d/all.prom" "$CB_TMP/all.csv" || fail "more or fewer series than documented"
 "$CB_PYTHON" "$CHECK" info "$d/all.prom" backend=mpi slurm_job_id= || fail "the info series"
 grep -q '^nccl_collbench_exit_status{source="all"} 0$' "$d/all.prom" || fail "no exit status 0"
 ls "$d" | grep -v '^all\.prom$' && fail "a temporary file was left beside the file"
+
+# Not checked (-c 0): no wrong-element series, the rest as many as before.
+run 2 --backend mpi -o allreduce,barrier -b 8 -e 1K -f 8 -n 2 -c 0 --csv "$CB_TMP/c0.csv" \
+    --prom "$d/c0.prom"
+expect_rc 0 "--prom with -c 0"
+prom "$d/c0.prom"
+"$CB_PYTHON" "$CHECK" count "$d/c0.prom" "$CB_TMP/c0.csv" || fail "-c 0: the series count"
+grep -q '^nccl_collbench_wrong_elements{' "$d/c0.prom" && fail "-c 0: wrong elements reported"
+rm "$d/c0.prom"
 
 # --prom-sizes: each series' largest size, or the sizes listed (the barrier
 # has size 0, so it goes unless 0 is listed).

@@ -10,6 +10,8 @@ tests/e2e/prometheus.sh and tests/e2e/prom_file.sh.
   prom_check.py results SOURCE CSV         result series equal the CSV's rows
   prom_check.py scan SOURCE CSV            scan series equal the CSV's rows
   prom_check.py sizes FILE CSV WHICH       --prom-sizes kept exactly WHICH
+  prom_check.py count FILE CSV             the series are as many as
+                                           nccl-collbench-output(5) says
   prom_check.py info SOURCE KEY=VALUE...   the info series' labels (values
                                            taken from the environment with @NAME)
   prom_check.py watch FILE DONE CYCLES     until file DONE exists, every version
@@ -289,6 +291,17 @@ def check_sizes(path, rows, which):
     check_results(path, want)
 
 
+def check_count(path, rows):
+    """The ended run's 8 series, and per result: its time, its two
+    bandwidths where it moves data, its wrong elements where checked."""
+    fams = parse(path)
+    total = sum(len(f["samples"]) for f in fams.values())
+    want = 8 + sum(1 + 2 * (r["collective"] != "barrier") + (r["wrong"] != "")
+                   for r in rows if not r["scan_part"])
+    if total != want:
+        raise Bad("%s: %d series, not %d" % (path, total, want))
+
+
 def check_info(source, pairs):
     got = series(source, "nccl_collbench_run_info")
     if len(got) != 1 or got[0][1] != 1:
@@ -389,6 +402,8 @@ def main(argv):
         check_sizes(argv[2], read_csv(argv[3]), argv[4])
     elif cmd == "watch":
         watch(argv[2], argv[3], int(argv[4]))
+    elif cmd == "count":
+        check_count(argv[2], read_csv(argv[3]))
     elif cmd == "info":
         check_info(argv[2], argv[3:])
     else:
