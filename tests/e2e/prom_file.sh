@@ -13,6 +13,9 @@ need_mpirun
 need_python
 
 CHECK="$CB_SRCDIR/tests/support/prom_check.py"
+# The checks below import it: no bytecode cache in the source tree.
+PYTHONDONTWRITEBYTECODE=1
+export PYTHONDONTWRITEBYTECODE
 d="$CB_TMP/text"
 mkdir "$d"
 
