@@ -39,7 +39,6 @@ typedef struct prom_printer {
     char *scan;               /* this cycle's health scan families, as text */
     char *shown;              /* the result and scan families of the cycle shown */
     int shown_cycle;          /* that cycle; 0 while none */
-    int shown_whole;          /* it ran whole */
     int cycles;               /* cycles that ran whole */
     long long cycle_end;      /* when the latest whole cycle ended, Unix seconds */
     unsigned long long wrong; /* wrong elements in every result so far, every size */
@@ -233,9 +232,10 @@ static void put_results(FILE *f, const prom_printer *pp)
 static void put_scan_figures(FILE *f, const char *source, const cb_scan_report *rep)
 {
     int n = rep->nnodes, first;
-    if (rep->node_bw != NULL) {
+    if (rep->node_bw != NULL && n > 0) {
         cb_prom_put_family(f, PROM_PREFIX "scan_node_bus_bandwidth_gbs", "gauge",
-                   "Health scan: the all-reduce bus bandwidth within one node, in GB/s");
+                           "Health scan: the all-reduce bus bandwidth within one node, "
+                           "in GB/s");
         for (int a = 0; a < n; a++) {
             cb_prom_open_sample(f, source, PROM_PREFIX "scan_node_bus_bandwidth_gbs", &first);
             cb_prom_put_label(f, &first, "host", rep->hosts[a]);
@@ -244,9 +244,9 @@ static void put_scan_figures(FILE *f, const char *source, const cb_scan_report *
             fputc('\n', f);
         }
     }
-    if (rep->pair_bw != NULL) {
+    if (rep->pair_bw != NULL && n > 1) {
         cb_prom_put_family(f, PROM_PREFIX "scan_pair_bandwidth_gbs", "gauge",
-                   "Health scan: the bandwidth between two nodes, GB/s per direction");
+                           "Health scan: the bandwidth between two nodes, GB/s per direction");
         for (int a = 0; a < n; a++)
             for (int b = a + 1; b < n; b++) {
                 cb_prom_open_sample(f, source, PROM_PREFIX "scan_pair_bandwidth_gbs", &first);
@@ -257,10 +257,10 @@ static void put_scan_figures(FILE *f, const char *source, const cb_scan_report *
                 fputc('\n', f);
             }
     }
-    if (rep->rail_bw != NULL) {
+    if (rep->rail_bw != NULL && rep->nrails > 0) {
         cb_prom_put_family(f, PROM_PREFIX "scan_rail_bus_bandwidth_gbs", "gauge",
-                   "Health scan: the all-reduce bus bandwidth across nodes among the ranks "
-                   "of one local index, in GB/s");
+                           "Health scan: the all-reduce bus bandwidth across nodes "
+                           "among the ranks of one local index, in GB/s");
         for (int l = 0; l < rep->nrails; l++) {
             cb_prom_open_sample(f, source, PROM_PREFIX "scan_rail_bus_bandwidth_gbs", &first);
             cb_prom_put_label_int(f, &first, "rail", l);
@@ -275,21 +275,21 @@ static void put_scan_suspects(FILE *f, const char *source, const cb_scan_report 
 {
     int first;
     cb_prom_put_family(f, PROM_PREFIX "scan_suspect_threshold_ratio", "gauge",
-               "Health scan: a figure below this share of the median is a suspect "
-               "(--suspect-ratio)");
+                       "Health scan: a figure below this share of the median is a suspect "
+                       "(--suspect-ratio)");
     cb_prom_open_sample(f, source, PROM_PREFIX "scan_suspect_threshold_ratio", &first);
     fputs("} ", f);
     cb_prom_put_number(f, PROM_SIGNIFICANT, rep->threshold);
     fputc('\n', f);
     cb_prom_put_family(f, PROM_PREFIX "scan_suspects", "gauge",
-               "Health scan: the number of suspects the verdict named");
+                       "Health scan: the number of suspects the verdict named");
     cb_prom_open_sample(f, source, PROM_PREFIX "scan_suspects", &first);
     fprintf(f, "} %d\n", rep->nsuspects);
     if (rep->nsuspects == 0)
         return;
     cb_prom_put_family(f, PROM_PREFIX "scan_suspect_ratio", "gauge",
-               "Health scan: one series per suspect node, link or rail, valued its figure "
-               "over the median (NaN where wrong elements named it)");
+                       "Health scan: one series per suspect node, link or rail, valued "
+                       "its figure over the median (NaN where wrong elements named it)");
     for (int i = 0; i < rep->nsuspects; i++) {
         const cb_scan_suspect *x = &rep->suspects[i];
         cb_prom_open_sample(f, source, PROM_PREFIX "scan_suspect_ratio", &first);
@@ -334,8 +334,9 @@ static long long utc_seconds(const char *iso)
     int y, mo, d, h, mi, s;
     if (sscanf(iso, "%d-%d-%dT%d:%d:%dZ", &y, &mo, &d, &h, &mi, &s) != 6 || mo < 1 || mo > 12)
         return -1;
-    /* Days since 1970-03-01's era start, counting years from March so that
-     * the leap day ends a year. */
+    /* Days since 1970-01-01 in the Gregorian calendar, in 400-year eras of
+     * 146097 days, each year counted from March so that the leap day ends it
+     * (719468 days from 0000-03-01 to 1970-01-01). */
     long long yr = y - (mo <= 2);
     long long era = (yr >= 0 ? yr : yr - 399) / 400;
     long long year_of_era = yr - era * 400;
@@ -361,8 +362,8 @@ static void put_run_info(FILE *f, const char *source, const cb_run_info *run)
     const char *library = run->ranks[0].device.library;
     const char *slurm_job = getenv("SLURM_JOB_ID");
     int first;
-    cb_prom_put_family(f, PROM_PREFIX "run_info", "gauge", "The run: its id, the program's and the "
-               "libraries' versions and the Slurm job; always 1");
+    cb_prom_put_family(f, PROM_PREFIX "run_info", "gauge", "The run: its id, the program's "
+                       "and the libraries' versions and the Slurm job; always 1");
     cb_prom_open_sample(f, source, PROM_PREFIX "run_info", &first);
     cb_prom_put_label(f, &first, "run_id", run->run_id);
     cb_prom_put_label(f, &first, "version", run->tool_version);
@@ -461,7 +462,7 @@ static void forget_cycle(prom_printer *pp)
 }
 
 /* The kept results and scan become the cycle shown. */
-static void show_cycle(prom_printer *pp, int cycle, int whole)
+static void show_cycle(prom_printer *pp, int cycle)
 {
     char *text = NULL;
     size_t len = 0;
@@ -481,14 +482,13 @@ static void show_cycle(prom_printer *pp, int cycle, int whole)
     free(pp->shown);
     pp->shown = text;
     pp->shown_cycle = cycle;
-    pp->shown_whole = whole;
     forget_cycle(pp);
 }
 
 static void prom_cycle_end(cb_printer *pr, int cycle)
 {
     prom_printer *pp = (prom_printer *)pr;
-    show_cycle(pp, cycle, 1);
+    show_cycle(pp, cycle);
     pp->cycles++;
     pp->cycle_end = (long long)time(NULL);
     publish(pp, NULL);
@@ -500,7 +500,7 @@ static void prom_end(cb_printer *pr, const cb_summary *sum)
 {
     prom_printer *pp = (prom_printer *)pr;
     if (pp->shown == NULL && (pp->nseries > 0 || pp->scan != NULL))
-        show_cycle(pp, pp->cycles + 1, 0);
+        show_cycle(pp, pp->cycles + 1);
     forget_cycle(pp);
     publish(pp, sum);
 }

@@ -106,20 +106,27 @@ run_id() {
     "$CB_PYTHON" -c 'import csv, sys; print(next(csv.DictReader(open(sys.argv[1], errors="surrogateescape")))["run_id"])' "$1"
 }
 
-# A sweep, with a Slurm job id that tries to end the label and the line.
-SLURM_JOB_ID=$(printf '7"} 1\nforged{a="\\') 
+# A sweep, with a Slurm job id that tries to end the label and the line,
+# set in the ranks only (a launcher that sees SLURM_JOB_ID may take the run
+# for a Slurm job's).
+printf '7"} 1\nforged{a="\\' >"$CB_TMP/jobid"
+cat >"$CB_TMP/job.sh" <<LAUNCHER
+#!/bin/sh
+SLURM_JOB_ID=\$(cat "$CB_TMP/jobid")
 export SLURM_JOB_ID
-run 2 --backend mpi -o allreduce,broadcast,barrier -d float,int32 -b 8 -e 4K -f 8 -n 3 \
-    --csv "$CB_TMP/sweep.csv" --prom "$textdir/nccl.prom"
+exec "$CB_BIN" "\$@"
+LAUNCHER
+chmod +x "$CB_TMP/job.sh"
+CB_RUN_BIN=$CB_TMP/job.sh run 2 --backend mpi -o allreduce,broadcast,barrier -d float,int32 \
+    -b 8 -e 4K -f 8 -n 3 --csv "$CB_TMP/sweep.csv" --prom "$textdir/nccl.prom"
 expect_rc 0 "the sweep"
 "$CB_PYTHON" "$CHECK" lint "$textdir/nccl.prom" || fail "the sweep's file"
 series_of "$(run_id "$CB_TMP/sweep.csv")"
 # The whole file is in one scrape: the result series are there with it.
 "$CB_PYTHON" "$CHECK" results "$api" "$CB_TMP/sweep.csv" ||
     fail "Prometheus' series are not the CSV's rows"
-"$CB_PYTHON" "$CHECK" info "$api" slurm_job_id=@SLURM_JOB_ID backend=mpi ||
-    fail "the info series in Prometheus"
-unset SLURM_JOB_ID
+SLURM_JOB_ID=$(cat "$CB_TMP/jobid") "$CB_PYTHON" "$CHECK" info "$api" \
+    slurm_job_id=@SLURM_JOB_ID backend=mpi || fail "the info series in Prometheus"
 
 # A health scan over two hosts of two ranks whose names try the same.
 printf 'n0"} 1\nforged{a="' >"$CB_TMP/id0"

@@ -10,6 +10,8 @@ tests/e2e/prometheus.sh and tests/e2e/prom_file.sh.
   prom_check.py results SOURCE CSV         result series equal the CSV's rows
   prom_check.py scan SOURCE CSV            scan series equal the CSV's rows
   prom_check.py sizes FILE CSV WHICH       --prom-sizes kept exactly WHICH
+  prom_check.py count FILE CSV             the series are as many as
+                                           nccl-collbench-output(5) says
   prom_check.py info SOURCE KEY=VALUE...   the info series' labels (values
                                            taken from the environment with @NAME)
   prom_check.py watch FILE DONE CYCLES     until file DONE exists, every version
@@ -19,6 +21,7 @@ SOURCE is a file or http://HOST:PORT (Prometheus' /api/v1/query). Label
 values from host names are compared after the printer's mapping of bytes
 that are not UTF-8 (each such byte is the Latin-1 character).
 """
+import calendar
 import csv
 import json
 import math
@@ -246,6 +249,12 @@ def check_results(source, rows):
                       [(result_labels(r, src), float(r["time_us"])) for r in rows])
     n += expect_equal(source, "nccl_collbench_wrong_elements",
                       [(result_labels(r, src), float(r["wrong"])) for r in rows if r["wrong"] != ""])
+    if rows:
+        start = calendar.timegm(time.strptime(rows[0]["start_utc"], "%Y-%m-%dT%H:%M:%SZ"))
+        got = [v for l, v in series(source, "nccl_collbench_start_timestamp_seconds")
+               if l.get("source") == source_label(source)]
+        if got != [start]:
+            raise Bad("start_timestamp_seconds %r, the CSV's start_utc is %d" % (got, start))
     print("%d result series equal the CSV's %d rows" % (n, len(rows)))
 
 
@@ -280,6 +289,17 @@ def check_sizes(path, rows, which):
         sizes = {int(s) for s in which.split(",")}
         want = [r for r in rows if int(r["bytes"]) in sizes]
     check_results(path, want)
+
+
+def check_count(path, rows):
+    """The ended run's 8 series, and per result: its time, its two
+    bandwidths where it moves data, its wrong elements where checked."""
+    fams = parse(path)
+    total = sum(len(f["samples"]) for f in fams.values())
+    want = 8 + sum(1 + 2 * (r["collective"] != "barrier") + (r["wrong"] != "")
+                   for r in rows if not r["scan_part"])
+    if total != want:
+        raise Bad("%s: %d series, not %d" % (path, total, want))
 
 
 def check_info(source, pairs):
@@ -382,6 +402,8 @@ def main(argv):
         check_sizes(argv[2], read_csv(argv[3]), argv[4])
     elif cmd == "watch":
         watch(argv[2], argv[3], int(argv[4]))
+    elif cmd == "count":
+        check_count(argv[2], read_csv(argv[3]))
     elif cmd == "info":
         check_info(argv[2], argv[3:])
     else:
