@@ -6,8 +6,9 @@
 # for; host names (NCCL_HOSTID) and a Slurm job id made to forge lines keep
 # their values as labels; -N rewrites the file after each whole cycle (every
 # version seen while the run goes on shows one whole cycle and no exit
-# status), and a -N 0 run stopped by SIGTERM leaves its latest whole cycle
-# with status 143; bad values of the options are usage errors.
+# status), a -N 0 run stopped by SIGTERM leaves its latest whole cycle
+# with status 143, a run that fails before measuring leaves its status
+# alone; bad values of the options are usage errors.
 . "$CB_SRCDIR/tests/support/lib.sh"
 need_mpirun
 need_python
@@ -101,6 +102,24 @@ assert fams["nccl_collbench_scan_suspects"]["samples"][0][1] == len(sus), sus
 hosts = {l["host"] for l, _ in fams["nccl_collbench_scan_node_bus_bandwidth_gbs"]["samples"]}
 assert hosts == {'h0"} 1\nforged_metric{a="', "back\\slash\\", host2}, hosts
 assert fams["nccl_collbench_exit_status"]["samples"][0][1] == 8
+PY
+
+# A run that fails before measuring (the fault layer fails rank 1's buffer
+# allocations) replaces an earlier file with its exit status alone: the
+# earlier results go stale, and an alert on the status fires.
+cp "$d/all.prom" "$d/early.prom"
+NCCL_COLLBENCH_TEST_FAULT=alloc:1 CB_RUN_BIN="$CB_BUILDDIR/tests/nccl-collbench-faulty" \
+    run 2 --backend faulty-mpi -b 8 -e 1K -n 2 --prom "$d/early.prom"
+expect_rc 1 "rank 1's allocations failing"
+prom "$d/early.prom"
+"$CB_PYTHON" - "$d/early.prom" "$CHECK" <<'PY' || fail "the file of a run that failed early"
+import importlib.util, sys
+spec = importlib.util.spec_from_file_location("prom_check", sys.argv[2])
+pc = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(pc)
+fams = pc.parse(sys.argv[1])
+assert sorted(fams) == ["nccl_collbench_end_timestamp_seconds", "nccl_collbench_exit_status"], fams
+assert fams["nccl_collbench_exit_status"]["samples"] == [({"source": "early"}, 1.0)], fams
 PY
 
 # -N 3: the file is replaced after each whole cycle; a watcher reads every
