@@ -72,6 +72,13 @@ static int time_value(const cb_result *res, char *text, size_t len)
     return 1;
 }
 
+/* --expect: absent where the row has no expectation. */
+static int efficiency_value(const cb_result *res, char *text, size_t len)
+{
+    cb_prom_number_text(text, len, PROM_SIGNIFICANT, res->efficiency);
+    return res->expected_busbw > 0;
+}
+
 static int wrong_value(const cb_result *res, char *text, size_t len)
 {
     snprintf(text, len, "%llu", (unsigned long long)res->wrong);
@@ -93,9 +100,8 @@ static const result_metric result_metrics[] = {
      "second); the CSV's algbw_gbps", algbw_value},
     {PROM_PREFIX "wrong_elements", "Wrong elements summed over ranks and check passes; "
      "absent when not checked", wrong_value},
-    /* --expect (the expected bus bandwidth, another change) adds its line here:
-     * {PROM_PREFIX "efficiency_ratio", "Bus bandwidth over the expected one", efficiency_value},
-     * with efficiency_value returning 0 where no expectation applies. */
+    {PROM_PREFIX "efficiency_ratio", "Bus bandwidth over the bandwidth --expect expects of "
+     "the row; the CSV's efficiency; absent without an expectation", efficiency_value},
 };
 
 #define RESULT_METRICS (sizeof result_metrics / sizeof result_metrics[0])

@@ -3,7 +3,7 @@
 # nodes through NCCL_HOSTID. The expected busbw of each row is the figure the
 # model gives (an 8-GPU NVLink node with 8 x 400 Gb/s NICs, one of them down;
 # a PCIe-only node; a GPU at x8; no NVML; the MPI backend's host memory);
-# efficiency is busbw over it in the CSV and the JSON; a row of the largest
+# efficiency is busbw over it in the CSV, the JSON and --prom; a row of the largest
 # size below --expect-ratio x expected is a "Below expectation" line and
 # status 8, and the same run with a ratio it passes is status 0.
 . "$CB_SRCDIR/tests/support/lib.sh"
@@ -39,8 +39,18 @@ standin_setup 2 python
 # 2800 Gb/s = 350 GB/s, are below NVLink's 18 x 25 GB/s.
 nodes_launcher "a:nvlink8 a:nvlink8 b:nicdown b:nicdown" "$CB_STANDIN_BIN"
 CB_RUN_BIN=$CB_TMP/nodes.sh run 4 -o allreduce,alltoall,barrier $SWEEP --expect auto \
-    --efficiency --csv "$CB_TMP/e.csv" --json "$CB_TMP/e.json"
+    --efficiency --csv "$CB_TMP/e.csv" --json "$CB_TMP/e.json" --prom "$CB_TMP/e.prom"
 expect_rc 8 "a NIC down, rows below expectation"
+# --prom: nccl_collbench_efficiency_ratio equals the CSV's efficiency, row by
+# row, and is absent where a row has none (barrier).
+for what in results count; do
+    "$CB_PYTHON" "$CB_SRCDIR/tests/support/prom_check.py" $what "$CB_TMP/e.prom" "$CB_TMP/e.csv" \
+        >/dev/null || fail "--prom's efficiency series ($what)"
+done
+grep -q '^nccl_collbench_efficiency_ratio{.*collective="allreduce"' "$CB_TMP/e.prom" ||
+    fail "no efficiency series for allreduce"
+grep -q '^nccl_collbench_efficiency_ratio{.*collective="barrier"' "$CB_TMP/e.prom" &&
+    fail "an efficiency series for barrier"
 expect_rows allreduce 350
 expect_rows alltoall 262.5     # 350 / 2 ranks x (4-1)/(4-2)
 expect_rows barrier -

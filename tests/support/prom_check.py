@@ -249,6 +249,9 @@ def check_results(source, rows):
                       [(result_labels(r, src), float(r["time_us"])) for r in rows])
     n += expect_equal(source, "nccl_collbench_wrong_elements",
                       [(result_labels(r, src), float(r["wrong"])) for r in rows if r["wrong"] != ""])
+    n += expect_equal(source, "nccl_collbench_efficiency_ratio",
+                      [(result_labels(r, src), float(r["efficiency"])) for r in rows
+                       if r.get("efficiency", "") != ""])
     if rows:
         start = calendar.timegm(time.strptime(rows[0]["start_utc"], "%Y-%m-%dT%H:%M:%SZ"))
         got = [v for l, v in series(source, "nccl_collbench_start_timestamp_seconds")
@@ -293,11 +296,12 @@ def check_sizes(path, rows, which):
 
 def check_count(path, rows):
     """The ended run's 8 series, and per result: its time, its two
-    bandwidths where it moves data, its wrong elements where checked."""
+    bandwidths where it moves data, its wrong elements where checked, its
+    efficiency where it has an expectation (--expect)."""
     fams = parse(path)
     total = sum(len(f["samples"]) for f in fams.values())
-    want = 8 + sum(1 + 2 * (r["collective"] != "barrier") + (r["wrong"] != "")
-                   for r in rows if not r["scan_part"])
+    want = 8 + sum(1 + 2 * (r["collective"] != "barrier") + (r["wrong"] != "") +
+                   (r.get("efficiency", "") != "") for r in rows if not r["scan_part"])
     if total != want:
         raise Bad("%s: %d series, not %d" % (path, total, want))
 
