@@ -170,6 +170,14 @@ void cb_fill_whole(const cb_pattern *pat, int rank, const cb_call *call, void *s
 size_t cb_check_allreduced(const cb_pattern *pat, int rank, const cb_call *call,
                            const void *recv, cb_mismatch *first);
 
+/* The fill and check of a collective that moves no data (barrier,
+ * comm_init): nothing to write, nothing that can be wrong. The engine
+ * never calls them for a CB_COLL_NO_DATA collective and reports it
+ * unchecked; the table entry still names them. */
+void cb_fill_nothing(const cb_pattern *pat, int rank, const cb_call *call, void *send);
+size_t cb_check_nothing(const cb_pattern *pat, int rank, const cb_call *call, const void *recv,
+                        cb_mismatch *first);
+
 /* Fills of the data-movement collectives: the rank's one block of count
  * elements (allgather, broadcast, gather, sendrecv), or its n blocks
  * (alltoall, scatter), as cb_pattern_fill_blocks numbers them. */

@@ -256,3 +256,22 @@ size_t cb_check_columns(const cb_pattern *pat, const void *data, const cb_layout
         }
     return wrong;
 }
+
+void cb_fill_nothing(const cb_pattern *pat, int rank, const cb_call *call, void *send)
+{
+    (void)pat;
+    (void)rank;
+    (void)call;
+    (void)send;
+}
+
+size_t cb_check_nothing(const cb_pattern *pat, int rank, const cb_call *call, const void *recv,
+                        cb_mismatch *first)
+{
+    (void)pat;
+    (void)rank;
+    (void)call;
+    (void)recv;
+    (void)first;
+    return 0;
+}
