@@ -13,7 +13,9 @@
  * Data movement: each rank's send buffer is cut into blocks, and every
  * (rank, block, element) gets its own value, so that a block from the wrong
  * rank or the wrong place, a shift by one element, and data left over from
- * an earlier check (another seed) all show up as wrong values.
+ * an earlier check (another seed) all show up as wrong values. No value is
+ * ever a type's poison (cb_pattern_poison), which the engine puts in the
+ * receive buffer before each check: an output never written is all wrong.
  */
 #ifndef CB_PATTERN_H
 #define CB_PATTERN_H
