@@ -198,10 +198,14 @@ double combine_time(engine *e, double mine);
 
 /* verify.c */
 /* The values of check pass `pass` of one placement; pass -1: those the
- * timed iterations read (--check-timed). 0, or -1 when none can be checked. */
-int check_pattern(engine *e, const cb_call *call, int size_index, int in_place, int pass,
-                  cb_pattern *pat);
-/* This rank's input of pat into call's send buffer. */
+ * timed iterations read (--check-timed). Seeded by everything that varies
+ * between checks of one run (cycle, collective, implementation, layout,
+ * type, reduction, root, size, placement, pass). 0, or -1 when none can be
+ * checked. */
+int check_pattern(engine *e, const cb_collective *coll, const cb_call *call, int size_index,
+                  int in_place, int pass, cb_pattern *pat);
+/* Before a check launch: call's receive buffer poisoned (cb_pattern_poison),
+ * then this rank's input of pat into its send buffer (in place, over it). */
 int fill_input(engine *e, const cb_collective *coll, const cb_call *call, const cb_pattern *pat);
 void verify(engine *e, const cb_collective *coll, const cb_call *call, int size_index,
             cb_result *res, int timed);

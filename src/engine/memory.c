@@ -12,6 +12,19 @@ typedef struct cb_footprint {
     size_t counted;     /* the part in the memory that memory_available reports */
 } cb_footprint;
 
+/* a + b and a * b, SIZE_MAX where they would wrap: a footprint that does not
+ * fit a byte count never fits memory (the parser refuses such sizes first,
+ * cb_params_check_sizes; this keeps the arithmetic honest on its own). */
+static size_t add_sat(size_t a, size_t b)
+{
+    return a > SIZE_MAX - b ? SIZE_MAX : a + b;
+}
+
+static size_t mul_sat(size_t a, size_t b)
+{
+    return b != 0 && a > SIZE_MAX / b ? SIZE_MAX : a * b;
+}
+
 /* Work buffers of the largest size that --layout col needs: the most any
  * selected collective's column variant takes. */
 static int column_work_buffers(const cb_params *p)
@@ -40,7 +53,7 @@ static size_t unalign_pad(const cb_params *p)
     for (int t = 0; t < p->ndtypes; t++)
         if (cb_dtype_info_of(p->dtypes[t])->size > widest)
             widest = cb_dtype_info_of(p->dtypes[t])->size;
-    return (size_t)p->unalign * widest;
+    return mul_sat((size_t)p->unalign, widest);
 }
 
 static void footprint(const engine *e, size_t largest, cb_footprint *fp)
@@ -48,8 +61,8 @@ static void footprint(const engine *e, size_t largest, cb_footprint *fp)
     const cb_params *p = e->p;
     cb_iter_request req = iter_request(p);
     size_t marks = (size_t)cb_iter_plan_room(&req);
-    fp->send = fp->recv = largest + unalign_pad(p);
-    fp->work = (size_t)column_work_buffers(p) * largest;
+    fp->send = fp->recv = add_sat(largest, unalign_pad(p));
+    fp->work = mul_sat((size_t)column_work_buffers(p), largest);
     fp->staging = e->ops->host_accessible ? 0 : largest;
     /* Marks: the engine's samples and the backend's timestamps. */
     fp->samples = 2 * marks * sizeof(double) +
@@ -58,10 +71,11 @@ static void footprint(const engine *e, size_t largest, cb_footprint *fp)
         fp->samples += marks * sizeof(double) *
                        (1 + (e->rank == 0 ? 2 * (size_t)e->nranks : 0));
     fp->tile = p->check_passes > 0 ? (largest < CB_TILE_MAX_BYTES ? largest : CB_TILE_MAX_BYTES) : 0;
-    size_t host = fp->staging + fp->samples + fp->tile;
-    fp->total = fp->send + fp->recv + fp->work + host;
+    size_t host = add_sat(add_sat(fp->staging, fp->samples), fp->tile);
+    size_t buffers = add_sat(add_sat(fp->send, fp->recv), fp->work);
+    fp->total = add_sat(buffers, host);
     /* A host backend's buffers share host memory with the rest. */
-    fp->counted = fp->send + fp->recv + fp->work + (e->ops->host_accessible ? host : 0);
+    fp->counted = add_sat(buffers, e->ops->host_accessible ? host : 0);
 }
 
 /* The size list, lowered to what fits in the smallest rank's memory. */

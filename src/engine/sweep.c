@@ -50,7 +50,7 @@ static int measure(engine *e, const cb_collective *coll, cb_call *call, int size
      * they never change, and the last one's output is checked with it. */
     int timed = checkable && !in_place && e->p->check_timed;
     cb_pattern timed_pat;
-    if (timed && check_pattern(e, call, size_index, 0, -1, &timed_pat) == 0)
+    if (timed && check_pattern(e, coll, call, size_index, 0, -1, &timed_pat) == 0)
         fill_input(e, coll, call, &timed_pat);
     cb_rank_time mine;
     memset(&mine, 0, sizeof mine);

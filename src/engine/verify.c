@@ -20,15 +20,28 @@ static int check_output(engine *e, const cb_collective *coll, const cb_call *cal
     return 0;
 }
 
-int check_pattern(engine *e, const cb_call *call, int size_index, int in_place, int pass,
-                  cb_pattern *pat)
+/* A name as a seed word, the same on every rank (pointers need not be). */
+static uint32_t name_word(const char *name)
 {
-    uint32_t what = ((uint32_t)call->dtype << 8) | (uint32_t)(call->redop + 1) |
-                    ((uint32_t)(call->root + 1) << 16);
+    uint32_t h = 2166136261u;
+    for (const char *c = name != NULL ? name : ""; *c != '\0'; c++)
+        h = (h ^ (unsigned char)*c) * 16777619u;
+    return h;
+}
+
+int check_pattern(engine *e, const cb_collective *coll, const cb_call *call, int size_index,
+                  int in_place, int pass, cb_pattern *pat)
+{
+    /* Everything that varies between two checks of one run, so that what
+     * one check left in the buffers is never what the next expects. */
+    uint32_t what = cb_pattern_seed((uint32_t)call->dtype, (uint32_t)(call->redop + 1),
+                                    (uint32_t)(call->root + 1), (uint32_t)e->layout_now);
+    uint32_t where = cb_pattern_seed((uint32_t)e->cycle, name_word(coll->name),
+                                     name_word(e->impl_now), what);
     char why[256];
     if (cb_pattern_init(pat, call->dtype, call->redop, e->gsize,
                         cb_pattern_seed((uint32_t)size_index, (uint32_t)in_place, (uint32_t)pass,
-                                        what),
+                                        where),
                         why, sizeof why) != 0)
         return -1;
     pat->avg_premultiplied = e->ops->avg_premultiplies;
@@ -38,7 +51,14 @@ int check_pattern(engine *e, const cb_call *call, int size_index, int in_place, 
 int fill_input(engine *e, const cb_collective *coll, const cb_call *call, const cb_pattern *pat)
 {
     size_t esize = cb_dtype_info_of(call->dtype)->size;
+    size_t recv_bytes = call->layout.recv_count * esize;
     int direct = e->ops->host_accessible;
+    /* Poison first: in place, the input then lies over its part. A device
+     * buffer gets it through the backend's copy from host memory. */
+    void *poison = direct ? call->recv : e->staging;
+    cb_pattern_poison(call->dtype, poison, call->layout.recv_count);
+    if (!direct && backend_step(e, e->ops->upload(e->b, call->recv, poison, recv_bytes)) != 0)
+        return -1;
     void *input = direct ? (void *)call->send : e->staging;
     coll->fill_input(pat, e->grank, call, input);
     if (!direct &&
@@ -80,10 +100,10 @@ void verify(engine *e, const cb_collective *coll, const cb_call *call, int size_
     cb_mismatch first = {0, 0, 0};
     cb_pattern pat;
     /* The sweep checked that the pattern exists for this type and reduction. */
-    int failed = timed && (check_pattern(e, call, size_index, 0, -1, &pat) != 0 ||
+    int failed = timed && (check_pattern(e, coll, call, size_index, 0, -1, &pat) != 0 ||
                            check_output(e, coll, call, &pat, &wrong, &first) != 0);
     for (int pass = 0; pass < e->p->check_passes && !failed; pass++) {
-        if (check_pattern(e, call, size_index, res->in_place, pass, &pat) != 0)
+        if (check_pattern(e, coll, call, size_index, res->in_place, pass, &pat) != 0)
             return;
         if (check_pass(e, coll, call, &pat, &wrong, &first) != 0)
             break;

@@ -1,11 +1,14 @@
-/* The sweep's size list from -b, -e, -f and -i, and whether it holds
- * anything to measure. */
+/* The sweep's size list from -b, -e, -f and -i, whether it holds anything
+ * to measure, and whether its buffers have a byte count at all. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "collectives/collective.h"
 #include "common/format.h"
 #include "options/params.h"
+#include "verify/pattern.h"
 
 int cb_size_list(const cb_params *p, uint64_t *sizes, int max_sizes, char *err, size_t err_len)
 {
@@ -37,6 +40,65 @@ int cb_size_list(const cb_params *p, uint64_t *sizes, int max_sizes, char *err, 
     return n;
 }
 
+/* a + b and a * b, or -1 when the result would not fit in 64 bits. */
+static int add_checked(uint64_t a, uint64_t b, uint64_t *out)
+{
+    if (a > UINT64_MAX - b)
+        return -1;
+    *out = a + b;
+    return 0;
+}
+
+static int mul_checked(uint64_t a, uint64_t b, uint64_t *out)
+{
+    if (b != 0 && a > UINT64_MAX / b)
+        return -1;
+    *out = a * b;
+    return 0;
+}
+
+/* Whether the most a rank holds for a size of `largest` bytes (the engine's
+ * footprint, memory.c: send and receive buffers each -u elements longer,
+ * --layout col's work buffers, a host staging copy, a check tile) has a
+ * 64-bit byte count, SIZE_MAX on the hosts we build for; else a message
+ * naming the size and the -u that make it overflow. */
+static int footprint_fits(const cb_params *p, uint64_t largest, char *err, size_t err_len)
+{
+    size_t widest = 1;
+    const char *widest_name = cb_dtype_info_of(p->dtypes[0])->name;
+    for (int t = 0; t < p->ndtypes; t++)
+        if (cb_dtype_info_of(p->dtypes[t])->size > widest) {
+            widest = cb_dtype_info_of(p->dtypes[t])->size;
+            widest_name = cb_dtype_info_of(p->dtypes[t])->name;
+        }
+    int col = 0, work = 0;
+    for (int l = 0; l < p->nlayouts; l++)
+        col |= p->layouts[l] == CB_LAYOUT_COL;
+    for (int c = 0; col && c < p->ncollectives; c++)
+        if (p->collectives[c]->column_work > work)
+            work = p->collectives[c]->column_work;
+    uint64_t pad = 0, buffer = 0, buffers = 0, works = 0, total = 0;
+    int ok = mul_checked((uint64_t)p->unalign, widest, &pad) == 0 &&
+             add_checked(largest, pad, &buffer) == 0 && mul_checked(buffer, 2, &buffers) == 0 &&
+             mul_checked(largest, (uint64_t)work, &works) == 0 &&
+             add_checked(buffers, works, &total) == 0 &&
+             add_checked(total, largest, &total) == 0 &&          /* host staging */
+             add_checked(total, CB_TILE_MAX_BYTES, &total) == 0 && /* check tile */
+             total <= SIZE_MAX;
+    if (ok)
+        return 1;
+    char extra[96] = "";
+    if (p->unalign > 0)
+        snprintf(extra, sizeof extra, " with -u %d (%s elements)", p->unalign, widest_name);
+    if (work > 0)
+        snprintf(extra + strlen(extra), sizeof extra - strlen(extra), "%s --layout col",
+                 p->unalign > 0 ? " and" : " with");
+    snprintf(err, err_len, "-b/-e: the size %llu bytes%s needs more than 2^64-1 bytes of "
+             "buffers per rank, which no byte count holds; lower -e",
+             (unsigned long long)largest, extra);
+    return 0;
+}
+
 int cb_params_check_sizes(const cb_params *p, char *err, size_t err_len)
 {
     int moves_data = 0;
@@ -58,7 +120,7 @@ int cb_params_check_sizes(const cb_params *p, char *err, size_t err_len)
         if (cb_dtype_info_of(p->dtypes[t])->size < smallest->size)
             smallest = cb_dtype_info_of(p->dtypes[t]);
     if (largest >= smallest->size)
-        return 0;
+        return footprint_fits(p, largest, err, err_len) ? 0 : -1;
     char min_text[32], max_text[32];
     cb_format_bytes(p->min_bytes, min_text, sizeof min_text);
     cb_format_bytes(p->max_bytes, max_text, sizeof max_text);

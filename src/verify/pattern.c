@@ -18,11 +18,13 @@
  *   avg             dense: r puts m(i) = 1 + b(i), rank h(i) one more and the
  *                   next rank one less, so the sum is n m(i) and the average
  *                   m(i) exactly, also with truncating integer division.
- *                   Integer types (when it fits): at about half the elements
+ *                   Integer types (when it fits): at some elements
  *                   instead h(i) puts m(i) and every other rank m(i) + 1
  *                   (m(i) - 1 when m(i) < 0), so the sum is n m(i) + (n - 1)
  *                   (or - (n - 1)) and truncation toward zero still gives
- *                   m(i), while a sum that is one too large (too small) shows.
+ *                   m(i), chosen by the sign of m(i) and the parity of i so
+ *                   that a sum one too large changes the quotient at every
+ *                   other element and one too small at the others.
  *                   Unit (when that does not fit with span >= 2): the same
  *                   with m(i) = -1 or 1 (unsigned: 1). Uniform (when only n
  *                   fits): every rank puts m(i), -1 or 1 (unsigned 0 or 1).
@@ -216,13 +218,16 @@ static int init_avg(cb_pattern *pat, const cb_dtype_info *info, char *why, size_
 
 static void init_movement(cb_pattern *pat, const cb_dtype_info *info)
 {
-    /* Codes 0..span-1 map to low..low+span-1, all exact integers. */
+    /* Codes 0..span-1 map to low..low+span-1, all exact integers; an integer
+     * type's poison value (its minimum, or an unsigned type's maximum) is
+     * left out (cb_pattern_poison). */
+    double poison_room = info->is_float ? 0.0 : 1.0;
     if (info->is_signed) {
-        double half = fmin(-info->exact_min, info->exact_max + 1.0);
+        double half = fmin(-info->exact_min - poison_room, info->exact_max + 1.0);
         pat->span = 2 * power_of_two_below(half, CB_MOVE_SPAN / 2);
         pat->low = -(double)(pat->span / 2);
     } else {
-        pat->span = power_of_two_below(info->exact_max + 1.0, CB_MOVE_SPAN);
+        pat->span = power_of_two_below(info->exact_max + 1.0 - poison_room, CB_MOVE_SPAN);
         pat->low = 0;
     }
     pat->stride = 2u * (mix(pat->seed, 0x5157u) & (pat->span / 2u - 1u)) + 1u;
@@ -264,7 +269,9 @@ int cb_pattern_init(cb_pattern *pat, cb_dtype dtype, cb_redop redop, int nranks,
     }
     case CB_SUM:
     case CB_PREMULSUM:
-        return init_sum(pat, info->exact_max, why, why_len);
+        /* An unsigned type's largest value is its poison (cb_pattern_poison). */
+        return init_sum(pat, info->exact_max - (info->is_float || info->is_signed ? 0.0 : 1.0),
+                        why, why_len);
     case CB_AVG:
         return init_avg(pat, info, why, why_len);
     case CB_MIN:
@@ -303,11 +310,16 @@ static double avg_delta(const cb_pattern *pat, size_t i)
 }
 
 /* avg: -1, 0 or 1, the sign of the remainder the inputs sum to at element i
- * (avg_remainder); 0 at about half the elements, where h(i) and the next rank
- * carry the delta instead. */
+ * (avg_remainder); 0 where h(i) and the next rank carry the delta instead.
+ * m(i) is never 0 where there are remainders. A sum one too large changes the
+ * truncated quotient where the remainder has m's sign (n m + (n - 1) + 1 =
+ * n (m + 1), m > 0) or is 0 with m < 0 (n m + 1); one too small where the
+ * remainder is 0 with m > 0 (n m - 1) or has m's sign (m < 0). The parity of
+ * i picks which of the two shows, so that both show in any two neighbours. */
 static int avg_remainder_sign(const cb_pattern *pat, size_t i, double mean)
 {
-    if (!pat->avg_remainder || ((mix(pat->seed ^ 0x3du, period_index(i)) >> 7) & 1u) == 0)
+    int too_large_shows = (int)((i + pat->seed) & 1u);
+    if (!pat->avg_remainder || too_large_shows != (mean > 0))
         return 0;
     return mean < 0 ? -1 : 1;
 }
@@ -425,9 +437,12 @@ size_t cb_pattern_period(const cb_pattern *pat, int rank)
     int by_phase = pat->redop == CB_PROD || (pat->sparse && pat->redop != CB_AVG);
     if (by_phase)
         period = lcm_capped(period, (uint64_t)pat->period * class_size(pat));
-    /* Dense inputs also follow the holder, i mod n. */
+    /* Dense inputs also follow the holder, i mod n; integer avg's
+     * remainders, i mod 2. */
     if (rank >= 0 && !by_phase)
         period = lcm_capped(period, (uint64_t)pat->nranks);
+    if (rank >= 0 && pat->avg_remainder)
+        period = lcm_capped(period, 2);
     return period > SIZE_MAX ? SIZE_MAX : (size_t)period;
 }
 
@@ -492,4 +507,21 @@ uint32_t cb_pattern_seed(uint32_t a, uint32_t b, uint32_t c, uint32_t d)
         }
     }
     return h;
+}
+
+void cb_pattern_poison(cb_dtype dtype, void *buf, size_t count)
+{
+    const cb_dtype_info *info = cb_dtype_info_of(dtype);
+    size_t elem = info->size;
+    unsigned char *bytes = buf;
+    /* All ones: NaN in every floating-point type, the largest value of an
+     * unsigned one. A signed integer's poison is its minimum: the sign bit
+     * alone (little endian, as the hosts we run on). */
+    if (info->is_float || !info->is_signed) {
+        memset(bytes, 0xff, count * elem);
+        return;
+    }
+    memset(bytes, 0, count * elem);
+    for (size_t i = 0; i < count; i++)
+        bytes[i * elem + elem - 1] = 0x80;
 }

@@ -13,7 +13,9 @@
  * Data movement: each rank's send buffer is cut into blocks, and every
  * (rank, block, element) gets its own value, so that a block from the wrong
  * rank or the wrong place, a shift by one element, and data left over from
- * an earlier check (another seed) all show up as wrong values.
+ * an earlier check (another seed) all show up as wrong values. No value is
+ * ever a type's poison (cb_pattern_poison), which the engine puts in the
+ * receive buffer before each check: an output never written is all wrong.
  */
 #ifndef CB_PATTERN_H
 #define CB_PATTERN_H
@@ -31,7 +33,7 @@ typedef struct cb_pattern {
     cb_dtype dtype;
     cb_redop redop;   /* CB_REDOP_NONE: data movement */
     int nranks;
-    uint32_t seed;    /* varies with size, placement, pass and root: stale data shows */
+    uint32_t seed;    /* varies with everything that varies between checks: stale data shows */
     uint32_t span;    /* per-element base values (codes for data movement) lie in [0, span) */
     uint32_t period;  /* prod and sparse sums: one rank in every period contributes */
     int sparse;       /* sum, premulsum, avg: only a few ranks contribute to an element */
@@ -93,6 +95,13 @@ double cb_pattern_block(const cb_pattern *pat, int rank, size_t block, size_t j)
 /* Fill nblocks blocks of count elements with rank's data-movement input. */
 void cb_pattern_fill_blocks(const cb_pattern *pat, int rank, void *buf, size_t nblocks,
                             size_t count);
+
+/* Fill count elements of buf with the poison value of dtype, which no
+ * verification ever expects: NaN in floating-point types, the largest value
+ * of an unsigned integer type and the smallest of a signed one (no input or
+ * result of any pattern takes it). The receive buffer holds it before every
+ * check launch, so that an output never written cannot pass. */
+void cb_pattern_poison(cb_dtype dtype, void *buf, size_t count);
 
 /* Mix numbers into a seed (used by the engine to vary data between checks). */
 uint32_t cb_pattern_seed(uint32_t a, uint32_t b, uint32_t c, uint32_t d);

@@ -85,6 +85,11 @@ host memory on --backend mpi	-Y fine
 NCCL_ALGO and NCCL_PROTO	-A ring
 device-API	-D 1
 needs a value	-J
+size 9223372036854775808 bytes needs more than 2^64-1	-b 8388608T -e 8388608T
+size 9223372036854775808 bytes needs more than 2^64-1	-b 9223372036854775808 -e 9223372036854775808
+-u 1048576 (double elements)	-e 18446744073709551615 -b 18446744073709551615 -u 1048576 -d double
+size 4611686018427387904 bytes with --layout col	-b 4194304T -e 4194304T -o alltoall --layout col
+size 18446744073709551614 bytes	-b 16 -e 18446744073709551615 -i 18446744073709551598
 CASES
 )
 # Every case on 1 rank; every third on 4 ranks, where what is checked beyond

@@ -3,7 +3,8 @@
  * stored to the type and read back), in several orders, for every type,
  * reduction and rank count tried; inputs vary between elements and seeds.
  * Data-movement values are exact and tell ranks, blocks, neighbours and
- * seeds apart. */
+ * seeds apart. No value is ever the poison an unwritten output holds, and an
+ * integer average's sum off by +-1 shows in every two neighbouring elements. */
 #include <math.h>
 #include <string.h>
 
@@ -271,10 +272,88 @@ static void test_limits(unit_state *u)
     /* Data movement spans: every code an exact value of the type. */
     CHECK(u, cb_pattern_init(&pat, CB_FP8_E5M2, CB_REDOP_NONE, 4, 0, why, sizeof why) == 0);
     CHECK(u, pat.span == 16 && pat.low == -8.0);
+    /* The one-byte integers leave their poison value out (cb_pattern_poison). */
     CHECK(u, cb_pattern_init(&pat, CB_UINT8, CB_REDOP_NONE, 4, 0, why, sizeof why) == 0);
-    CHECK(u, pat.span == 256 && pat.low == 0.0);
+    CHECK(u, pat.span == 128 && pat.low == 0.0);
+    CHECK(u, cb_pattern_init(&pat, CB_INT8, CB_REDOP_NONE, 4, 0, why, sizeof why) == 0);
+    CHECK(u, pat.span == 128 && pat.low == -64.0);
     CHECK(u, cb_pattern_init(&pat, CB_DOUBLE, CB_REDOP_NONE, 4, 0, why, sizeof why) == 0);
     CHECK(u, pat.span == 65536);
+}
+
+/* Whether v stored in t is bitwise the poison value of t. */
+static int is_poison(cb_dtype t, double v)
+{
+    unsigned char cell[8], poison[8];
+    cb_dtype_info_of(t)->store(cell, 0, v);
+    cb_pattern_poison(t, poison, 1);
+    return memcmp(cell, poison, cb_dtype_info_of(t)->size) == 0;
+}
+
+/* No input, result or data-movement value of any pattern is the poison
+ * value, so that an output never written is wrong at every element; and
+ * the poison of a floating-point type is a NaN, which equals nothing. */
+static void test_poison(unit_state *u, cb_dtype t, int nranks)
+{
+    const cb_dtype_info *info = cb_dtype_info_of(t);
+    unsigned char poison[8];
+    cb_pattern_poison(t, poison, 1);
+    if (info->is_float)
+        CHECK(u, isnan(info->load(poison, 0)));
+    int hits = 0;
+    for (int op = 0; op < CB_REDOP_COUNT; op++)
+        for (uint32_t seed = 0; seed < 4; seed++) {
+            cb_pattern pat;
+            char why[256];
+            if (cb_pattern_init(&pat, t, (cb_redop)op, nranks, cb_pattern_seed(seed, 9, 0, 0),
+                                why, sizeof why) != 0)
+                continue;
+            for (size_t i = 0; i < 300; i++) {
+                hits += is_poison(t, cb_pattern_reduced(&pat, i));
+                for (int r = 0; r < nranks && r < 70; r++) {
+                    hits += is_poison(t, cb_pattern_input(&pat, r, i));
+                    if (op == CB_REDOP_NONE && i < 20)
+                        for (size_t blk = 0; blk < (size_t)nranks && blk < 70; blk++)
+                            hits += is_poison(t, cb_pattern_block(&pat, r, blk, i));
+                }
+            }
+        }
+    CHECK(u, hits == 0);
+}
+
+/* Integer avg: a sum one too large, and one too small, changes the truncated
+ * quotient of at least one of every two neighbouring elements, wherever the
+ * pattern has remainders (at 2 to 4 ranks in every integer type). */
+static void test_avg_off_by_one(unit_state *u, cb_dtype t, int nranks)
+{
+    cb_pattern pat;
+    char why[256];
+    for (uint32_t seed = 0; seed < 8; seed++) {
+        if (cb_pattern_init(&pat, t, CB_AVG, nranks, cb_pattern_seed(seed, 3, 0, 0), why,
+                            sizeof why) != 0)
+            return;
+        if (nranks >= 2 && nranks <= 4)
+            CHECK(u, pat.avg_remainder);
+        if (!pat.avg_remainder)
+            return;
+        int shown[2] = {0, 0}, missed = 0;
+        /* From the start, and across the end of the values' period. */
+        for (size_t k = 0; k < 2 * 600; k++) {
+            size_t i = k < 600 ? k : 65521 - 300 + (k - 600);
+            double sum = 0;
+            for (int r = 0; r < nranks; r++)
+                sum += cb_pattern_input(&pat, r, i);
+            double want = cb_pattern_reduced(&pat, i);
+            CHECK(u, trunc(sum / nranks) == want);
+            /* Element i and i - 1: does each bump show in one of them? */
+            int up = trunc((sum + 1) / nranks) != want, down = trunc((sum - 1) / nranks) != want;
+            if (k > 0 && k != 600)
+                missed += !(shown[0] || up) || !(shown[1] || down);
+            shown[0] = up;
+            shown[1] = down;
+        }
+        CHECK(u, missed == 0);
+    }
 }
 
 int main(void)
@@ -290,6 +369,10 @@ int main(void)
                                cb_pattern_seed(seed, 0, 0, 0));
             if (rank_counts[n] <= 64)
                 test_movement(&u, (cb_dtype)t, rank_counts[n]);
+            if (!cb_dtype_info_of((cb_dtype)t)->is_float && rank_counts[n] <= 64)
+                test_avg_off_by_one(&u, (cb_dtype)t, rank_counts[n]);
+            if (rank_counts[n] <= 256)
+                test_poison(&u, (cb_dtype)t, rank_counts[n]);
         }
     }
     test_fill(&u);

@@ -40,8 +40,17 @@
  *                    every launch: a slow host
  *   slowlink:A:B:W:MS a sendrecv between world ranks A.. and B.. (W each,
  *                    two hosts' ranks) sleeps MS ms at both ends: a slow link
+ *   avgsum:D         an integer average's reduced sum is D larger (D may be
+ *                    negative) before the division, on every rank holding a
+ *                    result: as a transport corrupting the sum would leave it
+ *                    (the backend's reduction runs as a sum, the layer adds D
+ *                    and divides, truncating toward zero; ring_allreduce's
+ *                    last local step gets D added before it divides)
  * "timed:" before a fault confines it to the timed spans (between
- * timer_start and timer_stop), so that only --check-timed can see it.
+ * timer_start and timer_stop), so that only --check-timed can see it;
+ * "untimed:" to the launches outside them (warmup and check launches), so
+ * that the timed launches leave correct results behind, e.g. untimed:skip:
+ * check launches that write nothing.
  * A fault that does not apply to a collective leaves it alone. Faults that
  * change a buffer of a backend whose memory the host cannot read go through
  * download and upload, and wait for the operation first.
@@ -304,6 +313,12 @@ static int faulty_barrier(cb_backend *b)
 static int faulty_reduce_local(cb_backend *b, cb_local_stage stage, const void *in, void *inout,
                                size_t count, cb_dtype dtype, cb_redop redop)
 {
+    /* avgsum: the sum is D off when the last step divides it (host memory). */
+    if (stage == CB_LOCAL_FINISH && fault_bumps_avg_sum(faulty(b), redop, dtype)) {
+        const cb_dtype_info *info = cb_dtype_info_of(dtype);
+        for (size_t k = 0; k < count; k++)
+            info->store(inout, k, info->load(inout, k) + (double)faulty(b)->arg[0]);
+    }
     return pass(b, inner_ops(b)->reduce_local(inner(b), stage, in, inout, count, dtype, redop));
 }
 
@@ -416,7 +431,15 @@ static int forward(cb_backend *b, call *c)
         fault_delay(faulty(b), c->send_peer);
     if (before(b, &c->l) != 0)
         return -1;
-    return after(b, &c->l, call_inner(b, c));
+    int reduces = c->which == CALL_ALLREDUCE || c->which == CALL_REDUCE ||
+                  c->which == CALL_REDUCESCATTER;
+    int bumps = reduces && fault_bumps_avg_sum(faulty(b), c->redop, c->l.dtype);
+    if (bumps)
+        c->redop = CB_SUM;
+    int rc = call_inner(b, c);
+    if (bumps && rc == 0)
+        rc = fault_finish_avg(faulty(b), &c->l);
+    return after(b, &c->l, rc);
 }
 
 /* A wrapper's launch, from its arguments send, recv, count (elements per

@@ -24,6 +24,7 @@ typedef enum fault_kind {
     FAULT_SLOW,
     FAULT_SLOWLINK,
     FAULT_STOP,
+    FAULT_AVGSUM,
     FAULT_KINDS
 } fault_kind;
 
@@ -33,6 +34,7 @@ typedef struct faulty_backend {
     cb_backend *inner;          /* the wrapped backend doing the work */
     fault_kind kind;
     int timed_only;             /* "timed:" before the fault: only in timed spans */
+    int untimed_only;           /* "untimed:": only outside them (the check launches) */
     int timing;                 /* between timer_start and timer_stop */
     int world_rank;             /* what K names: a rank of MPI_COMM_WORLD */
     long arg[FAULT_MAX_ARGS];
@@ -71,13 +73,20 @@ int fault_parse(faulty_backend *f, const char *spec);
 #define FAULT_FORMS                                                                    \
     "missing:K, dup:A:B, bump:K[:D], swap:A:B, shift:K[:OFF], chunks:K:A:B:LEN, "      \
     "sign:K[:IDX], corrupt:K:IDX, stale:K, root:D, skip, hang:K:COUNT, stop:K:COUNT, "  \
-    "alloc:K, slow:A:B:MS or slowlink:A:B:W:MS"
+    "alloc:K, slow:A:B:MS, slowlink:A:B:W:MS or avgsum:D"
 
 /* slow and slowlink: sleep before a launch when they apply to it; peer is the
  * sendrecv peer's rank in f's communicator, -1 for other launches. */
 void fault_delay(const faulty_backend *f, int peer);
 /* Whether the fault applies to a launch now. */
 int fault_active(const faulty_backend *f);
+
+/* avgsum: whether it changes this launch, an integer average (whose
+ * reduction the wrapped backend then runs as a sum); after it,
+ * fault_finish_avg adds D to the sum and divides. 0 or -1 with f->base.error
+ * set. */
+int fault_bumps_avg_sum(const faulty_backend *f, cb_redop redop, cb_dtype dtype);
+int fault_finish_avg(faulty_backend *f, const launch *l);
 
 /* Around every launch: before may change the input, the buffers and the
  * root in l; after (given the launch's status) the output. 0 or -1 with

@@ -2,6 +2,7 @@
  * The fault layer's faults (tests/faults/layer/backend.c has the list): what each
  * does to a launch's input, root and output, on whatever backend f wraps.
  */
+#include <math.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -24,6 +25,7 @@ static const struct {
     {"shift", 1, 2},   {"chunks", 4, 4}, {"sign", 1, 2},    {"corrupt", 2, 2},
     {"stale", 1, 1},   {"root", 1, 1},   {"skip", 0, 0},    {"hang", 2, 2},
     {"alloc", 1, 1},   {"slow", 3, 3},   {"slowlink", 4, 4}, {"stop", 2, 2},
+    {"avgsum", 1, 1},
 };
 
 int fault_pass(faulty_backend *f, int rc)
@@ -51,9 +53,11 @@ int fault_parse(faulty_backend *f, const char *spec)
                    : 0;
     if (got < 1)
         return -1;
-    if (strncmp(spec, "timed:", 6) == 0) {
-        f->timed_only = 1;
-        int rc = fault_parse(f, spec + 6);
+    if (strncmp(spec, "timed:", 6) == 0 || strncmp(spec, "untimed:", 8) == 0) {
+        size_t skip = spec[0] == 't' ? 6 : 8;
+        f->timed_only = skip == 6;
+        f->untimed_only = skip == 8;
+        int rc = fault_parse(f, spec + skip);
         snprintf(f->spec, sizeof f->spec, "%s", spec);
         return rc;
     }
@@ -315,6 +319,31 @@ static int after(cb_backend *b, const launch *l, int rc)
     return put_host(b, l->recv, view, bytes);
 }
 
+int fault_bumps_avg_sum(const faulty_backend *f, cb_redop redop, cb_dtype dtype)
+{
+    return f->kind == FAULT_AVGSUM && fault_active(f) && redop == CB_AVG &&
+           !cb_dtype_info_of(dtype)->is_float;
+}
+
+int fault_finish_avg(faulty_backend *f, const launch *l)
+{
+    cb_backend *b = &f->base;
+    if (l->root >= 0 && b->rank != l->root)
+        return 0;   /* reduce: only the root holds the sum */
+    if (pass(b, f->ops->wait(f->inner)) != 0)
+        return -1;
+    const cb_dtype_info *info = cb_dtype_info_of(l->dtype);
+    size_t bytes = l->output_count * info->size;
+    unsigned char *view = get_host(b, l->recv, bytes);
+    if (view == NULL)
+        return -1;
+    /* The sum as a transport would have corrupted it, then avg's division,
+     * truncating toward zero as the backends' integer average does. */
+    for (size_t k = 0; k < l->output_count; k++)
+        info->store(view, k, trunc((info->load(view, k) + (double)f->arg[0]) / b->nranks));
+    return put_host(b, l->recv, view, bytes);
+}
+
 /* A world rank's place in [first, first + width). */
 static int in_range(int world, long first, long width)
 {
@@ -348,7 +377,7 @@ void fault_delay(const faulty_backend *f, int peer)
 
 int fault_active(const faulty_backend *f)
 {
-    return !f->timed_only || f->timing;
+    return f->timed_only ? f->timing : f->untimed_only ? !f->timing : 1;
 }
 
 int fault_before(faulty_backend *f, launch *l)
