@@ -70,7 +70,7 @@ cluster_slow_node 2 50mbit || fail "could not shape node 2's NIC"
 scan $SCAN
 expect_rc 1 "h2 shaped"
 drained_by_us h2 || show_and_fail "h2 is not drained: $(state h2)"
-state h2 | grep -q '|nccl-collbench: scan node h2: pairs [0-9.]* GB/s, median' ||
+state h2 | grep -q '|nccl-collbench: scan node h2: pairs [0-9.]* GB/s, reference [0-9.]* GB/s' ||
     show_and_fail "h2's reason does not name the figure: $(state h2)"
 for n in h0 h1; do not_drained $n "h2 shaped"; done
 hand_drained "h2 shaped"

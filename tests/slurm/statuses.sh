@@ -41,7 +41,8 @@ while IFS='|' read -r want what cmd fault; do
     NCCL_COLLBENCH_TEST_FAULT=$fault slurm_run srun --mpi=pmix -N2 --ntasks-per-node=2 $cmd
     expect_rc "$want" "srun, $what"
     case "$want" in
-        2|3) grep -q '^nccl-collbench: ' "$CB_TMP/err" || show_and_fail "srun, $what: no message" ;;
+        2) grep -q '^nccl-collbench: ' "$CB_TMP/err" || show_and_fail "srun, $what: no message" ;;
+        3) grep -q '^# Hang: ' "$CB_TMP/err" || show_and_fail "srun, $what: no hang report" ;;
         7) has 1 '^# Out of bounds values : [1-9][0-9]* FAILED$' ;;
     esac
 done <"$CB_TMP/cases"

@@ -37,9 +37,11 @@ run() {
     np=$1
     shift
     launch_tries=0
+    one_rank=""
+    [ "$np" = 1 ] && one_rank=${CB_MPIRUN_ONE_RANK:-}
     while :; do
         rc=0
-        timeout -k 5 "${CB_RUN_TIMEOUT:-60}" $CB_MPIRUN -np "$np" "${CB_RUN_BIN:-$CB_BIN}" "$@" \
+        timeout -k 5 "${CB_RUN_TIMEOUT:-60}" $CB_MPIRUN $one_rank -np "$np" "${CB_RUN_BIN:-$CB_BIN}" "$@" \
             </dev/null >"$CB_TMP/out" 2>"$CB_TMP/err" || rc=$?
         launcher_never_started || break
     done
