@@ -123,11 +123,14 @@ assert fams["nccl_collbench_exit_status"]["samples"] == [({"source": "early"}, 1
 PY
 
 # -N 3: the file is replaced after each whole cycle; a watcher reads every
-# version while the run goes on.
+# version while the run goes on. Every launch sleeps 5 ms (the fault
+# layer's slow host, both ranks), so that a cycle lasts about half a second
+# on any MPI and the watcher, reading every 20 ms, sees the cycles' versions.
 rm -f "$CB_TMP/done"
 "$CB_PYTHON" "$CHECK" watch "$d/cycles.prom" "$CB_TMP/done" 3 >"$CB_TMP/watch" 2>&1 &
 watcher=$!
-run 2 --backend mpi -o allreduce -b 8 -e 256K -f 4 -n 20 -N 3 --prom "$d/cycles.prom"
+NCCL_COLLBENCH_TEST_FAULT=slow:0:1:5 CB_RUN_BIN="$CB_BUILDDIR/tests/nccl-collbench-faulty" \
+    run 2 --backend faulty-mpi -o allreduce -b 8 -e 256K -f 4 -n 5 -N 3 --prom "$d/cycles.prom"
 touch "$CB_TMP/done"
 wrc=0
 wait $watcher || wrc=$?
