@@ -57,6 +57,18 @@ static int compare_position(const cb_hang_state *a, const cb_hang_state *b)
     return 0;
 }
 
+/* Behind: at an earlier step than the furthest rank, or more than one
+ * launch short of it in the same step. One launch apart is how ranks that
+ * wait for the same missing peer stand (a rank may have launched the next
+ * operation while its neighbour still waits in the last: seen with a node's
+ * cable cut), so it names nobody. */
+static int is_behind(const cb_hang_state *a, const cb_hang_state *furthest)
+{
+    if (a->step != furthest->step)
+        return a->step < furthest->step;
+    return a->launches + 1 < furthest->launches;
+}
+
 /* "ranks 2 (h2), 5 (h3)": every rank that pick selects, with its host. */
 static int name_ranks(char *line, const cb_hang_report *rep,
                       int (*pick)(const cb_hang_report *rep, int r, const void *arg),
@@ -115,6 +127,13 @@ static int pick_at(const cb_hang_report *rep, int r, const void *arg)
     const cb_hang_rank *x = &rep->ranks[r];
     return x->answer == CB_HANG_ANSWERED &&
            compare_position(&x->state, (const cb_hang_state *)arg) == 0;
+}
+
+/* The ranks at the furthest position or within a launch of it. */
+static int pick_waiting(const cb_hang_report *rep, int r, const void *arg)
+{
+    (void)arg;
+    return rep->ranks[r].answer == CB_HANG_ANSWERED && !rep->ranks[r].behind;
 }
 
 static char *next_line(cb_hang_report *rep)
@@ -184,7 +203,7 @@ void cb_hang_merge(cb_hang_report *rep)
     for (int r = 0; r < rep->nranks && rep->furthest >= 0; r++) {
         cb_hang_rank *x = &rep->ranks[r];
         x->behind = x->answer == CB_HANG_ANSWERED &&
-                    compare_position(&x->state, &rep->ranks[rep->furthest].state) < 0;
+                    is_behind(&x->state, &rep->ranks[rep->furthest].state);
         rep->behind += x->behind;
     }
 
@@ -219,7 +238,7 @@ void cb_hang_merge(cb_hang_report *rep)
         char where[CB_HANG_LINELEN];
         cb_hang_where(far, where, sizeof where);
         add(line, "%s", rep->behind + rep->silent + unreached > 0 ? "waiting: " : "none behind: ");
-        range_ranks(line, rep, pick_at, far);
+        range_ranks(line, rep, pick_waiting, NULL);
         add(line, " in %s", where);
         if (rep->behind + rep->silent + unreached == 0)
             add(line, "; every rank that answered is at the same step, so the hang is inside "

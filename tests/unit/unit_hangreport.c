@@ -78,6 +78,16 @@ int main(void)
     CHECK(&u, silent != NULL && strstr(silent, "h0") == NULL && strstr(silent, "h2") == NULL);
     CHECK(&u, behind != NULL && strstr(behind, "h0") == NULL && strstr(behind, "h2") == NULL);
 
+    /* One launch short of the furthest in the same step is no one behind
+     * (ranks waiting for a cut-off peer stand so): rank 0 at launch 299. */
+    answered(&rep, 0, "h0", 40, 299, "allreduce 4096 B, timed iterations");
+    cb_hang_merge(&rep);
+    CHECK(&u, rep.behind == 1 && !rep.ranks[0].behind && rep.ranks[2].behind);
+    answered(&rep, 0, "h0", 40, 298, "allreduce 4096 B, timed iterations");
+    cb_hang_merge(&rep);
+    CHECK(&u, rep.behind == 2 && rep.ranks[0].behind);
+    answered(&rep, 0, "h0", 40, 300, "allreduce 4096 B, timed iterations");
+
     /* Behind at two positions: one line each, lowest first; a later step
      * counts as further whatever the launches. */
     answered(&rep, 3, "h1", 38, 500, "allreduce 2048 B, warmup");
