@@ -24,7 +24,7 @@ int standin_overlaps(const void *a, size_t a_bytes, const void *b, size_t b_byte
 }
 
 /* NCCL forbids calls on one communicator from two threads at once. */
-static void comm_enter(ncclComm_t comm, const char *call)
+void standin_comm_enter(ncclComm_t comm, const char *call)
 {
     if (atomic_fetch_add(&comm->in_call, 1) != 0)
         standin_violation("%s on a communicator that another thread is calling", call);
@@ -49,7 +49,7 @@ static int comm_unready(ncclComm_t comm, const char *call)
 /* A communicator that has reported an error keeps it: NCCL's
  * ncclCommEnsureReady fails every later collective and send or receive on
  * it with that error, until it is aborted or destroyed. */
-static ncclResult_t comm_failed(ncclComm_t comm, const char *call)
+ncclResult_t standin_comm_failed(ncclComm_t comm, const char *call)
 {
     if (comm->in_progress != 0 || comm->async_result == ncclSuccess)
         return ncclSuccess;
@@ -72,7 +72,7 @@ ncclResult_t standin_comm_started(ncclComm_t comm, ncclResult_t res, const char 
     return ncclInProgress;
 }
 
-static void comm_leave(ncclComm_t comm)
+void standin_comm_leave(ncclComm_t comm)
 {
     atomic_fetch_sub(&comm->in_call, 1);
 }
@@ -123,7 +123,7 @@ static ncclResult_t fail(ncclResult_t res, const char *what)
     return standin_fail(res, what);
 }
 
-static MPI_Datatype mpi_type_of(ncclDataType_t type)
+MPI_Datatype standin_mpi_type(ncclDataType_t type)
 {
     switch (type) {
     case ncclInt8: return MPI_INT8_T;
@@ -138,7 +138,7 @@ static MPI_Datatype mpi_type_of(ncclDataType_t type)
     }
 }
 
-static MPI_Op mpi_op_of(ncclRedOp_t op)
+MPI_Op standin_mpi_op(ncclRedOp_t op)
 {
     switch (op) {
     case ncclSum: return MPI_SUM;
@@ -331,7 +331,7 @@ ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t *newc
     if (failing && !comm->nonblocking)
         return fail(ncclSystemError, "injected ncclCommSplit failure before the bootstrap "
                                      "(CB_STANDIN_FAIL_SPLIT)");
-    comm_enter(comm, "ncclCommSplit");
+    standin_comm_enter(comm, "ncclCommSplit");
     int rc = comm->nonblocking ? peer_never_joins(comm->mpi, color, failing, &stuck) : 0;
     /* Every rank of comm takes part, those without a colour too. */
     MPI_Comm mpi = MPI_COMM_NULL;
@@ -339,7 +339,7 @@ ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t *newc
     if (rc == 0 && MPI_Comm_split(comm->mpi, no_color || failing || stuck ? MPI_UNDEFINED : color,
                                   key, &mpi) != MPI_SUCCESS)
         rc = -1;
-    comm_leave(comm);
+    standin_comm_leave(comm);
     if (rc != 0)
         return fail(ncclSystemError, "MPI_Comm_split failed");
     if (failing)
@@ -380,7 +380,7 @@ static ncclResult_t comm_free(ncclComm_t comm, const char *how)
     if (comm == NULL)
         return fail(ncclInvalidArgument, "NULL communicator");
     standin_trace("%s", how);
-    comm_enter(comm, how);
+    standin_comm_enter(comm, how);
     /* A split the caller never saw done: its communicator goes too. */
     if (comm->split_child != NULL) {
         comm_release(comm->split_child);
@@ -422,7 +422,7 @@ ncclResult_t ncclCommShrink(ncclComm_t comm, int *excludeRanksList, int excludeR
     for (int i = 0; i < excludeRanksCount; i++)
         if (excludeRanksList[i] == comm->rank)
             return fail(ncclInvalidArgument, "ncclCommShrink called by an excluded rank");
-    comm_enter(comm, "ncclCommShrink");
+    standin_comm_enter(comm, "ncclCommShrink");
     MPI_Group all = MPI_GROUP_NULL, kept = MPI_GROUP_NULL;
     MPI_Comm mpi = MPI_COMM_NULL;
     int rc = MPI_Comm_group(comm->mpi, &all) != MPI_SUCCESS ||
@@ -432,7 +432,7 @@ ncclResult_t ncclCommShrink(ncclComm_t comm, int *excludeRanksList, int excludeR
         MPI_Group_free(&kept);
     if (all != MPI_GROUP_NULL)
         MPI_Group_free(&all);
-    comm_leave(comm);
+    standin_comm_leave(comm);
     if (rc != 0 || mpi == MPI_COMM_NULL)
         return fail(ncclSystemError, "MPI_Comm_create_group failed");
     /* As a split: config's blocking mode where given, else the parent's. */
@@ -471,8 +471,8 @@ ncclResult_t ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t *async_error)
 {
     if (comm == NULL)
         return fail(ncclInvalidArgument, "NULL communicator");
-    comm_enter(comm, "ncclCommGetAsyncError");
-    comm_leave(comm);
+    standin_comm_enter(comm, "ncclCommGetAsyncError");
+    standin_comm_leave(comm);
     /* A call that returned ncclInProgress is seen done after one or two
      * queries (standin_comm_started), never when a peer never joined. */
     *async_error = ncclInProgress;
@@ -496,229 +496,5 @@ ncclResult_t ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t *async_error)
         fail(ncclRemoteError, "injected asynchronous error (CB_STANDIN_FAIL_ASYNC)");
         *async_error = comm->async_result = ncclRemoteError;
     }
-    return ncclSuccess;
-}
-
-/* What standin_run traces. */
-static const char *const op_kind_names[] = {
-    [STANDIN_OP_ALLREDUCE] = "allreduce", [STANDIN_OP_ALLGATHER] = "allgather",
-    [STANDIN_OP_REDUCESCATTER] = "reducescatter", [STANDIN_OP_BROADCAST] = "broadcast",
-    [STANDIN_OP_REDUCE] = "reduce", [STANDIN_OP_P2P] = "p2p", [STANDIN_OP_COPY] = "copy",
-    [STANDIN_OP_COPY2D] = "copy2d",
-};
-
-static const char *op_kind_name(enum standin_op_kind kind)
-{
-    size_t k = (size_t)kind, n = sizeof op_kind_names / sizeof op_kind_names[0];
-    return k < n && op_kind_names[k] != NULL ? op_kind_names[k] : "operation";
-}
-
-/* The most elements any part of op moves. */
-static size_t op_elements(const standin_op *op)
-{
-    size_t most = op->count;
-    for (size_t i = 0; i < op->np2p; i++)
-        if (op->p2p[i].count > most)
-            most = op->p2p[i].count;
-    return most;
-}
-
-ncclResult_t standin_run(cudaStream_t s, const standin_op *op, int replayed)
-{
-    standin_trace("run %s count=%zu inplace=%d replayed=%d", op_kind_name(op->kind), op->count,
-                  op->send == op->recv, replayed);
-    if (op->kind != STANDIN_OP_ALLREDUCE || mpi_type_of(op->type) == MPI_DATATYPE_NULL ||
-        mpi_op_of(op->op) == MPI_OP_NULL) {
-        const char *what = "";
-        ncclResult_t res = standin_run_collective(op, &what);
-        if (res != ncclSuccess)
-            return fail(res, what);
-        if (op->comm != NULL && op_elements(op) > 1)
-            op->comm->ran++;
-        if (op->kind != STANDIN_OP_COPY && op->kind != STANDIN_OP_COPY2D)
-            standin_stream_busy(s, (double)standin_env_long("CB_STANDIN_OP_US", 0) * 1e-6);
-        return ncclSuccess;
-    }
-    MPI_Datatype type = mpi_type_of(op->type);
-    MPI_Op mop = mpi_op_of(op->op);
-    if (type == MPI_DATATYPE_NULL || mop == MPI_OP_NULL)
-        return fail(ncclInvalidArgument, "datatype or reduction not modelled by the stand-in");
-    if (op->count > INT_MAX)
-        return fail(ncclInvalidArgument, "more than INT_MAX elements");
-    const void *send = op->send == op->recv ? MPI_IN_PLACE : op->send;
-    if (MPI_Allreduce(send, op->recv, (int)op->count, type, mop, op->comm->mpi) != MPI_SUCCESS)
-        return fail(ncclSystemError, "MPI_Allreduce failed");
-    if (op_elements(op) > 1)
-        op->comm->ran++;
-    standin_stream_busy(s, (double)standin_env_long("CB_STANDIN_OP_US", 0) * 1e-6);
-    return ncclSuccess;
-}
-
-/* The alignment of the lower buffer, up to cudaMalloc's 256 bytes (0: none
- * given): in place, the other lies inside it. Tests see -u's offsets by it. */
-static unsigned standin_alignment(const void *a, const void *b)
-{
-    uintptr_t low = (uintptr_t)a;
-    if (low == 0 || (b != NULL && (uintptr_t)b < low))
-        low = (uintptr_t)b;
-    uintptr_t bits = low | 256u;
-    return low == 0 ? 0u : (unsigned)(bits & (~bits + 1u));
-}
-
-/* What NCCL checks when a collective or a send or receive is called
- * (ncclEnqueueCheck): the communicator not in error, the arguments; and
- * here also the buffers inside their allocations. */
-static ncclResult_t enqueue_check(const standin_op *call, const char *name)
-{
-    const char *what = "";
-    ncclResult_t res = comm_failed(call->comm, name);
-    if (res != ncclSuccess)
-        return fail(res, "the communicator is in an error state");
-    res = standin_check_args(call, &what);
-    if (res != ncclSuccess)
-        return fail(res, what);
-    standin_devmem_check_op(call, name);
-    return ncclSuccess;
-}
-
-/* Every collective: checked and traced when called, then handed to
- * standin_launch, which defers it to the outermost ncclGroupEnd when a
- * group is open. Arguments NCCL checks at the call fail here. */
-static ncclResult_t launch(cudaStream_t stream, const standin_op *call, const char *name)
-{
-    if (call->comm == NULL || comm_unready(call->comm, name))
-        return fail(ncclInvalidArgument, "NULL or unready communicator");
-    ncclResult_t res = enqueue_check(call, name);
-    if (res != ncclSuccess)
-        return res;
-    standin_trace("%s count=%zu inplace=%d capturing=%d align=%u", name, call->count,
-                  call->send == call->recv, stream != NULL && stream->capturing,
-                  standin_alignment(call->send, call->recv));
-    comm_enter(call->comm, name);
-    res = standin_launch(stream, call);
-    comm_leave(call->comm);
-    return res;
-}
-
-ncclResult_t standin_launch_named(cudaStream_t stream, const standin_op *call, const char *name)
-{
-    return standin_group_check(launch(stream, call, name));
-}
-
-ncclResult_t ncclAllReduce(const void *sendbuff, void *recvbuff, size_t count,
-                           ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm,
-                           cudaStream_t stream)
-{
-    standin_op call = {.send = sendbuff, .recv = recvbuff, .count = count,
-                          .type = datatype, .op = op, .comm = comm};
-    return standin_group_check(launch(stream, &call, "ncclAllReduce"));
-}
-
-ncclResult_t ncclAllGather(const void *sendbuff, void *recvbuff, size_t sendcount,
-                           ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)
-{
-    standin_op call = {.send = sendbuff, .recv = recvbuff, .count = sendcount,
-                          .type = datatype, .op = ncclSum, .comm = comm};
-    call.kind = STANDIN_OP_ALLGATHER;
-    return standin_group_check(launch(stream, &call, "ncclAllGather"));
-}
-
-ncclResult_t ncclReduceScatter(const void *sendbuff, void *recvbuff, size_t recvcount,
-                               ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm,
-                               cudaStream_t stream)
-{
-    standin_op call = {.send = sendbuff, .recv = recvbuff, .count = recvcount,
-                          .type = datatype, .op = op, .comm = comm};
-    call.kind = STANDIN_OP_REDUCESCATTER;
-    return standin_group_check(launch(stream, &call, "ncclReduceScatter"));
-}
-
-ncclResult_t ncclBroadcast(const void *sendbuff, void *recvbuff, size_t count,
-                           ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
-{
-    standin_op call = {.send = sendbuff, .recv = recvbuff, .count = count,
-                          .type = datatype, .op = ncclSum, .comm = comm};
-    call.kind = STANDIN_OP_BROADCAST;
-    call.root = root;
-    return standin_group_check(launch(stream, &call, "ncclBroadcast"));
-}
-
-ncclResult_t ncclReduce(const void *sendbuff, void *recvbuff, size_t count,
-                        ncclDataType_t datatype, ncclRedOp_t op, int root, ncclComm_t comm,
-                        cudaStream_t stream)
-{
-    standin_op call = {.send = sendbuff, .recv = recvbuff, .count = count,
-                          .type = datatype, .op = op, .comm = comm};
-    call.kind = STANDIN_OP_REDUCE;
-    call.root = root;
-    return standin_group_check(launch(stream, &call, "ncclReduce"));
-}
-
-static ncclResult_t p2p(int is_send, const void *buf, size_t count, ncclDataType_t datatype,
-                        int peer, ncclComm_t comm, cudaStream_t stream)
-{
-    if (comm == NULL || comm_unready(comm, is_send ? "ncclSend" : "ncclRecv"))
-        return fail(ncclInvalidArgument, "NULL or unready communicator");
-    standin_trace("%s count=%zu peer=%d align=%u", is_send ? "ncclSend" : "ncclRecv", count,
-                  peer, standin_alignment(buf, NULL));
-    if (is_send && count > 1 && standin_fault("CB_STANDIN_FAIL_SEND")) {
-        standin_trace("ncclSend failed (CB_STANDIN_FAIL_SEND)");
-        return fail(ncclInvalidArgument, "injected ncclSend failure (CB_STANDIN_FAIL_SEND)");
-    }
-    /* A group of its own, or its communicator's batch of the open group. */
-    standin_op call = {.comm = comm, .kind = STANDIN_OP_P2P, .np2p = 1};
-    call.p2p[0] = (standin_p2p){is_send, (void *)buf, count, datatype, peer};
-    ncclResult_t res = enqueue_check(&call, is_send ? "ncclSend" : "ncclRecv");
-    if (res != ncclSuccess)
-        return res;
-    comm_enter(comm, is_send ? "ncclSend" : "ncclRecv");
-    res = standin_launch(stream, &call);
-    comm_leave(comm);
-    return res;
-}
-
-ncclResult_t ncclSend(const void *sendbuff, size_t count, ncclDataType_t datatype, int peer,
-                      ncclComm_t comm, cudaStream_t stream)
-{
-    return standin_group_check(p2p(1, sendbuff, count, datatype, peer, comm, stream));
-}
-
-ncclResult_t ncclRecv(void *recvbuff, size_t count, ncclDataType_t datatype, int peer,
-                      ncclComm_t comm, cudaStream_t stream)
-{
-    return standin_group_check(p2p(0, recvbuff, count, datatype, peer, comm, stream));
-}
-
-ncclResult_t ncclRedOpCreatePreMulSum(ncclRedOp_t *op, void *scalar, ncclDataType_t datatype,
-                                      ncclScalarResidence_t residence, ncclComm_t comm)
-{
-    (void)residence;   /* host or "device" memory: both are host memory here */
-    if (comm == NULL || comm_unready(comm, "ncclRedOpCreatePreMulSum") || scalar == NULL ||
-        standin_type_size(datatype) == 0)
-        return fail(ncclInvalidArgument, "bad communicator, scalar or datatype");
-    for (int k = 0; k < STANDIN_MAX_CUSTOM_OPS; k++) {
-        if (comm->custom[k].live)
-            continue;
-        comm->custom[k].live = 1;
-        comm->custom[k].type = datatype;
-        comm->custom[k].scalar = standin_load(datatype, scalar, 0);
-        *op = (ncclRedOp_t)((int)ncclNumOps + comm->serial * STANDIN_MAX_CUSTOM_OPS + k);
-        standin_trace("ncclRedOpCreatePreMulSum scalar=%g", comm->custom[k].scalar);
-        return ncclSuccess;
-    }
-    return fail(ncclInvalidUsage, "too many reduction operators");
-}
-
-ncclResult_t ncclRedOpDestroy(ncclRedOp_t op, ncclComm_t comm)
-{
-    if (comm == NULL || comm_unready(comm, "ncclRedOpDestroy"))
-        return fail(ncclInvalidArgument, "NULL or unready communicator");
-    int k = (int)op - (int)ncclNumOps - comm->serial * STANDIN_MAX_CUSTOM_OPS;
-    if ((int)op >= (int)ncclNumOps && (k < 0 || k >= STANDIN_MAX_CUSTOM_OPS))
-        standin_violation("ncclRedOpDestroy of an operator made for another communicator");
-    if (k < 0 || k >= STANDIN_MAX_CUSTOM_OPS || !comm->custom[k].live)
-        return fail(ncclInvalidArgument, "not a live reduction operator of this communicator");
-    comm->custom[k].live = 0;
-    standin_trace("ncclRedOpDestroy");
     return ncclSuccess;
 }

@@ -301,6 +301,15 @@ int standin_comm_unready(struct ncclComm *comm, const char *call);
 
 /* nccl.c: res, with what as the text ncclGetLastError returns. */
 ncclResult_t standin_fail(ncclResult_t res, const char *what);
+/* nccl.c's communicator bookkeeping, for enqueue.c's calls: one thread in
+ * a communicator at a time (a VIOLATION otherwise), the error a
+ * communicator keeps, and the MPI type and operation of NCCL's (NULL where
+ * not modelled). */
+void standin_comm_enter(struct ncclComm *comm, const char *call);
+void standin_comm_leave(struct ncclComm *comm);
+ncclResult_t standin_comm_failed(struct ncclComm *comm, const char *call);
+MPI_Datatype standin_mpi_type(ncclDataType_t type);
+MPI_Op standin_mpi_op(ncclRedOp_t op);
 
 /* nccl.c: run op now on stream s: the collective through MPI, then the
  * stream's clock moves on by CB_STANDIN_OP_US. Returns an NCCL result. */
