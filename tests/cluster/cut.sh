@@ -67,6 +67,13 @@ for rank in 0 1; do
     fi
 done
 [ "$timed_out" -ge 1 ] || show_and_fail "no rank ended by its watchdog with status 3"
+# A rank's status file can come before its last lines have passed through
+# the launcher: give the report up to 10 s to arrive (or the launcher to end).
+i=0
+while ! grep -q '^# Hang: ' "$CB_TMP/err" && kill -0 $launcher 2>/dev/null && [ $i -lt 100 ]; do
+    i=$((i + 1))
+    sleep 0.1
+done
 [ "$(grep -c "^# Hang: rank [01] (h[01]) saw no progress for $limit s (-T); of 3 ranks, 2 answered" \
     "$CB_TMP/err")" = 1 ] || show_and_fail "not one hang report with the two healthy ranks' answers"
 grep -q '^# Hang: silent: rank 2 (h2) did not answer' "$CB_TMP/err" ||
