@@ -95,6 +95,25 @@ void split_groups(engine *e)
     check_root(e);
 }
 
+/* Group g's ranks among n as "0,2,4" (",..." once the text is full) into
+ * list; returns how many there are. */
+static int group_rank_list(const int *groups, int n, int g, char *list, size_t size)
+{
+    size_t used = 0;
+    int members = 0;
+    list[0] = '\0';
+    for (int r = 0; r < n; r++) {
+        if (groups[r] != g)
+            continue;
+        members++;
+        if (used + 16 < size)
+            used += (size_t)snprintf(list + used, size - used, "%s%d", used ? "," : "", r);
+        else if (used + 4 < size && list[used - 1] != '.')
+            used += (size_t)snprintf(list + used, size - used, ",...");
+    }
+    return members;
+}
+
 /* Preamble lines: the groups that color makes of comm's ranks (numbered in
  * the order of their lowest rank) and each group's ranks of comm, printed
  * by rank 0 when it is comm's rank 0. Collective over comm. */
@@ -126,19 +145,8 @@ void note_groups(engine *e, MPI_Comm comm, const char *what, const char *after,
     }
     note(e, "%s: %d group%s%s", what, ngroups, ngroups == 1 ? "" : "s", after);
     for (int g = 0; g < ngroups; g++) {
-        char list[400] = "";
-        size_t used = 0;
-        int members = 0;
-        for (int r = 0; r < csize; r++) {
-            if (groups[r] != g)
-                continue;
-            members++;
-            if (used + 16 < sizeof list)
-                used += (size_t)snprintf(list + used, sizeof list - used, "%s%d",
-                                         used ? "," : "", r);
-            else if (used + 4 < sizeof list && list[used - 1] != '.')
-                used += (size_t)snprintf(list + used, sizeof list - used, ",...");
-        }
+        char list[400];
+        int members = group_rank_list(groups, csize, g, list, sizeof list);
         note(e, "group %d: %d rank%s: %s", g, members, members == 1 ? "" : "s", list);
     }
     free(colors);
@@ -202,19 +210,8 @@ void describe_groups(engine *e)
     snprintf(what, sizeof what, "split %s", e->p->split.text);
     note(e, "%s: %d group%s measured at once", what, e->ngroups, e->ngroups == 1 ? "" : "s");
     for (int g = 0; ok && e->rank == 0 && g < e->ngroups; g++) {
-        char list[400] = "", where[300], one[CB_HOSTLEN] = "";
-        size_t used = 0;
-        int members = 0;
-        for (int r = 0; r < e->nranks; r++) {
-            if (groups[r] != g)
-                continue;
-            members++;
-            if (used + 16 < sizeof list)
-                used += (size_t)snprintf(list + used, sizeof list - used, "%s%d",
-                                         used ? "," : "", r);
-            else if (used + 4 < sizeof list && list[used - 1] != '.')
-                used += (size_t)snprintf(list + used, sizeof list - used, ",...");
-        }
+        char list[400], where[300], one[CB_HOSTLEN] = "";
+        int members = group_rank_list(groups, e->nranks, g, list, sizeof list);
         if (group_hosts_text(labels, groups, e->nranks, g, where, sizeof where, one, sizeof one))
             snprintf(e->group_hosts + (size_t)g * CB_HOSTLEN, CB_HOSTLEN, "%s", one);
         note(e, "group %d: %d rank%s: %s%s", g, members, members == 1 ? "" : "s", list, where);
