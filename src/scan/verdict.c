@@ -113,6 +113,7 @@ static void add(cb_scan_verdict *v, cb_scan_reason reason, int a, int b, double 
 {
     cb_scan_finding *f = &v->items[v->n++];
     *f = (cb_scan_finding){.reason = reason, .a = a, .b = b, .first = figure, .again = NAN,
+                           .best_control = NAN,
                            .figure = figure, .median = median, .first_median = median,
                            .ratio = figure / median, .reference_n = reference_n,
                            .needs_remeasure = 1};
@@ -364,19 +365,20 @@ int cb_scan_control_of(const cb_scan_input *in, const cb_scan_verdict *v,
 
 void cb_scan_recheck(cb_scan_finding *c, double again, double control)
 {
-    if (!isfinite(again))
+    /* The best candidate figure over the tries is judged against the best
+     * control: a control slowed by a passing load spike in one try cannot
+     * clear a part that is slow in every try, and a candidate slowed by
+     * one still clears once it runs at the control's pace. */
+    if (isfinite(control) && control > 0 && !(control <= c->best_control))
+        c->best_control = control;
+    if (isfinite(again) && !(again <= c->again))
+        c->again = again;
+    if (!isfinite(c->again))
         return;
-    int controlled = isfinite(control) && control > 0;
-    double ref = controlled ? control : c->first_median;
-    double ratio = again / ref;
-    /* The best try is judged: one at the reference clears the part. */
-    if (isfinite(c->again) && !(ratio > c->ratio))
-        return;
-    c->again = again;
-    c->figure = again;
-    c->median = ref;
-    c->ratio = ratio;
-    c->controlled = controlled;
+    c->controlled = isfinite(c->best_control);
+    c->median = c->controlled ? c->best_control : c->first_median;
+    c->figure = c->again;
+    c->ratio = c->again / c->median;
 }
 
 cb_scan_confidence_level cb_scan_confidence(const cb_scan_verdict *v, const cb_scan_finding *c)

@@ -66,11 +66,12 @@ typedef struct cb_scan_finding {
     cb_scan_reason reason;
     int a, b;            /* node (a), link (a < b), rail (a); b = -1 otherwise */
     double first;        /* the figure the scan measured */
-    double again;        /* the re-measured figure judged; NaN until cb_scan_recheck */
+    double again;        /* the best re-measured figure; NaN until cb_scan_recheck */
+    double best_control; /* the best control measured beside the re-measures; NaN: none */
     double figure;       /* the figure judged: again when finite, else first */
     double median;       /* the reference it is compared with: the median of
                           * the others of its kind, or the control measured
-                          * beside the re-measure judged */
+                          * beside the re-measures (the best of them) */
     double ratio;        /* figure / median */
     double first_median; /* the first reference: the median of the others */
     int reference_n;     /* figures the first reference was the median of */
@@ -135,9 +136,10 @@ int cb_scan_control_of(const cb_scan_input *in, const cb_scan_verdict *v,
 
 /* Record one re-measured figure of c (NaN: that re-measure failed) and the
  * control's measured beside it (NaN: none or failed; c's first reference
- * then stands). The re-measure with the best ratio is judged, the first
- * figure only when none succeeded. For a node slow in its pairs the
- * figure is the re-measured pair's. */
+ * stands while no control succeeded). The best re-measure so far is judged
+ * against the best control so far, the first figure only when no
+ * re-measure succeeded. For a node slow in its pairs the figure is the
+ * re-measured pair's. */
 void cb_scan_recheck(cb_scan_finding *c, double again, double control);
 
 /* c's confidence, and its name ("low", "medium", "high", "certain"). */

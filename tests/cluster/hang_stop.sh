@@ -31,11 +31,25 @@ CB_RUN_BIN="$CLUSTER_DIR/rank.sh" CB_RUN_TIMEOUT=90 \
     --json "$CLUSTER_DIR/hang.json"
 took=$(($(date +%s) - t0))
 [ "$took" -lt 85 ] || show_and_fail "the run was ended by the test's timeout after $took s"
+# Rank 0 makes the report, which ends both healthy ranks with status 3,
+# unless the MPI library ends one first on seeing the other's connection
+# close (Open MPI 5: "Socket closed", status 14, after the report): that is
+# reported; a rank that stays or ends with 0 fails the test, and so does a
+# run where no rank ended by its watchdog.
+timed_out=0
 for rank in 0 1; do
     [ -f "$CLUSTER_DIR/rank.$rank" ] || show_and_fail "rank $rank did not end by itself"
     read -r status <"$CLUSTER_DIR/rank.$rank"
-    [ "$status" = 3 ] || show_and_fail "rank $rank ended with status $status, not 3"
+    [ "$status" != 0 ] || show_and_fail "rank $rank ended with status 0 after the stop"
+    if [ "$status" = 3 ]; then
+        timed_out=$((timed_out + 1))
+    else
+        echo "note: rank $rank was ended by its MPI library (status $status) when the other rank's watchdog ended it"
+    fi
 done
+[ "$timed_out" -ge 1 ] || show_and_fail "no rank ended by its watchdog with status 3"
+[ "$timed_out" = 2 ] || [ "$CLUSTER_FLAVOR" != ompi4 ] ||
+    show_and_fail "under Open MPI 4 both healthy ranks must end with status 3"
 [ "$(grep -c "^# Hang: rank [01] (h[01]) saw no progress for $limit s (-T); of 3 ranks, 2 answered within [0-9]* s, 1 silent" \
     "$CB_TMP/err")" = 1 ] || show_and_fail "not one hang report with 2 answers and 1 silent"
 grep -q '^# Hang: silent: rank 2 (h2) did not answer' "$CB_TMP/err" ||

@@ -274,6 +274,18 @@ static void check_small_counts(unit_state *u)
     cb_scan_settle(&v);
     CHECK(u, v.n == 0);
     cb_scan_verdict_free(&v);
+    /* A slow rail whose control a load spike slowed as much in one try:
+     * judged against the control's best, it stays slow (the old per-try
+     * ratio cleared it: 1/1). */
+    CHECK(u, cb_scan_candidates(&in, &v) == 0 && v.n == 1);
+    cb_scan_recheck(&v.items[0], 1, 40);
+    cb_scan_recheck(&v.items[0], 1, 1);
+    CHECK(u, !cb_scan_cleared(&v, &v.items[0]) && v.items[0].median == 40 &&
+                 v.items[0].ratio == 1.0 / 40);
+    cb_scan_recheck(&v.items[0], 1, 39);
+    cb_scan_settle(&v);
+    CHECK(u, v.n == 1 && v.items[0].again == 1);
+    cb_scan_verdict_free(&v);
 }
 
 /* The machine slows between the scan and the re-measures (another job's
