@@ -341,19 +341,32 @@ static int watch_list(const cb_sidechannel *sc, struct pollfd *pfds, int *which)
     return n;
 }
 
-int cb_sidechannel_serve(cb_sidechannel *sc, int wait_ms, cb_side_snapshot snap, void *ctx,
-                         int *arg)
+int cb_sidechannel_serve(cb_sidechannel *sc, int wait_ms, int wake_fd, cb_side_snapshot snap,
+                         void *ctx, int *arg)
 {
-    struct pollfd one[1];
-    int one_which[1];
-    struct pollfd *pfds = sc->nlinks == 1 ? one : calloc((size_t)sc->nlinks, sizeof *pfds);
-    int *which = sc->nlinks == 1 ? one_which : calloc((size_t)sc->nlinks, sizeof *which);
+    struct pollfd two[2];
+    int two_which[2];
+    int small = sc->nlinks <= 1;
+    struct pollfd *pfds = small ? two : calloc((size_t)sc->nlinks + 1, sizeof *pfds);
+    int *which = small ? two_which : calloc((size_t)sc->nlinks + 1, sizeof *which);
     int event = CB_SIDE_NONE;
     int n = pfds != NULL && which != NULL && sc->on ? watch_list(sc, pfds, which) : 0;
-    if (n == 0) {
+    /* The wake descriptor ends the wait early (the watchdog stopping): a
+     * nap the stop must sit out costs every launch of the program. */
+    int ready = 0;
+    if (n == 0 && wake_fd < 0) {
         const struct timespec nap = {wait_ms / 1000, (long)(wait_ms % 1000) * 1000000L};
         nanosleep(&nap, NULL);
-    } else if (poll(pfds, (nfds_t)n, wait_ms) > 0) {
+    } else if (n == 0) {
+        poll(&(struct pollfd){wake_fd, POLLIN, 0}, 1, wait_ms);
+    } else {
+        if (wake_fd >= 0)
+            pfds[n] = (struct pollfd){wake_fd, POLLIN, 0};
+        ready = poll(pfds, (nfds_t)n + (wake_fd >= 0), wait_ms);
+        if (wake_fd >= 0 && pfds[n].revents != 0)
+            ready = 0;   /* stopping: the caller looks at why */
+    }
+    if (ready > 0) {
         for (int k = 0; k < n && event == CB_SIDE_NONE; k++) {
             struct cb_side_link *link = &sc->links[which[k]];
             if (pfds[k].revents == 0)
@@ -376,9 +389,9 @@ int cb_sidechannel_serve(cb_sidechannel *sc, int wait_ms, cb_side_snapshot snap,
                 drop(link);
         }
     }
-    if (pfds != one)
+    if (pfds != two)
         free(pfds);
-    if (which != one_which)
+    if (which != two_which)
         free(which);
     return event;
 }

@@ -54,9 +54,10 @@ enum cb_side_event {
 };
 
 /* Wait up to wait_ms for messages and handle them: a question is answered
- * with snap's state. Returns an enum cb_side_event. */
-int cb_sidechannel_serve(cb_sidechannel *sc, int wait_ms, cb_side_snapshot snap, void *ctx,
-                         int *arg);
+ * with snap's state. A readable wake_fd (-1: none) ends the wait at once,
+ * handling nothing. Returns an enum cb_side_event. */
+int cb_sidechannel_serve(cb_sidechannel *sc, int wait_ms, int wake_fd, cb_side_snapshot snap,
+                         void *ctx, int *arg);
 
 /* Not rank 0: tell rank 0 this rank's watchdog fired. 0, or -1 when the
  * link is down. */

@@ -1,5 +1,7 @@
 #include "safety/watchdog.h"
 
+#include <fcntl.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -172,7 +174,7 @@ static void fired_not_root(cb_watchdog *w)
         double until = now_seconds() + answer_wait(w) + CB_WATCHDOG_REPORT_SLACK_S;
         while (cb_sidechannel_linked(w->side) && now_seconds() < until) {
             int code = 0;
-            if (cb_sidechannel_serve(w->side, 100, snapshot, w, &code) == CB_SIDE_EXIT)
+            if (cb_sidechannel_serve(w->side, 100, -1, snapshot, w, &code) == CB_SIDE_EXIT)
                 leave(w, code);
         }
     }
@@ -200,14 +202,15 @@ static void *watch(void *arg)
     cb_watchdog *w = arg;
     unsigned long seen = atomic_load(&w->progress);
     w->since = now_seconds();
-    const struct timespec nap = {0, 100 * 1000 * 1000};
     double turn = w->since, frozen = 0, thawed_until = 0;
     while (!atomic_load(&w->stop)) {
         int event = CB_SIDE_NONE, peer = 0;
+        /* 100 ms turns; cb_watchdog_stop's byte on the wake pipe ends one
+         * at once, so that stopping costs no launch a turn's rest. */
         if (w->side != NULL && w->side->on)
-            event = cb_sidechannel_serve(w->side, 100, snapshot, w, &peer);
+            event = cb_sidechannel_serve(w->side, 100, w->wake[0], snapshot, w, &peer);
         else
-            nanosleep(&nap, NULL);
+            poll(&(struct pollfd){w->wake[0], POLLIN, 0}, 1, 100);
         if (event == CB_SIDE_EXIT) {   /* rank 0's report ends this rank too */
             take_exit(w);
             leave(w, peer);
@@ -270,7 +273,15 @@ int cb_watchdog_start(cb_watchdog *w, double limit, int rank, const char *host,
         return 0;
     if (pthread_mutex_init(&w->lock, NULL) != 0)
         return -1;
+    if (pipe(w->wake) != 0) {
+        pthread_mutex_destroy(&w->lock);
+        return -1;
+    }
+    for (int i = 0; i < 2; i++)
+        fcntl(w->wake[i], F_SETFD, FD_CLOEXEC);
     if (pthread_create(&w->thread, NULL, watch, w) != 0) {
+        close(w->wake[0]);
+        close(w->wake[1]);
         pthread_mutex_destroy(&w->lock);
         return -1;
     }
@@ -339,7 +350,11 @@ void cb_watchdog_stop(cb_watchdog *w)
     if (!w->running)
         return;
     atomic_store(&w->stop, 1);
+    ssize_t wrote = write(w->wake[1], "", 1);
+    (void)wrote;   /* without it the thread ends at its turn's end */
     pthread_join(w->thread, NULL);
+    close(w->wake[0]);
+    close(w->wake[1]);
     pthread_mutex_destroy(&w->lock);
     w->running = 0;
 }

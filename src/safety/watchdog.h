@@ -36,6 +36,7 @@ typedef struct cb_watchdog {
     atomic_ulong launches;         /* units launched since start, for the hang report */
     atomic_ulong steps;            /* steps (doing, loops) begun since start */
     pthread_mutex_t lock;          /* guards doing and the abort hook */
+    int wake[2];                   /* a pipe: cb_watchdog_stop wakes the thread */
     char doing[CB_HANG_DOINGLEN];
     char op[CB_HANG_OPLEN];        /* the measurement's collective and size */
     uint64_t bytes;

@@ -145,9 +145,9 @@ cluster_launcher_options() {
     version=$("$1" --version 2>&1)
     case "$version" in
         *"Open MPI"*" 4."*|*"Open MPI"*" 3."*)
-            echo "--mca plm_rsh_agent $CLUSTER_DIR/agent --hostfile $CLUSTER_DIR/hostfile --oversubscribe --bind-to none --mca btl self,vader,tcp --mca btl_tcp_if_include eth0 --mca oob_tcp_if_include eth0 --mca mpi_yield_when_idle 1" ;;
+            echo "--mca plm_rsh_agent $CLUSTER_DIR/agent --hostfile $CLUSTER_DIR/hostfile --oversubscribe --bind-to none --mca pml ob1 --mca btl self,vader,tcp --mca btl_tcp_if_include eth0 --mca oob_tcp_if_include eth0 --mca mpi_yield_when_idle 1" ;;
         *"Open MPI"*|*PRRTE*)
-            echo "--prtemca plm_ssh_agent $CLUSTER_DIR/agent --hostfile $CLUSTER_DIR/hostfile --map-by :OVERSUBSCRIBE --bind-to none --mca btl self,sm,tcp --mca btl_tcp_if_include eth0 --prtemca oob_tcp_if_include eth0 --mca mpi_yield_when_idle 1" ;;
+            echo "--prtemca plm_ssh_agent $CLUSTER_DIR/agent --hostfile $CLUSTER_DIR/hostfile --map-by :OVERSUBSCRIBE --bind-to none --mca pml ob1 --mca btl self,sm,tcp --mca btl_tcp_if_include eth0 --prtemca oob_tcp_if_include eth0 --mca mpi_yield_when_idle 1" ;;
         *HYDRA*)
             # Debian's MPICH runs on UCX, which finds one machine under the
             # namespaces and would use shared memory between the nodes. Its
