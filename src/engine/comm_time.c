@@ -109,18 +109,7 @@ int measure_comm_ways(engine *e, const cb_collective *coll, cb_dtype dtype)
         res.round = -1;
         snprintf(res.comm_op, sizeof res.comm_op, "%s", cb_comm_op_name((cb_comm_op)op));
         res.seconds = combined(e, mine.mean);
-        MPI_Gather(&mine, (int)sizeof mine, MPI_BYTE, e->rank_times, (int)sizeof mine, MPI_BYTE,
-                   0, e->gcomm);
-        int slowest_rank = 0;
-        if (e->grank == 0) {
-            cb_stats_spread(e->rank_times, e->gsize, &res.spread);
-            res.slowest = e->rank_times[res.spread.slowest];
-            res.rank_times = e->rank_times;
-            slowest_rank = e->gmembers[res.spread.slowest];
-            if (e->rank == 0)
-                snprintf(res.slowest_host, sizeof res.slowest_host, "%s",
-                         e->ranks[slowest_rank].host);
-        }
+        int slowest_rank = gather_rank_times(e, &mine, &res);
         stamp_result(e, &res);
         if (e->p->split.kind != CB_SPLIT_NONE) {
             if (emit_split(e, coll, &res, slowest_rank, 1) != CB_EXIT_OK)

@@ -195,6 +195,10 @@ cb_iter_request iter_request(const cb_params *p);
 int time_collective(engine *e, const cb_collective *coll, const cb_call *call,
                     cb_rank_time *t);
 double combine_time(engine *e, double mine);
+/* Every rank's times to the group's rank 0, which puts their spread, the
+ * slowest rank's time and (on rank 0) its host in res. Returns the slowest
+ * rank (of e->comm) on the group's rank 0, 0 elsewhere. */
+int gather_rank_times(engine *e, const cb_rank_time *mine, cb_result *res);
 
 /* verify.c */
 /* The values of check pass `pass` of one placement; pass -1: those the

@@ -59,22 +59,13 @@ static int measure(engine *e, const cb_collective *coll, cb_call *call, int size
         return e->st.code;
     res.iters = cb_iter_plan_done(&e->plan, e->spans_run);   /* the same on every rank */
     res.seconds = combine_time(e, mine.mean);
-    MPI_Gather(&mine, (int)sizeof mine, MPI_BYTE, e->rank_times, (int)sizeof mine, MPI_BYTE, 0,
-               e->gcomm);
+    int slowest_rank = gather_rank_times(e, &mine, &res);   /* in comm */
     if (e->raw_samples != NULL)
         MPI_Gather(e->raw_samples, e->samples_room, MPI_DOUBLE, e->rank_samples,
                    e->samples_room, MPI_DOUBLE, 0, e->gcomm);
-    int slowest_rank = 0;   /* in comm */
     if (e->grank == 0) {
         res.rank_samples = e->rank_samples;
         res.samples_room = e->samples_room;
-        cb_stats_spread(e->rank_times, e->gsize, &res.spread);
-        res.slowest = e->rank_times[res.spread.slowest];
-        res.rank_times = e->rank_times;
-        slowest_rank = e->gmembers[res.spread.slowest];
-        if (e->rank == 0)
-            snprintf(res.slowest_host, sizeof res.slowest_host, "%s",
-                     e->ranks[slowest_rank].host);
     }
     res.algbw = res.seconds > 0 ? (double)bytes / 1e9 / res.seconds : 0;
     res.busbw = res.algbw * coll->busbw_factor(e->gsize);

@@ -268,3 +268,18 @@ double combine_time(engine *e, double mine)
     }
     return combined;
 }
+
+int gather_rank_times(engine *e, const cb_rank_time *mine, cb_result *res)
+{
+    MPI_Gather(mine, (int)sizeof *mine, MPI_BYTE, e->rank_times, (int)sizeof *mine, MPI_BYTE, 0,
+               e->gcomm);
+    if (e->grank != 0)
+        return 0;
+    cb_stats_spread(e->rank_times, e->gsize, &res->spread);
+    res->slowest = e->rank_times[res->spread.slowest];
+    res->rank_times = e->rank_times;
+    int slowest_rank = e->gmembers[res->spread.slowest];
+    if (e->rank == 0)
+        snprintf(res->slowest_host, sizeof res->slowest_host, "%s", e->ranks[slowest_rank].host);
+    return slowest_rank;
+}

@@ -70,14 +70,21 @@ static int is_behind(const cb_hang_state *a, const cb_hang_state *furthest)
 }
 
 /* "ranks 2 (h2), 5 (h3)": every rank that pick selects, with its host. */
-static int name_ranks(char *line, const cb_hang_report *rep,
-                      int (*pick)(const cb_hang_report *rep, int r, const void *arg),
-                      const void *arg)
+typedef int (*rank_pick)(const cb_hang_report *rep, int r, const void *arg);
+
+/* "rank " or "ranks " by how many ranks pick selects; returns that count. */
+static int lead_word(char *line, const cb_hang_report *rep, rank_pick pick, const void *arg)
 {
     int n = 0;
     for (int r = 0; r < rep->nranks; r++)
         n += pick(rep, r, arg);
     add(line, "%s", n == 1 ? "rank " : "ranks ");
+    return n;
+}
+
+static int name_ranks(char *line, const cb_hang_report *rep, rank_pick pick, const void *arg)
+{
+    int n = lead_word(line, rep, pick, arg);
     int named = 0;
     /* Room is kept for the count and the words after it. */
     for (int r = 0; r < rep->nranks && named < NAMED_PER_LINE; r++) {
@@ -93,14 +100,9 @@ static int name_ranks(char *line, const cb_hang_report *rep,
 }
 
 /* "ranks 0-3,5": every rank that pick selects, as ranges, without hosts. */
-static void range_ranks(char *line, const cb_hang_report *rep,
-                        int (*pick)(const cb_hang_report *rep, int r, const void *arg),
-                        const void *arg)
+static void range_ranks(char *line, const cb_hang_report *rep, rank_pick pick, const void *arg)
 {
-    int n = 0;
-    for (int r = 0; r < rep->nranks; r++)
-        n += pick(rep, r, arg);
-    add(line, "%s", n == 1 ? "rank " : "ranks ");
+    lead_word(line, rep, pick, arg);
     int first = 1;
     for (int r = 0; r < rep->nranks; r++) {
         if (!pick(rep, r, arg))

@@ -9,19 +9,9 @@
 . "$CB_SRCDIR/tests/support/lib.sh"
 need_mpirun
 need_python
-CB_RUN_BIN="$CB_BUILDDIR/tests/nccl-collbench-faulty"
-[ -x "$CB_RUN_BIN" ] || fail "$CB_RUN_BIN was not built"
+. "$CB_SRCDIR/tests/support/faults.sh"
+use_fault_layer
 backend=faulty-mpi
-
-# every_row_wrong: each row of the alltoallv table has a non-zero #wrong
-# (out of place: alltoallv has no in-place half).
-every_row_wrong() {
-    grep -q '^# Collective: alltoallv$' "$CB_TMP/out" || show_and_fail "$CURRENT: no table"
-    awk '/^# Collective: / { on = $3 == "alltoallv"; next }
-         !/^#/ && on { rows++; if ($9 == 0) bad = bad "\n" $0 }
-         END { if (bad != "" || rows == 0) { print "rows verified clean:" bad; exit 1 } }' \
-        "$CB_TMP/out" || show_and_fail "$CURRENT: a row verified clean"
-}
 
 # fault NP FAULT MATRIX ARGS...: one run with one fault, caught in every row.
 fault() {
@@ -34,7 +24,7 @@ fault() {
         -b 1K -e 64K -f 8 "$@"
     expect_rc 7 "$CURRENT"
     grep -q "fault $spec" "$CB_TMP/out" || show_and_fail "$CURRENT: the preamble does not name it"
-    every_row_wrong
+    every_row_wrong alltoallv
 }
 
 for np in 3 4; do

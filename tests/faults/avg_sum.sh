@@ -10,20 +10,9 @@
 # ring_allreduce's last step) and NCCL's stand-in.
 . "$CB_SRCDIR/tests/support/lib.sh"
 need_mpirun
-CB_RUN_BIN="$CB_BUILDDIR/tests/nccl-collbench-faulty"
-[ -x "$CB_RUN_BIN" ] || fail "$CB_RUN_BIN was not built"
+. "$CB_SRCDIR/tests/support/faults.sh"
+use_fault_layer
 CB_RUN_TIMEOUT=120
-
-# every_row_wrong: each row of the run has a non-zero #wrong in every
-# placement, and each collective named has a table.
-every_row_wrong() {
-    awk '!/^#/ && NF >= 9 && ($9 == 0 || (NF >= 13 && $13 == 0)) { bad = bad "\n" $0 }
-         END { if (bad != "") { print "rows verified clean:" bad; exit 1 } }' "$CB_TMP/out" ||
-        show_and_fail "$CURRENT: a row verified clean"
-    for c in $(echo "$1" | tr , ' '); do
-        grep -q "^# Collective: $c\$" "$CB_TMP/out" || show_and_fail "$CURRENT: no table for $c"
-    done
-}
 
 fault() {
     np=$1 spec=$2 colls=$3

@@ -3,8 +3,8 @@
 . "$CB_SRCDIR/tests/support/lib.sh"
 need_mpirun
 need_python
-CB_RUN_BIN="$CB_BUILDDIR/tests/nccl-collbench-faulty"
-[ -x "$CB_RUN_BIN" ] || fail "$CB_RUN_BIN was not built"
+. "$CB_SRCDIR/tests/support/faults.sh"
+use_fault_layer
 
 NCCL_COLLBENCH_TEST_FAULT=corrupt:1:3
 export NCCL_COLLBENCH_TEST_FAULT

@@ -14,27 +14,9 @@
 # run of --layout row,col.
 . "$CB_SRCDIR/tests/support/lib.sh"
 need_mpirun
-CB_RUN_BIN="$CB_BUILDDIR/tests/nccl-collbench-faulty"
-[ -x "$CB_RUN_BIN" ] || fail "$CB_RUN_BIN was not built"
+. "$CB_SRCDIR/tests/support/faults.sh"
+use_fault_layer
 CB_RUN_TIMEOUT=120
-
-# every_row_wrong COLLECTIVES CYCLES [col]: each named collective's table
-# (and with col, its column layout table) appears CYCLES times, and each row
-# of them has a non-zero #wrong in every placement measured.
-every_row_wrong() {
-    awk -v want=",$1," '
-        /^# Collective: / { name = $3; sub(/,$/, "", name); on = index(want, "," name ",") > 0; next }
-        !/^#/ && on && ($9 == 0 || (NF >= 13 && $13 == 0)) { bad = bad "\n" $0 }
-        END { if (bad != "") { print "rows verified clean:" bad; exit 1 } }' "$CB_TMP/out" ||
-        show_and_fail "$CURRENT: a row of $1 verified clean"
-    for c in $(echo "$1" | tr , ' '); do
-        n=$(grep -c "^# Collective: $c\$" "$CB_TMP/out" || true)
-        [ "$n" = "$2" ] || show_and_fail "$CURRENT: $n tables for $c, expected $2"
-        [ -z "$3" ] && continue
-        n=$(grep -c "^# Collective: $c, column layout" "$CB_TMP/out" || true)
-        [ "$n" = "$2" ] || show_and_fail "$CURRENT: $n column tables for $c, expected $2"
-    done
-}
 
 # fault NP FAULT COLLECTIVES CYCLES ARGS...: one run, caught in every row.
 fault() {

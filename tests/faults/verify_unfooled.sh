@@ -15,22 +15,9 @@
 . "$CB_SRCDIR/tests/support/lib.sh"
 need_mpirun
 need_python
-CB_RUN_BIN="$CB_BUILDDIR/tests/nccl-collbench-faulty"
-[ -x "$CB_RUN_BIN" ] || fail "$CB_RUN_BIN was not built"
+. "$CB_SRCDIR/tests/support/faults.sh"
+use_fault_layer
 backend=faulty-mpi
-
-# every_row_wrong COLLECTIVES: each row of each named collective's table has
-# a non-zero #wrong in both placements.
-every_row_wrong() {
-    awk -v want=",$1," '
-        /^# Collective: / { on = index(want, "," $3 ",") > 0; next }
-        !/^#/ && on && ($9 == 0 || (NF >= 13 && $13 == 0)) { bad = bad "\n" $0 }
-        END { if (bad != "") { print "rows verified clean:" bad; exit 1 } }' "$CB_TMP/out" ||
-        show_and_fail "$CURRENT: a row of $1 verified clean"
-    for c in $(echo "$1" | tr , ' '); do
-        grep -q "^# Collective: $c\$" "$CB_TMP/out" || show_and_fail "$CURRENT: no table for $c"
-    done
-}
 
 # fault NP FAULT COLLECTIVES ARGS...: one run with one fault, caught everywhere.
 fault() {
