@@ -70,7 +70,7 @@ tries=0
 while :; do
     CB_SLURM_TIMEOUT=60 slurm_run env SLURM_JOB_ID="$job" SLURM_JOB_NODELIST="$CB_SLURM_NODES" \
         "$HEALTH" --scan --gpus 2 --expect "$CB_TMP/floors" \
-        -- --backend mpi -b 256K -e 256K -n 3 -w 1 --suspect-ratio 0.3
+        -- --backend mpi -b 256K -e 256K -n 3 -w 1 --suspect-ratio 0.1
     # A step whose ranks crashed in Open MPI's start (as in health.sh):
     # not the tool's doing; run again, at most twice.
     [ "$rc" = 3 ] && grep -q 'exited with status 139$' "$CB_TMP/err" && [ "$tries" -lt 2 ] || break
