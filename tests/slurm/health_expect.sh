@@ -43,7 +43,7 @@ grep -qw "\$node" "$hc/armed" || exit 0
 SLURM_CONF=$SLURM_CONF OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export SLURM_CONF OMPI_ALLOW_RUN_AS_ROOT OMPI_ALLOW_RUN_AS_ROOT_CONFIRM
 rc=0
-timeout -k 5 50 "$HEALTH" --gpus 2 --launcher "$CB_MPIRUN -np" --expect "$hc/floors" \\
+timeout -k 5 50 "$HEALTH" --gpus 2 --expect "$hc/floors" \\
     -- --backend mpi -b 1K -e 4K -n 2 -w 1 >>"$hc/log.\$node" 2>&1 || rc=\$?
 echo "status \$rc" >>"$hc/log.\$node"
 exit 0
