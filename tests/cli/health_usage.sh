@@ -1,6 +1,7 @@
 # nccl-collbench-health's command line, without Slurm: --help and --version
 # exit 0; a bad option or value, and --scan outside an allocation, are
-# usage errors (status 2) naming what was wrong; with no GPU to count it
+# usage errors (status 2) naming what was wrong (--expect and
+# --expect-ratio included); with no GPU to count it
 # cannot check (status 3) and says to give --gpus.
 . "$CB_SRCDIR/tests/support/lib.sh"
 HEALTH="$CB_BUILDDIR/src/nccl-collbench-health"
@@ -23,6 +24,11 @@ usage 2 "--gpus x: not a positive whole number" --gpus x
 usage 2 "--gpus 0: not a positive whole number" --gpus 0
 usage 2 "--min-busbw fast: not a number of GB/s" --gpus 1 --min-busbw fast
 usage 2 "--srun needs a value" --srun
+usage 2 "--expect : give auto or a readable file of floors" --gpus 1 --expect ''
+usage 2 "--expect /nonexistent: give auto or a readable file of floors" --gpus 1 --expect /nonexistent
+usage 2 "--expect-ratio 1.5: not a number above 0 and at most 1" --gpus 1 --expect auto --expect-ratio 1.5
+usage 2 "--expect-ratio 0: not a number above 0 and at most 1" --gpus 1 --expect auto --expect-ratio 0
+usage 2 "--expect-ratio needs --expect" --gpus 1 --expect-ratio 0.5
 usage 2 "--scan runs inside a Slurm allocation" --scan --gpus 2
 usage 2 "--program /nonexistent: not an executable file" --gpus 1 --program /nonexistent
 if ! ls /dev/nvidia[0-9]* >/dev/null 2>&1; then

@@ -27,6 +27,8 @@
 #   slurm_wait_job ID     wait until job ID has ended; prints its state and
 #                         exit code as "STATE RC:SIG"
 #   slurm_node_state hI   the node's state and reason: "STATE|REASON"
+# CB_SLURM_CONF_EXTRA, when set, is added to slurm.conf as it is (lines of
+# the test's own, as HealthCheckProgram=...).
 # Sets CB_SLURM_DIR, CB_SLURM_NODES (h[0-N-1]) and exports SLURM_CONF and the
 # MPI settings the tasks need (PMIx, TCP over eth0).
 
@@ -161,6 +163,7 @@ KillWait=2
 MinJobAge=300
 SlurmctldDebug=info
 SlurmdDebug=info
+${CB_SLURM_CONF_EXTRA:-}
 NodeName=DEFAULT CPUs=16 Boards=1 SocketsPerBoard=1 CoresPerSocket=16 ThreadsPerCore=1 RealMemory=1000 Gres=gpu:$CB_SLURM_GPUS State=UNKNOWN
 EOF
     i=0
