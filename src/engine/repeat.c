@@ -112,7 +112,7 @@ void repeat_result(engine *e, cb_result *res)
         int rank;
     } report;
     memset(&report, 0, sizeof report);
-    memcpy(report.host, e->host, sizeof report.host);
+    host_label(e, report.host, sizeof report.host);   /* as the -N tally names it */
     report.rank = e->rank;
     MPI_Bcast(&report, (int)sizeof report, MPI_BYTE, bad, e->gcomm);
     res->unrepeatable_rank = report.rank;

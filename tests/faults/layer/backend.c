@@ -560,8 +560,7 @@ static int faulty_alltoallv(cb_backend *b, const void *send, const size_t *send_
     .timer_stop = faulty_timer_stop, .timer_reserve = faulty_timer_reserve,            \
     .timer_mark = faulty_timer_mark, .timer_samples = faulty_timer_samples,            \
     .copy2d = faulty_copy2d, .split = faulty_split, .barrier = faulty_barrier,         \
-    .comm_time = faulty_comm_time, .repeat_check = faulty_repeat_check,               \
-    .repeat_promise = "(as the wrapped backend's)"
+    .comm_time = faulty_comm_time, .repeat_check = faulty_repeat_check
 
 const cb_backend_ops cb_backend_faulty_mpi = {
     .name = "faulty-mpi",
@@ -571,6 +570,7 @@ const cb_backend_ops cb_backend_faulty_mpi = {
     FAULTY_COMMON_OPS,
     .host_accessible = 1,
     .avg_premultiplies = 0,
+    .repeat_promise = "MPI recommends one order but does not require it",
     .reduce_local = faulty_reduce_local,
     .host_scratch = faulty_host_scratch,
 };
@@ -596,6 +596,7 @@ const cb_backend_ops cb_backend_faulty_nccl = {
     .versions = faulty_versions,
     .host_accessible = 0,
     .avg_premultiplies = 1,
+    .repeat_promise = "NCCL keeps one for a communicator, size and algorithm",
     .group_start = faulty_group_start,
     .group_end = faulty_group_end,
     .graph_begin = faulty_graph_begin,
