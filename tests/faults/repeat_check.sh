@@ -4,7 +4,8 @@
 # caught by -B: status 7, the unrepeatable launch on rank 1 and host h1 in
 # the CSV and JSON, in the placement struck and no other; for a reduction
 # and a data movement, out of place and in place. With -N 3 the tally
-# names the host; clean -B runs pass on mpi and on NCCL's stand-in.
+# names the host; clean -B runs pass on mpi and on NCCL's stand-in, where
+# the struck launch is caught through the NCCL backend's compare too.
 . "$CB_SRCDIR/tests/support/lib.sh"
 need_mpirun
 need_python
@@ -96,6 +97,15 @@ PY
             -n 2 -m 2 --csv "$CB_TMP/s.csv"
         expect_rc 0 "clean run with -B on the stand-in"
         has 0 '^# Unrepeatable'
+        # Through the NCCL backend's compare (a copy to host memory first).
+        NCCL_COLLBENCH_TEST_FAULT=nth:1:3
+        export NCCL_COLLBENCH_TEST_FAULT
+        CB_RUN_BIN=$FAULTY run 2 --backend faulty-nccl -o allgather $one
+        expect_rc 0 "faulty-nccl: one struck launch, without -B"
+        CB_RUN_BIN=$FAULTY run 2 --backend faulty-nccl -B -o allgather $one
+        expect_rc 7 "faulty-nccl: one struck launch, with -B"
+        has 1 '^# Unrepeatable: allgather float none 4096 B out-of-place: 1 launch .* first on rank 1 '
+        unset NCCL_COLLBENCH_TEST_FAULT
     fi
 }
 "$CB_PYTHON" - "$CB_TMP/c.csv" <<'PY' || fail "clean -B: not every placement compared"
