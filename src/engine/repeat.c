@@ -21,7 +21,7 @@ void repeat_allocate(engine *e)
 
 void repeat_note(engine *e)
 {
-    if (!e->p->repeat_check)
+    if (!e->p->repeat_check || e->p->ncollectives == 0)   /* the scan alone: a note says so */
         return;
     note(e, "-B: each launch's output is compared bit for bit with the first launch's of its "
             "size and placement, between launches and outside the timed spans: each timed "
