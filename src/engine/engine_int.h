@@ -122,6 +122,7 @@ typedef struct engine {
      * compared, whether the input is written again before each (in place),
      * and this rank's counts for it; then the -N tally across cycles. */
     void *repeat_ref;
+    int repeat_spans;        /* launches one at a time, each timed one its own span */
     int repeat_on;
     int repeat_refill;
     int repeat_kept;

@@ -36,11 +36,14 @@ void repeat_note(engine *e)
 int repeat_start(engine *e, const cb_collective *coll, const cb_call *call, int size_index,
                  int in_place)
 {
-    e->repeat_on = e->repeat_refill = e->repeat_kept = 0;
+    e->repeat_spans = e->repeat_on = e->repeat_refill = e->repeat_kept = 0;
     e->repeat_checked = e->repeat_bad = e->repeat_elements = 0;
     if (!e->p->repeat_check || e->ops->repeat_check == NULL ||
         (coll->flags & (CB_COLL_NO_DATA | CB_COLL_COMM)))
         return 0;
+    /* Every placement that moves data is timed the same way under -B,
+     * compared or not, so that its figures compare with each other. */
+    e->repeat_spans = 1;
     /* The input every launch reads: the pattern the timed launches of
      * --check-timed read. Out of place it is written once (no launch
      * changes it); in place, a launch overwrites its input, so it is

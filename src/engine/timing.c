@@ -205,7 +205,7 @@ static int time_rounds(engine *e, const cb_collective *coll, const cb_call *call
     for (int r = 0; rc == 0 && cb_iter_plan_span(&e->plan, r, &lp.units, &lp.stride); r++) {
         double span = 0, launch = 0, *samples = e->samples + *nsamples;
         int n = 0;
-        if (e->repeat_on) {
+        if (e->repeat_spans) {
             rc = repeat_units(e, coll, call, &lp, 1, &span, &launch, samples, &n);
         } else {
             rc = timed_span(e, coll, call, &lp, &span, &launch);
@@ -253,7 +253,7 @@ int time_collective(engine *e, const cb_collective *coll, const cb_call *call, c
     launch_plan warmup = {.units = p->warmup, .wait = p->blocking};
     double unused = 0;
     int nunused = 0;
-    int warm_rc = e->repeat_on ? repeat_units(e, coll, call, &warmup, 0, &unused, &unused, NULL,
+    int warm_rc = e->repeat_spans ? repeat_units(e, coll, call, &warmup, 0, &unused, &unused, NULL,
                                               &nunused)
                                : launch_units(e, coll, call, &warmup);
     /* Also after a launch failed on this rank alone (NCCL may report an
