@@ -31,6 +31,12 @@ void repeat_note(engine *e)
             "must where the library keeps one reduction order, and %s, so a floating-point "
             "reduction alone unrepeatable may be the library's order, not corruption",
          e->ops->repeat_promise != NULL ? e->ops->repeat_promise : "not said");
+    /* NCCL asks a tuner plugin each launch: one that answers differently
+     * for one size changes the algorithm, and so the reduction order. */
+    const char *tuner = getenv("NCCL_TUNER_PLUGIN");
+    if (strstr(e->ops->name, "nccl") != NULL && tuner != NULL && tuner[0] != '\0')
+        note(e, "-B: NCCL_TUNER_PLUGIN=%s: a tuner that picks another algorithm between "
+                "launches of one size makes floating-point reductions differ", tuner);
 }
 
 int repeat_start(engine *e, const cb_collective *coll, const cb_call *call, int size_index,

@@ -93,11 +93,14 @@ PY
     expect_rc 0 "clean run with -B, -m 2 and the column layout"
     if [ -x "$STANDIN" ]; then
         CB_STANDIN_GPUS=4
-        export CB_STANDIN_GPUS
+        NCCL_TUNER_PLUGIN=cb-test-tuner   # the stand-in loads none; the note names it
+        export CB_STANDIN_GPUS NCCL_TUNER_PLUGIN
         CB_RUN_BIN=$STANDIN run 3 --backend nccl -B -o all -d float,int8 -b 96 -e 6K -f 64 \
             -n 2 -m 2 --csv "$CB_TMP/s.csv"
+        unset NCCL_TUNER_PLUGIN
         expect_rc 0 "clean run with -B on the stand-in"
         has 0 '^# Unrepeatable'
+        has 1 '^# -B: NCCL_TUNER_PLUGIN=cb-test-tuner: a tuner that picks another algorithm '
         # Through the NCCL backend's compare (a copy to host memory first).
         NCCL_COLLBENCH_TEST_FAULT=nth:1:3
         export NCCL_COLLBENCH_TEST_FAULT
