@@ -81,7 +81,8 @@ static void report_tally(engine *e, int cycles_run)
             note(e, "Unrepeatable launches on host %s GPU %s (rank %d): %llu in %llu of %d "
                     "cycle%s", host, gpu, r, t[2], t[3], cycles_run, plural);
     }
-    if (ok && e->rank == 0)
+    /* The suspect is a verdict across cycles: -N other than 1 only. */
+    if (ok && e->rank == 0 && e->p->cycles != 1)
         name_suspect(e, all, labels, cycles_run);
     free(all);
     free(labels);

@@ -31,6 +31,8 @@ struck() {
     expect_rc 7 "$1 $2: one struck launch, with -B"
     has 1 "^# Unrepeatable: $1 float .* $2: 1 launch (over ranks; 4 compared on each) differs .* first on rank 1 host h1 (-B)$"
     has 1 '^# Result: FAIL (1 unrepeatable launch first on rank 1 host h1) '
+    has 1 '^# Unrepeatable launches on host h1 GPU - (rank 1): 1 in 1 of 1 cycle$'
+    has 0 '^# Suspect host'
     "$CB_PYTHON" - "$CB_TMP/b.csv" "$CB_TMP/b.json" "$2" <<'PY' || show_and_fail "$1 $2: CSV/JSON"
 import csv, json, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
@@ -49,7 +51,7 @@ for r, j in zip(rows, doc["results"]):
     assert j["first_unrepeatable"] == ({"rank": 1, "host": "h1"} if hit else None), j
 s = doc["summary"]
 assert s["unrepeatable"] == 1 and s["first_unrepeatable_rank"] == 1, s
-assert s["first_unrepeatable_host"] == "h1" and s["suspect_host"] == "h1", s
+assert s["first_unrepeatable_host"] == "h1" and s["suspect_host"] is None, s   # -N 1
 assert s["wrong"] == 0 and s["exit_status"] == 7 and doc["parameters"]["repeat_check"], s
 PY
     unset NCCL_COLLBENCH_TEST_FAULT
