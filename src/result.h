@@ -49,6 +49,7 @@ typedef struct cb_run_settings {
     int iters;
     int warmup;
     int check_passes;
+    int repeat_check;           /* -B */
     int agg;
     int graph_launches;
     int blocking;
@@ -118,6 +119,15 @@ typedef struct cb_result {
     int bad_rank;
     char bad_host[CB_HOSTLEN];
     cb_mismatch first;
+    /* -B: the launches compared with the first launch's output on each rank
+     * (0: not compared), those whose output differed summed over ranks, the
+     * elements that differed in them, and the lowest rank with one and its
+     * host (-1 and "" when none). */
+    uint64_t repeat_checked;
+    uint64_t unrepeatable;
+    uint64_t unrepeatable_elements;
+    int unrepeatable_rank;
+    char unrepeatable_host[CB_HOSTLEN];
     /* --split: the group measured (numbered by lowest rank) and its ranks;
      * group -1 without --split. */
     int group;
@@ -222,6 +232,12 @@ typedef struct cb_summary {
     int first_wrong_rank;      /* of the first wrong element seen, -1 when none */
     char first_wrong_host[CB_HOSTLEN];
     int wrong_ranks_differ;    /* wrong elements seen on more than that rank */
+    uint64_t unrepeatable;     /* -B: launches whose output did not repeat, over every result */
+    int first_unrepeatable_rank;   /* the first rank with one, -1 when none */
+    char first_unrepeatable_host[CB_HOSTLEN];
+    /* The host whose ranks saw wrong or unrepeatable output in the most
+     * cycles (nccl-collbench(1), -N), "" when none did. */
+    char suspect_host[CB_HOSTLEN];
     int below_min_busbw;       /* figures below --min-busbw */
     int below_expectation;     /* rows below their expected bandwidth (--expect); 0 without */
     int scan_suspects;         /* suspects the health scan named, over every cycle */

@@ -253,6 +253,17 @@ struct cb_backend_ops {
      * stage says; in and inout may be the same buffer for PREPARE and FINISH. */
     int (*reduce_local)(cb_backend *b, cb_local_stage stage, const void *in, void *inout,
                         size_t count, cb_dtype dtype, cb_redop redop);
+    /* -B: the output of count elements of esize bytes at out (a backend
+     * buffer, complete: the engine waits first) against ref, host memory the
+     * engine keeps. keep 1: out is copied into ref (the first launch's);
+     * keep 0: *differing = the elements whose bits differ from ref's, out
+     * unchanged. scratch: host memory of count * esize bytes for a backend
+     * whose buffers the host cannot read, NULL on one whose it can. */
+    int (*repeat_check)(cb_backend *b, const void *out, size_t count, size_t esize, void *ref,
+                        void *scratch, int keep, size_t *differing);
+    /* -B's preamble: whether this library reduces floating-point values in
+     * one order launch after launch, so that their bits must repeat. */
+    const char *repeat_promise;
     /* Optional, with reduce_local: host memory of at least bytes for a
      * collective built from primitives, kept (and reused) until fini; NULL
      * with the reason in b->error. */
@@ -272,6 +283,13 @@ const char *const *cb_backend_not_built(void);
 /* Why the backend with this name was not built, or NULL when it was built or
  * is unknown. */
 const char *cb_backend_not_built_reason(const char *name);
+
+/* -B's comparison in host memory: the elements of esize bytes of a and b
+ * (count each) whose bits differ. */
+size_t cb_count_differing(const void *a, const void *b, size_t count, size_t esize);
+/* repeat_check for a backend whose buffers the host can read (scratch unused). */
+int cb_repeat_check_host(cb_backend *b, const void *out, size_t count, size_t esize, void *ref,
+                         void *scratch, int keep, size_t *differing);
 
 /* printf into b->error; returns -1 for use in return statements. */
 int cb_backend_fail(cb_backend *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -694,4 +694,6 @@ const cb_backend_ops cb_backend_mpi = {
     .barrier = mpi_barrier,
     .reduce_local = mpi_reduce_local,
     .host_scratch = mpi_host_scratch,
+    .repeat_check = cb_repeat_check_host,
+    .repeat_promise = "MPI recommends one order but does not require it",
 };

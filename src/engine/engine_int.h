@@ -117,6 +117,20 @@ typedef struct engine {
     unsigned long long wrong_mine;  /* this rank's wrong elements over every cycle */
     int wrong_cycles;      /* cycles in which this rank saw any */
     int wrong_this_cycle;
+    /* -B (repeat.c): the first launch's output of the measurement in
+     * progress (host memory, buffer_bytes), whether its launches are
+     * compared, whether the input is written again before each (in place),
+     * and this rank's counts for it; then the -N tally across cycles. */
+    void *repeat_ref;
+    int repeat_spans;        /* launches one at a time, each timed one its own span */
+    int repeat_on;
+    int repeat_refill;
+    int repeat_kept;
+    cb_pattern repeat_pat;
+    unsigned long long repeat_checked, repeat_bad, repeat_elements;
+    unsigned long long unrepeatable_mine;
+    int unrepeatable_cycles;
+    int unrepeatable_this_cycle;
 
     int progress;          /* rank 0: 0 off, 1 one updated line on a terminal, 2 lines */
     run_position at;       /* where the run is, for the progress line */
@@ -213,6 +227,18 @@ int check_pattern(engine *e, const cb_collective *coll, const cb_call *call, int
 int fill_input(engine *e, const cb_collective *coll, const cb_call *call, const cb_pattern *pat);
 void verify(engine *e, const cb_collective *coll, const cb_call *call, int size_index,
             cb_result *res, int timed);
+
+/* repeat.c: -B. repeat_start before a measurement's launches decides what
+ * is compared and writes the input; repeat_before and repeat_after go
+ * around each launch (iteration), outside any timed span; repeat_result,
+ * collective over the group, fills res's counts. 0 or -1 with e->st set. */
+void repeat_allocate(engine *e);
+void repeat_note(engine *e);
+int repeat_start(engine *e, const cb_collective *coll, const cb_call *call, int size_index,
+                 int in_place);
+int repeat_before(engine *e, const cb_collective *coll, const cb_call *call);
+int repeat_after(engine *e, const cb_call *call);
+void repeat_result(engine *e, cb_result *res);
 
 /* comm_time.c: -o comm_init, one row per way of making a communicator. */
 int measure_comm_ways(engine *e, const cb_collective *coll, cb_dtype dtype);

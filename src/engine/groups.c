@@ -242,9 +242,12 @@ static void aggregate_note(engine *e, const cb_result *rows, const char *placeme
 int emit_split(engine *e, const cb_collective *coll, cb_result *res, int slowest_rank,
                int last_half)
 {
-    unsigned long long mine = e->grank == 0 ? res->wrong : 0, total = 0;
-    MPI_Allreduce(&mine, &total, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, e->comm);
-    e->sum.wrong += total;
+    unsigned long long mine[2] = {e->grank == 0 ? res->wrong : 0,
+                                  e->grank == 0 ? res->unrepeatable : 0};
+    unsigned long long total[2] = {0, 0};
+    MPI_Allreduce(mine, total, 2, MPI_UNSIGNED_LONG_LONG, MPI_SUM, e->comm);
+    e->sum.wrong += total[0];
+    e->sum.unrepeatable += total[1];
     struct {
         cb_result res;
         int slowest_rank;

@@ -79,6 +79,7 @@ int cb_engine_run(const cb_params *p, MPI_Comm comm)
     e->comm = comm;
     e->start_time = MPI_Wtime();
     e->sum.first_wrong_rank = -1;
+    e->sum.first_unrepeatable_rank = -1;
     e->sum.min_bw = p->tests_min_bw;
     MPI_Comm_rank(comm, &e->rank);
     MPI_Comm_size(comm, &e->nranks);
@@ -137,6 +138,7 @@ int cb_engine_run(const cb_params *p, MPI_Comm comm)
             note(e, "%s", unused);
         if (p->memory_report)
             note_footprint(e);
+        repeat_note(e);
         run_cycles(e);
     }
     if (e->progress == 1) {
@@ -174,7 +176,7 @@ int cb_engine_run(const cb_params *p, MPI_Comm comm)
     int code = e->st.code;
     if (code == CB_EXIT_USAGE && e->rank == 0)
         fputs(CB_USAGE_HINT "\n", stderr);
-    if (code == CB_EXIT_OK && e->sum.wrong > 0)
+    if (code == CB_EXIT_OK && (e->sum.wrong > 0 || e->sum.unrepeatable > 0))
         code = CB_EXIT_WRONG;
     else if (code == CB_EXIT_OK && e->slow)
         code = CB_EXIT_SLOW;

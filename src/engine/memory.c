@@ -8,6 +8,7 @@ typedef struct cb_footprint {
     size_t staging;     /* host copy for filling and checking device buffers */
     size_t samples;     /* per-iteration timestamps (rank 0: also per-rank times) */
     size_t tile;        /* at most one period of expected values while checking */
+    size_t repeat;      /* -B: the first launch's output, host memory */
     size_t total;
     size_t counted;     /* the part in the memory that memory_available reports */
 } cb_footprint;
@@ -71,7 +72,8 @@ static void footprint(const engine *e, size_t largest, cb_footprint *fp)
         fp->samples += marks * sizeof(double) *
                        (1 + (e->rank == 0 ? 2 * (size_t)e->nranks : 0));
     fp->tile = p->check_passes > 0 ? (largest < CB_TILE_MAX_BYTES ? largest : CB_TILE_MAX_BYTES) : 0;
-    size_t host = add_sat(add_sat(fp->staging, fp->samples), fp->tile);
+    fp->repeat = p->repeat_check ? largest : 0;   /* -B's reference, host memory */
+    size_t host = add_sat(add_sat(add_sat(fp->staging, fp->samples), fp->tile), fp->repeat);
     size_t buffers = add_sat(add_sat(fp->send, fp->recv), fp->work);
     fp->total = add_sat(buffers, host);
     /* A host backend's buffers share host memory with the rest. */
@@ -125,10 +127,13 @@ void note_footprint(engine *e)
 {
     cb_footprint fp;
     footprint(e, e->buffer_bytes, &fp);
+    char repeat[64] = "";
+    if (fp.repeat > 0)
+        snprintf(repeat, sizeof repeat, ", -B reference %zu", fp.repeat);
     note(e, "Memory per rank: send %zu, receive %zu, column work %zu, host staging %zu, "
-            "samples %zu, check tile up to %zu; total %zu bytes, %.3f x the largest message "
-            "of %zu bytes",
-         fp.send, fp.recv, fp.work, fp.staging, fp.samples, fp.tile, fp.total,
+            "samples %zu, check tile up to %zu%s; total %zu bytes, %.3f x the largest "
+            "message of %zu bytes",
+         fp.send, fp.recv, fp.work, fp.staging, fp.samples, fp.tile, repeat, fp.total,
          e->buffer_bytes > 0 ? (double)fp.total / (double)e->buffer_bytes : 0.0,
          e->buffer_bytes);
 }
@@ -143,6 +148,8 @@ void allocate_buffers(engine *e)
         cb_status_set(&e->st, CB_EXIT_RUNTIME, "%s", e->b->error);
         return;
     }
+    /* -B: a host copy of the first launch's output. */
+    repeat_allocate(e);
     if (!e->ops->host_accessible) {
         e->staging = malloc(e->buffer_bytes);
         if (e->staging == NULL)
@@ -190,6 +197,8 @@ void free_buffers(engine *e)
     if (e->work)
         e->ops->free(e->b, e->work);
     free(e->staging);
+    free(e->repeat_ref);
+    e->repeat_ref = NULL;
     free(e->samples);
     free(e->rank_times);
     free(e->raw_samples);

@@ -26,6 +26,7 @@ static void describe_settings(cb_run_settings *s, const cb_params *p)
         .iters = p->iters,
         .warmup = p->warmup,
         .check_passes = p->check_passes,
+        .repeat_check = p->repeat_check,
         .agg = p->agg,
         .graph_launches = p->graph_launches,
         .blocking = p->blocking,
@@ -202,7 +203,7 @@ static void end_one(engine *e, int i)
     cb_summary *sum = &e->sum;
     char err[CB_MSGLEN];
     sum->exit_status = e->st.code != CB_EXIT_OK ? e->st.code
-                       : sum->wrong > 0         ? CB_EXIT_WRONG
+                       : sum->wrong > 0 || sum->unrepeatable > 0 ? CB_EXIT_WRONG
                        : e->slow                ? CB_EXIT_SLOW
                                                 : CB_EXIT_OK;
     snprintf(sum->error, sizeof sum->error, "%s", e->st.code != CB_EXIT_OK ? e->st.msg : "");
@@ -333,6 +334,29 @@ static void count_wrong(cb_summary *sum, const cb_result *res)
     }
 }
 
+/* -B: the first rank whose output did not repeat, and a note per result
+ * with launches that did not. */
+static void count_unrepeatable(engine *e, const cb_result *res)
+{
+    if (res->unrepeatable == 0)
+        return;
+    cb_summary *sum = &e->sum;
+    if (sum->first_unrepeatable_rank < 0) {
+        sum->first_unrepeatable_rank = res->unrepeatable_rank;
+        snprintf(sum->first_unrepeatable_host, sizeof sum->first_unrepeatable_host, "%s",
+                 res->unrepeatable_host);
+    }
+    char what[192];
+    describe_result(res, what, sizeof what);
+    note(e, "Unrepeatable: %s: %llu launch%s (over ranks; %llu compared on each) differ%s from "
+            "the first launch's output in %llu element%s, first on rank %d host %s (-B)",
+         what, (unsigned long long)res->unrepeatable, res->unrepeatable == 1 ? "" : "es",
+         (unsigned long long)res->repeat_checked, res->unrepeatable == 1 ? "s" : "",
+         (unsigned long long)res->unrepeatable_elements,
+         res->unrepeatable_elements == 1 ? "" : "s", res->unrepeatable_rank,
+         res->unrepeatable_host);
+}
+
 /* Rank 0 prints one row (in_place may be NULL) and counts its results. */
 static void emit_row(engine *e, const cb_result *out_of_place, const cb_result *in_place)
 {
@@ -368,6 +392,7 @@ static void emit_row(engine *e, const cb_result *out_of_place, const cb_result *
         if (e->at_largest)
             gate_busbw(e, what, halves[h]->busbw);
         gate_expectation(e, what, halves[h]);
+        count_unrepeatable(e, halves[h]);
     }
 }
 

@@ -54,9 +54,14 @@ static int measure(engine *e, const cb_collective *coll, cb_call *call, int size
         fill_input(e, coll, call, &timed_pat);
     cb_rank_time mine;
     memset(&mine, 0, sizeof mine);
+    /* -B: what the launches read, and whether their outputs are compared.
+     * A failure here is agreed on after the launches, as every rank's
+     * launches and plan must match. */
+    repeat_start(e, coll, call, size_index, in_place);
     time_collective(e, coll, call, &mine);
     if (agree(e) != CB_EXIT_OK)
         return e->st.code;
+    repeat_result(e, &res);
     res.iters = cb_iter_plan_done(&e->plan, e->spans_run);   /* the same on every rank */
     res.seconds = combine_time(e, mine.mean);
     int slowest_rank = gather_rank_times(e, &mine, &res);   /* in comm */
@@ -81,6 +86,7 @@ static int measure(engine *e, const cb_collective *coll, cb_call *call, int size
         return emit_split(e, coll, &res, slowest_rank, last_half);
 
     e->sum.wrong += res.wrong;
+    e->sum.unrepeatable += res.unrepeatable;
     emit_results(e, &res, 1, last_half);
     return agree(e);
 }

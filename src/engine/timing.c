@@ -77,6 +77,41 @@ static int timed_span(engine *e, const cb_collective *coll, const cb_call *call,
     return backend_step(e, e->ops->timer_stop(e->b, completion));
 }
 
+/* -B: units iterations one by one, each waited for and its output compared
+ * outside any timed span (the warmup), or each its own timed span (timed:
+ * the spans' times summed into completion and cpu, and per stride of them
+ * one per-operation sample into samples, *n of them, where the engine
+ * samples). In place the input is written again before each. */
+static int repeat_units(engine *e, const cb_collective *coll, const cb_call *call,
+                        const launch_plan *lp, int timed, double *completion, double *cpu,
+                        double *samples, int *n)
+{
+    launch_plan one = {.units = 1, .wait = 1};
+    double group = 0;
+    int in_group = 0;
+    *n = 0;
+    for (int u = 0; u < lp->units; u++) {
+        double span = 0, launch = 0;
+        if (repeat_before(e, coll, call) != 0)
+            return -1;
+        int rc = timed ? timed_span(e, coll, call, &one, &span, &launch)
+                       : launch_units(e, coll, call, &one);
+        if (rc != 0 || repeat_after(e, call) != 0)
+            return -1;
+        if (!timed)
+            continue;
+        *completion += span;
+        *cpu += launch;
+        group += span;
+        if (e->sampling && lp->stride > 0 && (++in_group == lp->stride || u + 1 == lp->units)) {
+            samples[(*n)++] = group / ((double)in_group * e->p->agg);
+            group = 0;
+            in_group = 0;
+        }
+    }
+    return 0;
+}
+
 /* -G: record the iterations once, launch the recording as the plan says. */
 static int time_graph(engine *e, const cb_collective *coll, const cb_call *call,
                       double *completion, double *cpu)
@@ -170,9 +205,13 @@ static int time_rounds(engine *e, const cb_collective *coll, const cb_call *call
     for (int r = 0; rc == 0 && cb_iter_plan_span(&e->plan, r, &lp.units, &lp.stride); r++) {
         double span = 0, launch = 0, *samples = e->samples + *nsamples;
         int n = 0;
-        rc = timed_span(e, coll, call, &lp, &span, &launch);
-        if (rc == 0)
-            rc = read_samples(e, p->agg, lp.units, lp.stride, samples, &n);
+        if (e->repeat_spans) {
+            rc = repeat_units(e, coll, call, &lp, 1, &span, &launch, samples, &n);
+        } else {
+            rc = timed_span(e, coll, call, &lp, &span, &launch);
+            if (rc == 0)
+                rc = read_samples(e, p->agg, lp.units, lp.stride, samples, &n);
+        }
         if (rc != 0)
             break;
         *completion += span;
@@ -212,7 +251,11 @@ int time_collective(engine *e, const cb_collective *coll, const cb_call *call, c
     cb_watchdog_doing(&e->watch, "%s, warmup", e->measuring);
     double warmup_start = MPI_Wtime();
     launch_plan warmup = {.units = p->warmup, .wait = p->blocking};
-    int warm_rc = launch_units(e, coll, call, &warmup);
+    double unused = 0;
+    int nunused = 0;
+    int warm_rc = e->repeat_spans ? repeat_units(e, coll, call, &warmup, 0, &unused, &unused, NULL,
+                                              &nunused)
+                               : launch_units(e, coll, call, &warmup);
     /* Also after a launch failed on this rank alone (NCCL may report an
      * asynchronous error at any call): the others are in the plan's
      * reduction, and the agreement that follows tells them. */

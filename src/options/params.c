@@ -269,6 +269,9 @@ static const cb_option_spec option_table[] = {
     {'\0', "check-timed", NULL, "with -c > 0: also verify the output of the last timed "
                                 "iteration of every out-of-place size", opt_flag,
      AGREE_FLAG(check_timed)},
+    {'B', "repeat-check", NULL, "compare every launch's output bit for bit with the first "
+                                "launch's of its size and placement (each timed launch then "
+                                "its own span)", opt_flag, AGREE_FLAG(repeat_check)},
     {'r', "root", "N", "root of broadcast, reduce, gather, scatter; all (or -1): each "
                        "rank in turn [0]", opt_root, AGREE_DESCRIBED(cb_agree_root)},
     {'d', "datatype", "LIST", "element types: names, comma list, or all [float]",
@@ -485,6 +488,11 @@ int cb_params_parse(cb_params *p, int argc, char **argv, char *err, size_t err_l
         return fail(&s, "give either a step factor (-f) or a step in bytes (-i), not both");
     if (s.step_given)
         p->step_factor = 0;
+    s.option = "-B";
+    if (p->repeat_check && p->graph_launches > 0)
+        return fail(&s, "cannot compare launches inside a CUDA graph (-G %d): a graph launch "
+                        "runs -n iterations with no point between them to compare; drop -G",
+                    p->graph_launches);
     if (cb_params_check_health(&s) != 0)
         return -1;
     if (p->min_bytes > p->max_bytes) {

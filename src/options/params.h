@@ -63,6 +63,7 @@ typedef struct cb_params {
     int warmup;
     int check_passes;      /* 0: no verification */
     int check_timed;       /* --check-timed: also verify the last timed iteration */
+    int repeat_check;      /* -B: every launch's output compared with the first's */
     cb_average average;
     int blocking;
     int root;              /* -r: root of rooted collectives; -1: every rank in turn */

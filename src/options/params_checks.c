@@ -68,6 +68,10 @@ int cb_params_note(const cb_params *p, int index, char *text, size_t len)
         snprintf(text, len, "-u has no effect on the health scan: it measures aligned buffers");
         return 1;
     }
+    if (p->repeat_check && p->ncollectives == 0 && n++ == index) {
+        snprintf(text, len, "-B has no effect on the health scan: its launches are not compared");
+        return 1;
+    }
     if (!weighted && p->a2av_matrix.kind != CB_TRAFFIC_UNIFORM && n++ == index) {
         snprintf(text, len, "--a2av-matrix has no effect: only alltoallv has a traffic matrix");
         return 1;

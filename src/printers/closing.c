@@ -53,6 +53,11 @@ const char *cb_verdict(const cb_summary *sum, char *reasons, size_t len)
     else if (sum->wrong > 0)
         add_reason(reasons, len, &used, "%llu wrong element%s", (unsigned long long)sum->wrong,
                    plural((long long)sum->wrong));
+    if (sum->unrepeatable > 0)
+        add_reason(reasons, len, &used, "%llu unrepeatable launch%s first on rank %d host %s",
+                   (unsigned long long)sum->unrepeatable,
+                   sum->unrepeatable == 1 ? "" : "es", sum->first_unrepeatable_rank,
+                   sum->first_unrepeatable_host);
     if (sum->below_expectation > 0)
         add_reason(reasons, len, &used, "%d row%s below expectation", sum->below_expectation,
                    plural(sum->below_expectation));

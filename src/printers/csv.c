@@ -121,6 +121,23 @@ static void row_wrong(row *r, const cb_result *res)
         row_field(r, "");
 }
 
+/* -B: a count, empty where the launches were not compared. */
+static void row_repeat(row *r, const cb_result *res, uint64_t n)
+{
+    if (res->repeat_checked > 0)
+        row_fieldf(r, "%llu", (unsigned long long)n);
+    else
+        row_field(r, "");
+}
+
+static void row_unrepeatable_rank(row *r, const cb_result *res)
+{
+    if (res->unrepeatable > 0)
+        row_fieldf(r, "%d", res->unrepeatable_rank);
+    else
+        row_field(r, "");
+}
+
 static void row_group(row *r, const cb_result *res)
 {
     if (res->group >= 0)
@@ -221,7 +238,12 @@ static void row_scan_round(row *r, const cb_result *res)
     X(efficiency, row_expected(r, res, res->efficiency))                   \
     X(group_host, row_field(r, res->group_host))                           \
     X(allocator, row_field(r, run->allocator ? run->allocator : ""))       \
-    X(registration, row_field(r, run->registration ? run->registration : ""))
+    X(registration, row_field(r, run->registration ? run->registration : ""))   \
+    X(repeat_checked, row_fieldf(r, "%llu", (unsigned long long)res->repeat_checked)) \
+    X(unrepeatable, row_repeat(r, res, res->unrepeatable))                  \
+    X(unrepeatable_elements, row_repeat(r, res, res->unrepeatable_elements)) \
+    X(unrepeatable_rank, row_unrepeatable_rank(r, res))                     \
+    X(unrepeatable_host, row_field(r, res->unrepeatable > 0 ? res->unrepeatable_host : ""))
 
 static void row_header(row *r)
 {

@@ -15,6 +15,7 @@
 
 #include "config.h"
 #include "common/json_text.h"
+#include "printers/json_write.h"
 #include "safety/outfile.h"
 #include "printers/printer.h"
 #include "safety/agreement.h"
@@ -55,50 +56,6 @@ typedef struct json_printer {
     size_t scan_cycles_len;
     int ended;
 } json_printer;
-
-/* Every string: escaped, and valid UTF-8 whatever its bytes (common/json_text.h). */
-static void json_string(FILE *f, const char *s)
-{
-    cb_json_write_string(f, s);
-}
-
-/* A measured number to the 6 significant digits a measurement has (not
- * the binary noise of %.17g), or null when it is not finite. */
-static void json_number(FILE *f, double v)
-{
-    if (isfinite(v))
-        fprintf(f, "%.6g", v);
-    else
-        fputs("null", f);
-}
-
-/* An element's value, exactly: an integer element may need all its digits. */
-static void json_exact(FILE *f, double v)
-{
-    if (isfinite(v))
-        fprintf(f, "%.17g", v);
-    else
-        fputs("null", f);
-}
-
-/* An unknown string (NULL or empty) is null, never "". */
-static void json_string_or_null(FILE *f, const char *s)
-{
-    if (s == NULL || s[0] == '\0')
-        fputs("null", f);
-    else
-        json_string(f, s);
-}
-
-static void json_micros(FILE *f, double seconds)
-{
-    json_number(f, seconds * 1e6);
-}
-
-static void json_bool(FILE *f, int v)
-{
-    fputs(v ? "true" : "false", f);
-}
 
 static cb_printer *json_open(const char *path, char *err, size_t err_len)
 {
@@ -147,8 +104,10 @@ static void write_parameters(FILE *f, const cb_run_settings *p)
             (unsigned long long)p->min_bytes, (unsigned long long)p->max_bytes,
             (unsigned long long)p->step_bytes, (unsigned long long)p->step_factor);
     fprintf(f, "    \"iters\": %d, \"warmup_iters\": %d, \"check_passes\": %d, \"agg\": %d, "
-               "\"graph_launches\": %d,\n    \"blocking\": ",
+               "\"graph_launches\": %d,\n    \"repeat_check\": ",
             p->iters, p->warmup, p->check_passes, p->agg, p->graph_launches);
+    json_bool(f, p->repeat_check);
+    fputs(", \"blocking\": ", f);
     json_bool(f, p->blocking);
     fprintf(f, ", \"time_kind\": \"%s\", \"time_combine\": ",
             p->report_cputime ? "cpu" : "completion");
@@ -324,6 +283,22 @@ static void json_one_result(cb_printer *pr, const cb_result *res)
         json_exact(f, res->first.expected);
         fprintf(f, ", \"actual\": ");
         json_exact(f, res->first.actual);
+        fputc('}', f);
+    } else {
+        fputs("null", f);
+    }
+    /* -B: null where the launches were not compared. */
+    fprintf(f, ",\n     \"repeat_checked\": %llu, \"unrepeatable\": ",
+            (unsigned long long)res->repeat_checked);
+    if (res->repeat_checked > 0)
+        fprintf(f, "%llu, \"unrepeatable_elements\": %llu", (unsigned long long)res->unrepeatable,
+                (unsigned long long)res->unrepeatable_elements);
+    else
+        fputs("null, \"unrepeatable_elements\": null", f);
+    fputs(", \"first_unrepeatable\": ", f);
+    if (res->unrepeatable > 0) {
+        fprintf(f, "{\"rank\": %d, \"host\": ", res->unrepeatable_rank);
+        json_string(f, res->unrepeatable_host);
         fputc('}', f);
     } else {
         fputs("null", f);
@@ -577,6 +552,17 @@ static void json_verdict(FILE *f, const cb_summary *sum)
         fputs("null", f);
     fputs(", \"first_wrong_host\": ", f);
     json_string_or_null(f, sum->first_wrong_rank >= 0 ? sum->first_wrong_host : NULL);
+    fprintf(f, ", \"unrepeatable\": %llu, \"first_unrepeatable_rank\": ",
+            (unsigned long long)sum->unrepeatable);
+    if (sum->first_unrepeatable_rank >= 0)
+        fprintf(f, "%d", sum->first_unrepeatable_rank);
+    else
+        fputs("null", f);
+    fputs(", \"first_unrepeatable_host\": ", f);
+    json_string_or_null(f, sum->first_unrepeatable_rank >= 0 ? sum->first_unrepeatable_host
+                                                             : NULL);
+    fputs(", \"suspect_host\": ", f);
+    json_string_or_null(f, sum->suspect_host[0] != '\0' ? sum->suspect_host : NULL);
     fprintf(f, ", \"below_min_busbw\": %d, \"below_expectation\": %d, \"scan_suspects\": %d"
                ", \"min_bw_gbps\": ", sum->below_min_busbw, sum->below_expectation,
             sum->scan_suspects);

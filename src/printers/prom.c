@@ -85,6 +85,13 @@ static int wrong_value(const cb_result *res, char *text, size_t len)
     return res->check_passes > 0;
 }
 
+/* -B: absent where the launches were not compared. */
+static int unrepeatable_value(const cb_result *res, char *text, size_t len)
+{
+    snprintf(text, len, "%llu", (unsigned long long)res->unrepeatable);
+    return res->repeat_checked > 0;
+}
+
 typedef struct result_metric {
     const char *name;
     const char *help;
@@ -102,6 +109,9 @@ static const result_metric result_metrics[] = {
      "absent when not checked", wrong_value},
     {PROM_PREFIX "efficiency_ratio", "Bus bandwidth over the bandwidth --expect expects of "
      "the row; the CSV's efficiency; absent without an expectation", efficiency_value},
+    {PROM_PREFIX "unrepeatable_launches", "Launches whose output differed from the first "
+     "launch's (-B), summed over ranks; the CSV's unrepeatable; absent when not compared",
+     unrepeatable_value},
 };
 
 #define RESULT_METRICS (sizeof result_metrics / sizeof result_metrics[0])

@@ -9,7 +9,7 @@ const cb_exit_meaning cb_exit_meanings[] = {
     {CB_EXIT_RUNTIME, "runtime error"},
     {CB_EXIT_USAGE, "usage error"},
     {CB_EXIT_TIMEOUT, "timeout (-T)"},
-    {CB_EXIT_WRONG, "wrong results"},
+    {CB_EXIT_WRONG, "wrong results, or unrepeatable ones (-B)"},
     {CB_EXIT_SLOW, "below a performance threshold (--min-busbw, --expect, -o scan suspects)"},
     {CB_EXIT_SIGINT, "stopped by SIGINT"},
     {CB_EXIT_SIGTERM, "stopped by SIGTERM"},

@@ -11,7 +11,7 @@ enum cb_exit {
     CB_EXIT_RUNTIME = 1, /* a backend, MPI, memory or file error */
     CB_EXIT_USAGE = 2,   /* bad command line */
     CB_EXIT_TIMEOUT = 3, /* the watchdog (-T) saw no progress and ended the run */
-    CB_EXIT_WRONG = 7,   /* at least one verified element was wrong */
+    CB_EXIT_WRONG = 7,   /* a verified element was wrong, or (-B) an output did not repeat */
     CB_EXIT_SLOW = 8,    /* below a performance threshold: --min-busbw, --expect, scan suspects */
     CB_EXIT_SIGINT = 130, /* stopped by SIGINT after the measurement in progress */
     CB_EXIT_SIGTERM = 143 /* stopped by SIGTERM after the measurement in progress */

@@ -1,6 +1,6 @@
 # -N/--cycles: the whole run repeated, every CSV row and JSON result with
 # its cycle and timestamp_utc; wrong elements tallied per host and GPU
-# across cycles; -N 0 runs until SIGTERM.
+# across cycles, the suspect host named; -N 0 runs until SIGTERM.
 . "$CB_SRCDIR/tests/support/lib.sh"
 need_mpirun
 need_python
@@ -36,6 +36,7 @@ unset NCCL_COLLBENCH_TEST_FAULT
 expect_rc 7 "-N 2 with a corrupting rank"
 has 1 '^# Wrong elements on '
 has 1 '^# Wrong elements on host h1 GPU - (rank 3): 4 in 2 of 2 cycles$'
+has 1 '^# Suspect host: h1 (4 wrong elements and 0 unrepeatable launches on its ranks over 2 cycles)$'
 
 run 1 --backend mpi -N -1
 expect_rc 2 "-N -1"

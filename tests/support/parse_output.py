@@ -32,7 +32,8 @@ CSV_V1_COLUMNS = [
     "layout", "matrix_rows", "matrix_cols", "group_ranks", "scan_part", "host", "peer_host",
     "round", "cycle", "timestamp_utc", "traffic_matrix", "impl", "unalign", "comm_op",
     "rank_time_median_us", "expected_busbw_gbps", "efficiency", "group_host", "allocator",
-    "registration",
+    "registration", "repeat_checked", "unrepeatable", "unrepeatable_elements",
+    "unrepeatable_rank", "unrepeatable_host",
 ]
 
 DTYPE_SIZES = {"int8": 1, "uint8": 1, "int32": 4, "uint32": 4, "int64": 8,

@@ -249,6 +249,9 @@ def check_results(source, rows):
                       [(result_labels(r, src), float(r["time_us"])) for r in rows])
     n += expect_equal(source, "nccl_collbench_wrong_elements",
                       [(result_labels(r, src), float(r["wrong"])) for r in rows if r["wrong"] != ""])
+    n += expect_equal(source, "nccl_collbench_unrepeatable_launches",
+                      [(result_labels(r, src), float(r["unrepeatable"])) for r in rows
+                       if r.get("unrepeatable", "") != ""])
     n += expect_equal(source, "nccl_collbench_efficiency_ratio",
                       [(result_labels(r, src), float(r["efficiency"])) for r in rows
                        if r.get("efficiency", "") != ""])

@@ -18,7 +18,7 @@ static const struct sample {
     {"minbytes", ARGS("-b", "16")}, {"maxbytes", ARGS("-e", "1K")},
     {"stepfactor", ARGS("-f", "4")}, {"stepbytes", ARGS("-i", "1K")},
     {"iters", ARGS("-n", "3")}, {"warmup", ARGS("-w", "3")}, {"check", ARGS("-c", "0")},
-    {"check-timed", ARGS("--check-timed")},
+    {"check-timed", ARGS("--check-timed")}, {"repeat-check", ARGS("-B")},
     {"root", ARGS("-r", "1")}, {"root", ARGS("-r", "all")},
     {"datatype", ARGS("-d", "double")}, {"redop", ARGS("--redop", "max")},
     {"average", ARGS("-a", "0")}, {"blocking", ARGS("-z", "1")}, {"agg", ARGS("-m", "2")},

@@ -38,6 +38,24 @@ int main(void)
     cb_verdict(&sum, why, sizeof why);
     CHECK(&u, strcmp(why, "1 wrong element first on rank 5 host h2; 1 row below expectation") == 0);
 
+    /* -B's unrepeatable launches: after the wrong elements, before the
+     * rows below expectation. */
+    sum = clean();
+    sum.exit_status = CB_EXIT_WRONG;
+    sum.unrepeatable = 2;
+    sum.first_unrepeatable_rank = 3;
+    snprintf(sum.first_unrepeatable_host, sizeof sum.first_unrepeatable_host, "h1");
+    CHECK(&u, strcmp(cb_verdict(&sum, why, sizeof why), "FAIL") == 0);
+    CHECK(&u, strcmp(why, "2 unrepeatable launches first on rank 3 host h1") == 0);
+    sum.wrong = 1;
+    sum.first_wrong_rank = 0;
+    snprintf(sum.first_wrong_host, sizeof sum.first_wrong_host, "h0");
+    sum.unrepeatable = 1;
+    sum.below_expectation = 1;
+    cb_verdict(&sum, why, sizeof why);
+    CHECK(&u, strcmp(why, "1 wrong element on rank 0 host h0; 1 unrepeatable launch first on "
+                          "rank 3 host h1; 1 row below expectation") == 0);
+
     /* Every reason, in the documented order. */
     const cb_collective bcast = {.name = "broadcast"};
     sum = clean();

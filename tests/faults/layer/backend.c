@@ -40,6 +40,10 @@
  *                    every launch: a slow host
  *   slowlink:A:B:W:MS a sendrecv between world ranks A.. and B.. (W each,
  *                    two hosts' ranks) sleeps MS ms at both ends: a slow link
+ *   nth:K:N          rank K's Nth launch (from 1, counting every collective
+ *                    it runs: warmup, timed and check launches alike) gets its
+ *                    output element 0 changed as corrupt's: corruption that
+ *                    strikes one launch in many (what -B catches)
  *   avgsum:D         an integer average's reduced sum is D larger (D may be
  *                    negative) before the division, on every rank holding a
  *                    result: as a transport corrupting the sum would leave it
@@ -322,6 +326,13 @@ static int faulty_reduce_local(cb_backend *b, cb_local_stage stage, const void *
     return pass(b, inner_ops(b)->reduce_local(inner(b), stage, in, inout, count, dtype, redop));
 }
 
+static int faulty_repeat_check(cb_backend *b, const void *out, size_t count, size_t esize,
+                               void *ref, void *scratch, int keep, size_t *differing)
+{
+    return pass(b, inner_ops(b)->repeat_check(inner(b), out, count, esize, ref, scratch, keep,
+                                              differing));
+}
+
 static void *faulty_host_scratch(cb_backend *b, size_t bytes)
 {
     void *p = inner_ops(b)->host_scratch(inner(b), bytes);
@@ -549,7 +560,7 @@ static int faulty_alltoallv(cb_backend *b, const void *send, const size_t *send_
     .timer_stop = faulty_timer_stop, .timer_reserve = faulty_timer_reserve,            \
     .timer_mark = faulty_timer_mark, .timer_samples = faulty_timer_samples,            \
     .copy2d = faulty_copy2d, .split = faulty_split, .barrier = faulty_barrier,         \
-    .comm_time = faulty_comm_time
+    .comm_time = faulty_comm_time, .repeat_check = faulty_repeat_check
 
 const cb_backend_ops cb_backend_faulty_mpi = {
     .name = "faulty-mpi",
@@ -559,6 +570,7 @@ const cb_backend_ops cb_backend_faulty_mpi = {
     FAULTY_COMMON_OPS,
     .host_accessible = 1,
     .avg_premultiplies = 0,
+    .repeat_promise = "MPI recommends one order but does not require it",
     .reduce_local = faulty_reduce_local,
     .host_scratch = faulty_host_scratch,
 };
@@ -584,6 +596,7 @@ const cb_backend_ops cb_backend_faulty_nccl = {
     .versions = faulty_versions,
     .host_accessible = 0,
     .avg_premultiplies = 1,
+    .repeat_promise = "NCCL keeps one for a communicator, size and algorithm",
     .group_start = faulty_group_start,
     .group_end = faulty_group_end,
     .graph_begin = faulty_graph_begin,

@@ -25,6 +25,7 @@ typedef enum fault_kind {
     FAULT_SLOWLINK,
     FAULT_STOP,
     FAULT_AVGSUM,
+    FAULT_NTH,
     FAULT_KINDS
 } fault_kind;
 
@@ -39,6 +40,7 @@ typedef struct faulty_backend {
     int world_rank;             /* what K names: a rank of MPI_COMM_WORLD */
     long arg[FAULT_MAX_ARGS];
     int nargs;
+    long launches;              /* nth: the collectives this rank has launched */
     char spec[64];
     void *stale_out;            /* stale: where rank K's output really goes */
     size_t stale_bytes;
@@ -73,7 +75,7 @@ int fault_parse(faulty_backend *f, const char *spec);
 #define FAULT_FORMS                                                                    \
     "missing:K, dup:A:B, bump:K[:D], swap:A:B, shift:K[:OFF], chunks:K:A:B:LEN, "      \
     "sign:K[:IDX], corrupt:K:IDX, stale:K, root:D, skip, hang:K:COUNT, stop:K:COUNT, "  \
-    "alloc:K, slow:A:B:MS, slowlink:A:B:W:MS or avgsum:D"
+    "alloc:K, slow:A:B:MS, slowlink:A:B:W:MS, avgsum:D or nth:K:N"
 
 /* slow and slowlink: sleep before a launch when they apply to it; peer is the
  * sendrecv peer's rank in f's communicator, -1 for other launches. */

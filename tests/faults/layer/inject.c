@@ -25,7 +25,7 @@ static const struct {
     {"shift", 1, 2},   {"chunks", 4, 4}, {"sign", 1, 2},    {"corrupt", 2, 2},
     {"stale", 1, 1},   {"root", 1, 1},   {"skip", 0, 0},    {"hang", 2, 2},
     {"alloc", 1, 1},   {"slow", 3, 3},   {"slowlink", 4, 4}, {"stop", 2, 2},
-    {"avgsum", 1, 1},
+    {"avgsum", 1, 1},  {"nth", 2, 2},
 };
 
 int fault_pass(faulty_backend *f, int rc)
@@ -235,6 +235,8 @@ static int changes_output(const faulty_backend *f, const launch *l, int me)
     case FAULT_SIGN:
     case FAULT_CORRUPT:
         return f->world_rank == f->arg[0];
+    case FAULT_NTH:
+        return f->world_rank == f->arg[0] && f->launches == f->arg[1];
     default:
         return 0;
     }
@@ -283,8 +285,9 @@ static void change_output(cb_backend *b, const launch *l, unsigned char *view)
                     flip_sign(view, k, es);
         }
         break;
-    case FAULT_CORRUPT: {
-        size_t k = arg_count(f, 1, 0);
+    case FAULT_CORRUPT:
+    case FAULT_NTH: {
+        size_t k = f->kind == FAULT_NTH ? 0 : arg_count(f, 1, 0);
         if (k < count)
             info->store(view, k, info->load(view, k) == 1.0 ? 2.0 : 1.0);
         break;
@@ -300,6 +303,7 @@ static int after(cb_backend *b, const launch *l, int rc)
     faulty_backend *f = faulty(b);
     if (rc != 0)
         return pass(b, rc);
+    f->launches++;
     if (!changes_output(f, l, b->rank))
         return 0;
     if (pass(b, f->ops->wait(f->inner)) != 0)

@@ -1,0 +1,55 @@
+/* The JSON printer's value writers (json.c), apart so that json.c stays
+ * under the size rule: each writes one JSON value to f. */
+#ifndef CB_JSON_WRITE_H
+#define CB_JSON_WRITE_H
+
+#include <math.h>
+#include <stdio.h>
+
+#include "common/json_text.h"
+
+/* Every string: escaped, and valid UTF-8 whatever its bytes (common/json_text.h). */
+static inline void json_string(FILE *f, const char *s)
+{
+    cb_json_write_string(f, s);
+}
+
+/* A measured number to the 6 significant digits a measurement has (not
+ * the binary noise of %.17g), or null when it is not finite. */
+static inline void json_number(FILE *f, double v)
+{
+    if (isfinite(v))
+        fprintf(f, "%.6g", v);
+    else
+        fputs("null", f);
+}
+
+/* An element's value, exactly: an integer element may need all its digits. */
+static inline void json_exact(FILE *f, double v)
+{
+    if (isfinite(v))
+        fprintf(f, "%.17g", v);
+    else
+        fputs("null", f);
+}
+
+/* An unknown string (NULL or empty) is null, never "". */
+static inline void json_string_or_null(FILE *f, const char *s)
+{
+    if (s == NULL || s[0] == '\0')
+        fputs("null", f);
+    else
+        json_string(f, s);
+}
+
+static inline void json_micros(FILE *f, double seconds)
+{
+    json_number(f, seconds * 1e6);
+}
+
+static inline void json_bool(FILE *f, int v)
+{
+    fputs(v ? "true" : "false", f);
+}
+
+#endif
