@@ -84,10 +84,13 @@ slurm_up() {
         fail "the Slurm cluster did not come up (logs above)"
     }
     # The tasks are Open MPI ranks started by srun (PMIx): TCP on the
-    # nodes' NICs, idle ranks yield (8 and more ranks on 2 cores).
+    # nodes' NICs, idle ranks yield (8 and more ranks on 2 cores), and
+    # pml ob1, which runs anyway, spares each rank UCX's probing.
     OMPI_MCA_btl=self,vader,tcp OMPI_MCA_btl_tcp_if_include=eth0 OMPI_MCA_mpi_yield_when_idle=1
+    OMPI_MCA_pml=ob1
     CB_STANDIN_GPUS=$CB_SLURM_GPUS
-    export OMPI_MCA_btl OMPI_MCA_btl_tcp_if_include OMPI_MCA_mpi_yield_when_idle CB_STANDIN_GPUS
+    export OMPI_MCA_btl OMPI_MCA_btl_tcp_if_include OMPI_MCA_mpi_yield_when_idle OMPI_MCA_pml
+    export CB_STANDIN_GPUS
     slurm_probe_mpi
 }
 
