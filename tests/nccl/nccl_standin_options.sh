@@ -86,6 +86,7 @@ done
 run 2 --backend nccl -C 1 -G 2 -n 2 -w 0 -c 1 -b 64 -e 64 --csv "$CB_TMP/cg.csv"
 expect_rc 0 "-C 1 -G 2"
 standin_check csv --csv "$CB_TMP/cg.csv" --backend nccl --ranks 2 --max-us 100000
+unset CB_STANDIN_OP_US
 # Nothing measured is a usage error, on every rank, with the notes saying
 # why (ring_allreduce reduces on the host: not on GPU buffers); with another
 # collective beside it, the run measures that one and passes.

@@ -498,3 +498,13 @@ ncclResult_t ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t *async_error)
     }
     return ncclSuccess;
 }
+
+long standin_env_long(const char *name, long fallback)
+{
+    const char *text = getenv(name);
+    if (text == NULL || text[0] == '\0')
+        return fallback;
+    char *end = NULL;
+    long value = strtol(text, &end, 10);
+    return *end == '\0' ? value : fallback;
+}
