@@ -85,7 +85,7 @@ mkdir _build-san
 # type, reduction and layout); on the MPI backend every collective once
 # (check_timed: -o all), the outputs, cycles, splits, alltoallv (not the
 # scan: its timing tests are too noisy under ASan; its pure parts are unit tests),
-# the fault paths; on the NCCL stand-in the sweep (every type and
+# the fault paths (-B too); on the NCCL stand-in the sweep (every type and
 # reduction), -o all with registered buffers, native calls, strict rules,
 # options, device choice and failures; --expect on its fixtures (NVML
 # loaded at run time, sysfs, the file of floors). The option parser and the CSV reader
@@ -98,7 +98,7 @@ san_tests=$(for t in $again_tests; do case "$t" in
         tests/e2e/plot_untrusted.sh | tests/e2e/budget.sh | tests/e2e/min_busbw.sh | \
         tests/e2e/split.sh | tests/e2e/reduce_root_inplace.sh | \
         tests/e2e/alltoallv.sh | tests/e2e/comm_init.sh) echo "$t" ;;
-    tests/faults/faults.sh | tests/faults/corrupt.sh | tests/faults/check_timed.sh | \
+    tests/faults/faults.sh | tests/faults/corrupt.sh | tests/faults/check_timed.sh | tests/faults/repeat_check.sh | \
         tests/faults/hang_report.sh) echo "$t" ;;
     tests/nccl/nccl_standin_sweep.sh | tests/nccl/nccl_standin_strict.sh | \
         tests/nccl/nccl_standin_faults.sh | tests/nccl/nccl_standin_options.sh | \
