@@ -112,12 +112,10 @@ static void write_parameters(FILE *f, const cb_run_settings *p)
     fprintf(f, ", \"time_kind\": \"%s\", \"time_combine\": ",
             p->report_cputime ? "cpu" : "completion");
     json_string(f, p->time_combine);
-    fprintf(f, ", \"backend_requested\": ");
-    json_string(f, p->backend_requested);
+    json_field_string(f, "backend_requested", p->backend_requested);
     fprintf(f, ",\n    \"split\": ");
     json_string_or_null(f, p->split);
-    fprintf(f, ", \"hier_split\": ");
-    json_string(f, p->hier_split);
+    json_field_string(f, "hier_split", p->hier_split);
     fprintf(f, ", \"layouts\": [");
     for (int i = 0; i < p->nlayouts; i++)
         fprintf(f, "%s\"%s\"", i ? ", " : "", p->layouts[i] == CB_LAYOUT_COL ? "col" : "row");
@@ -126,8 +124,7 @@ static void write_parameters(FILE *f, const cb_run_settings *p)
         fprintf(f, "%s\"%s\"", i ? ", " : "", p->nccl_impls[i]);
     fprintf(f, "], \"registration\": %d, \"unalign\": %d", p->registration, p->unalign);
     fprintf(f, ", \"budget_ms\": %d, \"stable_pct\": %d", p->budget_ms, p->stable_pct);
-    fprintf(f, ", \"expect\": ");
-    json_string_or_null(f, p->expect);
+    json_field_string_or_null(f, "expect", p->expect);
     fprintf(f, ", \"expect_ratio\": %g", p->expect_ratio);
     fprintf(f, "\n  },\n");
 }
@@ -173,16 +170,11 @@ static void json_begin(cb_printer *pr, const cb_run_info *run)
     write_environment(f);
     fprintf(f, "  \"backend\": {\"name\": ");
     json_string(f, run->backend);
-    fprintf(f, ", \"library\": ");
-    json_string(f, run->ranks[0].device.library);
-    fprintf(f, ", \"versions\": ");
-    json_string_or_null(f, run->backend_versions);
-    fprintf(f, ", \"mpi_library\": ");
-    json_string(f, run->mpi_library);
-    fprintf(f, ", \"allocator\": ");
-    json_string_or_null(f, run->allocator);
-    fprintf(f, ", \"registration\": ");
-    json_string(f, run->registration ? run->registration : "");
+    json_field_string(f, "library", run->ranks[0].device.library);
+    json_field_string_or_null(f, "versions", run->backend_versions);
+    json_field_string(f, "mpi_library", run->mpi_library);
+    json_field_string_or_null(f, "allocator", run->allocator);
+    json_field_string(f, "registration", run->registration ? run->registration : "");
     fprintf(f, "},\n  \"ranks\": %d, \"nodes\": %d, \"ranks_per_node\": %d, "
                "\"max_bytes_used\": %llu,\n  \"devices\": [",
             run->nranks, run->nnodes, run->ranks_per_node, (unsigned long long)run->max_bytes);
@@ -192,8 +184,7 @@ static void json_begin(cb_printer *pr, const cb_run_info *run)
         json_string(f, ri->host);
         fprintf(f, ", \"device_index\": %d, \"bus_id\": ", ri->device.index);
         json_string(f, ri->device.bus_id);
-        fprintf(f, ", \"model\": ");
-        json_string(f, ri->device.model);
+        json_field_string(f, "model", ri->device.model);
         fputc('}', f);
     }
     fprintf(f, "\n  ],\n  \"results\": [");
@@ -226,14 +217,10 @@ static void write_rank_time(FILE *f, const cb_rank_time *t, const double *sample
 {
     fprintf(f, "{\"mean_us\": ");
     json_micros(f, t->mean);
-    fprintf(f, ", \"min_us\": ");
-    json_micros(f, t->min);
-    fprintf(f, ", \"median_us\": ");
-    json_micros(f, t->median);
-    fprintf(f, ", \"p99_us\": ");
-    json_micros(f, t->p99);
-    fprintf(f, ", \"max_us\": ");
-    json_micros(f, t->max);
+    json_field_micros(f, "min_us", t->min);
+    json_field_micros(f, "median_us", t->median);
+    json_field_micros(f, "p99_us", t->p99);
+    json_field_micros(f, "max_us", t->max);
     fprintf(f, ", \"samples\": %d", t->samples);
     if (samples != NULL) {
         fprintf(f, ", \"samples_us\": [");
@@ -252,10 +239,8 @@ static void json_one_result(cb_printer *pr, const cb_result *res)
     FILE *f = pr->out;
     fprintf(f, "%s\n    {\"collective\": ", jp->results++ ? "," : "");
     json_string(f, res->collective->name);
-    fprintf(f, ", \"datatype\": ");
-    json_string(f, cb_dtype_info_of(res->dtype)->name);
-    fprintf(f, ", \"redop\": ");
-    json_string(f, cb_redop_name(res->redop));
+    json_field_string(f, "datatype", cb_dtype_info_of(res->dtype)->name);
+    json_field_string(f, "redop", cb_redop_name(res->redop));
     fprintf(f, ", \"root\": %d, \"bytes\": %llu, \"count\": %zu, \"in_place\": ", res->root,
             (unsigned long long)res->bytes, res->count);
     json_bool(f, res->in_place);
@@ -264,10 +249,8 @@ static void json_one_result(cb_printer *pr, const cb_result *res)
             res->iters);
     fprintf(f, ",\n     \"time_us\": ");
     json_micros(f, res->seconds);
-    fprintf(f, ", \"algbw_gbps\": ");
-    json_number(f, res->algbw);
-    fprintf(f, ", \"busbw_gbps\": ");
-    json_number(f, res->busbw);
+    json_field_number(f, "algbw_gbps", res->algbw);
+    json_field_number(f, "busbw_gbps", res->busbw);
     fprintf(f, ",\n     \"checked\": ");
     json_bool(f, res->check_passes > 0);
     fprintf(f, ", \"check_passes\": %d, \"wrong\": ", res->check_passes);
@@ -281,8 +264,7 @@ static void json_one_result(cb_printer *pr, const cb_result *res)
         json_string(f, res->bad_host);
         fprintf(f, ", \"index\": %zu, \"expected\": ", res->first.index);
         json_exact(f, res->first.expected);
-        fprintf(f, ", \"actual\": ");
-        json_exact(f, res->first.actual);
+        json_field_exact(f, "actual", res->first.actual);
         fputc('}', f);
     } else {
         fputs("null", f);
@@ -305,12 +287,9 @@ static void json_one_result(cb_printer *pr, const cb_result *res)
     }
     fprintf(f, ",\n     \"rank_time_us\": {\"min\": ");
     json_micros(f, res->spread.min);
-    fprintf(f, ", \"mean\": ");
-    json_micros(f, res->spread.mean);
-    fprintf(f, ", \"max\": ");
-    json_micros(f, res->spread.max);
-    fprintf(f, ", \"median\": ");
-    json_micros(f, res->spread.median);
+    json_field_micros(f, "mean", res->spread.mean);
+    json_field_micros(f, "max", res->spread.max);
+    json_field_micros(f, "median", res->spread.median);
     fprintf(f, "}, \"slowest_rank\": %d, \"slowest_host\": ", res->spread.slowest);
     json_string(f, res->slowest_host);
     if (res->group >= 0)
@@ -335,19 +314,15 @@ static void json_one_result(cb_printer *pr, const cb_result *res)
     else
         fputs("null", f);
     if (res->expected_busbw > 0) {
-        fprintf(f, ", \"expected_busbw_gbps\": ");
-        json_number(f, res->expected_busbw);
-        fprintf(f, ", \"efficiency\": ");
-        json_number(f, res->efficiency);
+        json_field_number(f, "expected_busbw_gbps", res->expected_busbw);
+        json_field_number(f, "efficiency", res->efficiency);
     } else
         fprintf(f, ", \"expected_busbw_gbps\": null, \"efficiency\": null");
     fprintf(f, ", \"scan_part\": ");
     if (res->scan_part != NULL) {
         json_string(f, res->scan_part);
-        fprintf(f, ", \"host\": ");
-        json_string_or_null(f, res->host);
-        fprintf(f, ", \"peer_host\": ");
-        json_string_or_null(f, res->peer_host);
+        json_field_string_or_null(f, "host", res->host);
+        json_field_string_or_null(f, "peer_host", res->peer_host);
         if (res->round >= 0)
             fprintf(f, ", \"round\": %d", res->round);
         else
@@ -355,8 +330,7 @@ static void json_one_result(cb_printer *pr, const cb_result *res)
     } else {
         fprintf(f, "null, \"host\": null, \"peer_host\": null, \"round\": null");
     }
-    fprintf(f, ", \"comm_op\": ");
-    json_string_or_null(f, res->comm_op);
+    json_field_string_or_null(f, "comm_op", res->comm_op);
     fprintf(f, ", \"cycle\": %d, \"timestamp_utc\": ", res->cycle);
     json_string(f, res->timestamp_utc);
     fprintf(f, ",\n     \"per_rank\": [");
@@ -390,10 +364,7 @@ static void json_numbers(FILE *f, const double *v, int n)
     fputc('[', f);
     for (int i = 0; i < n; i++) {
         fputs(i ? ", " : "", f);
-        if (isfinite(v[i]))
-            json_number(f, v[i]);
-        else
-            fputs("null", f);
+        json_number(f, v[i]);
     }
     fputc(']', f);
 }
@@ -402,27 +373,18 @@ static void json_scan_suspect(FILE *f, const cb_scan_suspect *x)
 {
     fprintf(f, "{\"kind\": ");
     json_string(f, x->kind);
-    fprintf(f, ", \"reason\": ");
-    json_string(f, x->reason);
-    fprintf(f, ", \"host\": ");
-    json_string_or_null(f, x->host);
-    fprintf(f, ", \"peer_host\": ");
-    json_string_or_null(f, x->peer_host);
-    fprintf(f, ", \"gpu\": ");
-    json_string_or_null(f, x->gpu);
+    json_field_string(f, "reason", x->reason);
+    json_field_string_or_null(f, "host", x->host);
+    json_field_string_or_null(f, "peer_host", x->peer_host);
+    json_field_string_or_null(f, "gpu", x->gpu);
     if (x->rail >= 0)
         fprintf(f, ", \"rail\": %d", x->rail);
     else
         fprintf(f, ", \"rail\": null");
     const double figures[] = {x->figure, x->first, x->again, x->median, x->ratio};
     const char *names[] = {"figure", "first", "again", "median", "ratio"};
-    for (int i = 0; i < 5; i++) {
-        fprintf(f, ", \"%s\": ", names[i]);
-        if (isfinite(figures[i]))
-            json_number(f, figures[i]);
-        else
-            fputs("null", f);
-    }
+    for (int i = 0; i < 5; i++)
+        json_field_number(f, names[i], figures[i]);
     fprintf(f, ", \"wrong\": %llu, \"confidence\": ", x->wrong);
     json_string_or_null(f, x->confidence);
     fprintf(f, ", \"reference_figures\": %d}", x->reference_figures);
@@ -501,8 +463,7 @@ static void json_hang(FILE *f, const cb_hang_report *rep)
 {
     fprintf(f, "{\"trigger_rank\": %d, \"limit_s\": ", rep->trigger);
     json_number(f, rep->limit_s);
-    fprintf(f, ", \"wait_s\": ");
-    json_number(f, rep->wait_s);
+    json_field_number(f, "wait_s", rep->wait_s);
     fprintf(f, ", \"answered\": %d, \"silent\": %d, \"ended\": %d, \"behind\": %d,\n"
                "    \"lines\": [", rep->answered, rep->nranks - rep->answered - rep->left,
             rep->left, rep->behind);
@@ -521,15 +482,13 @@ static void json_hang(FILE *f, const cb_hang_report *rep)
         if (x->answer == CB_HANG_ANSWERED) {
             fprintf(f, ", \"pid\": %d, \"doing\": ", (int)s->pid);
             json_string(f, s->doing);
-            fprintf(f, ", \"operation\": ");
-            json_string_or_null(f, s->op);
+            json_field_string_or_null(f, "operation", s->op);
             fprintf(f, ", \"bytes\": %llu, \"iteration\": %lld, \"units\": %lld, "
                        "\"launches\": %llu, \"step\": %llu, \"idle_s\": ",
                     (unsigned long long)s->bytes, (long long)s->iteration, (long long)s->units,
                     (unsigned long long)s->launches, (unsigned long long)s->step);
             json_number(f, s->idle_s);
-            fprintf(f, ", \"watchdog_fired\": ");
-            json_bool(f, s->fired);
+            json_field_bool(f, "watchdog_fired", s->fired);
         }
         fputc('}', f);
     }
@@ -604,8 +563,7 @@ static void json_end(cb_printer *pr, const cb_summary *sum)
     fprintf(f, "%s],\n  \"summary\": {\"results\": %d, \"wrong\": %llu, \"avg_busbw_gbps\": ",
             jp->nnotes ? "\n  " : "", sum->results, (unsigned long long)sum->wrong);
     json_number(f, sum->busbw_results ? sum->busbw_sum / sum->busbw_results : 0.0);
-    fprintf(f, ", \"passed\": ");
-    json_bool(f, sum->exit_status == 0);
+    json_field_bool(f, "passed", sum->exit_status == 0);
     fprintf(f, ", \"exit_status\": %d", sum->exit_status);
     json_verdict(f, sum);
     fprintf(f, "},\n  \"errors\": [");

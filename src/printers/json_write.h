@@ -52,4 +52,25 @@ static inline void json_bool(FILE *f, int v)
     fputs(v ? "true" : "false", f);
 }
 
+/* ", \"key\": " then the value: one member after the first of an object
+ * (keys are the printer's own identifiers: nothing to escape). */
+static inline void json_key(FILE *f, const char *key)
+{
+    fprintf(f, ", \"%s\": ", key);
+}
+
+#define CB_JSON_FIELD(kind, type)                                              \
+    static inline void json_field_##kind(FILE *f, const char *key, type value) \
+    {                                                                          \
+        json_key(f, key);                                                      \
+        json_##kind(f, value);                                                 \
+    }
+CB_JSON_FIELD(string, const char *)
+CB_JSON_FIELD(string_or_null, const char *)
+CB_JSON_FIELD(number, double)
+CB_JSON_FIELD(exact, double)
+CB_JSON_FIELD(micros, double)
+CB_JSON_FIELD(bool, int)
+#undef CB_JSON_FIELD
+
 #endif
