@@ -24,7 +24,7 @@ usage 2 "--gpus x: not a positive whole number" --gpus x
 usage 2 "--gpus 0: not a positive whole number" --gpus 0
 usage 2 "--min-busbw fast: not a number of GB/s" --gpus 1 --min-busbw fast
 usage 2 "--srun needs a value" --srun
-usage 2 "--expect : give auto or a readable file of floors" --gpus 1 --expect ''
+usage 2 "--expect '': give auto or a readable file of floors" --gpus 1 --expect ''
 usage 2 "--expect /nonexistent: give auto or a readable file of floors" --gpus 1 --expect /nonexistent
 usage 2 "--expect-ratio 1.5: not a number above 0 and at most 1" --gpus 1 --expect auto --expect-ratio 1.5
 usage 2 "--expect-ratio 0: not a number above 0 and at most 1" --gpus 1 --expect auto --expect-ratio 0
