@@ -60,6 +60,7 @@ typedef struct cb_backend_config {
     void (*progress)(void *ctx);
     void *progress_ctx;
     int registration;  /* -R: 0, or 1 and 2 on a backend with `registers` */
+    int repeat_check;  /* -B: a backend that can compare in its own memory prepares to */
 } cb_backend_config;
 
 /* Room for a backend's library and driver versions line. */
@@ -78,6 +79,10 @@ typedef struct cb_backend {
      * and JSON ("ncclMemAlloc", "cudaMalloc", "posix_memalign"); set by
      * init, "" when unknown. */
     char allocator[32];
+    /* -B, set by init: 1 when repeat_check compares in the backend's own
+     * memory (the NCCL backend's kernel), so that the engine allocates the
+     * reference with alloc, among the buffers; 0: in host memory. */
+    int repeat_on_device;
 } cb_backend;
 
 /* One rank's device, for the "Using devices" lines and the CSV. */
@@ -254,9 +259,10 @@ struct cb_backend_ops {
     int (*reduce_local)(cb_backend *b, cb_local_stage stage, const void *in, void *inout,
                         size_t count, cb_dtype dtype, cb_redop redop);
     /* -B: the output of count elements of esize bytes at out (a backend
-     * buffer, complete: the engine waits first) against ref, host memory the
-     * engine keeps. keep 1: out is copied into ref (the first launch's);
-     * keep 0: *differing = the elements whose bits differ from ref's, out
+     * buffer, complete: the engine waits first) against ref, which the
+     * engine keeps: a buffer from alloc when b->repeat_on_device, else host
+     * memory. keep 1: out is copied into ref (the first launch's); keep 0:
+     * *differing = the elements whose bits differ from ref's, out
      * unchanged. scratch: host memory of count * esize bytes for a backend
      * whose buffers the host cannot read, NULL on one whose it can. */
     int (*repeat_check)(cb_backend *b, const void *out, size_t count, size_t esize, void *ref,

@@ -169,7 +169,12 @@ static int nccl_init(MPI_Comm comm, const cb_backend_config *config, cb_backend 
         cb_backend_agree(comm, &nb->base, cb_nccl_registration_check(nb) != 0) != 0 ||
         cb_backend_agree(comm, &nb->base, create_stream(nb) != 0) != 0)
         return -1;
-    return cb_nccl_create_comm(nb);
+    if (cb_nccl_create_comm(nb) != 0)
+        return -1;
+    /* After the communicator: the kernel's waits watch it for errors. */
+    if (config->repeat_check)
+        cb_nccl_compare_prepare(nb);
+    return 0;
 }
 
 /* On the stream, so that the copy is part of the timed operation. */
@@ -272,12 +277,19 @@ static int nccl_download(cb_backend *b, void *dst, const void *src, size_t bytes
     return cb_nccl_wait(b);
 }
 
-/* -B: the output copied to host memory and compared there (no kernel is
- * built here); the copy is the cost bench/RESULTS.md gives. */
+/* -B: on the GPU where the compare kernel loaded (ref is then device
+ * memory, nccl_compare.c); else the output is copied to host memory and
+ * compared there. bench/RESULTS.md gives both costs. */
 static int nccl_repeat_check(cb_backend *b, const void *out, size_t count, size_t esize,
                              void *ref, void *scratch, int keep, size_t *differing)
 {
+    nccl_backend *nb = (nccl_backend *)b;
     *differing = 0;
+    if (b->repeat_on_device && keep)
+        return CUDA_CALL(b, cudaMemcpyAsync(ref, out, count * esize, cudaMemcpyDeviceToDevice,
+                                            nb->stream)) != 0 ? -1 : cb_nccl_wait(b);
+    if (b->repeat_on_device)
+        return cb_nccl_compare_on_device(nb, out, ref, count, esize, differing);
     if (nccl_download(b, keep ? ref : scratch, out, count * esize) != 0)
         return -1;
     if (!keep)

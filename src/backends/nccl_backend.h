@@ -94,6 +94,10 @@ typedef struct nccl_backend {
      * else cudaMalloc: see cb_nccl_mem_alloc. */
     int memalloc;
     int nregistered;
+    /* -B's compare kernel (nccl_compare.c), loaded by init when -B asks and
+     * it passed its self-test on every rank; NULL otherwise. A split uses
+     * its parent's. */
+    struct nccl_compare *compare;
 } nccl_backend;
 /* The checking macros: 0 on success, else -1 with b->error naming the call,
  * the source line and the library's own error string. */
@@ -180,6 +184,17 @@ void cb_nccl_release_registered(nccl_backend *nb);
 int cb_nccl_alltoallv(cb_backend *b, const void *send, const size_t *send_counts,
                       const size_t *send_offsets, void *recv, const size_t *recv_counts,
                       const size_t *recv_offsets, cb_dtype dtype);
+
+/* nccl_compare.c: -B on the GPU. prepare, collective over the backend's
+ * ranks: load the kernel and test it; on every rank nb->compare and
+ * base.repeat_on_device, or on none, with the reason in base.notice (the
+ * host compare then serves). release: unload (a split leaves its
+ * parent's). on_device: *differing = the elements of esize bytes, count
+ * of each, whose bits differ between out and ref (device memory). */
+void cb_nccl_compare_prepare(nccl_backend *nb);
+void cb_nccl_compare_release(nccl_backend *nb);
+int cb_nccl_compare_on_device(nccl_backend *nb, const void *out, const void *ref, size_t count,
+                              size_t esize, size_t *differing);
 
 /* nccl_graph.c */
 void cb_nccl_graph_free(cb_backend *b);

@@ -344,6 +344,7 @@ void cb_nccl_fini(cb_backend *b, int aborting)
         cb_nccl_mem_free(nb, nb->deferred_frees[i]);
     free(nb->deferred_frees);
     cb_nccl_mem_free(nb, nb->scratch);
+    cb_nccl_compare_release(nb);
     for (int i = 0; i < nb->marks_room; i++)
         cudaEventDestroy(nb->marks[i]);
     free(nb->marks);
@@ -413,6 +414,8 @@ int cb_nccl_split(cb_backend *b, int color, int key, cb_backend **out)
         nb->library_version = parent->library_version;
         nb->compute_capability = parent->compute_capability;
         nb->memalloc = parent->memalloc;
+        nb->compare = parent->compare;
+        nb->base.repeat_on_device = parent->base.repeat_on_device;
     }
     if (cb_nccl_agree_telling(b->comm, parent, failed) != 0 || (color >= 0 && comm == NULL)) {
         if (nb != NULL)

@@ -233,6 +233,7 @@ void verify(engine *e, const cb_collective *coll, const cb_call *call, int size_
  * around each launch (iteration), outside any timed span; repeat_result,
  * collective over the group, fills res's counts. 0 or -1 with e->st set. */
 void repeat_allocate(engine *e);
+void repeat_free(engine *e);
 void repeat_note(engine *e);
 int repeat_start(engine *e, const cb_collective *coll, const cb_call *call, int size_index,
                  int in_place);

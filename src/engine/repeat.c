@@ -13,10 +13,30 @@ void repeat_allocate(engine *e)
 {
     if (!e->p->repeat_check)
         return;
-    e->repeat_ref = malloc(e->buffer_bytes > 0 ? e->buffer_bytes : 1);
+    size_t bytes = e->buffer_bytes > 0 ? e->buffer_bytes : 1;
+    /* Where the backend compares in its own memory, the reference is one
+     * of its buffers. */
+    if (e->b->repeat_on_device) {
+        if (e->ops->alloc(e->b, bytes, &e->repeat_ref) != 0) {
+            e->repeat_ref = NULL;
+            cb_status_set(&e->st, CB_EXIT_RUNTIME, "-B: the first launch's output: %s",
+                          e->b->error);
+        }
+        return;
+    }
+    e->repeat_ref = malloc(bytes);
     if (e->repeat_ref == NULL)
         cb_status_set(&e->st, CB_EXIT_RUNTIME, "-B: cannot allocate %zu bytes of host memory "
                       "for the first launch's output", e->buffer_bytes);
+}
+
+void repeat_free(engine *e)
+{
+    if (e->repeat_ref != NULL && e->b->repeat_on_device)
+        e->ops->free(e->b, e->repeat_ref);
+    else
+        free(e->repeat_ref);
+    e->repeat_ref = NULL;
 }
 
 void repeat_note(engine *e)
@@ -24,9 +44,11 @@ void repeat_note(engine *e)
     if (!e->p->repeat_check || e->p->ncollectives == 0)   /* the scan alone: a note says so */
         return;
     note(e, "-B: each launch's output is compared bit for bit with the first launch's of its "
-            "size and placement, between launches and outside the timed spans: each timed "
+            "size and placement, %s, between launches and outside the timed spans: each timed "
             "launch is its own span, waited for and preceded by a barrier; in place, the "
-            "input is written again before each launch (iteration, with -m)");
+            "input is written again before each launch (iteration, with -m)",
+         e->b->repeat_on_device ? "on the device (a kernel counts the differing elements)"
+                                : "in host memory");
     note(e, "-B: data movement and integer reductions must repeat; floating-point reductions "
             "must where the library keeps one reduction order, and %s, so a floating-point "
             "reduction alone unrepeatable may be the library's order, not corruption",

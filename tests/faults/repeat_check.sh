@@ -90,7 +90,7 @@ PY
     expect_rc 0 "clean run with -B"
     has 0 '^# Unrepeatable'
     has 2 '^# -B: '
-    has 1 '^# Memory per rank: .*, check tile up to [0-9]*, -B reference 6144; total '
+    has 1 '^# Memory per rank: .*, check tile up to [0-9]*, -B reference 6144 (host); total '
     run 3 --backend mpi -B -o allreduce,alltoall -m 2 --layout row,col -b 96 -e 6K -f 64 -n 2
     expect_rc 0 "clean run with -B, -m 2 and the column layout"
     if [ -x "$STANDIN" ]; then

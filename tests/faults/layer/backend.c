@@ -152,6 +152,7 @@ static int faulty_init_as(const cb_backend_ops *self, MPI_Comm comm,
     f->inner->ops = f->ops;
     memcpy(f->base.notice, f->inner->notice, sizeof f->base.notice);
     memcpy(f->base.allocator, f->inner->allocator, sizeof f->base.allocator);
+    f->base.repeat_on_device = f->inner->repeat_on_device;   /* -B's reference: its buffer */
     return pass(&f->base, rc);
 }
 

@@ -53,7 +53,7 @@ struct CUgraphExec_st {
 };
 
 static const char *const kind_names[STANDIN_KINDS] = {
-    "allocs", "streams", "events", "graphs", "graph_execs", "comms",
+    "allocs", "streams", "events", "graphs", "graph_execs", "comms", "libraries",
 };
 
 void standin_count(enum standin_kind kind, int delta)
@@ -208,7 +208,7 @@ const char *cudaGetErrorString(cudaError_t error)
     case cudaErrorNotReady: return "device not ready";
     case cudaErrorStreamCaptureUnsupported: return "operation not permitted when stream is capturing";
     case cudaErrorStreamCaptureUnmatched: return "capture was not initiated in this stream";
-    default: return "unknown error (CUDA stand-in)";
+    default: return standin_kernel_error_string(error);
     }
 }
 
@@ -343,6 +343,7 @@ cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int dev
     switch (attr) {
     case cudaDevAttrComputeCapabilityMajor: *value = (int)(capability / 10); return cudaSuccess;
     case cudaDevAttrComputeCapabilityMinor: *value = (int)(capability % 10); return cudaSuccess;
+    case cudaDevAttrMultiProcessorCount: *value = 132; return cudaSuccess;   /* an H100's */
     default: return cudaErrorInvalidValue;
     }
 }

@@ -246,6 +246,7 @@ enum standin_kind {
     STANDIN_GRAPH,
     STANDIN_GRAPH_EXEC,
     STANDIN_COMM,
+    STANDIN_LIBRARY,
     STANDIN_KINDS
 };
 void standin_count(enum standin_kind kind, int delta);
@@ -377,6 +378,9 @@ ncclResult_t standin_run_collective(const standin_op *op, const char **what);
  * (datatype, root, peer, reduction operator of this communicator); an NCCL
  * result, with *what naming the failure. */
 ncclResult_t standin_check_args(const standin_op *op, const char **what);
+
+/* kernels.c: cudaGetErrorString's text for the errors of its calls. */
+const char *standin_kernel_error_string(cudaError_t error);
 
 /* collectives.c: the value and size of one element of an NCCL datatype. */
 size_t standin_type_size(ncclDataType_t type);

@@ -1,0 +1,196 @@
+/*
+ * -B's compare on the GPU. Each launch's output is compared with the first
+ * launch's where both lie, in device memory, by a kernel that counts the
+ * differing elements; only that count (8 bytes) crosses to the host, where
+ * the host compare would copy the whole output first (bench/RESULTS.md
+ * gives both costs).
+ *
+ * The kernel (nccl_compare.cu) is built into the program as PTX text and
+ * handed to the CUDA runtime (cudaLibraryLoadData, CUDA 12.0 on), which has
+ * the driver compile it for the GPU it finds: no nvcc at build time, and
+ * no list of GPU architectures to keep current. Before it is trusted, a
+ * self-test on this GPU compares buffers whose differences are known, for
+ * every element size. Where loading or the self-test fails on any rank,
+ * every rank compares on the host instead, and the preamble says why.
+ */
+#include "nccl_backend.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nccl_compare_ptx.h"
+
+#define COMPARE_KERNEL "cb_count_differing"
+#define COMPARE_THREADS 256
+#define COMPARE_BLOCKS_PER_SM 8
+#define SELFTEST_BYTES 65536
+
+struct nccl_compare {
+#if CUDART_VERSION >= 12000
+    cudaLibrary_t library;
+    cudaKernel_t kernel;
+#endif
+    unsigned long long *differing;   /* device memory: the kernel's count */
+    unsigned int max_blocks;
+};
+
+#if CUDART_VERSION >= 12000
+/* Launches the kernel on nb's stream over count elements of esize bytes,
+ * in at most max_blocks blocks, and waits; *differing its count. */
+static int launch(nccl_backend *nb, struct nccl_compare *c, const void *a, const void *b,
+                  size_t count, size_t esize, unsigned int max_blocks, size_t *differing)
+{
+    cb_backend *be = &nb->base;
+    unsigned long long found = 0, n = count;
+    unsigned int width = (unsigned int)esize;
+    *differing = 0;
+    if (count == 0)
+        return 0;
+    size_t wanted = (count + COMPARE_THREADS - 1) / COMPARE_THREADS;
+    dim3 grid = {(unsigned int)(wanted < max_blocks ? wanted : max_blocks), 1, 1};
+    dim3 block = {COMPARE_THREADS, 1, 1};
+    void *args[] = {&a, &b, &n, &width, &c->differing};
+    if (CUDA_CALL(be, cudaMemsetAsync(c->differing, 0, sizeof *c->differing, nb->stream)) != 0 ||
+        CUDA_CALL(be, cudaLaunchKernel((const void *)c->kernel, grid, block, args, 0,
+                                       nb->stream)) != 0 ||
+        CUDA_CALL(be, cudaMemcpyAsync(&found, c->differing, sizeof found,
+                                      cudaMemcpyDeviceToHost, nb->stream)) != 0 ||
+        cb_nccl_wait(be) != 0)
+        return -1;
+    *differing = (size_t)found;
+    return 0;
+}
+
+/* Two buffers that differ in bytes 4, 5 and the last, compared at each
+ * element size in two blocks (so that every thread loops), and one buffer
+ * with itself: a kernel that miscounts, skips elements or writes nothing
+ * fails here. 0, or -1 with the first wrong answer in b->error. */
+static int self_test(nccl_backend *nb, struct nccl_compare *c)
+{
+    cb_backend *be = &nb->base;
+    static const size_t esizes[] = {1, 2, 4, 8}, expected[] = {3, 2, 2, 2};
+    char *a = NULL, *b = NULL;
+    int failed = CUDA_CALL(be, cudaMalloc((void **)&a, SELFTEST_BYTES)) != 0 ||
+                 CUDA_CALL(be, cudaMalloc((void **)&b, SELFTEST_BYTES)) != 0 ||
+                 CUDA_CALL(be, cudaMemsetAsync(a, 0, SELFTEST_BYTES, nb->stream)) != 0 ||
+                 CUDA_CALL(be, cudaMemsetAsync(b, 0, SELFTEST_BYTES, nb->stream)) != 0 ||
+                 CUDA_CALL(be, cudaMemsetAsync(b + 4, 1, 2, nb->stream)) != 0 ||
+                 CUDA_CALL(be, cudaMemsetAsync(b + SELFTEST_BYTES - 1, 1, 1, nb->stream)) != 0;
+    for (size_t i = 0; !failed && i < sizeof esizes / sizeof esizes[0]; i++) {
+        size_t got = 0, same = 0, count = SELFTEST_BYTES / esizes[i];
+        failed = launch(nb, c, a, b, count, esizes[i], 2, &got) != 0 ||
+                 launch(nb, c, a, a, count, esizes[i], 2, &same) != 0;
+        if (!failed && (got != expected[i] || same != 0)) {
+            cb_backend_fail(be, "its self-test counted %zu and %zu differing elements of %zu "
+                            "bytes where there are %zu and 0", got, same, esizes[i],
+                            expected[i]);
+            failed = 1;
+        }
+    }
+    cudaFree(a);
+    cudaFree(b);
+    return failed ? -1 : 0;
+}
+
+static int load(nccl_backend *nb, struct nccl_compare *c)
+{
+    cb_backend *be = &nb->base;
+    int sms = 0;
+    if (CUDA_CALL(be, cudaLibraryLoadData(&c->library, cb_nccl_compare_ptx, NULL, NULL, 0,
+                                          NULL, NULL, 0)) != 0)
+        return -1;
+    if (CUDA_CALL(be, cudaLibraryGetKernel(&c->kernel, c->library, COMPARE_KERNEL)) != 0 ||
+        CUDA_CALL(be, cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount,
+                                             nb->device)) != 0 ||
+        CUDA_CALL(be, cudaMalloc((void **)&c->differing, sizeof *c->differing)) != 0)
+        return -1;
+    c->max_blocks = (unsigned int)(sms > 0 ? sms : 1) * COMPARE_BLOCKS_PER_SM;
+    return self_test(nb, c);
+}
+
+static void unload(struct nccl_compare *c)
+{
+    if (c == NULL)
+        return;
+    cudaFree(c->differing);
+    if (c->library != NULL)
+        cudaLibraryUnload(c->library);
+    free(c);
+}
+#endif
+
+/* Appends "; " and the text to b->notice (another notice may be there). */
+static void add_notice(cb_backend *b, const char *text)
+{
+    size_t used = strlen(b->notice);
+    snprintf(b->notice + used, sizeof b->notice - used, "%s%s", used > 0 ? "; " : "", text);
+}
+
+void cb_nccl_compare_prepare(nccl_backend *nb)
+{
+    cb_backend *b = &nb->base;
+    char why[CB_BACKEND_ERRLEN] = "this CUDA runtime has no cudaLibraryLoadData (12.0 or later "
+                                  "needed)";
+    int ok = 0;
+#if CUDART_VERSION >= 12000
+    struct nccl_compare *c = calloc(1, sizeof *c);
+    if (c == NULL) {
+        snprintf(why, sizeof why, "out of memory");
+    } else {
+        char kept[CB_BACKEND_ERRLEN];
+        memcpy(kept, b->error, sizeof kept);
+        ok = load(nb, c) == 0;
+        if (!ok)
+            memcpy(why, b->error, sizeof why);
+        memcpy(b->error, kept, sizeof kept);   /* a fallback, not a failure */
+        /* A failed launch leaves its error for the next CUDA call to find. */
+        cudaGetLastError();
+    }
+#endif
+    /* Every rank compares the same way, so that the memory each counts for
+     * its sizes (the reference on the device or the host) agrees. */
+    int all = 0;
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_LAND, b->comm);
+    if (all) {
+#if CUDART_VERSION >= 12000
+        nb->compare = c;
+#endif
+        b->repeat_on_device = 1;
+        return;
+    }
+#if CUDART_VERSION >= 12000
+    unload(c);
+#endif
+    int mine = ok ? b->nranks : b->rank, first = 0;
+    MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, b->comm);
+    /* The first rank that failed says why. */
+    MPI_Bcast(why, (int)sizeof why, MPI_CHAR, first, b->comm);
+    char text[CB_BACKEND_ERRLEN];
+    snprintf(text, sizeof text, "-B compares on the host (outputs copied from the GPU): the "
+             "GPU compare kernel failed on rank %d: %.300s", first, why);
+    add_notice(b, text);
+}
+
+void cb_nccl_compare_release(nccl_backend *nb)
+{
+    /* A split's kernel is its parent's. */
+    if (nb->parent == NULL) {
+#if CUDART_VERSION >= 12000
+        unload(nb->compare);
+#endif
+    }
+    nb->compare = NULL;
+}
+
+int cb_nccl_compare_on_device(nccl_backend *nb, const void *out, const void *ref, size_t count,
+                              size_t esize, size_t *differing)
+{
+#if CUDART_VERSION >= 12000
+    return launch(nb, nb->compare, out, ref, count, esize, nb->compare->max_blocks, differing);
+#else
+    (void)out, (void)ref, (void)count, (void)esize;
+    *differing = 0;
+    return cb_backend_fail(&nb->base, "-B: no GPU compare in this build");
+#endif
+}

@@ -1,0 +1,233 @@
+/*
+ * The CUDA runtime's library and kernel calls that -B's GPU compare makes
+ * (src/backends/nccl_compare.c): cudaLibraryLoadData takes PTX text, which
+ * is checked as the driver would before compiling it (its .version within
+ * what this driver reads, its .target no newer than the device, each
+ * .entry and its parameters); cudaLibraryGetKernel finds an entry by name;
+ * cudaLaunchKernel checks the launch's configuration and buffers and runs
+ * the kernel's CPU model, at once, like the stand-in's copies. A kernel
+ * with no model here, a launch of a kernel whose library was unloaded, or
+ * one inside a capture is a VIOLATION.
+ *
+ * Environment, FOR TESTING ONLY (each takes a rank of MPI_COMM_WORLD):
+ *   CB_STANDIN_FAIL_LIBRARY=R   cudaLibraryLoadData fails as a driver that
+ *                               cannot compile the PTX (cudaErrorInvalidPtx)
+ *   CB_STANDIN_KERNEL_NOOP=R    kernels launch and complete but write
+ *                               nothing, as a kernel built wrong
+ *   CB_STANDIN_PTX_MAX=V        the newest PTX version the driver reads,
+ *                               major * 10 + minor (default 90: CUDA 13.0)
+ */
+#include "standin.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_LIBRARIES 16
+#define MAX_ENTRIES 8
+#define NAME_LEN 64
+
+struct CUkern_st {
+    struct CUlib_st *library;
+    char name[NAME_LEN];
+    int nparams;
+};
+
+struct CUlib_st {
+    struct CUkern_st entries[MAX_ENTRIES];
+    int nentries;
+};
+
+static struct CUlib_st *loaded[MAX_LIBRARIES];
+static cudaError_t last_error = cudaSuccess;
+
+static cudaError_t failed(cudaError_t err)
+{
+    last_error = err;
+    return err;
+}
+
+const char *standin_kernel_error_string(cudaError_t error)
+{
+    switch (error) {
+    case cudaErrorInvalidPtx: return "a PTX JIT compilation failed";
+    case cudaErrorUnsupportedPtxVersion:
+        return "the provided PTX was compiled with an unsupported toolchain.";
+    case cudaErrorSymbolNotFound: return "named symbol not found";
+    case cudaErrorInvalidConfiguration: return "invalid configuration argument";
+    case cudaErrorInvalidDeviceFunction: return "invalid device function";
+    default: return "unknown error (CUDA stand-in)";
+    }
+}
+
+cudaError_t cudaGetLastError(void)
+{
+    cudaError_t err = last_error;
+    last_error = cudaSuccess;
+    return err;
+}
+
+/* The number after prefix at the start of a line of ptx: "7.0" as 70,
+ * "sm_90" (prefix ".target sm_") as 90; -1 without one. */
+static int declared(const char *ptx, const char *prefix)
+{
+    size_t len = strlen(prefix);
+    for (const char *line = ptx; line != NULL; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+        line += strspn(line, " \t");
+        int major = 0, minor = 0;
+        if (strncmp(line, prefix, len) == 0) {
+            int n = sscanf(line + len, "%d.%d", &major, &minor);
+            return n == 2 ? major * 10 + minor : n == 1 ? major : -1;
+        }
+    }
+    return -1;
+}
+
+/* Each ".entry NAME(" and the ".param" declarations up to its ")". */
+static int read_entries(const char *ptx, struct CUlib_st *lib)
+{
+    for (const char *at = strstr(ptx, ".entry "); at != NULL; at = strstr(at + 1, ".entry ")) {
+        if (lib->nentries == MAX_ENTRIES)
+            return -1;
+        struct CUkern_st *k = &lib->entries[lib->nentries++];
+        const char *name = at + strlen(".entry "), *open = strchr(name, '(');
+        const char *close = open != NULL ? strchr(open, ')') : NULL;
+        if (close == NULL || (size_t)(open - name) >= NAME_LEN || open == name)
+            return -1;
+        memcpy(k->name, name, (size_t)(open - name));
+        k->name[open - name] = '\0';
+        k->library = lib;
+        for (const char *p = strstr(open, ".param"); p != NULL && p < close;
+             p = strstr(p + 1, ".param"))
+            k->nparams++;
+    }
+    return lib->nentries > 0 ? 0 : -1;
+}
+
+cudaError_t cudaLibraryLoadData(cudaLibrary_t *library, const void *code,
+                                enum cudaJitOption *jit_options, void **jit_values,
+                                unsigned int njit, enum cudaLibraryOption *library_options,
+                                void **library_values, unsigned int nlibrary)
+{
+    (void)jit_options, (void)jit_values, (void)njit;
+    (void)library_options, (void)library_values, (void)nlibrary;
+    if (library == NULL || code == NULL)
+        return failed(cudaErrorInvalidValue);
+    const char *ptx = code;
+    int version = declared(ptx, ".version "), target = declared(ptx, ".target sm_");
+    int newest = (int)standin_env_long("CB_STANDIN_PTX_MAX", 90);
+    int device = (int)standin_env_long("CB_STANDIN_CC", 90);
+    standin_trace("cudaLibraryLoadData version=%d target=%d", version, target);
+    if (standin_fault("CB_STANDIN_FAIL_LIBRARY") || version < 0 || target < 0)
+        return failed(cudaErrorInvalidPtx);
+    if (version > newest)
+        return failed(cudaErrorUnsupportedPtxVersion);
+    if (target > device)   /* ptxas: the .target is newer than the GPU */
+        return failed(cudaErrorInvalidPtx);
+    int slot = 0;
+    while (slot < MAX_LIBRARIES && loaded[slot] != NULL)
+        slot++;
+    struct CUlib_st *lib = slot < MAX_LIBRARIES ? calloc(1, sizeof *lib) : NULL;
+    if (lib == NULL)
+        return failed(cudaErrorMemoryAllocation);
+    if (read_entries(ptx, lib) != 0) {
+        free(lib);
+        return failed(cudaErrorInvalidPtx);
+    }
+    loaded[slot] = lib;
+    standin_count(STANDIN_LIBRARY, 1);
+    *library = lib;
+    return cudaSuccess;
+}
+
+static int live_library(const struct CUlib_st *lib)
+{
+    for (int i = 0; i < MAX_LIBRARIES; i++)
+        if (lib != NULL && loaded[i] == lib)
+            return 1;
+    return 0;
+}
+
+cudaError_t cudaLibraryGetKernel(cudaKernel_t *kernel, cudaLibrary_t library, const char *name)
+{
+    if (!live_library(library))
+        return failed(cudaErrorInvalidResourceHandle);
+    for (int i = 0; i < library->nentries; i++)
+        if (strcmp(library->entries[i].name, name) == 0) {
+            *kernel = &library->entries[i];
+            return cudaSuccess;
+        }
+    return failed(cudaErrorSymbolNotFound);
+}
+
+cudaError_t cudaLibraryUnload(cudaLibrary_t library)
+{
+    for (int i = 0; i < MAX_LIBRARIES; i++)
+        if (library != NULL && loaded[i] == library) {
+            loaded[i] = NULL;
+            free(library);
+            standin_count(STANDIN_LIBRARY, -1);
+            return cudaSuccess;
+        }
+    return failed(cudaErrorInvalidResourceHandle);
+}
+
+/* nccl_compare.cu's cb_count_differing(a, b, count, esize, differing). */
+static void count_differing(void **args)
+{
+    const unsigned char *a = *(const void **)args[0], *b = *(const void **)args[1];
+    unsigned long long count = *(unsigned long long *)args[2];
+    unsigned int esize = *(unsigned int *)args[3];
+    unsigned long long *differing = *(unsigned long long **)args[4];
+    size_t width = esize == 1 || esize == 2 || esize == 4 ? esize : 8;   /* as the kernel */
+    standin_devmem_check(a, count * width, "cb_count_differing's first buffer");
+    standin_devmem_check(b, count * width, "cb_count_differing's second buffer");
+    standin_devmem_check(differing, sizeof *differing, "cb_count_differing's count");
+    unsigned long long found = 0;
+    for (unsigned long long i = 0; i < count; i++)
+        found += memcmp(a + i * width, b + i * width, width) != 0;
+    *differing += found;
+}
+
+static const struct {
+    const char *name;
+    int nparams;
+    void (*run)(void **args);
+} models[] = {
+    {"cb_count_differing", 5, count_differing},
+};
+
+cudaError_t cudaLaunchKernel(const void *func, dim3 grid, dim3 block, void **args,
+                             size_t shared, cudaStream_t stream)
+{
+    const struct CUkern_st *k = func;
+    if (k == NULL || !live_library(k->library)) {
+        standin_violation("cudaLaunchKernel of a kernel that no loaded library holds");
+        return failed(cudaErrorInvalidDeviceFunction);
+    }
+    standin_trace("cudaLaunchKernel %s grid=%u block=%u", k->name, grid.x, block.x);
+    unsigned long long threads = (unsigned long long)block.x * block.y * block.z;
+    if (grid.x == 0 || grid.y == 0 || grid.z == 0 || grid.y > 65535 || grid.z > 65535 ||
+        threads == 0 || threads > 1024 || block.z > 64 || shared > 48 * 1024)
+        return failed(cudaErrorInvalidConfiguration);
+    if (standin_stream_capturing(stream)) {
+        standin_violation("cudaLaunchKernel of %s while its stream captures: the stand-in "
+                          "records no kernels", k->name);
+        return failed(cudaErrorStreamCaptureUnsupported);
+    }
+    for (size_t m = 0; m < sizeof models / sizeof models[0]; m++) {
+        if (strcmp(models[m].name, k->name) != 0)
+            continue;
+        if (k->nparams != models[m].nparams || (k->nparams > 0 && args == NULL)) {
+            standin_violation("cudaLaunchKernel of %s: its PTX declares %d parameters, the "
+                              "model %d%s", k->name, k->nparams, models[m].nparams,
+                              args == NULL ? ", and no arguments were given" : "");
+            return failed(cudaErrorInvalidValue);
+        }
+        if (!standin_fault("CB_STANDIN_KERNEL_NOOP"))
+            models[m].run(args);
+        return cudaSuccess;
+    }
+    standin_violation("cudaLaunchKernel of %s, which the stand-in has no model of", k->name);
+    return failed(cudaErrorInvalidDeviceFunction);
+}
