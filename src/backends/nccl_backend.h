@@ -191,6 +191,7 @@ int cb_nccl_alltoallv(cb_backend *b, const void *send, const size_t *send_counts
  * host compare then serves). release: unload (a split leaves its
  * parent's). on_device: *differing = the elements of esize bytes, count
  * of each, whose bits differ between out and ref (device memory). */
+#define CB_NCCL_HOST_COMPARE_ENV "NCCL_COLLBENCH_HOST_COMPARE"   /* 1: no kernel */
 void cb_nccl_compare_prepare(nccl_backend *nb);
 void cb_nccl_compare_release(nccl_backend *nb);
 int cb_nccl_compare_on_device(nccl_backend *nb, const void *out, const void *ref, size_t count,

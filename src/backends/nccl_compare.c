@@ -130,6 +130,13 @@ static void add_notice(cb_backend *b, const char *text)
 void cb_nccl_compare_prepare(nccl_backend *nb)
 {
     cb_backend *b = &nb->base;
+    /* The same on every rank (mpirun exports it to all): no agreement. */
+    const char *host = getenv(CB_NCCL_HOST_COMPARE_ENV);
+    if (host != NULL && strcmp(host, "1") == 0) {
+        add_notice(b, "-B compares on the host (outputs copied from the GPU): "
+                      CB_NCCL_HOST_COMPARE_ENV "=1");
+        return;
+    }
     char why[CB_BACKEND_ERRLEN] = "this CUDA runtime has no cudaLibraryLoadData (12.0 or later "
                                   "needed)";
     int ok = 0;

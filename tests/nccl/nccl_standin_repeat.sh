@@ -56,6 +56,13 @@ has 1 "${fallback} 1: cudaLibraryLoadData failed (.*): a PTX JIT compilation fai
 has 1 "$on_host"
 has 1 '^# Memory per rank: .*, -B reference [0-9]* (host); total '
 
+# 3b. The host compare asked for: no kernel loaded.
+fresh_trace
+NCCL_COLLBENCH_HOST_COMPARE=1 struck "host compare asked for"
+has 1 '^# -B compares on the host (outputs copied from the GPU): NCCL_COLLBENCH_HOST_COMPARE=1$'
+has 1 "$on_host"
+! grep -q '^cudaLibraryLoadData' "$CB_TMP"/trace.* || fail "NCCL_COLLBENCH_HOST_COMPARE=1: the kernel was loaded"
+
 # 4. A kernel that writes nothing fails its self-test (rank 0's).
 CB_STANDIN_KERNEL_NOOP=0 struck "kernel writing nothing"
 has 1 "${fallback} 0: its self-test counted 0 and 0 differing elements of 1 bytes where there are 3 and 0"

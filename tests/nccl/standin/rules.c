@@ -546,6 +546,65 @@ static int case_abort_group(void)
     return 0;
 }
 
+/* -B's compare kernel (kernels.c): PTX is refused as a driver refuses it
+ * (a .version newer than the driver's, a .target newer than the GPU), a
+ * name not in it is not found, a launch's configuration is checked, its
+ * buffers must lie in device allocations, and a kernel of an unloaded
+ * library cannot be launched; a good launch runs the model. */
+static int case_kernel(void)
+{
+    static const char ptx[] = ".version 7.0\n.target sm_70\n.address_size 64\n"
+                              ".visible .entry cb_count_differing(\n .param .u64 a,\n"
+                              " .param .u64 b,\n .param .u64 n,\n .param .u32 w,\n"
+                              " .param .u64 d\n)\n{\n ret;\n}\n";
+    cudaLibrary_t lib;
+    cudaKernel_t kernel;
+    cudaStream_t s;
+    unsigned char *a = device_memory(8), *b = device_memory(8), host[8] = {0};
+    unsigned long long *count = device_memory(sizeof *count), n = 8;
+    unsigned int width = 1;
+    EXPECT(a != NULL && b != NULL && count != NULL &&
+           cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) == cudaSuccess, "set-up");
+    setenv("CB_STANDIN_PTX_MAX", "65", 1);
+    EXPECT(cudaLibraryLoadData(&lib, ptx, NULL, NULL, 0, NULL, NULL, 0) ==
+           cudaErrorUnsupportedPtxVersion, "PTX 7.0 loaded by a driver that reads 6.5");
+    unsetenv("CB_STANDIN_PTX_MAX");
+    setenv("CB_STANDIN_CC", "61", 1);
+    EXPECT(cudaLibraryLoadData(&lib, ptx, NULL, NULL, 0, NULL, NULL, 0) == cudaErrorInvalidPtx,
+           "sm_70 PTX loaded on a compute capability 6.1 GPU");
+    unsetenv("CB_STANDIN_CC");
+    EXPECT(cudaLibraryLoadData(&lib, ptx, NULL, NULL, 0, NULL, NULL, 0) == cudaSuccess, "load");
+    EXPECT(cudaLibraryGetKernel(&kernel, lib, "cb_other") == cudaErrorSymbolNotFound,
+           "a kernel the PTX lacks found");
+    EXPECT(cudaLibraryGetKernel(&kernel, lib, "cb_count_differing") == cudaSuccess, "kernel");
+    cudaMemset(a, 0, 8);
+    cudaMemset(b, 0, 8);
+    cudaMemset(b + 3, 1, 1);
+    cudaMemset(count, 0, sizeof *count);
+    void *args[] = {&a, &b, &n, &width, &count};
+    dim3 one = {1, 1, 1}, threads = {256, 1, 1}, too_many = {2048, 1, 1};
+    EXPECT(cudaLaunchKernel(kernel, one, too_many, args, 0, s) == cudaErrorInvalidConfiguration,
+           "a block of 2048 threads launched");
+    EXPECT(cudaGetLastError() == cudaErrorInvalidConfiguration && cudaGetLastError() == cudaSuccess,
+           "the launch error not kept once, then cleared");
+    EXPECT(cudaLaunchKernel(kernel, one, threads, args, 0, s) == cudaSuccess && *count == 1,
+           "the model did not count the one differing element");
+    unsigned char *outside = host;
+    void *host_args[] = {&a, &outside, &n, &width, &count};
+    cudaLaunchKernel(kernel, one, threads, host_args, 0, s);
+    EXPECT(trace_count("VIOLATION cb_count_differing's second buffer: 8 bytes") == 1,
+           "a host buffer given to the kernel not flagged");
+    EXPECT(cudaLibraryUnload(lib) == cudaSuccess, "unload");
+    EXPECT(cudaLaunchKernel(kernel, one, threads, args, 0, s) == cudaErrorInvalidDeviceFunction &&
+           trace_count("VIOLATION cudaLaunchKernel of a kernel that no loaded library") == 1,
+           "a kernel of an unloaded library launched");
+    cudaStreamDestroy(s);
+    cudaFree(a);
+    cudaFree(b);
+    cudaFree(count);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     int provided = 0;
@@ -559,7 +618,7 @@ int main(int argc, char **argv)
         {"group", case_group},             {"memory", case_memory},
         {"redop", case_redop},             {"inprogress", case_inprogress},
         {"bounds", case_bounds},           {"failed", case_failed},
-        {"abort-in-group", case_abort_group},
+        {"abort-in-group", case_abort_group}, {"kernel", case_kernel},
     };
     int rc = 2;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
@@ -567,7 +626,7 @@ int main(int argc, char **argv)
             rc = cases[i].run();
     if (rc == 2)
         fprintf(stderr, "usage: rules CASE (graph-abort, device, bootstrap, async, group, "
-                        "memory, redop, inprogress, bounds, failed, abort-in-group)\n");
+                        "memory, redop, inprogress, bounds, failed, abort-in-group, kernel)\n");
     else if (rc == 0)
         printf("ok: %s (rank %d)\n", argv[1], rank_of());
     MPI_Finalize();
