@@ -185,8 +185,8 @@ int cb_nccl_alltoallv(cb_backend *b, const void *send, const size_t *send_counts
                       const size_t *send_offsets, void *recv, const size_t *recv_counts,
                       const size_t *recv_offsets, cb_dtype dtype);
 
-/* nccl_compare.c: -B on the GPU. prepare, collective over the backend's
- * ranks: load the kernel and test it; on every rank nb->compare and
+/* nccl_compare.c: -B on the GPU. prepare, collective over the whole run
+ * (config.run_comm): load the kernel and test it; on every rank nb->compare and
  * base.repeat_on_device, or on none, with the reason in base.notice (the
  * host compare then serves). release: unload (a split leaves its
  * parent's). on_device: *differing = the elements of esize bytes, count

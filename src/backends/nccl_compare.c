@@ -130,35 +130,40 @@ static void add_notice(cb_backend *b, const char *text)
 void cb_nccl_compare_prepare(nccl_backend *nb)
 {
     cb_backend *b = &nb->base;
-    /* The same on every rank (mpirun exports it to all): no agreement. */
+    MPI_Comm run = nb->config.run_comm;
+    int me = 0, nranks = 1, ok = 0;
+    MPI_Comm_rank(run, &me);
+    MPI_Comm_size(run, &nranks);
+    char why[CB_BACKEND_ERRLEN];
     const char *host = getenv(CB_NCCL_HOST_COMPARE_ENV);
-    if (host != NULL && strcmp(host, "1") == 0) {
-        add_notice(b, "-B compares on the host (outputs copied from the GPU): "
-                      CB_NCCL_HOST_COMPARE_ENV "=1");
-        return;
-    }
-    char why[CB_BACKEND_ERRLEN] = "this CUDA runtime has no cudaLibraryLoadData (12.0 or later "
-                                  "needed)";
-    int ok = 0;
 #if CUDART_VERSION >= 12000
-    struct nccl_compare *c = calloc(1, sizeof *c);
-    if (c == NULL) {
-        snprintf(why, sizeof why, "out of memory");
+    struct nccl_compare *c = NULL;
+    if (host != NULL && strcmp(host, "1") == 0) {
+        snprintf(why, sizeof why, CB_NCCL_HOST_COMPARE_ENV "=1 on rank %d", me);
+    } else if ((c = calloc(1, sizeof *c)) == NULL) {
+        snprintf(why, sizeof why, "the GPU compare kernel failed on rank %d: out of memory", me);
     } else {
         char kept[CB_BACKEND_ERRLEN];
         memcpy(kept, b->error, sizeof kept);
         ok = load(nb, c) == 0;
         if (!ok)
-            memcpy(why, b->error, sizeof why);
+            snprintf(why, sizeof why, "the GPU compare kernel failed on rank %d: %.300s", me,
+                     b->error);
         memcpy(b->error, kept, sizeof kept);   /* a fallback, not a failure */
         /* A failed launch leaves its error for the next CUDA call to find. */
         cudaGetLastError();
     }
+#else
+    (void)host;
+    snprintf(why, sizeof why, "this CUDA runtime has no cudaLibraryLoadData (12.0 or later "
+             "needed)");
 #endif
-    /* Every rank compares the same way, so that the memory each counts for
-     * its sizes (the reference on the device or the host) agrees. */
+    /* Every rank of the run (every --split group alike) compares the same
+     * way, so that the memory each counts for its sizes (the reference on
+     * the device or the host) agrees; an environment that differs between
+     * ranks is agreed on too. */
     int all = 0;
-    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_LAND, b->comm);
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_LAND, run);
     if (all) {
 #if CUDART_VERSION >= 12000
         nb->compare = c;
@@ -169,13 +174,13 @@ void cb_nccl_compare_prepare(nccl_backend *nb)
 #if CUDART_VERSION >= 12000
     unload(c);
 #endif
-    int mine = ok ? b->nranks : b->rank, first = 0;
-    MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, b->comm);
-    /* The first rank that failed says why. */
-    MPI_Bcast(why, (int)sizeof why, MPI_CHAR, first, b->comm);
+    int mine = ok ? nranks : me, first = 0;
+    MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, run);
+    /* The first rank that did not load it says why. */
+    MPI_Bcast(why, (int)sizeof why, MPI_CHAR, first, run);
     char text[CB_BACKEND_ERRLEN];
-    snprintf(text, sizeof text, "-B compares on the host (outputs copied from the GPU): the "
-             "GPU compare kernel failed on rank %d: %.300s", first, why);
+    snprintf(text, sizeof text, "-B compares on the host (outputs copied from the GPU): %.400s",
+             why);
     add_notice(b, text);
 }
 

@@ -6,7 +6,8 @@
 # kernel cannot load (a driver that cannot compile the PTX, a GPU older
 # than its target) or miscounts (a kernel that writes nothing), every rank
 # falls back to the host compare, the preamble names the rank and why, and
-# the struck launch is still caught. The PTX declares the old version and
+# the struck launch is still caught; so with NCCL_COLLBENCH_HOST_COMPARE=1,
+# also set on one rank only. The PTX declares the old version and
 # target it promises (7.0 and sm_70: a CUDA 11 driver and a Volta GPU load it).
 . "$CB_SRCDIR/tests/support/lib.sh"
 . "$CB_SRCDIR/tests/nccl/standin/lib.sh"
@@ -59,9 +60,21 @@ has 1 '^# Memory per rank: .*, -B reference [0-9]* (host); total '
 # 3b. The host compare asked for: no kernel loaded.
 fresh_trace
 NCCL_COLLBENCH_HOST_COMPARE=1 struck "host compare asked for"
-has 1 '^# -B compares on the host (outputs copied from the GPU): NCCL_COLLBENCH_HOST_COMPARE=1$'
+has 1 '^# -B compares on the host (outputs copied from the GPU): NCCL_COLLBENCH_HOST_COMPARE=1 on rank 0$'
 has 1 "$on_host"
 ! grep -q '^cudaLibraryLoadData' "$CB_TMP"/trace.* || fail "NCCL_COLLBENCH_HOST_COMPARE=1: the kernel was loaded"
+
+# Asked for on one rank only: agreed, every rank on the host, no hang.
+cat >"$CB_TMP/one_rank_host.sh" <<SH
+#!/bin/sh
+[ "\${OMPI_COMM_WORLD_RANK:-\${PMI_RANK:-\${PMIX_RANK:-}}}" = 1 ] && export NCCL_COLLBENCH_HOST_COMPARE=1
+exec "$CB_STANDIN_BIN" "\$@"
+SH
+chmod +x "$CB_TMP/one_rank_host.sh"
+CB_RUN_BIN=$CB_TMP/one_rank_host.sh run 2 --backend nccl -B -o allreduce -b 1K -e 4K -n 2 -M
+expect_rc 0 "NCCL_COLLBENCH_HOST_COMPARE=1 on rank 1 alone"
+has 1 '^# -B compares on the host (outputs copied from the GPU): NCCL_COLLBENCH_HOST_COMPARE=1 on rank 1$'
+has 1 '^# Memory per rank: .*, -B reference [0-9]* (host); total '
 
 # 4. A kernel that writes nothing fails its self-test (rank 0's).
 CB_STANDIN_KERNEL_NOOP=0 struck "kernel writing nothing"
