@@ -201,8 +201,14 @@ static const struct {
 cudaError_t cudaLaunchKernel(const void *func, dim3 grid, dim3 block, void **args,
                              size_t shared, cudaStream_t stream)
 {
-    const struct CUkern_st *k = func;
-    if (k == NULL || !live_library(k->library)) {
+    /* Found among the live libraries' entries by address, never read
+     * through: an unloaded library's memory is gone. */
+    const struct CUkern_st *k = NULL;
+    for (int i = 0; i < MAX_LIBRARIES && k == NULL; i++)
+        for (int e = 0; loaded[i] != NULL && e < loaded[i]->nentries; e++)
+            if (func == (const void *)&loaded[i]->entries[e])
+                k = &loaded[i]->entries[e];
+    if (k == NULL) {
         standin_violation("cudaLaunchKernel of a kernel that no loaded library holds");
         return failed(cudaErrorInvalidDeviceFunction);
     }
