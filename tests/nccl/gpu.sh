@@ -1,6 +1,6 @@
 # The real program with the NCCL backend on real GPUs: one rank per visible
 # GPU, verified sweeps, then -m, -G and -C, native against p2p, -R 0/1/2,
-# split communicators.
+# split communicators, -B's compare kernel.
 # Skips (77) where no GPU is visible or the NCCL backend was not built.
 . "$CB_SRCDIR/tests/support/lib.sh"
 need_mpirun
@@ -62,7 +62,23 @@ for opts in "-o alltoall,gather,scatter --nccl-impl auto,p2p" "-R 0" "-R 1" "-R 
     fi
     expect_rc 0 "$opts on $gpus GPUs"
     "$CB_PYTHON" -c 'import csv, sys
-assert all(r["wrong"] == "0" for r in csv.DictReader(open(sys.argv[1])))' "$CB_TMP/reg.csv" ||
+rows = csv.DictReader(open(sys.argv[1]))   # barrier moves no data: its wrong is empty
+assert all(r["wrong"] == "0" for r in rows if r["collective"] != "barrier")' "$CB_TMP/reg.csv" ||
         fail "$opts: wrong results"
 done
+# -B on the GPU: the compare kernel loads (the driver compiles its PTX),
+# passes its self-test (differences at known places, every element size)
+# and compares every launch, every type size and -u 1; clean runs repeat.
+run "$gpus" --backend nccl -B -M -o allreduce,allgather,alltoall -d int8,half,float,double -u 1 \
+    -b 8 -e 4M -f 16 -n 5 -c 1 --csv "$CB_TMP/repeat.csv"
+expect_rc 0 "-B on $gpus GPUs"
+grep -q '^# -B: each launch.s output is compared bit for bit .*, on the device' "$CB_TMP/out" ||
+    show_and_fail "-B: the GPU compare was not used"
+grep -q '^# Memory per rank: .*, -B reference [0-9]* (device)' "$CB_TMP/out" ||
+    show_and_fail "-B: the reference is not counted on the device"
+"$CB_PYTHON" -c 'import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert rows and sum(int(r["repeat_checked"]) for r in rows) > 0
+assert all(r["unrepeatable"] == "0" and r["wrong"] == "0" for r in rows)' "$CB_TMP/repeat.csv" ||
+    fail "-B: nothing compared, or a launch did not repeat"
 echo "ok"
