@@ -72,13 +72,16 @@ cudaError_t cudaGetLastError(void)
 static int declared(const char *ptx, const char *prefix)
 {
     size_t len = strlen(prefix);
-    for (const char *line = ptx; line != NULL; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+    const char *line = ptx;
+    while (line != NULL) {
         line += strspn(line, " \t");
         int major = 0, minor = 0;
         if (strncmp(line, prefix, len) == 0) {
             int n = sscanf(line + len, "%d.%d", &major, &minor);
             return n == 2 ? major * 10 + minor : n == 1 ? major : -1;
         }
+        line = strchr(line, '\n');
+        line = line != NULL ? line + 1 : NULL;
     }
     return -1;
 }
