@@ -29,6 +29,20 @@ AC_DEFUN([CB_CHECK_CUDA], [
                      [[int n = 0; return (int)cudaGetDeviceCount(&n);]])],
       [cb_have_cuda=yes], [cb_have_cuda=no])
     AC_MSG_RESULT([$cb_have_cuda])
+    # -B's GPU compare loads its kernel with cudaLibraryLoadData, which
+    # older CUDA 12 runtimes lack: without it -B compares on the host.
+    AS_IF([test "x$cb_have_cuda" = "xyes"], [
+      AC_MSG_CHECKING([for cudaLibraryLoadData in the CUDA runtime])
+      AC_LINK_IFELSE([AC_LANG_PROGRAM([[#include <cuda_runtime_api.h>]],
+                       [[cudaLibrary_t lib; cudaKernel_t k;
+                         return (int)cudaLibraryLoadData(&lib, "", 0, 0, 0, 0, 0, 0) +
+                                (int)cudaLibraryGetKernel(&k, lib, "") +
+                                (int)cudaLibraryUnload(lib);]])],
+        [cb_cuda_library=yes
+         AC_DEFINE([CB_HAVE_CUDA_LIBRARY], [1],
+           [Define to 1 if the CUDA runtime has cudaLibraryLoadData.])],
+        [cb_cuda_library=no])
+      AC_MSG_RESULT([$cb_cuda_library])])
     CPPFLAGS="$cb_save_CPPFLAGS"; LDFLAGS="$cb_save_LDFLAGS"; LIBS="$cb_save_LIBS"
     AS_IF([test "x$cb_have_cuda" = "xyes"],
       [CUDA_CPPFLAGS="-I$cb_cuda_dir/include"

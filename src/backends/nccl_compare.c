@@ -6,13 +6,15 @@
  * gives both costs).
  *
  * The kernel (nccl_compare.cu) is built into the program as PTX text and
- * handed to the CUDA runtime (cudaLibraryLoadData, CUDA 12.0 on), which has
+ * handed to the CUDA runtime (cudaLibraryLoadData, which configure looks
+ * for: a runtime without it compares on the host), which has
  * the driver compile it for the GPU it finds: no nvcc at build time, and
  * no list of GPU architectures to keep current. Before it is trusted, a
  * self-test on this GPU compares buffers whose differences are known, for
  * every element size. Where loading or the self-test fails on any rank,
  * every rank compares on the host instead, and the preamble says why.
  */
+#include "config.h"
 #include "nccl_backend.h"
 
 #include <stdio.h>
@@ -27,7 +29,7 @@
 #define SELFTEST_BYTES 65536
 
 struct nccl_compare {
-#if CUDART_VERSION >= 12000
+#ifdef CB_HAVE_CUDA_LIBRARY
     cudaLibrary_t library;
     cudaKernel_t kernel;
 #endif
@@ -35,7 +37,7 @@ struct nccl_compare {
     unsigned int max_blocks;
 };
 
-#if CUDART_VERSION >= 12000
+#ifdef CB_HAVE_CUDA_LIBRARY
 /* Launches the kernel on nb's stream over count elements of esize bytes,
  * in at most max_blocks blocks, and waits; *differing its count. */
 static int launch(nccl_backend *nb, struct nccl_compare *c, const void *a, const void *b,
@@ -136,7 +138,7 @@ void cb_nccl_compare_prepare(nccl_backend *nb)
     MPI_Comm_size(run, &nranks);
     char why[CB_BACKEND_ERRLEN];
     const char *host = getenv(CB_NCCL_HOST_COMPARE_ENV);
-#if CUDART_VERSION >= 12000
+#ifdef CB_HAVE_CUDA_LIBRARY
     struct nccl_compare *c = NULL;
     if (host != NULL && strcmp(host, "1") == 0) {
         snprintf(why, sizeof why, CB_NCCL_HOST_COMPARE_ENV "=1 on rank %d", me);
@@ -155,8 +157,8 @@ void cb_nccl_compare_prepare(nccl_backend *nb)
     }
 #else
     (void)host;
-    snprintf(why, sizeof why, "this CUDA runtime has no cudaLibraryLoadData (12.0 or later "
-             "needed)");
+    snprintf(why, sizeof why, "the CUDA runtime this program was built with has no "
+             "cudaLibraryLoadData");
 #endif
     /* Every rank of the run (every --split group alike) compares the same
      * way, so that the memory each counts for its sizes (the reference on
@@ -165,13 +167,13 @@ void cb_nccl_compare_prepare(nccl_backend *nb)
     int all = 0;
     MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_LAND, run);
     if (all) {
-#if CUDART_VERSION >= 12000
+#ifdef CB_HAVE_CUDA_LIBRARY
         nb->compare = c;
 #endif
         b->repeat_on_device = 1;
         return;
     }
-#if CUDART_VERSION >= 12000
+#ifdef CB_HAVE_CUDA_LIBRARY
     unload(c);
 #endif
     int mine = ok ? nranks : me, first = 0;
@@ -188,7 +190,7 @@ void cb_nccl_compare_release(nccl_backend *nb)
 {
     /* A split's kernel is its parent's. */
     if (nb->parent == NULL) {
-#if CUDART_VERSION >= 12000
+#ifdef CB_HAVE_CUDA_LIBRARY
         unload(nb->compare);
 #endif
     }
@@ -198,7 +200,7 @@ void cb_nccl_compare_release(nccl_backend *nb)
 int cb_nccl_compare_on_device(nccl_backend *nb, const void *out, const void *ref, size_t count,
                               size_t esize, size_t *differing)
 {
-#if CUDART_VERSION >= 12000
+#ifdef CB_HAVE_CUDA_LIBRARY
     return launch(nb, nb->compare, out, ref, count, esize, nb->compare->max_blocks, differing);
 #else
     (void)out, (void)ref, (void)count, (void)esize;

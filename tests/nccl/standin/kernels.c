@@ -17,35 +17,15 @@
  *   CB_STANDIN_PTX_MAX=V        the newest PTX version the driver reads,
  *                               major * 10 + minor (default 90: CUDA 13.0)
  */
+#include "config.h"
 #include "standin.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_LIBRARIES 16
-#define MAX_ENTRIES 8
-#define NAME_LEN 64
-
-struct CUkern_st {
-    struct CUlib_st *library;
-    char name[NAME_LEN];
-    int nparams;
-};
-
-struct CUlib_st {
-    struct CUkern_st entries[MAX_ENTRIES];
-    int nentries;
-};
-
-static struct CUlib_st *loaded[MAX_LIBRARIES];
+/* What cudaGetLastError returns once: the last call here that failed. */
 static cudaError_t last_error = cudaSuccess;
-
-static cudaError_t failed(cudaError_t err)
-{
-    last_error = err;
-    return err;
-}
 
 const char *standin_kernel_error_string(cudaError_t error)
 {
@@ -64,6 +44,33 @@ cudaError_t cudaGetLastError(void)
 {
     cudaError_t err = last_error;
     last_error = cudaSuccess;
+    return err;
+}
+
+/* Where the CUDA runtime's headers lack the library calls (configure's
+ * check), the program makes none, and the stand-in models none. */
+#ifdef CB_HAVE_CUDA_LIBRARY
+
+#define MAX_LIBRARIES 16
+#define MAX_ENTRIES 8
+#define NAME_LEN 64
+
+struct CUkern_st {
+    struct CUlib_st *library;
+    char name[NAME_LEN];
+    int nparams;
+};
+
+struct CUlib_st {
+    struct CUkern_st entries[MAX_ENTRIES];
+    int nentries;
+};
+
+static struct CUlib_st *loaded[MAX_LIBRARIES];
+
+static cudaError_t failed(cudaError_t err)
+{
+    last_error = err;
     return err;
 }
 
@@ -241,3 +248,4 @@ cudaError_t cudaLaunchKernel(const void *func, dim3 grid, dim3 block, void **arg
     standin_violation("cudaLaunchKernel of %s, which the stand-in has no model of", k->name);
     return failed(cudaErrorInvalidDeviceFunction);
 }
+#endif

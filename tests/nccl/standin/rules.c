@@ -17,6 +17,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "config.h"
 #include "standin.h"
 
 /* A broken expectation ends every rank at once: the others may be waiting
@@ -553,6 +554,10 @@ static int case_abort_group(void)
  * library cannot be launched; a good launch runs the model. */
 static int case_kernel(void)
 {
+#ifndef CB_HAVE_CUDA_LIBRARY
+    printf("note: this CUDA runtime has no cudaLibraryLoadData: nothing to check\n");
+    return 0;
+#else
     static const char ptx[] = ".version 7.0\n.target sm_70\n.address_size 64\n"
                               ".visible .entry cb_count_differing(\n .param .u64 a,\n"
                               " .param .u64 b,\n .param .u64 n,\n .param .u32 w,\n"
@@ -603,6 +608,7 @@ static int case_kernel(void)
     cudaFree(b);
     cudaFree(count);
     return 0;
+#endif
 }
 
 int main(int argc, char **argv)
