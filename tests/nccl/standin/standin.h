@@ -38,6 +38,11 @@
  *                         (nccl_native.c) is a VIOLATION, as those symbols
  *                         are missing from older libraries
  *
+ * Kernels (kernels.c, for -B's compare kernel): PTX loaded with
+ * cudaLibraryLoadData is checked as a driver does and each launch runs the
+ * kernel's CPU model; CB_STANDIN_PTX_MAX, CB_STANDIN_FAIL_LIBRARY and
+ * CB_STANDIN_KERNEL_NOOP are described there.
+ *
  * NCCL 2.28's ncclAlltoAll, ncclGather, ncclScatter (nccl_native.c) and the
  * buffer registration calls of -R (nccl_register.c, with their rules and
  * the symmetric kernels' float accumulation) follow the reported version.
