@@ -36,6 +36,15 @@ print(sum(int(r["repeat_checked"]) for r in csv.DictReader(open(sys.argv[1]))))'
 standin_check trace --prefix "$CB_TMP/trace" --ranks 2 \
     --count "cudaLaunchKernel cb_count_differing=$((8 + compared))" --count cudaLibraryLoadData=1
 
+# With registered buffers (the reference is one of them, -R 1 and 2).
+for reg in 1 2; do
+    fresh_trace
+    run 2 --backend nccl -B -R $reg -o allreduce,allgather -b 1K -e 16K -n 2
+    expect_rc 0 "-B -R $reg"
+    has 1 "$on_device"
+    standin_check trace --prefix "$CB_TMP/trace" --ranks 2
+done
+
 # struck [ENV...]: rank 1's third launch (a timed one) struck: missed
 # without -B, caught with it; stdout in $CB_TMP/out.
 struck() {
