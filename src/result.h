@@ -87,6 +87,7 @@ typedef struct cb_run_info {
     uint64_t max_bytes;         /* after lowering to fit in memory */
     const char *allocator;      /* the call the buffers came from; "" unknown */
     const char *registration;   /* "none", "ncclCommRegister" (-R 1), "window" (-R 2) */
+    const char *repeat_compare; /* -B: "device" or "host"; NULL without -B */
 } cb_run_info;
 
 typedef struct cb_result {

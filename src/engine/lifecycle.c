@@ -50,6 +50,7 @@ static void describe_run(engine *e)
     run->allocator = e->b->allocator;
     static const char *const registrations[] = {"none", "ncclCommRegister", "window"};
     run->registration = registrations[e->p->registration == 1 ? 1 : e->p->registration == 2 ? 2 : 0];
+    run->repeat_compare = !e->p->repeat_check ? NULL : e->b->repeat_on_device ? "device" : "host";
     if (e->ops->versions != NULL)
         e->ops->versions(e->b, run->backend_versions, sizeof run->backend_versions);
     if (e->rank == 0)

@@ -175,6 +175,7 @@ static void json_begin(cb_printer *pr, const cb_run_info *run)
     json_field_string(f, "mpi_library", run->mpi_library);
     json_field_string_or_null(f, "allocator", run->allocator);
     json_field_string(f, "registration", run->registration ? run->registration : "");
+    json_field_string_or_null(f, "repeat_compare", run->repeat_compare);
     fprintf(f, "},\n  \"ranks\": %d, \"nodes\": %d, \"ranks_per_node\": %d, "
                "\"max_bytes_used\": %llu,\n  \"devices\": [",
             run->nranks, run->nnodes, run->ranks_per_node, (unsigned long long)run->max_bytes);

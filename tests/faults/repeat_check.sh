@@ -53,6 +53,7 @@ s = doc["summary"]
 assert s["unrepeatable"] == 1 and s["first_unrepeatable_rank"] == 1, s
 assert s["first_unrepeatable_host"] == "h1" and s["suspect_host"] is None, s   # -N 1
 assert s["wrong"] == 0 and s["exit_status"] == 7 and doc["parameters"]["repeat_check"], s
+assert doc["backend"]["repeat_compare"] == "host", doc["backend"]
 PY
     unset NCCL_COLLBENCH_TEST_FAULT
 }

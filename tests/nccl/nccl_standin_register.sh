@@ -62,6 +62,7 @@ assert rows and all(r["allocator"] == "ncclMemAlloc" and r["registration"] == wa
                     for r in rows), rows[0]
 backend = json.load(open(sys.argv[2]))["backend"]
 assert backend["allocator"] == "ncclMemAlloc" and backend["registration"] == want, backend
+assert backend["repeat_compare"] is None, backend   # no -B
 PY
         show_and_fail "-R $level: the CSV or JSON does not name ncclMemAlloc and $want"
 done

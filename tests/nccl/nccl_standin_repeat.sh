@@ -21,13 +21,16 @@ fallback='^# -B compares on the host (outputs copied from the GPU): the GPU comp
 # 1. Clean, one element off alignment, elements of 1, 2, 4 and 8 bytes.
 fresh_trace
 run 2 --backend nccl -B -o allreduce,allgather,alltoall -d int8,half,float,double -b 96 -e 6K \
-    -f 8 -n 2 -u 1 -M --csv "$CB_TMP/c.csv"
+    -f 8 -n 2 -u 1 -M --csv "$CB_TMP/c.csv" --json "$CB_TMP/c.json"
 expect_rc 0 "clean -B on the device"
 grep -q 'has no cudaLibraryLoadData' "$CB_TMP/out" &&
     skip "the CUDA runtime built against has no cudaLibraryLoadData: -B compares on the host"
 has 1 "$on_device"
 has 0 "$fallback"
 has 1 '^# Memory per rank: .*, -B reference [0-9]* (device); total '
+"$CB_PYTHON" -c 'import json, sys
+assert json.load(open(sys.argv[1]))["backend"]["repeat_compare"] == "device"' "$CB_TMP/c.json" ||
+    fail "the JSON does not say the compare ran on the device"
 # The self-test's 8 launches, then one per compared launch.
 compared=$("$CB_PYTHON" -c '
 import csv, sys
