@@ -28,16 +28,14 @@
 #define COMPARE_BLOCKS_PER_SM 8
 #define SELFTEST_BYTES 65536
 
-struct nccl_compare {
 #ifdef CB_HAVE_CUDA_LIBRARY
+struct nccl_compare {
     cudaLibrary_t library;
     cudaKernel_t kernel;
-#endif
     unsigned long long *differing;   /* device memory: the kernel's count */
     unsigned int max_blocks;
 };
 
-#ifdef CB_HAVE_CUDA_LIBRARY
 /* Launches the kernel on nb's stream over count elements of esize bytes,
  * in at most max_blocks blocks, and waits; *differing its count. */
 static int launch(nccl_backend *nb, struct nccl_compare *c, const void *a, const void *b,

@@ -8,8 +8,8 @@ typedef struct cb_footprint {
     size_t staging;     /* host copy for filling and checking device buffers */
     size_t samples;     /* per-iteration timestamps (rank 0: also per-rank times) */
     size_t tile;        /* at most one period of expected values while checking */
-    size_t repeat;      /* -B: the first launch's output (on_device: a backend buffer) */
-    int repeat_on_device;
+    size_t repeat;      /* -B: the first launch's output (a backend buffer where
+                         * b->repeat_on_device, else host memory) */
     size_t total;
     size_t counted;     /* the part in the memory that memory_available reports */
 } cb_footprint;
@@ -74,10 +74,9 @@ static void footprint(const engine *e, size_t largest, cb_footprint *fp)
                        (1 + (e->rank == 0 ? 2 * (size_t)e->nranks : 0));
     fp->tile = p->check_passes > 0 ? (largest < CB_TILE_MAX_BYTES ? largest : CB_TILE_MAX_BYTES) : 0;
     fp->repeat = p->repeat_check ? largest : 0;   /* -B's reference */
-    fp->repeat_on_device = e->b->repeat_on_device;
     size_t host = add_sat(add_sat(fp->staging, fp->samples), fp->tile);
     size_t buffers = add_sat(add_sat(fp->send, fp->recv), fp->work);
-    if (fp->repeat_on_device)
+    if (e->b->repeat_on_device)
         buffers = add_sat(buffers, fp->repeat);
     else
         host = add_sat(host, fp->repeat);
@@ -136,7 +135,7 @@ void note_footprint(engine *e)
     char repeat[64] = "";
     if (fp.repeat > 0)
         snprintf(repeat, sizeof repeat, ", -B reference %zu (%s)", fp.repeat,
-                 fp.repeat_on_device ? "device" : "host");
+                 e->b->repeat_on_device ? "device" : "host");
     note(e, "Memory per rank: send %zu, receive %zu, column work %zu, host staging %zu, "
             "samples %zu, check tile up to %zu%s; total %zu bytes, %.3f x the largest "
             "message of %zu bytes",

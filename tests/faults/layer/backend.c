@@ -150,9 +150,10 @@ static int faulty_init_as(const cb_backend_ops *self, MPI_Comm comm,
     if (f->inner == NULL)
         return cb_backend_fail(&f->base, "out of memory");
     f->inner->ops = f->ops;
-    memcpy(f->base.notice, f->inner->notice, sizeof f->base.notice);
-    memcpy(f->base.allocator, f->inner->allocator, sizeof f->base.allocator);
-    f->base.repeat_on_device = f->inner->repeat_on_device;   /* -B's reference: its buffer */
+    /* Everything the wrapped init set for the engine (notice, allocator,
+     * repeat_on_device, ...) is ours too; the comm and ranks are the same. */
+    f->base = *f->inner;
+    f->base.ops = NULL;   /* the engine sets it to ours */
     return pass(&f->base, rc);
 }
 

@@ -56,7 +56,6 @@ cudaError_t cudaGetLastError(void)
 #define NAME_LEN 64
 
 struct CUkern_st {
-    struct CUlib_st *library;
     char name[NAME_LEN];
     int nparams;
 };
@@ -106,7 +105,6 @@ static int read_entries(const char *ptx, struct CUlib_st *lib)
             return -1;
         memcpy(k->name, name, (size_t)(open - name));
         k->name[open - name] = '\0';
-        k->library = lib;
         for (const char *p = strstr(open, ".param"); p != NULL && p < close;
              p = strstr(p + 1, ".param"))
             k->nparams++;
@@ -150,17 +148,18 @@ cudaError_t cudaLibraryLoadData(cudaLibrary_t *library, const void *code,
     return cudaSuccess;
 }
 
-static int live_library(const struct CUlib_st *lib)
+/* lib's place among the loaded libraries, -1 when it is not loaded. */
+static int slot_of(const struct CUlib_st *lib)
 {
     for (int i = 0; i < MAX_LIBRARIES; i++)
         if (lib != NULL && loaded[i] == lib)
-            return 1;
-    return 0;
+            return i;
+    return -1;
 }
 
 cudaError_t cudaLibraryGetKernel(cudaKernel_t *kernel, cudaLibrary_t library, const char *name)
 {
-    if (!live_library(library))
+    if (slot_of(library) < 0)
         return failed(cudaErrorInvalidResourceHandle);
     for (int i = 0; i < library->nentries; i++)
         if (strcmp(library->entries[i].name, name) == 0) {
@@ -172,14 +171,13 @@ cudaError_t cudaLibraryGetKernel(cudaKernel_t *kernel, cudaLibrary_t library, co
 
 cudaError_t cudaLibraryUnload(cudaLibrary_t library)
 {
-    for (int i = 0; i < MAX_LIBRARIES; i++)
-        if (library != NULL && loaded[i] == library) {
-            loaded[i] = NULL;
-            free(library);
-            standin_count(STANDIN_LIBRARY, -1);
-            return cudaSuccess;
-        }
-    return failed(cudaErrorInvalidResourceHandle);
+    int slot = slot_of(library);
+    if (slot < 0)
+        return failed(cudaErrorInvalidResourceHandle);
+    loaded[slot] = NULL;
+    free(library);
+    standin_count(STANDIN_LIBRARY, -1);
+    return cudaSuccess;
 }
 
 /* nccl_compare.cu's cb_count_differing(a, b, count, esize, differing). */
