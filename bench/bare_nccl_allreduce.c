@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "backends/nccl_api.h"
+#include "backends/nccl/api.h"
 #include "bench_args.h"
 
 #define CHECK_CUDA(call)                                                               \

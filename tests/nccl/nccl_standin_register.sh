@@ -156,7 +156,7 @@ fresh_trace
 CB_STANDIN_NCCL_VERSION=22605 CB_RUN_BIN=$misuse run 1 free-window
 grep -qF "VIOLATION ncclCommWindowRegister called, but the library reports version 22605" \
     "$CB_TMP/trace.0" || show_and_fail "a window call at 2.26.5 was not flagged"
-# The native collectives are absent below 2.28 too (nccl_native.c).
+# The native collectives are absent below 2.28 too (standin/nccl_native.c).
 fresh_trace
 CB_STANDIN_NCCL_VERSION=22703 CB_RUN_BIN=$misuse run 1 native
 grep -qF "VIOLATION ncclAlltoAll called, but the library reports version 22703" \

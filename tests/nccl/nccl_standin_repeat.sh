@@ -1,4 +1,4 @@
-# -B through the CPU stand-in, on the GPU compare (src/backends/nccl_compare.c):
+# -B through the CPU stand-in, on the GPU compare (src/backends/nccl/compare.c):
 # the kernel, handed over as PTX, loads and passes its self-test; every
 # later launch's output is compared by one kernel launch (the trace counts
 # them against the CSV's compared launches), inside its allocations at any

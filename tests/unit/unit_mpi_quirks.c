@@ -1,5 +1,5 @@
 /* Which MPI libraries the MPI backend steps around, from their version strings. */
-#include "backends/mpi_quirks.h"
+#include "backends/mpi/quirks.h"
 #include "unit.h"
 
 /* An MPICH version string in MPICH's own layout. */

@@ -1,6 +1,6 @@
 /*
  * The CUDA runtime's library and kernel calls that -B's GPU compare makes
- * (src/backends/nccl_compare.c): cudaLibraryLoadData takes PTX text, which
+ * (src/backends/nccl/compare.c): cudaLibraryLoadData takes PTX text, which
  * is checked as the driver would before compiling it (its .version within
  * what this driver reads, its .target no newer than the device, each
  * .entry and its parameters); cudaLibraryGetKernel finds an entry by name;
@@ -180,7 +180,7 @@ cudaError_t cudaLibraryUnload(cudaLibrary_t library)
     return cudaSuccess;
 }
 
-/* nccl_compare.cu's cb_count_differing(a, b, count, esize, differing). */
+/* nccl/compare.cu's cb_count_differing(a, b, count, esize, differing). */
 static void count_differing(void **args)
 {
     const unsigned char *a = *(const void **)args[0], *b = *(const void **)args[1];

@@ -1,6 +1,6 @@
 /*
  * A CPU stand-in for the CUDA runtime and NCCL calls that the NCCL backend
- * (src/backends/nccl.c) makes, so that make check can run that backend on a
+ * (src/backends/nccl/ops.c) makes, so that make check can run that backend on a
  * machine without a GPU. Compiled against the real cuda_runtime_api.h and
  * nccl.h; linked into tests/nccl-collbench-standin instead of libcudart and
  * libnccl. Never installed, never part of the product.
@@ -143,7 +143,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 
-#include "backends/nccl_api.h"
+#include "backends/nccl/api.h"
 
 /* nccl.h declares these with empty parentheses; the stand-in defines them
  * with a prototype. */

@@ -1,7 +1,7 @@
 /*
  * NCCL's own alltoall, gather and scatter (ncclAlltoAll, ncclGather,
  * ncclScatter, new in NCCL 2.28) beside the grouped sends and receives of
- * nccl_p2p.c, and --nccl-impl's choice between the two.
+ * nccl/p2p.c, and --nccl-impl's choice between the two.
  *
  * The same binary must run on an older libnccl, which lacks the three
  * symbols. Where nccl.h declares them, they are declared weak here too: a
@@ -93,7 +93,7 @@ int cb_nccl_native_alltoall(nccl_backend *nb, const void *send, void *recv, size
 }
 
 /* The backend's alltoall: native out of place; in place through the
- * scratch buffer in nccl_p2p.c (NCCL defines no in-place ncclAlltoAll), which
+ * scratch buffer in nccl/p2p.c (NCCL defines no in-place ncclAlltoAll), which
  * uses ncclAlltoAll while the scratch buffer holds the whole input. */
 int cb_nccl_alltoall_chosen(cb_backend *b, const void *send, void *recv, size_t count,
                             cb_dtype dtype)
@@ -146,7 +146,7 @@ int cb_nccl_scatter_chosen(cb_backend *b, const void *send, void *recv, size_t c
 
 /* One byte per rank through each native call, where the library has them,
  * so that what NCCL allocates at their first use is allocated before the
- * free memory is measured (see nccl.c's warm_up_each_kind). */
+ * free memory is measured (see ops.c's warm_up_each_kind). */
 int cb_nccl_warm_up_native(nccl_backend *nb)
 {
     char why[8];

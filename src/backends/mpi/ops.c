@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "backends/backend.h"
-#include "mpi_parts.h"
-#include "mpi_quirks.h"
+#include "mpi_backend.h"
+#include "quirks.h"
 #include "host/sysinfo.h"
 
 /*
@@ -461,7 +461,7 @@ static int mpi_broadcast(cb_backend *b, const void *send, void *recv, size_t cou
     return MPI_CALL(b, MPI_Bcast(recv, (int)count, mpi_type_of(b, dtype), root, b->comm));
 }
 
-/* The same ranks, ranked from root on (see mpi_quirks.h), made when the root
+/* The same ranks, ranked from root on (see mpi/quirks.h), made when the root
  * changes: a root's sizes run together, the first call a warm-up. */
 static int root_first_comm(mpi_backend *mb, int root)
 {

@@ -1,5 +1,5 @@
 /*
- * The NCCL backend's communicators (see nccl.c): creation agreed across
+ * The NCCL backend's communicators (see ops.c): creation agreed across
  * ranks, split, waiting that watches NCCL's asynchronous error state,
  * abort and teardown; and the error checks every file of the backend uses.
  */
@@ -11,7 +11,7 @@
 
 #include "nccl_backend.h"
 
-/* "cudaFoo(a, b)" and "dir/nccl.c" as "cudaFoo" and "nccl.c" in messages. */
+/* "cudaFoo(a, b)" and "dir/comm.c" as "cudaFoo" and "comm.c" in messages. */
 static const char *base_name(const char *path)
 {
     const char *slash = strrchr(path, '/');

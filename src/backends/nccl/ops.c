@@ -1,5 +1,5 @@
 /*
- * NCCL backend: one GPU per rank, chosen in nccl_device.c; device buffers;
+ * NCCL backend: one GPU per rank, chosen in nccl/device.c; device buffers;
  * NCCL collectives on a stream of our own, timed with CUDA events on that
  * stream. Plain C against the CUDA runtime API (we
  * launch no kernels of our own, so nvcc is not needed).
@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "nccl_backend.h"
-#include "nccl_device.h"
+#include "device.h"
 #include "common/parse.h"
 #include "host/sysinfo.h"
 
@@ -278,7 +278,7 @@ static int nccl_download(cb_backend *b, void *dst, const void *src, size_t bytes
 }
 
 /* -B: on the GPU where the compare kernel loaded (ref is then device
- * memory, nccl_compare.c); else the output is copied to host memory and
+ * memory, nccl/compare.c); else the output is copied to host memory and
  * compared there. bench/RESULTS.md gives both costs. */
 static int nccl_repeat_check(cb_backend *b, const void *out, size_t count, size_t esize,
                              void *ref, void *scratch, int keep, size_t *differing)

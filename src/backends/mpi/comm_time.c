@@ -1,12 +1,12 @@
 /*
- * The MPI backend's communicator timing (-o comm_init; mpi.c has the rest):
+ * The MPI backend's communicator timing (-o comm_init; ops.c has the rest):
  * MPI_Comm_dup for init, MPI_Comm_split into two halves for split, each
  * from a barrier to the call's return on this rank, freed untimed. MPI has
  * no shrink or grow outside its fault-tolerance extensions.
  */
 #include <math.h>
 
-#include "backends/mpi_parts.h"
+#include "backends/mpi/mpi_backend.h"
 
 int cb_mpi_comm_time(cb_backend *b, cb_comm_op op, double *seconds)
 {

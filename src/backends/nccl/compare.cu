@@ -1,11 +1,11 @@
 /*
- * -B's compare on the GPU (nccl_compare.c loads it): the elements of esize
+ * -B's compare on the GPU (nccl/compare.c loads it): the elements of esize
  * bytes (1, 2, 4 or 8) at a and b, count of each, whose bits differ are
  * added to *differing. Element loads of the element's own width, so that
  * any offset --unalign gives a buffer stays aligned for them.
  *
- * Not compiled by the build: src/backends/nccl_compare_ptx.sh turns it into
- * the PTX text of nccl_compare_ptx.h, which the program hands to the CUDA
+ * Not compiled by the build: src/backends/nccl/compare_ptx.sh turns it into
+ * the PTX text of nccl/compare_ptx.h, which the program hands to the CUDA
  * runtime (cudaLibraryLoadData) and the driver compiles for the GPU it
  * finds. Regenerate that header after any change here (HACKING.md).
  */

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "mpi_quirks.h"
+#include "quirks.h"
 
 /* The value after "KEY:" and blanks on a line of version, or NULL. */
 static const char *field(const char *version, const char *key)

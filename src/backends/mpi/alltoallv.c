@@ -1,5 +1,5 @@
 /*
- * The MPI backend's alltoallv (mpi.c has the rest): MPI_Alltoallv on the
+ * The MPI backend's alltoallv (ops.c has the rest): MPI_Alltoallv on the
  * backend's communicator. The elements travel as bytes (nothing is reduced),
  * so every type moves the same way; MPI's counts and displacements are ints.
  */
@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "backends/mpi_parts.h"
+#include "backends/mpi/mpi_backend.h"
 
 /* counts and offsets in elements into ints of bytes; -1 past INT_MAX. */
 static int to_bytes(const size_t *counts, const size_t *offsets, size_t n, size_t esize,

@@ -1,9 +1,9 @@
 /*
- * The NCCL backend's own header, shared by its files: nccl.c (the operations
- * table, set-up, memory, timers and the one-call collectives), nccl_comm.c
- * (communicator life: creation, split, waiting, abort, teardown), nccl_p2p.c
- * (collectives made of sends and receives), nccl_native.c (NCCL 2.28's own
- * alltoall, gather and scatter, --nccl-impl), nccl_register.c (-R) and nccl_graph.c (CUDA graph
+ * The NCCL backend's own header, shared by its files: ops.c (the operations
+ * table, set-up, memory, timers and the one-call collectives), nccl/comm.c
+ * (communicator life: creation, split, waiting, abort, teardown), nccl/p2p.c
+ * (collectives made of sends and receives), nccl/native.c (NCCL 2.28's own
+ * alltoall, gather and scatter, --nccl-impl), nccl/register.c (-R) and nccl/graph.c (CUDA graph
  * capture for -G). Not part of any other module's interface.
  */
 #ifndef CB_NCCL_BACKEND_H
@@ -12,7 +12,7 @@
 #include <stdatomic.h>
 
 #include "backends/backend.h"
-#include "nccl_api.h"
+#include "api.h"
 
 /* In-place alltoall and sendrecv copy their input to a scratch buffer of
  * this size first, in rounds when the input is larger. Testing only: the
@@ -20,7 +20,7 @@
 #define CB_NCCL_SCRATCH_BYTES ((size_t)64 << 20)
 #define CB_NCCL_SCRATCH_ENV "NCCL_COLLBENCH_TEST_SCRATCH_BYTES"
 
-/* -R: a buffer registered with the communicator (nccl_register.c). */
+/* -R: a buffer registered with the communicator (nccl/register.c). */
 #define CB_NCCL_MAX_REGISTERED 8
 typedef struct nccl_registration {
     void *ptr;
@@ -67,8 +67,8 @@ typedef struct nccl_backend {
      * made on first use, or before a capture (a graph cannot hold cudaMalloc). */
     void *scratch;
     size_t scratch_bytes;
-    int outer_group;           /* the engine's group (-m) is open: see nccl_p2p.c */
-    int impl;                  /* --nccl-impl as chosen (nccl_native.c): CB_IMPL_NATIVE or p2p */
+    int outer_group;           /* the engine's group (-m) is open: see nccl/p2p.c */
+    int impl;                  /* --nccl-impl as chosen (nccl/native.c): CB_IMPL_NATIVE or p2p */
     /* A backend made by split has a parent: its MPI communicator is its own
      * to free; the stream and events are the parent's, and the parent, which
      * outlives it, watches its communicator for asynchronous errors while
@@ -94,7 +94,7 @@ typedef struct nccl_backend {
      * else cudaMalloc: see cb_nccl_mem_alloc. */
     int memalloc;
     int nregistered;
-    /* -B's compare kernel (nccl_compare.c), loaded by init when -B asks and
+    /* -B's compare kernel (nccl/compare.c), loaded by init when -B asks and
      * it passed its self-test on every rank; NULL otherwise. A split uses
      * its parent's. */
     struct nccl_compare *compare;
@@ -115,7 +115,7 @@ void cb_nccl_version_text(int code, char *buf, size_t len);
 /* The NCCL datatype, or -1 with the reason in b->error. */
 int cb_nccl_type(cb_backend *b, cb_dtype dtype, ncclDataType_t *type);
 
-/* nccl_comm.c */
+/* nccl/comm.c */
 /* The first NCCL with non-blocking communicators (ncclConfig_t). */
 #define CB_NCCL_FIRST_NONBLOCKING NCCL_VERSION(2, 14, 0)
 int cb_nccl_create_comm(nccl_backend *nb);
@@ -143,10 +143,10 @@ void cb_nccl_free(cb_backend *b, void *ptr);
 int cb_nccl_poll_complete(nccl_backend *nb, cudaEvent_t event);
 int cb_nccl_wait(cb_backend *b);
 
-/* nccl_comm_time.c: -o comm_init */
+/* nccl/comm_time.c: -o comm_init */
 int cb_nccl_comm_time(cb_backend *b, cb_comm_op op, double *seconds);
 
-/* nccl_p2p.c */
+/* nccl/p2p.c */
 int cb_nccl_ensure_scratch(nccl_backend *nb);
 int cb_nccl_alltoall(cb_backend *b, const void *send, void *recv, size_t count, cb_dtype dtype);
 int cb_nccl_gather(cb_backend *b, const void *send, void *recv, size_t count, cb_dtype dtype,
@@ -156,7 +156,7 @@ int cb_nccl_scatter(cb_backend *b, const void *send, void *recv, size_t count, c
 int cb_nccl_sendrecv(cb_backend *b, const void *send, void *recv, size_t count, cb_dtype dtype,
                      int send_peer, int recv_peer);
 
-/* nccl_native.c: --nccl-impl and NCCL 2.28's own alltoall, gather, scatter */
+/* nccl/native.c: --nccl-impl and NCCL 2.28's own alltoall, gather, scatter */
 int cb_nccl_select_impl(cb_backend *b, cb_impl impl);
 int cb_nccl_native_alltoall(nccl_backend *nb, const void *send, void *recv, size_t count,
                             ncclDataType_t type);
@@ -168,7 +168,7 @@ int cb_nccl_scatter_chosen(cb_backend *b, const void *send, void *recv, size_t c
                            cb_dtype dtype, int root);
 int cb_nccl_warm_up_native(nccl_backend *nb);
 
-/* nccl_register.c: device memory and -R. cb_nccl_choose_allocator sets
+/* nccl/register.c: device memory and -R. cb_nccl_choose_allocator sets
  * nb->memalloc, base.allocator and, without ncclMemAlloc, base.notice;
  * cb_nccl_mem_alloc and cb_nccl_mem_free allocate and release with it. */
 void cb_nccl_choose_allocator(nccl_backend *nb);
@@ -180,12 +180,12 @@ int cb_nccl_registered_free(nccl_backend *nb, void *ptr);
 void cb_nccl_deregister_all(nccl_backend *nb, int aborting);
 void cb_nccl_release_registered(nccl_backend *nb);
 
-/* nccl_alltoallv.c */
+/* nccl/alltoallv.c */
 int cb_nccl_alltoallv(cb_backend *b, const void *send, const size_t *send_counts,
                       const size_t *send_offsets, void *recv, const size_t *recv_counts,
                       const size_t *recv_offsets, cb_dtype dtype);
 
-/* nccl_compare.c: -B on the GPU. prepare, collective over the whole run
+/* nccl/compare.c: -B on the GPU. prepare, collective over the whole run
  * (config.run_comm): load the kernel and test it; on every rank nb->compare and
  * base.repeat_on_device, or on none, with the reason in base.notice (the
  * host compare then serves). release: unload (a split leaves its
@@ -197,7 +197,7 @@ void cb_nccl_compare_release(nccl_backend *nb);
 int cb_nccl_compare_on_device(nccl_backend *nb, const void *out, const void *ref, size_t count,
                               size_t esize, size_t *differing);
 
-/* nccl_graph.c */
+/* nccl/graph.c */
 void cb_nccl_graph_free(cb_backend *b);
 int cb_nccl_graph_begin(cb_backend *b);
 int cb_nccl_graph_end(cb_backend *b);

@@ -1,6 +1,6 @@
 /*
  * The NCCL backend's collectives made of point-to-point sends and receives
- * (see nccl.c): alltoall, gather, scatter and sendrecv, each one NCCL group,
+ * (see ops.c): alltoall, gather, scatter and sendrecv, each one NCCL group,
  * and the scratch buffer that in-place alltoall and sendrecv send from.
  */
 #include <stdlib.h>
@@ -114,7 +114,7 @@ static int alltoall_rounds(nccl_backend *nb, void *buf, size_t count, size_t esi
                                 data + (peer * count + first) * esize, m * esize);
         if (rc != 0)
             return -1;
-        if (m == count && nb->impl == CB_IMPL_NATIVE) {   /* --nccl-impl: see nccl_native.c */
+        if (m == count && nb->impl == CB_IMPL_NATIVE) {   /* --nccl-impl: see nccl/native.c */
             if (cb_nccl_native_alltoall(nb, scratch, data, count, type) != 0)
                 return -1;
             continue;

@@ -1,5 +1,5 @@
 /*
- * The NCCL backend's communicator timing (-o comm_init; nccl_comm.c makes
+ * The NCCL backend's communicator timing (-o comm_init; nccl/comm.c makes
  * the run's communicators): ncclCommInitRankConfig for init (the unique id
  * made and broadcast before the clock starts), ncclCommSplit into two
  * halves by rank for split, ncclCommShrink without the last rank for
@@ -11,7 +11,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "backends/nccl_backend.h"
+#include "backends/nccl/nccl_backend.h"
 
 #define CB_NCCL_FIRST_SHRINK NCCL_VERSION(2, 27, 0)
 #define CB_NCCL_FIRST_SPLIT_TIMED NCCL_VERSION(2, 18, 0)

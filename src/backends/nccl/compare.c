@@ -5,7 +5,7 @@
  * the host compare would copy the whole output first (bench/RESULTS.md
  * gives both costs).
  *
- * The kernel (nccl_compare.cu) is built into the program as PTX text and
+ * The kernel (nccl/compare.cu) is built into the program as PTX text and
  * handed to the CUDA runtime (cudaLibraryLoadData, which configure looks
  * for: a runtime without it compares on the host), which has
  * the driver compile it for the GPU it finds: no nvcc at build time, and
@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nccl_compare_ptx.h"
+#include "compare_ptx.h"
 
 #define COMPARE_KERNEL "cb_count_differing"
 #define COMPARE_THREADS 256

@@ -1,5 +1,5 @@
 /*
- * The NCCL backend's alltoallv (see nccl.c): one NCCL group of a send and a
+ * The NCCL backend's alltoallv (see ops.c): one NCCL group of a send and a
  * receive per peer, with the per-peer counts and offsets, nested inside the
  * engine's group for -m. Out of place only. A zero count on either side is
  * left out: both ends compute the same matrix, so each end leaves out the
@@ -30,7 +30,7 @@ int cb_nccl_alltoallv(cb_backend *b, const void *send, const size_t *send_counts
                                     recv_counts[peer], type, peer, nb->comm, nb->stream));
     }
     /* After a failed call inside the group: end it (NCCL drops it) and
-     * abort, as nccl_p2p.c does. */
+     * abort, as nccl/p2p.c does. */
     if (rc != 0) {
         cb_nccl_fail_in_group(nb, 1);
         return rc;

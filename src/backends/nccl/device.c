@@ -6,13 +6,13 @@
  * wrappers). Comparing what the ranks of a host see, by PCI bus id, tells
  * them apart without trusting any launcher's environment variables.
  */
-#include "nccl_device.h"
+#include "device.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "nccl_api.h"
+#include "api.h"
 #include "host/sysinfo.h"
 
 #define BUS_ID_LEN 32

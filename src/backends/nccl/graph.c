@@ -1,5 +1,5 @@
 /*
- * The NCCL backend's CUDA graphs for -G (see nccl.c): the iterations are
+ * The NCCL backend's CUDA graphs for -G (see ops.c): the iterations are
  * captured from the backend's stream once and the instantiated graph is
  * launched again and again.
  */

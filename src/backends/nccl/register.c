@@ -9,7 +9,7 @@
  * communicator (cb_nccl_deregister_all, from fini); the memory is released
  * after it, with the call that matches its allocation.
  *
- * As with nccl_native.c, the calls are weak symbols, so that the binary
+ * As with nccl/native.c, the calls are weak symbols, so that the binary
  * still starts on a libnccl without them; -R on such a library is refused
  * when the backend starts, before anything is measured.
  */

@@ -1,4 +1,4 @@
-/* The NCCL backend's choice of GPU for each rank (nccl_device.c). */
+/* The NCCL backend's choice of GPU for each rank (nccl/device.c). */
 #ifndef CB_NCCL_DEVICE_H
 #define CB_NCCL_DEVICE_H
 
