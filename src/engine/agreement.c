@@ -3,7 +3,7 @@
 
 /* Every rank learns of any rank's failure, or of a SIGINT or SIGTERM that
  * any rank received: all stop at the same step. */
-int agree(engine *e)
+int eng_agree(engine *e)
 {
     /* Reaching an agreement is progress: every rank got this far. */
     cb_watchdog_tick(&e->watch);
@@ -16,7 +16,7 @@ int agree(engine *e)
 }
 
 /* A line for the reader, in the table. */
-void note(engine *e, const char *fmt, ...)
+void eng_note(engine *e, const char *fmt, ...)
 {
     if (e->rank != 0)
         return;
@@ -25,5 +25,5 @@ void note(engine *e, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
-    printers_note(e, text);
+    eng_printers_note(e, text);
 }

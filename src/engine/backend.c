@@ -11,7 +11,7 @@ static const char *backend_lacks(const cb_backend_ops *ops, const cb_params *p)
 }
 
 /* "auto" takes the first backend every rank can use. */
-void select_backend(engine *e)
+void eng_select_backend(engine *e)
 {
     char why[CB_MSGLEN] = "";
     if (strcmp(e->p->backend, "auto") != 0) {
@@ -88,7 +88,7 @@ static void watchdog_tick(void *ctx)
  * rank must resolve each entry alike (ranks on different libraries could
  * not run one collective two ways), and the preamble says what each entry
  * resolves to. A set-up step of its own: collective over the run. */
-void check_impls(engine *e)
+void eng_check_impls(engine *e)
 {
     const cb_params *p = e->p;
     if (e->ops->select_impl == NULL) {
@@ -112,7 +112,7 @@ void check_impls(engine *e)
                           "rank runs %s (--nccl-impl p2p runs the same everywhere)",
                           cb_impl_name(p->impls[i]), cb_impl_name((cb_impl)chosen));
         if (lowest < 0 || lowest != highest)
-            return;   /* on every rank alike; agree() names the failing rank */
+            return;   /* on every rank alike; eng_agree() names the failing rank */
         if (len < sizeof e->impl_notice)
             len += (size_t)snprintf(e->impl_notice + len, sizeof e->impl_notice - len, "%s %s (%s)",
                                     i ? "," : "", cb_impl_name((cb_impl)chosen),
@@ -120,7 +120,7 @@ void check_impls(engine *e)
     }
 }
 
-void start_backend(engine *e)
+void eng_start_backend(engine *e)
 {
     cb_backend_config config = {
         .blocking = e->p->blocking, .run_comm = e->comm, .progress = watchdog_tick,
@@ -143,7 +143,7 @@ void start_backend(engine *e)
 
 }
 
-int backend_step(engine *e, int rc)
+int eng_backend_step(engine *e, int rc)
 {
     if (rc != 0)
         cb_status_set(&e->st, CB_EXIT_RUNTIME, "%s", e->b->error);

@@ -82,19 +82,19 @@ static double combined(engine *e, double mine)
     return NAN;
 }
 
-int measure_comm_ways(engine *e, const cb_collective *coll, cb_dtype dtype)
+int eng_measure_comm_ways(engine *e, const cb_collective *coll, cb_dtype dtype)
 {
     if (e->p->check_passes > 0)
-        note(e, "comm_init makes communicators: one row per way, not verified");
+        eng_note(e, "comm_init makes communicators: one row per way, not verified");
     e->at_largest = 0;   /* --min-busbw: no bandwidth to gate */
     for (int op = 0; op < CB_COMM_OPS; op++) {
         cb_rank_time mine;
         int rc = time_one_way(e, (cb_comm_op)op, &mine);
         if (rc > 0) {
-            note(e, "comm_init %s skipped: %s", cb_comm_op_name((cb_comm_op)op), e->b->error);
+            eng_note(e, "comm_init %s skipped: %s", cb_comm_op_name((cb_comm_op)op), e->b->error);
             continue;
         }
-        if (agree(e) != CB_EXIT_OK)
+        if (eng_agree(e) != CB_EXIT_OK)
             return e->st.code;
         cb_result res;
         memset(&res, 0, sizeof res);
@@ -109,15 +109,15 @@ int measure_comm_ways(engine *e, const cb_collective *coll, cb_dtype dtype)
         res.round = -1;
         snprintf(res.comm_op, sizeof res.comm_op, "%s", cb_comm_op_name((cb_comm_op)op));
         res.seconds = combined(e, mine.mean);
-        int slowest_rank = gather_rank_times(e, &mine, &res);
-        stamp_result(e, &res);
+        int slowest_rank = eng_gather_rank_times(e, &mine, &res);
+        eng_stamp_result(e, &res);
         if (e->p->split.kind != CB_SPLIT_NONE) {
-            if (emit_split(e, coll, &res, slowest_rank, 1) != CB_EXIT_OK)
+            if (eng_emit_split(e, coll, &res, slowest_rank, 1) != CB_EXIT_OK)
                 return e->st.code;
             continue;
         }
-        emit_results(e, &res, 1, 1);
-        if (agree(e) != CB_EXIT_OK)
+        eng_emit_results(e, &res, 1, 1);
+        if (eng_agree(e) != CB_EXIT_OK)
             return e->st.code;
     }
     return CB_EXIT_OK;

@@ -42,7 +42,7 @@ static void name_suspect(engine *e, const unsigned long long *all, const char *l
         return;
     snprintf(e->sum.suspect_host, sizeof e->sum.suspect_host, "%s",
              labels + (size_t)best * TALLY_LABEL);
-    note(e, "Suspect host: %s (%llu wrong elements and %llu unrepeatable launches on its ranks "
+    eng_note(e, "Suspect host: %s (%llu wrong elements and %llu unrepeatable launches on its ranks "
             "over %d cycle%s)", e->sum.suspect_host, wrong, unrepeatable, cycles_run,
          cycles_run == 1 ? "" : "s");
 }
@@ -57,7 +57,7 @@ static void report_tally(engine *e, int cycles_run)
     unsigned long long *all = NULL;
     char label[TALLY_LABEL], *labels = NULL;
     int ok = 1;
-    host_label(e, label, sizeof label);
+    eng_host_label(e, label, sizeof label);
     if (e->rank == 0) {
         all = calloc((size_t)e->nranks * TALLY_FIELDS, sizeof *all);
         labels = calloc((size_t)e->nranks, TALLY_LABEL);
@@ -75,10 +75,10 @@ static void report_tally(engine *e, int cycles_run)
         const char *host = labels + (size_t)r * TALLY_LABEL;
         const char *gpu = e->ranks != NULL ? e->ranks[r].device.bus_id : "-";
         if (t[0] > 0)
-            note(e, "Wrong elements on host %s GPU %s (rank %d): %llu in %llu of %d cycle%s",
+            eng_note(e, "Wrong elements on host %s GPU %s (rank %d): %llu in %llu of %d cycle%s",
                  host, gpu, r, t[0], t[1], cycles_run, plural);
         if (t[2] > 0)
-            note(e, "Unrepeatable launches on host %s GPU %s (rank %d): %llu in %llu of %d "
+            eng_note(e, "Unrepeatable launches on host %s GPU %s (rank %d): %llu in %llu of %d "
                     "cycle%s", host, gpu, r, t[2], t[3], cycles_run, plural);
     }
     /* The suspect is a verdict across cycles: -N other than 1 only. */
@@ -88,35 +88,35 @@ static void report_tally(engine *e, int cycles_run)
     free(labels);
 }
 
-void run_cycles(engine *e)
+void eng_run_cycles(engine *e)
 {
     const cb_params *p = e->p;
     int cycles_run = 0;
     for (e->cycle = 1; p->cycles == 0 || e->cycle <= p->cycles; e->cycle++) {
         if (p->cycles != 1)
-            note(e, "Cycle %d%s", e->cycle, p->cycles == 0 ? " (until stopped)" : "");
+            eng_note(e, "Cycle %d%s", e->cycle, p->cycles == 0 ? " (until stopped)" : "");
         e->wrong_this_cycle = 0;
         e->unrepeatable_this_cycle = 0;
-        int rc = run_collectives(e);
+        int rc = eng_run_collectives(e);
         /* Every row skipped (a collective, type, reduction or layout the
          * backend does not run; the notes say which): nothing measured is a
          * usage error, as is a size range in which nothing fits. Rank 0
-         * counts the rows; agree() below stops the others with it. */
+         * counts the rows; eng_agree() below stops the others with it. */
         if (rc == CB_EXIT_OK && p->scan == 0 && e->cycle == 1 && e->rank == 0 &&
             e->sum.results == 0)
             cb_status_set(&e->st, CB_EXIT_USAGE, "nothing was measured: the %s backend skipped "
                           "every collective, type and reduction selected (see the notes)",
                           e->ops->name);
         if (rc == CB_EXIT_OK && p->scan != 0)
-            rc = run_scan(e);
+            rc = eng_run_scan(e);
         e->wrong_cycles += e->wrong_this_cycle;
         e->unrepeatable_cycles += e->unrepeatable_this_cycle;
         cycles_run++;
         /* A whole cycle: --prom's file shows it from now on. */
         if (rc == CB_EXIT_OK && e->st.code == CB_EXIT_OK && e->rank == 0)
-            printers_cycle_end(e);
+            eng_printers_cycle_end(e);
         /* A signal between cycles stops here, with whole cycles only. */
-        if (rc != CB_EXIT_OK || agree(e) != CB_EXIT_OK)
+        if (rc != CB_EXIT_OK || eng_agree(e) != CB_EXIT_OK)
             break;
     }
     report_tally(e, cycles_run);

@@ -155,64 +155,64 @@ typedef struct engine {
 
 
 /* agreement.c */
-int agree(engine *e);
-void note(engine *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int eng_agree(engine *e);
+void eng_note(engine *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* outputs.c */
-void open_printers(engine *e);
-void choose_progress(engine *e);
+void eng_open_printers(engine *e);
+void eng_choose_progress(engine *e);
 /* After size done (from 1) of the sweep of coll, dtype, redop. */
-void report_progress(engine *e, const cb_collective *coll, cb_dtype dtype, cb_redop redop,
+void eng_report_progress(engine *e, const cb_collective *coll, cb_dtype dtype, cb_redop redop,
                      int done);
-void printers_begin(engine *e);
-void printers_table_begin(engine *e, const cb_collective *coll, cb_block_layout layout);
-void printers_note(engine *e, const char *text);
-void end_printers(engine *e);
+void eng_printers_begin(engine *e);
+void eng_printers_table_begin(engine *e, const cb_collective *coll, cb_block_layout layout);
+void eng_printers_note(engine *e, const char *text);
+void eng_end_printers(engine *e);
 /* Rank 0's report hook: the outputs finished with the hang report. */
-void end_printers_on_hang(void *ctx, const cb_hang_report *rep);
-void emit_results(engine *e, const cb_result *res, int n, int last_half);
+void eng_end_printers_on_hang(void *ctx, const cb_hang_report *rep);
+void eng_emit_results(engine *e, const cb_result *res, int n, int last_half);
 /* The cycle and the time now, into a result. */
-void stamp_result(engine *e, cb_result *res);
+void eng_stamp_result(engine *e, cb_result *res);
 /* Rank 0: --min-busbw's check of one figure, with a note when it fails. */
-void gate_busbw(engine *e, const char *what, double busbw);
-void flush_pending(engine *e);
+void eng_gate_busbw(engine *e, const char *what, double busbw);
+void eng_flush_pending(engine *e);
 /* Rank 0: tell the printers a cycle ran whole; a write that failed sets
  * the status. */
-void printers_cycle_end(engine *e);
+void eng_printers_cycle_end(engine *e);
 
 /* backend.c */
-void select_backend(engine *e);
-void start_backend(engine *e);
-void check_impls(engine *e);
-int backend_step(engine *e, int rc);
+void eng_select_backend(engine *e);
+void eng_start_backend(engine *e);
+void eng_check_impls(engine *e);
+int eng_backend_step(engine *e, int rc);
 
 /* groups.c */
-int spec_color(engine *e, const cb_split_spec *spec, const char *option, MPI_Comm comm);
-void split_groups(engine *e);
-void note_groups(engine *e, MPI_Comm comm, const char *what, const char *after,
+int eng_spec_color(engine *e, const cb_split_spec *spec, const char *option, MPI_Comm comm);
+void eng_split_groups(engine *e);
+void eng_note_groups(engine *e, MPI_Comm comm, const char *what, const char *after,
                  int color);
-void describe_groups(engine *e);
-int emit_split(engine *e, const cb_collective *coll, cb_result *res, int slowest_rank,
+void eng_describe_groups(engine *e);
+int eng_emit_split(engine *e, const cb_collective *coll, cb_result *res, int slowest_rank,
                int last_half);
 
 /* memory.c */
-void plan_sizes(engine *e);
-void note_footprint(engine *e);
-void allocate_buffers(engine *e);
-void free_buffers(engine *e);
+void eng_plan_sizes(engine *e);
+void eng_note_footprint(engine *e);
+void eng_allocate_buffers(engine *e);
+void eng_free_buffers(engine *e);
 
 /* timing.c */
 /* Whether launches of call are grouped (-m above 1, where the backend has
  * groups). */
-int launches_grouped(engine *e, const cb_collective *coll, const cb_call *call);
-cb_iter_request iter_request(const cb_params *p);
-int time_collective(engine *e, const cb_collective *coll, const cb_call *call,
+int eng_launches_grouped(engine *e, const cb_collective *coll, const cb_call *call);
+cb_iter_request eng_iter_request(const cb_params *p);
+int eng_time_collective(engine *e, const cb_collective *coll, const cb_call *call,
                     cb_rank_time *t);
-double combine_time(engine *e, double mine);
+double eng_combine_time(engine *e, double mine);
 /* Every rank's times to the group's rank 0, which puts their spread, the
  * slowest rank's time and (on rank 0) its host in res. Returns the slowest
  * rank (of e->comm) on the group's rank 0, 0 elsewhere. */
-int gather_rank_times(engine *e, const cb_rank_time *mine, cb_result *res);
+int eng_gather_rank_times(engine *e, const cb_rank_time *mine, cb_result *res);
 
 /* verify.c */
 /* The values of check pass `pass` of one placement; pass -1: those the
@@ -220,51 +220,51 @@ int gather_rank_times(engine *e, const cb_rank_time *mine, cb_result *res);
  * between checks of one run (cycle, collective, implementation, layout,
  * type, reduction, root, size, placement, pass). 0, or -1 when none can be
  * checked. */
-int check_pattern(engine *e, const cb_collective *coll, const cb_call *call, int size_index,
+int eng_check_pattern(engine *e, const cb_collective *coll, const cb_call *call, int size_index,
                   int in_place, int pass, cb_pattern *pat);
 /* Before a check launch: call's receive buffer poisoned (cb_pattern_poison),
  * then this rank's input of pat into its send buffer (in place, over it). */
-int fill_input(engine *e, const cb_collective *coll, const cb_call *call, const cb_pattern *pat);
-void verify(engine *e, const cb_collective *coll, const cb_call *call, int size_index,
+int eng_fill_input(engine *e, const cb_collective *coll, const cb_call *call, const cb_pattern *pat);
+void eng_verify(engine *e, const cb_collective *coll, const cb_call *call, int size_index,
             cb_result *res, int timed);
 
-/* repeat.c: -B. repeat_start before a measurement's launches decides what
- * is compared and writes the input; repeat_before and repeat_after go
- * around each launch (iteration), outside any timed span; repeat_result,
+/* repeat.c: -B. eng_repeat_start before a measurement's launches decides what
+ * is compared and writes the input; eng_repeat_before and eng_repeat_after go
+ * around each launch (iteration), outside any timed span; eng_repeat_result,
  * collective over the group, fills res's counts. 0 or -1 with e->st set. */
-void repeat_allocate(engine *e);
-void repeat_free(engine *e);
-void repeat_note(engine *e);
-int repeat_start(engine *e, const cb_collective *coll, const cb_call *call, int size_index,
+void eng_repeat_allocate(engine *e);
+void eng_repeat_free(engine *e);
+void eng_repeat_note(engine *e);
+int eng_repeat_start(engine *e, const cb_collective *coll, const cb_call *call, int size_index,
                  int in_place);
-int repeat_before(engine *e, const cb_collective *coll, const cb_call *call);
-int repeat_after(engine *e, const cb_call *call);
-void repeat_result(engine *e, cb_result *res);
+int eng_repeat_before(engine *e, const cb_collective *coll, const cb_call *call);
+int eng_repeat_after(engine *e, const cb_call *call);
+void eng_repeat_result(engine *e, cb_result *res);
 
 /* comm_time.c: -o comm_init, one row per way of making a communicator. */
-int measure_comm_ways(engine *e, const cb_collective *coll, cb_dtype dtype);
+int eng_measure_comm_ways(engine *e, const cb_collective *coll, cb_dtype dtype);
 /* expect.c: --expect */
-void prepare_expect(engine *e);
-void note_expect(engine *e);
-void expect_table_begin(engine *e, const cb_collective *coll);
+void eng_prepare_expect(engine *e);
+void eng_note_expect(engine *e);
+void eng_expect_table_begin(engine *e, const cb_collective *coll);
 /* Rank 0: the expectation of res (0 where none), and the gate with its
  * "Below expectation" note; what names the row. */
-void expect_result(engine *e, cb_result *res);
-void gate_expectation(engine *e, const char *what, const cb_result *res);
-void free_expect(engine *e);
+void eng_expect_result(engine *e, cb_result *res);
+void eng_gate_expectation(engine *e, const char *what, const cb_result *res);
+void eng_free_expect(engine *e);
 
 /* scan.c: the health scan (-o scan), every rank at once. */
-int run_scan(engine *e);
+int eng_run_scan(engine *e);
 /* This rank's host as the scan and the tallies name it: NCCL_HOSTID where
  * set (as NCCL tells hosts apart), else the machine's name. */
-void host_label(const engine *e, char *out, size_t len);
+void eng_host_label(const engine *e, char *out, size_t len);
 /* cycles.c: the collectives and the scan, -N times, then the wrong tally. */
-void run_cycles(engine *e);
+void eng_run_cycles(engine *e);
 /* sweep.c */
-int sweep(engine *e, const cb_collective *coll, cb_dtype dtype, cb_redop redop, int root);
-int run_collectives(engine *e);
-/* After plan_sizes: a usage error when no size gives any collective and type
+int eng_sweep(engine *e, const cb_collective *coll, cb_dtype dtype, cb_redop redop, int root);
+int eng_run_collectives(engine *e);
+/* After eng_plan_sizes: a usage error when no size gives any collective and type
  * selected a row at this rank count. */
-void check_sizes_fit(engine *e);
+void eng_check_sizes_fit(engine *e);
 
 #endif

@@ -15,7 +15,7 @@ static int host_memory(const engine *e)
 
 /* A set-up step: every rank reads the file (a bad one is a usage error on
  * every rank) or its links, and rank 0 gathers what every rank found. */
-void prepare_expect(engine *e)
+void eng_prepare_expect(engine *e)
 {
     const cb_params *p = e->p;
     if (p->expect == NULL)
@@ -38,7 +38,7 @@ void prepare_expect(engine *e)
         return;
     }
     char label[CB_HOSTLEN];
-    host_label(e, label, sizeof label);
+    eng_host_label(e, label, sizeof label);
     int group = p->split.kind != CB_SPLIT_NONE ? e->group : -1;
     if (expect_auto(e)) {
         cb_expect_read_rank(dev.index >= 0 ? dev.bus_id : NULL, label, group, mine);
@@ -56,44 +56,44 @@ void prepare_expect(engine *e)
             cb_status_set(&e->st, CB_EXIT_RUNTIME, "out of memory for the facts of %d ranks",
                           e->nranks);
     }
-    if (agree(e) == CB_EXIT_OK)
+    if (eng_agree(e) == CB_EXIT_OK)
         MPI_Gather(mine, (int)sizeof *mine, MPI_BYTE, e->expect_ranks, (int)sizeof *mine,
                    MPI_BYTE, 0, e->comm);
     free(mine);
 }
 
 /* The preamble: how rows are judged, and every fact the model uses. */
-void note_expect(engine *e)
+void eng_note_expect(engine *e)
 {
     const cb_params *p = e->p;
     if (p->expect == NULL || e->rank != 0)
         return;
     if (expect_auto(e)) {
-        note(e, "Expectation (--expect auto): each row's expected busbw is the slowest link "
+        eng_note(e, "Expectation (--expect auto): each row's expected busbw is the slowest link "
                 "class its traffic crosses, from the links below (nccl-collbench(1), EXPECTED "
                 "BANDWIDTH); at the largest size, below %g x expected is status 8",
              p->expect_ratio);
         char line[512];
         for (int i = 0; cb_expect_describe(e->expect_ranks, e->nranks, host_memory(e), i, line,
                                            sizeof line); i++)
-            note(e, "%s", line);
+            eng_note(e, "%s", line);
         for (int r = 0; r < e->nranks; r++)
             for (int k = 0; k < e->expect_ranks[r].nnics; k++)
                 if (!e->expect_ranks[r].nics[k].up) {
-                    note(e, "Expectation: a NIC is down (node %s %s): the figures count only "
+                    eng_note(e, "Expectation: a NIC is down (node %s %s): the figures count only "
                             "the links that are up", e->expect_ranks[r].host,
                          e->expect_ranks[r].nics[k].name);
                     return;
                 }
         return;
     }
-    note(e, "Expectation (--expect %s): %d rules; a row of a size a rule applies to, below %g "
+    eng_note(e, "Expectation (--expect %s): %d rules; a row of a size a rule applies to, below %g "
             "x its GB/s, is status 8", p->expect, e->expect_rules.n, p->expect_ratio);
 }
 
 /* Rank 0, auto: the figure of each group for the collective of the table
  * beginning, and a note saying how it was found. */
-void expect_table_begin(engine *e, const cb_collective *coll)
+void eng_expect_table_begin(engine *e, const cb_collective *coll)
 {
     if (e->rank != 0 || e->expect_ranks == NULL || !expect_auto(e))
         return;
@@ -115,9 +115,9 @@ void expect_table_begin(engine *e, const cb_collective *coll)
         if (split)
             snprintf(group, sizeof group, " group %d", g);
         if (fig.gbps > 0)
-            note(e, "Expected busbw %s%s: %s", coll->name, group, fig.how);
+            eng_note(e, "Expected busbw %s%s: %s", coll->name, group, fig.how);
         else
-            note(e, "No expected busbw for %s%s: %s", coll->name, group, fig.how);
+            eng_note(e, "No expected busbw for %s%s: %s", coll->name, group, fig.how);
     }
     free(members);
 }
@@ -145,7 +145,7 @@ static const cb_expect_rule *rule_of(engine *e, const cb_result *res)
     return rule;
 }
 
-void expect_result(engine *e, cb_result *res)
+void eng_expect_result(engine *e, cb_result *res)
 {
     res->expected_busbw = 0;
     res->efficiency = 0;
@@ -167,7 +167,7 @@ void expect_result(engine *e, cb_result *res)
 
 /* auto gates the sweep's largest size only (smaller ones are bound by
  * latency, not links); a file's rule says from which size. */
-void gate_expectation(engine *e, const char *what, const cb_result *res)
+void eng_gate_expectation(engine *e, const char *what, const cb_result *res)
 {
     if (!(res->expected_busbw > 0) || (expect_auto(e) && !e->at_largest))
         return;
@@ -176,12 +176,12 @@ void gate_expectation(engine *e, const char *what, const cb_result *res)
         return;
     e->slow = 1;
     e->below_expectation++;
-    note(e, "Below expectation: %s busbw %.2f GB/s is %.3f of expected %.*f GB/s "
+    eng_note(e, "Below expectation: %s busbw %.2f GB/s is %.3f of expected %.*f GB/s "
             "(--expect-ratio %g)", what, res->busbw, res->efficiency,
          cb_expect_digits(res->expected_busbw), res->expected_busbw, ratio);
 }
 
-void free_expect(engine *e)
+void eng_free_expect(engine *e)
 {
     free(e->expect_ranks);
     free(e->expect_gbps);

@@ -5,7 +5,7 @@
  * ranks of comm, collective over comm: node gives each host's lowest rank
  * (hosts as NCCL counts them, see cb_sysinfo_host_comm); -1 with the status
  * set on a colour list that does not fit comm, or out of memory. */
-int spec_color(engine *e, const cb_split_spec *spec, const char *option, MPI_Comm comm)
+int eng_spec_color(engine *e, const cb_split_spec *spec, const char *option, MPI_Comm comm)
 {
     int rank = 0, size = 1;
     MPI_Comm_rank(comm, &rank);
@@ -50,7 +50,7 @@ static void check_root(engine *e)
 
 /* --split: this rank's group communicator, the group numbers (in the order
  * of each group's lowest rank) and the members each group's rank 0 keeps. */
-void split_groups(engine *e)
+void eng_split_groups(engine *e)
 {
     const cb_params *p = e->p;
     e->gcomm = e->comm;
@@ -60,7 +60,7 @@ void split_groups(engine *e)
     e->ngroups = 1;
     if (p->split.kind != CB_SPLIT_NONE) {
         /* cb_params_check_ranks has checked the spec against the rank count. */
-        int color = spec_color(e, &p->split, "--split", e->comm);
+        int color = eng_spec_color(e, &p->split, "--split", e->comm);
         MPI_Comm_split(e->comm, color < 0 ? 0 : color, e->rank, &e->gcomm);
     }
     MPI_Comm_rank(e->gcomm, &e->grank);
@@ -117,7 +117,7 @@ static int group_rank_list(const int *groups, int n, int g, char *list, size_t s
 /* Preamble lines: the groups that color makes of comm's ranks (numbered in
  * the order of their lowest rank) and each group's ranks of comm, printed
  * by rank 0 when it is comm's rank 0. Collective over comm. */
-void note_groups(engine *e, MPI_Comm comm, const char *what, const char *after,
+void eng_note_groups(engine *e, MPI_Comm comm, const char *what, const char *after,
                  int color)
 {
     int crank = 0, csize = 1;
@@ -143,11 +143,11 @@ void note_groups(engine *e, MPI_Comm comm, const char *what, const char *after,
         if (groups[r] < 0)
             groups[r] = ngroups++;
     }
-    note(e, "%s: %d group%s%s", what, ngroups, ngroups == 1 ? "" : "s", after);
+    eng_note(e, "%s: %d group%s%s", what, ngroups, ngroups == 1 ? "" : "s", after);
     for (int g = 0; g < ngroups; g++) {
         char list[400];
         int members = group_rank_list(groups, csize, g, list, sizeof list);
-        note(e, "group %d: %d rank%s: %s", g, members, members == 1 ? "" : "s", list);
+        eng_note(e, "group %d: %d rank%s: %s", g, members, members == 1 ? "" : "s", list);
     }
     free(colors);
     free(groups);
@@ -187,12 +187,12 @@ static int group_hosts_text(const char *labels, const int *groups, int n, int g,
 /* The preamble's lines for --split: each group, its ranks and their hosts
  * (NCCL_HOSTID where set, as --split node tells hosts apart); rank 0 keeps
  * each group's host for its rows, "" for a group on several. */
-void describe_groups(engine *e)
+void eng_describe_groups(engine *e)
 {
     if (e->p->split.kind == CB_SPLIT_NONE)
         return;
     char mine[CB_HOSTLEN];
-    host_label(e, mine, sizeof mine);
+    eng_host_label(e, mine, sizeof mine);
     char *labels = NULL;
     int *groups = NULL;
     if (e->rank == 0) {
@@ -208,13 +208,13 @@ void describe_groups(engine *e)
     }
     char what[256];
     snprintf(what, sizeof what, "split %s", e->p->split.text);
-    note(e, "%s: %d group%s measured at once", what, e->ngroups, e->ngroups == 1 ? "" : "s");
+    eng_note(e, "%s: %d group%s measured at once", what, e->ngroups, e->ngroups == 1 ? "" : "s");
     for (int g = 0; ok && e->rank == 0 && g < e->ngroups; g++) {
         char list[400], where[300], one[CB_HOSTLEN] = "";
         int members = group_rank_list(groups, e->nranks, g, list, sizeof list);
         if (group_hosts_text(labels, groups, e->nranks, g, where, sizeof where, one, sizeof one))
             snprintf(e->group_hosts + (size_t)g * CB_HOSTLEN, CB_HOSTLEN, "%s", one);
-        note(e, "group %d: %d rank%s: %s%s", g, members, members == 1 ? "" : "s", list, where);
+        eng_note(e, "group %d: %d rank%s: %s%s", g, members, members == 1 ? "" : "s", list, where);
     }
     free(labels);
     free(groups);
@@ -230,7 +230,7 @@ static void aggregate_note(engine *e, const cb_result *rows, const char *placeme
             slowest = rows[g].seconds;
         busbw += rows[g].busbw;
     }
-    note(e, "all %d groups, %llu B %s: slowest group %.2f us, busbw summed over groups %.2f GB/s",
+    eng_note(e, "all %d groups, %llu B %s: slowest group %.2f us, busbw summed over groups %.2f GB/s",
          e->ngroups, (unsigned long long)rows[0].bytes, placement, slowest * 1e6, busbw);
 }
 
@@ -239,7 +239,7 @@ static void aggregate_note(engine *e, const cb_result *rows, const char *placeme
 /* --split: each group's rank 0 sends its result to rank 0, which prints one
  * row per group (out-of-place and in-place halves together) and an
  * aggregate line; the wrong counts of every group add up on every rank. */
-int emit_split(engine *e, const cb_collective *coll, cb_result *res, int slowest_rank,
+int eng_emit_split(engine *e, const cb_collective *coll, cb_result *res, int slowest_rank,
                int last_half)
 {
     unsigned long long mine[2] = {e->grank == 0 ? res->wrong : 0,
@@ -263,7 +263,7 @@ int emit_split(engine *e, const cb_collective *coll, cb_result *res, int slowest
     if (e->rank != 0) {
         if (e->grank == 0)
             MPI_Send(&msg, (int)sizeof msg, MPI_BYTE, 0, CB_SPLIT_TAG, e->comm);
-        return agree(e);
+        return eng_agree(e);
     }
     cb_result *rows = calloc((size_t)e->ngroups, sizeof *rows);
     if (rows == NULL)
@@ -292,12 +292,12 @@ int emit_split(engine *e, const cb_collective *coll, cb_result *res, int slowest
         /* The out-of-place rows of the groups: these, or those that wait. */
         const cb_result *out_of_place = res->in_place ? e->pending : rows;
         int row_done = res->in_place || last_half;
-        emit_results(e, rows, e->ngroups, last_half);
+        eng_emit_results(e, rows, e->ngroups, last_half);
         if (row_done)
             aggregate_note(e, out_of_place, "out-of-place");
         if (res->in_place)
             aggregate_note(e, rows, "in-place");
     }
     free(rows);
-    return agree(e);
+    return eng_agree(e);
 }

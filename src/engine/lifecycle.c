@@ -19,7 +19,7 @@ static void gather_ranks(engine *e)
         if (e->ranks == NULL)
             cb_status_set(&e->st, CB_EXIT_RUNTIME, "out of memory for %d rank records", e->nranks);
     }
-    if (agree(e) != CB_EXIT_OK)
+    if (eng_agree(e) != CB_EXIT_OK)
         return;
     MPI_Gather(&mine, (int)sizeof mine, MPI_BYTE, e->ranks, (int)sizeof mine, MPI_BYTE, 0,
                e->comm);
@@ -84,7 +84,7 @@ int cb_engine_run(const cb_params *p, MPI_Comm comm)
     e->sum.min_bw = p->tests_min_bw;
     MPI_Comm_rank(comm, &e->rank);
     MPI_Comm_size(comm, &e->nranks);
-    e->gcomm = comm;   /* until split_groups */
+    e->gcomm = comm;   /* until eng_split_groups */
     e->grank = e->rank;
     e->gsize = e->min_gsize = e->nranks;
     int len = 0;
@@ -92,7 +92,7 @@ int cb_engine_run(const cb_params *p, MPI_Comm comm)
     MPI_Get_processor_name(name, &len);
     snprintf(e->host, sizeof e->host, "%.*s", (int)sizeof e->host - 1, name);
     cb_status_clear(&e->st);
-    choose_progress(e);
+    eng_choose_progress(e);
     pthread_mutex_init(&e->outputs_lock, NULL);
     /* The hang report's side channel, before anything can hang. */
     int side = p->timeout > 0;
@@ -101,46 +101,46 @@ int cb_engine_run(const cb_params *p, MPI_Comm comm)
     if (cb_watchdog_start(&e->watch, p->timeout, e->rank, e->host, side ? &e->side : NULL) != 0)
         cb_status_set(&e->st, CB_EXIT_RUNTIME, "cannot start the watchdog thread");
     if (e->rank == 0)
-        cb_watchdog_set_report(&e->watch, end_printers_on_hang, e);
+        cb_watchdog_set_report(&e->watch, eng_end_printers_on_hang, e);
 
     /* The set-up, in order; every rank agrees before each next step. */
     static void (*const setup_steps[])(engine *) = {
-        open_printers, select_backend, split_groups, start_backend, check_impls,
-        gather_ranks,  prepare_expect, plan_sizes, check_sizes_fit, allocate_buffers,
+        eng_open_printers, eng_select_backend, eng_split_groups, eng_start_backend, eng_check_impls,
+        gather_ranks,  eng_prepare_expect, eng_plan_sizes, eng_check_sizes_fit, eng_allocate_buffers,
     };
     for (size_t s = 0; s < sizeof setup_steps / sizeof setup_steps[0]; s++)
-        if (s == 0 || agree(e) == CB_EXIT_OK)
+        if (s == 0 || eng_agree(e) == CB_EXIT_OK)
             setup_steps[s](e);
-    if (agree(e) == CB_EXIT_OK) {
+    if (eng_agree(e) == CB_EXIT_OK) {
         describe_run(e);
-        printers_begin(e);
-        describe_groups(e);
-        note_expect(e);
+        eng_printers_begin(e);
+        eng_describe_groups(e);
+        eng_note_expect(e);
         if (e->size_notice[0] != '\0')
-            note(e, "%s", e->size_notice);
+            eng_note(e, "%s", e->size_notice);
         if (e->backend_notice[0] != '\0')
-            note(e, "%s", e->backend_notice);
+            eng_note(e, "%s", e->backend_notice);
         if (e->side_notice[0] != '\0')
-            note(e, "%s", e->side_notice);
+            eng_note(e, "%s", e->side_notice);
         if (e->impl_notice[0] != '\0')
-            note(e, "%s", e->impl_notice);
+            eng_note(e, "%s", e->impl_notice);
         if (e->b->notice[0] != '\0')
-            note(e, "%s", e->b->notice);
+            eng_note(e, "%s", e->b->notice);
         if (p->registration != 0)
-            note(e, "-R %d: buffers from %s, %s", p->registration, e->b->allocator,
+            eng_note(e, "-R %d: buffers from %s, %s", p->registration, e->b->allocator,
                  p->registration == 1 ? "registered with ncclCommRegister"
                                       : "registered in a symmetric window");
         else if (e->ops->registers)
-            note(e, "buffers from %s, not registered (-R 0)", e->b->allocator);
+            eng_note(e, "buffers from %s, not registered (-R 0)", e->b->allocator);
         char unused[CB_MSGLEN];
         for (int i = 0; cb_params_note(p, i, unused, sizeof unused); i++)
-            note(e, "%s", unused);
+            eng_note(e, "%s", unused);
         for (int i = 0; e->rank == 0 && cb_params_env_note(environ, i, unused, sizeof unused); i++)
-            note(e, "%s", unused);
+            eng_note(e, "%s", unused);
         if (p->memory_report)
-            note_footprint(e);
-        repeat_note(e);
-        run_cycles(e);
+            eng_note_footprint(e);
+        eng_repeat_note(e);
+        eng_run_cycles(e);
     }
     if (e->progress == 1) {
         fputs("\r\033[K", stderr);
@@ -150,11 +150,11 @@ int cb_engine_run(const cb_params *p, MPI_Comm comm)
      * rank ends its communicators the same way: a failure one rank first
      * saw while flushing its outputs must not make it abort while the
      * others destroy (a collective step in NCCL, which would wait for it). */
-    flush_pending(e);
-    end_printers(e);
-    int failed = agree(e) != CB_EXIT_OK;
+    eng_flush_pending(e);
+    eng_end_printers(e);
+    int failed = eng_agree(e) != CB_EXIT_OK;
     cb_watchdog_doing(&e->watch, "shutting the %s backend down", e->ops ? e->ops->name : "");
-    free_buffers(e);
+    eng_free_buffers(e);
     cb_watchdog_set_abort(&e->watch, NULL, NULL);
     if (e->b != NULL)
         e->ops->fini(e->b, failed);
@@ -162,7 +162,7 @@ int cb_engine_run(const cb_params *p, MPI_Comm comm)
     if (side)
         cb_sidechannel_close(&e->side);
     pthread_mutex_destroy(&e->outputs_lock);
-    free_expect(e);
+    eng_free_expect(e);
     free(e->ranks);
     free(e->gmembers);
     free(e->leaders);

@@ -61,7 +61,7 @@ static size_t unalign_pad(const cb_params *p)
 static void footprint(const engine *e, size_t largest, cb_footprint *fp)
 {
     const cb_params *p = e->p;
-    cb_iter_request req = iter_request(p);
+    cb_iter_request req = eng_iter_request(p);
     size_t marks = (size_t)cb_iter_plan_room(&req);
     fp->send = fp->recv = add_sat(largest, unalign_pad(p));
     fp->work = mul_sat((size_t)column_work_buffers(p), largest);
@@ -86,7 +86,7 @@ static void footprint(const engine *e, size_t largest, cb_footprint *fp)
 }
 
 /* The size list, lowered to what fits in the smallest rank's memory. */
-void plan_sizes(engine *e)
+void eng_plan_sizes(engine *e)
 {
     char err[CB_MSGLEN];
     e->nsizes = cb_size_list(e->p, e->sizes, CB_MAX_SIZES, err, sizeof err);
@@ -128,7 +128,7 @@ void plan_sizes(engine *e)
 }
 
 /* -M: the footprint of this run on rank 0 (ranks differ only in samples). */
-void note_footprint(engine *e)
+void eng_note_footprint(engine *e)
 {
     cb_footprint fp;
     footprint(e, e->buffer_bytes, &fp);
@@ -136,7 +136,7 @@ void note_footprint(engine *e)
     if (fp.repeat > 0)
         snprintf(repeat, sizeof repeat, ", -B reference %zu (%s)", fp.repeat,
                  e->b->repeat_on_device ? "device" : "host");
-    note(e, "Memory per rank: send %zu, receive %zu, column work %zu, host staging %zu, "
+    eng_note(e, "Memory per rank: send %zu, receive %zu, column work %zu, host staging %zu, "
             "samples %zu, check tile up to %zu%s; total %zu bytes, %.3f x the largest "
             "message of %zu bytes",
          fp.send, fp.recv, fp.work, fp.staging, fp.samples, fp.tile, repeat, fp.total,
@@ -144,7 +144,7 @@ void note_footprint(engine *e)
          e->buffer_bytes);
 }
 
-void allocate_buffers(engine *e)
+void eng_allocate_buffers(engine *e)
 {
     cb_watchdog_doing(&e->watch, "allocating two buffers of %zu bytes", e->buffer_bytes);
     size_t work_bytes = (size_t)column_work_buffers(e->p) * e->buffer_bytes;
@@ -155,7 +155,7 @@ void allocate_buffers(engine *e)
         return;
     }
     /* -B: a host copy of the first launch's output. */
-    repeat_allocate(e);
+    eng_repeat_allocate(e);
     if (!e->ops->host_accessible) {
         e->staging = malloc(e->buffer_bytes);
         if (e->staging == NULL)
@@ -163,7 +163,7 @@ void allocate_buffers(engine *e)
                           e->buffer_bytes);
     }
     /* The plan until a measurement has an estimate; with -G, for good. */
-    cb_iter_request req = iter_request(e->p);
+    cb_iter_request req = eng_iter_request(e->p);
     cb_iter_plan_make(&req, 0.0, &e->plan);
     /* Per-iteration marks: always where a mark reads a clock; where it is
      * a library call inside the timed span, only for the figures that need
@@ -191,10 +191,10 @@ void allocate_buffers(engine *e)
                  (e->rank == 0 && e->pending_samples == NULL))))
         cb_status_set(&e->st, CB_EXIT_RUNTIME, "out of memory for timing samples");
     else if (e->sampling)
-        backend_step(e, e->ops->timer_reserve(e->b, marks));
+        eng_backend_step(e, e->ops->timer_reserve(e->b, marks));
 }
 
-void free_buffers(engine *e)
+void eng_free_buffers(engine *e)
 {
     if (e->send)
         e->ops->free(e->b, e->send);
@@ -203,7 +203,7 @@ void free_buffers(engine *e)
     if (e->work)
         e->ops->free(e->b, e->work);
     free(e->staging);
-    repeat_free(e);
+    eng_repeat_free(e);
     free(e->samples);
     free(e->rank_times);
     free(e->raw_samples);

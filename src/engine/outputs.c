@@ -53,7 +53,7 @@ static void describe_settings(cb_run_settings *s, const cb_params *p)
 
 /* Rank 0 opens the outputs the command line asks for before anything is
  * measured, in the order of cb_output_formats. */
-void open_printers(engine *e)
+void eng_open_printers(engine *e)
 {
     describe_settings(&e->run.settings, e->p);
     if (e->rank != 0)
@@ -82,7 +82,7 @@ void open_printers(engine *e)
 }
 
 /* The run described, before the first table. */
-void printers_begin(engine *e)
+void eng_printers_begin(engine *e)
 {
     pthread_mutex_lock(&e->outputs_lock);
     for (int i = 0; i < e->nprinters; i++)
@@ -92,10 +92,10 @@ void printers_begin(engine *e)
 }
 
 /* A new table: coll measured in layout. */
-void printers_table_begin(engine *e, const cb_collective *coll, cb_block_layout layout)
+void eng_printers_table_begin(engine *e, const cb_collective *coll, cb_block_layout layout)
 {
-    /* Before the lock: the expectation's lines go out through note(). */
-    expect_table_begin(e, coll);
+    /* Before the lock: the expectation's lines go out through eng_note(). */
+    eng_expect_table_begin(e, coll);
     pthread_mutex_lock(&e->outputs_lock);
     for (int i = 0; i < e->nprinters; i++)
         if (e->printers[i]->ops->table_begin != NULL)
@@ -103,7 +103,7 @@ void printers_table_begin(engine *e, const cb_collective *coll, cb_block_layout 
     pthread_mutex_unlock(&e->outputs_lock);
 }
 
-void printers_note(engine *e, const char *text)
+void eng_printers_note(engine *e, const char *text)
 {
     pthread_mutex_lock(&e->outputs_lock);
     for (int i = 0; i < e->nprinters; i++)
@@ -114,7 +114,7 @@ void printers_note(engine *e, const char *text)
 
 /* Progress on stderr: by default only when stderr is a terminal and the
  * table goes elsewhere (stdout redirected); --progress forces it. */
-void choose_progress(engine *e)
+void eng_choose_progress(engine *e)
 {
     const cb_params *p = e->p;
     int table_on_stderr = p->csv_path != NULL && strcmp(p->csv_path, "-") == 0;
@@ -153,7 +153,7 @@ static double share_done(const engine *e, int done)
     return share < 0 ? 0 : share > 1 ? 1 : share;
 }
 
-void report_progress(engine *e, const cb_collective *coll, cb_dtype dtype, cb_redop redop,
+void eng_report_progress(engine *e, const cb_collective *coll, cb_dtype dtype, cb_redop redop,
                      int done)
 {
     if (e->progress == 0)
@@ -213,7 +213,7 @@ static void end_one(engine *e, int i)
         cb_status_set(&e->st, CB_EXIT_RUNTIME, "%s", err);
 }
 
-void end_printers(engine *e)
+void eng_end_printers(engine *e)
 {
     /* In the order opened, each ended and closed before the next ends, so
      * the JSON document, last, carries the status a failed close gives.
@@ -221,7 +221,7 @@ void end_printers(engine *e)
      * stopped reading stdout (the handler made it non-blocking), and the
      * table's footer, blocking again, must not keep the JSON unwritten
      * when the launcher's SIGKILL follows. The lock keeps the hang report
-     * (end_printers_on_hang) from ending them at the same time. */
+     * (eng_end_printers_on_hang) from ending them at the same time. */
     check_min_bw(e);
     e->sum.elapsed_s = MPI_Wtime() - e->start_time;
     pthread_mutex_lock(&e->outputs_lock);
@@ -244,7 +244,7 @@ void end_printers(engine *e)
     pthread_mutex_unlock(&e->outputs_lock);
 }
 
-void end_printers_on_hang(void *ctx, const cb_hang_report *rep)
+void eng_end_printers_on_hang(void *ctx, const cb_hang_report *rep)
 {
     engine *e = ctx;
     /* The main thread holds the lock only inside a printer call; it is
@@ -283,7 +283,7 @@ static void check_printers(engine *e)
 }
 
 /* Rank 0: cycle e->cycle ran whole (its results and scan given). */
-void printers_cycle_end(engine *e)
+void eng_printers_cycle_end(engine *e)
 {
     pthread_mutex_lock(&e->outputs_lock);
     for (int i = 0; i < e->nprinters; i++)
@@ -348,7 +348,7 @@ static void count_unrepeatable(engine *e, const cb_result *res)
     }
     char what[192];
     describe_result(res, what, sizeof what);
-    note(e, "Unrepeatable: %s: %llu launch%s (over ranks; %llu compared on each) differ%s from "
+    eng_note(e, "Unrepeatable: %s: %llu launch%s (over ranks; %llu compared on each) differ%s from "
             "the first launch's output in %llu element%s, first on rank %d host %s (-B)",
          what, (unsigned long long)res->unrepeatable, res->unrepeatable == 1 ? "" : "es",
          (unsigned long long)res->repeat_checked, res->unrepeatable == 1 ? "s" : "",
@@ -362,11 +362,11 @@ static void emit_row(engine *e, const cb_result *out_of_place, const cb_result *
 {
     /* Copies that carry the row's expectation (--expect). */
     cb_result oop = *out_of_place, inp;
-    expect_result(e, &oop);
+    eng_expect_result(e, &oop);
     out_of_place = &oop;
     if (in_place != NULL) {
         inp = *in_place;
-        expect_result(e, &inp);
+        eng_expect_result(e, &inp);
         in_place = &inp;
     }
     const cb_result *halves[2] = {out_of_place, in_place};
@@ -390,13 +390,13 @@ static void emit_row(engine *e, const cb_result *out_of_place, const cb_result *
         char what[192];
         describe_result(halves[h], what, sizeof what);
         if (e->at_largest)
-            gate_busbw(e, what, halves[h]->busbw);
-        gate_expectation(e, what, halves[h]);
+            eng_gate_busbw(e, what, halves[h]->busbw);
+        eng_gate_expectation(e, what, halves[h]);
         count_unrepeatable(e, halves[h]);
     }
 }
 
-void stamp_result(engine *e, cb_result *res)
+void eng_stamp_result(engine *e, cb_result *res)
 {
     time_t now = time(NULL);
     struct tm utc;
@@ -405,13 +405,13 @@ void stamp_result(engine *e, cb_result *res)
     strftime(res->timestamp_utc, sizeof res->timestamp_utc, "%Y-%m-%dT%H:%M:%SZ", &utc);
 }
 
-void gate_busbw(engine *e, const char *what, double busbw)
+void eng_gate_busbw(engine *e, const char *what, double busbw)
 {
     double floor = e->p->min_busbw;
     if (floor > 0 && !(busbw >= floor)) {
         e->slow = 1;
         e->sum.below_min_busbw++;
-        note(e, "Below --min-busbw %.2f GB/s: %s busbw %.2f GB/s", floor, what, busbw);
+        eng_note(e, "Below --min-busbw %.2f GB/s: %s busbw %.2f GB/s", floor, what, busbw);
     }
 }
 
@@ -419,7 +419,7 @@ void gate_busbw(engine *e, const char *what, double busbw)
  * keeps the n out-of-place results of a size (one per group) until their
  * in-place halves come, then prints a row per group. last_half: no other
  * half of this size follows (barrier, the column layout). */
-void emit_results(engine *e, const cb_result *res, int n, int last_half)
+void eng_emit_results(engine *e, const cb_result *res, int n, int last_half)
 {
     if (e->rank != 0)
         return;
@@ -450,7 +450,7 @@ void emit_results(engine *e, const cb_result *res, int n, int last_half)
 
 /* Out-of-place results whose in-place halves will not come: the run
  * stopped between the two. */
-void flush_pending(engine *e)
+void eng_flush_pending(engine *e)
 {
     for (int g = 0; g < e->npending; g++)
         emit_row(e, &e->pending[g], NULL);

@@ -9,7 +9,7 @@
  */
 #include "engine_int.h"
 
-void repeat_allocate(engine *e)
+void eng_repeat_allocate(engine *e)
 {
     if (!e->p->repeat_check)
         return;
@@ -30,7 +30,7 @@ void repeat_allocate(engine *e)
                       "for the first launch's output", e->buffer_bytes);
 }
 
-void repeat_free(engine *e)
+void eng_repeat_free(engine *e)
 {
     if (e->repeat_ref != NULL && e->b->repeat_on_device)
         e->ops->free(e->b, e->repeat_ref);
@@ -39,17 +39,17 @@ void repeat_free(engine *e)
     e->repeat_ref = NULL;
 }
 
-void repeat_note(engine *e)
+void eng_repeat_note(engine *e)
 {
     if (!e->p->repeat_check || e->p->ncollectives == 0)   /* the scan alone: a note says so */
         return;
-    note(e, "-B: each launch's output is compared bit for bit with the first launch's of its "
+    eng_note(e, "-B: each launch's output is compared bit for bit with the first launch's of its "
             "size and placement, %s, between launches and outside the timed spans: each timed "
             "launch is its own span, waited for and preceded by a barrier; in place, the "
             "input is written again before each launch (iteration, with -m)",
          e->b->repeat_on_device ? "on the device (a kernel counts the differing elements)"
                                 : "in host memory");
-    note(e, "-B: data movement and integer reductions must repeat; floating-point reductions "
+    eng_note(e, "-B: data movement and integer reductions must repeat; floating-point reductions "
             "must where the library keeps one reduction order, and %s, so a floating-point "
             "reduction alone unrepeatable may be the library's order, not corruption",
          e->ops->repeat_promise != NULL ? e->ops->repeat_promise : "not said");
@@ -57,11 +57,11 @@ void repeat_note(engine *e)
      * for one size changes the algorithm, and so the reduction order. */
     const char *tuner = getenv("NCCL_TUNER_PLUGIN");
     if (strstr(e->ops->name, "nccl") != NULL && tuner != NULL && tuner[0] != '\0')
-        note(e, "-B: NCCL_TUNER_PLUGIN=%s: a tuner that picks another algorithm between "
+        eng_note(e, "-B: NCCL_TUNER_PLUGIN=%s: a tuner that picks another algorithm between "
                 "launches of one size makes floating-point reductions differ", tuner);
 }
 
-int repeat_start(engine *e, const cb_collective *coll, const cb_call *call, int size_index,
+int eng_repeat_start(engine *e, const cb_collective *coll, const cb_call *call, int size_index,
                  int in_place)
 {
     e->repeat_spans = e->repeat_on = e->repeat_refill = e->repeat_kept = 0;
@@ -78,24 +78,24 @@ int repeat_start(engine *e, const cb_collective *coll, const cb_call *call, int 
      * written again before each. No pattern for the type and reduction:
      * out of place the buffers' contents serve as well; in place nothing
      * can be compared. */
-    int patterned = check_pattern(e, coll, call, size_index, in_place, -1, &e->repeat_pat) == 0;
+    int patterned = eng_check_pattern(e, coll, call, size_index, in_place, -1, &e->repeat_pat) == 0;
     if (in_place && !patterned)
         return 0;
     e->repeat_on = 1;
     e->repeat_refill = in_place;
     if (patterned && !in_place)
-        return fill_input(e, coll, call, &e->repeat_pat);
+        return eng_fill_input(e, coll, call, &e->repeat_pat);
     return 0;
 }
 
-int repeat_before(engine *e, const cb_collective *coll, const cb_call *call)
+int eng_repeat_before(engine *e, const cb_collective *coll, const cb_call *call)
 {
     if (!e->repeat_on || !e->repeat_refill)
         return 0;
-    return fill_input(e, coll, call, &e->repeat_pat);
+    return eng_fill_input(e, coll, call, &e->repeat_pat);
 }
 
-int repeat_after(engine *e, const cb_call *call)
+int eng_repeat_after(engine *e, const cb_call *call)
 {
     /* The launch was waited for (repeat_units launches one at a time with
      * a wait), so its output is complete here. */
@@ -104,7 +104,7 @@ int repeat_after(engine *e, const cb_call *call)
     size_t esize = cb_dtype_info_of(call->dtype)->size, differing = 0;
     /* The first launch's output becomes the reference; every later one is
      * compared with it. */
-    if (backend_step(e, e->ops->repeat_check(e->b, call->recv, call->layout.recv_count, esize,
+    if (eng_backend_step(e, e->ops->repeat_check(e->b, call->recv, call->layout.recv_count, esize,
                                              e->repeat_ref, e->staging, !e->repeat_kept,
                                              &differing)) != 0)
         return -1;
@@ -117,7 +117,7 @@ int repeat_after(engine *e, const cb_call *call)
     return 0;
 }
 
-void repeat_result(engine *e, cb_result *res)
+void eng_repeat_result(engine *e, cb_result *res)
 {
     res->unrepeatable_rank = -1;
     if (!e->p->repeat_check)
@@ -143,7 +143,7 @@ void repeat_result(engine *e, cb_result *res)
         int rank;
     } report;
     memset(&report, 0, sizeof report);
-    host_label(e, report.host, sizeof report.host);   /* as the -N tally names it */
+    eng_host_label(e, report.host, sizeof report.host);   /* as the -N tally names it */
     report.rank = e->rank;
     MPI_Bcast(&report, (int)sizeof report, MPI_BYTE, bad, e->gcomm);
     res->unrepeatable_rank = report.rank;

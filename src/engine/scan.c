@@ -28,7 +28,7 @@ typedef struct scan_run {
 
 /* This rank's host as the scan names it: NCCL_HOSTID where set, as NCCL
  * and --split node tell hosts apart. */
-void host_label(const engine *e, char *out, size_t len)
+void eng_host_label(const engine *e, char *out, size_t len)
 {
     const char *id = getenv(CB_HOSTID_ENV);
     snprintf(out, len, "%s", id != NULL && id[0] != '\0' ? id : e->host);
@@ -100,9 +100,9 @@ static int scan_measure(scan_run *s, int color, int peer, int longer, const char
     const cb_params *p = e->p;
     cb_backend *sub = NULL;
     cb_watchdog_doing(&e->watch, "the health scan (-o scan), %s", what);
-    if (color >= 0 && backend_step(e, e->ops->split(e->b, color, e->rank, &sub)) != 0)
+    if (color >= 0 && eng_backend_step(e, e->ops->split(e->b, color, e->rank, &sub)) != 0)
         sub = NULL;
-    if (agree(e) != CB_EXIT_OK)
+    if (eng_agree(e) != CB_EXIT_OK)
         return -1;
     int active = color >= 0 ? sub != NULL && sub->nranks > 1 : peer >= 0;
     /* Inputs whose correct output is exact in float: a sum of ones, or the
@@ -125,7 +125,7 @@ static int scan_measure(scan_run *s, int color, int peer, int longer, const char
     if (rc != 0)
         cb_status_set(&e->st, CB_EXIT_RUNTIME, "%s", sub != NULL && sub->error[0] != '\0'
                                                          ? sub->error : e->b->error);
-    if (agree(e) == CB_EXIT_OK && active) {
+    if (eng_agree(e) == CB_EXIT_OK && active) {
         int iters = (p->iters > 0 ? p->iters : 1) * longer;
         rc = e->ops->timer_start(e->b);
         cb_watchdog_loop(&e->watch, iters);
@@ -149,7 +149,7 @@ static int scan_measure(scan_run *s, int color, int peer, int longer, const char
     quiet_barrier(e);
     if (sub != NULL)
         e->ops->fini(sub, e->st.code != CB_EXIT_OK);
-    if (agree(e) != CB_EXIT_OK)
+    if (eng_agree(e) != CB_EXIT_OK)
         return -1;
     MPI_Gather(&seconds, 1, MPI_DOUBLE, s->times, 1, MPI_DOUBLE, 0, e->comm);
     s->measurements++;
@@ -218,14 +218,14 @@ static void scan_row(scan_run *s, const char *part, scan_span span, int a, int b
     if (span == SPAN_PAIR)
         snprintf(res.peer_host, sizeof res.peer_host, "%s", s->labels[t->node_first[b]]);
     res.round = span == SPAN_PAIR ? round : -1;
-    stamp_result(e, &res);
+    eng_stamp_result(e, &res);
     if (strstr(part, "_again") == NULL) {
         char what[192];
         snprintf(what, sizeof what, "scan %s %s%s%s", part, res.host[0] ? res.host : "rail",
                  res.peer_host[0] ? " - " : "", res.peer_host);
         if (span == SPAN_RAIL)
             snprintf(what, sizeof what, "scan rail %d", a);
-        gate_busbw(e, what, figure);
+        eng_gate_busbw(e, what, figure);
     }
     cb_row row = {&res, NULL};
     e->sum.measurements++;   /* a figure, as the CSV has one row for it */
@@ -243,7 +243,7 @@ static int scan_pairs(scan_run *s, double *matrix)
     int *pairs = malloc((size_t)t->nnodes * sizeof *pairs);
     if (pairs == NULL)
         cb_status_set(&s->e->st, CB_EXIT_RUNTIME, "-o scan: out of memory for the pairs");
-    if (agree(s->e) != CB_EXIT_OK) {
+    if (eng_agree(s->e) != CB_EXIT_OK) {
         free(pairs);
         return -1;
     }
@@ -274,7 +274,7 @@ static int scan_again(scan_run *s, const cb_scan_remeasure *what, double *figure
     double *out = calloc((size_t)n * n + t->max_local + 1, sizeof *out);
     if (out == NULL) {
         cb_status_set(&s->e->st, CB_EXIT_RUNTIME, "-o scan: out of memory");
-        agree(s->e);
+        eng_agree(s->e);
         return -1;
     }
     *figure = NAN;
@@ -328,7 +328,7 @@ static int scan_verdict(scan_run *s, const cb_scan_input *in, cb_scan_verdict *v
         failed = 1;
     if (failed)
         cb_status_set(&e->st, CB_EXIT_RUNTIME, "-o scan: out of memory for the verdict");
-    if (agree(e) != CB_EXIT_OK) {
+    if (eng_agree(e) != CB_EXIT_OK) {
         free(what);
         free(needs);
         return -1;
@@ -385,7 +385,7 @@ static const char *gpu_of(const engine *e, int rank)
 static void note_lines(engine *e, char *text)
 {
     for (char *line = strtok(text, "\n"); line != NULL; line = strtok(NULL, "\n"))
-        note(e, "%s", line);
+        eng_note(e, "%s", line);
 }
 
 /* A figure for the table: 2 decimals, '-' when unknown (a part of one rank). */
@@ -410,16 +410,16 @@ static void scan_report(scan_run *s, const cb_scan_input *in, const cb_scan_verd
     for (int a = 0; a < n; a++)
         hosts[a] = s->labels[t->node_first[a]];
     if (in->node_busbw != NULL) {
-        note(e, "Nodes: all-reduce inside each node, all nodes at once");
-        note(e, "%6s  %-16s %5s  %10s", "node", "host", "ranks", "busbw_GBps");
+        eng_note(e, "Nodes: all-reduce inside each node, all nodes at once");
+        eng_note(e, "%6s  %-16s %5s  %10s", "node", "host", "ranks", "busbw_GBps");
         for (int a = 0; a < n; a++) {
             char fig[32];
             figure_text(fig, sizeof fig, in->node_busbw[a]);
-            note(e, "%6d  %-16s %5d  %10s", a, hosts[a], t->node_size[a], fig);
+            eng_note(e, "%6d  %-16s %5d  %10s", a, hosts[a], t->node_size[a], fig);
         }
     }
     if (in->pair_bw != NULL) {
-        note(e, "Pairs: send/receive between the ranks of one local index, both ways at "
+        eng_note(e, "Pairs: send/receive between the ranks of one local index, both ways at "
                 "once; %d round%s; GB/s per direction", cb_scan_rounds(n),
              cb_scan_rounds(n) == 1 ? "" : "s");
         char *text = NULL;
@@ -439,15 +439,15 @@ static void scan_report(scan_run *s, const cb_scan_input *in, const cb_scan_verd
         }
         free(text);
         if (n < 3)
-            note(e, "Pairs: with 2 nodes a slow link cannot be told from a slow node");
+            eng_note(e, "Pairs: with 2 nodes a slow link cannot be told from a slow node");
     }
     if (in->rail_busbw != NULL) {
-        note(e, "Rails: all-reduce across nodes among the ranks of one local index");
-        note(e, "%6s  %5s  %10s", "rail", "ranks", "busbw_GBps");
+        eng_note(e, "Rails: all-reduce across nodes among the ranks of one local index");
+        eng_note(e, "%6s  %5s  %10s", "rail", "ranks", "busbw_GBps");
         for (int l = 0; l < in->nrails; l++) {
             char fig[32];
             figure_text(fig, sizeof fig, in->rail_busbw[l]);
-            note(e, "%6d  %5d  %10s", l, cb_scan_rail_size(t, l), fig);
+            eng_note(e, "%6d  %5d  %10s", l, cb_scan_rail_size(t, l), fig);
         }
     }
     static const char *const reasons[] = {"node_figure", "pairs", "wrong", "link", "rail"};
@@ -463,7 +463,7 @@ static void scan_report(scan_run *s, const cb_scan_input *in, const cb_scan_verd
         const char *confidence = cb_scan_confidence_name(cb_scan_confidence(v, f));
         cb_scan_suspect_line(line, sizeof line, f, host_a, host_b, gpu_of(e, gpu_rank),
                              confidence);
-        note(e, "%s", strncmp(line, "# ", 2) == 0 ? line + 2 : line);
+        eng_note(e, "%s", strncmp(line, "# ", 2) == 0 ? line + 2 : line);
         if (sus != NULL)
             sus[i] = (cb_scan_suspect){
                 .kind = f->reason == CB_SCAN_LINK ? "link" : f->reason == CB_SCAN_RAIL ? "rail"
@@ -510,12 +510,12 @@ static int scan_setup(scan_run *s)
     engine *e = s->e;
     int nranks = e->nranks;
     cb_split_spec node = {.kind = CB_SPLIT_NODE, .text = "node"};
-    int key = spec_color(e, &node, "-o scan", e->comm);
-    if (agree(e) != CB_EXIT_OK)
+    int key = eng_spec_color(e, &node, "-o scan", e->comm);
+    if (eng_agree(e) != CB_EXIT_OK)
         return -1;
     int *keys = malloc((size_t)nranks * sizeof *keys);
     char label[SCAN_LABEL];
-    host_label(e, label, sizeof label);
+    eng_host_label(e, label, sizeof label);
     size_t bytes = e->nsizes > 0 ? (size_t)e->sizes[e->nsizes - 1] : 0;
     if (bytes > e->buffer_bytes)
         bytes = e->buffer_bytes;
@@ -533,7 +533,7 @@ static int scan_setup(scan_run *s)
         cb_status_set(&e->st, CB_EXIT_RUNTIME, "-o scan: out of memory");
     else if (s->count == 0)
         cb_status_set(&e->st, CB_EXIT_USAGE, "-o scan: the largest size (-e) holds no float");
-    if (agree(e) != CB_EXIT_OK) {
+    if (eng_agree(e) != CB_EXIT_OK) {
         free(keys);
         return -1;
     }
@@ -545,7 +545,7 @@ static int scan_setup(scan_run *s)
         cb_status_set(&e->st, CB_EXIT_RUNTIME, "-o scan: out of memory for the topology");
     else if (e->rank == 0)
         distinct_labels(s);
-    return agree(e) == CB_EXIT_OK ? 0 : -1;
+    return eng_agree(e) == CB_EXIT_OK ? 0 : -1;
 }
 
 static void scan_free(scan_run *s)
@@ -571,12 +571,12 @@ static int scan_measure_all(scan_run *s, cb_scan_verdict *v, int *suspects)
     int rc = 0;
     if (!node_bw || !pair_bw || !rail_bw || !wrong_rank || !wrong_node)
         cb_status_set(&e->st, CB_EXIT_RUNTIME, "-o scan: out of memory for the figures");
-    if (agree(e) != CB_EXIT_OK)
+    if (eng_agree(e) != CB_EXIT_OK)
         rc = -1;
     for (int i = 0; rc == 0 && i < n * n; i++)
         pair_bw[i] = NAN;
     /* Said before measuring: a run that times out in the scan shows it began. */
-    note(e, "Health scan: %d nodes, %zu B per rank, float sum, -n %d -w %d, suspect below "
+    eng_note(e, "Health scan: %d nodes, %zu B per rank, float sum, -n %d -w %d, suspect below "
             "%.2f x the median", n, s->count * sizeof(float), e->p->iters, e->p->warmup,
          e->p->scan_threshold);
     if (rc == 0 && (parts & CB_SCAN_NODES)) {
@@ -624,20 +624,20 @@ static int scan_measure_all(scan_run *s, cb_scan_verdict *v, int *suspects)
     return rc;
 }
 
-int run_scan(engine *e)
+int eng_run_scan(engine *e)
 {
     scan_run s = {.e = e};
     cb_scan_verdict v = {0};
     int suspects = 0;
     double start = MPI_Wtime();
     if (e->ops->split == NULL || e->ops->sendrecv == NULL) {
-        note(e, "-o scan: the %s backend has no sub-groups or send/receive: scan skipped",
+        eng_note(e, "-o scan: the %s backend has no sub-groups or send/receive: scan skipped",
              e->ops->name);
         return e->st.code;
     }
     if (scan_setup(&s) == 0) {
         if (s.t.nnodes < 2)
-            note(e, "-o scan: 1 node (hosts as NCCL_HOSTID or the machine name tell "
+            eng_note(e, "-o scan: 1 node (hosts as NCCL_HOSTID or the machine name tell "
                     "them apart), so there is nothing to compare: scan skipped");
         else if (scan_measure_all(&s, &v, &suspects) == 0) {
             /* Wrong elements count as in any collective (exit 7); suspects
@@ -649,9 +649,9 @@ int run_scan(engine *e)
             if (suspects > 0)
                 e->slow = 1;
             else
-                note(e, "No suspects");
+                eng_note(e, "No suspects");
             e->sum.scan_suspects += suspects;
-            note(e, "Health scan took %.2f s (%d measurements and re-measures)",
+            eng_note(e, "Health scan took %.2f s (%d measurements and re-measures)",
                  MPI_Wtime() - start, s.measurements);
         }
     }

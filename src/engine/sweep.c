@@ -2,7 +2,7 @@
 #include "engine_int.h"
 #include "common/format.h"
 
-/* How far check_sizes_fit looks for a size to suggest. */
+/* How far eng_check_sizes_fit looks for a size to suggest. */
 #define CB_FIT_SEARCH 65536u
 
 /* One measurement: one size, one placement. Returns the agreed status. */
@@ -50,21 +50,21 @@ static int measure(engine *e, const cb_collective *coll, cb_call *call, int size
      * they never change, and the last one's output is checked with it. */
     int timed = checkable && !in_place && e->p->check_timed;
     cb_pattern timed_pat;
-    if (timed && check_pattern(e, coll, call, size_index, 0, -1, &timed_pat) == 0)
-        fill_input(e, coll, call, &timed_pat);
+    if (timed && eng_check_pattern(e, coll, call, size_index, 0, -1, &timed_pat) == 0)
+        eng_fill_input(e, coll, call, &timed_pat);
     cb_rank_time mine;
     memset(&mine, 0, sizeof mine);
     /* -B: what the launches read, and whether their outputs are compared.
      * A failure here is agreed on after the launches, as every rank's
      * launches and plan must match. */
-    repeat_start(e, coll, call, size_index, in_place);
-    time_collective(e, coll, call, &mine);
-    if (agree(e) != CB_EXIT_OK)
+    eng_repeat_start(e, coll, call, size_index, in_place);
+    eng_time_collective(e, coll, call, &mine);
+    if (eng_agree(e) != CB_EXIT_OK)
         return e->st.code;
-    repeat_result(e, &res);
+    eng_repeat_result(e, &res);
     res.iters = cb_iter_plan_done(&e->plan, e->spans_run);   /* the same on every rank */
-    res.seconds = combine_time(e, mine.mean);
-    int slowest_rank = gather_rank_times(e, &mine, &res);   /* in comm */
+    res.seconds = eng_combine_time(e, mine.mean);
+    int slowest_rank = eng_gather_rank_times(e, &mine, &res);   /* in comm */
     if (e->raw_samples != NULL)
         MPI_Gather(e->raw_samples, e->samples_room, MPI_DOUBLE, e->rank_samples,
                    e->samples_room, MPI_DOUBLE, 0, e->gcomm);
@@ -77,18 +77,18 @@ static int measure(engine *e, const cb_collective *coll, cb_call *call, int size
 
     if (checkable) {
         cb_watchdog_doing(&e->watch, "%s, verification", e->measuring);
-        verify(e, coll, call, size_index, &res, timed);
+        eng_verify(e, coll, call, size_index, &res, timed);
     }
     if (e->st.code != CB_EXIT_OK)
         return e->st.code;
-    stamp_result(e, &res);
+    eng_stamp_result(e, &res);
     if (e->p->split.kind != CB_SPLIT_NONE)
-        return emit_split(e, coll, &res, slowest_rank, last_half);
+        return eng_emit_split(e, coll, &res, slowest_rank, last_half);
 
     e->sum.wrong += res.wrong;
     e->sum.unrepeatable += res.unrepeatable;
-    emit_results(e, &res, 1, last_half);
-    return agree(e);
+    eng_emit_results(e, &res, 1, last_half);
+    return eng_agree(e);
 }
 
 /* Whether every rank's backend runs this type and reduction; a note when not. */
@@ -97,14 +97,14 @@ static int supported_everywhere(engine *e, const cb_collective *coll, cb_dtype d
 {
     char why[256] = "";
     if (coll->accepts != NULL && !coll->accepts(redop, why, sizeof why)) {
-        note(e, "skipped %s %s %s: %s", coll->name, cb_dtype_info_of(dtype)->name,
+        eng_note(e, "skipped %s %s %s: %s", coll->name, cb_dtype_info_of(dtype)->name,
              cb_redop_name(redop), why);
         return 0;
     }
     int supported = e->ops->supports(e->b, dtype, redop, why, sizeof why), everywhere = 0;
     MPI_Allreduce(&supported, &everywhere, 1, MPI_INT, MPI_MIN, e->comm);
     if (!everywhere)
-        note(e, "skipped %s %s %s: %s", coll->name, cb_dtype_info_of(dtype)->name,
+        eng_note(e, "skipped %s %s %s: %s", coll->name, cb_dtype_info_of(dtype)->name,
              cb_redop_name(redop), why[0] ? why : "not supported on some rank");
     return everywhere;
 }
@@ -136,7 +136,7 @@ static int some_row_at(const engine *e, uint64_t bytes)
     return 0;
 }
 
-void check_sizes_fit(engine *e)
+void eng_check_sizes_fit(engine *e)
 {
     const cb_params *p = e->p;
     /* The parser saw the types but not the rank count: a size can hold an
@@ -173,18 +173,18 @@ void check_sizes_fit(engine *e)
 }
 
 /* Every size for one (collective, type, reduction, root). */
-int sweep(engine *e, const cb_collective *coll, cb_dtype dtype, cb_redop redop, int root)
+int eng_sweep(engine *e, const cb_collective *coll, cb_dtype dtype, cb_redop redop, int root)
 {
     const cb_dtype_info *info = cb_dtype_info_of(dtype);
     if (coll->flags & CB_COLL_COMM)
-        return measure_comm_ways(e, coll, dtype);
+        return eng_measure_comm_ways(e, coll, dtype);
     if (coll->flags & CB_COLL_NO_DATA) {
         /* One row: no size to sweep, no placement, nothing to verify. */
         cb_call call = {.dtype = dtype, .redop = redop, .root = root, .state = e->coll_state};
         if (coll->layout(0, info->size, e->gsize, &call.layout) != 0)
             return CB_EXIT_OK;
         if (e->p->check_passes > 0)
-            note(e, "%s moves no data: one row at size 0, not verified", coll->name);
+            eng_note(e, "%s moves no data: one row at size 0, not verified", coll->name);
         e->at_largest = 0;   /* --min-busbw: no bandwidth to gate */
         return measure(e, coll, &call, 0, 0, 0, 1, 0);
     }
@@ -195,7 +195,7 @@ int sweep(engine *e, const cb_collective *coll, cb_dtype dtype, cb_redop redop, 
     if (e->p->split.kind != CB_SPLIT_NONE)
         MPI_Allreduce(MPI_IN_PLACE, &checkable, 1, MPI_INT, MPI_MIN, e->comm);
     if (e->p->check_passes > 0 && !checkable)
-        note(e, "%s %s %s not checked: %s", coll->name, info->name, cb_redop_name(redop), why);
+        eng_note(e, "%s %s %s not checked: %s", coll->name, info->name, cb_redop_name(redop), why);
     for (int s = 0; s < e->nsizes; s++) {
         cb_call call = {.dtype = dtype, .redop = redop, .root = root, .work = e->work,
                         .state = e->coll_state, .traffic = &e->p->a2av_matrix};
@@ -206,7 +206,7 @@ int sweep(engine *e, const cb_collective *coll, cb_dtype dtype, cb_redop redop, 
         if (e->p->split.kind != CB_SPLIT_NONE)
             MPI_Allreduce(MPI_IN_PLACE, &fits, 1, MPI_INT, MPI_MIN, e->comm);
         if (!fits) {
-            note(e, "skipped %s %s %s %llu B: too small to give %s", coll->name, info->name,
+            eng_note(e, "skipped %s %s %s %llu B: too small to give %s", coll->name, info->name,
                  cb_redop_name(redop), (unsigned long long)e->sizes[s],
                  coll->layout_traffic != NULL ? "every unit of the traffic matrix's weight "
                                                 "a whole element"
@@ -226,7 +226,7 @@ int sweep(engine *e, const cb_collective *coll, cb_dtype dtype, cb_redop redop, 
             if (measure(e, coll, &call, s, bytes, in_place, in_place == placements - 1,
                         checkable) != CB_EXIT_OK)
                 return e->st.code;
-        report_progress(e, coll, dtype, redop, s + 1);
+        eng_report_progress(e, coll, dtype, redop, s + 1);
     }
     return CB_EXIT_OK;
 }
@@ -254,7 +254,7 @@ static int run_combinations(engine *e, const cb_collective *coll)
             if (!supported_everywhere(e, coll, p->dtypes[t], redop))
                 continue;
             for (int root = first_root; root <= last_root; root++, e->at.combo++)
-                if (sweep(e, coll, p->dtypes[t], redop, root) != CB_EXIT_OK)
+                if (eng_sweep(e, coll, p->dtypes[t], redop, root) != CB_EXIT_OK)
                     return e->st.code;
         }
     return CB_EXIT_OK;
@@ -266,27 +266,27 @@ static int run_collective(engine *e, const cb_collective *coll, cb_block_layout 
     e->layout_now = layout;
     e->at.pass++;
     e->at.combo = 0;
-    printers_table_begin(e, coll, layout);
+    eng_printers_table_begin(e, coll, layout);
     if (e->impl_now != NULL)
-        note(e, "%s runs as %s (--nccl-impl)", coll->name, e->impl_now);
+        eng_note(e, "%s runs as %s (--nccl-impl)", coll->name, e->impl_now);
     if (coll->available != NULL && !coll->available(e->ops)) {
         if (coll->needs != NULL)
-            note(e, "skipped %s on the %s backend: needs %s", coll->name, e->ops->name,
+            eng_note(e, "skipped %s on the %s backend: needs %s", coll->name, e->ops->name,
                  coll->needs);
         else
-            note(e, "skipped %s: the %s backend does not implement it", coll->name,
+            eng_note(e, "skipped %s: the %s backend does not implement it", coll->name,
                  e->ops->name);
         return CB_EXIT_OK;
     }
     if (layout == CB_LAYOUT_COL && e->ops->copy2d == NULL) {
-        note(e, "skipped %s in column layout: the %s backend has no 2-D copy", coll->name,
+        eng_note(e, "skipped %s in column layout: the %s backend has no 2-D copy", coll->name,
              e->ops->name);
         return CB_EXIT_OK;
     }
     if (coll->layout_traffic != NULL) {
         char matrix[64];
         cb_traffic_format(&e->p->a2av_matrix, matrix, sizeof matrix);
-        note(e, "%s: traffic matrix %s (--a2av-matrix); size = the busiest rank's bytes sent "
+        eng_note(e, "%s: traffic matrix %s (--a2av-matrix); size = the busiest rank's bytes sent "
              "or received; out of place only", coll->name, matrix);
     }
     if (coll->prepare == NULL)
@@ -294,19 +294,19 @@ static int run_collective(engine *e, const cb_collective *coll, cb_block_layout 
 
     cb_watchdog_doing(&e->watch, "setting up %s's groups", coll->name);
     /* This rank's inner group among the ranks measured together. */
-    int color = spec_color(e, &e->p->hier, "--hier-split", e->gcomm);
+    int color = eng_spec_color(e, &e->p->hier, "--hier-split", e->gcomm);
     /* A bad colour list stops every rank before the collective set-up. */
-    if (agree(e) != CB_EXIT_OK)
+    if (eng_agree(e) != CB_EXIT_OK)
         return e->st.code;
     char what[256];
     snprintf(what, sizeof what, "%s inner groups (--hier-split %s)%s", coll->name,
              e->p->hier.text, e->p->split.kind != CB_SPLIT_NONE ? ", ranks of split group 0" : "");
-    note_groups(e, e->gcomm, what, "", color);
+    eng_note_groups(e, e->gcomm, what, "", color);
     e->coll_state = NULL;
     if (coll->prepare(e->b, color, &e->coll_state) != 0)
         cb_status_set(&e->st, CB_EXIT_RUNTIME, "setting up %s failed: %s", coll->name,
                       e->b->error);
-    if (agree(e) == CB_EXIT_OK)
+    if (eng_agree(e) == CB_EXIT_OK)
         run_combinations(e, coll);
     coll->release(e->coll_state, e->st.code != CB_EXIT_OK);
     e->coll_state = NULL;
@@ -325,7 +325,7 @@ static int run_implementations(engine *e, const cb_collective *coll, cb_block_la
         if (chosen < 0)   /* checked at start-up on every rank: cannot happen */
             cb_status_set(&e->st, CB_EXIT_RUNTIME, "--nccl-impl %s: %s",
                           cb_impl_name(e->p->impls[i]), e->b->error);
-        if (agree(e) != CB_EXIT_OK)
+        if (eng_agree(e) != CB_EXIT_OK)
             return e->st.code;
         e->impl_now = cb_impl_name((cb_impl)chosen);
         if (run_collective(e, coll, layout) != CB_EXIT_OK)
@@ -335,7 +335,7 @@ static int run_implementations(engine *e, const cb_collective *coll, cb_block_la
     return CB_EXIT_OK;
 }
 
-int run_collectives(engine *e)
+int eng_run_collectives(engine *e)
 {
     const cb_params *p = e->p;
     e->at.ncolls = p->ncollectives;

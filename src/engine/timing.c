@@ -1,7 +1,7 @@
 /* Timing: launch loops, timed spans, marks, rounds, and combining ranks' times. */
 #include "engine_int.h"
 
-int launches_grouped(engine *e, const cb_collective *coll, const cb_call *call)
+int eng_launches_grouped(engine *e, const cb_collective *coll, const cb_call *call)
 {
     /* A group launches its collectives at its end, after copies launched
      * inside it: collectives with steps or copies that must follow one
@@ -13,17 +13,17 @@ int launches_grouped(engine *e, const cb_collective *coll, const cb_call *call)
 /* One iteration: p->agg operations, as one group when the backend groups. */
 static int launch_iteration(engine *e, const cb_collective *coll, const cb_call *call)
 {
-    int grouped = launches_grouped(e, coll, call);
-    if (grouped && backend_step(e, e->ops->group_start(e->b)) != 0)
+    int grouped = eng_launches_grouped(e, coll, call);
+    if (grouped && eng_backend_step(e, e->ops->group_start(e->b)) != 0)
         return -1;
     int rc = 0;
     for (int a = 0; a < e->p->agg && rc == 0; a++)
-        rc = backend_step(e, coll->run(e->b, call));
+        rc = eng_backend_step(e, coll->run(e->b, call));
     /* A group that was opened is closed, also after a failed launch. */
     if (grouped) {
         int end = e->ops->group_end(e->b);
         if (rc == 0)
-            rc = backend_step(e, end);
+            rc = eng_backend_step(e, end);
     }
     return rc;
 }
@@ -42,16 +42,16 @@ static int launch_units(engine *e, const cb_collective *coll, const cb_call *cal
 {
     cb_watchdog_loop(&e->watch, lp->units);
     for (int i = 0; i < lp->units; i++) {
-        int rc = lp->graph ? backend_step(e, e->ops->graph_launch(e->b))
+        int rc = lp->graph ? eng_backend_step(e, e->ops->graph_launch(e->b))
                            : launch_iteration(e, coll, call);
         if (rc != 0)
             return -1;
         cb_watchdog_at(&e->watch, i);
-        if (lp->wait && backend_step(e, e->ops->wait(e->b)) != 0)
+        if (lp->wait && eng_backend_step(e, e->ops->wait(e->b)) != 0)
             return -1;
         /* Marks are read back only after the span. */
         int due = lp->stride > 0 && ((i + 1) % lp->stride == 0 || i + 1 == lp->units);
-        if (due && e->sampling && backend_step(e, e->ops->timer_mark(e->b)) != 0)
+        if (due && e->sampling && eng_backend_step(e, e->ops->timer_mark(e->b)) != 0)
             return -1;
     }
     return 0;
@@ -62,19 +62,19 @@ static int launch_units(engine *e, const cb_collective *coll, const cb_call *cal
 static int timed_span(engine *e, const cb_collective *coll, const cb_call *call,
                       const launch_plan *lp, double *completion, double *cpu)
 {
-    if (backend_step(e, e->ops->wait(e->b)) != 0)
+    if (eng_backend_step(e, e->ops->wait(e->b)) != 0)
         return -1;
     /* The barrier before timing is an agreement: a rank that failed on the
      * way here is waiting in one, and nobody launches what it would miss. */
-    if (agree(e) != CB_EXIT_OK)
+    if (eng_agree(e) != CB_EXIT_OK)
         return -1;
-    if (backend_step(e, e->ops->timer_start(e->b)) != 0)
+    if (eng_backend_step(e, e->ops->timer_start(e->b)) != 0)
         return -1;
     double cpu_start = MPI_Wtime();
     if (launch_units(e, coll, call, lp) != 0)
         return -1;
     *cpu = MPI_Wtime() - cpu_start;
-    return backend_step(e, e->ops->timer_stop(e->b, completion));
+    return eng_backend_step(e, e->ops->timer_stop(e->b, completion));
 }
 
 /* -B: units iterations one by one, each waited for and its output compared
@@ -92,11 +92,11 @@ static int repeat_units(engine *e, const cb_collective *coll, const cb_call *cal
     *n = 0;
     for (int u = 0; u < lp->units; u++) {
         double span = 0, launch = 0;
-        if (repeat_before(e, coll, call) != 0)
+        if (eng_repeat_before(e, coll, call) != 0)
             return -1;
         int rc = timed ? timed_span(e, coll, call, &one, &span, &launch)
                        : launch_units(e, coll, call, &one);
-        if (rc != 0 || repeat_after(e, call) != 0)
+        if (rc != 0 || eng_repeat_after(e, call) != 0)
             return -1;
         if (!timed)
             continue;
@@ -122,21 +122,21 @@ static int time_graph(engine *e, const cb_collective *coll, const cb_call *call,
     /* The warmup ends before capture: graph and non-graph work overlapping
      * on one stream rely on NCCL_GRAPH_MIXING_SUPPORT, which can deadlock
      * with several communicators' graphs. */
-    int rc = backend_step(e, e->ops->wait(e->b));
+    int rc = eng_backend_step(e, e->ops->wait(e->b));
     if (rc == 0)
-        rc = backend_step(e, e->ops->graph_begin(e->b));
+        rc = eng_backend_step(e, e->ops->graph_begin(e->b));
     if (rc == 0)
         rc = launch_units(e, coll, call, &record);
     if (rc == 0)
-        rc = backend_step(e, e->ops->graph_end(e->b));
+        rc = eng_backend_step(e, e->ops->graph_end(e->b));
     /* Recording is local: agree on it before launching what others would wait on. */
-    if (agree(e) != CB_EXIT_OK)
+    if (eng_agree(e) != CB_EXIT_OK)
         rc = -1;
     /* The first launch of a graph pays for setting it up: untimed, with warmup. */
     if (rc == 0 && e->p->warmup > 0) {
-        rc = backend_step(e, e->ops->graph_launch(e->b));
+        rc = eng_backend_step(e, e->ops->graph_launch(e->b));
         if (rc == 0)
-            rc = backend_step(e, e->ops->wait(e->b));
+            rc = eng_backend_step(e, e->ops->wait(e->b));
     }
     if (rc == 0)
         rc = timed_span(e, coll, call, &launches, completion, cpu);
@@ -150,7 +150,7 @@ static int read_samples(engine *e, double ops_per_unit, int units, int stride, d
                         int *n)
 {
     *n = e->sampling ? cb_iter_plan_marks(units, stride) : 0;
-    if (*n > 0 && backend_step(e, e->ops->timer_samples(e->b, out, *n)) != 0)
+    if (*n > 0 && eng_backend_step(e, e->ops->timer_samples(e->b, out, *n)) != 0)
         return -1;
     for (int j = 0; j < *n; j++) {
         int in_mark = j + 1 < *n ? stride : units - stride * (*n - 1);
@@ -160,7 +160,7 @@ static int read_samples(engine *e, double ops_per_unit, int units, int stride, d
 }
 
 /* The command line's part of the iteration plan. */
-cb_iter_request iter_request(const cb_params *p)
+cb_iter_request eng_iter_request(const cb_params *p)
 {
     cb_iter_request req = {.iters = p->iters, .graph_launches = p->graph_launches,
                            .agg = p->agg, .budget_ms = p->budget_ms,
@@ -180,7 +180,7 @@ static void choose_plan(engine *e, const cb_call *call, double warmup_per_op)
         estimate = e->prev_op_time;
     double agreed = estimate;
     MPI_Allreduce(&estimate, &agreed, 1, MPI_DOUBLE, MPI_MIN, e->comm);
-    cb_iter_request req = iter_request(e->p);
+    cb_iter_request req = eng_iter_request(e->p);
     cb_iter_plan_make(&req, agreed, &e->plan);
 }
 
@@ -231,7 +231,7 @@ static int time_rounds(engine *e, const cb_collective *coll, const cb_call *call
         int stable = cb_stats_stable(medians, r + 1, CB_STABLE_ROUNDS, p->stable_pct) &&
                      cb_stats_stable(means, r + 1, CB_STABLE_ROUNDS, p->stable_pct);
         /* A rank that failed in the round waits in an agreement, not in the vote. */
-        if (agree(e) != CB_EXIT_OK) {
+        if (eng_agree(e) != CB_EXIT_OK) {
             rc = -1;
             break;
         }
@@ -245,7 +245,7 @@ static int time_rounds(engine *e, const cb_collective *coll, const cb_call *call
 /* Warmup, then the timed iterations; the time per operation on this rank:
  * until completion, or with -C until the launches returned; and the
  * per-iteration statistics (always of completion). */
-int time_collective(engine *e, const cb_collective *coll, const cb_call *call, cb_rank_time *t)
+int eng_time_collective(engine *e, const cb_collective *coll, const cb_call *call, cb_rank_time *t)
 {
     const cb_params *p = e->p;
     cb_watchdog_doing(&e->watch, "%s, warmup", e->measuring);
@@ -291,7 +291,7 @@ int time_collective(engine *e, const cb_collective *coll, const cb_call *call, c
     return 0;
 }
 
-double combine_time(engine *e, double mine)
+double eng_combine_time(engine *e, double mine)
 {
     double combined = mine;
     switch (e->p->average) {
@@ -312,7 +312,7 @@ double combine_time(engine *e, double mine)
     return combined;
 }
 
-int gather_rank_times(engine *e, const cb_rank_time *mine, cb_result *res)
+int eng_gather_rank_times(engine *e, const cb_rank_time *mine, cb_result *res)
 {
     MPI_Gather(mine, (int)sizeof *mine, MPI_BYTE, e->rank_times, (int)sizeof *mine, MPI_BYTE, 0,
                e->gcomm);

@@ -9,7 +9,7 @@ static int check_output(engine *e, const cb_collective *coll, const cb_call *cal
     int direct = e->ops->host_accessible;
     void *output = direct ? call->recv : e->staging;
     if (!direct &&
-        backend_step(e, e->ops->download(e->b, output, call->recv,
+        eng_backend_step(e, e->ops->download(e->b, output, call->recv,
                                          call->layout.recv_count * esize)) != 0)
         return -1;
     cb_mismatch here;
@@ -29,7 +29,7 @@ static uint32_t name_word(const char *name)
     return h;
 }
 
-int check_pattern(engine *e, const cb_collective *coll, const cb_call *call, int size_index,
+int eng_check_pattern(engine *e, const cb_collective *coll, const cb_call *call, int size_index,
                   int in_place, int pass, cb_pattern *pat)
 {
     /* Everything that varies between two checks of one run, so that what
@@ -48,7 +48,7 @@ int check_pattern(engine *e, const cb_collective *coll, const cb_call *call, int
     return 0;
 }
 
-int fill_input(engine *e, const cb_collective *coll, const cb_call *call, const cb_pattern *pat)
+int eng_fill_input(engine *e, const cb_collective *coll, const cb_call *call, const cb_pattern *pat)
 {
     size_t esize = cb_dtype_info_of(call->dtype)->size;
     size_t recv_bytes = call->layout.recv_count * esize;
@@ -57,12 +57,12 @@ int fill_input(engine *e, const cb_collective *coll, const cb_call *call, const 
      * buffer gets it through the backend's copy from host memory. */
     void *poison = direct ? call->recv : e->staging;
     cb_pattern_poison(call->dtype, poison, call->layout.recv_count);
-    if (!direct && backend_step(e, e->ops->upload(e->b, call->recv, poison, recv_bytes)) != 0)
+    if (!direct && eng_backend_step(e, e->ops->upload(e->b, call->recv, poison, recv_bytes)) != 0)
         return -1;
     void *input = direct ? (void *)call->send : e->staging;
     coll->fill_input(pat, e->grank, call, input);
     if (!direct &&
-        backend_step(e, e->ops->upload(e->b, (void *)call->send, input,
+        eng_backend_step(e, e->ops->upload(e->b, (void *)call->send, input,
                                        call->layout.send_count * esize)) != 0)
         return -1;
     return 0;
@@ -72,44 +72,44 @@ int fill_input(engine *e, const cb_collective *coll, const cb_call *call, const 
 static int check_pass(engine *e, const cb_collective *coll, const cb_call *call,
                       const cb_pattern *pat, size_t *wrong, cb_mismatch *first)
 {
-    if (fill_input(e, coll, call, pat) != 0)
+    if (eng_fill_input(e, coll, call, pat) != 0)
         return -1;
     /* Grouped as the timed launches are, so that what a group defers to
      * its end is checked too; one operation, since a second in place would
      * change the input. */
-    int grouped = launches_grouped(e, coll, call);
-    if (grouped && backend_step(e, e->ops->group_start(e->b)) != 0)
+    int grouped = eng_launches_grouped(e, coll, call);
+    if (grouped && eng_backend_step(e, e->ops->group_start(e->b)) != 0)
         return -1;
-    int rc = backend_step(e, coll->run(e->b, call));
+    int rc = eng_backend_step(e, coll->run(e->b, call));
     if (grouped) {
         int end = e->ops->group_end(e->b);
         if (rc == 0)
-            rc = backend_step(e, end);
+            rc = eng_backend_step(e, end);
     }
-    if (rc != 0 || backend_step(e, e->ops->wait(e->b)) != 0)
+    if (rc != 0 || eng_backend_step(e, e->ops->wait(e->b)) != 0)
         return -1;
     return check_output(e, coll, call, pat, wrong, first);
 }
 
 /* Verify call with check_passes fresh inputs, after the output of the last
  * timed iteration when timed (--check-timed); fills the check fields of res. */
-void verify(engine *e, const cb_collective *coll, const cb_call *call, int size_index,
+void eng_verify(engine *e, const cb_collective *coll, const cb_call *call, int size_index,
             cb_result *res, int timed)
 {
     size_t wrong = 0;
     cb_mismatch first = {0, 0, 0};
     cb_pattern pat;
     /* The sweep checked that the pattern exists for this type and reduction. */
-    int failed = timed && (check_pattern(e, coll, call, size_index, 0, -1, &pat) != 0 ||
+    int failed = timed && (eng_check_pattern(e, coll, call, size_index, 0, -1, &pat) != 0 ||
                            check_output(e, coll, call, &pat, &wrong, &first) != 0);
     for (int pass = 0; pass < e->p->check_passes && !failed; pass++) {
-        if (check_pattern(e, coll, call, size_index, res->in_place, pass, &pat) != 0)
+        if (eng_check_pattern(e, coll, call, size_index, res->in_place, pass, &pat) != 0)
             return;
         if (check_pass(e, coll, call, &pat, &wrong, &first) != 0)
             break;
         res->check_passes = pass + 1;
     }
-    if (agree(e) != CB_EXIT_OK)
+    if (eng_agree(e) != CB_EXIT_OK)
         return;
 
     /* Within the group measured (every rank without --split). */
