@@ -7,7 +7,9 @@
 # each ncclInProgress a non-blocking communicator returns. The calls
 # between the span's two cudaEventRecord lines (the tool's first timed span,
 # out-of-place, after its warmup of each kind of operation) are the calls
-# inside the timed span; for -m 1, -m 4 and -G 2 they must be the same.
+# inside the timed span; for -m 1, -m 4 and -G 2 they must be the same. The
+# tool runs with --clock device so that events mark its span as the bare
+# loop's do (the default host clock records none: the same launches).
 # Usage: TOOL=... BARE=... [MPIRUN="mpirun ..."] [NP=2] [ITERS=8] sh bench/calls.sh
 # Prints one line per mode; exits 1 when a count differs.
 set -u
@@ -43,7 +45,7 @@ for mode in "-m 1" "-m 4" "-G 2"; do
     "-G 2") graph=2 units=2 ;;
     esac
     rm -f "$dir"/t.* "$dir"/b.*
-    CB_STANDIN_TRACE="$dir/t" $mpirun -np "$np" "$tool" --backend nccl -o allreduce -d float \
+    CB_STANDIN_TRACE="$dir/t" $mpirun -np "$np" "$tool" --backend nccl --clock device -o allreduce -d float \
         --redop sum -b 1K -e 1K -n "$iters" -w 2 -c 0 $mode >"$dir/out" 2>&1 ||
         { cat "$dir/out" >&2; echo "calls.sh: the tool failed ($mode)" >&2; exit 2; }
     BENCH_AGG=$agg BENCH_GRAPH=$graph CB_STANDIN_TRACE="$dir/b" $mpirun -np "$np" "$bare" \

@@ -52,7 +52,9 @@ typedef struct cb_run_settings {
     int repeat_check;           /* -B */
     int agg;
     int graph_launches;
-    int blocking;
+    int blocking;               /* -z: 0 to 3, nccl-tests' modes */
+    const char *clock;          /* --clock: "host" or "device" */
+    int rotate;                 /* --rotate */
     int report_cputime;         /* -C 1: times are the CPU time to launch */
     const char *time_combine;   /* -a by name: "rank0", "mean", "min" or "max" */
     const char *backend_requested; /* --backend as given, or "auto" */

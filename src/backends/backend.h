@@ -300,6 +300,9 @@ int cb_repeat_check_host(cb_backend *b, const void *out, size_t count, size_t es
 /* printf into b->error; returns -1 for use in return statements. */
 int cb_backend_fail(cb_backend *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Appends a printf line to b->notice, after "; " when one is there. */
+void cb_backend_add_notice(cb_backend *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /*
  * For a backend's init, between set-up steps: collective over comm, so that
  * one rank's failure stops every rank before the next step that would block.

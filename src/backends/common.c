@@ -28,6 +28,19 @@ int cb_backend_agree(MPI_Comm comm, cb_backend *b, int failed)
     return -1;
 }
 
+void cb_backend_add_notice(cb_backend *b, const char *fmt, ...)
+{
+    size_t used = strlen(b->notice);
+    if (used > 0 && used + 2 < sizeof b->notice) {
+        memcpy(b->notice + used, "; ", 3);
+        used += 2;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(b->notice + used, sizeof b->notice - used, fmt, ap);
+    va_end(ap);
+}
+
 const char *cb_comm_op_name(cb_comm_op op)
 {
     static const char *const names[CB_COMM_OPS] = {"init", "split", "shrink", "grow"};

@@ -93,6 +93,13 @@ typedef struct engine {
     cb_iter_plan plan;
     int spans_run;           /* timed spans run (fewer after an early stop by --stable) */
     double prev_op_time;     /* this rank's time per operation at the last size */
+    /* --rotate, as nccl-tests' startColl: operation k of a loop (warmup,
+     * timed span, recording) runs on the buffers' slice k % rotate_steps,
+     * rotate_unit bytes apart; rotate_last is where the last one ran. */
+    size_t rotate_unit;
+    size_t rotate_steps;
+    size_t rotate_last;
+    double ops_alone_s;      /* -z 3: the operations' own time in the last span */
     size_t prev_count;       /* and that size's count, to tell a new sweep */
     double *samples;         /* room for cb_iter_plan_room marks */
     cb_rank_time *rank_times; /* rank 0 only: every rank's times */
@@ -226,7 +233,7 @@ int eng_check_pattern(engine *e, const cb_collective *coll, const cb_call *call,
  * then this rank's input of pat into its send buffer (in place, over it). */
 int eng_fill_input(engine *e, const cb_collective *coll, const cb_call *call, const cb_pattern *pat);
 void eng_verify(engine *e, const cb_collective *coll, const cb_call *call, int size_index,
-            cb_result *res, int timed);
+                cb_result *res, const cb_call *timed);
 
 /* repeat.c: -B. eng_repeat_start before a measurement's launches decides what
  * is compared and writes the input; eng_repeat_before and eng_repeat_after go

@@ -30,6 +30,8 @@ static void describe_settings(cb_run_settings *s, const cb_params *p)
         .agg = p->agg,
         .graph_launches = p->graph_launches,
         .blocking = p->blocking,
+        .clock = cb_clock_name(p->clock),
+        .rotate = p->rotate,
         .report_cputime = p->report_cputime,
         .time_combine = cb_average_name(p->average),
         .backend_requested = p->backend,

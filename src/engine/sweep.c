@@ -2,6 +2,10 @@
 #include "engine_int.h"
 #include "common/format.h"
 
+/* --rotate: slices start this many bytes apart at least, cudaMalloc's
+ * alignment. */
+#define CB_ROTATE_ALIGN 256u
+
 /* How far eng_check_sizes_fit looks for a size to suggest. */
 #define CB_FIT_SEARCH 65536u
 
@@ -46,12 +50,32 @@ static int measure(engine *e, const cb_collective *coll, cb_call *call, int size
              cb_dtype_info_of(call->dtype)->name, cb_redop_name(call->redop), call->root,
              (unsigned long long)bytes, in_place ? "in-place" : "out-of-place");
     cb_watchdog_subject(&e->watch, coll->name, bytes);
+    /* --rotate, as nccl-tests' startColl: operation k of a loop runs
+     * max(send, recv) bytes times k % steps past the buffers' start, as many
+     * steps as the buffers hold, so that no launch finds the last one's data
+     * in the GPU's cache. Unlike nccl-tests, the step is rounded up to
+     * cudaMalloc's 256 bytes, so that every slice is aligned as the first
+     * (-u keeps its meaning). -B compares every launch where the first ran. */
+    size_t unit = (l->send_count > l->recv_count ? l->send_count : l->recv_count) * esize;
+    unit = (unit + CB_ROTATE_ALIGN - 1) / CB_ROTATE_ALIGN * CB_ROTATE_ALIGN;
+    e->rotate_unit = unit;
+    e->rotate_steps = e->p->rotate && !e->p->repeat_check && unit > 0 ? e->buffer_bytes / unit : 1;
+    if (e->rotate_steps == 0)
+        e->rotate_steps = 1;
+    e->rotate_last = 0;
     /* --check-timed: out of place, the timed iterations read checkable input
-     * they never change, and the last one's output is checked with it. */
+     * they never change, written on every slice they may run on, and the
+     * last one's output is checked where it landed. */
     int timed = checkable && !in_place && e->p->check_timed;
     cb_pattern timed_pat;
     if (timed && eng_check_pattern(e, coll, call, size_index, 0, -1, &timed_pat) == 0)
-        eng_fill_input(e, coll, call, &timed_pat);
+        for (size_t k = 0; k < e->rotate_steps; k++) {
+            cb_call slice = *call;
+            slice.send = (const char *)call->send + k * unit;
+            slice.recv = (char *)call->recv + k * unit;
+            if (eng_fill_input(e, coll, &slice, &timed_pat) != 0)
+                break;
+        }
     cb_rank_time mine;
     memset(&mine, 0, sizeof mine);
     /* -B: what the launches read, and whether their outputs are compared.
@@ -77,7 +101,10 @@ static int measure(engine *e, const cb_collective *coll, cb_call *call, int size
 
     if (checkable) {
         cb_watchdog_doing(&e->watch, "%s, verification", e->measuring);
-        eng_verify(e, coll, call, size_index, &res, timed);
+        cb_call last = *call;
+        last.send = (const char *)call->send + e->rotate_last;
+        last.recv = (char *)call->recv + e->rotate_last;
+        eng_verify(e, coll, call, size_index, &res, timed ? &last : NULL);
     }
     if (e->st.code != CB_EXIT_OK)
         return e->st.code;

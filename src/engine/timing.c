@@ -10,15 +10,29 @@ int eng_launches_grouped(engine *e, const cb_collective *coll, const cb_call *ca
            !(coll->flags & CB_COLL_SEQUENTIAL) && call->layout.rows == 0;
 }
 
-/* One iteration: p->agg operations, as one group when the backend groups. */
-static int launch_iteration(engine *e, const cb_collective *coll, const cb_call *call)
+/* call moved to operation k's slice of the buffers (--rotate). */
+static cb_call on_slice(engine *e, const cb_call *call, size_t k)
+{
+    cb_call moved = *call;
+    size_t shift = e->rotate_steps > 1 ? e->rotate_unit * (k % e->rotate_steps) : 0;
+    moved.send = (const char *)call->send + shift;
+    moved.recv = (char *)call->recv + shift;
+    e->rotate_last = shift;
+    return moved;
+}
+
+/* One iteration, the unit-th of its loop: p->agg operations, as one group
+ * when the backend groups, each on its own slice of the buffers. */
+static int launch_iteration(engine *e, const cb_collective *coll, const cb_call *call, int unit)
 {
     int grouped = eng_launches_grouped(e, coll, call);
     if (grouped && eng_backend_step(e, e->ops->group_start(e->b)) != 0)
         return -1;
     int rc = 0;
-    for (int a = 0; a < e->p->agg && rc == 0; a++)
-        rc = eng_backend_step(e, coll->run(e->b, call));
+    for (int a = 0; a < e->p->agg && rc == 0; a++) {
+        cb_call moved = on_slice(e, call, (size_t)unit * (size_t)e->p->agg + (size_t)a);
+        rc = eng_backend_step(e, coll->run(e->b, &moved));
+    }
     /* A group that was opened is closed, also after a failed launch. */
     if (grouped) {
         int end = e->ops->group_end(e->b);
@@ -33,7 +47,8 @@ static int launch_iteration(engine *e, const cb_collective *coll, const cb_call 
 typedef struct launch_plan {
     int units;    /* iterations, or graph launches */
     int graph;    /* each unit launches the recorded graph */
-    int wait;     /* wait for each unit (-z), not while recording */
+    int wait;     /* after each unit (-z, not while recording): 0 none, 1 wait and
+                   * barrier, 2 wait, 3 wait, barrier outside the time */
     int stride;   /* timed spans: a mark every stride units and after the last; 0: none */
 } launch_plan;
 
@@ -41,24 +56,35 @@ static int launch_units(engine *e, const cb_collective *coll, const cb_call *cal
                         const launch_plan *lp)
 {
     cb_watchdog_loop(&e->watch, lp->units);
+    e->ops_alone_s = 0;
     for (int i = 0; i < lp->units; i++) {
+        double unit_start = MPI_Wtime();
         int rc = lp->graph ? eng_backend_step(e, e->ops->graph_launch(e->b))
-                           : launch_iteration(e, coll, call);
+                           : launch_iteration(e, coll, call, i);
         if (rc != 0)
             return -1;
         cb_watchdog_at(&e->watch, i);
-        if (lp->wait && eng_backend_step(e, e->ops->wait(e->b)) != 0)
+        if (lp->wait != 0 && eng_backend_step(e, e->ops->wait(e->b)) != 0)
             return -1;
+        e->ops_alone_s += MPI_Wtime() - unit_start;
         /* Marks are read back only after the span. */
         int due = lp->stride > 0 && ((i + 1) % lp->stride == 0 || i + 1 == lp->units);
         if (due && e->sampling && eng_backend_step(e, e->ops->timer_mark(e->b)) != 0)
+            return -1;
+        /* The barrier, as nccl-tests' -z 1 and 3; also an agreement, so a
+         * rank that failed stops the others here. */
+        if ((lp->wait == 1 || lp->wait == 3) && eng_agree(e) != CB_EXIT_OK)
             return -1;
     }
     return 0;
 }
 
-/* The timed span: timer_start, the launches of lp, timer_stop. Sets the
- * completion time and the CPU time the launches took, both on this rank. */
+/* The timed span: from a barrier, the launches of lp, until this rank sees
+ * them complete. --clock host (nccl-tests' clock): MPI_Wtime around the
+ * span, the backend's timer started only for per-iteration marks; -z 3:
+ * the operations' own time, barriers left out. --clock device: the
+ * backend's timer (CUDA events on NCCL). Sets the completion time and the
+ * CPU time the launches took, both on this rank. */
 static int timed_span(engine *e, const cb_collective *coll, const cb_call *call,
                       const launch_plan *lp, double *completion, double *cpu)
 {
@@ -68,13 +94,19 @@ static int timed_span(engine *e, const cb_collective *coll, const cb_call *call,
      * way here is waiting in one, and nobody launches what it would miss. */
     if (eng_agree(e) != CB_EXIT_OK)
         return -1;
-    if (eng_backend_step(e, e->ops->timer_start(e->b)) != 0)
+    int device = e->p->clock == CB_CLOCK_DEVICE;
+    if ((device || e->sampling) && eng_backend_step(e, e->ops->timer_start(e->b)) != 0)
         return -1;
-    double cpu_start = MPI_Wtime();
+    double start = MPI_Wtime();
     if (launch_units(e, coll, call, lp) != 0)
         return -1;
-    *cpu = MPI_Wtime() - cpu_start;
-    return eng_backend_step(e, e->ops->timer_stop(e->b, completion));
+    *cpu = MPI_Wtime() - start;
+    if (device)
+        return eng_backend_step(e, e->ops->timer_stop(e->b, completion));
+    if (eng_backend_step(e, e->ops->wait(e->b)) != 0)
+        return -1;
+    *completion = lp->wait == 3 ? e->ops_alone_s : MPI_Wtime() - start;
+    return 0;
 }
 
 /* -B: units iterations one by one, each waited for and its output compared
@@ -86,7 +118,7 @@ static int repeat_units(engine *e, const cb_collective *coll, const cb_call *cal
                         const launch_plan *lp, int timed, double *completion, double *cpu,
                         double *samples, int *n)
 {
-    launch_plan one = {.units = 1, .wait = 1};
+    launch_plan one = {.units = 1, .wait = 2};
     double group = 0;
     int in_group = 0;
     *n = 0;
@@ -132,12 +164,8 @@ static int time_graph(engine *e, const cb_collective *coll, const cb_call *call,
     /* Recording is local: agree on it before launching what others would wait on. */
     if (eng_agree(e) != CB_EXIT_OK)
         rc = -1;
-    /* The first launch of a graph pays for setting it up: untimed, with warmup. */
-    if (rc == 0 && e->p->warmup > 0) {
-        rc = eng_backend_step(e, e->ops->graph_launch(e->b));
-        if (rc == 0)
-            rc = eng_backend_step(e, e->ops->wait(e->b));
-    }
+    /* The first launch, which uploads the graph, is timed, as nccl-tests
+     * times it. */
     if (rc == 0)
         rc = timed_span(e, coll, call, &launches, completion, cpu);
     e->ops->graph_free(e->b);

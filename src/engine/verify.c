@@ -92,16 +92,17 @@ static int check_pass(engine *e, const cb_collective *coll, const cb_call *call,
 }
 
 /* Verify call with check_passes fresh inputs, after the output of the last
- * timed iteration when timed (--check-timed); fills the check fields of res. */
+ * timed iteration, on its slice of the buffers, when timed is that launch
+ * (--check-timed; NULL without); fills the check fields of res. */
 void eng_verify(engine *e, const cb_collective *coll, const cb_call *call, int size_index,
-            cb_result *res, int timed)
+                cb_result *res, const cb_call *timed)
 {
     size_t wrong = 0;
     cb_mismatch first = {0, 0, 0};
     cb_pattern pat;
     /* The sweep checked that the pattern exists for this type and reduction. */
-    int failed = timed && (eng_check_pattern(e, coll, call, size_index, 0, -1, &pat) != 0 ||
-                           check_output(e, coll, call, &pat, &wrong, &first) != 0);
+    int failed = timed != NULL && (eng_check_pattern(e, coll, timed, size_index, 0, -1, &pat) != 0 ||
+                                   check_output(e, coll, timed, &pat, &wrong, &first) != 0);
     for (int pass = 0; pass < e->p->check_passes && !failed; pass++) {
         if (eng_check_pattern(e, coll, call, size_index, res->in_place, pass, &pat) != 0)
             return;

@@ -99,11 +99,6 @@ static int opt_check(parse_state *s, const char *v)
     return set_int(s, v, 0, CB_MAX_COUNT_OPTION, &s->p->check_passes);
 }
 
-static int opt_blocking(parse_state *s, const char *v)
-{
-    return set_int(s, v, 0, 1, &s->p->blocking);
-}
-
 /* -r N, or all (also -1): every rank in turn. */
 #define CB_MAX_ROOT_OPTION 1000000000L
 
@@ -280,8 +275,14 @@ static const cb_option_spec option_table[] = {
      AGREE_DESCRIBED(cb_agree_redops)},
     {'a', "average", "MODE", "time reported across ranks: 0 rank0, 1 mean, 2 min, 3 max [1]",
      opt_average, AGREE_DESCRIBED(cb_agree_average)},
-    {'z', "blocking", "0|1", "1: wait for each iteration (-m operations) before the next [0]",
-     opt_blocking, AGREE_INT(blocking)},
+    {'z', "blocking", "0-3", "after each iteration (-m operations): 0 go on, 1 wait and "
+                             "barrier (timed), 2 wait, 3 wait, barrier untimed [0]",
+     cb_params_opt_blocking, AGREE_INT(blocking)},
+    {'\0', "clock", "host|device", "time spans on the host from a barrier to completion, as "
+                                   "nccl-tests, or by CUDA events [host]",
+     cb_params_opt_clock, AGREE_INT(clock)},
+    {'\0', "rotate", "0|1", "1: each launch on the next slice of the buffers, as nccl-tests "
+                            "(no warm cache) [1]", cb_params_opt_rotate, AGREE_INT(rotate)},
     {'m', "agg", "N", "operations per iteration, in one group where the backend groups [1]",
      opt_agg, AGREE_INT(agg)},
     {'G', "cudagraph", "N", "capture the timed iterations as a CUDA graph, launch it N times; "
@@ -388,6 +389,7 @@ void cb_params_defaults(cb_params *p)
     p->check_passes = 1;
     p->average = CB_AVERAGE_MEAN;
     p->agg = 1;
+    p->rotate = 1;
     p->backend = "auto";
     p->timeout = CB_DEFAULT_TIMEOUT;
     p->hier = (cb_split_spec){.kind = CB_SPLIT_NODE, .text = "node"};
@@ -493,7 +495,7 @@ int cb_params_parse(cb_params *p, int argc, char **argv, char *err, size_t err_l
         return fail(&s, "cannot compare launches inside a CUDA graph (-G %d): a graph launch "
                         "runs -n iterations with no point between them to compare; drop -G",
                     p->graph_launches);
-    if (cb_params_check_health(&s) != 0)
+    if (cb_params_check_health(&s) != 0 || cb_params_check_timing(&s) != 0)
         return -1;
     if (p->min_bytes > p->max_bytes) {
         char min_text[32], max_text[32];

@@ -24,6 +24,11 @@ typedef enum cb_average {
 } cb_average;
 
 /* --split: how ranks fall into sub-communicators measured at once. */
+/* --clock: what times a span of launches. */
+enum { CB_CLOCK_HOST = 0, CB_CLOCK_DEVICE = 1 };
+/* "host" or "device". */
+const char *cb_clock_name(int clock);
+
 typedef enum cb_split_kind {
     CB_SPLIT_NONE = 0,
     CB_SPLIT_SIZE,    /* size:K, consecutive groups of K ranks */
@@ -65,7 +70,9 @@ typedef struct cb_params {
     int check_timed;       /* --check-timed: also verify the last timed iteration */
     int repeat_check;      /* -B: every launch's output compared with the first's */
     cb_average average;
-    int blocking;
+    int blocking;          /* -z: 0 none, 1 wait and barrier, 2 wait, 3 the operation alone */
+    int clock;             /* --clock: CB_CLOCK_HOST (nccl-tests') or CB_CLOCK_DEVICE */
+    int rotate;            /* --rotate: each launch on its own slice of the buffers */
     int root;              /* -r: root of rooted collectives; -1: every rank in turn */
     int root_given;        /* -r was on the command line */
     int agg;               /* operations per timed iteration, in one group (-m) */

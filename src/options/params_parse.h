@@ -71,6 +71,12 @@ typedef struct cb_option_spec {
 #define CB_MAX_OPTIONS 128
 const cb_option_spec *cb_params_options(size_t *count);
 
+/* params_timing.c: -z, --clock, --rotate, and their checks after parsing. */
+int cb_params_opt_blocking(parse_state *s, const char *v);
+int cb_params_opt_clock(parse_state *s, const char *v);
+int cb_params_opt_rotate(parse_state *s, const char *v);
+int cb_params_check_timing(parse_state *s);
+
 /* params_values.c: one line into s->err naming the option; returns -1. */
 int cb_params_fail(parse_state *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* A byte count (K, M, G, T suffixes) or an integer in [min, max] into *out;

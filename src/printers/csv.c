@@ -206,7 +206,7 @@ static void row_scan_round(row *r, const cb_result *res)
     X(check_passes, row_fieldf(r, "%d", res->check_passes))                \
     X(agg, row_fieldf(r, "%d", set->agg))                                  \
     X(graph_launches, row_fieldf(r, "%d", set->graph_launches))            \
-    X(blocking, row_fieldf(r, "%d", set->blocking))                        \
+    X(blocking, row_fieldf(r, "%d", set->blocking != 0))                   \
     X(time_kind, row_field(r, set->report_cputime ? "cpu" : "completion")) \
     X(iter_samples, row_fieldf(r, "%d", res->slowest.samples))             \
     X(iter_min_us, row_micros(r, res->slowest.min))                        \
@@ -243,7 +243,10 @@ static void row_scan_round(row *r, const cb_result *res)
     X(unrepeatable, row_repeat(r, res, res->unrepeatable))                  \
     X(unrepeatable_elements, row_repeat(r, res, res->unrepeatable_elements)) \
     X(unrepeatable_rank, row_unrepeatable_rank(r, res))                     \
-    X(unrepeatable_host, row_field(r, res->unrepeatable > 0 ? res->unrepeatable_host : ""))
+    X(unrepeatable_host, row_field(r, res->unrepeatable > 0 ? res->unrepeatable_host : "")) \
+    X(clock, row_field(r, set->clock))                                      \
+    X(blocking_mode, row_fieldf(r, "%d", set->blocking))                   \
+    X(rotate, row_fieldf(r, "%d", set->rotate))
 
 static void row_header(row *r)
 {

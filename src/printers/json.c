@@ -108,7 +108,11 @@ static void write_parameters(FILE *f, const cb_run_settings *p)
             p->iters, p->warmup, p->check_passes, p->agg, p->graph_launches);
     json_bool(f, p->repeat_check);
     fputs(", \"blocking\": ", f);
-    json_bool(f, p->blocking);
+    json_bool(f, p->blocking != 0);
+    fprintf(f, ", \"blocking_mode\": %d", p->blocking);
+    json_field_string(f, "clock", p->clock);
+    fputs(", \"rotate\": ", f);
+    json_bool(f, p->rotate);
     fprintf(f, ", \"time_kind\": \"%s\", \"time_combine\": ",
             p->report_cputime ? "cpu" : "completion");
     json_string(f, p->time_combine);

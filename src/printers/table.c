@@ -58,10 +58,11 @@ static void table_begin(cb_printer *pr, const cb_run_info *run)
     fprintf(out, "# ranks: %d  nodes: %d  ranks per node: %d\n", run->nranks, run->nnodes,
             run->ranks_per_node);
     fprintf(out, "# sizes: %s to %s step %s  warmup: %d  iters: %d  check passes: %d  "
-                 "time: %s over ranks  blocking: %d  agg: %d  cudagraph: %d  cputime: %d\n",
+                 "time: %s over ranks  blocking: %d  agg: %d  cudagraph: %d  cputime: %d  "
+                 "clock: %s  rotate: %d\n",
             min_text, max_text, step_text, p->warmup, p->iters, p->check_passes,
             p->time_combine, p->blocking, p->agg, p->graph_launches,
-            p->report_cputime);
+            p->report_cputime, p->clock, p->rotate);
     if (p->unalign > 0)
         fprintf(out, "# buffers: send and receive start %d elements past their aligned "
                      "start (-u)\n", p->unalign);

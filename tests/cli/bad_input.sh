@@ -29,7 +29,7 @@ ten	-n ten
 'x'	-c x
 '4'	-a 4
 median	-a median
-'2'	-z 2
+'4'	-z 4
 allredooce	-o allredooce
 empty	-o allreduce,
 twice	-o allreduce,allreduce

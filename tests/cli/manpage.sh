@@ -1,5 +1,5 @@
 # The man pages lint clean, nccl-collbench(1) documents every option that
-# --help lists and stays within 1500 lines, each page has its sections and
+# --help lists and stays within 1600 lines, each page has its sections and
 # names the others under SEE ALSO, and every reference to a section points
 # to the page that holds it.
 . "$CB_SRCDIR/tests/support/lib.sh"
@@ -20,7 +20,7 @@ else
 fi
 
 lines=$(wc -l <"$page")
-[ "$lines" -le 1500 ] || fail "nccl-collbench.1 has $lines lines, more than 1500"
+[ "$lines" -le 1600 ] || fail "nccl-collbench.1 has $lines lines, more than 1600"
 
 # has_sections PAGE SECTION...: fail unless PAGE has each .SH heading.
 has_sections() {

@@ -141,22 +141,26 @@ if [ -x "$STANDIN" ]; then
     done
     unset CB_STANDIN_TRACE
 
-    # ncclCommSplit failing on one rank ends the run on every rank, one
-    # message: hier_allreduce's (the backend's own split of its measured
-    # communicator comes first), then that one, at set-up.
+    # ncclCommSplit failing on one rank, blocking (the default): the
+    # others wait in NCCL's bootstrap for it, the failing rank names the
+    # call, and the watchdog ends every rank with status 3.
     CB_STANDIN_FAIL_SPLIT=1
     export CB_STANDIN_FAIL_SPLIT
     CB_RUN_BIN=$STANDIN
-    run 3 --backend nccl -o hier_allreduce -b 8 -e 8
-    expect_rc 1 "a failed ncclCommSplit at set-up"
+    run 3 --backend nccl -o hier_allreduce -b 8 -e 8 -T 6
+    expect_rc 3 "a failed blocking ncclCommSplit"
     [ "$(grep -c '^nccl-collbench: ' "$CB_TMP/err")" = 1 ] || fail "not exactly one message"
     grep -q '^nccl-collbench: .*ncclCommSplit failed' "$CB_TMP/err" ||
-        fail "the message does not name ncclCommSplit (set-up)"
-    CB_STANDIN_FAIL_SPLIT_AFTER=1
+        fail "the message does not name ncclCommSplit (blocking)"
+    # Non-blocking (NCCL_COMM_BLOCKING=0), polled while the ranks agree: every
+    # rank stops with 1 and one message.
+    NCCL_COMM_BLOCKING=0
+    export NCCL_COMM_BLOCKING
+    CB_STANDIN_FAIL_SPLIT_AFTER=0
     export CB_STANDIN_FAIL_SPLIT_AFTER
     run 3 --backend nccl -o hier_allreduce -b 8 -e 8
-    unset CB_STANDIN_FAIL_SPLIT CB_STANDIN_FAIL_SPLIT_AFTER
-    expect_rc 1 "a failed ncclCommSplit"
+    unset CB_STANDIN_FAIL_SPLIT CB_STANDIN_FAIL_SPLIT_AFTER NCCL_COMM_BLOCKING
+    expect_rc 1 "a failed ncclCommSplit, polled"
     [ "$(grep -c '^nccl-collbench: ' "$CB_TMP/err")" = 1 ] || fail "not exactly one message"
     grep -q '^nccl-collbench: .*setting up hier_allreduce failed: .*ncclCommSplit failed' \
         "$CB_TMP/err" || fail "the message does not name ncclCommSplit"

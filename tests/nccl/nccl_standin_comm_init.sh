@@ -23,9 +23,9 @@ for r in 0 1 2 3; do
     split=$(grep -c '^ncclCommSplit ' "$CB_TMP/trace.$r" || true)
     shrink=$(grep -c '^ncclCommShrink ' "$CB_TMP/trace.$r" || true)
     init=$(grep -c '^ncclCommInitRank ' "$CB_TMP/trace.$r" || true)
-    # The run's measured (blocking) communicator, split from its guard
-    # (HACKING.md), and the 4 timed and untimed makings.
-    [ "$split" = 5 ] || fail "rank $r: $split ncclCommSplit calls, expected 5"
+    # The 4 timed and untimed makings (the run's one communicator is
+    # created, never split: docs/design/communicators.md).
+    [ "$split" = 4 ] || fail "rank $r: $split ncclCommSplit calls, expected 4"
     # The run's own communicator and the 4 timed and untimed makings.
     [ "$init" = 5 ] || fail "rank $r: $init ncclCommInitRank calls, expected 5"
     want=4

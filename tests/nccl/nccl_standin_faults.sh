@@ -24,32 +24,42 @@ chmod +x "$CB_TMP/rank.sh"
 CB_RUN_BIN="$CB_TMP/rank.sh"
 
 # Each case: fault variable, the text of the one message, what becomes of
-# the communicator, extra options. ASYNC fires once a collective ran, so -w 1 makes it surface in
-# the warmup wait, before the agreement that opens the timed iterations; with -G and no warmup
-# it surfaces while the graph lives, which NCCL's abort would wait for. SPLIT fails one rank
-# in the first split, of the measured communicator from the non-blocking one, before its peers
-# joined that split's bootstrap (hier_allreduce's: tests/e2e/hier_layout.sh).
+# the communicator, the exit status of every rank, the environment, extra
+# options. ASYNC fires once a collective ran, so -w 1 makes it surface in
+# the warmup wait, before the agreement that opens the timed iterations;
+# with -G and no warmup it surfaces while the graph lives, which NCCL's
+# abort would wait for. COMMINIT and SPLIT fail one rank inside NCCL before
+# its peers joined the bootstrap (SPLIT: hier_allreduce's split; also
+# tests/e2e/hier_layout.sh). Blocking, as by default, the peers wait in
+# NCCL's bootstrap: the failing rank names the call, and the watchdog (-T)
+# ends every rank with status 3. With NCCL_COMM_BLOCKING=0 the creation and
+# the split are polled while the ranks agree, and every rank stops with 1.
 cases=$(cat <<'CASES'
-SETDEVICE	cudaSetDevice failed	nocomm	-n 2
-STREAM	cudaStreamCreateWithFlags failed	nocomm	-n 2
-COMMINIT	ncclCommInitRankConfig failed	nodestroy	-n 2
-SPLIT	ncclCommSplit failed	abort	-n 2 -o hier_allreduce --hier-split size:2
-MALLOC	ncclMemAlloc failed	abort	-n 2
-CAPTURE	cudaStreamBeginCapture failed	abort	-n 2 -G 2
-ASYNC	NCCL reported an asynchronous error	abort	-n 2 -w 1
-ASYNC	NCCL reported an asynchronous error	abort	-n 2 -w 0 -G 2 -T 20
+SETDEVICE	cudaSetDevice failed	nocomm	1	-	-n 2
+STREAM	cudaStreamCreateWithFlags failed	nocomm	1	-	-n 2
+COMMINIT	ncclCommInitRankConfig failed	hang	3	-	-n 2 -T 6
+COMMINIT	ncclCommInitRankConfig failed	nodestroy	1	NCCL_COMM_BLOCKING=0	-n 2
+SPLIT	ncclCommSplit failed	hang	3	-	-n 2 -o hier_allreduce --hier-split size:2 -T 6
+SPLIT	ncclCommSplit failed	abort	1	NCCL_COMM_BLOCKING=0	-n 2 -o hier_allreduce --hier-split size:2
+MALLOC	ncclMemAlloc failed	abort	1	-	-n 2
+CAPTURE	cudaStreamBeginCapture failed	abort	1	-	-n 2 -G 2
+ASYNC	NCCL reported an asynchronous error	abort	1	-	-n 2 -w 1
+ASYNC	NCCL reported an asynchronous error	abort	1	-	-n 2 -w 0 -G 2 -T 20
 CASES
 )
-echo "$cases" | while IFS='	' read -r fault text teardown opts; do
+echo "$cases" | while IFS='	' read -r fault text teardown status env opts; do
     for spec in 2:1 3:0 4:2; do
         np=${spec%:*}
         bad=${spec#*:}
         rm -f "$CB_TMP"/rc.* "$CB_TMP"/trace.*
         eval "CB_STANDIN_FAIL_$fault=$bad; export CB_STANDIN_FAIL_$fault"
+        [ "$env" = - ] || export "${env?}"
         # shellcheck disable=SC2086
         run "$np" --backend nccl -b 8 -e 1K -f 4 $opts </dev/null
         unset "CB_STANDIN_FAIL_$fault"
+        [ "$env" = - ] || unset "${env%%=*}"
         what="$fault on rank $bad of $np"
+        [ "$env" = - ] || what="$what, $env"
         [ "$rc" = 124 ] || [ "$rc" = 137 ] && show_and_fail "$what: did not finish within ${CB_RUN_TIMEOUT}s"
         one_message "$text"
         grep '^nccl-collbench: ' "$CB_TMP/err" | grep -q "rank $bad " ||
@@ -61,8 +71,8 @@ echo "$cases" | while IFS='	' read -r fault text teardown opts; do
         else
             r=0
             while [ "$r" -lt "$np" ]; do
-                [ "$(cat "$CB_TMP/rc.$r" 2>/dev/null)" = 1 ] ||
-                    show_and_fail "$what: rank $r exited with '$(cat "$CB_TMP/rc.$r" 2>/dev/null)', not 1"
+                [ "$(cat "$CB_TMP/rc.$r" 2>/dev/null)" = "$status" ] ||
+                    show_and_fail "$what: rank $r exited with '$(cat "$CB_TMP/rc.$r" 2>/dev/null)', not $status"
                 r=$((r + 1))
             done
         fi
@@ -70,6 +80,9 @@ echo "$cases" | while IFS='	' read -r fault text teardown opts; do
         # made is aborted, never destroyed as if all went well.
         case "$teardown" in
             abort) standin_check trace --prefix "$CB_TMP/trace" --ranks "$np" --teardown abort ;;
+            # Ended by the watchdog, blocked in NCCL: nothing is torn down.
+            hang) ! grep -q '^ncclCommDestroy' "$CB_TMP"/trace.* ||
+                      show_and_fail "$what: a communicator was destroyed in a hang" ;;
             nodestroy) standin_check trace --prefix "$CB_TMP/trace" --ranks "$np" \
                            --count "ncclCommDestroy=0" ;;
             nocomm) standin_check trace --prefix "$CB_TMP/trace" --ranks "$np" \

@@ -1,18 +1,19 @@
-# Measured launches on a blocking communicator (HACKING.md, "Blocking and
-# non-blocking communicators"): NCCL 2.28 launches every call on a
-# non-blocking communicator through a thread of its own and returns
-# ncclInProgress, a cost nccl-tests' blocking communicators never pay. The
-# stand-in traces "ncclInProgress from ..." for each such launch; a sweep of
-# every collective (the engine's groups with -m 4, sends and receives,
-# alltoallv, NCCL's own alltoall, gather and scatter and their p2p forms,
-# hier_allreduce's split communicators) must trace none, while creation
-# and every split still return it (polled: the non-blocking set-up kept).
+# Measured launches on a blocking communicator (docs/design/communicators.md):
+# NCCL 2.23 and later launch every call on a non-blocking communicator
+# through a thread of their own and return ncclInProgress, a cost
+# nccl-tests' blocking communicators never pay. The stand-in traces
+# "ncclInProgress from ..." for each such launch; a sweep of every
+# collective (the engine's groups with -m 4, sends and receives, alltoallv,
+# NCCL's own alltoall, gather and scatter and their p2p forms,
+# hier_allreduce's split communicators) must trace none, and the run holds
+# exactly one communicator of all ranks, created blocking, as nccl-tests'.
 . "$CB_SRCDIR/tests/support/lib.sh"
 . "$CB_SRCDIR/tests/nccl/standin/lib.sh"
 standin_setup 4 python trace
 
-# launches_blocking NP: on every rank, collectives and sends were launched
-# and no launch returned ncclInProgress; creation and splits did.
+# launches_blocking NP: on every rank, collectives and sends were launched,
+# no call returned ncclInProgress, and one blocking communicator of all
+# ranks was created, from which hier_allreduce splits its two, blocking.
 launches_blocking() {
     r=0
     while [ "$r" -lt "$1" ]; do
@@ -24,12 +25,14 @@ launches_blocking() {
         launched=$(grep -c "^ncclInProgress from a call outside a group\$\|^ncclInProgress from ncclGroupEnd\$" "$t" || true)
         [ "$launched" = 0 ] ||
             show_and_fail "rank $r: $launched launches returned ncclInProgress (a non-blocking communicator)"
-        grep -q "^ncclInProgress from ncclCommInitRank\$" "$t" ||
-            show_and_fail "rank $r: the communicator was not created non-blocking"
-        grep -q "^ncclInProgress from ncclCommSplit\$" "$t" ||
-            show_and_fail "rank $r: no split was polled on the non-blocking communicator"
-        grep -q "^ncclCommSplit color=0 key=$r blocking=1\$" "$t" ||
-            show_and_fail "rank $r: the measured communicator was not split blocking"
+        n=$(grep -c "^ncclCommInitRank nranks=$1 rank=$r blocking=1 " "$t" || true)
+        [ "$n" = 1 ] || show_and_fail "rank $r: $n blocking creations of all ranks, expected 1"
+        n=$(grep -c "^ncclCommInitRank " "$t" || true)
+        [ "$n" = 1 ] || show_and_fail "rank $r: $n communicators created, expected 1"
+        n=$(grep -c "^ncclInProgress from" "$t" || true)
+        [ "$n" = 0 ] || show_and_fail "rank $r: $n calls returned ncclInProgress"
+        n=$(grep -c "^ncclCommSplit " "$t" || true)
+        [ "$n" = 2 ] || show_and_fail "rank $r: $n splits, expected hier_allreduce's 2"
         r=$((r + 1))
     done
 }

@@ -146,7 +146,7 @@ static void test_params_bad(unit_state *u)
         {{"-c", "x"}, "'x'"},
         {{"-a", "4"}, "'4'"},
         {{"-a", "median"}, "median"},
-        {{"-z", "2"}, "'2'"},
+        {{"-z", "4"}, "'4'"},
         {{"-o", "allredooce"}, "allredooce"},
         {{"-o", "allreduce,"}, "empty"},
         {{"-o", "allreduce,allreduce"}, "twice"},

@@ -3,6 +3,7 @@
  * ranks, split, waiting that watches NCCL's asynchronous error state,
  * abort and teardown; and the error checks every file of the backend uses.
  */
+#include <errno.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,10 @@
 #include <time.h>
 
 #include "nccl_backend.h"
+
+#ifndef NCCL_SPLIT_NOCOLOR
+#define NCCL_SPLIT_NOCOLOR (-1)   /* headers before 2.18: never passed to NCCL */
+#endif
 
 /* "cudaFoo(a, b)" and "dir/comm.c" as "cudaFoo" and "comm.c" in messages. */
 static const char *base_name(const char *path)
@@ -56,6 +61,12 @@ static ncclResult_t finish_in_progress(ncclComm_t comm, ncclResult_t res)
 int cb_nccl_check(cb_backend *b, ncclComm_t comm, ncclResult_t res, const char *call,
                   const char *file, int line)
 {
+    /* On a non-blocking communicator a call may hand its work to NCCL's
+     * thread and still return ncclSuccess (ncclCommWindowRegister from 2.28,
+     * dev_runtime.cc, writes *win later): polled done before anything reads
+     * its outputs, which must outlive the poll. */
+    if (res == ncclSuccess && comm != NULL && ((const nccl_backend *)b)->nonblocking)
+        res = ncclInProgress;
     int later = res == ncclInProgress && comm != NULL;
     res = finish_in_progress(comm, res);
     if (res == ncclSuccess)
@@ -75,12 +86,9 @@ int cb_nccl_check(cb_backend *b, ncclComm_t comm, ncclResult_t res, const char *
                            has_detail ? ": " : "", has_detail ? detail : "");
 }
 
-/* Non-blocking communicators (NCCL 2.14 on): their creation can be polled,
- * so that one rank's failure need not leave the others blocked in NCCL's
- * bootstrap. */
-
-/* After how long a failed rank waiting for the others' agreement prints its
- * own error, so that the root cause is never lost to a rank stuck elsewhere. */
+/* A rank that failed prints its own error when the others are slow to
+ * agree (they may be blocked in NCCL, waiting for it), so that the root
+ * cause is never lost to a rank stuck elsewhere: after this long. */
 #define CB_NCCL_TELL_AFTER_S 5.0
 
 /* cb_backend_agree, but a rank that failed prints its error itself when the
@@ -108,15 +116,19 @@ int cb_nccl_agree_telling(MPI_Comm comm, nccl_backend *nb, int failed)
     return any ? cb_backend_agree(comm, &nb->base, failed) : 0;
 }
 
-/* Wait until *comm, made by a non-blocking ncclCommInitRankConfig or
- * ncclCommSplit whose call returned res, is ready, while every rank of mpi
- * learns whether any call failed at once: a rank that failed at once never
- * joins NCCL's bootstrap, and the others, polling instead of blocking in
- * it, then abort their half-made communicators. A split (parent not NULL)
- * is NCCL's job on the parent: the parent is what is in progress, and NCCL
- * writes *comm only when it is done (NCCL 2.28, init.cc), so the parent is
- * polled, then the new communicator. Returns 1 when this rank failed
- * (b->error says why), else 0 (*comm is NULL when another failed). */
+/* Wait until *comm is ready: made by a creation whose call returned res, or,
+ * parent not NULL, by a split or shrink of that non-blocking parent. Every
+ * rank of mpi meanwhile learns whether any call failed at once, so that a
+ * rank that failed before NCCL's bootstrap never leaves the others polling
+ * for ever. A split or shrink is a job of the PARENT's group (NCCL 2.28,
+ * init.cc, ncclCommInitChildComm); on a non-blocking parent it returns
+ * ncclSuccess, not ncclInProgress (ncclCommSplit: "res = ncclSuccess; ...
+ * NCCLCHECK(ncclGroupEndInternal()); return res;", and NCCLCHECK passes
+ * ncclInProgress through), while the parent stays in progress and *comm
+ * stays NULL until NCCL's thread writes it at the end of
+ * ncclCommInitRankFunc. So the parent is polled whatever res says, then
+ * the new communicator. Returns 1 when this rank failed (b->error says
+ * why), else 0 (*comm is NULL when another failed). */
 int cb_nccl_await_comm(nccl_backend *nb, MPI_Comm mpi, ncclComm_t *comm, ncclComm_t parent,
                        ncclResult_t res, const char *call)
 {
@@ -126,7 +138,7 @@ int cb_nccl_await_comm(nccl_backend *nb, MPI_Comm mpi, ncclComm_t *comm, ncclCom
         cb_nccl_check(b, NULL, res, call, __FILE__, __LINE__);
     MPI_Request req;
     MPI_Iallreduce(&failed_at_once, &any, 1, MPI_INT, MPI_MAX, mpi, &req);
-    ncclComm_t watched = parent != NULL && res == ncclInProgress ? parent : *comm;
+    ncclComm_t watched = parent != NULL ? parent : *comm;
     ncclResult_t state = failed_at_once || watched == NULL ? ncclSuccess : ncclInProgress;
     while (!done || (!any && state == ncclInProgress)) {
         if (!done)
@@ -146,7 +158,8 @@ int cb_nccl_await_comm(nccl_backend *nb, MPI_Comm mpi, ncclComm_t *comm, ncclCom
     }
     /* A split that never ended (a peer never came) or failed leaves the
      * parent unusable: only an abort ends it, and the run's communicators
-     * with it. */
+     * with it. NCCL's thread may still write *comm until then: the caller's
+     * *comm outlives this call (never a local of a returning function). */
     int parent_lost = parent != NULL && watched == parent && !failed_at_once &&
                       state != ncclSuccess;
     if (parent_lost && state != ncclInProgress)
@@ -175,29 +188,53 @@ int cb_nccl_await_comm(nccl_backend *nb, MPI_Comm mpi, ncclComm_t *comm, ncclCom
     return 1;
 }
 
-/* The first library with ncclCommSplit, whose config can make a blocking
- * communicator out of a non-blocking one. */
+/* The first NCCL whose NCCL_COMM_BLOCKING=0 overrides a config's blocking =
+ * 1 (init.cc, parseCommConfig, 2.17.1; envConfigOverride from 2.18.1, for
+ * splits too; 2.14 to 2.16 honour only 1, in ncclCommInitRankConfig). */
+#define CB_NCCL_FIRST_ENV_NONBLOCKING NCCL_VERSION(2, 17, 0)
+
+int cb_nccl_env_nonblocking(int library_version)
+{
+    /* As NCCL_PARAM reads it (misc/param.cc, ncclLoadParam, 2.28.9): a
+     * non-empty value through strtoll base 0, kept unless it overflows;
+     * "0", "0x0" and text without digits all give 0. */
+    const char *text = getenv("NCCL_COMM_BLOCKING");
+    if (library_version < CB_NCCL_FIRST_ENV_NONBLOCKING || text == NULL || text[0] == '\0')
+        return 0;
+    errno = 0;
+    long long value = strtoll(text, NULL, 0);
+    return errno == 0 && value == 0;
+}
+
+/* The first library with ncclCommSplit. */
 #define CB_NCCL_FIRST_SPLIT NCCL_VERSION(2, 18, 0)
 
-/* *out: a blocking communicator split from the non-blocking guard (colour
- * and key as ncclCommSplit's), the split polled on the guard as its
- * creation was. Returns 1 when this rank failed, else 0 (*out NULL when
- * another did or the colour is none). */
-static int split_blocking(nccl_backend *nb, MPI_Comm mpi, ncclComm_t guard, int color, int key,
-                          ncclComm_t *out)
+/* *out: parent's communicator split (colour and key as ncclCommSplit's),
+ * blocking unless NCCL_COMM_BLOCKING=0 made the run non-blocking; then the
+ * split is polled on the parent. out must outlive the wait, as NCCL's
+ * thread writes it. Returns 1 when this rank failed, else 0 (*out NULL
+ * when another did or the colour is none). */
+static int split_comm(nccl_backend *nb, MPI_Comm mpi, ncclComm_t parent, int color, int key,
+                      ncclComm_t *out)
 {
     *out = NULL;
 #if NCCL_VERSION_CODE >= CB_NCCL_FIRST_SPLIT
-    ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
-    config.blocking = 1;
-    ncclResult_t res = ncclCommSplit(guard, color, key, out, &config);
-    return cb_nccl_await_comm(nb, mpi, out, guard, res, "ncclCommSplit");
+    ncclResult_t res = ncclCommSplit(parent, color, key, out, NULL);
+    if (nb->nonblocking)
+        return cb_nccl_await_comm(nb, mpi, out, parent, res, "ncclCommSplit");
+    return cb_nccl_check(&nb->base, parent, res, "ncclCommSplit", __FILE__, __LINE__) != 0;
 #else
-    (void)mpi, (void)guard, (void)color, (void)key;
+    (void)mpi, (void)parent, (void)color, (void)key;
     return cb_backend_fail(&nb->base, "NCCL's header is older than 2.18: no ncclCommSplit") != 0;
 #endif
 }
 
+/* One communicator per rank, blocking, as nccl-tests': every rank first
+ * agrees over MPI that it is ready (the unique id made and received), so
+ * that none fails before NCCL's bootstrap and strands the others in it; a
+ * rank lost inside NCCL's own set-up is then the watchdog's (-T) to end.
+ * Its launches return once enqueued, with no thread of NCCL's in the timed
+ * span. docs/design/communicators.md says why this design. */
 int cb_nccl_create_comm(nccl_backend *nb)
 {
     cb_backend *b = &nb->base;
@@ -207,27 +244,30 @@ int cb_nccl_create_comm(nccl_backend *nb)
     if (cb_backend_agree(b->comm, b, failed) != 0)
         return -1;
     MPI_Bcast(&id, (int)sizeof id, MPI_BYTE, 0, b->comm);
+    nb->nonblocking = cb_nccl_env_nonblocking(nb->library_version);
     ncclComm_t comm = NULL;
+    ncclResult_t res;
+    const char *call = "ncclCommInitRank";
 #if NCCL_VERSION_CODE >= CB_NCCL_FIRST_NONBLOCKING
     if (nb->library_version >= CB_NCCL_FIRST_NONBLOCKING) {
         ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
-        config.blocking = 0;
-        ncclResult_t res = ncclCommInitRankConfig(&comm, b->nranks, id, b->rank, &config);
-        failed = cb_nccl_await_comm(nb, b->comm, &comm, NULL, res, "ncclCommInitRankConfig");
-        if (cb_nccl_agree_telling(b->comm, nb, failed) != 0 || comm == NULL)
-            return -1;
-        if (NCCL_VERSION_CODE < CB_NCCL_FIRST_SPLIT || nb->library_version < CB_NCCL_FIRST_SPLIT) {
-            nb->comm = comm;   /* measured on it: see HACKING.md */
-            return 0;
-        }
-        nb->guard = comm;
-        failed = split_blocking(nb, b->comm, comm, 0, b->rank, &nb->comm);
-        return cb_nccl_agree_telling(b->comm, nb, failed) != 0 || nb->comm == NULL ? -1 : 0;
-    }
+        config.blocking = 1;
+        call = "ncclCommInitRankConfig";
+        res = ncclCommInitRankConfig(&comm, b->nranks, id, b->rank, &config);
+    } else
 #endif
-    failed = NCCL_CALL(b, NULL, ncclCommInitRank(&comm, b->nranks, id, b->rank)) != 0;
+        res = ncclCommInitRank(&comm, b->nranks, id, b->rank);
+    /* Non-blocking by NCCL_COMM_BLOCKING=0: polled as the ranks agree. */
+    failed = nb->nonblocking ? cb_nccl_await_comm(nb, b->comm, &comm, NULL, res, call)
+                             : cb_nccl_check(b, NULL, res, call, __FILE__, __LINE__) != 0;
     nb->comm = failed ? NULL : comm;
-    return cb_backend_agree(b->comm, b, failed);
+    if (cb_nccl_agree_telling(b->comm, nb, failed) != 0 || nb->comm == NULL)
+        return -1;
+    if (nb->nonblocking)
+        cb_backend_add_notice(b, "NCCL_COMM_BLOCKING=0: NCCL makes the communicator non-blocking "
+                                 "(init.cc, envConfigOverride), so every launch outside a group "
+                                 "also pays NCCL's group thread, unlike nccl-tests' default");
+    return 0;
 }
 
 /* The backend that owns the stream and the watchdog's request: the one
@@ -245,31 +285,20 @@ static nccl_backend *root_of(nccl_backend *nb)
  * communicator is destroyed. */
 static void end_comm(nccl_backend *nb, int aborting)
 {
-    ncclComm_t comm = nb->comm, guard = nb->guard;
+    ncclComm_t comm = nb->comm;
     nb->comm = NULL;
-    nb->guard = NULL;
-    if (comm == NULL) {
-        /* The guard alone: its split failed. NCCL's destroy blocks (it is
-         * a job of a blocking group, non-blocking communicator or not). */
-        if (guard != NULL)
-            ncclCommAbort(guard);
+    if (comm == NULL)
         return;
-    }
 #if NCCL_VERSION_CODE >= NCCL_VERSION(2, 11, 0)
     /* An aborted communicator takes its operators with it. */
     for (int t = 0; t < CB_DTYPE_COUNT && !aborting; t++)
         if (nb->have_premulsum[t])
             ncclRedOpDestroy(nb->premulsum[t], comm);
 #endif
-    if (aborting) {
+    if (aborting)
         ncclCommAbort(comm);
-        if (guard != NULL)
-            ncclCommAbort(guard);
-    } else {
+    else
         ncclCommDestroy(comm);
-        if (guard != NULL)
-            ncclCommDestroy(guard);
-    }
 }
 
 /* Abort root's communicator and those split from it, after destroying
@@ -384,18 +413,8 @@ int cb_nccl_split(cb_backend *b, int color, int key, cb_backend **out)
     MPI_Comm_split(b->comm, color >= 0 ? color : MPI_UNDEFINED, key, &sub);
     ncclComm_t comm = NULL;
     int failed = 0;
-#if NCCL_VERSION_CODE >= CB_NCCL_FIRST_SPLIT
-    /* Blocking, from the parent's non-blocking guard and polled on it; a
-     * split of a split (no guard) from its blocking communicator, whose
-     * mode it inherits. */
     int split_color = color >= 0 ? color : NCCL_SPLIT_NOCOLOR;
-    if (parent->guard != NULL) {
-        failed = split_blocking(parent, b->comm, parent->guard, split_color, key, &comm);
-    } else {
-        ncclResult_t res = ncclCommSplit(parent->comm, split_color, key, &comm, NULL);
-        failed = NCCL_CALL(b, parent->comm, res) != 0;
-    }
-#endif
+    failed = split_comm(parent, b->comm, parent->comm, split_color, key, &comm);
     if (nb != NULL) {
         nb->base.ops = b->ops;
         nb->base.comm = sub;
@@ -415,6 +434,7 @@ int cb_nccl_split(cb_backend *b, int color, int key, cb_backend **out)
         nb->compute_capability = parent->compute_capability;
         nb->memalloc = parent->memalloc;
         nb->compare = parent->compare;
+        nb->nonblocking = parent->nonblocking;
         nb->base.repeat_on_device = parent->base.repeat_on_device;
     }
     if (cb_nccl_agree_telling(b->comm, parent, failed) != 0 || (color >= 0 && comm == NULL)) {

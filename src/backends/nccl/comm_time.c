@@ -4,9 +4,9 @@
  * made and broadcast before the clock starts), ncclCommSplit into two
  * halves by rank for split, ncclCommShrink without the last rank for
  * shrink (NCCL 2.27 on; the rank left out does not call it, as NCCL
- * requires). Each is timed on this rank's host clock from a barrier until
- * its communicator is ready (non-blocking creation polled as the run's
- * own), and destroyed untimed. NCCL has no grow yet.
+ * requires). Each is made as the run's own communicator is (blocking, or
+ * polled under NCCL_COMM_BLOCKING=0), timed on this rank's host clock from
+ * a barrier until it is ready, and destroyed untimed. NCCL has no grow yet.
  */
 #include <math.h>
 #include <string.h>
@@ -48,59 +48,55 @@ static double now_s(void)
     return MPI_Wtime();
 }
 
-/* Make one communicator the way op says; 1 when this rank failed. */
+/* Make one communicator the way op says, as the run makes its own
+ * (nccl/comm.c): blocking, or polled where NCCL_COMM_BLOCKING=0 made the
+ * run non-blocking. *made is the caller's and outlives the wait, since
+ * NCCL's thread writes a split's or shrink's result into it. 1 when this
+ * rank failed. */
 static int make(nccl_backend *nb, cb_comm_op op, const ncclUniqueId *id, ncclComm_t *made,
                 double *seconds)
 {
     cb_backend *b = &nb->base;
-    int nonblocking = nb->library_version >= CB_NCCL_FIRST_NONBLOCKING;
-    /* Splits and shrinks come from the non-blocking guard where there is
-     * one (the measured communicator is blocking: HACKING.md), polled on
-     * it, as the backend's own splits are. */
-    ncclComm_t parent = nb->guard != NULL ? nb->guard : nb->comm;
-    int parent_nonblocking = nonblocking && (nb->guard != NULL || nb->parent == NULL);
+    ncclComm_t parent = nb->comm;
     ncclResult_t res = ncclSuccess;
+    const char *call = "ncclCommInitRank";
     double start = now_s();
-    int failed = 0;
     if (op == CB_COMM_INIT) {
 #if NCCL_VERSION_CODE >= CB_NCCL_FIRST_NONBLOCKING
-        if (nonblocking) {
+        if (nb->library_version >= CB_NCCL_FIRST_NONBLOCKING) {
             ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
-            config.blocking = 0;
+            config.blocking = 1;
+            call = "ncclCommInitRankConfig";
             res = ncclCommInitRankConfig(made, b->nranks, *id, b->rank, &config);
-            failed = cb_nccl_await_comm(nb, b->comm, made, NULL, res, "ncclCommInitRankConfig");
-        }
+        } else
 #endif
-        if (!nonblocking)
-            failed = NCCL_CALL(b, NULL, ncclCommInitRank(made, b->nranks, *id, b->rank)) != 0;
+            res = ncclCommInitRank(made, b->nranks, *id, b->rank);
+        parent = NULL;
     }
 #if NCCL_VERSION_CODE >= CB_NCCL_FIRST_SPLIT_TIMED
     if (op == CB_COMM_SPLIT) {
+        call = "ncclCommSplit";
         res = ncclCommSplit(parent, b->rank * 2 / b->nranks, b->rank, made, NULL);
-        failed = parent_nonblocking
-                     ? cb_nccl_await_comm(nb, b->comm, made, parent, res, "ncclCommSplit")
-                     : NCCL_CALL(b, parent, res) != 0;
     }
 #endif
 #if NCCL_VERSION_CODE >= CB_NCCL_FIRST_SHRINK
     if (op == CB_COMM_SHRINK && b->rank != b->nranks - 1) {
         int excluded = b->nranks - 1;
+        call = "ncclCommShrink";
         res = ncclCommShrink(parent, &excluded, 1, made, NULL, NCCL_SHRINK_DEFAULT);
-        failed = parent_nonblocking
-                     ? cb_nccl_await_comm(nb, b->comm, made, parent, res, "ncclCommShrink")
-                     : NCCL_CALL(b, parent, res) != 0;
     } else if (op == CB_COMM_SHRINK) {
-        /* Left out: only the agreement that the others' wait holds. */
-        int none = 0, any = 0;
-        MPI_Request req;
-        MPI_Iallreduce(&none, &any, 1, MPI_INT, MPI_MAX, b->comm, &req);
-        MPI_Wait(&req, MPI_STATUS_IGNORE);
+        /* Left out: polled, the others' wait holds an agreement to join. */
+        if (nb->nonblocking) {
+            int none = 0, any = 0;
+            MPI_Request req;
+            MPI_Iallreduce(&none, &any, 1, MPI_INT, MPI_MAX, b->comm, &req);
+            MPI_Wait(&req, MPI_STATUS_IGNORE);
+        }
         return 0;
     }
 #endif
-    (void)res;
-    (void)parent;
-    (void)parent_nonblocking;
+    int failed = nb->nonblocking ? cb_nccl_await_comm(nb, b->comm, made, parent, res, call)
+                                 : cb_nccl_check(b, parent, res, call, __FILE__, __LINE__) != 0;
     *seconds = now_s() - start;
     return failed;
 }

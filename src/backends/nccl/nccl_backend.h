@@ -41,13 +41,10 @@ typedef struct nccl_backend {
     int have_start;
     int have_stop;
     ncclComm_t comm;           /* the measured communicator: NULL until initialised */
-    /* The non-blocking communicator of the same ranks that comm was split
-     * from with blocking = 1 (NCCL 2.18 on; NULL before and in splits):
-     * created and split by polling, so that a rank failing there never
-     * strands the others, while comm's launches return when enqueued, with
-     * no thread of NCCL's in the timed span (HACKING.md, "Blocking and
-     * non-blocking communicators"). Later splits are made from it too. */
-    ncclComm_t guard;
+    /* NCCL_COMM_BLOCKING=0 made the run's communicators non-blocking
+     * (cb_nccl_env_nonblocking): creation and splits are polled, and every
+     * call may return ncclInProgress. Else all are blocking, as nccl-tests'. */
+    int nonblocking;
     cudaEvent_t *marks;        /* recorded at the end of marked iterations */
     int nmarks;
     int marks_room;
@@ -119,9 +116,13 @@ int cb_nccl_type(cb_backend *b, cb_dtype dtype, ncclDataType_t *type);
 /* The first NCCL with non-blocking communicators (ncclConfig_t). */
 #define CB_NCCL_FIRST_NONBLOCKING NCCL_VERSION(2, 14, 0)
 int cb_nccl_create_comm(nccl_backend *nb);
-/* Wait until *comm, made by a non-blocking creation or (parent not NULL)
- * split whose call returned res, is ready, while every rank of mpi learns
- * whether any call failed at once; 1 when this rank failed (b->error). */
+/* 1 when NCCL_COMM_BLOCKING makes this library's communicators non-blocking
+ * although their config asks for blocking ones. */
+int cb_nccl_env_nonblocking(int library_version);
+/* Wait until *comm, made by a creation whose call returned res or (parent
+ * not NULL) by a split or shrink of that non-blocking parent, is ready,
+ * while every rank of mpi learns whether any call failed at once; 1 when
+ * this rank failed (b->error). */
 int cb_nccl_await_comm(nccl_backend *nb, MPI_Comm mpi, ncclComm_t *comm, ncclComm_t parent,
                        ncclResult_t res, const char *call);
 /* cb_backend_agree, but a failed rank speaks for itself when the others are

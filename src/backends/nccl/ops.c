@@ -548,11 +548,15 @@ static int nccl_barrier(cb_backend *b)
     return nccl_allreduce(b, nb->scratch, nb->scratch, 1, CB_UINT32, CB_SUM);
 }
 
-/* NCCL 2.22 and later allocate per-peer and NVLS buffers at a
- * communicator's first use of each kind of operation: one operation of
- * each kind on a byte or so per rank, before the free memory is measured,
- * makes them part of the measurement, as is the scratch buffer, allocated
- * here too. Collective over b's ranks: the engine asks them all at once. */
+/* NCCL 2.22 and later connect an algorithm's buffers when a task first
+ * uses it (enqueue.cc, runtimeConn; group.cc, ncclCollPreconnect): one
+ * operation of each kind on a byte or so per rank, before the free memory
+ * is measured, makes the buffers of the algorithms NCCL picks for those
+ * part of the measurement, as is the scratch buffer, allocated here too.
+ * Not NVLS's: NCCL sets those up only for a task that runs NVLS, which
+ * takes the Simple protocol (graph/tuning.cc, 2.28.9), rarely at a byte;
+ * the headroom covers them (docs/design/nccl-contract.md, G4). Collective
+ * over b's ranks: the engine asks them all at once. */
 static int warm_up_each_kind(nccl_backend *nb)
 {
     cb_backend *b = &nb->base;

@@ -49,6 +49,15 @@ void standin_devmem_check(const void *ptr, size_t bytes, const char *what)
                       "illegal address on a GPU)", what, bytes, ptr);
 }
 
+size_t standin_devmem_offset(const void *ptr)
+{
+    const char *p = ptr;
+    for (size_t i = 0; i < nblocks; i++)
+        if (p >= blocks[i].base && p < blocks[i].base + blocks[i].size)
+            return (size_t)(p - blocks[i].base);
+    return 0;
+}
+
 void standin_op_bytes(const standin_op *op, size_t *in, size_t *out)
 {
     size_t esize = standin_type_size(op->type), n = (size_t)op->comm->nranks;

@@ -103,9 +103,9 @@ static ncclResult_t launch(cudaStream_t stream, const standin_op *call, const ch
     ncclResult_t res = enqueue_check(call, name);
     if (res != ncclSuccess)
         return res;
-    standin_trace("%s count=%zu inplace=%d capturing=%d align=%u", name, call->count,
+    standin_trace("%s count=%zu inplace=%d capturing=%d offset=%zu align=%u", name, call->count,
                   call->send == call->recv, stream != NULL && stream->capturing,
-                  standin_alignment(call->send, call->recv));
+                  standin_devmem_offset(call->recv), standin_alignment(call->send, call->recv));
     standin_comm_enter(call->comm, name);
     res = standin_launch(stream, call);
     standin_comm_leave(call->comm);

@@ -4,6 +4,7 @@
  * unique id: all communicators are made at once, as with --split); every
  * collective runs at once through MPI.
  */
+#include <errno.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -239,6 +240,28 @@ static int peer_never_joins(MPI_Comm comm, int key, int failing, int *stuck)
     return 0;
 }
 
+/* The blocking mode a new communicator gets: config's (asked: 1 blocking,
+ * 0 not), then NCCL_COMM_BLOCKING's override as the reported version has
+ * it: from 2.18 (init.cc, envConfigOverride, called by parseCommConfig and
+ * copyCommConfig, so for creation and splits alike) 0 or 1 replaces it;
+ * 2.14 to 2.17 (ncclCommInitRankConfig only) honour 1 alone. The value is
+ * read as NCCL_PARAM does (misc/param.cc, ncclLoadParam): strtoll base 0 of
+ * a non-empty value, so text without digits reads 0. */
+static int env_blocking(int asked, int creation_with_config)
+{
+    const char *text = getenv("NCCL_COMM_BLOCKING");
+    if (text == NULL || text[0] == '\0')
+        return asked;
+    errno = 0;
+    long long value = strtoll(text, NULL, 0);
+    if (errno != 0 || (value != 0 && value != 1))
+        return asked;
+    long version = standin_env_long("CB_STANDIN_NCCL_VERSION", NCCL_VERSION_CODE);
+    if (version >= NCCL_VERSION(2, 17, 0))
+        return (int)value;
+    return creation_with_config && value == 1 ? 1 : asked;
+}
+
 /* Blocking: like NCCL's bootstrap, every rank takes part, and a rank that
  * fails before it leaves the others waiting in it. Non-blocking
  * (ncclCommInitRankConfig with blocking = 0): returns ncclInProgress, and
@@ -278,15 +301,37 @@ static ncclResult_t init_rank(ncclComm_t *comm, int nranks, ncclUniqueId id, int
     return comm_new(mpi, nonblocking, comm);
 }
 
+/* NCCL 2.28 (init.cc): no group of its own, so the job runs inline (group.cc,
+ * ncclAsyncLaunch at depth 0) and the call blocks; NCCL_COMM_BLOCKING=0
+ * still makes the communicator non-blocking for every later call. */
 ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId id, int rank)
 {
-    return init_rank(comm, nranks, id, rank, 0);
+    ncclResult_t res = init_rank(comm, nranks, id, rank, 0);
+    if (res == ncclSuccess && !env_blocking(1, 0))
+        (*comm)->nonblocking = 1;
+    return res;
 }
 
 ncclResult_t ncclCommInitRankConfig(ncclComm_t *comm, int nranks, ncclUniqueId id, int rank,
                                     ncclConfig_t *config)
 {
-    return init_rank(comm, nranks, id, rank, config != NULL && config->blocking == 0);
+    int asked = config == NULL || config->blocking != 0;
+    return init_rank(comm, nranks, id, rank, !env_blocking(asked, 1));
+}
+
+/* A call whose work NCCL hands to its thread but that returns ncclSuccess,
+ * not ncclInProgress, because it ends with "NCCLCHECK(ncclGroupEndInternal());
+ * return res;" and NCCLCHECK (include/checks.h) passes ncclInProgress
+ * through: ncclCommSplit and ncclCommShrink on a non-blocking parent
+ * (init.cc, 2.18.1 to 2.30.7), ncclCommWindowRegister from 2.28
+ * (dev_runtime.cc). The communicator is in progress until polled done, as
+ * after a call that returned ncclInProgress. */
+ncclResult_t standin_comm_started_success(ncclComm_t comm, const char *call)
+{
+    comm->async_result = ncclSuccess;
+    comm->in_progress = 2 + (comm->calls_started++ & 1);
+    standin_trace("%s returned ncclSuccess, the communicator in progress", call);
+    return ncclSuccess;
 }
 
 /* A split's or shrink's new communicator over mpi (none: MPI_COMM_NULL),
@@ -303,22 +348,25 @@ static ncclResult_t child_started(ncclComm_t comm, MPI_Comm mpi, ncclComm_t *new
         comm->split_child = child;
         comm->split_out = newcomm;
     }
-    return standin_comm_started(comm, ncclSuccess, call);
+    return standin_comm_started_success(comm, call);
 }
 
-/* The new communicator inherits comm's blocking mode, or takes config's
- * (NCCL 2.28: an explicit config is parsed afresh, and its blocking field
- * left unset means blocking); failures behave as in init_rank. Whether the
- * split call itself returns ncclInProgress follows the PARENT's mode, as
- * NCCL runs it as a job of the parent's group. Non-blocking, as NCCL 2.28's
- * (init.cc, ncclCommInitChildComm): the split is a job on the PARENT, which
- * is in progress until it is done; *newcomm stays NULL until then (NCCL's
- * thread writes it at the end), also for NCCL_SPLIT_NOCOLOR, and for ever
- * when a peer never joined. */
+/* The new communicator inherits comm's blocking mode (copyCommConfig), or
+ * takes config's (parseCommConfig: its blocking field left unset means
+ * blocking), NCCL_COMM_BLOCKING overriding either (env_blocking); failures
+ * behave as in init_rank. NCCL runs the split as a job of the PARENT's
+ * group (init.cc, ncclCommInitChildComm, 2.28.9), so the parent's mode
+ * decides whether the call blocks. On a non-blocking parent it returns
+ * ncclSuccess while the parent is in progress (standin_parent_started);
+ * *newcomm stays NULL until the parent is polled done (NCCL's thread writes
+ * it at the end of ncclCommInitRankFunc), also for NCCL_SPLIT_NOCOLOR, and
+ * for ever when a peer never joined. */
 ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t *newcomm,
                            ncclConfig_t *config)
 {
-    int child_nonblocking = config != NULL ? config->blocking == 0 : comm != NULL && comm->nonblocking;
+    int child_nonblocking = !env_blocking(config != NULL ? config->blocking != 0
+                                                         : comm == NULL || !comm->nonblocking,
+                                          0);
     standin_trace("ncclCommSplit color=%d key=%d blocking=%d", color, key, !child_nonblocking);
     *newcomm = NULL;
     if (comm == NULL || comm_unready(comm, "ncclCommSplit"))
@@ -355,8 +403,9 @@ ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t *newc
     }
     if (stuck) {
         comm->in_progress = -1;
-        standin_trace("ncclInProgress from ncclCommSplit (a peer never joins)");
-        return ncclInProgress;
+        standin_trace("ncclCommSplit returned ncclSuccess, the communicator in progress for "
+                      "ever (a peer never joins)");
+        return ncclSuccess;
     }
     return child_started(comm, no_color ? MPI_COMM_NULL : mpi, newcomm, "ncclCommSplit",
                          child_nonblocking);
@@ -436,7 +485,7 @@ ncclResult_t ncclCommShrink(ncclComm_t comm, int *excludeRanksList, int excludeR
     if (rc != 0 || mpi == MPI_COMM_NULL)
         return fail(ncclSystemError, "MPI_Comm_create_group failed");
     /* As a split: config's blocking mode where given, else the parent's. */
-    int child_nonblocking = config != NULL ? config->blocking == 0 : comm->nonblocking;
+    int child_nonblocking = !env_blocking(config != NULL ? config->blocking != 0 : !comm->nonblocking, 0);
     if (!comm->nonblocking) {
         ncclResult_t made = comm_new(mpi, 0, newcomm);
         if (made == ncclSuccess)

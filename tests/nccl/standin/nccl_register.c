@@ -183,15 +183,17 @@ ncclResult_t ncclCommWindowRegister(ncclComm_t comm, void *buff, size_t size,
         return ncclSystemError;
     r->flags = winFlags;
     MPI_Barrier(comm->mpi);   /* collective, as NCCL's */
-    /* NCCL 2.28 (dev_runtime.cc): a task of the communicator's group, so
-     * non-blocking it returns ncclInProgress and NCCL's thread writes *win
-     * when done. */
+    /* A task of the communicator's group, so non-blocking NCCL's thread
+     * writes *win when done: 2.27 returns ncclInProgress, 2.28 on ncclSuccess
+     * (dev_runtime.cc: "NCCLCHECK(ncclGroupEndInternal()); ... return ret;"). */
     if (!comm->nonblocking) {
         *win = (ncclWindow_t)(void *)r;
         return ncclSuccess;
     }
     comm->window_out = win;
     comm->window = r;
+    if (standin_env_long("CB_STANDIN_NCCL_VERSION", NCCL_VERSION_CODE) >= NCCL_VERSION(2, 28, 0))
+        return standin_comm_started_success(comm, "ncclCommWindowRegister");
     return standin_comm_started(comm, ncclSuccess, "ncclCommWindowRegister");
 }
 

@@ -462,9 +462,10 @@ static int case_inprogress(void)
            ncclBroadcast(buf, buf, N, ncclFloat32, 0, comm, s) == ncclInvalidArgument &&
            ncclGroupEnd() == ncclInvalidArgument, "a grouped call after an ignored ncclGroupEnd");
     EXPECT(polls_until_done(comm, &state) >= 1 && state == ncclSuccess, "the group's end");
-    /* Split: the parent is in progress, the child written when it is done. */
-    EXPECT(ncclCommSplit(comm, 0, me, &child, NULL) == ncclInProgress && child == NULL,
-           "ncclCommSplit did not return ncclInProgress, or wrote the new one at once");
+    /* Split: ncclSuccess, as NCCL's ncclCommSplit returns (init.cc, 2.18.1
+     * to 2.28.9), the parent in progress, the child written when it is done. */
+    EXPECT(ncclCommSplit(comm, 0, me, &child, NULL) == ncclSuccess && child == NULL,
+           "ncclCommSplit did not return ncclSuccess, or wrote the new one at once");
     EXPECT(ncclCommDestroy(comm) == ncclInvalidArgument, "destroyed while in progress");
     EXPECT(polls_until_done(comm, &state) >= 1 && state == ncclSuccess && child != NULL,
            "the split's completion");
@@ -494,7 +495,7 @@ static int case_inprogress(void)
     ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
     config.blocking = 1;
     int launched_in_progress = trace_count("ncclInProgress from a call outside a group");
-    EXPECT(ncclCommSplit(comm, 0, me, &blocking_child, &config) == ncclInProgress &&
+    EXPECT(ncclCommSplit(comm, 0, me, &blocking_child, &config) == ncclSuccess &&
            blocking_child == NULL && polls_until_done(comm, &state) >= 1 &&
            state == ncclSuccess && blocking_child != NULL, "a blocking split");
     EXPECT(ncclAllReduce(buf, buf, N, ncclFloat32, ncclSum, blocking_child, s) == ncclSuccess &&
@@ -505,6 +506,35 @@ static int case_inprogress(void)
            ncclCommDestroy(comm) == ncclSuccess, "teardown");
     cudaStreamDestroy(s);
     cudaFree(buf);
+    return 0;
+}
+
+/* NCCL_COMM_BLOCKING overrides the config's blocking field (init.cc,
+ * parseCommConfig): from 2.17 both ways (2.18 on for splits too); 2.14 to
+ * 2.16 honour only 1. The stand-in must follow, or a backend that ignores
+ * the variable passes here and stalls on a real cluster. */
+static int case_env_blocking(void)
+{
+    ncclComm_t comm = NULL, child = NULL, other = NULL;
+    ncclResult_t state = ncclInProgress;
+    setenv("NCCL_COMM_BLOCKING", "0", 1);
+    EXPECT(comm_world(&comm, 1) == ncclInProgress && polls_until_done(comm, &state) >= 1 &&
+               state == ncclSuccess,
+           "NCCL_COMM_BLOCKING=0 did not make a blocking config non-blocking");
+    EXPECT(ncclCommSplit(comm, 0, rank_of(), &child, NULL) == ncclSuccess && child == NULL &&
+               polls_until_done(comm, &state) >= 1 && child != NULL,
+           "the split of the non-blocking communicator");
+    EXPECT(ncclCommDestroy(child) == ncclSuccess && ncclCommDestroy(comm) == ncclSuccess,
+           "teardown");
+    setenv("NCCL_COMM_BLOCKING", "1", 1);
+    EXPECT(comm_world(&other, 0) == ncclSuccess && ncclCommDestroy(other) == ncclSuccess,
+           "NCCL_COMM_BLOCKING=1 did not make a non-blocking config blocking");
+    setenv("CB_STANDIN_NCCL_VERSION", "21605", 1);
+    setenv("NCCL_COMM_BLOCKING", "0", 1);
+    EXPECT(comm_world(&other, 1) == ncclSuccess && ncclCommDestroy(other) == ncclSuccess,
+           "2.16 took NCCL_COMM_BLOCKING=0");
+    unsetenv("CB_STANDIN_NCCL_VERSION");
+    unsetenv("NCCL_COMM_BLOCKING");
     return 0;
 }
 
@@ -625,6 +655,7 @@ int main(int argc, char **argv)
         {"redop", case_redop},             {"inprogress", case_inprogress},
         {"bounds", case_bounds},           {"failed", case_failed},
         {"abort-in-group", case_abort_group}, {"kernel", case_kernel},
+        {"env-blocking", case_env_blocking},
     };
     int rc = 2;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
@@ -632,7 +663,8 @@ int main(int argc, char **argv)
             rc = cases[i].run();
     if (rc == 2)
         fprintf(stderr, "usage: rules CASE (graph-abort, device, bootstrap, async, group, "
-                        "memory, redop, inprogress, bounds, failed, abort-in-group, kernel)\n");
+                        "memory, redop, inprogress, bounds, failed, abort-in-group, kernel, "
+                        "env-blocking)\n");
     else if (rc == 0)
         printf("ok: %s (rank %d)\n", argv[1], rank_of());
     MPI_Finalize();

@@ -288,6 +288,11 @@ void standin_devmem_add(const void *ptr, size_t size);
 void standin_devmem_remove(const void *ptr);
 void standin_devmem_check(const void *ptr, size_t bytes, const char *what);
 void standin_devmem_check_op(const standin_op *op, const char *what);
+/* The byte offset of ptr in its device allocation (0 when in none), traced
+ * by each collective so that tests see where launches run (--rotate). */
+size_t standin_devmem_offset(const void *ptr);
+/* nccl.c: comm in progress after a call that returns ncclSuccess (see there). */
+ncclResult_t standin_comm_started_success(ncclComm_t comm, const char *call);
 /* devmem.c: the bytes a collective (not a send/receive group) reads from
  * send and writes to recv. */
 void standin_op_bytes(const standin_op *op, size_t *in, size_t *out);
