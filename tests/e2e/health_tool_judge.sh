@@ -104,7 +104,7 @@ for line in 'DOWN|Not responding' 'DOWN+DRAIN|cable' 'IDLE+DRAIN|maintenance by 
     'IDLE+DRAIN|nccl-collbench: allreduce float sum 4096 B out-of-place busbw 0.01 GB/s below the floor 1.00 GB/s' \
     'IDLE+DRAIN+FAIL|ECC errors' 'ALLOCATED+DRAIN+FAIL|ECC errors' 'IDLE+MAINT|' 'MIXED+MAINT|' \
     'IDLE+REBOOT_REQUESTED|kernel update' 'ALLOCATED+REBOOT_ISSUED|kernel update' \
-    'IDLE+NOT_RESPONDING|' 'IDLE+POWERED_DOWN|' 'DOWN*|' 'FUTURE|' 'IDLE+DRAIN+MAINT|window' 'UNKNOWN|'; do
+    'IDLE+NOT_RESPONDING|' 'IDLE+POWERED_DOWN|' 'DOWN*|' 'FUTURE|' 'IDLE+DRAIN+MAINT|window' 'IDLE+MAINTENANCE+RESERVED|' 'UNKNOWN|'; do
     i=$((i + 1))
     node_set "h$i" "$line"
     slow
@@ -118,6 +118,23 @@ for line in 'DOWN|Not responding' 'DOWN+DRAIN|cable' 'IDLE+DRAIN|maintenance by 
     health "h$i"
     expect_rc 0 "passing node in state '$line'"
     no_update "passing node in state '$line'"
+done
+
+# The tool's own drain on a node then marked for reboot, or set DOWN:
+# not up, left alone.
+node_set hr 'IDLE|'
+slow
+health hr
+expect_rc 1 "hr drained"
+for extra in +REBOOT_REQUESTED +REBOOT_ISSUED +MAINTENANCE +NOT_RESPONDING; do
+    node_set hr "IDLE+DRAIN$extra|$(node_get hr | cut -d'|' -f2-)"
+    before=$(node_get hr)
+    : >"$CB_TMP/scontrol.log"
+    good
+    health hr
+    expect_rc 0 "the tool's drain, then $extra, passing"
+    no_update "the tool's drain, then $extra"
+    [ "$(node_get hr)" = "$before" ] || fail "$extra: hr changed: $(node_get hr)"
 done
 
 # Up nodes that fail are drained with the token; once they pass, returned.
