@@ -15,7 +15,10 @@
 #   healthy, and a node this tool drained stays drained;
 # - a node of one GPU (one rank: busbw 0 by definition) is not drained as
 #   slow: its elements are verified (0, or drained for wrong elements), and
-#   a floor or expectation asked of it cannot be judged (3).
+#   a floor or expectation asked of it cannot be judged (3);
+# - --scan drains on suspects of confidence high or certain only: a node,
+#   link or rail named at medium or low is could-not-check (3), left as it
+#   is (a drain of the tool's stays).
 . "$CB_SRCDIR/tests/support/lib.sh"
 . "$CB_SRCDIR/tests/support/health_stubs.sh"
 need_mpirun
@@ -205,4 +208,60 @@ NCCL_COLLBENCH_TEST_FAULT=corrupt:0:3 PATH="$CB_TMP/bin:$PATH" "$HEALTH" --node 
 expect_rc 1 "one GPU, a wrong element"
 node_get h1gpu | grep -q '^IDLE+DRAIN|nccl-collbench: [0-9]* wrong elements in allreduce over 1 GPUs \[cb:' ||
     fail "one GPU with a wrong element: not drained: $(node_get h1gpu)"
+
+# 5. --scan and the suspects' confidence (a program that prints the
+# suspect lines of $CB_TMP/fake.note, started by an srun stand-in).
+cat >"$CB_TMP/srun" <<'STUB'
+#!/bin/sh
+shift 5
+exec "$@"
+STUB
+chmod +x "$CB_TMP/srun"
+# scan LINE...: a scan naming the suspects LINE... (exit 8, or 7 with wrong
+# elements) over nodes s0, s1, s2.
+scan() {
+    : >"$CB_TMP/fake.note"
+    echo 8 >"$CB_TMP/fake.rc"
+    for line; do
+        echo "# Suspect $line" >>"$CB_TMP/fake.note"
+        case "$line" in *wrong*) echo 7 >"$CB_TMP/fake.rc" ;; esac
+    done
+    [ $# -gt 0 ] || echo 0 >"$CB_TMP/fake.rc"
+    : >"$CB_TMP/scontrol.log"
+    rc=0
+    PATH="$CB_TMP/bin:$PATH" SLURM_JOB_NODELIST=s0,s1,s2 "$HEALTH" --scan --gpus 2 --program "$CB_TMP/fake" \
+        --srun "$CB_TMP/srun" </dev/null >"$CB_TMP/out" 2>"$CB_TMP/err" || rc=$?
+}
+for n in s0 s1 s2; do node_set $n 'IDLE|'; done
+for c in low medium; do
+    scan "node s1 (GPU 0000:17:00.0): pairs 0.01 GB/s, reference 0.25 GB/s, ratio 0.04, confidence $c"
+    expect_rc 3 "a suspect node of confidence $c"
+    no_update "a suspect node of confidence $c"
+    grep -q "^nccl-collbench-health: could not check node s1: scan node s1 .*confidence $c; left as it is\$" \
+        "$CB_TMP/out" || show_and_fail "confidence $c: s1 not said to be unchecked"
+    scan "link s0 - s2: 0.04 GB/s, reference 0.33 GB/s, ratio 0.12, confidence $c"
+    expect_rc 3 "a suspect link of confidence $c"
+    no_update "a suspect link of confidence $c"
+    [ "$(grep -c '^nccl-collbench-health: could not check node s[02]: scan link s0 - s2' "$CB_TMP/out")" = 2 ] ||
+        show_and_fail "confidence $c: the link's ends not said to be unchecked"
+    scan "rail 1: 0.01 GB/s, reference 0.06 GB/s, ratio 0.13, confidence $c"
+    expect_rc 3 "a suspect rail of confidence $c"
+done
+scan "node s1 (GPU 0000:17:00.0): pairs 0.01 GB/s, reference 0.25 GB/s, ratio 0.04, confidence high"
+expect_rc 1 "a suspect node of confidence high"
+node_get s1 | grep -q '^IDLE+DRAIN|nccl-collbench: scan node s1 .*confidence high \[cb:' ||
+    fail "confidence high: s1 not drained: $(node_get s1)"
+# Drained by the tool, then named at low confidence: it stays drained.
+scan "node s1 (GPU 0000:17:00.0): pairs 0.01 GB/s, reference 0.25 GB/s, ratio 0.04, confidence low"
+expect_rc 3 "the tool's drain, then a suspect of confidence low"
+no_update "the tool's drain, then a suspect of confidence low"
+scan
+expect_rc 0 "a healthy scan"
+grep -q 'node s1 passed: returned to service' "$CB_TMP/out" || show_and_fail "s1 not returned"
+scan "node s2 (GPU 0000:3b:00.0): 5 wrong elements"
+expect_rc 1 "wrong elements"
+node_get s2 | grep -q '^IDLE+DRAIN|nccl-collbench: scan node s2 (GPU 0000:3b:00.0): 5 wrong elements \[cb:' ||
+    fail "wrong elements: s2 not drained: $(node_get s2)"
+scan "rail 1: 0.01 GB/s, reference 0.06 GB/s, ratio 0.13, confidence high"
+expect_rc 1 "a suspect rail of confidence high"
 echo ok

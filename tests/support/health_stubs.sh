@@ -6,6 +6,7 @@
 #                        one line "STATE|REASON" (STATE as scontrol shows
 #                        it, e.g. IDLE+DRAIN); scontrol -o show node prints
 #                        it, sinfo -o %E prints the reason (or "none"),
+#                        scontrol show hostnames A,B,... prints A, B... a line,
 #                        scontrol update records its arguments one a line
 #                        in $CB_TMP/scontrol.log (then "--") and changes the
 #                        file as Slurm would (DRAIN: +DRAIN and the reason;
@@ -28,6 +29,9 @@ STUB
     cat >"$CB_TMP/bin/scontrol" <<STUB
 #!/bin/sh
 case "\$1 \$2" in
+    "show hostnames")
+        echo "\$3" | tr ',' '\n'
+        exit 0 ;;
     "-o show")
         line=\$(cat "$CB_TMP/state.\$4" 2>/dev/null) || { echo "scontrol: node \$4 not found" >&2; exit 1; }
         state=\${line%%|*}
