@@ -116,6 +116,11 @@ for line in 'DOWN|Not responding' 'DOWN+DRAIN|cable' 'IDLE+DRAIN|maintenance by 
     no_update "failing node in state '$line'"
     grep -q "^nccl-collbench-health: node h$i is .*: left alone\$" "$CB_TMP/out" ||
         show_and_fail "failing node in state '$line': not said to be left alone"
+    case "$line" in
+        "IDLE+DRAIN|"*) what="drained by someone else (${line#*|})" ;;
+        *) what="not up (${line%%|*}" ;;
+    esac
+    grep -qF "node h$i is $what" "$CB_TMP/out" || show_and_fail "state '$line': not said '$what'"
     [ "$(node_get "h$i")" = "$line" ] || fail "state '$line' became $(node_get "h$i")"
     good
     health "h$i"
