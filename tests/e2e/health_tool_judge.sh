@@ -16,9 +16,10 @@
 # - a node of one GPU (one rank: busbw 0 by definition) is not drained as
 #   slow: its elements are verified (0, or drained for wrong elements), and
 #   a floor or expectation asked of it cannot be judged (3);
-# - --scan drains on suspects of confidence high or certain only: a node,
-#   link or rail named at medium or low is could-not-check (3), left as it
-#   is (a drain of the tool's stays).
+# - --scan drains on suspects of confidence certain (wrong elements), or
+#   high and named again by a second scan: a node, link or rail named at
+#   medium or low, or at high once only, is could-not-check (3), left as
+#   it is (a drain of the tool's stays).
 . "$CB_SRCDIR/tests/support/lib.sh"
 . "$CB_SRCDIR/tests/support/health_stubs.sh"
 need_mpirun
@@ -28,8 +29,14 @@ health_stubs
 
 # A program that prints one gate note and exits with a status ($CB_TMP/fake.rc
 # and $CB_TMP/fake.note), started by a launcher that runs it once.
+# A scan's second call prints $CB_TMP/fake.note2 where that exists.
 cat >"$CB_TMP/fake" <<STUB
 #!/bin/sh
+if [ -f "$CB_TMP/fake.called" ] && [ -f "$CB_TMP/fake.note2" ]; then
+    cat "$CB_TMP/fake.note2"
+    exit 8
+fi
+touch "$CB_TMP/fake.called"
 cat "$CB_TMP/fake.note"
 exit \$(cat "$CB_TMP/fake.rc")
 STUB
@@ -215,7 +222,8 @@ node_get h1gpu | grep -q '^IDLE+DRAIN|nccl-collbench: [0-9]* wrong elements in a
     fail "one GPU with a wrong element: not drained: $(node_get h1gpu)"
 
 # 5. --scan and the suspects' confidence (a program that prints the
-# suspect lines of $CB_TMP/fake.note, started by an srun stand-in).
+# suspect lines of $CB_TMP/fake.note, and on a second call those of
+# $CB_TMP/fake.note2, as set by "again", started by an srun stand-in).
 cat >"$CB_TMP/srun" <<'STUB'
 #!/bin/sh
 shift 5
@@ -232,6 +240,7 @@ scan() {
         case "$line" in *wrong*) echo 7 >"$CB_TMP/fake.rc" ;; esac
     done
     [ $# -gt 0 ] || echo 0 >"$CB_TMP/fake.rc"
+    rm -f "$CB_TMP/fake.called"
     : >"$CB_TMP/scontrol.log"
     rc=0
     PATH="$CB_TMP/bin:$PATH" SLURM_JOB_NODELIST=s0,s1,s2 "$HEALTH" --scan --gpus 2 --program "$CB_TMP/fake" \
@@ -252,8 +261,28 @@ for c in low medium; do
     scan "rail 1: 0.01 GB/s, reference 0.06 GB/s, ratio 0.13, confidence $c"
     expect_rc 3 "a suspect rail of confidence $c"
 done
-scan "node s1 (GPU 0000:17:00.0): pairs 0.01 GB/s, reference 0.25 GB/s, ratio 0.04, confidence high"
-expect_rc 1 "a suspect node of confidence high"
+# again LINE...: what a second scan names.
+again() {
+    : >"$CB_TMP/fake.note2"
+    for line; do echo "# Suspect $line" >>"$CB_TMP/fake.note2"; done
+}
+high_s1="node s1 (GPU 0000:17:00.0): pairs 0.01 GB/s, reference 0.25 GB/s, ratio 0.04, confidence high"
+# High, not named again (or named again at medium, or another part):
+# could not check. Wrong elements need no second scan.
+for second in "" "node s1 (GPU 0000:17:00.0): pairs 0.1 GB/s, reference 0.25 GB/s, ratio 0.4, confidence medium" \
+    "node s2 (GPU 0000:17:00.0): pairs 0.01 GB/s, reference 0.25 GB/s, ratio 0.04, confidence high"; do
+    if [ -n "$second" ]; then again "$second"; else again; fi
+    scan "$high_s1"
+    expect_rc 3 "confidence high, then '$second'"
+    no_update "confidence high, then '$second'"
+    grep -q '^nccl-collbench-health: a second scan to confirm: node s1$' "$CB_TMP/out" ||
+        show_and_fail "no second scan"
+    grep -q "could not check node s1: .*confidence high, not confirmed by a second scan; left as it is" \
+        "$CB_TMP/out" || show_and_fail "s1 not said to be unconfirmed"
+done
+again "node s1 (GPU 0000:3b:00.0): node all-reduce 0.01 GB/s, reference 0.25 GB/s, ratio 0.04, confidence high"
+scan "$high_s1"
+expect_rc 1 "a suspect node of confidence high, named again"
 node_get s1 | grep -q '^IDLE+DRAIN|nccl-collbench: scan node s1 .*confidence high \[cb:' ||
     fail "confidence high: s1 not drained: $(node_get s1)"
 # Drained by the tool, then named at low confidence: it stays drained.
@@ -263,10 +292,13 @@ no_update "the tool's drain, then a suspect of confidence low"
 scan
 expect_rc 0 "a healthy scan"
 grep -q 'node s1 passed: returned to service' "$CB_TMP/out" || show_and_fail "s1 not returned"
+again
 scan "node s2 (GPU 0000:3b:00.0): 5 wrong elements"
 expect_rc 1 "wrong elements"
+grep -q 'a second scan' "$CB_TMP/out" && show_and_fail "wrong elements: a second scan"
 node_get s2 | grep -q '^IDLE+DRAIN|nccl-collbench: scan node s2 (GPU 0000:3b:00.0): 5 wrong elements \[cb:' ||
     fail "wrong elements: s2 not drained: $(node_get s2)"
+again "rail 1: 0.01 GB/s, reference 0.06 GB/s, ratio 0.13, confidence high"
 scan "rail 1: 0.01 GB/s, reference 0.06 GB/s, ratio 0.13, confidence high"
-expect_rc 1 "a suspect rail of confidence high"
+expect_rc 1 "a suspect rail of confidence high, named again"
 echo ok
