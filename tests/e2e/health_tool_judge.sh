@@ -301,4 +301,49 @@ node_get s2 | grep -q '^IDLE+DRAIN|nccl-collbench: scan node s2 (GPU 0000:3b:00.
 again "rail 1: 0.01 GB/s, reference 0.06 GB/s, ratio 0.13, confidence high"
 scan "rail 1: 0.01 GB/s, reference 0.06 GB/s, ratio 0.13, confidence high"
 expect_rc 1 "a suspect rail of confidence high, named again"
+
+# 6. --scan --expect: each node's all-reduce (--split node) against its
+# expectation, with the program on 2 fake hosts s0, s1 (NCCL_HOSTID) of 2
+# ranks (1 with --gpus 1), started by an srun stand-in through mpirun; the
+# scan's own suspects silenced (--suspect-ratio 0.01). No expectation for
+# a node: could not check, never healthy; one GPU a node: could not check.
+cat >"$CB_TMP/hostid-scan.sh" <<'STUB'
+#!/bin/sh
+NCCL_HOSTID=s$((${OMPI_COMM_WORLD_RANK:-$PMIX_RANK} / CB_PER))
+export NCCL_HOSTID
+exec "$@"
+STUB
+cat >"$CB_TMP/srun-mpi" <<STUB
+#!/bin/sh
+CB_PER=\${5#--ntasks-per-node=}
+export CB_PER
+n=\$((\$2 * CB_PER))
+shift 5
+exec timeout -k 5 60 $CB_MPIRUN -np \$n "$CB_TMP/hostid-scan.sh" "\$@"
+STUB
+chmod +x "$CB_TMP/srun-mpi" "$CB_TMP/hostid-scan.sh"
+printf 'host:* allreduce 1K 1e-9\n' >"$CB_TMP/met"
+# scan_expect GPUS FLOORS: the tool over s0, s1.
+scan_expect() {
+    : >"$CB_TMP/scontrol.log"
+    rc=0
+    PATH="$CB_TMP/bin:$PATH" SLURM_JOB_NODELIST=s0,s1 "$HEALTH" --scan --gpus "$1" --expect "$2" \
+        --program "$CB_BIN" --srun "$CB_TMP/srun-mpi" \
+        -- --backend mpi -b 1K -e 4K -n 2 -w 1 --suspect-ratio 0.01 </dev/null >"$CB_TMP/out" 2>"$CB_TMP/err" ||
+        rc=$?
+}
+for n in s0 s1; do node_set $n 'IDLE|'; done
+scan_expect 2 "$CB_TMP/nomatch"
+expect_rc 3 "--scan --expect FILE whose rules match nothing"
+[ "$(grep -c '^nccl-collbench-health: could not check node s[01]: --expect .* formed no expectation' "$CB_TMP/out")" = 2 ] ||
+    show_and_fail "--scan --expect with no expectation: both nodes not said to be unchecked"
+no_update "--scan --expect with no expectation"
+scan_expect 2 "$CB_TMP/met"
+expect_rc 0 "--scan --expect, expectations met"
+has 1 '^nccl-collbench-health: healthy$'
+scan_expect 1 "$CB_TMP/met"
+expect_rc 3 "--scan --gpus 1 --expect"
+[ "$(grep -c '^nccl-collbench-health: could not check node s[01]: one GPU' "$CB_TMP/out")" = 2 ] ||
+    show_and_fail "--scan --gpus 1 --expect: both nodes not said to be unchecked"
+no_update "--scan --gpus 1 --expect"
 echo ok
