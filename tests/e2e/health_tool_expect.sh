@@ -10,9 +10,6 @@
 . "$CB_SRCDIR/tests/support/lib.sh"
 . "$CB_SRCDIR/tests/support/health_stubs.sh"
 need_mpirun
-HEALTH="$CB_BUILDDIR/src/nccl-collbench-health"
-[ -x "$HEALTH" ] || fail "$HEALTH was not built"
-
 health_stubs
 cat >"$CB_TMP/launch" <<STUB
 #!/bin/sh

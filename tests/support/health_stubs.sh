@@ -1,7 +1,8 @@
 # Stand-ins for Slurm's sinfo and scontrol, for the tests of
 # nccl-collbench-health without a cluster (sourced after lib.sh).
 #
-#   health_stubs         make $CB_TMP/bin/sinfo and $CB_TMP/bin/scontrol:
+#   health_stubs         set HEALTH, the tool under test (fail unless built),
+#                        and make $CB_TMP/bin/sinfo and $CB_TMP/bin/scontrol:
 #                        node NAME's state is the file $CB_TMP/state.NAME,
 #                        one line "STATE|REASON" (STATE as scontrol shows
 #                        it, e.g. IDLE+DRAIN); scontrol -o show node prints
@@ -14,6 +15,8 @@
 #   node_set NAME LINE   set NAME's "STATE|REASON"
 #   node_get NAME        print it
 health_stubs() {
+    HEALTH="$CB_BUILDDIR/src/nccl-collbench-health"
+    [ -x "$HEALTH" ] || fail "$HEALTH was not built"
     mkdir -p "$CB_TMP/bin" || exit 99
     cat >"$CB_TMP/bin/sinfo" <<STUB
 #!/bin/sh
