@@ -1,7 +1,7 @@
 # nccl-collbench-health on a real Slurm cluster of 4 nodes (2 ranks a node,
 # the MPI backend). --scan, a step of one 4-node allocation: healthy, nothing
 # drained (status 0); node h2's NIC at 50 Mbit/s: h2 is drained with a
-# reason naming the scan's figure (status 1), and nobody else; after the shaping is
+# reason naming the scan's figure at confidence high (status 1), and nobody else; after the shaping is
 # removed h2 is returned (status 0); h3, drained by hand, stays drained with
 # its own reason throughout. Alone, on node h1 outside any job (as a
 # HealthCheckProgram): with --dry-run a floor it cannot reach prints the
@@ -70,7 +70,7 @@ cluster_slow_node 2 50mbit || fail "could not shape node 2's NIC"
 scan $SCAN
 expect_rc 1 "h2 shaped"
 drained_by_us h2 || show_and_fail "h2 is not drained: $(state h2)"
-state h2 | grep -q '|nccl-collbench: scan node h2: pairs [0-9.]* GB/s, reference [0-9.]* GB/s' ||
+state h2 | grep -q '|nccl-collbench: scan node h2: pairs [0-9.]* GB/s, reference [0-9.]* GB/s.*, confidence high \[cb:[0-9a-f]*\]$' ||
     show_and_fail "h2's reason does not name the figure: $(state h2)"
 for n in h0 h1; do not_drained $n "h2 shaped"; done
 hand_drained "h2 shaped"
@@ -96,7 +96,7 @@ slurm_exec scancel "$job"
 slurm_node_run 1 "$HEALTH" --dry-run --gpus 2 --program "$CB_BIN" --launcher "$CB_MPIRUN -np" \
     --min-busbw 100000 -- --backend mpi -b 1K -e 4K -n 2 -w 1
 expect_rc 1 "--dry-run, h1 below its floor"
-grep -q '^scontrol update NodeName=h1 State=DRAIN Reason="nccl-collbench: allreduce float sum 4096 B .*busbw [0-9.]* GB/s below the floor 100000.00 GB/s"$' "$CB_TMP/out" ||
+grep -q "^scontrol update NodeName='h1' State=DRAIN Reason='nccl-collbench: allreduce float sum 4096 B .*busbw [0-9.]* GB/s below the floor 100000.00 GB/s \\[cb:[0-9a-f]*\\]'\$" "$CB_TMP/out" ||
     show_and_fail "--dry-run does not print the drain of h1 with its figure"
 [ "$(grep -c '^scontrol' "$CB_TMP/out")" = 1 ] || show_and_fail "--dry-run prints other commands"
 not_drained h1 "--dry-run"
@@ -104,7 +104,7 @@ slurm_node_run 1 "$HEALTH" --gpus 2 --program "$CB_BIN" --launcher "$CB_MPIRUN -
     --min-busbw 100000 -- --backend mpi -b 1K -e 4K -n 2 -w 1
 expect_rc 1 "h1 below its floor"
 drained_by_us h1 || show_and_fail "h1 is not drained: $(state h1)"
-state h1 | grep -q '|nccl-collbench: allreduce float sum 4096 B .*busbw [0-9.]* GB/s below the floor 100000.00 GB/s$' ||
+state h1 | grep -q '|nccl-collbench: allreduce float sum 4096 B .*busbw [0-9.]* GB/s below the floor 100000.00 GB/s \[cb:[0-9a-f]*\]$' ||
     show_and_fail "h1's reason does not name the figure: $(state h1)"
 slurm_node_run 1 "$HEALTH" --gpus 2 --program "$CB_BIN" --launcher "$CB_MPIRUN -np" \
     --min-busbw 0.000001 -- --backend mpi -b 1K -e 4K -n 2 -w 1
@@ -113,7 +113,7 @@ not_drained h1 "h1 above its floor"
 slurm_node_run 3 "$HEALTH" --gpus 2 --program "$CB_BIN" --launcher "$CB_MPIRUN -np" \
     --min-busbw 100000 -- --backend mpi -b 1K -e 4K -n 2 -w 1
 expect_rc 1 "h3 below its floor"
-grep -q 'already drained by someone else (maintenance by hand): left alone' "$CB_TMP/out" ||
+grep -q 'node h3 is drained by someone else (maintenance by hand): left alone' "$CB_TMP/out" ||
     show_and_fail "h3: not said to be left alone"
 hand_drained "h3 checked alone"
 echo ok

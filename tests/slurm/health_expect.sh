@@ -56,6 +56,8 @@ not_drained() {
 }
 # the figure of a row below its expectation, as the drain reason has it
 BELOW='busbw [0-9.]* GB/s is [0-9.]* of expected 1000000000.00 GB/s (--expect-ratio 0.8)'
+# the ownership token that ends the tool's reasons
+TOKEN='\[cb:[0-9a-f]\{16\}\]'
 
 # --scan --expect in an allocation of the 4 nodes.
 cat >"$CB_TMP/floors" <<'EOF'
@@ -78,7 +80,7 @@ while :; do
     echo "note: a step's MPI start failed ($(tail -n 1 "$CB_TMP/err")); scanning again" >&2
 done
 expect_rc 1 "--scan --expect, h1's floor not met"
-state h1 | grep -q "^drain[a-z]*|nccl-collbench: allreduce float sum 262144 B out-of-place group 1 $BELOW\$" ||
+state h1 | grep -q "^drain[a-z]*|nccl-collbench: allreduce float sum 262144 B out-of-place group 1 $BELOW $TOKEN\$" ||
     show_and_fail "h1 is not drained with its figures: $(state h1)"
 for n in h0 h2 h3; do not_drained $n "--scan --expect"; done
 slurm_exec scancel "$job"
@@ -105,7 +107,7 @@ wait_for() {
     done
 }
 h1_drained_by_check() {
-    state h1 | grep -q "^drain[a-z]*|nccl-collbench: allreduce float sum [0-9]* B out-of-place $BELOW\$"
+    state h1 | grep -q "^drain[a-z]*|nccl-collbench: allreduce float sum [0-9]* B out-of-place $BELOW $TOKEN\$"
 }
 h2_checked() { grep -q '^status 0$' "$hc/log.h2" 2>/dev/null; }
 wait_for "h1 drained" h1_drained_by_check
