@@ -36,6 +36,11 @@ static int lacks(nccl_backend *nb, cb_comm_op op)
                         op == CB_COMM_SPLIT ? "2.18" : "2.27");
         return 1;
     }
+    if (need != 0 && !(op == CB_COMM_SPLIT ? cb_nccl_exports_split() : cb_nccl_exports_shrink())) {
+        cb_backend_fail(b, "NCCL %s has no %s (the library loaded does not export it)", version,
+                        op == CB_COMM_SPLIT ? "ncclCommSplit" : "ncclCommShrink");
+        return 1;
+    }
     if (op == CB_COMM_SHRINK && b->nranks < 2) {
         cb_backend_fail(b, "a shrink needs 2 ranks at least");
         return 1;
@@ -53,7 +58,8 @@ static int make(nccl_backend *nb, cb_comm_op op, const ncclUniqueId *id, ncclCom
                 double *seconds)
 {
     cb_backend *b = &nb->base;
-    int nonblocking = nb->library_version >= CB_NCCL_FIRST_NONBLOCKING;
+    int nonblocking = nb->library_version >= CB_NCCL_FIRST_NONBLOCKING &&
+                      cb_nccl_exports_init_config();
     /* Splits and shrinks come from the non-blocking guard where there is
      * one (the measured communicator is blocking: HACKING.md), polled on
      * it, as the backend's own splits are. */
