@@ -6,7 +6,8 @@
 # 1. The failure mode: a program with a strong reference to ncclCommSplit,
 #    linked the same way, does not start on the lacking library.
 # 2. Every call of weak.h is a weak reference in that program and in
-#    src/nccl-collbench, which is bound at start-up (BIND_NOW).
+#    src/nccl-collbench, both position-independent; the first is bound at
+#    start-up (BIND_NOW).
 # 3. On the whole library all works: the non-blocking init, hier_allreduce
 #    (ncclCommSplit), premulsum, -o comm_init split and shrink, -B on the
 #    device, NCCL's last error in a failure's message.
@@ -52,6 +53,11 @@ readelf -d "$CB_RUN_BIN" | grep -q 'FLAGS.*NOW' || fail "$CB_RUN_BIN is not link
 programs=$CB_RUN_BIN
 [ -x "$CB_BUILDDIR/src/nccl-collbench" ] && programs="$programs $CB_BUILDDIR/src/nccl-collbench"
 for program in $programs; do
+    # In a program not position-independent, the address of a call that a
+    # library linked against has is a fixed entry of the program's own, never
+    # NULL, so the checks of weak.h would call through address 0.
+    readelf -h "$program" | grep -q 'Type: *DYN' ||
+        fail "$program is not position-independent (PIE): weak.h's checks need that"
     symbols "$program" >"$CB_TMP/syms"
     for call in $calls; do
         grep -qx "WEAK $call" "$CB_TMP/syms" ||
