@@ -93,7 +93,8 @@ mkdir _build-san
 # scan: its timing tests are too noisy under ASan; its pure parts are unit tests),
 # the fault paths (-B too); on the NCCL stand-in the sweep (every type and
 # reduction), -o all with registered buffers, native calls, strict rules,
-# options, device choice and failures, -B's GPU compare; --expect on its fixtures (NVML
+# options, device choice and failures, -B's GPU compare, a library without
+# the calls the backend refers to weakly; --expect on its fixtures (NVML
 # loaded at run time, sysfs, the file of floors). The option parser and the CSV reader
 # are fuzzed under AddressSanitizer below.
 san_tests=$(for t in $again_tests; do case "$t" in
@@ -111,7 +112,8 @@ san_tests=$(for t in $again_tests; do case "$t" in
         tests/nccl/nccl_standin_device.sh | tests/nccl/nccl_standin_rules.sh | \
         tests/nccl/nccl_standin_native.sh | tests/nccl/nccl_standin_register.sh | \
         tests/nccl/nccl_standin_unalign.sh | tests/nccl/nccl_standin_teardown.sh | \
-        tests/nccl/nccl_standin_comm_init.sh | tests/nccl/nccl_standin_repeat.sh) echo "$t" ;;
+        tests/nccl/nccl_standin_comm_init.sh | tests/nccl/nccl_standin_repeat.sh | \
+        tests/nccl/nccl_standin_znow.sh) echo "$t" ;;
     tests/expect/expect_auto.sh | tests/expect/expect_file.sh) echo "$t" ;;
     esac; done | tr '\n' ' ')
 CB_SKIP_CLUSTER=1 make -C _build-san -j"$jobs" check TESTS="$san_tests" ||
