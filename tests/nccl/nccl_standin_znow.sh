@@ -5,9 +5,9 @@
 # one and run on each by LD_LIBRARY_PATH.
 # 1. The failure mode: a program with a strong reference to ncclCommSplit,
 #    linked the same way, does not start on the lacking library.
-# 2. Every call of weak.h is a weak reference in that program and in
-#    src/nccl-collbench, both position-independent; the first is bound at
-#    start-up (BIND_NOW).
+# 2. Every call of weak.h (and those of native.c and register.c) is a weak
+#    reference in that program and in src/nccl-collbench, both
+#    position-independent; the first is bound at start-up (BIND_NOW).
 # 3. On the whole library all works: the non-blocking init, hier_allreduce
 #    (ncclCommSplit), premulsum, -o comm_init split and shrink, -B on the
 #    device, NCCL's last error in a failure's message.
@@ -27,6 +27,9 @@ CB_RUN_BIN="$CB_BUILDDIR/tests/nccl-collbench-znow"
 calls="ncclCommSplit ncclCommShrink ncclGetLastError ncclCommInitRankConfig
 ncclRedOpCreatePreMulSum ncclRedOpDestroy cudaLibraryLoadData cudaLibraryGetKernel
 cudaLibraryUnload"
+# Weak since before (nccl/native.c, nccl/register.c): checked weak too.
+older="ncclAlltoAll ncclGather ncclScatter ncclCommRegister ncclCommDeregister ncclMemAlloc
+ncclMemFree ncclCommWindowRegister ncclCommWindowDeregister"
 
 # bind LIBDIR PROGRAM ARGS...: PROGRAM's status with the stand-in from LIBDIR.
 bind() {
@@ -59,7 +62,7 @@ for program in $programs; do
     readelf -h "$program" | grep -q 'Type: *DYN' ||
         fail "$program is not position-independent (PIE): weak.h's checks need that"
     symbols "$program" >"$CB_TMP/syms"
-    for call in $calls; do
+    for call in $calls $older; do
         grep -qx "WEAK $call" "$CB_TMP/syms" ||
             fail "$program: $call is not a weak reference: $(grep " $call\$" "$CB_TMP/syms")"
     done
