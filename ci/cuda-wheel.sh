@@ -30,13 +30,13 @@ fi
 work=$(mktemp -d "${TMPDIR:-/tmp}/cb-cudawheel.XXXXXX")
 trap 'rm -rf "$work"' EXIT INT TERM
 
-# install DIR REQUIREMENT: the wheel into DIR as pip lays it out.
-install() {
+# wheel DIR REQUIREMENT: the wheel into DIR as pip lays it out.
+wheel() {
     PIP_ROOT_USER_ACTION=ignore python3 -m pip install --quiet --disable-pip-version-check --no-deps --target "$1" "$2" ||
         { echo "SKIP: pip could not install $2"; exit 77; }
 }
-install "$work/site12" 'nvidia-cuda-runtime-cu12'
-install "$work/site13" 'nvidia-cuda-runtime>=13,<14'
+wheel "$work/site12" 'nvidia-cuda-runtime-cu12'
+wheel "$work/site13" 'nvidia-cuda-runtime>=13,<14'
 cu12="$work/site12/nvidia/cuda_runtime"
 cu13="$work/site13/nvidia/cu13"
 for lib in "$cu12/lib/libcudart.so.12" "$cu13/lib/libcudart.so.13"; do
