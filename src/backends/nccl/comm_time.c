@@ -36,6 +36,11 @@ static int lacks(nccl_backend *nb, cb_comm_op op)
                         op == CB_COMM_SPLIT ? "2.18" : "2.27");
         return 1;
     }
+    if (need != 0 && !(op == CB_COMM_SPLIT ? cb_nccl_exports_split() : cb_nccl_exports_shrink())) {
+        cb_backend_fail(b, "NCCL %s has no %s (the library loaded does not export it)", version,
+                        op == CB_COMM_SPLIT ? "ncclCommSplit" : "ncclCommShrink");
+        return 1;
+    }
     if (op == CB_COMM_SHRINK && b->nranks < 2) {
         cb_backend_fail(b, "a shrink needs 2 ranks at least");
         return 1;
@@ -63,7 +68,7 @@ static int make(nccl_backend *nb, cb_comm_op op, const ncclUniqueId *id, ncclCom
     double start = now_s();
     if (op == CB_COMM_INIT) {
 #if NCCL_VERSION_CODE >= CB_NCCL_FIRST_NONBLOCKING
-        if (nb->library_version >= CB_NCCL_FIRST_NONBLOCKING) {
+        if (nb->library_version >= CB_NCCL_FIRST_NONBLOCKING && cb_nccl_exports_init_config()) {
             ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
             config.blocking = 1;
             call = "ncclCommInitRankConfig";

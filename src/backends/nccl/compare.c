@@ -7,7 +7,8 @@
  *
  * The kernel (nccl/compare.cu) is built into the program as PTX text and
  * handed to the CUDA runtime (cudaLibraryLoadData, which configure looks
- * for: a runtime without it compares on the host), which has
+ * for: a build or a runtime loaded without it compares on the host; the
+ * calls are weak, nccl/weak.h), which has
  * the driver compile it for the GPU it finds: no nvcc at build time, and
  * no list of GPU architectures to keep current. Before it is trusted, a
  * self-test on this GPU compares buffers whose differences are known, for
@@ -140,6 +141,11 @@ void cb_nccl_compare_prepare(nccl_backend *nb)
     struct nccl_compare *c = NULL;
     if (host != NULL && strcmp(host, "1") == 0) {
         snprintf(why, sizeof why, CB_NCCL_HOST_COMPARE_ENV "=1 on rank %d", me);
+    } else if (!cb_cuda_exports_library()) {
+        int runtime = 0;
+        cudaRuntimeGetVersion(&runtime);
+        snprintf(why, sizeof why, "the CUDA runtime loaded on rank %d (%d.%d) does not export "
+                 "cudaLibraryLoadData", me, runtime / 1000, runtime % 1000 / 10);
     } else if ((c = calloc(1, sizeof *c)) == NULL) {
         snprintf(why, sizeof why, "the GPU compare kernel failed on rank %d: out of memory", me);
     } else {

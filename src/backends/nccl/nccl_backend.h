@@ -13,6 +13,7 @@
 
 #include "backends/backend.h"
 #include "api.h"
+#include "weak.h"
 
 /* In-place alltoall and sendrecv copy their input to a scratch buffer of
  * this size first, in rounds when the input is larger. Testing only: the

@@ -339,6 +339,11 @@ static int nccl_supports(cb_backend *b, cb_dtype dtype, cb_redop redop, char *wh
         snprintf(why, why_len, "NCCL %s has no premulsum (2.11 or later needed)", version);
         return 0;
     }
+    if (redop == CB_PREMULSUM && !cb_nccl_exports_premulsum()) {
+        snprintf(why, why_len, "NCCL %s has no premulsum (the library loaded does not export "
+                 "ncclRedOpCreatePreMulSum)", version);
+        return 0;
+    }
     if (redop != CB_REDOP_NONE && redop != CB_PREMULSUM) {
         nccl_op_of(redop, &ok);
         if (!ok) {

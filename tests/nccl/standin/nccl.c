@@ -268,11 +268,11 @@ static int env_blocking(int asked, int creation_with_config)
  * ncclCommGetAsyncError says ncclInProgress for ever when a peer failed
  * before joining. */
 static ncclResult_t init_rank(ncclComm_t *comm, int nranks, ncclUniqueId id, int rank,
-                              int nonblocking)
+                              int nonblocking, int with_config)
 {
     /* NCCL binds a communicator to the calling thread's current device. */
-    standin_trace("ncclCommInitRank nranks=%d rank=%d blocking=%d physical=%d", nranks, rank,
-                  !nonblocking, standin_current_physical());
+    standin_trace("ncclCommInitRank nranks=%d rank=%d blocking=%d config=%d physical=%d", nranks,
+                  rank, !nonblocking, with_config, standin_current_physical());
     *comm = NULL;
     if (strcmp(id.internal, "nccl stand-in") != 0)
         return fail(ncclInvalidArgument, "the unique id was not made by ncclGetUniqueId");
@@ -306,7 +306,7 @@ static ncclResult_t init_rank(ncclComm_t *comm, int nranks, ncclUniqueId id, int
  * still makes the communicator non-blocking for every later call. */
 ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId id, int rank)
 {
-    ncclResult_t res = init_rank(comm, nranks, id, rank, 0);
+    ncclResult_t res = init_rank(comm, nranks, id, rank, 0, 0);
     if (res == ncclSuccess && !env_blocking(1, 0))
         (*comm)->nonblocking = 1;
     return res;
@@ -316,7 +316,7 @@ ncclResult_t ncclCommInitRankConfig(ncclComm_t *comm, int nranks, ncclUniqueId i
                                     ncclConfig_t *config)
 {
     int asked = config == NULL || config->blocking != 0;
-    return init_rank(comm, nranks, id, rank, !env_blocking(asked, 1));
+    return init_rank(comm, nranks, id, rank, !env_blocking(asked, 1), 1);
 }
 
 /* A call whose work NCCL hands to its thread but that returns ncclSuccess,
