@@ -54,7 +54,8 @@ int main(int argc, char **argv)
     int bad = cb_params_parse(&params, argc, argv, err, sizeof err) != 0;
     if (!bad && !params.help && !params.version) {
         bad = cb_params_environment(&params, read_env, err, sizeof err) != 0 ||
-              cb_params_check_sizes(&params, err, sizeof err) != 0;
+              cb_params_check_sizes(&params, err, sizeof err) != 0 ||
+              cb_params_check_floors(&params, err, sizeof err) != 0;
     }
     /* Two outputs in one file would leave only the last; rank 0 writes them. */
     const char *outputs[][2] = {{"--csv", params.csv_path}, {"--json", params.json_path},

@@ -175,6 +175,10 @@ void eng_emit_results(engine *e, const cb_result *res, int n, int last_half);
 void eng_stamp_result(engine *e, cb_result *res);
 /* Rank 0: --min-busbw's check of one figure, with a note when it fails. */
 void eng_gate_busbw(engine *e, const char *what, double busbw);
+/* The status the run ends with, from what this rank knows: a failure, then
+ * wrong results (7), figures below a threshold (8), rows --expect could not
+ * judge (6), nothing measured (5). */
+int eng_final_status(const engine *e);
 void eng_flush_pending(engine *e);
 /* Rank 0: tell the printers a cycle ran whole; a write that failed sets
  * the status. */

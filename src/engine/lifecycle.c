@@ -172,15 +172,14 @@ int cb_engine_run(const cb_params *p, MPI_Comm comm)
     if (e->gcomm != e->comm && e->gcomm != MPI_COMM_NULL)
         MPI_Comm_free(&e->gcomm);
 
-    /* Rank 0 alone saw the rows --min-busbw gates. */
+    /* Rank 0 alone saw the rows --min-busbw and --expect gate, and counted
+     * the measurements. */
     MPI_Allreduce(MPI_IN_PLACE, &e->slow, 1, MPI_INT, MPI_MAX, e->comm);
-    int code = e->st.code;
+    MPI_Allreduce(MPI_IN_PLACE, &e->sum.unchecked, 1, MPI_INT, MPI_MAX, e->comm);
+    MPI_Allreduce(MPI_IN_PLACE, &e->sum.measurements, 1, MPI_INT, MPI_MAX, e->comm);
+    int code = eng_final_status(e);
     if (code == CB_EXIT_USAGE && e->rank == 0)
         fputs(CB_USAGE_HINT "\n", stderr);
-    if (code == CB_EXIT_OK && (e->sum.wrong > 0 || e->sum.unrepeatable > 0))
-        code = CB_EXIT_WRONG;
-    else if (code == CB_EXIT_OK && e->slow)
-        code = CB_EXIT_SLOW;
     free(e);
     return code;
 }

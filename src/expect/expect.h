@@ -13,8 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Where the sysfs facts are read from instead of /sys (tests' fixtures). */
-#define CB_EXPECT_SYSFS_ENV "NCCL_COLLBENCH_SYSFS"
+/* The sysfs facts are read under cb_sysfs_root() (host/sysinfo.h). */
 #define CB_EXPECT_MAX_NICS 16
 #define CB_EXPECT_WHYLEN 160
 

@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE
 #include "expect/expect.h"
+#include "host/sysinfo.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -300,9 +301,7 @@ void cb_expect_read_rank(const char *bus_id, const char *host, int group, cb_exp
     out->group = group;
     out->gpu.arch = -1;
     out->gpu.nvlink_to_switch = -1;
-    const char *root = getenv(CB_EXPECT_SYSFS_ENV);
-    if (root == NULL || root[0] == '\0')
-        root = "/sys";
+    const char *root = cb_sysfs_root();
 
     char gpu_path[PATH_MAX];
     int have_gpu_path = 0;

@@ -1,5 +1,7 @@
 #include "host/sysinfo.h"
 
+#include <dirent.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,4 +168,53 @@ int cb_sysinfo_flagged_ranks(MPI_Comm comm, int flagged, char *buf, size_t len)
     free(flags);
     free(names);
     return ok ? count : -1;
+}
+
+const char *cb_sysfs_root(void)
+{
+    const char *root = getenv(CB_SYSFS_ENV);
+    return root != NULL && root[0] != '\0' ? root : "/sys";
+}
+
+/* The hexadecimal number in the first line of dir/name/file, or -1. */
+static long read_hex(const char *dir, const char *name, const char *file)
+{
+    char path[PATH_MAX], line[64];
+    snprintf(path, sizeof path, "%s/%s/%s", dir, name, file);
+    FILE *f = fopen(path, "r");
+    if (f == NULL)
+        return -1;
+    int ok = fgets(line, sizeof line, f) != NULL;
+    fclose(f);
+    char *end = NULL;
+    long v = ok ? strtol(line, &end, 16) : -1;
+    return ok && end != line && v >= 0 ? v : -1;
+}
+
+int cb_sysinfo_nvidia_gpus(char *buf, size_t len)
+{
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s/bus/pci/devices", cb_sysfs_root());
+    if (len > 0)
+        buf[0] = '\0';
+    DIR *d = opendir(dir);
+    if (d == NULL)
+        return 0;
+    int found = 0;
+    char first[64] = "", lowest[32] = "";
+    for (struct dirent *ent; (ent = readdir(d)) != NULL;) {
+        if (ent->d_name[0] == '.' || read_hex(dir, ent->d_name, "vendor") != 0x10de ||
+            (read_hex(dir, ent->d_name, "class") >> 16) != 0x03)
+            continue;
+        /* readdir's order is the file system's: name the lowest bus id. */
+        if (found++ == 0 || strcmp(ent->d_name, lowest) < 0) {
+            snprintf(lowest, sizeof lowest, "%.20s", ent->d_name);
+            snprintf(first, sizeof first, "%.20s (10de:%04lx)", ent->d_name,
+                     read_hex(dir, ent->d_name, "device") & 0xffff);
+        }
+    }
+    closedir(d);
+    if (len > 0)
+        snprintf(buf, len, "%s", first);
+    return found;
 }

@@ -38,4 +38,14 @@ int cb_sysinfo_host_comm(MPI_Comm comm, int key, MPI_Comm *host);
  * then names no host) when out of memory. */
 int cb_sysinfo_flagged_ranks(MPI_Comm comm, int flagged, char *buf, size_t len);
 
+/* Where sysfs is read: NCCL_COLLBENCH_SYSFS (a test's tree), else /sys. */
+#define CB_SYSFS_ENV "NCCL_COLLBENCH_SYSFS"
+const char *cb_sysfs_root(void);
+
+/* NVIDIA GPUs on this machine's PCI bus (vendor 0x10de, class 0x03xx:
+ * display or 3D controller) under cb_sysfs_root()/bus/pci/devices, found
+ * without CUDA: how many, with the first as "0000:3b:00.0 (10de:2330)"
+ * in buf. 0 with buf "" when there is none or the tree cannot be read. */
+int cb_sysinfo_nvidia_gpus(char *buf, size_t len);
+
 #endif
