@@ -136,13 +136,15 @@ typedef struct engine {
     run_position at;       /* where the run is, for the progress line */
 
     /* --expect (expect.c): rank 0 holds every rank's facts, the expected
-     * busbw of each group for the table being measured (auto; 0: none),
-     * and counts the rows below --expect-ratio x expected. */
+     * busbw of each group for the table being measured (auto; gbps 0:
+     * none, with why), and counts the rows below --expect-ratio x
+     * expected, and a file's rows with and without a rule. */
     cb_expect_rank *expect_ranks;
     cb_expect_rules expect_rules;   /* --expect FILE, on every rank */
-    double *expect_gbps;
+    cb_expect_figure *expect_figs;
     int expect_groups;
     int below_expectation;
+    int expect_ruled, expect_unruled;
 
     cb_watchdog watch;
     cb_sidechannel side;   /* the hang report's, with -T */
@@ -255,6 +257,9 @@ void eng_expect_table_begin(engine *e, const cb_collective *coll);
  * "Below expectation" note; what names the row. */
 void eng_expect_result(engine *e, cb_result *res);
 void eng_gate_expectation(engine *e, const char *what, const cb_result *res);
+/* Rank 0, before the printers end: a file whose rules applied to no row
+ * counts its rows as having no expectation (status 6), with a note. */
+void eng_finish_expect(engine *e);
 void eng_free_expect(engine *e);
 
 /* scan.c: the health scan (-o scan), every rank at once. */

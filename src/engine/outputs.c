@@ -231,6 +231,7 @@ void eng_end_printers(engine *e)
      * when the launcher's SIGKILL follows. The lock keeps the hang report
      * (eng_end_printers_on_hang) from ending them at the same time. */
     check_min_bw(e);
+    eng_finish_expect(e);
     e->sum.elapsed_s = MPI_Wtime() - e->start_time;
     pthread_mutex_lock(&e->outputs_lock);
     e->sum.below_expectation = e->below_expectation;

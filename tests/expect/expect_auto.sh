@@ -105,19 +105,28 @@ expect_rows allreduce 15.75384
 has 1 '^# Expect rank 1 GPU 0000:02:00.0 NVIDIA L40S: .* PCIe Gen4 x8 (max x16, Gen4 now) NARROWER THAN ITS MAX'
 has 1 '^# Expected busbw allreduce: 15.75 GB/s, the slowest of: inside node p PCIe: GPU 0000:02:00.0 PCIe Gen4 x8 '
 
-# Without NVML: no expectation, the reason in the preamble, never a guess.
+# Without NVML: no expectation, the reason in the preamble, never a guess;
+# the rows of the largest size it should have gated are not checked, which
+# is status 6 and the verdict UNCHECKED, never a pass (issue 36).
 CB_STANDIN_NVML= CB_RUN_BIN=$CB_TMP/nodes.sh run 2 -o allreduce $SWEEP --expect auto \
     --csv "$CB_TMP/e.csv"
-expect_rc 0 "no NVML"
+expect_rc 6 "no NVML"
 expect_rows allreduce -
 has 1 '^# No expected busbw for allreduce: inside node p: nvmlInit failed: Driver Not Loaded$'
+has 2 '^# No expectation: allreduce float sum 65536 B \(out-of-place\|in-place\): inside node p: nvmlInit failed: Driver Not Loaded$'
+has 1 '^# Result: UNCHECKED (2 rows with no expectation) 6 measurements in '
+# NVML there but not knowing the GPU (another machine's answers): the same.
+CB_STANDIN_NVML="$CB_EXPECT_FIXTURES/mismatch.nvml" CB_RUN_BIN=$CB_TMP/nodes.sh \
+    run 2 -o allreduce $SWEEP --expect auto
+expect_rc 6 "NVML that does not know the GPU"
+has 2 '^# No expectation: allreduce .*: inside node p: NVML does not find GPU 0000:01:00.0: '
 
 # The MPI backend: host memory inside a node has no expectation ...
 unset CB_STANDIN_NVML
 nodes_launcher "a:nvlink8 a:nvlink8" "$CB_BIN"
 CB_RUN_BIN=$CB_TMP/nodes.sh run 2 --backend mpi -o allreduce $SWEEP --expect auto \
     --csv "$CB_TMP/e.csv"
-expect_rc 0 "MPI backend on one node"
+expect_rc 6 "MPI backend on one node"
 expect_rows allreduce -
 has 1 '^# No expected busbw for allreduce: the MPI backend moves host memory: inside a node there is no link to expect$'
 has 0 '^# Expect rank'
@@ -130,6 +139,12 @@ expect_rows allreduce 0.000125
 has 2 '^# Expect node [ab]: eno2 DOWN, eth0 0.001 Gb/s$'
 has 1 '^# Expected busbw allreduce: 0.000125 GB/s, the slowest of: between nodes: node a NICs 1 up, 0.001 Gb/s = 0.000125 GB/s'
 has 0 '^# Below expectation'
+# ... no sysfs tree at all: no NIC to expect, not checked (status 6) ...
+mkdir -p "$CB_TMP/sysfs-bare"
+nodes_launcher "a:bare a:bare b:bare b:bare" "$CB_BIN"
+CB_RUN_BIN=$CB_TMP/nodes.sh run 4 --backend mpi -o allreduce $SWEEP --expect auto
+expect_rc 6 "MPI backend, no sysfs tree"
+has 2 "^# No expectation: allreduce float sum 65536 B .*: between nodes: node a: no NIC under $CB_TMP/sysfs-bare/class/infiniband or "
 # ... and 8 x 400 Gb/s with one down: the rows fall below, status 8.
 nodes_launcher "a:nvlink8 a:nvlink8 b:nicdown b:nicdown" "$CB_BIN"
 CB_RUN_BIN=$CB_TMP/nodes.sh run 4 --backend mpi -o allreduce $SWEEP --expect auto \
@@ -148,7 +163,7 @@ has 2 '^# Expected busbw allreduce group [01]: 350.00 GB/s, the slowest of: betw
 has 4 '^# Below expectation: allreduce float sum 65536 B .* group [01] busbw '
 CB_RUN_BIN=$CB_TMP/nodes.sh run 4 --backend mpi -o allreduce $SWEEP --expect auto \
     --split size:2 --csv "$CB_TMP/e.csv"
-expect_rc 0 "--split size:2"
+expect_rc 6 "--split size:2"
 expect_rows allreduce -
 has 2 '^# No expected busbw for allreduce group [01]: the MPI backend moves host memory'
 echo "ok"
