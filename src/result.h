@@ -243,6 +243,7 @@ typedef struct cb_summary {
     int below_expectation;     /* rows below their expected bandwidth (--expect); 0 without */
     int scan_suspects;         /* suspects the health scan named, over every cycle */
     int unchecked;             /* rows --expect gates that have no expectation (status 6) */
+    int link_faults;           /* --expect auto: links down or degraded (status 8) */
     const char *auto_host_backend; /* --backend auto chose this host-memory backend, else NULL */
     int exit_status;           /* enum cb_exit the run ends with */
     char error[512];           /* the agreed failure, "" when none */

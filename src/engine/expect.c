@@ -77,14 +77,14 @@ void eng_note_expect(engine *e)
         for (int i = 0; cb_expect_describe(e->expect_ranks, e->nranks, host_memory(e), i, line,
                                            sizeof line); i++)
             eng_note(e, "%s", line);
-        for (int r = 0; r < e->nranks; r++)
-            for (int k = 0; k < e->expect_ranks[r].nnics; k++)
-                if (!e->expect_ranks[r].nics[k].up) {
-                    eng_note(e, "Expectation: a NIC is down (node %s %s): the figures count only "
-                            "the links that are up", e->expect_ranks[r].host,
-                         e->expect_ranks[r].nics[k].name);
-                    return;
-                }
+        /* The figures count only the links that are up, at the rate they
+         * trained at: a degraded link fails the run on its own. */
+        for (int i = 0; cb_expect_link_fault(e->expect_ranks, e->nranks, i, line, sizeof line);
+             i++) {
+            eng_note(e, "Link fault: %s", line);
+            e->sum.link_faults++;
+            e->slow = 1;
+        }
         return;
     }
     eng_note(e, "Expectation (--expect %s): %d rules; a row of a size a rule applies to, below %g "

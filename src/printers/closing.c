@@ -67,6 +67,9 @@ const char *cb_verdict(const cb_summary *sum, char *reasons, size_t len)
                    (unsigned long long)sum->unrepeatable,
                    sum->unrepeatable == 1 ? "" : "es", sum->first_unrepeatable_rank,
                    sum->first_unrepeatable_host);
+    if (sum->link_faults > 0)
+        add_reason(reasons, len, &used, "%d link fault%s", sum->link_faults,
+                   plural(sum->link_faults));
     if (sum->below_expectation > 0)
         add_reason(reasons, len, &used, "%d row%s below expectation", sum->below_expectation,
                    plural(sum->below_expectation));

@@ -524,8 +524,9 @@ static void json_verdict(FILE *f, const cb_summary *sum)
     fputs(", \"suspect_host\": ", f);
     json_string_or_null(f, sum->suspect_host[0] != '\0' ? sum->suspect_host : NULL);
     fprintf(f, ", \"below_min_busbw\": %d, \"below_expectation\": %d, \"no_expectation\": %d"
-               ", \"scan_suspects\": %d, \"min_bw_gbps\": ", sum->below_min_busbw,
-            sum->below_expectation, sum->unchecked, sum->scan_suspects);
+               ", \"link_faults\": %d, \"scan_suspects\": %d, \"min_bw_gbps\": ",
+            sum->below_min_busbw, sum->below_expectation, sum->unchecked, sum->link_faults,
+            sum->scan_suspects);
     json_number(f, sum->min_bw);   /* NaN (unset) is null */
     fputs(",\n    \"avg_busbw_by_collective\": [", f);
     for (int i = 0; i < sum->naverages; i++) {
