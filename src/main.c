@@ -7,6 +7,7 @@
 
 #include "config.h"
 #include "engine/engine.h"
+#include "host/sysinfo.h"
 #include "safety/outfile.h"
 #include "options/params.h"
 #include "options/params_agree.h"
@@ -22,8 +23,7 @@ static int finish(int code, const cb_params *p, int rank)
 {
     cb_watchdog watch;
     char host[64] = "";
-    if (gethostname(host, sizeof host - 1) != 0)
-        snprintf(host, sizeof host, "unknown host");
+    cb_sysinfo_host_label(host, sizeof host);
     int watched = cb_watchdog_start(&watch, p->timeout, rank, host, NULL) == 0;
     if (watched) {
         cb_watchdog_set_exit(&watch, code != CB_EXIT_OK ? code : CB_EXIT_TIMEOUT);

@@ -66,7 +66,7 @@ typedef struct engine {
     cb_result *pending;
     int npending;
     cb_rank_time *pending_times;
-    char host[CB_HOSTLEN];
+    char host[CB_HOSTLEN]; /* as every output names it: cb_sysinfo_host_label */
     cb_status st;
 
     const cb_backend_ops *ops;
@@ -264,9 +264,6 @@ void eng_free_expect(engine *e);
 
 /* scan.c: the health scan (-o scan), every rank at once. */
 int eng_run_scan(engine *e);
-/* This rank's host as the scan and the tallies name it: NCCL_HOSTID where
- * set (as NCCL tells hosts apart), else the machine's name. */
-void eng_host_label(const engine *e, char *out, size_t len);
 /* cycles.c: the collectives and the scan, -N times, then the wrong tally. */
 void eng_run_cycles(engine *e);
 /* sweep.c */

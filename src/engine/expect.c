@@ -38,7 +38,7 @@ void eng_prepare_expect(engine *e)
         return;
     }
     char label[CB_HOSTLEN];
-    eng_host_label(e, label, sizeof label);
+    snprintf(label, sizeof label, "%s", e->host);
     int group = p->split.kind != CB_SPLIT_NONE ? e->group : -1;
     if (expect_auto(e)) {
         cb_expect_read_rank(dev.index >= 0 ? dev.bus_id : NULL, label, group, mine);

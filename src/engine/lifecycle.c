@@ -87,10 +87,7 @@ int cb_engine_run(const cb_params *p, MPI_Comm comm)
     e->gcomm = comm;   /* until eng_split_groups */
     e->grank = e->rank;
     e->gsize = e->min_gsize = e->nranks;
-    int len = 0;
-    char name[MPI_MAX_PROCESSOR_NAME];
-    MPI_Get_processor_name(name, &len);
-    snprintf(e->host, sizeof e->host, "%.*s", (int)sizeof e->host - 1, name);
+    cb_sysinfo_host_label(e->host, sizeof e->host);
     cb_status_clear(&e->st);
     eng_choose_progress(e);
     pthread_mutex_init(&e->outputs_lock, NULL);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
+#include <unistd.h>
 
 static void trim(char *s)
 {
@@ -145,8 +146,7 @@ int cb_sysinfo_flagged_ranks(MPI_Comm comm, int flagged, char *buf, size_t len)
     buf[0] = '\0';
     if (ok) {
         char mine[MPI_MAX_PROCESSOR_NAME] = "";
-        int n = 0;
-        MPI_Get_processor_name(mine, &n);
+        cb_sysinfo_host_label(mine, sizeof mine);
         MPI_Allgather(&flagged, 1, MPI_INT, flags, 1, MPI_INT, comm);
         MPI_Allgather(mine, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, names, MPI_MAX_PROCESSOR_NAME,
                       MPI_CHAR, comm);
@@ -168,6 +168,22 @@ int cb_sysinfo_flagged_ranks(MPI_Comm comm, int flagged, char *buf, size_t len)
     free(flags);
     free(names);
     return ok ? count : -1;
+}
+
+void cb_sysinfo_host_label(char *buf, size_t len)
+{
+    const char *id = getenv(CB_HOSTID_ENV);
+    char name[MPI_MAX_PROCESSOR_NAME] = "";
+    int n = 0, started = 0, ended = 0;
+    MPI_Initialized(&started);
+    MPI_Finalized(&ended);
+    if (id != NULL && id[0] != '\0')
+        snprintf(name, sizeof name, "%s", id);
+    else if (started && !ended)
+        MPI_Get_processor_name(name, &n);
+    else if (gethostname(name, sizeof name - 1) != 0)
+        snprintf(name, sizeof name, "unknown host");
+    snprintf(buf, len, "%s", name);
 }
 
 const char *cb_sysfs_root(void)

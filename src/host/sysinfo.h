@@ -21,6 +21,12 @@ int cb_sysinfo_local_ranks(MPI_Comm comm);
  * count as different hosts. */
 #define CB_HOSTID_ENV "NCCL_HOSTID"
 
+/* This rank's host as every output names it (the rank lines, WRONG lines,
+ * failures, the hang report, CSV, JSON, Prometheus, the scan): NCCL_HOSTID
+ * where set, as NCCL tells hosts apart, else MPI's processor name (the
+ * machine's name before MPI_Init or after MPI_Finalize). */
+void cb_sysinfo_host_label(char *buf, size_t len);
+
 /* The ranks of comm on this machine (MPI_COMM_TYPE_SHARED) that passed the
  * same text (NULL matches only NULL), ordered by key. Collective over comm;
  * free with MPI_Comm_free. -1 and MPI_COMM_NULL, on every rank of the

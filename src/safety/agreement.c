@@ -1,4 +1,5 @@
 #include "safety/agreement.h"
+#include "host/sysinfo.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -50,10 +51,9 @@ int cb_first_failure(MPI_Comm comm, int failed, int code, const char *msg, cb_fa
     /* The lowest failing rank tells the others what went wrong, and where. */
     memset(out, 0, sizeof *out);
     if (rank == first) {
-        int len = 0;
         out->code = code;
         snprintf(out->msg, sizeof out->msg, "%s", msg);
-        MPI_Get_processor_name(out->host, &len);
+        cb_sysinfo_host_label(out->host, sizeof out->host);
     }
     MPI_Bcast(out, (int)sizeof *out, MPI_BYTE, first, comm);
     out->rank = first;
