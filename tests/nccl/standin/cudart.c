@@ -284,11 +284,9 @@ int standin_current_physical(void)
 cudaError_t cudaGetDeviceCount(int *count)
 {
     int physical[STANDIN_MAX_GPUS];
-    if (standin_fault("CB_STANDIN_FAIL_DRIVER")) {
-        *count = 0;
-        standin_trace("cudaGetDeviceCount insufficient driver");
+    *count = 0;
+    if (standin_fault("CB_STANDIN_FAIL_DRIVER"))   /* a driver older than the runtime */
         return cudaErrorInsufficientDriver;
-    }
     *count = visible_devices(physical, STANDIN_MAX_GPUS);
     standin_trace("cudaGetDeviceCount %d", *count);
     return *count > 0 ? cudaSuccess : cudaErrorNoDevice;
