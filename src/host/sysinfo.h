@@ -39,9 +39,9 @@ int cb_sysinfo_same_text_comm(MPI_Comm comm, int key, const char *text, MPI_Comm
 int cb_sysinfo_host_comm(MPI_Comm comm, int key, MPI_Comm *host);
 
 /* Into buf, "rank 2 (node7), rank 3 (node7)": the ranks of comm that pass
- * flagged, with their machine names, cut short with "..." when buf is
- * full. Collective over comm; the number of flagged ranks, or -1 (buf
- * then names no host) when out of memory. */
+ * flagged, with their hosts (cb_sysinfo_host_label), cut short with "..."
+ * when buf is full. Collective over comm; the number of flagged ranks, or
+ * -1 (buf then names no host) when out of memory. */
 int cb_sysinfo_flagged_ranks(MPI_Comm comm, int flagged, char *buf, size_t len);
 
 /* Where sysfs is read: NCCL_COLLBENCH_SYSFS (a test's tree), else /sys. */

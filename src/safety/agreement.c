@@ -14,7 +14,7 @@ const cb_exit_meaning cb_exit_meanings[] = {
     {CB_EXIT_NOTHING, "nothing measured (-o scan on one host)"},
     {CB_EXIT_UNCHECKED, "not checked: --expect formed no expectation for a row it gates"},
     {CB_EXIT_WRONG, "wrong results, or unrepeatable ones (-B)"},
-    {CB_EXIT_SLOW, "below a performance threshold (--min-busbw, --expect, -o scan suspects)"},
+    {CB_EXIT_SLOW, "below a performance threshold (--min-busbw, --expect and its link faults, -o scan suspects)"},
     {CB_EXIT_SIGINT, "stopped by SIGINT"},
     {CB_EXIT_SIGTERM, "stopped by SIGTERM"},
     {0, NULL},
