@@ -7,6 +7,7 @@
 
 #include "config.h"
 #include "engine/engine.h"
+#include "host/sysinfo.h"
 #include "safety/outfile.h"
 #include "options/params.h"
 #include "options/params_agree.h"
@@ -22,8 +23,7 @@ static int finish(int code, const cb_params *p, int rank)
 {
     cb_watchdog watch;
     char host[64] = "";
-    if (gethostname(host, sizeof host - 1) != 0)
-        snprintf(host, sizeof host, "unknown host");
+    cb_sysinfo_host_label(host, sizeof host);
     int watched = cb_watchdog_start(&watch, p->timeout, rank, host, NULL) == 0;
     if (watched) {
         cb_watchdog_set_exit(&watch, code != CB_EXIT_OK ? code : CB_EXIT_TIMEOUT);
@@ -54,7 +54,8 @@ int main(int argc, char **argv)
     int bad = cb_params_parse(&params, argc, argv, err, sizeof err) != 0;
     if (!bad && !params.help && !params.version) {
         bad = cb_params_environment(&params, read_env, err, sizeof err) != 0 ||
-              cb_params_check_sizes(&params, err, sizeof err) != 0;
+              cb_params_check_sizes(&params, err, sizeof err) != 0 ||
+              cb_params_check_floors(&params, err, sizeof err) != 0;
     }
     /* Two outputs in one file would leave only the last; rank 0 writes them. */
     const char *outputs[][2] = {{"--csv", params.csv_path}, {"--json", params.json_path},

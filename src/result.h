@@ -244,14 +244,19 @@ typedef struct cb_summary {
     int below_min_busbw;       /* figures below --min-busbw */
     int below_expectation;     /* rows below their expected bandwidth (--expect); 0 without */
     int scan_suspects;         /* suspects the health scan named, over every cycle */
+    int unchecked;             /* rows --expect gates that have no expectation (status 6) */
+    int link_faults;           /* --expect auto: links down or degraded (status 8) */
+    const char *auto_host_backend; /* --backend auto chose this host-memory backend, else NULL */
     int exit_status;           /* enum cb_exit the run ends with */
     char error[512];           /* the agreed failure, "" when none */
     const struct cb_hang_report *hang;   /* the watchdog's hang report, NULL when none */
 } cb_summary;
 
-/* The closing verdict (src/printers/closing.c): "PASS" or "FAIL", and why
- * in reasons ("3 wrong elements on rank 5 host h2; 2 rows below
- * expectation"; "" when nothing failed). */
+/* The closing verdict (src/printers/closing.c): "PASS", "FAIL", or
+ * "UNCHECKED" (status 5 or 6: nothing measured, or rows --expect could not
+ * judge), and why in reasons ("3 wrong elements on rank 5 host h2; 2 rows
+ * below expectation"; "mpi backend, host memory" after auto chose it; ""
+ * when there is nothing to say). */
 const char *cb_verdict(const cb_summary *sum, char *reasons, size_t len);
 
 #endif

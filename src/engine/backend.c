@@ -10,6 +10,29 @@ static const char *backend_lacks(const cb_backend_ops *ops, const cb_params *p)
     return NULL;
 }
 
+/* auto is about to measure host memory: an NVIDIA GPU on this rank's PCI
+ * bus (read from sysfs, without CUDA) means the GPU stack is broken, and a
+ * PASS on host memory would hide it. 1, with the status set, when there is
+ * one. passed: the GPU backend passed over and why, or NULL when the
+ * build has none. */
+static int gpu_left_unused(engine *e, const char *passed, const char *why)
+{
+    char gpu[64];
+    int ngpus = cb_sysinfo_nvidia_gpus(gpu, sizeof gpu);
+    if (ngpus == 0)
+        return 0;
+    char because[CB_MSGLEN / 2];
+    if (passed != NULL)
+        snprintf(because, sizeof because, "the %s backend cannot use it: %s", passed, why);
+    else
+        snprintf(because, sizeof because, "this build has no GPU backend");
+    cb_status_set(&e->st, CB_EXIT_GPU_UNUSABLE, "--backend auto: NVIDIA GPU %s%s is on the PCI "
+                  "bus (%s/bus/pci/devices) but %s; refused rather than measure host memory "
+                  "(--backend mpi measures host memory on purpose)", gpu,
+                  ngpus > 1 ? " and others" : "", cb_sysfs_root(), because);
+    return 1;
+}
+
 /* "auto" takes the first backend every rank can use. */
 void eng_select_backend(engine *e)
 {
@@ -43,6 +66,8 @@ void eng_select_backend(engine *e)
                 snprintf(e->backend_notice, sizeof e->backend_notice,
                          "backend auto chose %s: no rank can run %s (%s)", (*b)->name, unusable,
                          unusable_why);
+            if ((*b)->host_accessible && !gpu_left_unused(e, unusable, unusable_why))
+                e->sum.auto_host_backend = (*b)->name;
             return;
         }
         /* Some ranks can and others cannot: a node that lost its GPU must
@@ -50,6 +75,8 @@ void eng_select_backend(engine *e)
         if (nusable > 0) {
             char list[CB_MSGLEN / 2];
             int missing = cb_sysinfo_flagged_ranks(e->comm, !usable, list, sizeof list);
+            if (!usable && gpu_left_unused(e, (*b)->name, why))
+                return;
             if (!usable)
                 cb_status_set(&e->st, CB_EXIT_RUNTIME, "--backend auto: %d of %d ranks cannot "
                               "run the %s backend that the others can: %s (%s); refused rather "

@@ -57,7 +57,7 @@ static void report_tally(engine *e, int cycles_run)
     unsigned long long *all = NULL;
     char label[TALLY_LABEL], *labels = NULL;
     int ok = 1;
-    eng_host_label(e, label, sizeof label);
+    snprintf(label, sizeof label, "%s", e->host);
     if (e->rank == 0) {
         all = calloc((size_t)e->nranks * TALLY_FIELDS, sizeof *all);
         labels = calloc((size_t)e->nranks, TALLY_LABEL);

@@ -66,7 +66,7 @@ typedef struct engine {
     cb_result *pending;
     int npending;
     cb_rank_time *pending_times;
-    char host[CB_HOSTLEN];
+    char host[CB_HOSTLEN]; /* as every output names it: cb_sysinfo_host_label */
     cb_status st;
 
     const cb_backend_ops *ops;
@@ -143,13 +143,15 @@ typedef struct engine {
     run_position at;       /* where the run is, for the progress line */
 
     /* --expect (expect.c): rank 0 holds every rank's facts, the expected
-     * busbw of each group for the table being measured (auto; 0: none),
-     * and counts the rows below --expect-ratio x expected. */
+     * busbw of each group for the table being measured (auto; gbps 0:
+     * none, with why), and counts the rows below --expect-ratio x
+     * expected, and a file's rows with and without a rule. */
     cb_expect_rank *expect_ranks;
     cb_expect_rules expect_rules;   /* --expect FILE, on every rank */
-    double *expect_gbps;
+    cb_expect_figure *expect_figs;
     int expect_groups;
     int below_expectation;
+    int expect_ruled, expect_unruled;
 
     cb_watchdog watch;
     cb_sidechannel side;   /* the hang report's, with -T */
@@ -182,6 +184,10 @@ void eng_emit_results(engine *e, const cb_result *res, int n, int last_half);
 void eng_stamp_result(engine *e, cb_result *res);
 /* Rank 0: --min-busbw's check of one figure, with a note when it fails. */
 void eng_gate_busbw(engine *e, const char *what, double busbw);
+/* The status the run ends with, from what this rank knows: a failure, then
+ * wrong results (7), figures below a threshold (8), rows --expect could not
+ * judge (6), nothing measured (5). */
+int eng_final_status(const engine *e);
 void eng_flush_pending(engine *e);
 /* Rank 0: tell the printers a cycle ran whole; a write that failed sets
  * the status. */
@@ -258,13 +264,13 @@ void eng_expect_table_begin(engine *e, const cb_collective *coll);
  * "Below expectation" note; what names the row. */
 void eng_expect_result(engine *e, cb_result *res);
 void eng_gate_expectation(engine *e, const char *what, const cb_result *res);
+/* Rank 0, before the printers end: a file whose rules applied to no row
+ * counts its rows as having no expectation (status 6), with a note. */
+void eng_finish_expect(engine *e);
 void eng_free_expect(engine *e);
 
 /* scan.c: the health scan (-o scan), every rank at once. */
 int eng_run_scan(engine *e);
-/* This rank's host as the scan and the tallies name it: NCCL_HOSTID where
- * set (as NCCL tells hosts apart), else the machine's name. */
-void eng_host_label(const engine *e, char *out, size_t len);
 /* cycles.c: the collectives and the scan, -N times, then the wrong tally. */
 void eng_run_cycles(engine *e);
 /* sweep.c */

@@ -38,7 +38,7 @@ void eng_prepare_expect(engine *e)
         return;
     }
     char label[CB_HOSTLEN];
-    eng_host_label(e, label, sizeof label);
+    snprintf(label, sizeof label, "%s", e->host);
     int group = p->split.kind != CB_SPLIT_NONE ? e->group : -1;
     if (expect_auto(e)) {
         cb_expect_read_rank(dev.index >= 0 ? dev.bus_id : NULL, label, group, mine);
@@ -51,8 +51,8 @@ void eng_prepare_expect(engine *e)
     if (e->rank == 0) {
         e->expect_ranks = calloc((size_t)e->nranks, sizeof *e->expect_ranks);
         e->expect_groups = e->ngroups > 0 ? e->ngroups : 1;
-        e->expect_gbps = calloc((size_t)e->expect_groups, sizeof *e->expect_gbps);
-        if (e->expect_ranks == NULL || e->expect_gbps == NULL)
+        e->expect_figs = calloc((size_t)e->expect_groups, sizeof *e->expect_figs);
+        if (e->expect_ranks == NULL || e->expect_figs == NULL)
             cb_status_set(&e->st, CB_EXIT_RUNTIME, "out of memory for the facts of %d ranks",
                           e->nranks);
     }
@@ -77,14 +77,14 @@ void eng_note_expect(engine *e)
         for (int i = 0; cb_expect_describe(e->expect_ranks, e->nranks, host_memory(e), i, line,
                                            sizeof line); i++)
             eng_note(e, "%s", line);
-        for (int r = 0; r < e->nranks; r++)
-            for (int k = 0; k < e->expect_ranks[r].nnics; k++)
-                if (!e->expect_ranks[r].nics[k].up) {
-                    eng_note(e, "Expectation: a NIC is down (node %s %s): the figures count only "
-                            "the links that are up", e->expect_ranks[r].host,
-                         e->expect_ranks[r].nics[k].name);
-                    return;
-                }
+        /* The figures count only the links that are up, at the rate they
+         * trained at: a degraded link fails the run on its own. */
+        for (int i = 0; cb_expect_link_fault(e->expect_ranks, e->nranks, i, line, sizeof line);
+             i++) {
+            eng_note(e, "Link fault: %s", line);
+            e->sum.link_faults++;
+            e->slow = 1;
+        }
         return;
     }
     eng_note(e, "Expectation (--expect %s): %d rules; a row of a size a rule applies to, below %g "
@@ -108,16 +108,15 @@ void eng_expect_table_begin(engine *e, const cb_collective *coll)
         for (int r = 0; r < e->nranks; r++)
             if (!split || e->expect_ranks[r].group == g)
                 members[n++] = r;
-        cb_expect_figure fig;
-        cb_expect_auto(e->expect_ranks, members, n, coll->name, host_memory(e), &fig);
-        e->expect_gbps[g] = fig.gbps;
+        cb_expect_figure *fig = &e->expect_figs[g];
+        cb_expect_auto(e->expect_ranks, members, n, coll->name, host_memory(e), fig);
         char group[32] = "";
         if (split)
             snprintf(group, sizeof group, " group %d", g);
-        if (fig.gbps > 0)
-            eng_note(e, "Expected busbw %s%s: %s", coll->name, group, fig.how);
+        if (fig->gbps > 0)
+            eng_note(e, "Expected busbw %s%s: %s", coll->name, group, fig->how);
         else
-            eng_note(e, "No expected busbw for %s%s: %s", coll->name, group, fig.how);
+            eng_note(e, "No expected busbw for %s%s: %s", coll->name, group, fig->how);
     }
     free(members);
 }
@@ -155,11 +154,16 @@ void eng_expect_result(engine *e, cb_result *res)
     if (expect_auto(e)) {
         int g = res->group >= 0 ? res->group : 0;
         if (g < e->expect_groups)
-            res->expected_busbw = e->expect_gbps[g];
+            res->expected_busbw = e->expect_figs[g].gbps;
     } else {
         const cb_expect_rule *rule = rule_of(e, res);
         if (rule != NULL)
             res->expected_busbw = rule->gbps;
+        /* Counted per half: the verdict counts rows as it counts figures. */
+        if (rule != NULL)
+            e->expect_ruled++;
+        else
+            e->expect_unruled++;
     }
     if (res->expected_busbw > 0)
         res->efficiency = res->busbw / res->expected_busbw;
@@ -169,6 +173,18 @@ void eng_expect_result(engine *e, cb_result *res)
  * latency, not links); a file's rule says from which size. */
 void eng_gate_expectation(engine *e, const char *what, const cb_result *res)
 {
+    if (e->expect_ranks == NULL || res->scan_part != NULL ||
+        (res->collective->flags & CB_COLL_NO_DATA))
+        return;
+    /* auto gates every row of the largest size: one it has no figure for
+     * is not checked, and the run must not pass on it. */
+    if (expect_auto(e) && e->at_largest && !(res->expected_busbw > 0)) {
+        int g = res->group >= 0 ? res->group : 0;
+        e->sum.unchecked++;
+        eng_note(e, "No expectation: %s: %s", what,
+                 g < e->expect_groups ? e->expect_figs[g].how : "no figure for its group");
+        return;
+    }
     if (!(res->expected_busbw > 0) || (expect_auto(e) && !e->at_largest))
         return;
     double ratio = e->p->expect_ratio;
@@ -181,11 +197,30 @@ void eng_gate_expectation(engine *e, const char *what, const cb_result *res)
          cb_expect_digits(res->expected_busbw), res->expected_busbw, ratio);
 }
 
+void eng_finish_expect(engine *e)
+{
+    if (e->rank != 0 || e->expect_ranks == NULL || expect_auto(e) || e->expect_ruled > 0 ||
+        e->expect_unruled == 0)
+        return;
+    /* The rules name hosts and GPU models: say which the run had. */
+    const cb_expect_rank *r0 = &e->expect_ranks[0];
+    int hosts = 1, models = 1;
+    for (int r = 1; r < e->nranks; r++) {
+        hosts += strcmp(e->expect_ranks[r].host, r0->host) != 0;
+        models += strcmp(e->expect_ranks[r].gpu.name, r0->gpu.name) != 0;
+    }
+    e->sum.unchecked += e->expect_unruled;
+    eng_note(e, "No expectation: --expect %s: none of its %d rules applies to any row (host "
+             "%s%s, GPU model %s%s): nothing was judged", e->p->expect, e->expect_rules.n,
+             r0->host, hosts > 1 ? " and others" : "", r0->gpu.name[0] ? r0->gpu.name : "none",
+             models > 1 ? " and others" : "");
+}
+
 void eng_free_expect(engine *e)
 {
     free(e->expect_ranks);
-    free(e->expect_gbps);
+    free(e->expect_figs);
     e->expect_ranks = NULL;
-    e->expect_gbps = NULL;
+    e->expect_figs = NULL;
     cb_expect_rules_free(&e->expect_rules);
 }

@@ -192,7 +192,7 @@ void eng_describe_groups(engine *e)
     if (e->p->split.kind == CB_SPLIT_NONE)
         return;
     char mine[CB_HOSTLEN];
-    eng_host_label(e, mine, sizeof mine);
+    snprintf(mine, sizeof mine, "%s", e->host);
     char *labels = NULL;
     int *groups = NULL;
     if (e->rank == 0) {

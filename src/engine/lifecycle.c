@@ -87,10 +87,7 @@ int cb_engine_run(const cb_params *p, MPI_Comm comm)
     e->gcomm = comm;   /* until eng_split_groups */
     e->grank = e->rank;
     e->gsize = e->min_gsize = e->nranks;
-    int len = 0;
-    char name[MPI_MAX_PROCESSOR_NAME];
-    MPI_Get_processor_name(name, &len);
-    snprintf(e->host, sizeof e->host, "%.*s", (int)sizeof e->host - 1, name);
+    cb_sysinfo_host_label(e->host, sizeof e->host);
     cb_status_clear(&e->st);
     eng_choose_progress(e);
     pthread_mutex_init(&e->outputs_lock, NULL);
@@ -172,15 +169,14 @@ int cb_engine_run(const cb_params *p, MPI_Comm comm)
     if (e->gcomm != e->comm && e->gcomm != MPI_COMM_NULL)
         MPI_Comm_free(&e->gcomm);
 
-    /* Rank 0 alone saw the rows --min-busbw gates. */
+    /* Rank 0 alone saw the rows --min-busbw and --expect gate, and counted
+     * the measurements. */
     MPI_Allreduce(MPI_IN_PLACE, &e->slow, 1, MPI_INT, MPI_MAX, e->comm);
-    int code = e->st.code;
+    MPI_Allreduce(MPI_IN_PLACE, &e->sum.unchecked, 1, MPI_INT, MPI_MAX, e->comm);
+    MPI_Allreduce(MPI_IN_PLACE, &e->sum.measurements, 1, MPI_INT, MPI_MAX, e->comm);
+    int code = eng_final_status(e);
     if (code == CB_EXIT_USAGE && e->rank == 0)
         fputs(CB_USAGE_HINT "\n", stderr);
-    if (code == CB_EXIT_OK && (e->sum.wrong > 0 || e->sum.unrepeatable > 0))
-        code = CB_EXIT_WRONG;
-    else if (code == CB_EXIT_OK && e->slow)
-        code = CB_EXIT_SLOW;
     free(e);
     return code;
 }

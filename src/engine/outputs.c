@@ -191,6 +191,17 @@ static void check_min_bw(engine *e)
     }
 }
 
+int eng_final_status(const engine *e)
+{
+    const cb_summary *sum = &e->sum;
+    return e->st.code != CB_EXIT_OK                      ? e->st.code
+           : sum->wrong > 0 || sum->unrepeatable > 0 ? CB_EXIT_WRONG
+           : e->slow                                 ? CB_EXIT_SLOW
+           : sum->unchecked > 0                      ? CB_EXIT_UNCHECKED
+           : sum->measurements == 0                  ? CB_EXIT_NOTHING
+                                                     : CB_EXIT_OK;
+}
+
 /* Every printer ends, also after a failure: footers, and a JSON document
  * that says how the run ended. */
 /* Whether printer i writes to stdout or stderr rather than a file. */
@@ -204,10 +215,7 @@ static void end_one(engine *e, int i)
 {
     cb_summary *sum = &e->sum;
     char err[CB_MSGLEN];
-    sum->exit_status = e->st.code != CB_EXIT_OK ? e->st.code
-                       : sum->wrong > 0 || sum->unrepeatable > 0 ? CB_EXIT_WRONG
-                       : e->slow                ? CB_EXIT_SLOW
-                                                : CB_EXIT_OK;
+    sum->exit_status = eng_final_status(e);
     snprintf(sum->error, sizeof sum->error, "%s", e->st.code != CB_EXIT_OK ? e->st.msg : "");
     if (e->printers[i]->ops->end != NULL)
         e->printers[i]->ops->end(e->printers[i], sum);
@@ -225,6 +233,7 @@ void eng_end_printers(engine *e)
      * when the launcher's SIGKILL follows. The lock keeps the hang report
      * (eng_end_printers_on_hang) from ending them at the same time. */
     check_min_bw(e);
+    eng_finish_expect(e);
     e->sum.elapsed_s = MPI_Wtime() - e->start_time;
     pthread_mutex_lock(&e->outputs_lock);
     e->sum.below_expectation = e->below_expectation;

@@ -143,7 +143,7 @@ void eng_repeat_result(engine *e, cb_result *res)
         int rank;
     } report;
     memset(&report, 0, sizeof report);
-    eng_host_label(e, report.host, sizeof report.host);   /* as the -N tally names it */
+    snprintf(report.host, sizeof report.host, "%s", e->host);
     report.rank = e->rank;
     MPI_Bcast(&report, (int)sizeof report, MPI_BYTE, bad, e->gcomm);
     res->unrepeatable_rank = report.rank;

@@ -26,14 +26,6 @@ typedef struct scan_run {
     int measurements;               /* groupings measured, re-measures included */
 } scan_run;
 
-/* This rank's host as the scan names it: NCCL_HOSTID where set, as NCCL
- * and --split node tell hosts apart. */
-void eng_host_label(const engine *e, char *out, size_t len)
-{
-    const char *id = getenv(CB_HOSTID_ENV);
-    snprintf(out, len, "%s", id != NULL && id[0] != '\0' ? id : e->host);
-}
-
 static int copy_in(engine *e, const float *src, size_t bytes)
 {
     if (e->ops->host_accessible) {
@@ -515,7 +507,7 @@ static int scan_setup(scan_run *s)
         return -1;
     int *keys = malloc((size_t)nranks * sizeof *keys);
     char label[SCAN_LABEL];
-    eng_host_label(e, label, sizeof label);
+    snprintf(label, sizeof label, "%s", e->host);
     size_t bytes = e->nsizes > 0 ? (size_t)e->sizes[e->nsizes - 1] : 0;
     if (bytes > e->buffer_bytes)
         bytes = e->buffer_bytes;

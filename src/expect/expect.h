@@ -13,18 +13,30 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Where the sysfs facts are read from instead of /sys (tests' fixtures). */
-#define CB_EXPECT_SYSFS_ENV "NCCL_COLLBENCH_SYSFS"
+/* The sysfs facts are read under cb_sysfs_root() (host/sysinfo.h). */
 #define CB_EXPECT_MAX_NICS 16
 #define CB_EXPECT_WHYLEN 160
+
+/* The sane ranges (nccl-collbench-collectives(7), EXPECTED BANDWIDTH): a
+ * value read outside them is unreadable, not a figure. */
+#define CB_EXPECT_MIN_GBIT 1.0          /* the slowest data-centre NIC */
+#define CB_EXPECT_MAX_GBIT 100000.0     /* 100 Tb/s, far above any port */
+#define CB_EXPECT_MAX_LANES 32          /* PCIe's widest link */
+#define CB_EXPECT_MAX_GTS 128.0         /* PCIe 7's 128 GT/s */
 
 /* One NIC port as sysfs shows it. */
 typedef struct cb_expect_nic {
     char name[40];          /* "mlx5_0 port 1" or "eth0" */
     char bus_id[16];        /* its PCI function, "" when it has none */
-    int up;                 /* ACTIVE (InfiniBand) or operstate up (Ethernet) */
+    int up;                 /* state 4: ACTIVE (InfiniBand) or operstate up (Ethernet) */
+    char state[24];         /* the state as read ("1: DOWN", "down"), "" unreadable */
     double gbit;            /* its rate in Gb/s; 0 when down or unreadable */
+    char rate_why[48];      /* why an up port's rate is unreadable, else "" */
     int near_gpu;           /* shares a PCI bridge with this rank's GPU */
+    /* Its PCI function's link (sysfs current_ and max_link_width, _speed);
+     * 0 where unreadable or out of range. */
+    int pcie_width, pcie_width_max;
+    double pcie_gts, pcie_gts_max;
 } cb_expect_nic;
 
 /* One rank's GPU as NVML shows it. */
@@ -35,6 +47,7 @@ typedef struct cb_expect_gpu {
     char why[CB_EXPECT_WHYLEN]; /* "" when NVML answered, else why no figure */
     int nvlinks;            /* links NVML lists for it */
     int nvlinks_up;
+    unsigned nvlinks_down;  /* bit k: link k is listed and down */
     int nvlink_code;        /* NVML's version code of its first link up */
     int arch;               /* NVML's architecture code, -1 unknown */
     int nvlink_to_switch;   /* every link up reaches an NVSwitch: 1, a GPU: 0, unknown: -1 */
@@ -53,6 +66,14 @@ typedef struct cb_expect_rank {
     int nnics;
     cb_expect_nic nics[CB_EXPECT_MAX_NICS];
 } cb_expect_rank;
+
+/* links.c: the index-th link fault among the facts of nranks (a port
+ * down or inactive; below its maximum width or speed; a NIC below the
+ * node's other NICs or the same NIC on other nodes), one line naming the
+ * node, the device and the port; 1 with the line in text, 0 when there
+ * are no more. Each node's NICs are judged once, from its first rank. */
+int cb_expect_link_fault(const cb_expect_rank *ranks, int nranks, int index, char *text,
+                         size_t len);
 
 /* facts.c: this rank's facts. bus_id: its GPU's PCI bus id, NULL on a
  * backend with host memory. Never fails: what cannot be read says why. */

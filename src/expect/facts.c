@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE
 #include "expect/expect.h"
+#include "host/sysinfo.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -122,8 +123,10 @@ static void read_gpu(nvml_api *api, cb_expect_gpu *g)
         if (api->link_state(dev, link, &active) != 0)
             continue;   /* no such link */
         g->nvlinks++;
-        if (!active)
+        if (!active) {
+            g->nvlinks_down |= 1u << link;
             continue;
+        }
         g->nvlinks_up++;
         if (g->nvlink_code == 0 && api->link_version(dev, link, &version) == 0)
             g->nvlink_code = (int)version;
@@ -137,11 +140,14 @@ static void read_gpu(nvml_api *api, cb_expect_gpu *g)
     unsigned v = 0;
     g->pcie_gen = api->gen_max(dev, &v) == 0 ? (int)v : 0;
     g->pcie_gen_now = api->gen_now(dev, &v) == 0 ? (int)v : 0;
-    g->pcie_width = api->width_now(dev, &v) == 0 ? (int)v : 0;
-    g->pcie_width_max = api->width_max(dev, &v) == 0 ? (int)v : 0;
+    /* Outside PCIe's x1 to x32 is no width: unreadable (0). */
+    g->pcie_width = api->width_now(dev, &v) == 0 && v >= 1 && v <= CB_EXPECT_MAX_LANES ? (int)v : 0;
+    g->pcie_width_max =
+        api->width_max(dev, &v) == 0 && v >= 1 && v <= CB_EXPECT_MAX_LANES ? (int)v : 0;
 }
 
-/* The first line of root/rel, trimmed; -1 when it cannot be read. */
+/* The first line of root/rel, trimmed; -1 when it cannot be read, -2
+ * when it is longer than buf (a line cut short is not the line). */
 static int read_line(const char *root, const char *rel, char *buf, size_t len)
 {
     char path[PATH_MAX];
@@ -150,11 +156,45 @@ static int read_line(const char *root, const char *rel, char *buf, size_t len)
     if (f == NULL)
         return -1;
     int ok = fgets(buf, (int)len, f) != NULL;
+    int cut = ok && strchr(buf, '\n') == NULL && fgetc(f) != EOF;
     fclose(f);
-    if (!ok)
-        return -1;
+    if (!ok || cut)
+        return cut ? -2 : -1;
     buf[strcspn(buf, "\r\n")] = '\0';
     return 0;
+}
+
+/* A number that starts text and lies in [lo, hi], else -1 (NaN, inf,
+ * 1e308 and digits without end are not rates). *rest: what follows. */
+static double in_range(const char *text, double lo, double hi, const char **rest)
+{
+    char *end = NULL;
+    double v = strtod(text, &end);
+    if (end == text || !(v >= lo && v <= hi))
+        return -1;
+    if (rest != NULL)
+        *rest = end;
+    return v;
+}
+
+/* The link of the PCI function at root/dev_rel (sysfs current_link_width,
+ * max_link_width, current_link_speed, max_link_speed: "16.0 GT/s PCIe"). */
+static void read_pcie_link(const char *root, const char *dev_rel, cb_expect_nic *n)
+{
+    static const char *const files[] = {"current_link_width", "max_link_width",
+                                        "current_link_speed", "max_link_speed"};
+    double v[4];
+    for (int i = 0; i < 4; i++) {
+        char rel[PATH_MAX / 2], line[64];
+        snprintf(rel, sizeof rel, "%.200s/%s", dev_rel, files[i]);
+        v[i] = read_line(root, rel, line, sizeof line) != 0 ? -1
+               : i < 2 ? in_range(line, 1, CB_EXPECT_MAX_LANES, NULL)
+                       : in_range(line, 2.5, CB_EXPECT_MAX_GTS, NULL);
+    }
+    n->pcie_width = v[0] > 0 ? (int)v[0] : 0;
+    n->pcie_width_max = v[1] > 0 ? (int)v[1] : 0;
+    n->pcie_gts = v[2] > 0 ? v[2] : 0;
+    n->pcie_gts_max = v[3] > 0 ? v[3] : 0;
 }
 
 /* The PCI function a sysfs link leads to (its real path), or -1. */
@@ -202,22 +242,62 @@ static int near(const char *a, const char *b)
     return shared != NULL && is_pci_function(shared, shared_len);
 }
 
+/* A port: its state as read, and its rate in Gb/s or the text that is
+ * not one (why). */
+typedef struct port_facts {
+    int up;
+    const char *state;
+    double gbit;
+    const char *why;
+} port_facts;
+
 static void add_nic(cb_expect_rank *r, const char *name, const char *root, const char *dev_rel,
-                    int up, double gbit, const char *gpu_path)
+                    const port_facts *port, const char *gpu_path)
 {
     if (r->nnics >= CB_EXPECT_MAX_NICS)
         return;
     cb_expect_nic *n = &r->nics[r->nnics++];
     memset(n, 0, sizeof *n);
     snprintf(n->name, sizeof n->name, "%s", name);
-    n->up = up;
-    n->gbit = up ? gbit : 0;
+    snprintf(n->state, sizeof n->state, "%s", port->state);
+    n->up = port->up;
+    n->gbit = port->up && port->gbit > 0 ? port->gbit : 0;
+    if (port->up && !(port->gbit > 0))
+        snprintf(n->rate_why, sizeof n->rate_why, "%s", port->why);
+    read_pcie_link(root, dev_rel, n);
     char path[PATH_MAX];
     if (pci_path(root, dev_rel, path, sizeof path) == 0) {
         const char *base = strrchr(path, '/');
         snprintf(n->bus_id, sizeof n->bus_id, "%.15s", base != NULL ? base + 1 : path);
         n->near_gpu = gpu_path != NULL && near(path, gpu_path);
     }
+}
+
+/* Whether NCCL would consider the device (and port, -1 for none) under
+ * its list variable (NCCL_IB_HCA, NCCL_SOCKET_IFNAME), read as NCCL reads
+ * it (src/misc/utils.cc, parseStringList and matchIfList; v2.28.9-1):
+ * "^" excludes the list, "=" makes names exact, else each is a prefix;
+ * "name:port" names one port. Unset or empty: every device. */
+static int nccl_selects(const char *variable, const char *device, int port)
+{
+    const char *list = getenv(variable);
+    if (list == NULL || list[0] == '\0')
+        return 1;
+    int exclude = list[0] == '^';
+    list += exclude;
+    int exact = list[0] == '=';
+    list += exact;
+    int listed = 0;
+    while (*list != '\0' && !listed) {
+        size_t len = strcspn(list, ",:");
+        int want_port = list[len] == ':' ? atoi(list + len + 1) : -1;
+        if (len > 0 && (exact ? strlen(device) == len : strlen(device) >= len) &&
+            strncmp(device, list, len) == 0 && (want_port < 0 || port < 0 || want_port == port))
+            listed = 1;
+        list += strcspn(list, ",");
+        list += *list == ',';
+    }
+    return listed != exclude;
 }
 
 static int by_name(const struct dirent **a, const struct dirent **b)
@@ -243,19 +323,33 @@ static void read_infiniband(cb_expect_rank *r, const char *root, const char *gpu
         struct dirent **ports = NULL;
         int nports = scandir(ports_dir, &ports, visible, by_name);
         for (int p = 0; p < nports; p++) {
-            char rel[PATH_MAX / 2], line[128], name[40];
+            if (!nccl_selects("NCCL_IB_HCA", devs[d]->d_name, atoi(ports[p]->d_name))) {
+                free(ports[p]);
+                continue;
+            }
+            char rel[PATH_MAX / 2], state[64] = "", line[128], name[40], why[48] = "";
             snprintf(name, sizeof name, "%.24s port %.8s", devs[d]->d_name, ports[p]->d_name);
             snprintf(rel, sizeof rel, "class/infiniband/%.64s/ports/%.16s/state",
                      devs[d]->d_name, ports[p]->d_name);
-            int up = read_line(root, rel, line, sizeof line) == 0 && strstr(line, "ACTIVE");
+            /* "4: ACTIVE": the number is the state (2: INIT, 5: ACTIVE_DEFER
+             * are not active). */
+            if (read_line(root, rel, state, sizeof state) != 0)
+                state[0] = '\0';
+            const char *after = NULL;
+            int up = in_range(state, 4, 4, &after) == 4 && after[0] == ':';
             snprintf(rel, sizeof rel, "class/infiniband/%.64s/ports/%.16s/rate",
                      devs[d]->d_name, ports[p]->d_name);
-            double gbit = 0;
-            if (read_line(root, rel, line, sizeof line) != 0 || sscanf(line, "%lf", &gbit) != 1 ||
-                !(gbit > 0))
-                gbit = 0;
+            double gbit = -1;
+            int got = read_line(root, rel, line, sizeof line);
+            if (got != 0)
+                snprintf(why, sizeof why, got == -2 ? "rate longer than %zu characters"
+                                                    : "no rate file", sizeof line - 2);
+            else if ((gbit = in_range(line, CB_EXPECT_MIN_GBIT, CB_EXPECT_MAX_GBIT, &after)) < 0 ||
+                     strncmp(after, " Gb/sec", 7) != 0)
+                snprintf(why, sizeof why, "rate '%.24s'", line);
+            port_facts port = {up, state, why[0] ? -1 : gbit, why};
             snprintf(rel, sizeof rel, "class/infiniband/%.64s/device", devs[d]->d_name);
-            add_nic(r, name, root, rel, up, gbit, gpu_path);
+            add_nic(r, name, root, rel, &port, gpu_path);
             free(ports[p]);
         }
         free(ports);
@@ -276,18 +370,28 @@ static void read_ethernet(cb_expect_rank *r, const char *root, const char *gpu_p
         char rel[PATH_MAX / 2], line[64], probe[PATH_MAX], real[PATH_MAX];
         snprintf(rel, sizeof rel, "class/net/%.64s/device", ifs[i]->d_name);
         snprintf(probe, sizeof probe, "%s/%s", root, rel);
-        if (realpath(probe, real) == NULL) {
+        if (realpath(probe, real) == NULL ||
+            !nccl_selects("NCCL_SOCKET_IFNAME", ifs[i]->d_name, -1)) {
             free(ifs[i]);
-            continue;   /* virtual: no device */
+            continue;   /* virtual (no device), or one NCCL is told not to use */
         }
+        char state[24] = "", why[48] = "";
         snprintf(probe, sizeof probe, "class/net/%.64s/operstate", ifs[i]->d_name);
-        int up = read_line(root, probe, line, sizeof line) == 0 && strcmp(line, "up") == 0;
+        if (read_line(root, probe, state, sizeof state) != 0)
+            state[0] = '\0';
+        int up = strcmp(state, "up") == 0;
         snprintf(probe, sizeof probe, "class/net/%.64s/speed", ifs[i]->d_name);
-        double mbit = 0;
-        if (read_line(root, probe, line, sizeof line) != 0 || sscanf(line, "%lf", &mbit) != 1 ||
-            !(mbit > 0))
-            mbit = 0;
-        add_nic(r, ifs[i]->d_name, root, rel, up, mbit / 1000, gpu_path);
+        const char *after = NULL;
+        double mbit = -1;
+        int got = read_line(root, probe, line, sizeof line);
+        if (got != 0)
+            snprintf(why, sizeof why, got == -2 ? "speed longer than %zu characters"
+                                                : "no speed file", sizeof line - 2);
+        else if ((mbit = in_range(line, CB_EXPECT_MIN_GBIT * 1000, CB_EXPECT_MAX_GBIT * 1000,
+                                  &after)) < 0 || after[0] != '\0')
+            snprintf(why, sizeof why, "speed '%.24s' Mb/s", line);
+        port_facts port = {up, state, why[0] ? -1 : mbit / 1000, why};
+        add_nic(r, ifs[i]->d_name, root, rel, &port, gpu_path);
         free(ifs[i]);
     }
     free(ifs);
@@ -300,9 +404,7 @@ void cb_expect_read_rank(const char *bus_id, const char *host, int group, cb_exp
     out->group = group;
     out->gpu.arch = -1;
     out->gpu.nvlink_to_switch = -1;
-    const char *root = getenv(CB_EXPECT_SYSFS_ENV);
-    if (root == NULL || root[0] == '\0')
-        root = "/sys";
+    const char *root = cb_sysfs_root();
 
     char gpu_path[PATH_MAX];
     int have_gpu_path = 0;

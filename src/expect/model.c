@@ -139,8 +139,8 @@ static double node_nics(const cb_expect_rank *r, char *how, size_t len)
         if (!r->nics[i].up)
             continue;
         if (!(r->nics[i].gbit > 0)) {
-            add(how, len, "node %s: the rate of %s, which is up, cannot be read", r->host,
-                r->nics[i].name);
+            add(how, len, "node %s: the rate of %s, which is up, cannot be read (%s)", r->host,
+                r->nics[i].name, r->nics[i].rate_why[0] ? r->nics[i].rate_why : "none");
             return 0;
         }
         gbit += r->nics[i].gbit;
@@ -305,7 +305,8 @@ static void describe_node(const cb_expect_rank *r, char *text, size_t len)
         if (nic->up && nic->gbit > 0)
             add(text, len, "%s %s %g Gb/s", i ? "," : "", nic->name, nic->gbit);
         else if (nic->up)
-            add(text, len, "%s %s up, rate unreadable", i ? "," : "", nic->name);
+            add(text, len, "%s %s up, rate unreadable (%s)", i ? "," : "", nic->name,
+                nic->rate_why);
         else
             add(text, len, "%s %s DOWN", i ? "," : "", nic->name);
     }

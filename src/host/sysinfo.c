@@ -1,9 +1,12 @@
 #include "host/sysinfo.h"
 
+#include <dirent.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
+#include <unistd.h>
 
 static void trim(char *s)
 {
@@ -143,8 +146,7 @@ int cb_sysinfo_flagged_ranks(MPI_Comm comm, int flagged, char *buf, size_t len)
     buf[0] = '\0';
     if (ok) {
         char mine[MPI_MAX_PROCESSOR_NAME] = "";
-        int n = 0;
-        MPI_Get_processor_name(mine, &n);
+        cb_sysinfo_host_label(mine, sizeof mine);
         MPI_Allgather(&flagged, 1, MPI_INT, flags, 1, MPI_INT, comm);
         MPI_Allgather(mine, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, names, MPI_MAX_PROCESSOR_NAME,
                       MPI_CHAR, comm);
@@ -166,4 +168,69 @@ int cb_sysinfo_flagged_ranks(MPI_Comm comm, int flagged, char *buf, size_t len)
     free(flags);
     free(names);
     return ok ? count : -1;
+}
+
+void cb_sysinfo_host_label(char *buf, size_t len)
+{
+    const char *id = getenv(CB_HOSTID_ENV);
+    char name[MPI_MAX_PROCESSOR_NAME] = "";
+    int n = 0, started = 0, ended = 0;
+    MPI_Initialized(&started);
+    MPI_Finalized(&ended);
+    if (id != NULL && id[0] != '\0')
+        snprintf(name, sizeof name, "%s", id);
+    else if (started && !ended)
+        MPI_Get_processor_name(name, &n);
+    else if (gethostname(name, sizeof name - 1) != 0)
+        snprintf(name, sizeof name, "unknown host");
+    snprintf(buf, len, "%s", name);
+}
+
+const char *cb_sysfs_root(void)
+{
+    const char *root = getenv(CB_SYSFS_ENV);
+    return root != NULL && root[0] != '\0' ? root : "/sys";
+}
+
+/* The hexadecimal number in the first line of dir/name/file, or -1. */
+static long read_hex(const char *dir, const char *name, const char *file)
+{
+    char path[PATH_MAX], line[64];
+    snprintf(path, sizeof path, "%s/%s/%s", dir, name, file);
+    FILE *f = fopen(path, "r");
+    if (f == NULL)
+        return -1;
+    int ok = fgets(line, sizeof line, f) != NULL;
+    fclose(f);
+    char *end = NULL;
+    long v = ok ? strtol(line, &end, 16) : -1;
+    return ok && end != line && v >= 0 ? v : -1;
+}
+
+int cb_sysinfo_nvidia_gpus(char *buf, size_t len)
+{
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s/bus/pci/devices", cb_sysfs_root());
+    if (len > 0)
+        buf[0] = '\0';
+    DIR *d = opendir(dir);
+    if (d == NULL)
+        return 0;
+    int found = 0;
+    char first[64] = "", lowest[32] = "";
+    for (struct dirent *ent; (ent = readdir(d)) != NULL;) {
+        if (ent->d_name[0] == '.' || read_hex(dir, ent->d_name, "vendor") != 0x10de ||
+            (read_hex(dir, ent->d_name, "class") >> 16) != 0x03)
+            continue;
+        /* readdir's order is the file system's: name the lowest bus id. */
+        if (found++ == 0 || strcmp(ent->d_name, lowest) < 0) {
+            snprintf(lowest, sizeof lowest, "%.20s", ent->d_name);
+            snprintf(first, sizeof first, "%.20s (10de:%04lx)", ent->d_name,
+                     read_hex(dir, ent->d_name, "device") & 0xffff);
+        }
+    }
+    closedir(d);
+    if (len > 0)
+        snprintf(buf, len, "%s", first);
+    return found;
 }

@@ -21,6 +21,12 @@ int cb_sysinfo_local_ranks(MPI_Comm comm);
  * count as different hosts. */
 #define CB_HOSTID_ENV "NCCL_HOSTID"
 
+/* This rank's host as every output names it (the rank lines, WRONG lines,
+ * failures, the hang report, CSV, JSON, Prometheus, the scan): NCCL_HOSTID
+ * where set, as NCCL tells hosts apart, else MPI's processor name (the
+ * machine's name before MPI_Init or after MPI_Finalize). */
+void cb_sysinfo_host_label(char *buf, size_t len);
+
 /* The ranks of comm on this machine (MPI_COMM_TYPE_SHARED) that passed the
  * same text (NULL matches only NULL), ordered by key. Collective over comm;
  * free with MPI_Comm_free. -1 and MPI_COMM_NULL, on every rank of the
@@ -33,9 +39,19 @@ int cb_sysinfo_same_text_comm(MPI_Comm comm, int key, const char *text, MPI_Comm
 int cb_sysinfo_host_comm(MPI_Comm comm, int key, MPI_Comm *host);
 
 /* Into buf, "rank 2 (node7), rank 3 (node7)": the ranks of comm that pass
- * flagged, with their machine names, cut short with "..." when buf is
- * full. Collective over comm; the number of flagged ranks, or -1 (buf
- * then names no host) when out of memory. */
+ * flagged, with their hosts (cb_sysinfo_host_label), cut short with "..."
+ * when buf is full. Collective over comm; the number of flagged ranks, or
+ * -1 (buf then names no host) when out of memory. */
 int cb_sysinfo_flagged_ranks(MPI_Comm comm, int flagged, char *buf, size_t len);
+
+/* Where sysfs is read: NCCL_COLLBENCH_SYSFS (a test's tree), else /sys. */
+#define CB_SYSFS_ENV "NCCL_COLLBENCH_SYSFS"
+const char *cb_sysfs_root(void);
+
+/* NVIDIA GPUs on this machine's PCI bus (vendor 0x10de, class 0x03xx:
+ * display or 3D controller) under cb_sysfs_root()/bus/pci/devices, found
+ * without CUDA: how many, with the first as "0000:3b:00.0 (10de:2330)"
+ * in buf. 0 with buf "" when there is none or the tree cannot be read. */
+int cb_sysinfo_nvidia_gpus(char *buf, size_t len);
 
 #endif

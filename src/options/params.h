@@ -177,9 +177,17 @@ int cb_split_color(const cb_split_spec *spec, const char *option, int rank, int 
                    char *err, size_t err_len);
 
 /* Usage error when no size of the sweep holds a whole element of any type
- * selected (nothing would be measured; src/options/sizes.c). Returns 0, or -1 with
+ * selected (nothing would be measured; src/options/sizes.c), or when
+ * --prom-sizes (with --prom) names no size of the sweep. Returns 0, or -1 with
  * one line in err naming the range and the type. */
 int cb_params_check_sizes(const cb_params *p, char *err, size_t err_len);
+
+/* Usage error when --min-busbw or NCCL_TESTS_MIN_BW is given and no
+ * collective selected moves data (barrier, comm_init; the health scan's
+ * figures count for --min-busbw only): the floor would judge nothing
+ * (src/options/params_checks.c). Returns 0, or -1 with one line in err
+ * naming the floor. */
+int cb_params_check_floors(const cb_params *p, char *err, size_t err_len);
 
 /* The sweep's sizes in bytes (src/options/sizes.c), into sizes unless it is NULL. Returns the count
  * (at most max_sizes), or -1 when the list would be longer, with a message in

@@ -22,6 +22,30 @@ int cb_params_check_ranks(const cb_params *p, int nranks, char *err, size_t err_
     return 0;
 }
 
+int cb_params_check_floors(const cb_params *p, char *err, size_t err_len)
+{
+    int moves_data = 0;
+    for (int i = 0; i < p->ncollectives; i++)
+        moves_data |= (p->collectives[i]->flags & CB_COLL_NO_DATA) == 0;
+    if (moves_data)
+        return 0;
+    /* A floor that judges nothing would pass silently. */
+    const char *none = p->ncollectives > 0 ? p->collectives[0]->name : "scan";
+    if (p->min_busbw > 0 && p->scan == 0) {
+        snprintf(err, err_len, "--min-busbw %g: no collective selected moves data (%s has no "
+                 "busbw), so the floor would judge nothing; select one that moves data or drop "
+                 "--min-busbw", p->min_busbw, none);
+        return -1;
+    }
+    if (p->tests_min_bw > 0) {
+        snprintf(err, err_len, "NCCL_TESTS_MIN_BW=%g: no collective selected moves data (%s "
+                 "has no average busbw), so the floor would judge nothing; select one that "
+                 "moves data or unset NCCL_TESTS_MIN_BW", p->tests_min_bw, none);
+        return -1;
+    }
+    return 0;
+}
+
 int cb_params_note(const cb_params *p, int index, char *text, size_t len)
 {
     int rooted = 0, grouped = 0, weighted = 0;

@@ -1,5 +1,6 @@
 /* The sweep's size list from -b, -e, -f and -i, whether it holds anything
  * to measure, and whether its buffers have a byte count at all. */
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +9,7 @@
 #include "collectives/collective.h"
 #include "common/format.h"
 #include "options/params.h"
+#include "options/params_parse.h"
 #include "verify/pattern.h"
 
 int cb_size_list(const cb_params *p, uint64_t *sizes, int max_sizes, char *err, size_t err_len)
@@ -111,7 +113,24 @@ int cb_params_check_sizes(const cb_params *p, char *err, size_t err_len)
     }
     int n = cb_size_list(p, sizes, CB_MAX_SIZES, err, err_len);
     uint64_t largest = n > 0 ? sizes[n - 1] : 0;
+    int prom_kept = n < 0 || p->prom_path == NULL || p->nprom_sizes == 0 ? 1 : 0;
+    for (int i = 0; i < n && !prom_kept; i++)
+        for (int k = 0; k < p->nprom_sizes; k++)
+            prom_kept |= sizes[i] == p->prom_sizes[k];
     free(sizes);
+    if (!prom_kept) {
+        /* A file with no bandwidth series would look like a healthy scrape. */
+        char given[CB_MAX_PROM_SIZES * 21], min_text[32], max_text[32];
+        cb_agree_prom_sizes(p, given, sizeof given);
+        cb_format_bytes(p->min_bytes, min_text, sizeof min_text);
+        cb_format_bytes(p->max_bytes, max_text, sizeof max_text);
+        snprintf(err, err_len, "--prom-sizes %s: no size of the sweep (%s to %s bytes, %s "
+                 "%" PRIu64 ") is among them, so --prom would hold no bandwidth series; give "
+                 "sizes of the sweep, largest or all", given, min_text, max_text,
+                 p->step_bytes != 0 ? "step" : "factor",
+                 p->step_bytes != 0 ? p->step_bytes : p->step_factor);
+        return -1;
+    }
     if (n < 0 || !moves_data)
         return n < 0 ? -1 : 0;
     /* The type with the smallest element is the last hope of a row. */

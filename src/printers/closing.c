@@ -1,5 +1,5 @@
 /*
- * The closing verdict every output carries: PASS or FAIL and why, from the
+ * The closing verdict every output carries: PASS, FAIL or UNCHECKED and why, from the
  * run's summary alone, so that the table's "# Result:" line and the JSON
  * summary cannot disagree. A pure function: no I/O.
  */
@@ -37,11 +37,20 @@ static const char *plural(long long n)
     return n == 1 ? "" : "s";
 }
 
+/* Nothing measured, or rows that could not be judged: not a pass, and not
+ * a fault found either. */
+static const char *verdict_word(int status)
+{
+    return status == CB_EXIT_OK                                           ? "PASS"
+           : status == CB_EXIT_NOTHING || status == CB_EXIT_UNCHECKED ? "UNCHECKED"
+                                                                          : "FAIL";
+}
+
 const char *cb_verdict(const cb_summary *sum, char *reasons, size_t len)
 {
     size_t used = 0;
     if (len == 0)
-        return sum->exit_status == CB_EXIT_OK ? "PASS" : "FAIL";
+        return verdict_word(sum->exit_status);
     reasons[0] = '\0';
     if (sum->error[0] != '\0')
         add_reason(reasons, len, &used, "stopped early, status %d", sum->exit_status);
@@ -58,6 +67,9 @@ const char *cb_verdict(const cb_summary *sum, char *reasons, size_t len)
                    (unsigned long long)sum->unrepeatable,
                    sum->unrepeatable == 1 ? "" : "es", sum->first_unrepeatable_rank,
                    sum->first_unrepeatable_host);
+    if (sum->link_faults > 0)
+        add_reason(reasons, len, &used, "%d link fault%s", sum->link_faults,
+                   plural(sum->link_faults));
     if (sum->below_expectation > 0)
         add_reason(reasons, len, &used, "%d row%s below expectation", sum->below_expectation,
                    plural(sum->below_expectation));
@@ -75,8 +87,16 @@ const char *cb_verdict(const cb_summary *sum, char *reasons, size_t len)
     if (sum->scan_suspects > 0)
         add_reason(reasons, len, &used, "%d scan suspect%s", sum->scan_suspects,
                    plural(sum->scan_suspects));
+    if (sum->unchecked > 0)
+        add_reason(reasons, len, &used, "%d row%s with no expectation", sum->unchecked,
+                   plural(sum->unchecked));
+    if (sum->exit_status == CB_EXIT_NOTHING)
+        add_reason(reasons, len, &used, "nothing measured");
     /* A failed status with no figure to show for it: a failed close or write. */
     if (sum->exit_status != CB_EXIT_OK && used == 0)
         add_reason(reasons, len, &used, "status %d", sum->exit_status);
-    return sum->exit_status == CB_EXIT_OK ? "PASS" : "FAIL";
+    /* Last, so that the reasons above read the same with or without it. */
+    if (sum->auto_host_backend != NULL)
+        add_reason(reasons, len, &used, "%s backend, host memory", sum->auto_host_backend);
+    return verdict_word(sum->exit_status);
 }

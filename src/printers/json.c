@@ -527,8 +527,9 @@ static void json_verdict(FILE *f, const cb_summary *sum)
                                                              : NULL);
     fputs(", \"suspect_host\": ", f);
     json_string_or_null(f, sum->suspect_host[0] != '\0' ? sum->suspect_host : NULL);
-    fprintf(f, ", \"below_min_busbw\": %d, \"below_expectation\": %d, \"scan_suspects\": %d"
-               ", \"min_bw_gbps\": ", sum->below_min_busbw, sum->below_expectation,
+    fprintf(f, ", \"below_min_busbw\": %d, \"below_expectation\": %d, \"no_expectation\": %d"
+               ", \"link_faults\": %d, \"scan_suspects\": %d, \"min_bw_gbps\": ",
+            sum->below_min_busbw, sum->below_expectation, sum->unchecked, sum->link_faults,
             sum->scan_suspects);
     json_number(f, sum->min_bw);   /* NaN (unset) is null */
     fputs(",\n    \"avg_busbw_by_collective\": [", f);
@@ -586,7 +587,8 @@ static void json_end(cb_printer *pr, const cb_summary *sum)
         fputs("null", f);
     fprintf(f, ",\n  \"end_utc\": \"%s\",\n  \"complete\": ", end_utc);
     json_bool(f, sum->exit_status == 0 || sum->exit_status == CB_EXIT_WRONG ||
-                     sum->exit_status == CB_EXIT_SLOW);
+                     sum->exit_status == CB_EXIT_SLOW || sum->exit_status == CB_EXIT_UNCHECKED ||
+                     sum->exit_status == CB_EXIT_NOTHING);
     fprintf(f, "\n}\n");
 }
 

@@ -1,4 +1,5 @@
 #include "safety/agreement.h"
+#include "host/sysinfo.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -9,8 +10,11 @@ const cb_exit_meaning cb_exit_meanings[] = {
     {CB_EXIT_RUNTIME, "runtime error"},
     {CB_EXIT_USAGE, "usage error"},
     {CB_EXIT_TIMEOUT, "timeout (-T)"},
+    {CB_EXIT_GPU_UNUSABLE, "--backend auto: an NVIDIA GPU is on the PCI bus but CUDA or NCCL cannot use it"},
+    {CB_EXIT_NOTHING, "nothing measured (-o scan on one host)"},
+    {CB_EXIT_UNCHECKED, "not checked: --expect formed no expectation for a row it gates"},
     {CB_EXIT_WRONG, "wrong results, or unrepeatable ones (-B)"},
-    {CB_EXIT_SLOW, "below a performance threshold (--min-busbw, --expect, -o scan suspects)"},
+    {CB_EXIT_SLOW, "below a performance threshold (--min-busbw, --expect and its link faults, -o scan suspects)"},
     {CB_EXIT_SIGINT, "stopped by SIGINT"},
     {CB_EXIT_SIGTERM, "stopped by SIGTERM"},
     {0, NULL},
@@ -47,10 +51,9 @@ int cb_first_failure(MPI_Comm comm, int failed, int code, const char *msg, cb_fa
     /* The lowest failing rank tells the others what went wrong, and where. */
     memset(out, 0, sizeof *out);
     if (rank == first) {
-        int len = 0;
         out->code = code;
         snprintf(out->msg, sizeof out->msg, "%s", msg);
-        MPI_Get_processor_name(out->host, &len);
+        cb_sysinfo_host_label(out->host, sizeof out->host);
     }
     MPI_Bcast(out, (int)sizeof *out, MPI_BYTE, first, comm);
     out->rank = first;

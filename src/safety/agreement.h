@@ -11,6 +11,9 @@ enum cb_exit {
     CB_EXIT_RUNTIME = 1, /* a backend, MPI, memory or file error */
     CB_EXIT_USAGE = 2,   /* bad command line */
     CB_EXIT_TIMEOUT = 3, /* the watchdog (-T) saw no progress and ended the run */
+    CB_EXIT_GPU_UNUSABLE = 4, /* --backend auto: an NVIDIA GPU on the bus that no backend can use */
+    CB_EXIT_NOTHING = 5, /* nothing was measured (-o scan on one host) */
+    CB_EXIT_UNCHECKED = 6, /* --expect formed no expectation for a row it gates */
     CB_EXIT_WRONG = 7,   /* a verified element was wrong, or (-B) an output did not repeat */
     CB_EXIT_SLOW = 8,    /* below a performance threshold: --min-busbw, --expect, scan suspects */
     CB_EXIT_SIGINT = 130, /* stopped by SIGINT after the measurement in progress */

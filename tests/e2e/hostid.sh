@@ -106,6 +106,46 @@ assert any(a.endswith("r" + want + ".csv") for a in doc["command_line"]), doc["c
 assert doc["scan"]["hosts"] == [want + "0", want + "1"], doc["scan"]["hosts"]
 PY
 
+# One host identity everywhere (issue 36): with NCCL_HOSTID set, the rank
+# lines, the WRONG lines, the verdict, the CSV, the JSON, Prometheus and the
+# hang report name the label, never the machine (whose name no rank gives).
+hostid_launcher "node-a node-b" "$CB_BUILDDIR/tests/nccl-collbench-faulty"
+CB_RUN_BIN=$CB_TMP/hostid.sh
+NCCL_COLLBENCH_TEST_FAULT=corrupt:1:5 run 2 --backend faulty-mpi -o allreduce -b 1K -e 1K -n 2 \
+    --csv "$CB_TMP/id.csv" --json "$CB_TMP/id.json"
+expect_rc 7 "labelled hosts, rank 1 corrupting"
+has 1 '^#  Rank   0  Pid  *[0-9]*  on node-a  '
+has 1 '^#  Rank   1  Pid  *[0-9]*  on node-b  '
+has 2 '^# WRONG: .* first at rank 1 (node-b) element 5: '
+has 1 '^# Result: FAIL (2 wrong elements on rank 1 host node-b) '
+"$CB_PYTHON" - "$CB_TMP/id.csv" "$CB_TMP/id.json" <<'PY' || show_and_fail "labelled hosts: CSV and JSON"
+import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+assert rows and all(r["slowest_host"] in ("node-a", "node-b") for r in rows), rows
+doc = json.load(open(sys.argv[2]))
+assert [r["host"] for r in doc["devices"]] == ["node-a", "node-b"], doc["devices"]
+assert doc["summary"]["first_wrong_host"] == "node-b", doc["summary"]
+PY
+hostid_launcher "node-a node-b" "$CB_BIN"
+run 2 --backend mpi -o scan -b 64K -e 64K -n 2 -w 1 --suspect-ratio 0.01 --prom "$CB_TMP/id.prom"
+expect_rc 0 "labelled hosts, scan"
+grep -o 'host="[^"]*"' "$CB_TMP/id.prom" | sort -u | grep -qv 'host="node-[ab]"' &&
+    show_and_fail "a Prometheus host label that is not NCCL_HOSTID's"
+grep -q 'host="node-b"' "$CB_TMP/id.prom" || show_and_fail "no host label node-b in --prom"
+# The hang report: rank 1 hangs in its first launch of 1024 elements.
+hostid_launcher "node-a node-b" "$CB_BUILDDIR/tests/nccl-collbench-faulty"
+NCCL_COLLBENCH_TEST_FAULT=hang:1:1024 run 2 --backend faulty-mpi -o allreduce -b 4K -e 4K -n 2 \
+    -T 2 --json "$CB_TMP/hang.json"
+expect_rc 3 "labelled hosts, rank 1 hung"
+grep -q '^# Hang: rank [01] (node-[ab]) saw no progress' "$CB_TMP/err" ||
+    show_and_fail "the hang report does not name the label"
+"$CB_PYTHON" - "$CB_TMP/hang.json" "$(hostname)" <<'PY' || show_and_fail "labelled hosts: hang JSON"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+text = json.dumps(doc["hang"]) + json.dumps(doc["devices"])
+assert "node-b" in text and '"%s"' % sys.argv[2] not in text, text
+PY
+
 # Two nodes: one round, said in the singular.
 hostid_launcher "a b" "$CB_BIN"
 CB_RUN_BIN=$CB_TMP/hostid.sh

@@ -96,4 +96,24 @@ for bad in 0 -1 abc; do
     grep -q -- "--min-busbw: '$bad' is not a positive number of GB/s" "$CB_TMP/err" ||
         show_and_fail "--min-busbw $bad: no message naming the value"
 done
+# A floor no selected collective can meet is refused, naming it (issue
+# 36): barrier moves no data, so it has no busbw and no average.
+NCCL_TESTS_MIN_BW=5 run 2 --backend mpi -o barrier $SWEEP
+expect_rc 2 "NCCL_TESTS_MIN_BW with barrier alone"
+grep -q '^nccl-collbench: NCCL_TESTS_MIN_BW=5: no collective selected moves data (barrier' \
+    "$CB_TMP/err" || show_and_fail "NCCL_TESTS_MIN_BW with barrier: no message naming it"
+run 2 --backend mpi -o barrier --min-busbw 5 $SWEEP
+expect_rc 2 "--min-busbw with barrier alone"
+grep -q '^nccl-collbench: --min-busbw 5: no collective selected moves data' "$CB_TMP/err" ||
+    show_and_fail "--min-busbw with barrier: no message naming it"
+# --prom-sizes that name no size of the sweep are refused, naming them;
+# one size of the sweep among them is enough.
+run 2 --backend mpi -o allreduce $SWEEP --prom "$CB_TMP/p.prom" --prom-sizes 100,200
+expect_rc 2 "--prom-sizes naming no size of the sweep"
+grep -q '^nccl-collbench: --prom-sizes 100,200: no size of the sweep' "$CB_TMP/err" ||
+    show_and_fail "--prom-sizes: no message naming the sizes"
+[ -e "$CB_TMP/p.prom" ] && show_and_fail "--prom-sizes refused, yet a file was written"
+largest=$(echo "$SWEEP" | sed -n 's/.*-e \([^ ]*\).*/\1/p')
+run 2 --backend mpi -o allreduce $SWEEP --prom "$CB_TMP/p.prom" --prom-sizes "100,$largest"
+expect_rc 0 "--prom-sizes with one size of the sweep"
 echo "ok"

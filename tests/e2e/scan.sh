@@ -154,11 +154,22 @@ PY
     { cat "$CB_TMP/cmp" >&2; fail "compare refused the scan's own CSV"; }
 grep -q "regressed 0" "$CB_TMP/cmp" || { cat "$CB_TMP/cmp" >&2; fail "compare: no comparison"; }
 
-# One host: nothing to compare, said so, no failure.
+# One host: nothing to compare, said so; nothing was measured, which is
+# not a pass (status 5, issue 36), in the table and the JSON.
 hostid_launcher "h0 h0" "$FAULTY"
-run 2 --backend mpi $SCAN
-expect_rc 0 "one host"
+run 2 --backend mpi $SCAN --json "$CB_TMP/onehost.json"
+expect_rc 5 "one host"
 has 1 'scan skipped'
+has 1 '^# Result: UNCHECKED (nothing measured) 0 measurements in '
+"$CB_PYTHON" - "$CB_TMP/onehost.json" <<'PY' || show_and_fail "one host: JSON"
+import json, sys
+s = json.load(open(sys.argv[1]))["summary"]
+assert s["exit_status"] == 5 and s["verdict"] == "UNCHECKED" and s["passed"] is False, s
+assert s["reasons"] == "nothing measured" and s["measurements"] == 0, s
+PY
+# A scan on one host beside a collective that measures: a pass.
+run 2 --backend mpi -o scan,allreduce -b 64K -e 64K -n 2 -w 1
+expect_rc 0 "one host, with allreduce"
 
 # The watchdog (-T) sees the scan's progress: a healthy scan whose
 # measurements each take longer than -T (every rank slowed alike, 1 s

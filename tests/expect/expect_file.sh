@@ -35,11 +35,25 @@ for line in open(sys.argv[1]):
         assert float(expected) == 1e-9 and float(eff) > 1, line
 PY
 
-# A rule that matches no rank of the run gives no expectation: status 0.
+# A file none of whose rules applies to any row judged nothing: status 6,
+# a note naming the host and GPU model, the verdict UNCHECKED (issue 36).
 printf 'host:none-* * 1K 1e9\ngpu:*H100* * 1K 1e9\n' >"$CB_TMP/none"
-run 2 --backend mpi -o allreduce $SWEEP --expect "$CB_TMP/none" --csv "$CB_TMP/e.csv"
-expect_rc 0 "no rule matches"
+run 2 --backend mpi -o allreduce $SWEEP --expect "$CB_TMP/none" --csv "$CB_TMP/e.csv" \
+    --json "$CB_TMP/e.json"
+expect_rc 6 "no rule matches"
 has 0 '^# Below expectation'
+has 1 "^# No expectation: --expect $CB_TMP/none: none of its 2 rules applies to any row (host [^ ]*, GPU model .*): nothing was judged$"
+has 1 '^# Result: UNCHECKED (6 rows with no expectation) 6 measurements in '
+"$CB_PYTHON" - "$CB_TMP/e.json" <<'PY' || fail "no rule matches: JSON"
+import json, sys
+s = json.load(open(sys.argv[1]))["summary"]
+assert s["exit_status"] == 6 and s["verdict"] == "UNCHECKED" and s["no_expectation"] == 6, s
+PY
+# One rule that applies is enough: rows no rule covers are not gated.
+printf 'host:none-* * 1K 1e9\nhost:* allreduce 64K 1e-9\n' >"$CB_TMP/some"
+run 2 --backend mpi -o allreduce $SWEEP --expect "$CB_TMP/some"
+expect_rc 0 "one rule applies"
+has 0 '^# No expectation'
 
 # A bad file: status 2, one message naming the file and the line.
 bad_file() {

@@ -211,7 +211,7 @@ def parse_table(path):
                 out["footer"].setdefault("averages", {})[m.group(1)] = float(m.group(2))
                 out["footer"].setdefault("min_bw", {})[m.group(1)] = m.group(3)
             elif text.startswith("Result:"):
-                m = re.match(r"Result: (PASS|FAIL)(?: \((.+)\))? (\d+) measurements? in "
+                m = re.match(r"Result: (PASS|FAIL|UNCHECKED)(?: \((.+)\))? (\d+) measurements? in "
                              r"\d+\.\d s$", text)
                 ensure(m is not None, "bad Result line %r" % line)
                 out["footer"]["result"] = m.group(1)

@@ -1,5 +1,5 @@
 /*
- * --expect's pure parts (src/expect/model.c, src/expect/rules.c): the link
+ * --expect's pure parts (src/expect/model.c, links.c, rules.c): the link faults, the link
  * rates, the model on hand-made facts (NVLink and PCIe nodes, a GPU at x8,
  * NICs between nodes for each traffic class, a NIC down, figures that
  * cannot be read, the MPI backend's host memory), and the file of floors:
@@ -248,9 +248,54 @@ static void test_rules(unit_state *u)
     CHECK(u, strstr(err, "/nonexistent/floors: cannot be read") == err);
 }
 
+/* The link faults (links.c): one line each, in rank order, node's ports
+ * once per node; none on healthy facts. */
+static void test_link_faults(unit_state *u)
+{
+    cb_expect_rank r[4];
+    char line[256];
+    h100(&r[0], "a", 0);
+    h100(&r[1], "a", 1);
+    h100(&r[2], "b", 0);
+    h100(&r[3], "b", 1);
+    CHECK(u, cb_expect_link_fault(r, 4, 0, line, sizeof line) == 0);
+    /* A port down on a, its copy on a's second rank not judged again. */
+    r[0].nics[7].up = r[1].nics[7].up = 0;
+    r[0].nics[7].gbit = r[1].nics[7].gbit = 0;
+    snprintf(r[0].nics[7].state, sizeof r[0].nics[7].state, "1: DOWN");
+    /* b's mlx5_1 at 200: below b's others; b's GPU 2 at x8 and links down. */
+    r[2].nics[1].gbit = r[3].nics[1].gbit = 200;
+    r[3].gpu.pcie_width = 8;
+    r[3].gpu.nvlinks_up = 16;
+    r[3].gpu.nvlinks_down = 1u << 3 | 1u << 9;
+    const char *want[] = {
+        "node a mlx5_7 port 1 is not active (state '1: DOWN')",
+        "node b mlx5_1 port 1: 200 Gb/s, below the node's mlx5_0 port 1 at 400 Gb/s",
+        "node b GPU 0000:02:00.0: NVLink 3, 9 down (16 of 18 up)",
+        "node b GPU 0000:02:00.0: PCIe x8, below its max x16",
+    };
+    for (int i = 0; i < 4; i++) {
+        CHECK(u, cb_expect_link_fault(r, 4, i, line, sizeof line) == 1);
+        CHECK(u, strcmp(line, want[i]) == 0);
+    }
+    CHECK(u, cb_expect_link_fault(r, 4, 4, line, sizeof line) == 0);
+    /* Every port of b at 200: each below the same port on a. */
+    h100(&r[2], "b", 0);
+    for (int i = 0; i < 8; i++)
+        r[2].nics[i].gbit = 200;
+    r[0].nics[7].up = 1;
+    r[0].nics[7].gbit = 400;
+    CHECK(u, cb_expect_link_fault(r, 3, 0, line, sizeof line) == 1);
+    CHECK(u, strcmp(line, "node b mlx5_0 port 1: 200 Gb/s, below mlx5_0 port 1 on node a at "
+                          "400 Gb/s") == 0);
+    CHECK(u, cb_expect_link_fault(r, 3, 7, line, sizeof line) == 1);
+    CHECK(u, cb_expect_link_fault(r, 3, 8, line, sizeof line) == 0);
+}
+
 int main(void)
 {
     unit_state u = {0, 0};
+    test_link_faults(&u);
     test_rates(&u);
     test_inside_node(&u);
     test_between_nodes(&u);

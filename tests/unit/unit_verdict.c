@@ -1,4 +1,4 @@
-/* The closing verdict (src/printers/closing.c): PASS or FAIL and every
+/* The closing verdict (src/printers/closing.c): PASS, FAIL or UNCHECKED and every
  * reason, in order, from the summary alone. */
 #include <math.h>
 #include <string.h>
@@ -84,5 +84,31 @@ int main(void)
     sum.first_wrong_rank = 1;
     CHECK(&u, strcmp(cb_verdict(&sum, tiny, sizeof tiny), "FAIL") == 0 && strlen(tiny) < 8);
     CHECK(&u, strcmp(cb_verdict(&sum, NULL, 0), "FAIL") == 0);
+
+    /* Nothing measured, and rows --expect could not judge: UNCHECKED,
+     * never PASS (issue 36). */
+    sum = clean();
+    sum.exit_status = CB_EXIT_NOTHING;
+    CHECK(&u, strcmp(cb_verdict(&sum, why, sizeof why), "UNCHECKED") == 0);
+    CHECK(&u, strcmp(why, "nothing measured") == 0);
+    sum = clean();
+    sum.exit_status = CB_EXIT_UNCHECKED;
+    sum.unchecked = 2;
+    CHECK(&u, strcmp(cb_verdict(&sum, why, sizeof why), "UNCHECKED") == 0);
+    CHECK(&u, strcmp(why, "2 rows with no expectation") == 0);
+    /* Rows below expectation outrank those with none: FAIL, both named. */
+    sum.exit_status = CB_EXIT_SLOW;
+    sum.below_expectation = 1;
+    CHECK(&u, strcmp(cb_verdict(&sum, why, sizeof why), "FAIL") == 0);
+    CHECK(&u, strcmp(why, "1 row below expectation; 2 rows with no expectation") == 0);
+
+    /* auto's host memory is named last, on a pass as on a failure. */
+    sum = clean();
+    sum.auto_host_backend = "mpi";
+    CHECK(&u, strcmp(cb_verdict(&sum, why, sizeof why), "PASS") == 0);
+    CHECK(&u, strcmp(why, "mpi backend, host memory") == 0);
+    sum.exit_status = CB_EXIT_RUNTIME;
+    cb_verdict(&sum, why, sizeof why);
+    CHECK(&u, strcmp(why, "status 1; mpi backend, host memory") == 0);
     return unit_done(&u, "unit_verdict");
 }

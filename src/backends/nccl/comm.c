@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "nccl_backend.h"
+#include "host/sysinfo.h"
 
 #ifndef NCCL_SPLIT_NOCOLOR
 #define NCCL_SPLIT_NOCOLOR (-1)   /* headers before 2.18: never passed to NCCL */
@@ -103,8 +104,7 @@ int cb_nccl_agree_telling(MPI_Comm comm, nccl_backend *nb, int failed)
         MPI_Test(&req, &done, MPI_STATUS_IGNORE);
         if (!done && failed && !told && MPI_Wtime() - since > CB_NCCL_TELL_AFTER_S) {
             char host[MPI_MAX_PROCESSOR_NAME];
-            int len = 0;
-            MPI_Get_processor_name(host, &len);
+            cb_sysinfo_host_label(host, sizeof host);
             fprintf(stderr, "nccl-collbench: rank %d (%s): %s (waiting for the other ranks)\n",
                     nb->base.rank, host, nb->base.error);
             fflush(stderr);

@@ -203,6 +203,8 @@ const char *cudaGetErrorString(cudaError_t error)
     case cudaErrorMemoryAllocation: return "out of memory";
     case cudaErrorDevicesUnavailable: return "CUDA-capable device(s) is/are busy or unavailable";
     case cudaErrorNoDevice: return "no CUDA-capable device is detected";
+    case cudaErrorInsufficientDriver:
+        return "CUDA driver version is insufficient for CUDA runtime version";
     case cudaErrorInvalidDevice: return "invalid device ordinal";
     case cudaErrorInvalidResourceHandle: return "invalid resource handle";
     case cudaErrorNotReady: return "device not ready";
@@ -282,6 +284,9 @@ int standin_current_physical(void)
 cudaError_t cudaGetDeviceCount(int *count)
 {
     int physical[STANDIN_MAX_GPUS];
+    *count = 0;
+    if (standin_fault("CB_STANDIN_FAIL_DRIVER"))   /* a driver older than the runtime */
+        return cudaErrorInsufficientDriver;
     *count = visible_devices(physical, STANDIN_MAX_GPUS);
     standin_trace("cudaGetDeviceCount %d", *count);
     return *count > 0 ? cudaSuccess : cudaErrorNoDevice;

@@ -87,6 +87,8 @@
  *
  * Fault injection, FOR TESTING ONLY: each takes a rank of MPI_COMM_WORLD,
  * and only that rank sees the failure.
+ *   CB_STANDIN_FAIL_DRIVER=R     cudaGetDeviceCount fails as with a driver
+ *                                older than the runtime
  *   CB_STANDIN_FAIL_SETDEVICE=R  cudaSetDevice fails
  *   CB_STANDIN_FAIL_STREAM=R     cudaStreamCreateWithFlags fails
  *   CB_STANDIN_FAIL_MALLOC=R     cudaMalloc fails
