@@ -40,11 +40,12 @@ static int column_work_buffers(const cb_params *p)
     return most;
 }
 
-/* --samples-json: raw samples kept and gathered (not with --split, whose
- * results have no per-rank entries). */
+/* --samples-json and -I 1: raw samples kept and gathered (not with
+ * --split, whose results have no per-rank entries). */
 static int keeps_raw_samples(const cb_params *p)
 {
-    return p->samples_json && p->json_path != NULL && p->split.kind == CB_SPLIT_NONE;
+    return ((p->samples_json && p->json_path != NULL) || p->per_iter) &&
+           p->split.kind == CB_SPLIT_NONE;
 }
 
 /* -u: the bytes by which the send and receive buffers start past their
@@ -169,7 +170,7 @@ void eng_allocate_buffers(engine *e)
      * a library call inside the timed span, only for the figures that need
      * them, so that the default time is one timer pair around the span, as
      * nccl-tests' without -I. */
-    int figures_asked = e->p->table_stats || e->p->samples_json ||
+    int figures_asked = e->p->table_stats || e->p->samples_json || e->p->per_iter ||
                         (e->p->budget_ms > 0 && e->p->stable_pct > 0);
     e->sampling = e->ops->timer_reserve && e->ops->timer_mark && e->ops->timer_samples &&
                   (!e->ops->marks_cost_a_call || figures_asked);

@@ -129,17 +129,21 @@ static void write_parameters(FILE *f, const cb_run_settings *p)
     fprintf(f, "\n  },\n");
 }
 
+int cb_json_env_kept(const char *entry)
+{
+    return strchr(entry, '=') != NULL &&
+           has_prefix(entry, env_prefixes, sizeof env_prefixes / sizeof env_prefixes[0]) &&
+           !has_prefix(entry, env_launcher_prefixes,
+                       sizeof env_launcher_prefixes / sizeof env_launcher_prefixes[0]);
+}
+
 static void write_environment(FILE *f)
 {
     fprintf(f, "  \"environment\": {");
     int n = 0;
     for (char **env = environ; env != NULL && *env != NULL; env++) {
         const char *eq = strchr(*env, '=');
-        if (eq == NULL)
-            continue;
-        if (!has_prefix(*env, env_prefixes, sizeof env_prefixes / sizeof env_prefixes[0]) ||
-            has_prefix(*env, env_launcher_prefixes,
-                       sizeof env_launcher_prefixes / sizeof env_launcher_prefixes[0]))
+        if (!cb_json_env_kept(*env))
             continue;
         char name[256];
         snprintf(name, sizeof name, "%.*s", (int)(eq - *env), *env);

@@ -56,6 +56,7 @@ extern const cb_printer_ops cb_printer_table;
 extern const cb_printer_ops cb_printer_csv;
 extern const cb_printer_ops cb_printer_json;
 extern const cb_printer_ops cb_printer_prom;
+extern const cb_printer_ops cb_printer_tests_json;
 
 /* Every output format, in the order they are opened and ended, NULL-ended. */
 extern const cb_printer_ops *const cb_output_formats[];

@@ -28,6 +28,8 @@ static const struct sample {
     {"prom", ARGS("--prom", "out.prom")}, {"prom-sizes", ARGS("--prom-sizes", "largest")},
     {"prom-sizes", ARGS("--prom-sizes", "8,1K")},
     {"stats", ARGS("--stats")}, {"samples-json", ARGS("--samples-json")},
+    {"tests-json", ARGS("-J", "out.json")}, {"per-iter", ARGS("-I", "1")},
+    {"per-iter-skip", ARGS("-I", "1", "-K", "2")}, {"timestamps", ARGS("-S", "1")},
     {"split", ARGS("--split", "size:1")}, {"hier-split", ARGS("--hier-split", "size:2")},
     {"layout", ARGS("--layout", "col")}, {"a2av-matrix", ARGS("--a2av-matrix", "hot:4")},
     {"nccl-impl", ARGS("--nccl-impl", "p2p")}, {"local-register", ARGS("-R", "1")},
