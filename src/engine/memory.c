@@ -1,6 +1,8 @@
 /* Fitting the sizes to memory, and the buffers. */
 #include "engine_int.h"
 
+#include "common/format.h"
+
 /* What a run holds per rank, in bytes, for its largest size. */
 typedef struct cb_footprint {
     size_t send, recv;  /* the backend's buffers */
@@ -145,8 +147,42 @@ void eng_note_footprint(engine *e)
          e->buffer_bytes);
 }
 
+/* -M: the device memory free now on rank 0, or 0 where not measured. */
+static size_t device_free_now(engine *e)
+{
+    size_t bytes = 0;
+    if (e->rank != 0 || !e->p->memory_report || e->ops->device_free == NULL ||
+        e->ops->device_free(e->b, &bytes) != 0)
+        return 0;
+    return bytes;
+}
+
+/* A drop in free memory from before to after; 0 where either is unknown or
+ * memory was given back. */
+static size_t taken(size_t before, size_t after)
+{
+    return before > 0 && after > 0 && before > after ? before - after : 0;
+}
+
+void eng_note_memory_usage(engine *e)
+{
+    size_t after_run = device_free_now(e);
+    if (after_run == 0 || e->free_after_buffers == 0)
+        return;
+    size_t parts[3] = {taken(e->b->free_before_comm, e->free_before_buffers),
+                       taken(e->free_before_buffers, e->free_after_buffers),
+                       taken(e->free_after_buffers, after_run)};
+    char text[3][32], total[32];
+    for (int i = 0; i < 3; i++)
+        cb_format_bytes(parts[i], text[i], sizeof text[i]);
+    cb_format_bytes(parts[0] + parts[1] + parts[2], total, sizeof total);
+    eng_note(e, "GPU memory usage : Initialization %s | User-Allocated %s | Collective %s | "
+             "Total %s (rank 0's device)", text[0], text[1], text[2], total);
+}
+
 void eng_allocate_buffers(engine *e)
 {
+    e->free_before_buffers = device_free_now(e);
     cb_watchdog_doing(&e->watch, "allocating two buffers of %zu bytes", e->buffer_bytes);
     size_t work_bytes = (size_t)column_work_buffers(e->p) * e->buffer_bytes;
     size_t bytes = e->buffer_bytes + unalign_pad(e->p);
@@ -157,6 +193,7 @@ void eng_allocate_buffers(engine *e)
     }
     /* -B: a host copy of the first launch's output. */
     eng_repeat_allocate(e);
+    e->free_after_buffers = device_free_now(e);
     if (!e->ops->host_accessible) {
         e->staging = malloc(e->buffer_bytes);
         if (e->staging == NULL)

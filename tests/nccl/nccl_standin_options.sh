@@ -98,4 +98,15 @@ grep -q '^nccl-collbench: rank 0 (.*): nothing was measured: the nccl backend sk
     "$CB_TMP/err" || show_and_fail "no message that nothing was measured"
 run 2 --backend nccl -o ring_allreduce,allreduce -b 1K -e 4K
 expect_rc 0 "a skipped collective beside a measured one"
+
+# -M 1 (nccl-tests' grammar): after the run, their GPU memory line from the
+# device's free memory: the buffers are the two of 1M (the stand-in counts
+# what it allocates); the mpi backend has no device and no such line.
+run 2 --backend nccl -M 1 -b 1M -e 1M -n 2 -w 1
+expect_rc 0 "-M 1 on nccl"
+grep -q '^# GPU memory usage : Initialization [0-9.]*[KMG]* | User-Allocated 2M | Collective [0-9.]*[KMG]* | Total ' "$CB_TMP/out" ||
+    show_and_fail "-M 1: no GPU memory line with the 2M of buffers"
+run 2 --backend mpi -M 1 -b 1M -e 1M -n 2 -w 1
+expect_rc 0 "-M 1 on mpi"
+grep -q 'GPU memory usage' "$CB_TMP/out" && show_and_fail "-M 1 on mpi: a GPU memory line"
 echo "ok"
