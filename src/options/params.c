@@ -186,25 +186,26 @@ static int opt_timeout(parse_state *s, const char *v)
     return set_int(s, v, 0, CB_MAX_TIMEOUT, &s->p->timeout);
 }
 
-static int opt_json(parse_state *s, const char *v)
+/* --json and -J: a file, never stdout (the document is written whole). */
+static int document_path(parse_state *s, const char *v, const char **path)
 {
     if (v[0] == '\0')
         return fail(s, "the file name is empty");
     if (strcmp(v, "-") == 0)
         return fail(s, "'-': the JSON document goes to a file (it is written whole, then renamed)");
-    s->p->json_path = v;
+    *path = v;
     return 0;
+}
+
+static int opt_json(parse_state *s, const char *v)
+{
+    return document_path(s, v, &s->p->json_path);
 }
 
 /* -J: nccl-tests' document, for their tools (src/printers/tests_json.c). */
 static int opt_tests_json(parse_state *s, const char *v)
 {
-    if (v[0] == '\0')
-        return fail(s, "the file name is empty");
-    if (strcmp(v, "-") == 0)
-        return fail(s, "'-': the JSON document goes to a file (it is written whole, then renamed)");
-    s->p->tests_json_path = v;
-    return 0;
+    return document_path(s, v, &s->p->tests_json_path);
 }
 
 static int opt_per_iter(parse_state *s, const char *v)

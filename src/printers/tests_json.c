@@ -39,18 +39,10 @@ static cb_printer *tests_json_open(const char *path, char *err, size_t err_len)
         return NULL;
     }
     tp->base.ops = &cb_printer_tests_json;
-    if (cb_outfile_open(&tp->file, path, err, err_len) != 0) {
+    if (cb_printer_open_document(&tp->base, &tp->file, path, err, err_len) != 0) {
         free(tp);
         return NULL;
     }
-    tp->base.out = fdopen(tp->file.fd, "w");
-    if (tp->base.out == NULL) {
-        snprintf(err, err_len, "cannot write to the new '%s': %s", path, strerror(errno));
-        cb_outfile_close(&tp->file);
-        free(tp);
-        return NULL;
-    }
-    tp->base.owns_out = 1;
     fprintf(tp->base.out, "{\"version\": %d", TESTS_JSON_VERSION);
     return &tp->base;
 }
@@ -274,22 +266,7 @@ static void tests_json_end(cb_printer *pr, const cb_summary *sum)
 static int tests_json_close(cb_printer *pr, char *err, size_t err_len)
 {
     tests_json_printer *tp = (tests_json_printer *)pr;
-    int rc = -1;
-    if (!tp->ended)
-        snprintf(err, err_len, "the JSON document for '%s' was not finished", tp->file.path);
-    else if (pr->write_failed || fflush(pr->out) != 0 || ferror(pr->out))
-        snprintf(err, err_len, "writing the JSON file '%s' failed: %s", tp->file.path,
-                 strerror(errno));
-    else if (cb_outfile_commit(&tp->file, err, err_len) == 0)
-        rc = 0;
-    /* fclose closes the descriptor; a file not committed goes with it. */
-    if (fclose(pr->out) != 0 && rc == 0) {
-        snprintf(err, err_len, "writing the JSON file '%s' failed: %s", tp->file.path,
-                 strerror(errno));
-        rc = -1;
-    }
-    tp->file.fd = -1;
-    cb_outfile_close(&tp->file);
+    int rc = cb_printer_close_document(pr, &tp->file, tp->ended, err, err_len);
     free(tp);
     return rc;
 }

@@ -8,20 +8,6 @@
 #include "unit.h"
 #include "unit_params.h"
 
-static int parse_as(const char *program, cb_params *p, char *err, size_t len,
-                    const char *const *args)
-{
-    char *argv[32];
-    int argc = 0;
-    argv[argc++] = (char *)program;
-    for (int i = 0; args[i] != NULL && argc < 31; i++)
-        argv[argc++] = (char *)args[i];
-    argv[argc] = NULL;
-    cb_params_defaults(p);
-    err[0] = '\0';
-    return cb_params_parse(p, argc, argv, err, len);
-}
-
 /* What an option gives: an int field of cb_params, a byte count, or a
  * refusal whose message holds a word. */
 enum want_kind { WANT_INT, WANT_BYTES, WANT_ERROR, WANT_NOTHING };
