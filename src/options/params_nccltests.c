@@ -37,7 +37,7 @@ typedef struct their_option {
 
 static const their_option theirs[] = {
     {'t', "nthreads", "1 only: one thread per rank"},
-    {'g', "ngpus", "1 only: one GPU per rank; start N ranks with mpirun -np N"},
+    {'g', "ngpus", "1 only: one GPU per rank; mpirun -np N starts N ranks"},
     {'b', "minbytes", "smallest size [32M]"},
     {'e', "maxbytes", "largest size [32M]"},
     {'i', "stepbytes", "add this many bytes each step [1M]"},
@@ -48,25 +48,25 @@ static const their_option theirs[] = {
     {'N', "run_cycles", "repeat the run; 0 until stopped [1]"},
     {'p', "parallel_init", "0 or 1, changing nothing (one thread per rank)"},
     {'c', "check", "verification passes; 0 off [1]"},
-    {'o', "op", "reduction: sum, prod, min, max, avg, mulsum or all [sum]"},
+    {'o', "op", "reduction: sum prod min max avg mulsum, or all [sum]"},
     {'d', "datatype", "element type or all [float]"},
     {'r', "root", "root rank; -1 each in turn [0]"},
     {'z', "blocking", "0 or 1: wait for each iteration [0]"},
     {'y', "stream_null", "0 only: the backend launches on a stream of its own"},
-    {'T', "timeout", "seconds without progress before the run ends; 0 never [300]"},
-    {'G', "cudagraph", "launch the timed iterations as a CUDA graph N times [0]"},
+    {'T', "timeout", "seconds without progress before stopping; 0 never [300]"},
+    {'G', "cudagraph", "timed iterations in a CUDA graph, launched N times [0]"},
     {'C', "report_cputime", "1: report the CPU time to launch [0]"},
     {'S', "report_timestamps", "1: each row ends with its UTC time stamp [0]"},
     {'J', "output_file", "write nccl-tests' JSON document to FILE"},
     {'a', "average", "time across ranks: 0 rank0, 1 mean, 2 min, 3 max [1]"},
     {'R', "local_register", "1 ncclCommRegister, 2 symmetric window [0]"},
-    {'x', "cta_policy", "refused: NCCL reads NCCL_CTA_POLICY from the environment"},
+    {'x', "cta_policy", "refused: NCCL reads NCCL_CTA_POLICY instead"},
     {'D', "device_implementation", "0 only: NCCL's host calls are measured"},
     {'V', "device_cta_count", "refused: there are no device-API kernels here"},
-    {'M', "memory", "1: the memory report before the results [0]"},
-    {'u', "unalign", "start the buffers N elements past their aligned start [0]"},
+    {'M', "memory", "1: memory per rank first, GPU memory usage last [0]"},
+    {'u', "unalign", "buffers start N elements past alignment [0]"},
     {'I', "per_iter_timing", "1: i_min i_max i_p99 i_cv% columns, samples in -J [0]"},
-    {'K', "per_iter_skip", "with -I 1: leading samples left out of its statistics [0]"},
+    {'K', "per_iter_skip", "with -I 1: leading samples out of its statistics [0]"},
     {'h', "help", "print this help and exit"},
 };
 
@@ -229,12 +229,32 @@ void cb_params_nccl_tests_defaults(cb_params *p, const char *collective)
     p->tests_program = collective;
 }
 
+/* One option's line: left, then text wrapped at 80 columns under itself. */
+#define HELP_INDENT 26
+#define HELP_WIDTH 80
+
+static void help_line(FILE *out, const char *left, const char *text)
+{
+    int col = fprintf(out, "  %-*s", HELP_INDENT - 2, left);
+    while (*text != '\0') {
+        size_t word = strcspn(text, " ");
+        if (col > HELP_INDENT && col + 1 + (int)word > HELP_WIDTH)
+            col = fprintf(out, "\n%*s", HELP_INDENT, "") - 1;
+        else if (col > HELP_INDENT)
+            col += fprintf(out, " ");
+        col += fprintf(out, "%.*s", (int)word, text);
+        text += word;
+        text += strspn(text, " ");
+    }
+    fputc('\n', out);
+}
+
 void cb_params_nccl_tests_help(FILE *out)
 {
-    fprintf(out, "\nnccl-tests' long options are accepted where ours use another word "
-                 "(--warmup_iters is -w);\n  under their program names (all_reduce_perf, "
-                 "...) their grammar holds: -o is the reduction.\n  Accepted where they "
-                 "change nothing:");
+    fprintf(out, "\nnccl-tests' long options work where ours have no such word "
+                 "(--warmup_iters: -w);\n"
+                 "  as all_reduce_perf, ... their grammar holds (-o is the reduction).\n"
+                 "  Accepted where they change nothing:");
     for (size_t i = 0; i < FOREIGN_COUNT; i++)
         if (foreign[i].accepted != NULL)
             fprintf(out, " -%c %s;", foreign[i].letter, foreign[i].accepted);
@@ -248,14 +268,14 @@ void cb_params_nccl_tests_help(FILE *out)
 void cb_params_nccl_tests_usage(FILE *out, const char *prog, const char *collective)
 {
     fprintf(out, "Usage: mpirun -np N %s [OPTION]...\n"
-                 "nccl-collbench measuring %s with nccl-tests 2.19.6's options, one MPI rank "
-                 "per GPU.\nEvery option takes a value, as in nccl-tests (defaults in "
-                 "brackets):\n", prog, collective);
+                 "nccl-collbench measuring %s with nccl-tests 2.19.6's options,\n"
+                 "one MPI rank per GPU. Every option takes a value (defaults in brackets):\n",
+            prog, collective);
     for (size_t i = 0; i < THEIR_COUNT; i++) {
         char left[40];
         snprintf(left, sizeof left, "-%c, --%s", theirs[i].letter, theirs[i].long_name);
-        fprintf(out, "  %-28s %s\n", left, theirs[i].here);
+        help_line(out, left, theirs[i].here);
     }
-    fprintf(out, "nccl-collbench's own long options (--csv, --json, --stats, ...) work too; "
-                 "see nccl-collbench --help.\n");
+    fprintf(out, "nccl-collbench's own long options (--csv, --json, --stats, ...) work too;\n"
+                 "see nccl-collbench --help and nccl-collbench(1), Option map.\n");
 }

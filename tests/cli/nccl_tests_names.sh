@@ -94,6 +94,7 @@ for long in nthreads ngpus minbytes maxbytes stepbytes stepfactor iters agg_iter
     per_iter_skip help; do
     grep -q -- "--$long " "$CB_TMP/out" || show_and_fail "all_reduce_perf -h: no --$long"
 done
+awk 'length > 80' "$CB_TMP/out" | grep -q . && show_and_fail "all_reduce_perf -h: a line over 80"
 
 # Under our own name their long options work where ours has no such word,
 # and -o stays the collective.
