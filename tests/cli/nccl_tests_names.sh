@@ -8,6 +8,14 @@ need_mpirun
 
 links=$CB_TMP/bin
 mkdir -p "$links"
+# run_as PROGRAM NP ARGS...: run, started as PROGRAM (a prefix assignment
+# before a shell function is not undone after it in every sh).
+run_as() {
+    CB_RUN_BIN=$1
+    shift
+    run "$@"
+    unset CB_RUN_BIN
+}
 for pair in all_reduce_perf:allreduce:1 all_gather_perf:allgather:0 \
     broadcast_perf:broadcast:0 reduce_perf:reduce:1 reduce_scatter_perf:reducescatter:1 \
     alltoall_perf:alltoall:0 alltoallv_perf:alltoallv:0 gather_perf:gather:0 \
@@ -17,7 +25,7 @@ for pair in all_reduce_perf:allreduce:1 all_gather_perf:allgather:0 \
     coll=${rest%%:*}
     reduces=${rest#*:}
     ln -s "$CB_BIN" "$links/$name"
-    CB_RUN_BIN=$links/$name run 2 -b 8 -e 64 -f 2 -n 2 -w 1 -o max -d int32 -M 1
+    run_as "$links/$name" 2 -b 8 -e 64 -f 2 -n 2 -w 1 -o max -d int32 -M 1
     expect_rc 0 "$name"
     grep -q "^# Collective: $coll\$" "$CB_TMP/out" || show_and_fail "$name did not measure $coll"
     grep -q '^# Memory per rank' "$CB_TMP/out" || show_and_fail "$name -M 1: no memory report"
@@ -31,19 +39,19 @@ done
 prog=$links/all_reduce_perf
 
 # -o all: every reduction, one row each at one size.
-CB_RUN_BIN=$prog run 2 -b 8 -e 8 -n 1 -o all
+run_as "$prog" 2 -b 8 -e 8 -n 1 -o all
 expect_rc 0 "all_reduce_perf -o all"
 [ "$(awk '/^ *[0-9]/ {print $4}' "$CB_TMP/out" | sort | tr '\n' ' ')" = \
     "avg max min premulsum prod sum " ] || show_and_fail "-o all: not every reduction"
 
 # Their defaults: one size, 32 MiB.
-CB_RUN_BIN=$prog run 2 -n 1 -w 0 -c 0
+run_as "$prog" 2 -n 1 -w 0 -c 0
 expect_rc 0 "all_reduce_perf with their default sizes"
 has 1 '^ *33554432 '
 has 1 '^ *[0-9]'
 
 # Their long options, with their meaning.
-CB_RUN_BIN=$prog run 2 --minbytes 8 --maxbytes 32 --stepfactor 2 --iters 3 \
+run_as "$prog" 2 --minbytes 8 --maxbytes 32 --stepfactor 2 --iters 3 \
     --warmup_iters 0 --agg_iters 1 --run_cycles 1 --check 1 --op min --datatype uint8 \
     --root 0 --blocking 0 --average 3 --timeout 60 --report_cputime 0 --unalign 1 \
     --output_file "$CB_TMP/t.json" --per_iter_timing 1 --per_iter_skip 1 \
@@ -64,7 +72,7 @@ awk '/^ *[0-9]/ && $NF !~ /^[0-9-]+T[0-9:]+Z$/' "$CB_TMP/out" | grep -q . &&
 # Refused, status 2, naming what this program has instead.
 while IFS='	' read -r want args; do
     # shellcheck disable=SC2086
-    CB_RUN_BIN=$prog run 2 -b 8 -e 8 $args
+    run_as "$prog" 2 -b 8 -e 8 $args
     expect_rc 2 "all_reduce_perf $args"
     [ -s "$CB_TMP/out" ] && show_and_fail "all_reduce_perf $args wrote to stdout"
     [ "$(grep -c '^all_reduce_perf: ' "$CB_TMP/err")" = 1 ] || show_and_fail "$args: not one message"
@@ -85,7 +93,7 @@ unknown datatype	-d float17
 CASES
 
 # --help under their name: every option of theirs, with what it does here.
-CB_RUN_BIN=$prog run 1 -h
+run_as "$prog" 1 -h
 expect_rc 0 "all_reduce_perf -h"
 for long in nthreads ngpus minbytes maxbytes stepbytes stepfactor iters agg_iters \
     warmup_iters run_cycles parallel_init check op datatype root blocking stream_null \
