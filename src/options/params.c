@@ -517,8 +517,10 @@ int cb_params_parse(cb_params *p, int argc, char **argv, char *err, size_t err_l
             if (eq != NULL)
                 value = eq + 1;
         } else if (word[0] == '-' && word[1] != '\0' && word[1] != '-') {
-            spec = dropin ? NULL : find_short(word[1]);
-            if (spec == NULL && (dropin || cb_params_is_nccl_tests_option(word[1])))
+            /* Theirs first under their names; ours first under ours. */
+            int theirs = cb_params_nccl_tests_letter(word[1]);
+            spec = dropin && theirs ? NULL : find_short(word[1]);
+            if (spec == NULL && (dropin ? theirs : cb_params_is_nccl_tests_option(word[1])))
                 letter = word[1];
             snprintf(shown, sizeof shown, "-%c", word[1]);
             if (word[2] != '\0')

@@ -142,6 +142,14 @@ char cb_params_nccl_tests_long(const char *name, size_t len)
     return '\0';
 }
 
+int cb_params_nccl_tests_letter(char letter)
+{
+    for (size_t i = 0; i < THEIR_COUNT; i++)
+        if (theirs[i].letter == letter)
+            return 1;
+    return cb_params_is_nccl_tests_option(letter);
+}
+
 int cb_params_is_nccl_tests_option(char letter)
 {
     for (size_t i = 0; i < FOREIGN_COUNT; i++)

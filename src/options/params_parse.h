@@ -99,12 +99,13 @@ int cb_params_opt_prom(parse_state *s, const char *v);
 int cb_params_opt_prom_sizes(parse_state *s, const char *v);
 /* params_nccltests.c: nccl-tests' options. Whether letter is one of
  * theirs without a line in our table; the letter a long name of theirs
- * stands for ('\0' when none); parse one of their letters with its value
+ * stands for ('\0' when none); whether a letter is one of theirs; parse one of their letters with its value
  * (dropin: under one of their program names, where -o is the reduction),
  * 0 or -1 after cb_params_fail; their defaults under their program names;
  * and the lines our --help gives them. */
 int cb_params_is_nccl_tests_option(char letter);
 char cb_params_nccl_tests_long(const char *name, size_t len);
+int cb_params_nccl_tests_letter(char letter);
 int cb_params_nccl_tests_option(parse_state *s, char letter, const char *value, int dropin);
 void cb_params_nccl_tests_defaults(cb_params *p, const char *collective);
 void cb_params_nccl_tests_help(FILE *out);

@@ -176,6 +176,10 @@ static void test_programs(unit_state *u)
     /* Every option of theirs takes a value: a bare -M is short of one. */
     CHECK(u, parse_as("all_reduce_perf", &p, err, sizeof err, ARGS("-M")) != 0 &&
              strstr(err, "needs a value") != NULL);
+    /* A letter of ours that is not theirs keeps its meaning; others are unknown. */
+    CHECK(u, parse_as("all_reduce_perf", &p, err, sizeof err, ARGS("-B")) == 0 && p.repeat_check);
+    CHECK(u, parse_as("all_reduce_perf", &p, err, sizeof err, ARGS("-q")) != 0 &&
+             strstr(err, "unknown option") != NULL);
     /* Our own long options work there too. */
     CHECK(u, parse_as("all_reduce_perf", &p, err, sizeof err, ARGS("--csv", "x.csv")) == 0 &&
              strcmp(p.csv_path, "x.csv") == 0);
