@@ -47,6 +47,11 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
 
+    /* Messages name the program as invoked when that is one of nccl-tests'
+     * names (all_reduce_perf), so that a script's log reads as it ran. */
+    const char *prog = "nccl-collbench";
+    if (argc > 0 && cb_params_nccl_tests_program(argv[0]) != NULL)
+        prog = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
     /* Every rank parses the same command line; rank 0 speaks for all. */
     cb_params params;
     char err[CB_MSGLEN] = "";
@@ -59,9 +64,10 @@ int main(int argc, char **argv)
     }
     /* Two outputs in one file would leave only the last; rank 0 writes them. */
     const char *outputs[][2] = {{"--csv", params.csv_path}, {"--json", params.json_path},
-                                {"--prom", params.prom_path}};
-    for (int a = 0; a < 3 && !bad && rank == 0; a++)
-        for (int b = a + 1; b < 3 && !bad; b++)
+                                {"--prom", params.prom_path}, {"-J", params.tests_json_path}};
+    enum { noutputs = sizeof outputs / sizeof outputs[0] };
+    for (int a = 0; a < noutputs && !bad && rank == 0; a++)
+        for (int b = a + 1; b < noutputs && !bad; b++)
             if (outputs[a][1] != NULL && outputs[b][1] != NULL &&
                 strcmp(outputs[a][1], "-") != 0 && cb_outfile_same(outputs[a][1], outputs[b][1])) {
                 snprintf(err, sizeof err, "%s %s and %s %s are the same file; give each its own",
@@ -87,8 +93,8 @@ int main(int argc, char **argv)
             snprintf(whose, sizeof whose, "rank %d (its command line differs from rank 0's): ",
                      first_bad);
         if (rank == 0)
-            fprintf(stderr, "nccl-collbench: %s%s\nTry 'nccl-collbench --help' for more "
-                    "information.\n", whose, err);
+            fprintf(stderr, "%s: %s%s\nTry '%s --help' for more information.\n", prog,
+                    whose, err, prog);
         return finish(CB_EXIT_USAGE, &params, rank);
     }
     /* Ranks given different options would wait in different collectives. */
@@ -99,7 +105,9 @@ int main(int argc, char **argv)
     }
     if (params.help || params.version) {
         if (rank == 0) {
-            if (params.help)
+            if (params.help && params.tests_program != NULL)
+                cb_params_nccl_tests_usage(stdout, prog, params.tests_program);
+            else if (params.help)
                 cb_params_help(stdout, "nccl-collbench");
             else
                 printf("nccl-collbench %s\n", PACKAGE_VERSION);

@@ -31,6 +31,11 @@ typedef struct cb_run_settings {
     const char *csv_path;       /* NULL: no CSV; "-": CSV on stdout */
     const char *json_path;      /* NULL: no JSON document */
     const char *prom_path;      /* NULL: no Prometheus text file */
+    const char *tests_json_path; /* -J: nccl-tests' JSON document; NULL: none */
+    int per_iter;               /* -I 1: per-iteration columns and samples */
+    int per_iter_skip;          /* -K: leading samples out of -I's statistics */
+    int timestamps;             /* -S 1: a time stamp ends each table row */
+    const char *tests_program;  /* invoked as all_reduce_perf...: its collective; else NULL */
     int prom_largest;           /* --prom-sizes largest */
     const uint64_t *prom_sizes; /* --prom-sizes LIST, nprom_sizes of them; 0: every size */
     int nprom_sizes;

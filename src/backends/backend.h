@@ -61,6 +61,7 @@ typedef struct cb_backend_config {
     void *progress_ctx;
     int registration;  /* -R: 0, or 1 and 2 on a backend with `registers` */
     int repeat_check;  /* -B: a backend that can compare in its own memory prepares to */
+    int memory_report; /* -M: note the device memory free before the communicator */
 } cb_backend_config;
 
 /* Room for a backend's library and driver versions line. */
@@ -83,6 +84,9 @@ typedef struct cb_backend {
      * memory (the NCCL backend's kernel), so that the engine allocates the
      * reference with alloc, among the buffers; 0: in host memory. */
     int repeat_on_device;
+    /* -M: the device memory free just before init made the communicator,
+     * for nccl-tests' memory report; 0 where unknown or not a device. */
+    size_t free_before_comm;
 } cb_backend;
 
 /* One rank's device, for the "Using devices" lines and the CSV. */
@@ -120,6 +124,9 @@ struct cb_backend_ops {
     void (*versions)(cb_backend *b, char *buf, size_t len);
     /* Bytes this rank can allocate for benchmark buffers. */
     int (*memory_available)(cb_backend *b, size_t *bytes);
+    /* Optional (NULL on host-memory backends): the device memory free now,
+     * as the driver reports it, for -M's report of what each stage took. */
+    int (*device_free)(cb_backend *b, size_t *bytes);
 
     /* Buffers the collectives read and write. host_accessible: the engine may
      * read and write them directly instead of through upload/download. */

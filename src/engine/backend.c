@@ -152,7 +152,7 @@ void eng_start_backend(engine *e)
     cb_backend_config config = {
         .blocking = e->p->blocking, .run_comm = e->comm, .progress = watchdog_tick,
         .progress_ctx = e, .registration = e->p->registration,
-        .repeat_check = e->p->repeat_check};
+        .repeat_check = e->p->repeat_check, .memory_report = e->p->memory_report};
     if (e->p->registration != 0 && !e->ops->registers) {
         cb_status_set(&e->st, CB_EXIT_USAGE, "-R %d: the %s backend registers no buffers "
                       "(-R 1 and 2 are NCCL's; -R 0 or --backend nccl)", e->p->registration,

@@ -76,6 +76,9 @@ typedef struct engine {
     void *staging;       /* host copy when the backend's buffers are not host accessible */
     void *work;          /* --layout col: the column copies' work buffer */
     size_t buffer_bytes;
+    /* -M on a device backend, rank 0: the device memory free before and
+     * after the buffers were allocated (0 where not read). */
+    size_t free_before_buffers, free_after_buffers;
     void *coll_state;    /* what the running collective's prepare made */
     cb_block_layout layout_now; /* the layout being measured */
     const char *impl_now;  /* --nccl-impl: the implementation measured, NULL where none applies */
@@ -211,6 +214,9 @@ int eng_emit_split(engine *e, const cb_collective *coll, cb_result *res, int slo
 /* memory.c */
 void eng_plan_sizes(engine *e);
 void eng_note_footprint(engine *e);
+/* -M, after the run: nccl-tests' line of the device memory that NCCL's
+ * set-up, the buffers and the collectives took (rank 0's device). */
+void eng_note_memory_usage(engine *e);
 void eng_allocate_buffers(engine *e);
 void eng_free_buffers(engine *e);
 

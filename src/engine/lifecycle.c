@@ -138,6 +138,8 @@ int cb_engine_run(const cb_params *p, MPI_Comm comm)
             eng_note_footprint(e);
         eng_repeat_note(e);
         eng_run_cycles(e);
+        if (p->memory_report)
+            eng_note_memory_usage(e);
     }
     if (e->progress == 1) {
         fputs("\r\033[K", stderr);

@@ -1,6 +1,8 @@
 /* Fitting the sizes to memory, and the buffers. */
 #include "engine_int.h"
 
+#include "common/format.h"
+
 /* What a run holds per rank, in bytes, for its largest size. */
 typedef struct cb_footprint {
     size_t send, recv;  /* the backend's buffers */
@@ -40,11 +42,12 @@ static int column_work_buffers(const cb_params *p)
     return most;
 }
 
-/* --samples-json: raw samples kept and gathered (not with --split, whose
- * results have no per-rank entries). */
+/* --samples-json and -I 1: raw samples kept and gathered (not with
+ * --split, whose results have no per-rank entries). */
 static int keeps_raw_samples(const cb_params *p)
 {
-    return p->samples_json && p->json_path != NULL && p->split.kind == CB_SPLIT_NONE;
+    return ((p->samples_json && p->json_path != NULL) || p->per_iter) &&
+           p->split.kind == CB_SPLIT_NONE;
 }
 
 /* -u: the bytes by which the send and receive buffers start past their
@@ -144,8 +147,42 @@ void eng_note_footprint(engine *e)
          e->buffer_bytes);
 }
 
+/* -M: the device memory free now on rank 0, or 0 where not measured. */
+static size_t device_free_now(engine *e)
+{
+    size_t bytes = 0;
+    if (e->rank != 0 || !e->p->memory_report || e->ops->device_free == NULL ||
+        e->ops->device_free(e->b, &bytes) != 0)
+        return 0;
+    return bytes;
+}
+
+/* A drop in free memory from before to after; 0 where either is unknown or
+ * memory was given back. */
+static size_t taken(size_t before, size_t after)
+{
+    return before > 0 && after > 0 && before > after ? before - after : 0;
+}
+
+void eng_note_memory_usage(engine *e)
+{
+    size_t after_run = device_free_now(e);
+    if (after_run == 0 || e->free_after_buffers == 0)
+        return;
+    size_t parts[3] = {taken(e->b->free_before_comm, e->free_before_buffers),
+                       taken(e->free_before_buffers, e->free_after_buffers),
+                       taken(e->free_after_buffers, after_run)};
+    char text[3][32], total[32];
+    for (int i = 0; i < 3; i++)
+        cb_format_bytes(parts[i], text[i], sizeof text[i]);
+    cb_format_bytes(parts[0] + parts[1] + parts[2], total, sizeof total);
+    eng_note(e, "GPU memory usage : Initialization %s | User-Allocated %s | Collective %s | "
+             "Total %s (rank 0's device)", text[0], text[1], text[2], total);
+}
+
 void eng_allocate_buffers(engine *e)
 {
+    e->free_before_buffers = device_free_now(e);
     cb_watchdog_doing(&e->watch, "allocating two buffers of %zu bytes", e->buffer_bytes);
     size_t work_bytes = (size_t)column_work_buffers(e->p) * e->buffer_bytes;
     size_t bytes = e->buffer_bytes + unalign_pad(e->p);
@@ -156,6 +193,7 @@ void eng_allocate_buffers(engine *e)
     }
     /* -B: a host copy of the first launch's output. */
     eng_repeat_allocate(e);
+    e->free_after_buffers = device_free_now(e);
     if (!e->ops->host_accessible) {
         e->staging = malloc(e->buffer_bytes);
         if (e->staging == NULL)
@@ -169,7 +207,7 @@ void eng_allocate_buffers(engine *e)
      * a library call inside the timed span, only for the figures that need
      * them, so that the default time is one timer pair around the span, as
      * nccl-tests' without -I. */
-    int figures_asked = e->p->table_stats || e->p->samples_json ||
+    int figures_asked = e->p->table_stats || e->p->samples_json || e->p->per_iter ||
                         (e->p->budget_ms > 0 && e->p->stable_pct > 0);
     e->sampling = e->ops->timer_reserve && e->ops->timer_mark && e->ops->timer_samples &&
                   (!e->ops->marks_cost_a_call || figures_asked);

@@ -38,7 +38,7 @@ void cb_iter_plan_make(const cb_iter_request *req, double per_op, cb_iter_plan *
     plan->per_round = (plan->units + spans - 1) / spans;
     plan->nrounds = (plan->units + plan->per_round - 1) / plan->per_round;
     plan->stride = (plan->units + CB_MAX_SAMPLES - 1) / CB_MAX_SAMPLES;
-    if (known) {
+    if (known && !req->per_iter) {
         double wanted = ceil(CB_SAMPLE_SPAN / per_unit);
         if (wanted > plan->stride)
             plan->stride = wanted >= plan->units ? plan->units : (int)wanted;

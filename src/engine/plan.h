@@ -28,6 +28,7 @@ typedef struct cb_iter_request {
     int agg;             /* -m: operations per iteration */
     double budget_ms;    /* --budget, 0 without */
     double stable_pct;   /* --stable, 0 without */
+    int per_iter;        /* -I 1: a mark after every unit, however short */
 } cb_iter_request;
 
 typedef struct cb_iter_plan {
@@ -46,7 +47,8 @@ int cb_iter_plan_room(const cb_iter_request *req);
 /* The plan for req given per_op, the agreed time per operation in seconds
  * (not finite or <= 0: unknown). Without -G, --budget lowers the
  * iterations to what fits (at least 1), and the stride grows so that one
- * mark spans at least CB_SAMPLE_SPAN; with -G the estimate is unused. */
+ * mark spans at least CB_SAMPLE_SPAN (not with per_iter); with -G the
+ * estimate is unused. */
 void cb_iter_plan_make(const cb_iter_request *req, double per_op, cb_iter_plan *plan);
 
 /* Span number span of plan: its units and mark stride; 0 when the plan

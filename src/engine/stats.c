@@ -2,6 +2,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 static int by_value(const void *a, const void *b)
 {
@@ -71,4 +72,61 @@ int cb_stats_stable(const double *values, int n, int k, double pct)
     qsort(last, (size_t)k, sizeof *last, by_value);
     double median = k % 2 ? last[k / 2] : (last[k / 2 - 1] + last[k / 2]) / 2;
     return last[k - 1] - last[0] <= pct / 100 * median;
+}
+
+int cb_stats_iteration_max(const double *samples, int room, const cb_rank_time *ranks,
+                           int nranks, double *times)
+{
+    int n = room;
+    for (int r = 0; r < nranks; r++)
+        if (ranks[r].samples < n)
+            n = ranks[r].samples;
+    if (nranks <= 0 || n < 0)
+        return 0;
+    for (int i = 0; i < n; i++) {
+        double most = samples[i];
+        for (int r = 1; r < nranks; r++)
+            if (samples[(size_t)r * (size_t)room + (size_t)i] > most)
+                most = samples[(size_t)r * (size_t)room + (size_t)i];
+        times[i] = most;
+    }
+    return n;
+}
+
+/* Nearest rank p of n sorted samples, from 0. */
+static int nearest_rank(int n, int p)
+{
+    int index = (n * p + 99) / 100 - 1;
+    return index < n - 1 ? (index < 0 ? 0 : index) : n - 1;
+}
+
+int cb_stats_per_iter(const double *times, int n, int skip, cb_iter_stats *out)
+{
+    int m = n - (skip > 0 ? skip : 0);
+    if (m <= 0)
+        return -1;
+    double *sorted = malloc((size_t)m * sizeof *sorted);
+    if (sorted == NULL)
+        return -1;
+    memcpy(sorted, times + (n - m), (size_t)m * sizeof *sorted);
+    qsort(sorted, (size_t)m, sizeof *sorted, by_value);
+    double sum = 0, squares = 0;
+    for (int i = 0; i < m; i++)
+        sum += sorted[i];
+    double avg = sum / m;
+    for (int i = 0; i < m; i++)
+        squares += (sorted[i] - avg) * (sorted[i] - avg);
+    *out = (cb_iter_stats){
+        .min = sorted[0],
+        .max = sorted[m - 1],
+        .avg = avg,
+        .p50 = sorted[m / 2],
+        .p95 = sorted[nearest_rank(m, 95)],
+        .p99 = sorted[nearest_rank(m, 99)],
+        .stdev = sqrt(squares / m),
+        .samples = m,
+    };
+    out->cv_pct = avg > 0 ? out->stdev / avg * 100 : 0;
+    free(sorted);
+    return 0;
 }

@@ -49,4 +49,27 @@ void cb_stats_spread(const cb_rank_time *ranks, int nranks, cb_rank_spread *out)
  */
 int cb_stats_stable(const double *values, int n, int k, double pct);
 
+/* nccl-tests' per-iteration figures (-I 1): of each iteration's slowest
+ * rank, over the samples left after -K's skip. */
+typedef struct cb_iter_stats {
+    double min, max, avg, p50, p95, p99, stdev, cv_pct;
+    int samples;     /* summarised, after the skip */
+} cb_iter_stats;
+
+/* Each iteration's largest sample over nranks ranks: rank r's samples are
+ * ranks[r].samples doubles at samples + r * room. Writes the iterations
+ * every rank has (the least count, at most room) into times; returns that
+ * count. */
+int cb_stats_iteration_max(const double *samples, int room, const cb_rank_time *ranks,
+                           int nranks, double *times);
+
+/*
+ * The statistics of times[skip..n) into *out, as nccl-tests reports them:
+ * p50 is the element at half the count of the sorted samples, p95 and p99
+ * the nearest rank (index min(n - 1, ceil(n p / 100) - 1)), stdev over the
+ * whole population, cv_pct = stdev / avg x 100 (0 when avg is 0). Returns
+ * 0, or -1 when no sample is left or memory runs out (out untouched).
+ */
+int cb_stats_per_iter(const double *times, int n, int skip, cb_iter_stats *out);
+
 #endif

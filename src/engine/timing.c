@@ -192,7 +192,7 @@ cb_iter_request eng_iter_request(const cb_params *p)
 {
     cb_iter_request req = {.iters = p->iters, .graph_launches = p->graph_launches,
                            .agg = p->agg, .budget_ms = p->budget_ms,
-                           .stable_pct = p->stable_pct};
+                           .stable_pct = p->stable_pct, .per_iter = p->per_iter};
     return req;
 }
 

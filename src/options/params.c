@@ -181,14 +181,41 @@ static int opt_timeout(parse_state *s, const char *v)
     return set_int(s, v, 0, CB_MAX_TIMEOUT, &s->p->timeout);
 }
 
-static int opt_json(parse_state *s, const char *v)
+/* --json and -J: a file, never stdout (the document is written whole). */
+static int document_path(parse_state *s, const char *v, const char **path)
 {
     if (v[0] == '\0')
         return fail(s, "the file name is empty");
     if (strcmp(v, "-") == 0)
         return fail(s, "'-': the JSON document goes to a file (it is written whole, then renamed)");
-    s->p->json_path = v;
+    *path = v;
     return 0;
+}
+
+static int opt_json(parse_state *s, const char *v)
+{
+    return document_path(s, v, &s->p->json_path);
+}
+
+/* -J: nccl-tests' document, for their tools (src/printers/tests_json.c). */
+static int opt_tests_json(parse_state *s, const char *v)
+{
+    return document_path(s, v, &s->p->tests_json_path);
+}
+
+static int opt_per_iter(parse_state *s, const char *v)
+{
+    return set_int(s, v, 0, 1, &s->p->per_iter);
+}
+
+static int opt_per_iter_skip(parse_state *s, const char *v)
+{
+    return set_int(s, v, 0, CB_MAX_COUNT_OPTION, &s->p->per_iter_skip);
+}
+
+static int opt_timestamps(parse_state *s, const char *v)
+{
+    return set_int(s, v, 0, 1, &s->p->timestamps);
 }
 
 static int opt_a2av_matrix(parse_state *s, const char *v)
@@ -298,6 +325,8 @@ static const cb_option_spec option_table[] = {
                           "table on stderr", opt_csv, AGREE_STRING(csv_path)},
     {'\0', "json", "FILE", "also write the run as one JSON document to FILE", opt_json,
      AGREE_STRING(json_path)},
+    {'J', "tests-json", "FILE", "also write the run as nccl-tests' JSON document (their "
+     "schema, read by their tools) to FILE", opt_tests_json, AGREE_STRING(tests_json_path)},
     {'\0', "prom", "FILE", "also write the results in the Prometheus text format to FILE "
                            "(for node_exporter's textfile collector), replaced whole after "
                            "each cycle", cb_params_opt_prom, AGREE_STRING(prom_path)},
@@ -306,6 +335,12 @@ static const cb_option_spec option_table[] = {
      cb_params_opt_prom_sizes, AGREE_DESCRIBED(cb_agree_prom_sizes)},
     {'\0', "stats", NULL, "add per-iteration and per-rank time statistics to the table "
                           "(p99 from 100 samples on)", opt_flag, AGREE_FLAG(table_stats)},
+    {'I', "per-iter", "0|1", "1: add i_min i_max i_p99 i_cv% (each iteration's slowest "
+     "rank) to the table, and the samples to -J [0]", opt_per_iter, AGREE_INT(per_iter)},
+    {'K', "per-iter-skip", "N", "with -I 1: leave the first N samples out of its statistics "
+     "[0]", opt_per_iter_skip, AGREE_INT(per_iter_skip)},
+    {'S', "timestamps", "0|1", "1: end each table row with its UTC time stamp [0]",
+     opt_timestamps, AGREE_INT(timestamps)},
     {'\0', "samples-json", NULL, "with --json, add every rank's per-iteration samples, in "
                                  "the order taken, to each result", opt_flag,
      AGREE_FLAG(samples_json)},
@@ -433,42 +468,79 @@ static int unknown_long(parse_state *s, const char *name)
     return fail(s, "unknown option");
 }
 
+/* A value for one of nccl-tests' letters (their options all take one):
+ * attached, after '=', or the next word. NULL after cb_params_fail. */
+static const char *their_value(parse_state *s, const char *value, int argc, char **argv, int *i)
+{
+    if (value != NULL)
+        return value;
+    if (*i + 1 >= argc) {
+        fail(s, "needs a value");
+        return NULL;
+    }
+    return argv[++*i];
+}
+
+/* Our flags that are nccl-tests' options with a value (-M 1, -V 16): a
+ * value given, attached or as a next word that is a number, is theirs. */
+static int their_valued_flag(const cb_option_spec *spec, const char *value, const char *next)
+{
+    if (spec->arg != NULL || (spec->short_name != 'M' && spec->short_name != 'V'))
+        return 0;
+    return value != NULL || (next != NULL && next[0] >= '0' && next[0] <= '9');
+}
+
 int cb_params_parse(cb_params *p, int argc, char **argv, char *err, size_t err_len)
 {
     parse_state s = {p, err, err_len, "", 0, 0, NULL};
     char shown[80];
     p->argc = argc;
     p->argv = argv;
+    /* Under an nccl-tests program name, their grammar and defaults. */
+    const char *program = cb_params_nccl_tests_program(argc > 0 ? argv[0] : NULL);
+    int dropin = program != NULL;
+    if (dropin)
+        cb_params_nccl_tests_defaults(p, program);
     for (int i = 1; i < argc; i++) {
         const char *word = argv[i];
         const cb_option_spec *spec = NULL;
         const char *value = NULL;
+        char letter = '\0';   /* one of nccl-tests' letters, parsed as theirs */
         if (strncmp(word, "--", 2) == 0 && word[2] != '\0') {
             const char *name = word + 2;
             const char *eq = strchr(name, '=');
             size_t len = eq ? (size_t)(eq - name) : strlen(name);
-            spec = find_long(name, len);
+            char their = cb_params_nccl_tests_long(name, len);
+            /* Ours first under our name; theirs first under theirs. */
+            spec = dropin && their ? NULL : find_long(name, len);
+            if (spec == NULL)
+                letter = their;
             snprintf(shown, sizeof shown, "--%.*s", (int)len, name);
             if (eq != NULL)
                 value = eq + 1;
         } else if (word[0] == '-' && word[1] != '\0' && word[1] != '-') {
-            spec = find_short(word[1]);
+            /* Theirs first under their names; ours first under ours. */
+            int theirs = cb_params_nccl_tests_letter(word[1]);
+            spec = dropin && theirs ? NULL : find_short(word[1]);
+            if (spec == NULL && (dropin ? theirs : cb_params_is_nccl_tests_option(word[1])))
+                letter = word[1];
             snprintf(shown, sizeof shown, "-%c", word[1]);
             if (word[2] != '\0')
                 value = word + 2;
-            if (spec == NULL && cb_params_is_nccl_tests_option(word[1])) {
-                s.option = shown;
-                if (value == NULL && i + 1 >= argc)
-                    return fail(&s, "needs a value");
-                if (cb_params_nccl_tests_option(&s, word[1], value ? value : argv[++i]) != 0)
-                    return -1;
-                continue;
-            }
         } else {
             s.option = word;
             return fail(&s, "unexpected argument (options start with '-')");
         }
         s.option = shown;
+        if (spec != NULL && their_valued_flag(spec, value, i + 1 < argc ? argv[i + 1] : NULL))
+            letter = spec->short_name;
+        if (letter != '\0') {
+            if (letter != 'h' && (value = their_value(&s, value, argc, argv, &i)) == NULL)
+                return -1;
+            if (cb_params_nccl_tests_option(&s, letter, value, dropin) != 0)
+                return -1;
+            continue;
+        }
         if (spec == NULL && shown[1] == '-')
             return unknown_long(&s, shown + 2);
         if (spec == NULL)
@@ -485,6 +557,11 @@ int cb_params_parse(cb_params *p, int argc, char **argv, char *err, size_t err_l
             return -1;
     }
 
+    /* Their default step is 1 MiB, added, unless -f gives a factor. */
+    if (dropin && !s.factor_given && !s.step_given)
+        s.step_given = 1;
+    if (dropin && s.factor_given && !s.step_given)
+        p->step_bytes = 0;
     s.option = "-f/-i";
     if (s.factor_given && s.step_given)
         return fail(&s, "give either a step factor (-f) or a step in bytes (-i), not both");
@@ -497,6 +574,17 @@ int cb_params_parse(cb_params *p, int argc, char **argv, char *err, size_t err_l
                     p->graph_launches);
     if (cb_params_check_health(&s) != 0 || cb_params_check_timing(&s) != 0)
         return -1;
+    s.option = "-K";
+    if (p->per_iter_skip > 0 && !p->per_iter)
+        return fail(&s, "'%d': skips samples of -I 1's statistics; give -I 1 too",
+                    p->per_iter_skip);
+    if (p->per_iter_skip >= p->iters)
+        return fail(&s, "'%d' leaves none of the -n %d samples; give at most %d",
+                    p->per_iter_skip, p->iters, p->iters - 1);
+    s.option = "-I";
+    if (p->per_iter && p->graph_launches > 0)
+        return fail(&s, "'1': a CUDA graph (-G %d) runs -n iterations with no point "
+                        "between them to time; drop -G or -I", p->graph_launches);
     if (p->min_bytes > p->max_bytes) {
         char min_text[32], max_text[32];
         cb_format_bytes(p->min_bytes, min_text, sizeof min_text);

@@ -100,6 +100,13 @@ typedef struct cb_params {
     int registration;      /* -R: 0 plain, 1 ncclCommRegister, 2 symmetric window [0] */
     int unalign;           /* -u: buffers start this many elements past their allocation [0] */
     int memory_report;     /* -M: the memory footprint per rank in the preamble */
+    const char *tests_json_path; /* -J: nccl-tests' JSON document; NULL: none */
+    int per_iter;          /* -I 1: i_min i_max i_p99 i_cv% columns, per-iteration JSON */
+    int per_iter_skip;     /* -K: leading samples left out of -I's statistics */
+    int timestamps;        /* -S 1: each table row ends with its time stamp */
+    /* Invoked as an nccl-tests program (all_reduce_perf, ...): the
+     * collective it stands for; NULL under our own name. */
+    const char *tests_program;
     int budget_ms;         /* --budget: timed iterations per measurement from a time budget; 0 off */
     int stable_pct;        /* --stable: with --budget, stop when the last round medians are
                             * within this many percent; 0: never early */
@@ -147,6 +154,14 @@ int cb_params_parse(cb_params *p, int argc, char **argv, char *err, size_t err_l
 
 /* The --help text, from the same tables the parser uses. */
 void cb_params_help(FILE *out, const char *prog);
+
+/* The collective an nccl-tests program name stands for (all_reduce_perf:
+ * allreduce), read from argv0's last path component; NULL for any other
+ * name (src/options/params_nccltests.c). */
+const char *cb_params_nccl_tests_program(const char *argv0);
+
+/* --help under an nccl-tests program name: their options, what each does. */
+void cb_params_nccl_tests_usage(FILE *out, const char *prog, const char *collective);
 
 const char *cb_average_name(cb_average a);
 /* auto, native or p2p (src/options/params_native.c). */

@@ -103,11 +103,17 @@ int cb_params_opt_register(parse_state *s, const char *v);
 /* params_prom.c: --prom and --prom-sizes. */
 int cb_params_opt_prom(parse_state *s, const char *v);
 int cb_params_opt_prom_sizes(parse_state *s, const char *v);
-/* params_nccltests.c: nccl-tests' short options without a table line:
- * whether letter is one; parse one (0, or -1 after cb_params_fail); and
- * the lines --help gives them. */
+/* params_nccltests.c: nccl-tests' options. Whether letter is one of
+ * theirs without a line in our table; the letter a long name of theirs
+ * stands for ('\0' when none); whether a letter is one of theirs; parse one of their letters with its value
+ * (dropin: under one of their program names, where -o is the reduction),
+ * 0 or -1 after cb_params_fail; their defaults under their program names;
+ * and the lines our --help gives them. */
 int cb_params_is_nccl_tests_option(char letter);
-int cb_params_nccl_tests_option(parse_state *s, char letter, const char *value);
+char cb_params_nccl_tests_long(const char *name, size_t len);
+int cb_params_nccl_tests_letter(char letter);
+int cb_params_nccl_tests_option(parse_state *s, char letter, const char *value, int dropin);
+void cb_params_nccl_tests_defaults(cb_params *p, const char *collective);
 void cb_params_nccl_tests_help(FILE *out);
 /* Their defaults, and their checks after every option is read. */
 void cb_params_health_defaults(cb_params *p);

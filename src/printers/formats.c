@@ -8,6 +8,7 @@ const cb_printer_ops *const cb_output_formats[] = {
     &cb_printer_table,
     &cb_printer_csv,
     &cb_printer_prom,
+    &cb_printer_tests_json,
     &cb_printer_json,
     NULL,
 };

@@ -65,18 +65,10 @@ static cb_printer *json_open(const char *path, char *err, size_t err_len)
         return NULL;
     }
     jp->base.ops = &cb_printer_json;
-    if (cb_outfile_open(&jp->file, path, err, err_len) != 0) {
+    if (cb_printer_open_document(&jp->base, &jp->file, path, err, err_len) != 0) {
         free(jp);
         return NULL;
     }
-    jp->base.out = fdopen(jp->file.fd, "w");
-    if (jp->base.out == NULL) {
-        snprintf(err, err_len, "cannot write to the new '%s': %s", path, strerror(errno));
-        cb_outfile_close(&jp->file);
-        free(jp);
-        return NULL;
-    }
-    jp->base.owns_out = 1;
     fprintf(jp->base.out, "{\n  \"schema_version\": %d,\n  \"tool\": {\"name\": \"nccl-collbench\", "
                           "\"version\": \"%s\"}", CB_JSON_SCHEMA_VERSION, PACKAGE_VERSION);
     return &jp->base;
@@ -133,17 +125,21 @@ static void write_parameters(FILE *f, const cb_run_settings *p)
     fprintf(f, "\n  },\n");
 }
 
+int cb_json_env_kept(const char *entry)
+{
+    return strchr(entry, '=') != NULL &&
+           has_prefix(entry, env_prefixes, sizeof env_prefixes / sizeof env_prefixes[0]) &&
+           !has_prefix(entry, env_launcher_prefixes,
+                       sizeof env_launcher_prefixes / sizeof env_launcher_prefixes[0]);
+}
+
 static void write_environment(FILE *f)
 {
     fprintf(f, "  \"environment\": {");
     int n = 0;
     for (char **env = environ; env != NULL && *env != NULL; env++) {
         const char *eq = strchr(*env, '=');
-        if (eq == NULL)
-            continue;
-        if (!has_prefix(*env, env_prefixes, sizeof env_prefixes / sizeof env_prefixes[0]) ||
-            has_prefix(*env, env_launcher_prefixes,
-                       sizeof env_launcher_prefixes / sizeof env_launcher_prefixes[0]))
+        if (!cb_json_env_kept(*env))
             continue;
         char name[256];
         snprintf(name, sizeof name, "%.*s", (int)(eq - *env), *env);
@@ -595,26 +591,7 @@ static void json_end(cb_printer *pr, const cb_summary *sum)
 static int json_close(cb_printer *pr, char *err, size_t err_len)
 {
     json_printer *jp = (json_printer *)pr;
-    int rc = -1;
-    if (!jp->ended) {
-        /* Never name a document that was not finished. */
-        snprintf(err, err_len, "the JSON document for '%s' was not finished", jp->file.path);
-    } else if (pr->write_failed && pr->failure[0] != '\0') {
-        snprintf(err, err_len, "%s", pr->failure);
-    } else if (pr->write_failed || fflush(pr->out) != 0 || ferror(pr->out)) {
-        snprintf(err, err_len, "writing the JSON file '%s' failed: %s", jp->file.path,
-                 strerror(errno));
-    } else if (cb_outfile_commit(&jp->file, err, err_len) == 0) {
-        rc = 0;
-    }
-    /* fclose closes the descriptor; a file not committed goes with it. */
-    if (fclose(pr->out) != 0 && rc == 0) {
-        snprintf(err, err_len, "writing the JSON file '%s' failed: %s", jp->file.path,
-                 strerror(errno));
-        rc = -1;
-    }
-    jp->file.fd = -1;
-    cb_outfile_close(&jp->file);
+    int rc = cb_printer_close_document(pr, &jp->file, jp->ended, err, err_len);
     for (size_t i = 0; i < jp->nnotes; i++)
         free(jp->notes[i]);
     free(jp->notes);

@@ -8,6 +8,11 @@
 
 #include "common/json_text.h"
 
+/* Whether the environment entry NAME=VALUE is one the JSON documents keep:
+ * what shapes NCCL, CUDA and MPI, not what the launcher sets for itself
+ * (json.c). */
+int cb_json_env_kept(const char *entry);
+
 /* Every string: escaped, and valid UTF-8 whatever its bytes (common/json_text.h). */
 static inline void json_string(FILE *f, const char *s)
 {

@@ -56,6 +56,7 @@ extern const cb_printer_ops cb_printer_table;
 extern const cb_printer_ops cb_printer_csv;
 extern const cb_printer_ops cb_printer_json;
 extern const cb_printer_ops cb_printer_prom;
+extern const cb_printer_ops cb_printer_tests_json;
 
 /* Every output format, in the order they are opened and ended, NULL-ended. */
 extern const cb_printer_ops *const cb_output_formats[];
@@ -63,5 +64,15 @@ extern const cb_printer_ops *const cb_output_formats[];
 /* Shared by the printers: open path (or stdout), and close checking errors. */
 int cb_printer_open_stream(cb_printer *pr, const char *path, char *err, size_t err_len);
 int cb_printer_close_stream(cb_printer *pr, const char *what, char *err, size_t err_len);
+
+/* The JSON documents (--json, -J): written to a new file beside path
+ * (safety/outfile.h) and named path only when finished. Open: 0, or -1
+ * with err set. Close: commit the file when ended and every write
+ * succeeded, else remove it; 0, or -1 with err set. */
+struct cb_outfile;
+int cb_printer_open_document(cb_printer *pr, struct cb_outfile *file, const char *path,
+                             char *err, size_t err_len);
+int cb_printer_close_document(cb_printer *pr, struct cb_outfile *file, int ended, char *err,
+                              size_t err_len);
 
 #endif

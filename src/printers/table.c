@@ -16,6 +16,9 @@ typedef struct table_printer {
     int columns;            /* column layout: a comment line gives each row's matrix */
     int begun;              /* the preamble is out: a footer belongs */
     int efficiency;         /* --expect with --efficiency: a line under each row */
+    int per_iter;           /* -I 1: i_min i_max i_p99 i_cv% after each half */
+    int skip;               /* -K: samples left out of those */
+    int timestamps;         /* -S 1: the row's time stamp ends it */
 } table_printer;
 
 static cb_printer *table_open(const char *path, char *err, size_t err_len)
@@ -41,6 +44,9 @@ static void table_begin(cb_printer *pr, const cb_run_info *run)
     ((table_printer *)pr)->split = p->split != NULL;
     ((table_printer *)pr)->begun = 1;
     ((table_printer *)pr)->efficiency = p->expect != NULL && p->expect_column;
+    ((table_printer *)pr)->per_iter = p->per_iter;
+    ((table_printer *)pr)->skip = p->per_iter_skip;
+    ((table_printer *)pr)->timestamps = p->timestamps;
     char min_text[32], max_text[32], step_text[32];
     cb_format_bytes(p->min_bytes, min_text, sizeof min_text);
     cb_format_bytes(run->max_bytes, max_text, sizeof max_text);
@@ -63,6 +69,9 @@ static void table_begin(cb_printer *pr, const cb_run_info *run)
             min_text, max_text, step_text, p->warmup, p->iters, p->check_passes,
             p->time_combine, p->blocking, p->agg, p->graph_launches,
             p->report_cputime, p->clock, p->rotate);
+    if (p->per_iter)
+        fprintf(out, "# per-iteration: i_min i_max i_p99 i_cv%% of each iteration's slowest "
+                     "rank%s\n", p->per_iter_skip ? ", leading samples skipped (-K)" : "");
     if (p->unalign > 0)
         fprintf(out, "# buffers: send and receive start %d elements past their aligned "
                      "start (-u)\n", p->unalign);
@@ -88,14 +97,21 @@ static void table_begin_collective(cb_printer *pr, const cb_collective *coll,
                 coll->name);
     else
         fprintf(out, "#\n# Collective: %s\n", coll->name);
-    fprintf(out, "#%85s%46s\n", "out-of-place", "in-place");
+    /* -I 1 adds four columns to each half, -S 1 one at the end. */
+    const char *iter_names = tp->per_iter ? "     i_min     i_max     i_p99   i_cv%" : "";
+    const char *iter_units = tp->per_iter ? "      (us)      (us)      (us)     (%)" : "";
+    int iter_width = tp->per_iter ? 40 : 0;
+    fprintf(out, "#%*s%*s\n", 85 + iter_width, "out-of-place", 46 + iter_width, "in-place");
     /* --split: two more columns, the group and its host (left-aligned, last). */
-    fprintf(out, "#%11s %13s %8s %9s %5s %10s %8s %8s %7s %10s %8s %8s %7s%s\n", "size", "count",
-            "type", "redop", "root", "time", "algbw", "busbw", "#wrong", "time", "algbw", "busbw",
-            "#wrong", split ? " group  host" : "");
+    fprintf(out, "#%11s %13s %8s %9s %5s %10s %8s %8s %7s%s %10s %8s %8s %7s%s%s%s\n", "size",
+            "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong", iter_names,
+            "time", "algbw", "busbw", "#wrong", iter_names,
+            tp->timestamps ? "  timestamp" : "", split ? " group  host" : "");
     /* The units line ends in a unit: no trailing blanks. */
-    fprintf(out, "#%11s %13s %8s %9s %5s %10s %8s %8s %7s %10s %8s %8s\n", "(B)", "(elements)", "",
-            "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)");
+    fprintf(out, "#%11s %13s %8s %9s %5s %10s %8s %8s %7s%s %10s %8s %8s%s%s%s\n", "(B)",
+            "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", iter_units, "(us)",
+            "(GB/s)", "(GB/s)", tp->per_iter ? "        " : "", iter_units,
+            tp->timestamps ? "  (UTC)" : "");
     if (tp->columns)
         fprintf(out, "# (each row's matrix is on the comment line under it)\n");
     fflush(out);
@@ -146,6 +162,25 @@ static void print_stats(FILE *out, const cb_result *res)
             res->slowest_host);
 }
 
+/* -I 1: the per-iteration figures of one half, N/A where it has no
+ * samples (--split, or no such half). */
+static void print_iter_columns(FILE *out, const table_printer *tp, const cb_result *res)
+{
+    cb_iter_stats st;
+    double *times = NULL;
+    int n = 0;
+    if (res != NULL && res->rank_samples != NULL && res->rank_times != NULL &&
+        (times = malloc((size_t)res->samples_room * sizeof *times)) != NULL)
+        n = cb_stats_iteration_max(res->rank_samples, res->samples_room, res->rank_times,
+                                   res->group_ranks, times);
+    if (n > 0 && cb_stats_per_iter(times, n, tp->skip, &st) == 0)
+        fprintf(out, " %9.2f %9.2f %9.2f %7.2f", st.min * 1e6, st.max * 1e6, st.p99 * 1e6,
+                st.cv_pct);
+    else
+        fprintf(out, " %9s %9s %9s %7s", "N/A", "N/A", "N/A", "N/A");
+    free(times);
+}
+
 /* --efficiency: busbw over the expected busbw of each half. */
 static void print_efficiency(FILE *out, const cb_result *oop, const cb_result *inp)
 {
@@ -173,10 +208,16 @@ static void table_result(cb_printer *pr, const cb_row *row)
             oop->comm_op[0] ? "-" : cb_dtype_info_of(oop->dtype)->name,
             oop->comm_op[0] ? oop->comm_op : cb_redop_name(oop->redop), oop->root);
     print_half(out, oop);
+    if (tp->per_iter)
+        print_iter_columns(out, tp, oop);
     if (inp != NULL)
         print_half(out, inp);
     else
         fprintf(out, " %10s %8s %8s %7s", "N/A", "N/A", "N/A", "N/A");
+    if (tp->per_iter)
+        print_iter_columns(out, tp, inp);
+    if (tp->timestamps)
+        fprintf(out, "  %-20s", (inp != NULL ? inp : oop)->timestamp_utc);
     /* --split: the group and its host ("-" for a group on several hosts),
      * so that a per-node answer reads by name. */
     if (tp->split)

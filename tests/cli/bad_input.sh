@@ -81,8 +81,15 @@ did you mean float?	-d flaot
 did you mean bfloat16?	-d bfloat61
 did you mean sum?	--redop summ
 NCCL_CTA_POLICY	-x 1
---stats	-I 2
-timestamp_utc	-S 1
+0 to 1	-I 2
+0 to 1	-S 2
+give -I 1 too	-K 1
+leaves none of the -n 5 samples	-I 1 -K 5 -n 5
+CUDA graph	-I 1 -G 1
+device_cta_count	-V 16
+device_cta_count	--device_cta_count=16
+expected 0 or 1	-M 2
+expected 0 or 1	--memory=on
 placement column	-O 1
 host memory on --backend mpi	-Y fine
 NCCL_ALGO and NCCL_PROTO	-A ring
@@ -123,12 +130,14 @@ expected=$(( $(echo "$cases" | wc -l) + $(echo "$four_rank_cases" | wc -l) ))
 run 2 -g 1 -t 1 -b 8 -e 8 -n 1
 expect_rc 0 "-g 1 -t 1"
 has 1 '^ *8 '
-# And its other options where they mean what ours do: -J is --json, -I 1
-# is --stats; -p, -S 0, -D 0, -y 0, -K 0 change nothing.
-run 2 -J "$CB_TMP/j.json" -I 1 -p 1 -S 0 -D 0 -y 0 -K 0 -b 8 -e 8 -n 1
-expect_rc 0 "nccl-tests' -J, -I 1, -p 1, -S 0, -D 0, -y 0, -K 0"
+# And its other options where they mean what ours do: -J writes their
+# JSON, -I 1 adds their per-iteration columns, -M 1 the memory report; -p,
+# -S 0, -D 0, -y 0, -K 0 change nothing.
+run 2 -J "$CB_TMP/j.json" -I 1 -p 1 -S 0 -D 0 -y 0 -K 0 -M 1 -b 8 -e 8 -n 1
+expect_rc 0 "nccl-tests' -J, -I 1, -p 1, -S 0, -D 0, -y 0, -K 0, -M 1"
 has 1 '^ *8 '
-has 2 '^#   [a-z-]* *per-iteration (us) min '
+has 1 '^# Memory per rank'
+grep -q '^# *size .* i_min *i_max *i_p99 *i_cv%' "$CB_TMP/out" || fail "-I 1: no i_min column"
 [ -s "$CB_TMP/j.json" ] || fail "-J wrote no JSON document"
 # A misspelt word far from any name gets no guess.
 run 1 -o zzzzzz

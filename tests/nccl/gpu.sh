@@ -1,6 +1,7 @@
 # The real program with the NCCL backend on real GPUs: one rank per visible
 # GPU, verified sweeps, then -m, -G and -C, native against p2p, -R 0/1/2,
-# split communicators, -B's compare kernel.
+# split communicators, -B's compare kernel, nccl-tests' names with -I 1 -J
+# and -M 1.
 # Skips (77) where no GPU is visible or the NCCL backend was not built.
 . "$CB_SRCDIR/tests/support/lib.sh"
 need_mpirun
@@ -81,4 +82,18 @@ rows = list(csv.DictReader(open(sys.argv[1])))
 assert rows and sum(int(r["repeat_checked"]) for r in rows) > 0
 assert all(r["unrepeatable"] == "0" and r["wrong"] == "0" for r in rows)' "$CB_TMP/repeat.csv" ||
     fail "-B: nothing compared, or a launch did not repeat"
+# As all_reduce_perf (a link): their grammar, CUDA events after every
+# iteration into nccl-tests' JSON, and their GPU memory line after the run.
+mkdir -p "$CB_TMP/bin"
+ln -s "${CB_RUN_BIN:-$CB_BIN}" "$CB_TMP/bin/all_reduce_perf"
+saved_bin=${CB_RUN_BIN:-}
+CB_RUN_BIN=$CB_TMP/bin/all_reduce_perf
+run "$gpus" --backend nccl -b 8 -e 16M -f 8 -o max -d bfloat16 -I 1 -K 2 -n 20 -M 1 \
+    -J "$CB_TMP/tests.json"
+CB_RUN_BIN=$saved_bin
+expect_rc 0 "all_reduce_perf -I 1 -J -M 1 on $gpus GPUs"
+"$CB_PYTHON" "$CB_SRCDIR/tests/e2e/tests_json_check.py" "$CB_TMP/tests.json" --ranks "$gpus" \
+    --per-iter 2 --table "$CB_TMP/out" || fail "all_reduce_perf -J: not nccl-tests' schema"
+grep -q '^# GPU memory usage : Initialization .* | User-Allocated [1-9]' "$CB_TMP/out" ||
+    show_and_fail "-M 1: no GPU memory usage line with the buffers"
 echo "ok"

@@ -99,4 +99,23 @@ grep -q '^nccl-collbench: rank 0 (.*): nothing was measured: the nccl backend sk
     "$CB_TMP/err" || show_and_fail "no message that nothing was measured"
 run 2 --backend nccl -o ring_allreduce,allreduce -b 1K -e 4K
 expect_rc 0 "a skipped collective beside a measured one"
+
+# -M 1 (nccl-tests' grammar): after the run, their GPU memory line from the
+# device's free memory: the buffers are the two of 1M (the stand-in counts
+# what it allocates); the mpi backend has no device and no such line.
+run 2 --backend nccl -M 1 -b 1M -e 1M -n 2 -w 1
+expect_rc 0 "-M 1 on nccl"
+grep -q '^# GPU memory usage : Initialization [0-9.]*[KMG]* | User-Allocated 2M | Collective [0-9.]*[KMG]* | Total ' "$CB_TMP/out" ||
+    show_and_fail "-M 1: no GPU memory line with the 2M of buffers"
+run 2 --backend mpi -M 1 -b 1M -e 1M -n 2 -w 1
+expect_rc 0 "-M 1 on mpi"
+grep -q 'GPU memory usage' "$CB_TMP/out" && show_and_fail "-M 1 on mpi: a GPU memory line"
+
+# -I 1 -J on nccl: a CUDA event after every iteration, every rank's samples
+# in nccl-tests' JSON, and its four columns in the table.
+run 2 --backend nccl -I 1 -K 1 -n 4 -w 1 -b 8 -e 64 -f 8 -J "$CB_TMP/i.json"
+expect_rc 0 "-I 1 -J on nccl"
+"$CB_PYTHON" "$CB_SRCDIR/tests/e2e/tests_json_check.py" "$CB_TMP/i.json" --ranks 2 \
+    --per-iter 1 --table "$CB_TMP/out" || fail "-I 1 -J on nccl: not nccl-tests' schema"
+grep -q '^# *size .* i_min *i_max *i_p99 *i_cv%' "$CB_TMP/out" || show_and_fail "no -I columns"
 echo "ok"

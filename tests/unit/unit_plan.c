@@ -29,6 +29,13 @@ int main(void)
     CHECK(&u, cb_iter_plan_done(&plan, 1) == 20);
     CHECK(&u, cb_iter_plan_room(&plain) == 20);
 
+    /* -I 1: a mark after every iteration, however short the operation. */
+    cb_iter_request per_iter = {.iters = 20, .agg = 1, .per_iter = 1};
+    cb_iter_plan_make(&per_iter, 1e-9, &plan);
+    CHECK(&u, plan.stride == 1);
+    cb_iter_plan_make(&plain, 1e-9, &plan);
+    CHECK(&u, plan.stride > 1);
+
     /* Many iterations: at most CB_MAX_SAMPLES marks. */
     cb_iter_request many = {.iters = 5000, .agg = 1};
     cb_iter_plan_make(&many, NAN, &plan);

@@ -75,5 +75,34 @@ int main(void)
     double bad[] = {1, NAN, 1};
     CHECK(&u, !cb_stats_stable(bad, 3, 3, 1000));
 
+    /* -I 1: each iteration's slowest of two ranks (room 4, rank 1 with
+     * only 3 samples: 3 iterations), then their statistics as nccl-tests
+     * reports them. */
+    double per_rank[] = {1, 5, 2, 9, /* rank 1 */ 3, 4, 2, 0};
+    cb_rank_time counts[2] = {{.samples = 4}, {.samples = 3}};
+    double iter_max[4] = {0};
+    CHECK(&u, cb_stats_iteration_max(per_rank, 4, counts, 2, iter_max) == 3);
+    CHECK(&u, iter_max[0] == 3 && iter_max[1] == 5 && iter_max[2] == 2);
+    /* 10 samples 1..10 shuffled: p50 the 6th smallest (index n/2), p95 and
+     * p99 the largest (index min(n-1, ceil(n p/100)-1) = 9), stdev over
+     * the population. */
+    double ten[] = {7, 3, 10, 1, 9, 2, 8, 4, 6, 5};
+    cb_iter_stats st;
+    CHECK(&u, cb_stats_per_iter(ten, 10, 0, &st) == 0);
+    CHECK(&u, st.min == 1 && st.max == 10 && st.avg == 5.5 && st.p50 == 6);
+    CHECK(&u, st.p95 == 10 && st.p99 == 10 && st.samples == 10);
+    CHECK(&u, fabs(st.stdev - sqrt(8.25)) < 1e-12 && fabs(st.cv_pct - sqrt(8.25) / 5.5 * 100) < 1e-9);
+    CHECK(&u, ten[0] == 7);   /* the samples are left in their order */
+    /* -K 4 leaves 9, 2, 8, 4, 6, 5 out of order: min 2, p50 index 3 -> 6. */
+    CHECK(&u, cb_stats_per_iter(ten, 10, 4, &st) == 0);
+    CHECK(&u, st.min == 2 && st.max == 9 && st.samples == 6 && st.p50 == 6);
+    /* 200 samples: p95 at index 189, p99 at 197. */
+    double two_hundred[200];
+    for (int i = 0; i < 200; i++)
+        two_hundred[i] = i + 1;
+    CHECK(&u, cb_stats_per_iter(two_hundred, 200, 0, &st) == 0);
+    CHECK(&u, st.p95 == 190 && st.p99 == 198 && st.p50 == 101);
+    /* Nothing left after the skip. */
+    CHECK(&u, cb_stats_per_iter(ten, 10, 10, &st) == -1);
     return unit_done(&u, "unit_stats");
 }

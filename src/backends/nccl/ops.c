@@ -169,6 +169,10 @@ static int nccl_init(MPI_Comm comm, const cb_backend_config *config, cb_backend 
         cb_backend_agree(comm, &nb->base, cb_nccl_registration_check(nb) != 0) != 0 ||
         cb_backend_agree(comm, &nb->base, create_stream(nb) != 0) != 0)
         return -1;
+    /* -M: what NCCL's own set-up takes is measured from here. */
+    size_t free_bytes = 0, total = 0;
+    if (config->memory_report && cudaMemGetInfo(&free_bytes, &total) == cudaSuccess)
+        nb->base.free_before_comm = free_bytes;
     if (cb_nccl_create_comm(nb) != 0)
         return -1;
     /* After the communicator: the kernel's waits watch it for errors. */
@@ -242,6 +246,12 @@ static int nccl_memory_available(cb_backend *b, size_t *bytes)
     *bytes = free_bytes > headroom ? free_bytes - headroom : 0;
     *bytes /= (size_t)(nb->device_sharers > 1 ? nb->device_sharers : 1);
     return 0;
+}
+
+static int nccl_device_free(cb_backend *b, size_t *bytes)
+{
+    size_t total = 0;
+    return CUDA_CALL(b, cudaMemGetInfo(bytes, &total));
 }
 
 static int nccl_alloc(cb_backend *b, size_t bytes, void **ptr)
@@ -597,6 +607,7 @@ const cb_backend_ops cb_backend_nccl = {
     .describe = nccl_describe,
     .versions = nccl_versions,
     .memory_available = nccl_memory_available,
+    .device_free = nccl_device_free,
     .host_accessible = 0,
     .registers = 1,
     .alloc = nccl_alloc,
