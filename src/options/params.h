@@ -138,8 +138,13 @@ void cb_params_defaults(cb_params *p);
  */
 int cb_params_parse(cb_params *p, int argc, char **argv, char *err, size_t err_len);
 
-/* The --help text, from the same tables the parser uses. */
+/* The --help text, from the same tables the parser uses, in sections, no
+ * line wider than CB_HELP_WIDTH (src/options/params_help.c). */
+#define CB_HELP_WIDTH 79
 void cb_params_help(FILE *out, const char *prog);
+/* Write text folded at spaces to width columns (continuation lines under
+ * an option's description, or indented two more than their line). */
+void cb_params_fold(FILE *out, const char *text, size_t width);
 
 const char *cb_average_name(cb_average a);
 /* auto, native or p2p (src/options/params_native.c). */
