@@ -164,6 +164,8 @@ void eng_check_sizes_fit(engine *e)
     char ranks[64];
     if (p->split.kind != CB_SPLIT_NONE)
         snprintf(ranks, sizeof ranks, "every rank of every --split group");
+    else if (e->gsize == 1)
+        snprintf(ranks, sizeof ranks, "the one rank");
     else
         snprintf(ranks, sizeof ranks, "each of the %d ranks", e->gsize);
     cb_status_set(&e->st, CB_EXIT_USAGE,

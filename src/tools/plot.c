@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/format.h"
 #include "common/grow.h"
 #include "config.h"
 #include "plotdata.h"
@@ -452,16 +453,18 @@ int main(int argc, char **argv)
         return say(EXIT_BAD_INPUT, "%s", err);
     }
     if (d.ncharts == 0) {
-        rc = d.unusable ? say(EXIT_BAD_INPUT, "no usable data: %zu values are not finite (nan "
-                                              "or inf)", d.unusable)
+        rc = d.unusable ? say(EXIT_BAD_INPUT, "no usable data: %zu value%s not finite (nan "
+                                              "or inf)", d.unusable,
+                              d.unusable == 1 ? " is" : "s are")
                         : say(EXIT_BAD_INPUT, "no data rows to chart");
         plot_free(&d);
         free(o.csv);
         return rc;
     }
     if (d.unusable)
-        fprintf(stderr, "nccl-collbench-plot: warning: skipped %zu values that are not finite "
-                        "(nan or inf)\n", d.unusable);
+        fprintf(stderr, "nccl-collbench-plot: warning: skipped %zu value%s that %s not finite "
+                        "(nan or inf)\n", d.unusable, cb_plural((long long)d.unusable),
+                d.unusable == 1 ? "is" : "are");
     char **names = calloc(o.ncsv, sizeof *names);
     targets out = {NULL, 0, 0};
     char workdir[] = "/tmp/nccl-collbench-plot.XXXXXX";

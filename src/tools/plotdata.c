@@ -1,4 +1,5 @@
 #include "plotdata.h"
+#include "common/format.h"
 #include "common/grow.h"
 
 #include <math.h>
@@ -142,8 +143,10 @@ static char *run_context(const cb_csv_table *t, const file_columns *c, const cha
                 break;
             }
     const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
-    snprintf(text, sizeof text, "%.80s%s%s ranks, %s nodes, %s, %.60s, %s, run %.20s%s",
-             nfiles > 1 ? base : "", nfiles > 1 ? ": " : "", FIELD(c->ranks), FIELD(c->nodes),
+    snprintf(text, sizeof text, "%.80s%s%s rank%s, %s node%s, %s, %.60s, %s, run %.20s%s",
+             nfiles > 1 ? base : "", nfiles > 1 ? ": " : "", FIELD(c->ranks),
+             strcmp(FIELD(c->ranks), "1") == 0 ? "" : "s", FIELD(c->nodes),
+             strcmp(FIELD(c->nodes), "1") == 0 ? "" : "s",
              row[c->backend], FIELD(c->library), FIELD(c->start), FIELD(c->run_id),
              runs > 1 ? " and more runs" : "");
 #undef FIELD
