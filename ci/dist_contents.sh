@@ -9,8 +9,11 @@ set -eu
 [ $# = 2 ] || { echo "usage: $0 SRCDIR TREE|TARBALL" >&2; exit 2; }
 src=$1
 tree=$2
-if ! command -v git >/dev/null 2>&1 || ! git -C "$src" rev-parse --git-dir >/dev/null 2>&1; then
-    echo "dist_contents: $src is not a git checkout; nothing to compare the tarball with"
+# The top of a git checkout only: an unpacked tarball inside another
+# checkout (make distcheck's, under the build folder) tracks nothing.
+top=$(git -C "$src" rev-parse --show-toplevel 2>/dev/null || true)
+if [ -z "$top" ] || [ "$(cd "$top" && pwd -P)" != "$(cd "$src" && pwd -P)" ]; then
+    echo "dist_contents: $src is not the top of a git checkout; nothing to compare the tarball with"
     exit 0
 fi
 work=$(mktemp -d)

@@ -198,6 +198,7 @@ int eng_sweep(engine *e, const cb_collective *coll, cb_dtype dtype, cb_redop red
         MPI_Allreduce(MPI_IN_PLACE, &checkable, 1, MPI_INT, MPI_MIN, e->comm);
     if (e->p->check_passes > 0 && !checkable)
         eng_note(e, "%s %s %s not checked: %s", coll->name, info->name, cb_redop_name(redop), why);
+    eng_progress_sweep_begins(e);
     for (int s = 0; s < e->nsizes; s++) {
         cb_call call = {.dtype = dtype, .redop = redop, .root = root, .work = e->work,
                         .state = e->coll_state, .traffic = &e->p->a2av_matrix};

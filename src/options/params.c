@@ -46,6 +46,14 @@ static int opt_flag(parse_state *s, const char *v)
     return 0;
 }
 
+/* --progress 1, --no-progress -1; neither leaves 0, the engine's choice. */
+static int opt_progress(parse_state *s, const char *v)
+{
+    (void)v;
+    s->p->progress = strcmp(s->spec->long_name, "progress") == 0 ? 1 : -1;
+    return 0;
+}
+
 static int opt_minbytes(parse_state *s, const char *v)
 {
     if (set_bytes(s, v, &s->p->min_bytes) != 0)
@@ -341,8 +349,11 @@ static const cb_option_spec option_table[] = {
     {'\0', "samples-json", NULL, "with --json, add every rank's per-iteration samples, in "
                                  "the order taken, to each result", opt_flag,
      AGREE_FLAG(samples_json), CB_HELP_OUTPUTS},
-    {'\0', "progress", NULL, "report progress on stderr even when it is not a terminal",
-     opt_flag, AGREE_FLAG(progress), CB_HELP_OUTPUTS},
+    {'\0', "progress", NULL, "report progress on stderr even where nobody may see it [on "
+     "when stderr reaches the terminal, through mpirun too, and the table does not]",
+     opt_progress, AGREE_INT(progress), CB_HELP_OUTPUTS},
+    {'\0', "no-progress", NULL, "never report progress", opt_progress, AGREE_INT(progress),
+     CB_HELP_OUTPUTS},
     {'M', "memory", NULL, "print the memory footprint per rank (send, receive, column "
                           "work, host staging, samples, check tile) before the results",
      opt_flag, AGREE_FLAG(memory_report), CB_HELP_OUTPUTS},

@@ -82,7 +82,7 @@ typedef struct cb_params {
     int nprom_sizes;
     int table_stats;       /* --stats: statistics lines in the table */
     int samples_json;      /* --samples-json: every rank's raw samples in the JSON */
-    int progress;          /* --progress: progress on stderr even when it is no terminal */
+    int progress;          /* 1 --progress (always), -1 --no-progress, 0 when it is seen */
     cb_split_spec split;   /* --split; kind CB_SPLIT_NONE: every rank in one group */
     cb_split_spec hier;    /* --hier-split: hier_allreduce's inner groups [node] */
     cb_traffic_spec a2av_matrix; /* --a2av-matrix: alltoallv's traffic matrix [uniform] */

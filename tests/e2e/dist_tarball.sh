@@ -39,7 +39,7 @@ $missing"
 sh "$CB_SRCDIR/ci/dist_contents.sh" "$CB_SRCDIR" "$CB_TMP/$name.tar.gz" ||
     fail "the tarball lacks tracked files"
 # The check itself fails on a tarball that lacks a tracked file.
-if git -C "$CB_SRCDIR" rev-parse --git-dir >/dev/null 2>&1; then
+if [ "$(git -C "$CB_SRCDIR" rev-parse --show-toplevel 2>/dev/null)" = "$(cd "$CB_SRCDIR" && pwd -P)" ]; then
     (cd "$CB_TMP/pkg" && rm -f "$name/HACKING.md" && tar czf "$CB_TMP/short.tar.gz" "$name")
     sh "$CB_SRCDIR/ci/dist_contents.sh" "$CB_SRCDIR" "$CB_TMP/short.tar.gz" 2>"$CB_TMP/short.err" &&
         fail "dist_contents.sh passed a tarball without HACKING.md"
