@@ -97,18 +97,33 @@ static size_t leading_spaces(const char *line)
     return n;
 }
 
+/* Where a line's second column starts: after the first gap of two spaces
+ * or more past its first word, within the first HANG_MAX columns; 0 when
+ * there is none. */
+#define HANG_MAX 40
+static size_t second_column(const char *line, size_t len, size_t lead)
+{
+    for (size_t i = lead + 1; i + 2 < len && i < HANG_MAX; i++)
+        if (line[i] == ' ' && line[i + 1] == ' ') {
+            while (i < len && line[i] == ' ')
+                i++;
+            return i < HANG_MAX && i < len ? i : 0;
+        }
+    return 0;
+}
+
 /* Write one line (without its newline) folded at spaces to width columns.
- * Continuation lines line up under an option's description, under a
- * continued description, or two columns in from the line's own indent. */
+ * Continuation lines line up under the line's second column (an option's
+ * description, a backend's summary), under a continued description, or
+ * two columns in from the line's own indent. */
 static void fold_line(FILE *out, const char *line, size_t len, size_t width)
 {
     size_t lead = leading_spaces(line);
-    size_t hang = lead + 2;
+    size_t hang = lead + 2, column = second_column(line, len, lead);
     if (lead >= OPTION_COLUMN)
         hang = lead;
-    else if (len > OPTION_COLUMN && (strncmp(line, "  -", 3) == 0 ||
-                                     strncmp(line, "      --", 8) == 0))
-        hang = OPTION_COLUMN;
+    else if (column > 0)
+        hang = column;
     size_t indent = 0;  /* of the piece being written */
     while (indent + len > width) {
         size_t room = width - indent, cut = 0;

@@ -115,9 +115,13 @@ static void test_fold(unit_state *u)
     CHECK(u, out != NULL && strcmp(out, "short line\n") == 0);
     free(out);
     /* An option line: its continuation goes under the description. */
-    out = fold("  -x, --example N          one two three four five six seven eight nine\n", 50);
+    out = fold("  -x, --example N            one two three four five six seven eight nine\n", 50);
     CHECK(u, out != NULL && widest_line(out) <= 50);
     CHECK(u, out != NULL && strstr(out, "\n                             ") != NULL);
+    free(out);
+    /* A name and its text: under the text. */
+    out = fold("  nccl     GPU buffers and NCCL collectives\n", 30);
+    CHECK(u, out != NULL && strcmp(out, "  nccl     GPU buffers and\n           NCCL collectives\n") == 0);
     free(out);
     /* Plain text: two columns in from its own indent. */
     out = fold("  alpha beta gamma delta epsilon\n", 18);
