@@ -42,6 +42,8 @@ elapsed "distcheck passed ($(echo $dist_tests | wc -w) tests)"
 # real back-to-back run pairs for the gate and the benchmark script's parts.
 again_tests=$(for t in $all_tests; do case "$t" in
     tests/e2e/compare_pair.sh | tests/e2e/bench_script.sh | tests/nccl/nccl_standin_bench.sh) ;;
+    # Not the program's launches: the tarball, the Spack recipe, ci/demo.sh.
+    tests/e2e/dist_tarball.sh | tests/e2e/spack_recipe.sh | tests/e2e/demo_script.sh) ;;
     *) echo "$t" ;; esac; done | tr '\n' ' ')
 
 # The same suite under Open MPI 5, whose launcher (PRRTE) takes other options.
@@ -104,7 +106,8 @@ san_tests=$(for t in $again_tests; do case "$t" in
         tests/e2e/sigterm_files.sh | tests/e2e/compare.sh | tests/e2e/sample_stride.sh | \
         tests/e2e/plot_untrusted.sh | tests/e2e/budget.sh | tests/e2e/min_busbw.sh | \
         tests/e2e/split.sh | tests/e2e/reduce_root_inplace.sh | \
-        tests/e2e/alltoallv.sh | tests/e2e/comm_init.sh) echo "$t" ;;
+        tests/e2e/alltoallv.sh | tests/e2e/comm_init.sh | tests/e2e/progress.sh | \
+        tests/e2e/plot_series.sh) echo "$t" ;;
     tests/faults/faults.sh | tests/faults/corrupt.sh | tests/faults/check_timed.sh | tests/faults/repeat_check.sh | \
         tests/faults/hang_report.sh) echo "$t" ;;
     tests/nccl/nccl_standin_sweep.sh | tests/nccl/nccl_standin_strict.sh | \

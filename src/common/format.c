@@ -3,6 +3,11 @@
 
 #include <stdio.h>
 
+const char *cb_plural(long long n)
+{
+    return n == 1 ? "" : "s";
+}
+
 void cb_format_bytes(uint64_t bytes, char *buf, size_t len)
 {
     static const char suffix[] = "KMGT";

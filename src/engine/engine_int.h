@@ -24,6 +24,7 @@
 
 #include "config.h"
 #include "common/parse.h"
+#include "engine/eta.h"
 #include "expect/expect.h"
 #include "plan.h"
 #include "printers/printer.h"
@@ -144,6 +145,7 @@ typedef struct engine {
 
     int progress;          /* rank 0: 0 off, 1 one updated line on a terminal, 2 lines */
     run_position at;       /* where the run is, for the progress line */
+    cb_eta eta;            /* the progress line's time left (eta.h) */
 
     /* --expect (expect.c): rank 0 holds every rank's facts, the expected
      * busbw of each group for the table being measured (auto; gbps 0:
@@ -173,6 +175,8 @@ void eng_note(engine *e, const char *fmt, ...) __attribute__((format(printf, 2, 
 /* outputs.c */
 void eng_open_printers(engine *e);
 void eng_choose_progress(engine *e);
+/* A sweep of every size begins: the time left counts from here. */
+void eng_progress_sweep_begins(engine *e);
 /* After size done (from 1) of the sweep of coll, dtype, redop. */
 void eng_report_progress(engine *e, const cb_collective *coll, cb_dtype dtype, cb_redop redop,
                      int done);

@@ -1,5 +1,6 @@
 /* --expect: the facts gathered, the preamble that states them, and each
  * row's expectation and gate (the model itself is src/expect/). */
+#include "common/format.h"
 #include "engine_int.h"
 
 static int expect_auto(const engine *e)
@@ -87,8 +88,9 @@ void eng_note_expect(engine *e)
         }
         return;
     }
-    eng_note(e, "Expectation (--expect %s): %d rules; a row of a size a rule applies to, below %g "
-            "x its GB/s, is status 8", p->expect, e->expect_rules.n, p->expect_ratio);
+    eng_note(e, "Expectation (--expect %s): %d rule%s; a row of a size a rule applies to, below %g "
+            "x its GB/s, is status 8", p->expect, e->expect_rules.n,
+             cb_plural(e->expect_rules.n), p->expect_ratio);
 }
 
 /* Rank 0, auto: the figure of each group for the collective of the table

@@ -1,4 +1,5 @@
 /* --split groups: forming them, describing them, and printing their results together. */
+#include "common/format.h"
 #include "engine_int.h"
 
 /* This rank's colour under spec (option names it in messages) among the
@@ -230,8 +231,9 @@ static void aggregate_note(engine *e, const cb_result *rows, const char *placeme
             slowest = rows[g].seconds;
         busbw += rows[g].busbw;
     }
-    eng_note(e, "all %d groups, %llu B %s: slowest group %.2f us, busbw summed over groups %.2f GB/s",
-         e->ngroups, (unsigned long long)rows[0].bytes, placement, slowest * 1e6, busbw);
+    eng_note(e, "%s%d group%s, %llu B %s: slowest group %.2f us, busbw summed over groups "
+             "%.2f GB/s", e->ngroups == 1 ? "" : "all ", e->ngroups, cb_plural(e->ngroups),
+         (unsigned long long)rows[0].bytes, placement, slowest * 1e6, busbw);
 }
 
 #define CB_SPLIT_TAG 0x5b17

@@ -168,6 +168,7 @@ int cb_engine_run(const cb_params *p, MPI_Comm comm)
     free(e->group_hosts);
     free(e->pending);
     free(e->pending_times);
+    cb_eta_free(&e->eta);
     if (e->gcomm != e->comm && e->gcomm != MPI_COMM_NULL)
         MPI_Comm_free(&e->gcomm);
 

@@ -1,5 +1,6 @@
 /* The printers (rank 0 only) and the progress line. */
 #include "engine_int.h"
+#include "host/terminal.h"
 
 /* The command line as the printers see it (result.h), filled once. */
 static void describe_settings(cb_run_settings *s, const cb_params *p)
@@ -119,45 +120,49 @@ void eng_printers_note(engine *e, const char *text)
     pthread_mutex_unlock(&e->outputs_lock);
 }
 
-/* Progress on stderr: by default only when stderr is a terminal and the
- * table goes elsewhere (stdout redirected); --progress forces it. */
+/* Progress on stderr, by default when the person at the terminal sees it
+ * and the table goes elsewhere: stderr reaches the controlling terminal
+ * (itself, or through the launcher that forwards it, as mpirun does) and
+ * stdout does not. --progress forces it, --no-progress stops it. */
 void eng_choose_progress(engine *e)
 {
     const cb_params *p = e->p;
     int table_on_stderr = p->csv_path != NULL && strcmp(p->csv_path, "-") == 0;
+    if (e->rank != 0 || p->progress < 0) {
+        e->progress = 0;
+        return;
+    }
     /* One line rewritten in place only where no table shares the terminal;
      * otherwise whole lines, between the table's. */
-    int own_line = isatty(STDERR_FILENO) && !isatty(STDOUT_FILENO) && !table_on_stderr;
-    if (e->rank != 0)
-        e->progress = 0;
-    else if (own_line)
+    int own_line = !table_on_stderr && cb_reaches_terminal(STDERR_FILENO) &&
+                   !cb_reaches_terminal(STDOUT_FILENO);
+    if (own_line)
         e->progress = 1;
     else
-        e->progress = p->progress ? 2 : 0;
+        e->progress = p->progress > 0 ? 2 : 0;
 }
 
-/* A size's share of a sweep's time: its bytes, plus what any size costs in
- * latency (64 KiB at a few GB/s is some tens of microseconds). */
-#define PROGRESS_SIZE_WEIGHT(bytes) ((double)(bytes) + 65536.0)
-
-/* The share of the run done after size done of the sweep in progress:
- * collectives, passes and combinations count alike, sizes by weight. */
-static double share_done(const engine *e, int done)
+void eng_progress_sweep_begins(engine *e)
 {
-    double all = 0, past = 0;
-    for (int s = 0; s < e->nsizes; s++) {
-        all += PROGRESS_SIZE_WEIGHT(e->sizes[s]);
-        if (s < done)
-            past += PROGRESS_SIZE_WEIGHT(e->sizes[s]);
-    }
+    if (e->progress == 0)
+        return;
+    if (e->eta.took == NULL && cb_eta_init(&e->eta, e->sizes, e->nsizes) != 0)
+        return;   /* no memory: progress without the time left */
+    cb_eta_sweep_begins(&e->eta, MPI_Wtime());
+}
+
+/* Sweeps after the one in progress: the rest of its combinations, passes
+ * and collectives, and of the cycles of -N, each counting alike. */
+static double sweeps_after(const engine *e)
+{
     const run_position *at = &e->at;
-    double share = all > 0 ? past / all : 1;
-    share = (at->combo + share) / (at->ncombos > 0 ? at->ncombos : 1);
-    share = (at->pass + share) / (at->npasses > 0 ? at->npasses : 1);
-    share = (at->coll + share) / (at->ncolls > 0 ? at->ncolls : 1);
+    double combos = at->ncombos > 0 ? at->ncombos : 1, passes = at->npasses > 0 ? at->npasses : 1;
+    double colls = at->ncolls > 0 ? at->ncolls : 1;
+    double after = (combos - at->combo - 1) + (passes - at->pass - 1) * combos +
+                   (colls - at->coll - 1) * passes * combos;
     if (e->p->cycles > 1)
-        share = (e->cycle - 1 + share) / e->p->cycles;
-    return share < 0 ? 0 : share > 1 ? 1 : share;
+        after += (double)(e->p->cycles - e->cycle) * colls * passes * combos;
+    return after > 0 ? after : 0;
 }
 
 void eng_report_progress(engine *e, const cb_collective *coll, cb_dtype dtype, cb_redop redop,
@@ -165,15 +170,18 @@ void eng_report_progress(engine *e, const cb_collective *coll, cb_dtype dtype, c
 {
     if (e->progress == 0)
         return;
-    double elapsed = MPI_Wtime() - e->start_time, share = share_done(e, done);
+    double now = MPI_Wtime(), elapsed = now - e->start_time;
+    cb_eta_size_done(&e->eta, done, now);
     char cycle[48] = "", left[48] = "";
     if (e->p->cycles > 1)
         snprintf(cycle, sizeof cycle, "cycle %d of %d, ", e->cycle, e->p->cycles);
     else if (e->p->cycles == 0)
         snprintf(cycle, sizeof cycle, "cycle %d (until stopped), ", e->cycle);
-    /* -N 0 runs until stopped: nothing is left to estimate. */
-    if (e->p->cycles != 0 && share > 0)
-        snprintf(left, sizeof left, ", about %.0f s left", elapsed * (1 - share) / share);
+    /* -N 0 runs until stopped: nothing is left to estimate; nor is there
+     * an estimate before the sizes measured can tell. */
+    double seconds = e->p->cycles != 0 ? cb_eta_left(&e->eta, sweeps_after(e)) : -1;
+    if (seconds >= 0)
+        snprintf(left, sizeof left, ", about %.0f s left", seconds);
     fprintf(stderr, "%s# progress: %scollective %d of %d, %s %s %s: %d of %d sizes; %.1f s "
             "elapsed%s%s", e->progress == 1 ? "\r\033[K" : "", cycle, e->at.coll + 1,
             e->at.ncolls, coll->name, cb_dtype_info_of(dtype)->name, cb_redop_name(redop), done,

@@ -6,6 +6,7 @@
  * each candidate alone. Measured on the run's backend through its sub-groups
  * (ops->split), so one backend and one pair of buffers serve every grouping.
  */
+#include "common/format.h"
 #include "engine_int.h"
 #include "scan/matrix_text.h"
 #include "scan/schedule.h"
@@ -568,8 +569,8 @@ static int scan_measure_all(scan_run *s, cb_scan_verdict *v, int *suspects)
     for (int i = 0; rc == 0 && i < n * n; i++)
         pair_bw[i] = NAN;
     /* Said before measuring: a run that times out in the scan shows it began. */
-    eng_note(e, "Health scan: %d nodes, %zu B per rank, float sum, -n %d -w %d, suspect below "
-            "%.2f x the median", n, s->count * sizeof(float), e->p->iters, e->p->warmup,
+    eng_note(e, "Health scan: %d node%s, %zu B per rank, float sum, -n %d -w %d, suspect below "
+            "%.2f x the median", n, cb_plural(n), s->count * sizeof(float), e->p->iters, e->p->warmup,
          e->p->scan_threshold);
     if (rc == 0 && (parts & CB_SCAN_NODES)) {
         rc = scan_measure(s, cb_scan_node_color(t, rank), -1, 1, "nodes");
@@ -643,8 +644,8 @@ int eng_run_scan(engine *e)
             else
                 eng_note(e, "No suspects");
             e->sum.scan_suspects += suspects;
-            eng_note(e, "Health scan took %.2f s (%d measurements and re-measures)",
-                 MPI_Wtime() - start, s.measurements);
+            eng_note(e, "Health scan took %.2f s (%d measurement%s and re-measures)",
+                 MPI_Wtime() - start, s.measurements, cb_plural(s.measurements));
         }
     }
     if (e->rank == 0)

@@ -191,6 +191,8 @@ void eng_check_sizes_fit(engine *e)
     char ranks[64];
     if (p->split.kind != CB_SPLIT_NONE)
         snprintf(ranks, sizeof ranks, "every rank of every --split group");
+    else if (e->gsize == 1)
+        snprintf(ranks, sizeof ranks, "the one rank");
     else
         snprintf(ranks, sizeof ranks, "each of the %d ranks", e->gsize);
     cb_status_set(&e->st, CB_EXIT_USAGE,
@@ -223,6 +225,7 @@ int eng_sweep(engine *e, const cb_collective *coll, cb_dtype dtype, cb_redop red
         MPI_Allreduce(MPI_IN_PLACE, &checkable, 1, MPI_INT, MPI_MIN, e->comm);
     if (e->p->check_passes > 0 && !checkable)
         eng_note(e, "%s %s %s not checked: %s", coll->name, info->name, cb_redop_name(redop), why);
+    eng_progress_sweep_begins(e);
     for (int s = 0; s < e->nsizes; s++) {
         cb_call call = {.dtype = dtype, .redop = redop, .root = root, .work = e->work,
                         .state = e->coll_state, .traffic = &e->p->a2av_matrix};

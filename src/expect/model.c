@@ -8,6 +8,7 @@
  * guess. nccl-collbench(1), EXPECTED BANDWIDTH, states the same rules.
  */
 #include "expect/expect.h"
+#include "common/format.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -240,12 +241,13 @@ void cb_expect_auto(const cb_expect_rank *ranks, const int *members, int n,
             char why[160] = " (ring channels spread over every NIC of the node)";
             if (traffic == CB_TRAFFIC_PEER) {
                 f = nic / count[node];
-                snprintf(why, sizeof why, " / %d ranks = %.*f GB/s", count[node],
-                         cb_expect_digits(f), f);
+                snprintf(why, sizeof why, " / %d rank%s = %.*f GB/s", count[node],
+                         cb_plural(count[node]), cb_expect_digits(f), f);
             } else if (traffic == CB_TRAFFIC_SPREAD) {
                 f = nic / count[node] * (n - 1) / (n - count[node]);
-                snprintf(why, sizeof why, " / %d ranks x (%d-1)/(%d-%d) = %.*f GB/s",
-                         count[node], n, n, count[node], cb_expect_digits(f), f);
+                snprintf(why, sizeof why, " / %d rank%s x (%d-1)/(%d-%d) = %.*f GB/s",
+                         count[node], cb_plural(count[node]), n, n, count[node],
+                         cb_expect_digits(f), f);
             }
             if (slowest == 0 || f < slowest) {
                 slowest = f;

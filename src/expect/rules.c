@@ -10,6 +10,7 @@
  * comment. nccl-collbench(1) documents it with an example.
  */
 #include "expect/expect.h"
+#include "common/format.h"
 
 #include <errno.h>
 #include <fnmatch.h>
@@ -59,7 +60,8 @@ static int parse_rule(char *text, const char *name, int line, cb_expect_rule *ru
             *c++ = '\0';
     }
     if (n != 4)
-        return bad(err, len, name, line, "%d fields, expected 4: MATCH COLLECTIVE FROM GBPS", n);
+        return bad(err, len, name, line, "%d field%s, expected 4: MATCH COLLECTIVE FROM GBPS",
+                   n, cb_plural(n));
     memset(rule, 0, sizeof *rule);
     rule->line = line;
     if (strncmp(field[0], "gpu:", 4) == 0)

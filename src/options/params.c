@@ -46,6 +46,14 @@ static int opt_flag(parse_state *s, const char *v)
     return 0;
 }
 
+/* --progress 1, --no-progress -1; neither leaves 0, the engine's choice. */
+static int opt_progress(parse_state *s, const char *v)
+{
+    (void)v;
+    s->p->progress = strcmp(s->spec->long_name, "progress") == 0 ? 1 : -1;
+    return 0;
+}
+
 static int opt_minbytes(parse_state *s, const char *v)
 {
     if (set_bytes(s, v, &s->p->min_bytes) != 0)
@@ -270,131 +278,145 @@ static int opt_one_per_rank(parse_state *s, const char *v)
  * (params_parse.h): a new option is one line here. */
 static const cb_option_spec option_table[] = {
     {'o', "op", "LIST", "collectives to run: names, comma list, all, or scan [allreduce]",
-     cb_params_opt_op, AGREE_DESCRIBED(cb_agree_collectives)},
+     cb_params_opt_op, AGREE_DESCRIBED(cb_agree_collectives), CB_HELP_SIZES},
     {'b', "minbytes", "SIZE", "smallest size in bytes; K, M, G, T suffixes are powers of 2 ["
                                 CB_TEXT(CB_DEFAULT_MIN_BYTES) "]",
-     opt_minbytes, AGREE_BYTES(min_bytes)},
+     opt_minbytes, AGREE_BYTES(min_bytes), CB_HELP_SIZES},
     {'e', "maxbytes", "SIZE", "largest size in bytes [" CB_TEXT(CB_DEFAULT_MAX_MIB)
                                 "M, lowered to fit in memory]",
-     opt_maxbytes, AGREE_BYTES(max_bytes)},
+     opt_maxbytes, AGREE_BYTES(max_bytes), CB_HELP_SIZES},
     {'f', "stepfactor", "N", "multiply the size by N (>= 2) each step ["
                                   CB_TEXT(CB_DEFAULT_STEP_FACTOR) "]", opt_stepfactor,
-     AGREE_DESCRIBED(cb_agree_step)},
+     AGREE_DESCRIBED(cb_agree_step), CB_HELP_SIZES},
     {'i', "stepbytes", "SIZE", "add SIZE bytes each step instead of multiplying", opt_stepbytes,
-     AGREE_DESCRIBED(cb_agree_step)},
-    {'n', "iters", "N", "timed iterations per size [" CB_TEXT(CB_DEFAULT_ITERS) "]", opt_iters,
-     AGREE_INT(iters)},
-    {'w', "warmup", "N", "untimed iterations before timing [" CB_TEXT(CB_DEFAULT_WARMUP) "]",
-     opt_warmup, AGREE_INT(warmup)},
-    {'c', "check", "N", "verification passes per size; 0 turns checking off [1]", opt_check,
-     AGREE_INT(check_passes)},
-    {'\0', "check-timed", NULL, "with -c > 0: also verify the output of the last timed "
-                                "iteration of every out-of-place size", opt_flag,
-     AGREE_FLAG(check_timed)},
-    {'B', "repeat-check", NULL, "compare every launch's output bit for bit with the first "
-                                "launch's of its size and placement (each timed launch then "
-                                "its own span)", opt_flag, AGREE_FLAG(repeat_check)},
+     AGREE_DESCRIBED(cb_agree_step), CB_HELP_SIZES},
     {'r', "root", "N", "root of broadcast, reduce, gather, scatter; all (or -1): each "
-                       "rank in turn [0]", opt_root, AGREE_DESCRIBED(cb_agree_root)},
+                       "rank in turn [0]", opt_root, AGREE_DESCRIBED(cb_agree_root), CB_HELP_SIZES},
     {'d', "datatype", "LIST", "element types: names, comma list, or all [float]",
-     cb_params_opt_datatype, AGREE_DESCRIBED(cb_agree_dtypes)},
+     cb_params_opt_datatype, AGREE_DESCRIBED(cb_agree_dtypes), CB_HELP_SIZES},
     {'\0', "redop", "LIST", "reductions: names, comma list, or all [sum]", cb_params_opt_redop,
-     AGREE_DESCRIBED(cb_agree_redops)},
-    {'a', "average", "MODE", "time reported across ranks: 0 rank0, 1 mean, 2 min, 3 max [1]",
-     opt_average, AGREE_DESCRIBED(cb_agree_average)},
-    {'z', "blocking", "0-3", "after each iteration (-m operations): 0 go on, 1 wait and "
-                             "barrier (timed), 2 wait, 3 wait, barrier untimed [0]",
-     cb_params_opt_blocking, AGREE_INT(blocking)},
-    {'\0', "clock", "host|device", "time spans on the host from a barrier to completion, as "
-                                   "nccl-tests, or by CUDA events [host]",
-     cb_params_opt_clock, AGREE_INT(clock)},
-    {'\0', "rotate", "0|1", "1: each launch on the next slice of the buffers, as nccl-tests "
-                            "(no warm cache) [1]", cb_params_opt_rotate, AGREE_INT(rotate)},
-    {'m', "agg", "N", "operations per iteration, in one group where the backend groups [1]",
-     opt_agg, AGREE_INT(agg)},
-    {'G', "cudagraph", "N", "capture the timed iterations as a CUDA graph, launch it N times; "
-                            "0 off [0]", opt_cudagraph, AGREE_INT(graph_launches)},
-    {'C', "report-cputime", "0|1", "1: report the CPU time to launch, not the time to "
-                                   "complete [0]", opt_cputime, AGREE_INT(report_cputime)},
-    {'T', "timeout", "SECONDS", "end the run when a rank makes no progress for SECONDS; "
-                                "0 never [" CB_TEXT(CB_DEFAULT_TIMEOUT) "]", opt_timeout,
-     AGREE_INT(timeout)},
-    {'\0', "backend", "NAME", "auto or a backend listed below [auto]", opt_backend,
-     AGREE_STRING(backend)},
-    {'\0', "csv", "FILE", "also write results as CSV to FILE; '-': CSV on stdout, the "
-                          "table on stderr", opt_csv, AGREE_STRING(csv_path)},
-    {'\0', "json", "FILE", "also write the run as one JSON document to FILE", opt_json,
-     AGREE_STRING(json_path)},
-    {'J', "tests-json", "FILE", "also write the run as nccl-tests' JSON document (their "
-     "schema, read by their tools) to FILE", opt_tests_json, AGREE_STRING(tests_json_path)},
-    {'\0', "prom", "FILE", "also write the results in the Prometheus text format to FILE "
-                           "(for node_exporter's textfile collector), replaced whole after "
-                           "each cycle", cb_params_opt_prom, AGREE_STRING(prom_path)},
-    {'\0', "prom-sizes", "WHICH", "sizes --prom keeps: all, largest (each series' largest) "
-                                  "or a comma list of byte counts [all]",
-     cb_params_opt_prom_sizes, AGREE_DESCRIBED(cb_agree_prom_sizes)},
-    {'\0', "stats", NULL, "add per-iteration and per-rank time statistics to the table "
-                          "(p99 from 100 samples on)", opt_flag, AGREE_FLAG(table_stats)},
-    {'I', "per-iter", "0|1", "1: add i_min i_max i_p99 i_cv% (each iteration's slowest "
-     "rank) to the table, and the samples to -J [0]", opt_per_iter, AGREE_INT(per_iter)},
-    {'K', "per-iter-skip", "N", "with -I 1: leave the first N samples out of its statistics "
-     "[0]", opt_per_iter_skip, AGREE_INT(per_iter_skip)},
-    {'S', "timestamps", "0|1", "1: end each table row with its UTC time stamp [0]",
-     opt_timestamps, AGREE_INT(timestamps)},
-    {'\0', "samples-json", NULL, "with --json, add every rank's per-iteration samples, in "
-                                 "the order taken, to each result", opt_flag,
-     AGREE_FLAG(samples_json)},
+     AGREE_DESCRIBED(cb_agree_redops), CB_HELP_SIZES},
     {'\0', "split", "SPEC", "run in sub-communicators at once: size:K, stride:K, node, "
-     "or color:C0,C1,... (one per rank)", cb_params_opt_split, AGREE_DESCRIBED(cb_agree_split)},
+     "or color:C0,C1,... (one per rank)", cb_params_opt_split, AGREE_DESCRIBED(cb_agree_split),
+     CB_HELP_SIZES},
     {'\0', "hier-split", "SPEC", "hier_allreduce's inner groups, in the forms of --split "
-     "[node]", cb_params_opt_hier_split, AGREE_DESCRIBED(cb_agree_hier)},
+     "[node]", cb_params_opt_hier_split, AGREE_DESCRIBED(cb_agree_hier), CB_HELP_SIZES},
     {'\0', "layout", "LIST", "row, col or row,col: col lays each rank's block of allgather, "
      "gather, reducescatter and alltoall out as a column slice of a matrix [row]",
-     cb_params_opt_layout, AGREE_DESCRIBED(cb_agree_layouts)},
+     cb_params_opt_layout, AGREE_DESCRIBED(cb_agree_layouts), CB_HELP_SIZES},
     {'\0', "a2av-matrix", "SPEC", "alltoallv's traffic matrix: uniform, random[:SEED] or "
      "hot:K[:H] (ranks 0..H-1 receive K times more) [uniform]", opt_a2av_matrix,
-     AGREE_DESCRIBED(cb_agree_a2av_matrix)},
-    {'\0', "nccl-impl", "LIST", "alltoall, gather and scatter on NCCL: auto, native (NCCL "
-     "2.28's own calls), p2p (grouped sends and receives), or a comma list, measured "
-     "in turn [auto]", cb_params_opt_nccl_impl, AGREE_DESCRIBED(cb_agree_nccl_impls)},
-    {'R', "local-register", "0|1|2", "NCCL buffers: 1 registered (ncclCommRegister), 2 "
-     "ncclMemAlloc'd in a symmetric window (NCCL 2.27); 0 neither [0]", cb_params_opt_register,
-     AGREE_INT(registration)},
+     AGREE_DESCRIBED(cb_agree_a2av_matrix), CB_HELP_SIZES},
     {'u', "unalign", "N", "start the send and receive buffers N elements past their "
-     "aligned start, to measure misaligned buffers [0]", opt_unalign, AGREE_INT(unalign)},
-    {'\0', "suspect-ratio", "R", "-o scan: suspect below R x the median (0 < R <= 1) [0.8]",
-     cb_params_opt_suspect_ratio, AGREE_DOUBLE(scan_threshold)},
-    {'N', "cycles", "N", "repeat the run N times, 0 until stopped; wrong tally per rank [1]",
-     cb_params_opt_cycles, AGREE_INT(cycles)},
-    {'\0', "min-busbw", "GBPS", "status 8 when busbw at the largest size is below GBPS [off]",
-     cb_params_opt_min_busbw, AGREE_DOUBLE(min_busbw)},
-    {'\0', "expect", "auto|FILE", "expected busbw per row: auto from the links (NVLink, PCIe, "
-     "NICs), or a file of floors; adds efficiency (busbw / expected) [off]", opt_expect,
-     AGREE_STRING(expect)},
-    {'\0', "expect-ratio", "R", "with --expect: a row below R x expected is status 8 "
-     "(0 < R <= 1) [0.8]", opt_expect_ratio, AGREE_DOUBLE(expect_ratio)},
-    {'\0', "efficiency", NULL, "with --expect: each table row's efficiency on a comment line "
-     "under it", opt_flag, AGREE_FLAG(expect_column)},
-    {'\0', "progress", NULL, "report progress on stderr even when it is not a terminal",
-     opt_flag, AGREE_FLAG(progress)},
+     "aligned start, to measure misaligned buffers [0]", opt_unalign, AGREE_INT(unalign),
+     CB_HELP_SIZES},
+    {'n', "iters", "N", "timed iterations per size [" CB_TEXT(CB_DEFAULT_ITERS) "]", opt_iters,
+     AGREE_INT(iters), CB_HELP_TIMING},
+    {'w', "warmup", "N", "untimed iterations before timing [" CB_TEXT(CB_DEFAULT_WARMUP) "]",
+     opt_warmup, AGREE_INT(warmup), CB_HELP_TIMING},
+    {'a', "average", "MODE", "time reported across ranks: 0 rank0, 1 mean, 2 min, 3 max [1]",
+     opt_average, AGREE_DESCRIBED(cb_agree_average), CB_HELP_TIMING},
+    {'z', "blocking", "0-3", "after each iteration (-m operations): 0 go on, 1 wait and "
+                             "barrier (timed), 2 wait, 3 wait, barrier untimed [0]",
+     cb_params_opt_blocking, AGREE_INT(blocking), CB_HELP_TIMING},
+    {'\0', "clock", "host|device", "time spans on the host from a barrier to completion, as "
+                                   "nccl-tests, or by CUDA events [host]",
+     cb_params_opt_clock, AGREE_INT(clock), CB_HELP_TIMING},
+    {'\0', "rotate", "0|1", "1: each launch on the next slice of the buffers, as nccl-tests "
+                            "(no warm cache) [1]", cb_params_opt_rotate, AGREE_INT(rotate),
+     CB_HELP_TIMING},
+    {'m', "agg", "N", "operations per iteration, in one group where the backend groups [1]",
+     opt_agg, AGREE_INT(agg), CB_HELP_TIMING},
+    {'G', "cudagraph", "N", "capture the timed iterations as a CUDA graph, launch it N times; "
+                            "0 off [0]", opt_cudagraph, AGREE_INT(graph_launches), CB_HELP_TIMING},
+    {'C', "report-cputime", "0|1", "1: report the CPU time to launch, not the time to "
+                                   "complete [0]", opt_cputime, AGREE_INT(report_cputime),
+     CB_HELP_TIMING},
     {'\0', "budget", "MS", "time each size's timed iterations for about MS milliseconds "
                            "(estimated from the warmup and the previous size), at least 1 "
                            "and at most -n iterations; 0 off [0]", opt_budget,
-     AGREE_INT(budget_ms)},
+     AGREE_INT(budget_ms), CB_HELP_TIMING},
     {'\0', "stable", "PCT", "with --budget: time in rounds of a tenth of the iterations and "
                             "stop once, on every rank, the last 3 round medians and round "
                             "means each span at most PCT% of their median; 0 never stops "
                             "early [" CB_TEXT(CB_DEFAULT_STABLE_PCT) "]",
-     opt_stable, AGREE_INT(stable_pct)},
-    {'g', "ngpus", "1", "accepted for nccl-tests scripts: one GPU per rank, so only 1",
-     opt_one_per_rank, AGREE_NOTHING},
-    {'t', "nthreads", "1", "accepted for nccl-tests scripts: one thread per rank, so only 1",
-     opt_one_per_rank, AGREE_NOTHING},
+     opt_stable, AGREE_INT(stable_pct), CB_HELP_TIMING},
+    {'c', "check", "N", "verification passes per size; 0 turns checking off [1]", opt_check,
+     AGREE_INT(check_passes), CB_HELP_VERIFY},
+    {'\0', "check-timed", NULL, "with -c > 0: also verify the output of the last timed "
+                                "iteration of every out-of-place size", opt_flag,
+     AGREE_FLAG(check_timed), CB_HELP_VERIFY},
+    {'B', "repeat-check", NULL, "compare every launch's output bit for bit with the first "
+                                "launch's of its size and placement (each timed launch then "
+                                "its own span)", opt_flag, AGREE_FLAG(repeat_check),
+     CB_HELP_VERIFY},
+    {'\0', "suspect-ratio", "R", "-o scan: suspect below R x the median (0 < R <= 1) [0.8]",
+     cb_params_opt_suspect_ratio, AGREE_DOUBLE(scan_threshold), CB_HELP_VERIFY},
+    {'\0', "min-busbw", "GBPS", "status 8 when busbw at the largest size is below GBPS [off]",
+     cb_params_opt_min_busbw, AGREE_DOUBLE(min_busbw), CB_HELP_VERIFY},
+    {'\0', "expect", "auto|FILE", "expected busbw per row: auto from the links (NVLink, PCIe, "
+     "NICs), or a file of floors; adds efficiency (busbw / expected) [off]", opt_expect,
+     AGREE_STRING(expect), CB_HELP_VERIFY},
+    {'\0', "expect-ratio", "R", "with --expect: a row below R x expected is status 8 "
+     "(0 < R <= 1) [0.8]", opt_expect_ratio, AGREE_DOUBLE(expect_ratio), CB_HELP_VERIFY},
+    {'\0', "efficiency", NULL, "with --expect: each table row's efficiency on a comment line "
+     "under it", opt_flag, AGREE_FLAG(expect_column), CB_HELP_VERIFY},
+    {'\0', "csv", "FILE", "also write results as CSV to FILE; '-': CSV on stdout, the "
+                          "table on stderr", opt_csv, AGREE_STRING(csv_path), CB_HELP_OUTPUTS},
+    {'\0', "json", "FILE", "also write the run as one JSON document to FILE", opt_json,
+     AGREE_STRING(json_path), CB_HELP_OUTPUTS},
+    {'J', "tests-json", "FILE", "also write the run as nccl-tests' JSON document (their "
+     "schema, read by their tools) to FILE", opt_tests_json, AGREE_STRING(tests_json_path),
+     CB_HELP_OUTPUTS},
+    {'\0', "prom", "FILE", "also write the results in the Prometheus text format to FILE "
+                           "(for node_exporter's textfile collector), replaced whole after "
+                           "each cycle", cb_params_opt_prom, AGREE_STRING(prom_path),
+     CB_HELP_OUTPUTS},
+    {'\0', "prom-sizes", "WHICH", "sizes --prom keeps: all, largest (each series' largest) "
+                                  "or a comma list of byte counts [all]",
+     cb_params_opt_prom_sizes, AGREE_DESCRIBED(cb_agree_prom_sizes), CB_HELP_OUTPUTS},
+    {'\0', "stats", NULL, "add per-iteration and per-rank time statistics to the table "
+                          "(p99 from 100 samples on)", opt_flag, AGREE_FLAG(table_stats),
+     CB_HELP_OUTPUTS},
+    {'I', "per-iter", "0|1", "1: add i_min i_max i_p99 i_cv% (each iteration's slowest "
+     "rank) to the table, and the samples to -J [0]", opt_per_iter, AGREE_INT(per_iter),
+     CB_HELP_OUTPUTS},
+    {'K', "per-iter-skip", "N", "with -I 1: leave the first N samples out of its statistics "
+     "[0]", opt_per_iter_skip, AGREE_INT(per_iter_skip), CB_HELP_OUTPUTS},
+    {'S', "timestamps", "0|1", "1: end each table row with its UTC time stamp [0]",
+     opt_timestamps, AGREE_INT(timestamps), CB_HELP_OUTPUTS},
+    {'\0', "samples-json", NULL, "with --json, add every rank's per-iteration samples, in "
+                                 "the order taken, to each result", opt_flag,
+     AGREE_FLAG(samples_json), CB_HELP_OUTPUTS},
+    {'\0', "progress", NULL, "report progress on stderr even where nobody may see it [on "
+     "when stderr reaches the terminal, through mpirun too, and the table does not]",
+     opt_progress, AGREE_INT(progress), CB_HELP_OUTPUTS},
+    {'\0', "no-progress", NULL, "never report progress", opt_progress, AGREE_INT(progress),
+     CB_HELP_OUTPUTS},
     {'M', "memory", NULL, "print the memory footprint per rank (send, receive, column "
                           "work, host staging, samples, check tile) before the results",
-     opt_flag, AGREE_FLAG(memory_report)},
-    {'h', "help", NULL, "print this help and exit", opt_flag, AGREE_FLAG(help)},
-    {'V', "version", NULL, "print the version and exit", opt_flag, AGREE_FLAG(version)},
+     opt_flag, AGREE_FLAG(memory_report), CB_HELP_OUTPUTS},
+    {'T', "timeout", "SECONDS", "end the run when a rank makes no progress for SECONDS; "
+                                "0 never [" CB_TEXT(CB_DEFAULT_TIMEOUT) "]", opt_timeout,
+     AGREE_INT(timeout), CB_HELP_RUNS},
+    {'N', "cycles", "N", "repeat the run N times, 0 until stopped; wrong tally per rank [1]",
+     cb_params_opt_cycles, AGREE_INT(cycles), CB_HELP_RUNS},
+    {'h', "help", NULL, "print this help and exit", opt_flag, AGREE_FLAG(help), CB_HELP_RUNS},
+    {'V', "version", NULL, "print the version and exit", opt_flag, AGREE_FLAG(version),
+     CB_HELP_RUNS},
+    {'\0', "backend", "NAME", "auto or a backend listed below [auto]", opt_backend,
+     AGREE_STRING(backend), CB_HELP_BACKENDS},
+    {'\0', "nccl-impl", "LIST", "alltoall, gather and scatter on NCCL: auto, native (NCCL "
+     "2.28's own calls), p2p (grouped sends and receives), or a comma list, measured "
+     "in turn [auto]", cb_params_opt_nccl_impl, AGREE_DESCRIBED(cb_agree_nccl_impls),
+     CB_HELP_BACKENDS},
+    {'R', "local-register", "0|1|2", "NCCL buffers: 1 registered (ncclCommRegister), 2 "
+     "ncclMemAlloc'd in a symmetric window (NCCL 2.27); 0 neither [0]", cb_params_opt_register,
+     AGREE_INT(registration), CB_HELP_BACKENDS},
+    {'g', "ngpus", "1", "accepted for nccl-tests scripts: one GPU per rank, so only 1",
+     opt_one_per_rank, AGREE_NOTHING, CB_HELP_NCCL_TESTS},
+    {'t', "nthreads", "1", "accepted for nccl-tests scripts: one thread per rank, so only 1",
+     opt_one_per_rank, AGREE_NOTHING, CB_HELP_NCCL_TESTS},
 };
 
 #define OPTION_COUNT (sizeof option_table / sizeof option_table[0])
@@ -593,41 +615,4 @@ int cb_params_parse(cb_params *p, int argc, char **argv, char *err, size_t err_l
         return fail(&s, "the smallest size %s is above the largest size %s", min_text, max_text);
     }
     return 0;
-}
-
-void cb_params_help(FILE *out, const char *prog)
-{
-    fprintf(out, "Usage: mpirun -np N %s [OPTION]...\n"
-                 "Measure and verify collective operations, one MPI rank per GPU.\n\n"
-                 "Options (defaults in brackets):\n", prog);
-    for (size_t i = 0; i < OPTION_COUNT; i++) {
-        const cb_option_spec *o = &option_table[i];
-        char left[64];
-        if (o->short_name)
-            snprintf(left, sizeof left, "-%c, --%s%s%s", o->short_name, o->long_name,
-                     o->arg ? " " : "", o->arg ? o->arg : "");
-        else
-            snprintf(left, sizeof left, "    --%s%s%s", o->long_name, o->arg ? " " : "",
-                     o->arg ? o->arg : "");
-        fprintf(out, "  %-26s %s\n", left, o->help);
-    }
-    cb_params_nccl_tests_help(out);
-    fprintf(out, "\nCollectives:");
-    for (const cb_collective *const *c = cb_collective_list(); *c != NULL; c++)
-        fprintf(out, " %s", (*c)->name);
-    fprintf(out, " scan (scan_nodes scan_pairs scan_rails)\nDatatypes:  ");
-    for (int t = 0; t < CB_DTYPE_COUNT; t++)
-        fprintf(out, " %s", cb_dtype_info_of((cb_dtype)t)->name);
-    fprintf(out, "\nReductions: ");
-    for (int op = 0; op < CB_REDOP_COUNT; op++)
-        fprintf(out, " %s", cb_redop_name((cb_redop)op));
-    fprintf(out, "\nBackends:\n");
-    for (const cb_backend_ops *const *b = cb_backend_list(); *b != NULL; b++)
-        fprintf(out, "  %-8s %s\n", (*b)->name, (*b)->summary);
-    for (const char *const *n = cb_backend_not_built(); *n != NULL; n += 2)
-        fprintf(out, "  %-8s not built: %s\n", n[0], n[1]);
-    fprintf(out, "\nExit statuses:\n");
-    for (const cb_exit_meaning *x = cb_exit_meanings; x->meaning != NULL; x++)
-        fprintf(out, "  %-8d %s\n", x->code, x->meaning);
-    fprintf(out, "See nccl-collbench-output(5) for the output columns and the CSV schema.\n");
 }

@@ -89,7 +89,7 @@ typedef struct cb_params {
     int nprom_sizes;
     int table_stats;       /* --stats: statistics lines in the table */
     int samples_json;      /* --samples-json: every rank's raw samples in the JSON */
-    int progress;          /* --progress: progress on stderr even when it is no terminal */
+    int progress;          /* 1 --progress (always), -1 --no-progress, 0 when it is seen */
     cb_split_spec split;   /* --split; kind CB_SPLIT_NONE: every rank in one group */
     cb_split_spec hier;    /* --hier-split: hier_allreduce's inner groups [node] */
     cb_traffic_spec a2av_matrix; /* --a2av-matrix: alltoallv's traffic matrix [uniform] */
@@ -152,8 +152,13 @@ void cb_params_defaults(cb_params *p);
  */
 int cb_params_parse(cb_params *p, int argc, char **argv, char *err, size_t err_len);
 
-/* The --help text, from the same tables the parser uses. */
+/* The --help text, from the same tables the parser uses, in sections, no
+ * line wider than CB_HELP_WIDTH (src/options/params_help.c). */
+#define CB_HELP_WIDTH 79
 void cb_params_help(FILE *out, const char *prog);
+/* Write text folded at spaces to width columns (continuation lines under
+ * an option's description, or indented two more than their line). */
+void cb_params_fold(FILE *out, const char *text, size_t width);
 
 /* The collective an nccl-tests program name stands for (all_reduce_perf:
  * allreduce), read from argv0's last path component; NULL for any other

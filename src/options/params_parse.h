@@ -57,6 +57,21 @@ cb_agree_describe cb_agree_collectives, cb_agree_dtypes, cb_agree_redops, cb_agr
     cb_agree_root, cb_agree_average, cb_agree_split, cb_agree_hier, cb_agree_layouts,
     cb_agree_a2av_matrix, cb_agree_nccl_impls, cb_agree_prom_sizes;
 
+/* The sections of --help, in their order (src/options/params_help.c);
+ * the option table lists its lines in the same order, so that "the first
+ * option that differs" between ranks is the first in --help too. */
+typedef enum cb_help_section {
+    CB_HELP_UNSET = 0,      /* a line that names none: unit_help fails */
+    CB_HELP_SIZES,          /* collectives, types and sizes */
+    CB_HELP_TIMING,
+    CB_HELP_VERIFY,
+    CB_HELP_OUTPUTS,
+    CB_HELP_RUNS,           /* runs and safety */
+    CB_HELP_BACKENDS,
+    CB_HELP_NCCL_TESTS,     /* nccl-tests compatibility */
+    CB_HELP_SECTION_COUNT
+} cb_help_section;
+
 /* One line of the option table (src/options/params.c): parsing, --help, agreement. */
 typedef struct cb_option_spec {
     char short_name;        /* '\0' when there is none */
@@ -65,6 +80,7 @@ typedef struct cb_option_spec {
     const char *help;
     int (*set)(parse_state *s, const char *value);
     cb_agree_value agree;
+    cb_help_section section;
 } cb_option_spec;
 
 /* The option table, count entries (at most CB_MAX_OPTIONS). */

@@ -73,8 +73,8 @@ static void table_begin(cb_printer *pr, const cb_run_info *run)
         fprintf(out, "# per-iteration: i_min i_max i_p99 i_cv%% of each iteration's slowest "
                      "rank%s\n", p->per_iter_skip ? ", leading samples skipped (-K)" : "");
     if (p->unalign > 0)
-        fprintf(out, "# buffers: send and receive start %d elements past their aligned "
-                     "start (-u)\n", p->unalign);
+        fprintf(out, "# buffers: send and receive start %d element%s past their aligned "
+                     "start (-u)\n", p->unalign, cb_plural(p->unalign));
     fprintf(out, "#\n# Using devices\n");
     for (int r = 0; r < run->nranks; r++) {
         const cb_rank_info *ri = &run->ranks[r];
@@ -154,10 +154,10 @@ static void print_stats(FILE *out, const cb_result *res)
     if (!isnan(s->p99))
         snprintf(p99, sizeof p99, " p99 %.2f", s->p99 * 1e6);
     fprintf(out, "#   %-12s per-iteration (us) min %.2f median %.2f%s max %.2f "
-                 "(%d samples, rank %d);  rank means (us) min %.2f mean %.2f max %.2f, "
+                 "(%d sample%s, rank %d);  rank means (us) min %.2f mean %.2f max %.2f, "
                  "slowest rank %d on %s\n",
             res->in_place ? "in-place" : "out-of-place", s->min * 1e6, s->median * 1e6,
-            p99, s->max * 1e6, s->samples, res->spread.slowest, res->spread.min * 1e6,
+            p99, s->max * 1e6, s->samples, cb_plural(s->samples), res->spread.slowest, res->spread.min * 1e6,
             res->spread.mean * 1e6, res->spread.max * 1e6, res->spread.slowest,
             res->slowest_host);
 }

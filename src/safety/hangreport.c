@@ -1,4 +1,5 @@
 #include "safety/hangreport.h"
+#include "common/format.h"
 
 #include <stdarg.h>
 #include <string.h>
@@ -212,8 +213,9 @@ void cb_hang_merge(cb_hang_report *rep)
     char *line = next_line(rep);
     const char *trigger_host =
         rep->trigger >= 0 && rep->trigger < rep->nranks ? rep->ranks[rep->trigger].state.host : "";
-    add(line, "rank %d (%s) saw no progress for %.0f s (-T); of %d ranks, %d answered within "
+    add(line, "rank %d (%s) saw no progress for %.0f s (-T); of %d rank%s, %d answered within "
         "%.0f s, %d silent", rep->trigger, trigger_host, rep->limit_s, rep->nranks,
+        cb_plural(rep->nranks),
         rep->answered, rep->wait_s, rep->silent + unreached);
     if (rep->left > 0)
         add(line, ", %d had ended", rep->left);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/format.h"
 #include "config.h"
 #include "gate.h"
 #include "safety/outfile.h"
@@ -379,9 +380,11 @@ int main(int argc, char **argv)
     }
     printf("# baseline");
     for (size_t f = 0; f < base.nfiles; f++)
-        printf(" %s (%zu rows)", o.files[f], base.tables[f].nrows);
-    printf("; new %s (%zu rows); metric %s; threshold %.2f%%\n", o.files[o.nfiles - 1],
-           fresh.tables[0].nrows, metric_names[o.metric], o.threshold * 100);
+        printf(" %s (%zu row%s)", o.files[f], base.tables[f].nrows,
+               cb_plural((long long)base.tables[f].nrows));
+    printf("; new %s (%zu row%s); metric %s; threshold %.2f%%\n", o.files[o.nfiles - 1],
+           fresh.tables[0].nrows, cb_plural((long long)fresh.tables[0].nrows),
+           metric_names[o.metric], o.threshold * 100);
     print_rows(&o, &base, &keys, &rep);
     report_print_summary(&rep, o.allow_missing);
     if (rep.total.compared == 0) {

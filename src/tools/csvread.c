@@ -1,4 +1,5 @@
 #include "csvread.h"
+#include "common/format.h"
 #include "common/grow.h"
 
 #include <errno.h>
@@ -167,8 +168,8 @@ int cb_csv_parse(const char *text, size_t len, cb_csv_table *out, char *err, siz
             continue;
         }
         if (n != out->ncols) {
-            snprintf(err, err_len, "line %zu: %zu fields, the header has %zu", row_line, n,
-                     out->ncols);
+            snprintf(err, err_len, "line %zu: %zu field%s, the header has %zu", row_line, n,
+                     cb_plural((long long)n), out->ncols);
             free_fields(fields, n);
             goto fail;
         }

@@ -1,9 +1,9 @@
 /*
  * nccl-collbench-plot: charts from nccl-collbench CSV files with gnuplot.
  * For every collective, bus bandwidth versus size and time versus size, one
- * line per file, backend, datatype, reduction and placement (one dash style
- * per file, so files overlay); collectives without sizes (barrier) get a
- * time chart alone. CSV text reaches the gnuplot script only through
+ * line per file, backend, datatype, reduction and placement (told apart by
+ * colour, marker and dash: plot_line_look; --series picks them);
+ * collectives without sizes (barrier) get a time chart alone. CSV text reaches the gnuplot script only through
  * plot_safe_text's whitelist, so a file cannot run gnuplot or shell code.
  * Exit status: 0 charts written, 1 gnuplot missing or failed, 2 usage or
  * input error (unusable data included).
@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/format.h"
 #include "common/grow.h"
 #include "config.h"
 #include "plotdata.h"
@@ -30,6 +31,7 @@ typedef struct options {
     const char **csv;
     size_t ncsv;
     const char *outdir;
+    const char *series;   /* --series: patterns of the lines to draw, or NULL */
     int formats[2];       /* png, svg wanted */
 } options;
 
@@ -131,9 +133,14 @@ static void usage(void)
     printf("Usage: nccl-collbench-plot [OPTION]... FILE.csv...\n"
            "Chart bus bandwidth and time against size for each collective in the CSV\n"
            "files (written by nccl-collbench --csv), with gnuplot; several files\n"
-           "overlay, one dash style per file.\n\n"
+           "overlay, one dash style per file. Lines differ by colour, then marker,\n"
+           "then dash: 48 per file, 240 with one file, before two look alike.\n\n"
            "  -o, --output DIR     write the charts into DIR (created if missing) [.]\n"
            "  -f, --format FORMAT  png, svg or png,svg [png]\n"
+           "  -s, --series LIST    draw only the lines whose name matches a pattern of\n"
+           "                       LIST, a comma list of shell patterns matched against\n"
+           "                       the names in the charts' keys ('*float*,*half*')\n"
+           "                       [every line]\n"
            "  -h, --help           print this help and exit\n"
            "  -V, --version        print the version and exit\n\n"
            "Writes DIR/COLLECTIVE-busbw.FORMAT and DIR/COLLECTIVE-time.FORMAT (barrier:\n"
@@ -180,12 +187,18 @@ static int parse_options(int argc, char **argv, options *o)
             return EXIT_DONE;
         }
         int is_output = strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0;
-        if (is_output || strcmp(a, "-f") == 0 || strcmp(a, "--format") == 0) {
+        int is_series = strcmp(a, "-s") == 0 || strcmp(a, "--series") == 0;
+        if (is_output || is_series || strcmp(a, "-f") == 0 || strcmp(a, "--format") == 0) {
             if (i + 1 >= argc)
                 return say(EXIT_BAD_INPUT, "%s needs a value", a);
             const char *value = argv[++i];
             if (is_output)
                 o->outdir = value;
+            else if (is_series && (value[0] == '\0' || strstr(value, ",,") != NULL ||
+                                   value[0] == ',' || value[strlen(value) - 1] == ','))
+                return say(EXIT_BAD_INPUT, "--series: '%s' has an empty pattern", value);
+            else if (is_series)
+                o->series = value;
             else if (parse_formats(value, o->formats) != 0)
                 return say(EXIT_BAD_INPUT, "--format: '%s' is not png, svg or png,svg", value);
             continue;
@@ -332,8 +345,9 @@ static void plot_lines(FILE *script, const plot_data *d, const char *workdir, si
         snprintf(data, sizeof data, "%s/c%zu-l%zu-%d.dat", workdir, c, l, busbw);
         fprintf(script, "%s", plotted++ ? ", \\\n     " : "");
         gnuplot_quote(script, data);
+        plot_look look = plot_line_look(line->style, line->file);
         fprintf(script, " using 1:2 with linespoints lc %zu dt %zu pt %zu title \"%s%s%s%s\"",
-                line->style % 8 + 1, line->file % 5 + 1, line->file % 6 + 1, line->label,
+                look.colour, look.dash, look.marker, line->label,
                 d->nfiles > 1 ? " [" : "", d->nfiles > 1 ? file_names[line->file] : "",
                 d->nfiles > 1 ? "]" : "");
     }
@@ -446,22 +460,25 @@ int main(int argc, char **argv)
     }
     plot_data d;
     char err[768];
-    if (plot_read(&d, o.csv, o.ncsv, err, sizeof err) != 0) {
+    if (plot_read(&d, o.csv, o.ncsv, err, sizeof err) != 0 ||
+        (o.series != NULL && plot_keep_series(&d, o.series, err, sizeof err) != 0)) {
         plot_free(&d);
         free(o.csv);
         return say(EXIT_BAD_INPUT, "%s", err);
     }
     if (d.ncharts == 0) {
-        rc = d.unusable ? say(EXIT_BAD_INPUT, "no usable data: %zu values are not finite (nan "
-                                              "or inf)", d.unusable)
+        rc = d.unusable ? say(EXIT_BAD_INPUT, "no usable data: %zu value%s not finite (nan "
+                                              "or inf)", d.unusable,
+                              d.unusable == 1 ? " is" : "s are")
                         : say(EXIT_BAD_INPUT, "no data rows to chart");
         plot_free(&d);
         free(o.csv);
         return rc;
     }
     if (d.unusable)
-        fprintf(stderr, "nccl-collbench-plot: warning: skipped %zu values that are not finite "
-                        "(nan or inf)\n", d.unusable);
+        fprintf(stderr, "nccl-collbench-plot: warning: skipped %zu value%s that %s not finite "
+                        "(nan or inf)\n", d.unusable, cb_plural((long long)d.unusable),
+                d.unusable == 1 ? "is" : "are");
     char **names = calloc(o.ncsv, sizeof *names);
     targets out = {NULL, 0, 0};
     char workdir[] = "/tmp/nccl-collbench-plot.XXXXXX";

@@ -1,6 +1,8 @@
 #include "plotdata.h"
+#include "common/format.h"
 #include "common/grow.h"
 
+#include <fnmatch.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -142,8 +144,10 @@ static char *run_context(const cb_csv_table *t, const file_columns *c, const cha
                 break;
             }
     const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
-    snprintf(text, sizeof text, "%.80s%s%s ranks, %s nodes, %s, %.60s, %s, run %.20s%s",
-             nfiles > 1 ? base : "", nfiles > 1 ? ": " : "", FIELD(c->ranks), FIELD(c->nodes),
+    snprintf(text, sizeof text, "%.80s%s%s rank%s, %s node%s, %s, %.60s, %s, run %.20s%s",
+             nfiles > 1 ? base : "", nfiles > 1 ? ": " : "", FIELD(c->ranks),
+             strcmp(FIELD(c->ranks), "1") == 0 ? "" : "s", FIELD(c->nodes),
+             strcmp(FIELD(c->nodes), "1") == 0 ? "" : "s",
              row[c->backend], FIELD(c->library), FIELD(c->start), FIELD(c->run_id),
              runs > 1 ? " and more runs" : "");
 #undef FIELD
@@ -313,6 +317,20 @@ static int by_label_then_place(const void *a, const void *b)
     return c ? c : (x < y ? -1 : x > y);
 }
 
+/* A colour per label, shared across files, in label order; sorted is
+ * room for a pointer per line. */
+static void number_styles(plot_chart *ch, const plot_line **sorted)
+{
+    for (size_t l = 0; l < ch->nlines; l++)
+        sorted[l] = &ch->lines[l];
+    qsort(sorted, ch->nlines, sizeof *sorted, by_label_then_place);
+    for (size_t l = 0, style = 0; l < ch->nlines; l++) {
+        if (l > 0 && strcmp(sorted[l]->label, sorted[l - 1]->label) != 0)
+            style++;
+        ch->lines[sorted[l] - ch->lines].style = style;
+    }
+}
+
 /* Group sorted records into lines and points. */
 static int build_lines(plot_data *d, const record *recs, size_t nrecs)
 {
@@ -361,16 +379,10 @@ static int build_lines(plot_data *d, const record *recs, size_t nrecs)
         if (sorted == NULL)
             return -1;
         for (size_t l = 0; l < ch->nlines; l++) {
-            sorted[l] = &ch->lines[l];
             for (size_t p = 0; p < ch->lines[l].npoints; p++)
                 ch->sizeless &= ch->lines[l].points[p].bytes == 0;
         }
-        qsort(sorted, ch->nlines, sizeof *sorted, by_label_then_place);
-        for (size_t l = 0, style = 0; l < ch->nlines; l++) {
-            if (l > 0 && strcmp(sorted[l]->label, sorted[l - 1]->label) != 0)
-                style++;
-            ch->lines[sorted[l] - ch->lines].style = style;
-        }
+        number_styles(ch, sorted);
         free(sorted);
     }
     return 0;
@@ -429,4 +441,90 @@ void plot_free(plot_data *d)
         free(d->contexts[f]);
     free(d->contexts);
     memset(d, 0, sizeof *d);
+}
+
+plot_look plot_line_look(size_t style, size_t file)
+{
+    plot_look look = {
+        .colour = style % PLOT_COLOURS + 1,
+        .marker = style / PLOT_COLOURS % PLOT_MARKERS + 1,
+        .dash = (file + style / (PLOT_COLOURS * PLOT_MARKERS)) % PLOT_DASHES + 1,
+    };
+    return look;
+}
+
+/* Whether label matches a pattern of the comma list; each pattern that
+ * does is marked in used. */
+static int matches(const char *list, const char *label, char *used)
+{
+    int any = 0;
+    char pattern[256];
+    for (size_t i = 0, at = 0; ; i++) {
+        if (list[i] != ',' && list[i] != '\0')
+            continue;
+        snprintf(pattern, sizeof pattern, "%.*s", (int)(i - at), list + at);
+        if (fnmatch(pattern, label, 0) == 0) {
+            used[at] = 1;
+            any = 1;
+        }
+        if (list[i] == '\0')
+            return any;
+        at = i + 1;
+    }
+}
+
+int plot_keep_series(plot_data *d, const char *list, char *err, size_t err_len)
+{
+    size_t len = strlen(list);
+    char *used = calloc(len + 1, 1);
+    if (used == NULL) {
+        snprintf(err, err_len, "out of memory");
+        return -1;
+    }
+    size_t most = 1;
+    for (size_t c = 0; c < d->ncharts; c++)
+        for (size_t l = 0; l < d->charts[c].nlines; l++)
+            matches(list, d->charts[c].lines[l].label, used);
+    for (size_t i = 0, at = 0; i <= len; i++) {
+        if (list[i] != ',' && list[i] != '\0')
+            continue;
+        if (!used[at]) {
+            const char *example = d->ncharts && d->charts[0].nlines ? d->charts[0].lines[0].label
+                                                                    : "";
+            snprintf(err, err_len, "--series: '%.*s' matches no series; a series is named as "
+                     "in the charts' keys, e.g. '%s' (shell patterns: '*float*')",
+                     (int)(i - at), list + at, example);
+            free(used);
+            return -1;
+        }
+        at = i + 1;
+    }
+    size_t kept_charts = 0;
+    for (size_t c = 0; c < d->ncharts; c++) {
+        plot_chart ch = d->charts[c];
+        size_t kept = 0;
+        for (size_t l = 0; l < ch.nlines; l++) {
+            if (matches(list, ch.lines[l].label, used))
+                ch.lines[kept++] = ch.lines[l];
+            else
+                free(ch.lines[l].points);
+        }
+        ch.nlines = kept;
+        most = kept > most ? kept : most;
+        if (kept > 0)
+            d->charts[kept_charts++] = ch;
+        else
+            free(ch.lines);
+    }
+    d->ncharts = kept_charts;
+    free(used);
+    const plot_line **sorted = malloc(most * sizeof *sorted);
+    if (sorted == NULL) {
+        snprintf(err, err_len, "out of memory");
+        return -1;
+    }
+    for (size_t c = 0; c < d->ncharts; c++)
+        number_styles(&d->charts[c], sorted);
+    free(sorted);
+    return 0;
 }

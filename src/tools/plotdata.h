@@ -49,4 +49,23 @@ int plot_read(plot_data *d, const char *const *paths, size_t nfiles, char *err,
 
 void plot_free(plot_data *d);
 
+/* A line's look in gnuplot's numbers (from 1): colour (lc), dash (dt) and
+ * marker (pt). Colour by the line's style, then marker, then dash, with
+ * the file's dash on top: every (style, file) looks different while style
+ * < PLOT_COLOURS x PLOT_MARKERS and file < PLOT_DASHES, and with one file
+ * while style < PLOT_COLOURS x PLOT_MARKERS x PLOT_DASHES (240). */
+#define PLOT_COLOURS 8
+#define PLOT_MARKERS 6
+#define PLOT_DASHES 5
+typedef struct plot_look {
+    size_t colour, dash, marker;
+} plot_look;
+plot_look plot_line_look(size_t style, size_t file);
+
+/* --series: keep the lines whose label matches one of the comma list's
+ * shell patterns (fnmatch), drop charts left without lines and number the
+ * styles again. 0, or -1 with a message naming a pattern that matches no
+ * line, and the labels there are. */
+int plot_keep_series(plot_data *d, const char *list, char *err, size_t err_len);
+
 #endif

@@ -38,6 +38,7 @@
  * integer range.
  */
 #include "verify/pattern.h"
+#include "common/format.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -154,8 +155,8 @@ static uint32_t power_of_two_below(double limit, uint32_t cap)
 
 static int fail(char *why, size_t why_len, const cb_pattern *pat, const char *what)
 {
-    snprintf(why, why_len, "%s over %d ranks cannot be checked exactly in %s", what,
-             pat->nranks, cb_dtype_info_of(pat->dtype)->name);
+    snprintf(why, why_len, "%s over %d rank%s cannot be checked exactly in %s", what,
+             pat->nranks, cb_plural(pat->nranks), cb_dtype_info_of(pat->dtype)->name);
     return -1;
 }
 

@@ -54,7 +54,7 @@ run_id=$(sed -n '2s/^[^,]*,\([0-9a-f]*\),\([^,]*\),.*/\1/p' "$CB_TMP/run.csv")
 start=$(sed -n '2s/^[^,]*,[0-9a-f]*,\([^,]*\),.*/\1/p' "$CB_TMP/run.csv")
 lib="Open MPI"
 [ "$CB_LAUNCHER" = hydra ] && lib=MPICH
-for t in "2 ranks, 1 nodes, mpi, $lib" "$start" "run $run_id"; do
+for t in "2 ranks, 1 node, mpi, $lib" "$start" "run $run_id"; do
     grep -q "$t" "$svg" || fail "subtitle lacks '$t'"
 done
 # Size ticks read 1 KiB, 4 KiB, 64 KiB; no '1024' or padded units.

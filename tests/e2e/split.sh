@@ -18,7 +18,12 @@ while read -r np spec groups; do
         --group-sizes "$groups"
     ngroups=$(echo "$groups" | tr ',' '\n' | wc -l)
     grep -q "^# split $spec: $ngroups group" "$CB_TMP/out" || fail "no split note for $spec"
-    grep -q "^# all $ngroups groups, 45 B in-place: slowest group " "$CB_TMP/out" ||
+    if [ "$ngroups" = 1 ]; then
+        aggregate="1 group"
+    else
+        aggregate="all $ngroups groups"
+    fi
+    grep -q "^# $aggregate, 45 B in-place: slowest group " "$CB_TMP/out" ||
         fail "no aggregate line for $spec"
 done <<'CASES'
 2 stride:2 1,1
