@@ -208,10 +208,16 @@ struct cb_backend_ops {
 
     /* Wait until every launched operation has completed. */
     int (*wait)(cb_backend *b);
-    /* Mark the start of a timed span; timer_stop waits for completion and
-     * gives the seconds since timer_start on this rank. */
+    /* The backend's own clock (--clock device, and the start of the marks
+     * below): mark the start of a timed span; timer_stop waits for
+     * completion and gives the seconds since timer_start on this rank. */
     int (*timer_start)(cb_backend *b);
     int (*timer_stop)(cb_backend *b, double *seconds);
+    /* Optional (NULL: nothing to do): told when a timed span begins (1)
+     * and when it has ended (0), whatever the clock, so that a backend can
+     * tell timed launches from the others (the test fault layer's timed:
+     * and untimed: faults). */
+    void (*span)(cb_backend *b, int begin);
 
     /* Per-iteration timing, without waiting inside the timed span: all three
      * or none (then no per-iteration statistics are reported).

@@ -95,18 +95,22 @@ static int timed_span(engine *e, const cb_collective *coll, const cb_call *call,
     if (eng_agree(e) != CB_EXIT_OK)
         return -1;
     int device = e->p->clock == CB_CLOCK_DEVICE;
-    if ((device || e->sampling) && eng_backend_step(e, e->ops->timer_start(e->b)) != 0)
-        return -1;
+    if (e->ops->span != NULL)
+        e->ops->span(e->b, 1);
+    int rc = (device || e->sampling) ? eng_backend_step(e, e->ops->timer_start(e->b)) : 0;
     double start = MPI_Wtime();
-    if (launch_units(e, coll, call, lp) != 0)
-        return -1;
+    if (rc == 0)
+        rc = launch_units(e, coll, call, lp);
     *cpu = MPI_Wtime() - start;
-    if (device)
-        return eng_backend_step(e, e->ops->timer_stop(e->b, completion));
-    if (eng_backend_step(e, e->ops->wait(e->b)) != 0)
-        return -1;
-    *completion = lp->wait == 3 ? e->ops_alone_s : MPI_Wtime() - start;
-    return 0;
+    if (rc == 0 && device)
+        rc = eng_backend_step(e, e->ops->timer_stop(e->b, completion));
+    else if (rc == 0)
+        rc = eng_backend_step(e, e->ops->wait(e->b));
+    if (rc == 0 && !device)
+        *completion = lp->wait == 3 ? e->ops_alone_s : MPI_Wtime() - start;
+    if (e->ops->span != NULL)
+        e->ops->span(e->b, 0);
+    return rc;
 }
 
 /* -B: units iterations one by one, each waited for and its output compared

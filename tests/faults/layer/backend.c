@@ -50,8 +50,9 @@
  *                    (the backend's reduction runs as a sum, the layer adds D
  *                    and divides, truncating toward zero; ring_allreduce's
  *                    last local step gets D added before it divides)
- * "timed:" before a fault confines it to the timed spans (between
- * timer_start and timer_stop), so that only --check-timed can see it;
+ * "timed:" before a fault confines it to the timed spans (the engine's span
+ * hook, and the scan's timer_start to timer_stop), so that only
+ * --check-timed can see it;
  * "untimed:" to the launches outside them (warmup and check launches), so
  * that the timed launches leave correct results behind, e.g. untimed:skip:
  * check launches that write nothing.
@@ -235,6 +236,16 @@ static int faulty_timer_stop(cb_backend *b, double *seconds)
 {
     faulty(b)->timing = 0;
     return pass(b, inner_ops(b)->timer_stop(inner(b), seconds));
+}
+
+/* The engine's timed spans, on the host clock too (where timer_start and
+ * timer_stop are not called, or timer_start alone, for marks); the health
+ * scan's spans are timer_start and timer_stop's. */
+static void faulty_span(cb_backend *b, int begin)
+{
+    faulty(b)->timing = begin;
+    if (inner_ops(b)->span != NULL)
+        inner_ops(b)->span(inner(b), begin);
 }
 
 static int faulty_timer_reserve(cb_backend *b, int n)
@@ -558,7 +569,7 @@ static int faulty_alltoallv(cb_backend *b, const void *send, const size_t *send_
     .broadcast = faulty_broadcast, .reduce = faulty_reduce,                            \
     .alltoall = faulty_alltoall, .gather = faulty_gather, .scatter = faulty_scatter,   \
     .sendrecv = faulty_sendrecv, .alltoallv = faulty_alltoallv,                        \
-    .wait = faulty_wait, .timer_start = faulty_timer_start,                            \
+    .wait = faulty_wait, .timer_start = faulty_timer_start, .span = faulty_span,       \
     .timer_stop = faulty_timer_stop, .timer_reserve = faulty_timer_reserve,            \
     .timer_mark = faulty_timer_mark, .timer_samples = faulty_timer_samples,            \
     .copy2d = faulty_copy2d, .split = faulty_split, .barrier = faulty_barrier,         \
