@@ -18,13 +18,14 @@
  * is written, and a job that never ends holds its nodes: the watchdog bounds
  * it by -T as it bounds every other step. On expiry the rank exits with the
  * run's status, or CB_EXIT_TIMEOUT when the run itself succeeded. */
-static int finish(int code, const cb_params *p, int rank)
+static int finish(int code, const cb_params *p, int rank, cb_watchdog *startup)
 {
+    cb_watchdog_stop(startup);   /* where the engine did not */
     cb_watchdog watch;
     char host[64] = "";
     if (gethostname(host, sizeof host - 1) != 0)
         snprintf(host, sizeof host, "unknown host");
-    int watched = cb_watchdog_start(&watch, p->timeout, rank, host, NULL) == 0;
+    int watched = cb_watchdog_start(&watch, p->timeout, rank, host, NULL, 0) == 0;
     if (watched) {
         cb_watchdog_set_exit(&watch, code != CB_EXIT_OK ? code : CB_EXIT_TIMEOUT);
         cb_watchdog_doing(&watch, "MPI_Finalize, at the end of the run");
@@ -40,12 +41,55 @@ static const char *read_env(const char *name)
     return getenv(name);
 }
 
+/* -T as the command line gives it, read before MPI_Init: the parse is
+ * pure (no MPI, no output), and its errors are reported after MPI_Init by
+ * the real parse. A line that fails before -T keeps the default. */
+static int early_timeout(int argc, char **argv)
+{
+    cb_params early;
+    char ignored[CB_MSGLEN];
+    cb_params_defaults(&early);
+    (void)cb_params_parse(&early, argc, argv, ignored, sizeof ignored);
+    return early.timeout;
+}
+
+/* This process's rank as the launcher gives it, before MPI_Init can say;
+ * -1 when no launcher variable names one. For messages only. */
+static int launcher_rank(void)
+{
+    static const char *const names[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK",
+                                        "SLURM_PROCID"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        const char *v = getenv(names[i]);
+        char *end = NULL;
+        long r = v != NULL ? strtol(v, &end, 10) : -1;
+        if (v != NULL && end != v && *end == '\0' && r >= 0 && r < 1L << 30)
+            return (int)r;
+    }
+    return -1;
+}
+
 int main(int argc, char **argv)
 {
+    /* -T covers start-up: a rank stopped or lost in MPI_Init, in the
+     * command line's agreement or in the side channel's set-up would
+     * otherwise hang the job with no word. The engine stops this watchdog
+     * once its own runs. */
+    cb_watchdog startup;
+    char host[64] = "";
+    if (gethostname(host, sizeof host - 1) != 0)
+        snprintf(host, sizeof host, "unknown host");
+    if (cb_watchdog_start(&startup, early_timeout(argc, argv), launcher_rank(), host, NULL, 0) !=
+        0)
+        fprintf(stderr, "nccl-collbench: cannot start the watchdog thread; start-up is not "
+                "watched\n");
+    cb_watchdog_doing(&startup, "MPI_Init, at start-up");
     MPI_Init(&argc, &argv);
     int rank = 0, nranks = 1;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+    cb_watchdog_set_rank(&startup, rank);
+    cb_watchdog_doing(&startup, "checking the command line across ranks, at start-up");
 
     /* Every rank parses the same command line; rank 0 speaks for all. */
     cb_params params;
@@ -88,13 +132,13 @@ int main(int argc, char **argv)
         if (rank == 0)
             fprintf(stderr, "nccl-collbench: %s%s\nTry 'nccl-collbench --help' for more "
                     "information.\n", whose, err);
-        return finish(CB_EXIT_USAGE, &params, rank);
+        return finish(CB_EXIT_USAGE, &params, rank, &startup);
     }
     /* Ranks given different options would wait in different collectives. */
     if (cb_params_agree(&params, MPI_COMM_WORLD, err, sizeof err) != 0) {
         if (rank == 0)
             fprintf(stderr, "nccl-collbench: %s\n", err);
-        return finish(CB_EXIT_USAGE, &params, rank);
+        return finish(CB_EXIT_USAGE, &params, rank, &startup);
     }
     if (params.help || params.version) {
         if (rank == 0) {
@@ -103,9 +147,9 @@ int main(int argc, char **argv)
             else
                 printf("nccl-collbench %s\n", PACKAGE_VERSION);
         }
-        return finish(CB_EXIT_OK, &params, rank);
+        return finish(CB_EXIT_OK, &params, rank, &startup);
     }
     cb_signals_install();
-    int code = cb_engine_run(&params, MPI_COMM_WORLD);
-    return finish(code, &params, rank);
+    int code = cb_engine_run(&params, MPI_COMM_WORLD, &startup);
+    return finish(code, &params, rank, &startup);
 }
