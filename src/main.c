@@ -41,16 +41,23 @@ static const char *read_env(const char *name)
     return getenv(name);
 }
 
+/* The least time the start-up watchdog gives a step: MPI_Init on a loaded
+ * machine or at scale takes seconds with no progress to show, and the side
+ * channel's set-up has a deadline of its own (up to 11 s) after which the
+ * run goes on without the ranks it could not reach. */
+#define STARTUP_MIN_S 15
+
 /* -T as the command line gives it, read before MPI_Init: the parse is
  * pure (no MPI, no output), and its errors are reported after MPI_Init by
- * the real parse. A line that fails before -T keeps the default. */
-static int early_timeout(int argc, char **argv)
+ * the real parse. A line that fails before -T keeps the default. The
+ * start-up gets at least STARTUP_MIN_S; 0 still turns it off. */
+static int startup_limit(int argc, char **argv)
 {
     cb_params early;
     char ignored[CB_MSGLEN];
     cb_params_defaults(&early);
     (void)cb_params_parse(&early, argc, argv, ignored, sizeof ignored);
-    return early.timeout;
+    return early.timeout > 0 && early.timeout < STARTUP_MIN_S ? STARTUP_MIN_S : early.timeout;
 }
 
 /* This process's rank as the launcher gives it, before MPI_Init can say;
@@ -79,7 +86,7 @@ int main(int argc, char **argv)
     char host[64] = "";
     if (gethostname(host, sizeof host - 1) != 0)
         snprintf(host, sizeof host, "unknown host");
-    if (cb_watchdog_start(&startup, early_timeout(argc, argv), launcher_rank(), host, NULL, 0) !=
+    if (cb_watchdog_start(&startup, startup_limit(argc, argv), launcher_rank(), host, NULL, 0) !=
         0)
         fprintf(stderr, "nccl-collbench: cannot start the watchdog thread; start-up is not "
                 "watched\n");
