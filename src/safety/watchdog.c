@@ -223,9 +223,10 @@ static void watch_signals(cb_watchdog *w)
     void (*hook)(void *, int) = w->signal_hook;
     void *ctx = w->signal_ctx;
     pthread_mutex_unlock(&w->lock);
+    if (hook == NULL)
+        return;   /* not set yet: a later turn calls it */
     w->signal_seen = 1;
-    if (hook != NULL)
-        hook(ctx, sig);
+    hook(ctx, sig);
 }
 
 static void *watch(void *arg)
