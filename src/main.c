@@ -30,6 +30,11 @@ static int finish(int code, const cb_params *p, int rank, cb_watchdog *startup)
         cb_watchdog_set_exit(&watch, code != CB_EXIT_OK ? code : CB_EXIT_TIMEOUT);
         cb_watchdog_doing(&watch, "MPI_Finalize, at the end of the run");
     }
+    /* Open MPI 4.1's teardown can crash after the outputs are whole (its
+     * progress thread runs an event of a component MPI_Finalize has just
+     * unloaded; issue 36): the rank then ends with the run's status. */
+    fflush(NULL);
+    cb_signals_guard_finalize(code, rank);
     MPI_Finalize();
     if (watched)
         cb_watchdog_stop(&watch);
