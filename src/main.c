@@ -19,16 +19,22 @@
  * is written, and a job that never ends holds its nodes: the watchdog bounds
  * it by -T as it bounds every other step. On expiry the rank exits with the
  * run's status, or CB_EXIT_TIMEOUT when the run itself succeeded. */
-static int finish(int code, const cb_params *p, int rank)
+static int finish(int code, const cb_params *p, int rank, cb_watchdog *startup)
 {
+    cb_watchdog_stop(startup);   /* where the engine did not */
     cb_watchdog watch;
     char host[64] = "";
     cb_sysinfo_host_label(host, sizeof host);
-    int watched = cb_watchdog_start(&watch, p->timeout, rank, host, NULL) == 0;
+    int watched = cb_watchdog_start(&watch, p->timeout, rank, host, NULL, 0) == 0;
     if (watched) {
         cb_watchdog_set_exit(&watch, code != CB_EXIT_OK ? code : CB_EXIT_TIMEOUT);
         cb_watchdog_doing(&watch, "MPI_Finalize, at the end of the run");
     }
+    /* Open MPI 4.1's teardown can crash after the outputs are whole (its
+     * progress thread runs an event of a component MPI_Finalize has just
+     * unloaded; issue 36): the rank then ends with the run's status. */
+    fflush(NULL);
+    cb_signals_guard_finalize(code, rank);
     MPI_Finalize();
     if (watched)
         cb_watchdog_stop(&watch);
@@ -40,12 +46,61 @@ static const char *read_env(const char *name)
     return getenv(name);
 }
 
+/* The least time the start-up watchdog gives a step: MPI_Init on a loaded
+ * machine or at scale takes seconds with no progress to show, and the side
+ * channel's set-up has a deadline of its own (up to 11 s) after which the
+ * run goes on without the ranks it could not reach. */
+#define STARTUP_MIN_S 15
+
+/* -T as the command line gives it, read before MPI_Init: the parse is
+ * pure (no MPI, no output), and its errors are reported after MPI_Init by
+ * the real parse. A line that fails before -T keeps the default. The
+ * start-up gets at least STARTUP_MIN_S; 0 still turns it off. */
+static int startup_limit(int argc, char **argv)
+{
+    cb_params early;
+    char ignored[CB_MSGLEN];
+    cb_params_defaults(&early);
+    (void)cb_params_parse(&early, argc, argv, ignored, sizeof ignored);
+    return early.timeout > 0 && early.timeout < STARTUP_MIN_S ? STARTUP_MIN_S : early.timeout;
+}
+
+/* This process's rank as the launcher gives it, before MPI_Init can say;
+ * -1 when no launcher variable names one. For messages only. */
+static int launcher_rank(void)
+{
+    static const char *const names[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK",
+                                        "SLURM_PROCID"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        const char *v = getenv(names[i]);
+        char *end = NULL;
+        long r = v != NULL ? strtol(v, &end, 10) : -1;
+        if (v != NULL && end != v && *end == '\0' && r >= 0 && r < 1L << 30)
+            return (int)r;
+    }
+    return -1;
+}
+
 int main(int argc, char **argv)
 {
+    /* -T covers start-up: a rank stopped or lost in MPI_Init, in the
+     * command line's agreement or in the side channel's set-up would
+     * otherwise hang the job with no word. The engine stops this watchdog
+     * once its own runs. */
+    cb_watchdog startup;
+    char host[64] = "";
+    cb_sysinfo_host_label(host, sizeof host);   /* NCCL_HOSTID's label, as every output */
+    if (cb_watchdog_start(&startup, startup_limit(argc, argv), launcher_rank(), host, NULL, 0) !=
+        0)
+        fprintf(stderr, "nccl-collbench: cannot start the watchdog thread; start-up is not "
+                "watched\n");
+    cb_watchdog_doing(&startup, "MPI_Init, at start-up");
     MPI_Init(&argc, &argv);
     int rank = 0, nranks = 1;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+    cb_watchdog_set_rank(&startup, rank);
+    cb_watchdog_doing(&startup, "checking the command line across ranks, at start-up");
 
     /* Messages name the program as invoked when that is one of nccl-tests'
      * names (all_reduce_perf), so that a script's log reads as it ran. */
@@ -95,13 +150,13 @@ int main(int argc, char **argv)
         if (rank == 0)
             fprintf(stderr, "%s: %s%s\nTry '%s --help' for more information.\n", prog,
                     whose, err, prog);
-        return finish(CB_EXIT_USAGE, &params, rank);
+        return finish(CB_EXIT_USAGE, &params, rank, &startup);
     }
     /* Ranks given different options would wait in different collectives. */
     if (cb_params_agree(&params, MPI_COMM_WORLD, err, sizeof err) != 0) {
         if (rank == 0)
             fprintf(stderr, "nccl-collbench: %s\n", err);
-        return finish(CB_EXIT_USAGE, &params, rank);
+        return finish(CB_EXIT_USAGE, &params, rank, &startup);
     }
     if (params.help || params.version) {
         if (rank == 0) {
@@ -112,9 +167,9 @@ int main(int argc, char **argv)
             else
                 printf("nccl-collbench %s\n", PACKAGE_VERSION);
         }
-        return finish(CB_EXIT_OK, &params, rank);
+        return finish(CB_EXIT_OK, &params, rank, &startup);
     }
     cb_signals_install();
-    int code = cb_engine_run(&params, MPI_COMM_WORLD);
-    return finish(code, &params, rank);
+    int code = cb_engine_run(&params, MPI_COMM_WORLD, &startup);
+    return finish(code, &params, rank, &startup);
 }

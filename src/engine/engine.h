@@ -6,12 +6,15 @@
 #include <mpi.h>
 
 #include "options/params.h"
+#include "safety/watchdog.h"
 
 /*
  * Run the benchmark described by p on the ranks of comm (collective over
  * comm). Returns the exit status every rank should use (enum cb_exit);
- * errors have already been reported on stderr by rank 0.
+ * errors have already been reported on stderr by rank 0. startup (may be
+ * NULL) is main's start-up watchdog: it watches the engine's first steps
+ * (the side channel's set-up) and is stopped once the engine's own runs.
  */
-int cb_engine_run(const cb_params *p, MPI_Comm comm);
+int cb_engine_run(const cb_params *p, MPI_Comm comm, cb_watchdog *startup);
 
 #endif

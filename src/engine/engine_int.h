@@ -164,6 +164,14 @@ typedef struct engine {
     /* Rank 0: held around the printers' calls, so that the watchdog thread
      * finishes the outputs with a hang report only between them. */
     pthread_mutex_t outputs_lock;
+    /* Rank 0, under outputs_lock: the summary as the rows given so far make
+     * it, published by the main thread after each row, for the signal
+     * hook (which must not read sum while the main thread writes it); when
+     * it was published (CLOCK_MONOTONIC); and why closing a file the hook
+     * finished failed, for the main thread's status. */
+    cb_summary files_sum;
+    double files_sum_at;
+    char files_error[CB_MSGLEN];
     char measuring[192];   /* the measurement in progress, for the watchdog */
 } engine;
 
@@ -186,6 +194,9 @@ void eng_printers_note(engine *e, const char *text);
 void eng_end_printers(engine *e);
 /* Rank 0's report hook: the outputs finished with the hang report. */
 void eng_end_printers_on_hang(void *ctx, const cb_hang_report *rep);
+/* Rank 0's signal hook (watchdog thread): the output files (not stdout or
+ * stderr) finished at once with the rows given so far, status 130 or 143. */
+void eng_end_files_on_signal(void *ctx, int sig);
 void eng_emit_results(engine *e, const cb_result *res, int n, int last_half);
 /* The cycle and the time now, into a result. */
 void eng_stamp_result(engine *e, cb_result *res);

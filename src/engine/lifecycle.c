@@ -66,7 +66,7 @@ static void describe_run(engine *e)
     snprintf(run->run_id, sizeof run->run_id, "%08x%08x", (unsigned)now.tv_sec, (unsigned)salt);
 }
 
-int cb_engine_run(const cb_params *p, MPI_Comm comm)
+int cb_engine_run(const cb_params *p, MPI_Comm comm, cb_watchdog *startup)
 {
     engine *e = calloc(1, sizeof *e);
     int local_ok = e != NULL, all_ok = 0;
@@ -91,14 +91,24 @@ int cb_engine_run(const cb_params *p, MPI_Comm comm)
     cb_status_clear(&e->st);
     eng_choose_progress(e);
     pthread_mutex_init(&e->outputs_lock, NULL);
-    /* The hang report's side channel, before anything can hang. */
+    /* The hang report's side channel, before anything can hang; its
+     * set-up is watched by main's start-up watchdog. */
     int side = p->timeout > 0;
+    if (startup != NULL)
+        cb_watchdog_doing(startup, "setting up the hang report's side channel, at start-up");
     if (side)
         cb_sidechannel_open(&e->side, comm, e->host, e->side_notice, sizeof e->side_notice);
-    if (cb_watchdog_start(&e->watch, p->timeout, e->rank, e->host, side ? &e->side : NULL) != 0)
+    /* Rank 0's thread runs also without -T: it finishes the output files
+     * on a signal (eng_end_files_on_signal). */
+    if (cb_watchdog_start(&e->watch, p->timeout, e->rank, e->host, side ? &e->side : NULL,
+                          e->rank == 0) != 0)
         cb_status_set(&e->st, CB_EXIT_RUNTIME, "cannot start the watchdog thread");
-    if (e->rank == 0)
+    if (startup != NULL)
+        cb_watchdog_stop(startup);
+    if (e->rank == 0) {
         cb_watchdog_set_report(&e->watch, eng_end_printers_on_hang, e);
+        cb_watchdog_set_signal(&e->watch, eng_end_files_on_signal, e);
+    }
 
     /* The set-up, in order; every rank agrees before each next step. */
     static void (*const setup_steps[])(engine *) = {

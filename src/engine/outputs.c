@@ -61,11 +61,25 @@ static void describe_settings(cb_run_settings *s, const cb_params *p)
 
 /* Rank 0 opens the outputs the command line asks for before anything is
  * measured, in the order of cb_output_formats. */
-void eng_open_printers(engine *e)
+static double monotonic_s(void)
 {
-    describe_settings(&e->run.settings, e->p);
-    if (e->rank != 0)
-        return;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Rank 0, the main thread, under outputs_lock: the summary the signal hook
+ * writes into the files, as the rows given so far make it. */
+static void publish_summary(engine *e)
+{
+    e->files_sum = e->sum;
+    e->files_sum.below_expectation = e->below_expectation;
+    e->files_sum.elapsed_s = MPI_Wtime() - e->start_time;
+    e->files_sum_at = monotonic_s();
+}
+
+static void open_printers(engine *e)
+{
     int nformats = 0;
     while (cb_output_formats[nformats] != NULL)
         nformats++;
@@ -87,6 +101,18 @@ void eng_open_printers(engine *e)
         }
         e->printers[e->nprinters++] = pr;
     }
+}
+
+void eng_open_printers(engine *e)
+{
+    describe_settings(&e->run.settings, e->p);
+    if (e->rank != 0)
+        return;
+    /* The signal hook may look at the printers from now on. */
+    pthread_mutex_lock(&e->outputs_lock);
+    publish_summary(e);
+    open_printers(e);
+    pthread_mutex_unlock(&e->outputs_lock);
 }
 
 /* The run described, before the first table. */
@@ -191,17 +217,21 @@ void eng_report_progress(engine *e, const cb_collective *coll, cb_dtype dtype, c
 
 /* NCCL_TESTS_MIN_BW, as nccl-tests reads it: a collective whose average
  * bus bandwidth is below 0.9 x the value fails the run (status 8 here). */
-static void check_min_bw(engine *e)
+static int mark_min_bw(cb_summary *sum)
 {
-    cb_summary *sum = &e->sum;
-    if (isnan(sum->min_bw))
-        return;
-    for (int i = 0; i < sum->naverages; i++) {
+    int failed = 0;
+    for (int i = 0; i < sum->naverages && !isnan(sum->min_bw); i++) {
         cb_busbw_average *a = &sum->averages[i];
         a->min_bw_failed = a->cells > 0 && a->sum / a->cells < 0.9 * sum->min_bw;
-        if (a->min_bw_failed)
-            e->slow = 1;
+        failed |= a->min_bw_failed;
     }
+    return failed;
+}
+
+static void check_min_bw(engine *e)
+{
+    if (mark_min_bw(&e->sum))
+        e->slow = 1;
 }
 
 int eng_final_status(const engine *e)
@@ -249,6 +279,8 @@ void eng_end_printers(engine *e)
     eng_finish_expect(e);
     e->sum.elapsed_s = MPI_Wtime() - e->start_time;
     pthread_mutex_lock(&e->outputs_lock);
+    if (e->files_error[0] != '\0')
+        cb_status_set(&e->st, CB_EXIT_RUNTIME, "%s", e->files_error);
     e->sum.below_expectation = e->below_expectation;
     int files_first = cb_signals_pending() != 0;
     unsigned long streams = 0;   /* read before any printer is closed (freed) */
@@ -281,7 +313,10 @@ void eng_end_printers_on_hang(void *ctx, const cb_hang_report *rep)
                 "report\n");
         return;
     }
-    cb_summary *sum = &e->sum;
+    /* The summary as published, not e->sum, which the main thread writes. */
+    cb_summary files_sum = e->files_sum, *sum = &files_sum;
+    mark_min_bw(sum);
+    sum->elapsed_s += monotonic_s() - e->files_sum_at;
     sum->hang = rep;
     sum->exit_status = CB_EXIT_TIMEOUT;
     snprintf(sum->error, sizeof sum->error, "hang: %s (the '# Hang:' lines on stderr say who "
@@ -294,6 +329,54 @@ void eng_end_printers_on_hang(void *ctx, const cb_hang_report *rep)
             fprintf(stderr, "nccl-collbench: %s\n", err);
     }
     e->nprinters = 0;
+}
+
+void eng_end_files_on_signal(void *ctx, int sig)
+{
+    engine *e = ctx;
+    /* The main thread holds the lock only around printer calls, which the
+     * signal made non-blocking on stdout and stderr. */
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += 2;
+    if (pthread_mutex_timedlock(&e->outputs_lock, &until) != 0) {
+        fprintf(stderr, "nccl-collbench: the outputs stayed busy; the files are finished only "
+                "when the run stops\n");
+        return;
+    }
+    const char *name = sig == SIGINT ? "SIGINT" : "SIGTERM";
+    cb_summary sum = e->files_sum;
+    mark_min_bw(&sum);
+    sum.elapsed_s += monotonic_s() - e->files_sum_at;
+    sum.exit_status = sig == SIGINT ? CB_EXIT_SIGINT : CB_EXIT_SIGTERM;
+    snprintf(sum.error, sizeof sum.error, "interrupted by %s: stopped early; the files hold the "
+             "%d results finished before it", name, sum.results);
+    /* Files only: stdout and stderr stay with the main thread, which ends
+     * them when the run stops (a launcher may no longer read them). */
+    int kept = 0, ended = 0;
+    char err[CB_MSGLEN];
+    for (int i = 0; i < e->nprinters; i++) {
+        cb_printer *pr = e->printers[i];
+        if (on_stream(e, i)) {
+            e->printers[kept++] = pr;
+            continue;
+        }
+        if (pr->ops->end != NULL)
+            pr->ops->end(pr, &sum);
+        if (pr->ops->close(pr, err, sizeof err) != 0) {
+            fprintf(stderr, "nccl-collbench: %s\n", err);
+            snprintf(e->files_error, sizeof e->files_error, "%s", err);
+        }
+        ended++;
+    }
+    e->nprinters = kept;
+    pthread_mutex_unlock(&e->outputs_lock);
+    if (ended > 0) {
+        fprintf(stderr, "nccl-collbench: stopped early by %s; rank 0 finished %d output "
+                "file%s at once with the %d results finished before it\n", name, ended,
+                ended == 1 ? "" : "s", sum.results);
+        fflush(stderr);
+    }
 }
 
 static void check_printers(engine *e)
@@ -314,6 +397,7 @@ void eng_printers_cycle_end(engine *e)
         if (e->printers[i]->ops->cycle_end != NULL)
             e->printers[i]->ops->cycle_end(e->printers[i], e->cycle);
     check_printers(e);
+    publish_summary(e);
     pthread_mutex_unlock(&e->outputs_lock);
 }
 
@@ -418,6 +502,9 @@ static void emit_row(engine *e, const cb_result *out_of_place, const cb_result *
         eng_gate_expectation(e, what, halves[h]);
         count_unrepeatable(e, halves[h]);
     }
+    pthread_mutex_lock(&e->outputs_lock);
+    publish_summary(e);
+    pthread_mutex_unlock(&e->outputs_lock);
 }
 
 void eng_stamp_result(engine *e, cb_result *res)

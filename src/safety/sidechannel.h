@@ -1,14 +1,22 @@
 /*
  * The side channel of the hang report: TCP connections from every rank to
- * rank 0, made at start-up (rank 0's addresses and port go out over MPI),
- * that never pass through the communicator being measured. Only the
- * watchdog thread uses them, and every wait on them has a deadline, so a
- * stopped, dead or cut-off peer costs at most that deadline.
+ * rank 0, made at start-up, that never pass through the communicator being
+ * measured. Only the watchdog thread uses them, and every wait on them has
+ * a deadline, so a stopped, dead or cut-off peer costs at most that
+ * deadline.
  *
- * The protocol, fixed-size messages: a rank says hello (its rank, host and
- * pid, and the run's cookie) and rank 0 welcomes it; a rank whose watchdog
- * fires tells rank 0; rank 0 asks every rank where it is, each answers
- * with its state, and rank 0 tells every rank to exit.
+ * Rank 0 listens only on the address the job uses (the loopback when every
+ * rank shares its network namespace), serves the connections of the set-up
+ * all at once, each with its own deadline, and closes its port when every
+ * rank has joined. Every message carries an HMAC-SHA256 under a key that
+ * only the job's ranks know: a 256-bit secret from getrandom, given to the
+ * ranks over MPI and never sent over TCP, and per link nonces; sequence
+ * numbers refuse replays. docs/design/side-channel.md has the design.
+ *
+ * The protocol, fixed-size messages: a rank says hello (its rank, pid and
+ * nonce) and rank 0 welcomes it (its nonce); a rank whose watchdog fires
+ * tells rank 0; rank 0 asks every rank where it is, each answers with its
+ * state, and rank 0 tells every rank to exit.
  */
 #ifndef CB_SIDECHANNEL_H
 #define CB_SIDECHANNEL_H
@@ -25,17 +33,18 @@ typedef struct cb_sidechannel {
     int rank;
     int nranks;
     int on;                       /* this rank's links are up */
-    uint64_t cookie;              /* the run's, in every message */
     struct cb_side_link *links;   /* rank 0: one per rank (its own unused); others: to rank 0 */
     int nlinks;
     char host0[CB_HANG_HOSTLEN];  /* rank 0's host */
 } cb_sidechannel;
 
 /*
- * Collective over comm: rank 0 listens, every other rank connects to it.
- * Returns 0 when every rank joined; otherwise -1, with why set on rank 0
- * (which ranks could not join), and the channel still on for those that
- * did (the report names the others as never reached).
+ * Collective over comm: rank 0 listens, every other rank connects to it;
+ * host is this rank's, which rank 0 learns over MPI for every rank (the
+ * report names each rank's host, joined or not). Returns 0 when every
+ * rank joined; otherwise -1, with why set on rank 0 (which ranks could not
+ * join), and the channel still on for those that did (the report names
+ * the others as never reached).
  */
 int cb_sidechannel_open(cb_sidechannel *sc, MPI_Comm comm, const char *host, char *why,
                         size_t why_len);

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -66,4 +67,34 @@ void cb_signals_restore_streams(void)
             (void)fcntl(fds[i], F_SETFL, (int)flags_before[i]);
             flags_before[i] = -1;
         }
+}
+
+/* The guard's status and line, made before MPI_Finalize: a handler may
+ * only write and exit. */
+static volatile sig_atomic_t finalize_code;
+static char finalize_line[192];
+static volatile sig_atomic_t finalize_line_len;
+
+static void on_finalize_crash(int sig)
+{
+    (void)sig;
+    ssize_t wrote = write(STDERR_FILENO, finalize_line, (size_t)finalize_line_len);
+    (void)wrote;
+    _exit(finalize_code);
+}
+
+void cb_signals_guard_finalize(int code, int rank)
+{
+    int len = snprintf(finalize_line, sizeof finalize_line,
+                       "nccl-collbench: rank %d: the MPI library crashed in MPI_Finalize, after "
+                       "every output was written; exiting with the run's status %d\n",
+                       rank, code);
+    finalize_line_len = len > 0 && (size_t)len < sizeof finalize_line ? len : 0;
+    finalize_code = code;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_finalize_crash;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGSEGV, &sa, NULL);
+    sigaction(SIGBUS, &sa, NULL);
 }

@@ -20,4 +20,11 @@ int cb_signals_pending(void);
  * (nothing when it did not): after the output files are finished. */
 void cb_signals_restore_streams(void);
 
+/* Around MPI_Finalize, after every output is written: a SIGSEGV or SIGBUS
+ * then (Open MPI 4.1's progress thread can run an event of a component
+ * MPI_Finalize has already unloaded) ends the process with code, the
+ * run's own status, saying so on stderr, instead of 139. rank names the
+ * rank in that line. */
+void cb_signals_guard_finalize(int code, int rank);
+
 #endif

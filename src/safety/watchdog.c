@@ -10,12 +10,26 @@
 #include <unistd.h>
 
 #include "safety/agreement.h"
+#include "safety/signals.h"
 
 static double now_seconds(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Who this rank is, for a message: "rank 2 (host)", or before MPI_Init
+ * without a rank from the launcher, "pid 1234 (host)". */
+static void whoami(cb_watchdog *w, char *buf, size_t len)
+{
+    pthread_mutex_lock(&w->lock);
+    int rank = w->rank;
+    pthread_mutex_unlock(&w->lock);
+    if (rank >= 0)
+        snprintf(buf, len, "rank %d (%s)", rank, w->host);
+    else
+        snprintf(buf, len, "pid %d (%s)", (int)getpid(), w->host);
 }
 
 /* How long the watchdog waits for the abort hook before it exits anyway:
@@ -66,8 +80,10 @@ static void abort_bounded(cb_watchdog *w)
     while (!atomic_load(&w->abort_returned) && now_seconds() < until)
         nanosleep(&nap, NULL);
     if (!atomic_load(&w->abort_returned)) {
-        fprintf(stderr, "nccl-collbench: rank %d (%s): the abort did not return within %.0f s; "
-                        "exiting without it\n", w->rank, w->host, limit);
+        char who[96];
+        whoami(w, who, sizeof who);
+        fprintf(stderr, "nccl-collbench: %s: the abort did not return within %.0f s; "
+                        "exiting without it\n", who, limit);
         fflush(stderr);
     }
 }
@@ -132,10 +148,10 @@ static void own_message(cb_watchdog *w)
         snprintf(where, sizeof where, ", all %ld launched, waiting for them to complete", units);
     else if (units > 0)
         snprintf(where, sizeof where, ", %ld of %ld launched", at + 1, units);
-    fprintf(stderr,
-            "nccl-collbench: rank %d (%s): timeout: no progress for %.0f s (-T) in %s%s; "
-            "aborting\n",
-            w->rank, w->host, w->limit, doing, where);
+    char who[96];
+    whoami(w, who, sizeof who);
+    fprintf(stderr, "nccl-collbench: %s: timeout: no progress for %.0f s (-T) in %s%s; aborting\n",
+            who, w->limit, doing, where);
     fflush(stderr);
 }
 
@@ -197,6 +213,22 @@ static void thawed_exit(cb_watchdog *w, double frozen)
     leave(w, exit_code);
 }
 
+/* Rank 0: the first SIGINT or SIGTERM, handed to the signal hook once. */
+static void watch_signals(cb_watchdog *w)
+{
+    int sig = cb_signals_pending();
+    if (w->signal_seen || sig == 0)
+        return;
+    pthread_mutex_lock(&w->lock);
+    void (*hook)(void *, int) = w->signal_hook;
+    void *ctx = w->signal_ctx;
+    pthread_mutex_unlock(&w->lock);
+    if (hook == NULL)
+        return;   /* not set yet: a later turn calls it */
+    w->signal_seen = 1;
+    hook(ctx, sig);
+}
+
 static void *watch(void *arg)
 {
     cb_watchdog *w = arg;
@@ -229,6 +261,7 @@ static void *watch(void *arg)
             thawed_exit(w, frozen);
         if (event == CB_SIDE_FIRED)
             report_and_exit(w, peer);
+        watch_signals(w);
         unsigned long now_progress = atomic_load(&w->progress);
         double now = now_seconds();
         if (now_progress != seen) {
@@ -236,7 +269,7 @@ static void *watch(void *arg)
             w->since = now;
             continue;
         }
-        if (now - w->since < w->limit)
+        if (w->limit <= 0 || now - w->since < w->limit)
             continue;
         w->fired = 1;
         if (w->side != NULL && w->side->on && w->rank == 0 && frozen > 0)
@@ -253,7 +286,7 @@ static void *watch(void *arg)
 }
 
 int cb_watchdog_start(cb_watchdog *w, double limit, int rank, const char *host,
-                      cb_sidechannel *side)
+                      cb_sidechannel *side, int always)
 {
     memset(w, 0, sizeof *w);
     w->limit = limit;
@@ -269,7 +302,7 @@ int cb_watchdog_start(cb_watchdog *w, double limit, int rank, const char *host,
     atomic_init(&w->steps, 0);
     w->side = side;
     atomic_init(&w->abort_returned, 0);
-    if (limit <= 0)
+    if (limit <= 0 && !always)
         return 0;
     if (pthread_mutex_init(&w->lock, NULL) != 0)
         return -1;
@@ -332,6 +365,25 @@ void cb_watchdog_set_abort(cb_watchdog *w, void (*hook)(void *ctx), void *ctx)
         pthread_mutex_lock(&w->lock);
     w->abort_hook = hook;
     w->abort_ctx = ctx;
+    if (w->running)
+        pthread_mutex_unlock(&w->lock);
+}
+
+void cb_watchdog_set_rank(cb_watchdog *w, int rank)
+{
+    if (w->running)
+        pthread_mutex_lock(&w->lock);
+    w->rank = rank;
+    if (w->running)
+        pthread_mutex_unlock(&w->lock);
+}
+
+void cb_watchdog_set_signal(cb_watchdog *w, void (*hook)(void *ctx, int sig), void *ctx)
+{
+    if (w->running)
+        pthread_mutex_lock(&w->lock);
+    w->signal_hook = hook;
+    w->signal_ctx = ctx;
     if (w->running)
         pthread_mutex_unlock(&w->lock);
 }

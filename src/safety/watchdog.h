@@ -14,6 +14,16 @@
  * prints one merged hang report (safety/hangreport.h), hands it to the
  * report hook (the outputs), and tells every rank to exit; a rank prints
  * its own message only when rank 0 makes no report.
+ *
+ * main starts one before MPI_Init (-T read from the command line first),
+ * so that a rank stopped or lost during start-up (MPI_Init, the command
+ * line's agreement, the side channel's set-up) ends the run too; the
+ * engine stops it once its own watchdog runs.
+ *
+ * On rank 0 the thread also watches for SIGINT and SIGTERM (safety/
+ * signals.h), with or without -T, and calls the signal hook once: the
+ * engine's finishes the output files at once, with no MPI call and no
+ * peer, whatever the main thread is blocked in.
  */
 #ifndef CB_WATCHDOG_H
 #define CB_WATCHDOG_H
@@ -45,8 +55,11 @@ typedef struct cb_watchdog {
     cb_sidechannel *side;          /* NULL: no hang report */
     void (*report_hook)(void *ctx, const cb_hang_report *rep); /* rank 0, may be NULL */
     void *report_ctx;
-    int rank;
+    int rank;                      /* -1 while unknown (before MPI_Init) */
     char host[64];
+    void (*signal_hook)(void *ctx, int sig); /* rank 0, may be NULL */
+    void *signal_ctx;
+    int signal_seen;               /* the watching thread's: the hook was called */
     void (*abort_hook)(void *ctx); /* may be NULL */
     void (*firing_hook)(void *ctx); /* the hook as read on expiry, and its ctx */
     void *firing_ctx;
@@ -55,11 +68,20 @@ typedef struct cb_watchdog {
     int exit_code;                 /* the status on expiry: CB_EXIT_TIMEOUT unless set */
 } cb_watchdog;
 
-/* Start watching; limit <= 0 starts nothing. side (may be NULL) is the
- * hang report's side channel, opened, which the thread then serves.
- * Returns 0, or -1 when the thread cannot be made. */
+/* Start watching; limit <= 0 never ends the run, and starts no thread
+ * unless always is set (the signal hook needs the thread). side (may be
+ * NULL) is the hang report's side channel, opened, which the thread then
+ * serves. rank is -1 where not yet known. Returns 0, or -1 when the thread
+ * cannot be made. */
 int cb_watchdog_start(cb_watchdog *w, double limit, int rank, const char *host,
-                      cb_sidechannel *side);
+                      cb_sidechannel *side, int always);
+
+/* The rank, once known (after MPI_Init), for the messages. */
+void cb_watchdog_set_rank(cb_watchdog *w, int rank);
+
+/* What runs on the watchdog thread, once, within a turn (0.1 s) of the
+ * first SIGINT or SIGTERM (hook NULL: nothing). */
+void cb_watchdog_set_signal(cb_watchdog *w, void (*hook)(void *ctx, int sig), void *ctx);
 
 /* What the engine is doing now, for the message; also counts as progress. */
 void cb_watchdog_doing(cb_watchdog *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -7,8 +7,11 @@
 # every time mpirun itself gets SIGTERM (it passes it on and kills the ranks
 # a second later). Then the launcher's own kill of a rank stuck in a
 # measurement (MPICH's Hydra on a second Ctrl-C): still no temporary file,
-# whole CSV rows, and the earlier JSON file untouched. Between the two,
-# Ctrl-C on mpirun with every rank able to stop.
+# whole CSV rows, and a JSON document that rank 0's watchdog thread
+# finished at once, with every row finished before the signal, although
+# the main thread never got out of the measurement (issue 36). Between the
+# two, Ctrl-C on mpirun with every rank able to stop. Last, the issue's
+# own case: measurements longer than mpirun's second of grace.
 . "$CB_SRCDIR/tests/support/lib.sh"
 need_mpirun
 need_python
@@ -175,7 +178,8 @@ PY
 
 # A rank stuck in a measurement (the fault layer hangs rank 1 in its first
 # launch of 4 KiB) cannot stop: the launcher kills every rank after its
-# grace period.
+# grace period. Rank 0's main thread waits in that measurement until then;
+# its watchdog thread (running without -T too) finishes the files at once.
 echo earlier >"$d/stuck.json"
 rm -f "$d/r.csv" "$d/r.json"
 NCCL_COLLBENCH_TEST_FAULT=hang:1:4096 $CB_MPIRUN -np 2 "$CB_BUILDDIR/tests/nccl-collbench-faulty" \
@@ -196,12 +200,39 @@ fi
 wait_end "SIGTERM (a rank stuck)"
 leftover=$(ls -a "$d" | grep tmp || true)
 [ -z "$leftover" ] || fail "temporary files left by a killed run: $leftover"
-[ "$(cat "$d/stuck.json")" = earlier ] || fail "a killed run replaced the earlier JSON file"
-"$CB_PYTHON" - "$d/r.csv" <<'PY' || show_and_fail "the CSV of a killed run is not whole rows"
-import csv, sys
+grep -q "stopped early by SIGTERM; rank 0 finished 2 output files at once" "$CB_TMP/err" ||
+    show_and_fail "rank 0 did not say that it stopped early"
+"$CB_PYTHON" - "$d/r.csv" "$d/stuck.json" <<'PY' || show_and_fail "a rank stuck: the CSV or JSON is not whole"
+import csv, json, sys
 text = open(sys.argv[1], newline="").read()
 assert text.endswith("\n"), "a partial last row"
 rows = list(csv.reader(text.splitlines()))
 assert len(rows) >= 3 and len({len(r) for r in rows}) == 1, "rows of different lengths"
+doc = json.load(open(sys.argv[2]))
+assert doc["complete"] is False and doc["summary"]["exit_status"] == 143, doc["summary"]
+assert "SIGTERM" in doc["errors"][0] and "stopped early" in doc["errors"][0], doc["errors"]
+# Every row the CSV holds is in the JSON: the two were finished together.
+assert len(doc["results"]) == len(rows) - 1, (len(doc["results"]), len(rows))
 PY
+
+# The issue's case (Open MPI's mpirun): 2 ranks up to 64 MiB, 100
+# iterations, SIGTERM to mpirun 4 s in; a large measurement outlasts the
+# second mpirun waits before SIGKILL. The JSON is there every time.
+if [ "$CB_LAUNCHER" = ompi4 ]; then
+    rm -f "$d/r.csv" "$d/r.json"
+    $CB_MPIRUN -np 2 "$CB_BIN" -o allreduce -b 8 -e 64M -f 2 -n 100 -c 1 \
+        --csv "$d/r.csv" --json "$d/r.json" </dev/null >"$CB_TMP/out" 2>"$CB_TMP/err" &
+    pid=$!
+    sleep 4
+    kill -0 $pid 2>/dev/null || show_and_fail "the sweep ended within 4 s: make it longer"
+    kill -TERM $pid
+    wait_end "SIGTERM to mpirun in a long measurement"
+    "$CB_PYTHON" - "$d/r.csv" "$d/r.json" <<'PY' || show_and_fail "a long measurement: no whole JSON"
+import csv, json, sys
+rows = list(csv.reader(open(sys.argv[1], newline="").read().splitlines()))
+doc = json.load(open(sys.argv[2]))
+assert doc["complete"] is False and doc["summary"]["exit_status"] == 143, doc["summary"]
+assert len(doc["results"]) == len(rows) - 1, (len(doc["results"]), len(rows))
+PY
+fi
 echo "ok"

@@ -93,6 +93,18 @@ NCCL_COLLBENCH_TEST_FINALIZE_HANG=0 NCCL_COLLBENCH_TEST_FAULT=corrupt:0:3 CB_RUN
 expect_rc 7 "wrong results, then MPI_Finalize hung"
 grep -q '^nccl-collbench: rank 0 (.*): timeout: .* in MPI_Finalize' "$CB_TMP/err" ||
     show_and_fail "the rank hung in MPI_Finalize is not named"
+# A crash in MPI_Finalize (as in Open MPI 4.1's teardown, issue 36) after
+# a run that passed: the rank says so and ends with the run's status, not
+# 139; with wrong results, with 7.
+NCCL_COLLBENCH_TEST_FINALIZE_CRASH=0 CB_RUN_BIN=$FAULTY \
+    run 1 --backend mpi -b 1K -e 4K -n 2 --csv "$CB_TMP/crash.csv"
+expect_rc 0 "a passing run, then a crash in MPI_Finalize"
+grep -q '^nccl-collbench: rank 0: the MPI library crashed in MPI_Finalize, after every output was written; exiting with the run.s status 0$' \
+    "$CB_TMP/err" || show_and_fail "the crash in MPI_Finalize is not named"
+csv_whole "$CB_TMP/crash.csv"
+NCCL_COLLBENCH_TEST_FINALIZE_CRASH=0 NCCL_COLLBENCH_TEST_FAULT=corrupt:0:3 CB_RUN_BIN=$FAULTY \
+    run 1 --backend faulty-mpi -b 1K -e 4K -n 2
+expect_rc 7 "wrong results, then a crash in MPI_Finalize"
 
 # 2. An allocation failure on one rank: every rank stops, one message.
 NCCL_COLLBENCH_TEST_FAULT=alloc:2 CB_RUN_BIN=$FAULTY run 4 --backend faulty-mpi -b 1K -e 1M
