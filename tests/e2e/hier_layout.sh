@@ -147,7 +147,7 @@ if [ -x "$STANDIN" ]; then
     CB_STANDIN_FAIL_SPLIT=1
     export CB_STANDIN_FAIL_SPLIT
     CB_RUN_BIN=$STANDIN
-    run 3 --backend nccl -o hier_allreduce -b 8 -e 8 -T 6
+    run 3 --backend nccl -o hier_allreduce -b 8 -e 8 -T 10
     expect_rc 3 "a failed blocking ncclCommSplit"
     [ "$(grep -c '^nccl-collbench: ' "$CB_TMP/err")" = 1 ] || fail "not exactly one message"
     grep -q '^nccl-collbench: .*ncclCommSplit failed' "$CB_TMP/err" ||

@@ -31,15 +31,16 @@ CB_RUN_BIN="$CB_TMP/rank.sh"
 # abort would wait for. COMMINIT and SPLIT fail one rank inside NCCL before
 # its peers joined the bootstrap (SPLIT: hier_allreduce's split; also
 # tests/e2e/hier_layout.sh). Blocking, as by default, the peers wait in
-# NCCL's bootstrap: the failing rank names the call, and the watchdog (-T)
-# ends every rank with status 3. With NCCL_COMM_BLOCKING=0 the creation and
-# the split are polled while the ranks agree, and every rank stops with 1.
+# NCCL's bootstrap: the failing rank names the call (after 5 s of waiting,
+# well inside -T 10), and the watchdog (-T) ends every rank with status 3.
+# With NCCL_COMM_BLOCKING=0 the creation and the split are polled while the
+# ranks agree, and every rank stops with 1.
 cases=$(cat <<'CASES'
 SETDEVICE	cudaSetDevice failed	nocomm	1	-	-n 2
 STREAM	cudaStreamCreateWithFlags failed	nocomm	1	-	-n 2
-COMMINIT	ncclCommInitRankConfig failed	hang	3	-	-n 2 -T 6
+COMMINIT	ncclCommInitRankConfig failed	hang	3	-	-n 2 -T 10
 COMMINIT	ncclCommInitRankConfig failed	nodestroy	1	NCCL_COMM_BLOCKING=0	-n 2
-SPLIT	ncclCommSplit failed	hang	3	-	-n 2 -o hier_allreduce --hier-split size:2 -T 6
+SPLIT	ncclCommSplit failed	hang	3	-	-n 2 -o hier_allreduce --hier-split size:2 -T 10
 SPLIT	ncclCommSplit failed	abort	1	NCCL_COMM_BLOCKING=0	-n 2 -o hier_allreduce --hier-split size:2
 MALLOC	ncclMemAlloc failed	abort	1	-	-n 2
 CAPTURE	cudaStreamBeginCapture failed	abort	1	-	-n 2 -G 2
