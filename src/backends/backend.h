@@ -17,6 +17,7 @@
 #include "verify/redop.h"
 
 #define CB_BACKEND_ERRLEN 512
+#define CB_BACKEND_NOTICELEN 2048
 #define CB_DEVICE_DESCLEN 128
 
 /* -o comm_init: the ways of making a communicator it times, in row order. */
@@ -75,7 +76,7 @@ typedef struct cb_backend {
     int rank;
     int nranks;
     char error[CB_BACKEND_ERRLEN];
-    char notice[CB_BACKEND_ERRLEN]; /* a line for the reader after init, "" for none */
+    char notice[CB_BACKEND_NOTICELEN]; /* lines for the reader after init (cb_backend_add_notice), "" for none */
     /* The call alloc gets the engine's buffers from, for the preamble, CSV
      * and JSON ("ncclMemAlloc", "cudaMalloc", "posix_memalign"); set by
      * init, "" when unknown. */
@@ -313,7 +314,8 @@ int cb_repeat_check_host(cb_backend *b, const void *out, size_t count, size_t es
 /* printf into b->error; returns -1 for use in return statements. */
 int cb_backend_fail(cb_backend *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Appends a printf line to b->notice, after "; " when one is there. */
+/* Appends a printf line to b->notice, after a newline when one is there:
+ * the preamble shows each line of it as a note of its own. */
 void cb_backend_add_notice(cb_backend *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /*

@@ -31,9 +31,9 @@ int cb_backend_agree(MPI_Comm comm, cb_backend *b, int failed)
 void cb_backend_add_notice(cb_backend *b, const char *fmt, ...)
 {
     size_t used = strlen(b->notice);
-    if (used > 0 && used + 2 < sizeof b->notice) {
-        memcpy(b->notice + used, "; ", 3);
-        used += 2;
+    if (used > 0 && used + 1 < sizeof b->notice) {
+        memcpy(b->notice + used, "\n", 2);
+        used += 1;
     }
     va_list ap;
     va_start(ap, fmt);

@@ -131,8 +131,11 @@ int cb_engine_run(const cb_params *p, MPI_Comm comm, cb_watchdog *startup)
             eng_note(e, "%s", e->side_notice);
         if (e->impl_notice[0] != '\0')
             eng_note(e, "%s", e->impl_notice);
-        if (e->b->notice[0] != '\0')
-            eng_note(e, "%s", e->b->notice);
+        for (const char *line = e->b->notice; *line != '\0';) {
+            size_t len = strcspn(line, "\n");
+            eng_note(e, "%.*s", (int)len, line);
+            line += len + (line[len] == '\n');
+        }
         if (p->registration != 0)
             eng_note(e, "-R %d: buffers from %s, %s", p->registration, e->b->allocator,
                  p->registration == 1 ? "registered with ncclCommRegister"

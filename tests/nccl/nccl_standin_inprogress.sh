@@ -51,6 +51,7 @@ on_every 1 "^ncclCommInitRank .*blocking=1" 4 "a blocking creation"
 on_none "^ncclCommInitRank .*blocking=0" 4 "a non-blocking creation"
 on_none "^ncclInProgress from" 4 "a call returned ncclInProgress"
 on_every 2 "^ncclCommSplit .*blocking=1" 4 "hier_allreduce's blocking split"
+has 1 "^# communicators: 1 per rank (.*), blocking, as nccl-tests'"
 grep -q "NCCL_COMM_BLOCKING" "$CB_TMP/out" &&
     show_and_fail "the preamble speaks of NCCL_COMM_BLOCKING, which is not set"
 echo "ok: one blocking communicator, blocking splits"
@@ -62,7 +63,7 @@ NCCL_COMM_BLOCKING=0 run 4 --backend nccl -o all -d float -b 48 -e 192 -f 4 -n 2
     -R 2 --hier-split size:2
 expect_rc 0 "every collective, -m 2 -R 2, NCCL_COMM_BLOCKING=0"
 has 1 "^# Out of bounds values : 0 OK"
-has 1 "NCCL_COMM_BLOCKING=0: NCCL makes the communicator non-blocking"
+has 1 "^# communicators: 1 per rank (.*), non-blocking: NCCL_COMM_BLOCKING=0 overrides"
 standin_check trace --prefix "$CB_TMP/trace" --ranks 4 --teardown destroy
 on_every 1 "^ncclInProgress from ncclCommInitRank$" 4 "creation returned ncclInProgress"
 on_every 2 "^ncclCommSplit returned ncclSuccess, the communicator in progress$" 4 \

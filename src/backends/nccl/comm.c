@@ -263,10 +263,17 @@ int cb_nccl_create_comm(nccl_backend *nb)
     nb->comm = failed ? NULL : comm;
     if (cb_nccl_agree_telling(b->comm, nb, failed) != 0 || nb->comm == NULL)
         return -1;
+    /* How many communicators the run holds, and in which mode: what a
+     * reader comparing with nccl-tests must know. */
     if (nb->nonblocking)
-        cb_backend_add_notice(b, "NCCL_COMM_BLOCKING=0: NCCL makes the communicator non-blocking "
-                                 "(init.cc, envConfigOverride), so every launch outside a group "
-                                 "also pays NCCL's group thread, unlike nccl-tests' default");
+        cb_backend_add_notice(b, "communicators: 1 per rank (hier_allreduce, -o scan and --split "
+                                 "split theirs from it), non-blocking: NCCL_COMM_BLOCKING=0 "
+                                 "overrides the blocking config (init.cc, envConfigOverride), so "
+                                 "every launch outside a group also pays NCCL's group thread, "
+                                 "unlike nccl-tests' default");
+    else
+        cb_backend_add_notice(b, "communicators: 1 per rank (hier_allreduce, -o scan and --split "
+                                 "split theirs from it), blocking, as nccl-tests'");
     return 0;
 }
 

@@ -121,12 +121,6 @@ static void unload(struct nccl_compare *c)
 }
 #endif
 
-/* Appends "; " and the text to b->notice (another notice may be there). */
-static void add_notice(cb_backend *b, const char *text)
-{
-    size_t used = strlen(b->notice);
-    snprintf(b->notice + used, sizeof b->notice - used, "%s%s", used > 0 ? "; " : "", text);
-}
 
 void cb_nccl_compare_prepare(nccl_backend *nb)
 {
@@ -187,7 +181,7 @@ void cb_nccl_compare_prepare(nccl_backend *nb)
     char text[CB_BACKEND_ERRLEN];
     snprintf(text, sizeof text, "-B compares on the host (outputs copied from the GPU): %.400s",
              why);
-    add_notice(b, text);
+    cb_backend_add_notice(b, "%s", text);
 }
 
 void cb_nccl_compare_release(nccl_backend *nb)

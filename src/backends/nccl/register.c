@@ -87,9 +87,10 @@ void cb_nccl_choose_allocator(nccl_backend *nb)
     if (!nb->memalloc) {
         char library[32];
         cb_nccl_version_text(nb->library_version, library, sizeof library);
-        snprintf(nb->base.notice, sizeof nb->base.notice,
-                 "buffers from cudaMalloc: NCCL %s has no ncclMemAlloc (2.19 or later), whose "
-                 "memory NCCL's buffer registration and NVLink SHARP need", library);
+        cb_backend_add_notice(&nb->base,
+                              "buffers from cudaMalloc: NCCL %s has no ncclMemAlloc (2.19 or "
+                              "later), whose memory NCCL's buffer registration and NVLink SHARP "
+                              "need", library);
     }
 }
 
