@@ -86,7 +86,7 @@ static void on_finalize_crash(int sig)
 void cb_signals_guard_finalize(int code, int rank)
 {
     int len = snprintf(finalize_line, sizeof finalize_line,
-                       "nccl-collbench: rank %d: the MPI library crashed in MPI_Finalize, after "
+                       "nccl-collbench note: rank %d: the MPI library crashed in MPI_Finalize, after "
                        "every output was written; exiting with the run's status %d\n",
                        rank, code);
     finalize_line_len = len > 0 && (size_t)len < sizeof finalize_line ? len : 0;

@@ -99,7 +99,7 @@ grep -q '^nccl-collbench: rank 0 (.*): timeout: .* in MPI_Finalize' "$CB_TMP/err
 NCCL_COLLBENCH_TEST_FINALIZE_CRASH=0 CB_RUN_BIN=$FAULTY \
     run 1 --backend mpi -b 1K -e 4K -n 2 --csv "$CB_TMP/crash.csv"
 expect_rc 0 "a passing run, then a crash in MPI_Finalize"
-grep -q '^nccl-collbench: rank 0: the MPI library crashed in MPI_Finalize, after every output was written; exiting with the run.s status 0$' \
+grep -q '^nccl-collbench note: rank 0: the MPI library crashed in MPI_Finalize, after every output was written; exiting with the run.s status 0$' \
     "$CB_TMP/err" || show_and_fail "the crash in MPI_Finalize is not named"
 csv_whole "$CB_TMP/crash.csv"
 NCCL_COLLBENCH_TEST_FINALIZE_CRASH=0 NCCL_COLLBENCH_TEST_FAULT=corrupt:0:3 CB_RUN_BIN=$FAULTY \

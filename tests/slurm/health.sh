@@ -50,7 +50,8 @@ SCAN="--scan --gpus 2 --program $CB_BIN -- --backend mpi -b 256K -e 256K -n 3 -w
 scan() {
     tries=0
     while :; do
-        CB_SLURM_TIMEOUT=45 slurm_run env SLURM_JOB_ID="$job" SLURM_JOB_NODELIST="$CB_SLURM_NODES" \
+        # 90 s: a suspect is confirmed by a second scan in the same step.
+        CB_SLURM_TIMEOUT=90 slurm_run env SLURM_JOB_ID="$job" SLURM_JOB_NODELIST="$CB_SLURM_NODES" \
             "$HEALTH" "$@"
         # (A step that timed out is run again by slurm_run.)
         [ "$rc" = 3 ] && grep -q 'the scan exited with status 139$' "$CB_TMP/err" &&

@@ -7,6 +7,9 @@ make_tarball() {
     command -v tar >/dev/null 2>&1 && command -v gzip >/dev/null 2>&1 ||
         skip "tar or gzip is missing, so no tarball can be made"
     MAKE=${MAKE:-make}
+    # Under make check the parent's flags would make these makes print
+    # "Entering directory" lines into what is read back.
+    unset MAKEFLAGS MFLAGS MAKELEVEL
     command -v "$MAKE" >/dev/null 2>&1 || skip "no make to run the distdir rule"
     cat >"$1/print-dist.mk" <<'MK'
 print-dist: ; @printf '%s\n%s\n' '$(distdir)' '$(am__tar)'
