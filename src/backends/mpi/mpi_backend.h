@@ -1,7 +1,7 @@
 /*
  * The MPI backend's internal header, shared by the files of this folder:
  * the backend's state and what one file offers the others. ops.c holds the
- * ops table (cb_backend_mpi, declared in backends/backend.h).
+ * ops table (cb_backend_mpi, which backends/registry.c lists).
  */
 #ifndef CB_MPI_BACKEND_H
 #define CB_MPI_BACKEND_H
