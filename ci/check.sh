@@ -23,6 +23,8 @@ cd "$here/.."
 CB_OMPI5_DIR=${CB_OMPI5_DIR:-/opt/nccl-collbench-ompi5}
 export CB_OMPI5_DIR
 . ci/lib.sh
+# Commit subjects under 72 characters since main (HACKING.md, Commits).
+sh ci/commit_subjects.sh
 sh ci/test.sh
 part_started=$(date +%s)
 jobs=$(nproc 2>/dev/null || echo 2)

@@ -7,7 +7,7 @@
 # bench_script.sh, which repeat launcher-independent work at length. The
 # test wrapper preloads into MPICH's ranks the library that makes them yield
 # when idle, and skips the cluster tests under MPICH before 4.2 on ch4:ucx,
-# which can hang in MPI_Finalize between nodes (see HACKING.md).
+# which can hang in MPI_Finalize between nodes (see docs/design/other-mpis.md).
 # Time on 2 shared cores: about 2 minutes with Debian's 4.0.2, build included
 # (127 s; the cluster tests skip there). MPICC=PATH
 # picks another MPICH wrapper. Ends with "tests: N passed, N failed, N skipped".

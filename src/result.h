@@ -11,7 +11,7 @@
 
 #include "backends/backend.h"
 #include "collectives/collective.h"
-#include "engine/stats.h"
+#include "common/rank_time.h"
 
 #define CB_HOSTLEN 64
 

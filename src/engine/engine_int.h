@@ -1,6 +1,6 @@
 /*
  * The sweep engine's internal header, shared by the files of src/engine/
- * (HACKING-engine.md says what each does). The engine knows collectives
+ * (HACKING.md, "The engine", says what each does). The engine knows collectives
  * only through the collective table, communication libraries only through
  * a backend's ops table, and output formats only through printers. MPI is
  * used for what every backend shares: launching ranks, exchanging metadata,
@@ -25,6 +25,7 @@
 #include "config.h"
 #include "common/parse.h"
 #include "engine/eta.h"
+#include "engine/stats.h"
 #include "expect/expect.h"
 #include "plan.h"
 #include "printers/printer.h"

@@ -4,19 +4,11 @@
 
 #include <stddef.h>
 
+#include "common/rank_time.h"
+
 /* A percentile p is reported only when the samples above it number at least
  * one: n >= 100 / (100 - p), so p99 needs 100 samples. */
 #define CB_STATS_P99_SAMPLES 100
-
-/* One rank's times for one measurement, in seconds per operation. */
-typedef struct cb_rank_time {
-    double mean;     /* the timed span divided by the operations in it */
-    double min;      /* over the per-iteration samples; NaN without samples */
-    double median;
-    double p99;      /* NaN below CB_STATS_P99_SAMPLES samples */
-    double max;
-    int samples;
-} cb_rank_time;
 
 /*
  * Sort samples in place and fill the sample statistics of *t (mean is left
@@ -28,17 +20,8 @@ typedef struct cb_rank_time {
  */
 void cb_stats_from_samples(double *samples, int n, cb_rank_time *t);
 
-/* Across ranks: min, mean, median and max of the per-rank means, and the
- * rank with the largest mean (the lowest such rank on ties). A rank whose
- * mean is NaN took no part and is left out; all NaN: NaN figures, slowest 0. */
-typedef struct cb_rank_spread {
-    double min;
-    double mean;
-    double max;
-    int slowest;
-    double median;
-} cb_rank_spread;
-
+/* Across ranks: the spread of the per-rank means (cb_rank_spread,
+ * common/rank_time.h). */
 void cb_stats_spread(const cb_rank_time *ranks, int nranks, cb_rank_spread *out);
 
 /*

@@ -4,7 +4,7 @@
 # and rank 0's hang report (over its side channel, which the cut reaches
 # too) must name rank 2 and its host h2 as silent, no healthy rank, and the
 # operation and size the others wait in. What the launcher does afterwards
-# is its own affair (see HACKING.md): it is reported, not judged, and the
+# is its own affair (see docs/design/test-cluster.md): it is reported, not judged, and the
 # teardown ends it.
 . "$CB_SRCDIR/tests/support/lib.sh"
 . "$CB_SRCDIR/tests/cluster/cluster.sh"

@@ -9,6 +9,7 @@
 # --suspect-ratio 0.3 keeps the noise of
 # 8 ranks on 2 cores from naming anyone.
 . "$CB_SRCDIR/tests/support/lib.sh"
+. "$CB_SRCDIR/tests/support/scan.sh"
 . "$CB_SRCDIR/tests/cluster/cluster.sh"
 need_mpirun
 need_python
@@ -22,14 +23,6 @@ cluster_launcher "$CB_MPIRUN_PATH" || skip "unknown launcher $CB_MPIRUN_PATH"
 [ "$CLUSTER_FLAVOR" != hydra ] ||
     skip "MPICH's ranks hang in MPI_Finalize with 8 ranks on 4 cluster nodes (UCX over TCP)"
 SCAN="--backend mpi -o scan -b 1M -e 1M -n 3 -w 1 --suspect-ratio 0.3"
-
-# suspects_only PATTERN CONTEXT: at least one '# Suspect' line, and every one
-# matches PATTERN.
-suspects_only() {
-    grep -q '^# Suspect ' "$CB_TMP/out" || show_and_fail "$2: no suspect named"
-    others=$(grep '^# Suspect ' "$CB_TMP/out" | grep -v -- "$1" || true)
-    [ -z "$others" ] || show_and_fail "$2: named others too: $others"
-}
 
 cluster_run 8 $SCAN --json "$CB_TMP/healthy.json"
 expect_rc 0 "healthy cluster"

@@ -6,20 +6,13 @@
 # keeps its noise (healthy parts seen at 0.2 with 16 ranks on 2 cores) from
 # naming anyone.
 . "$CB_SRCDIR/tests/support/lib.sh"
+. "$CB_SRCDIR/tests/support/scan.sh"
 need_mpirun
 
 FAULTY="$CB_BUILDDIR/tests/nccl-collbench-faulty"
 hostid_launcher "h0 h0 h1 h1 h2 h2 h3 h3" "$FAULTY"
 CB_RUN_BIN=$CB_TMP/hostid.sh
 SCAN="-o scan -b 64K -e 64K -n 4 -w 1 --suspect-ratio 0.1"
-
-# suspects_only PATTERN CONTEXT: at least one '# Suspect' line, and every one
-# matches PATTERN.
-suspects_only() {
-    grep -q '^# Suspect ' "$CB_TMP/out" || show_and_fail "$2: no suspect named"
-    others=$(grep '^# Suspect ' "$CB_TMP/out" | grep -v -- "$1" || true)
-    [ -z "$others" ] || show_and_fail "$2: named others too: $others"
-}
 
 # scan_sections BACKEND: the node figures, the matrix and the rails are printed.
 scan_sections() {

@@ -14,14 +14,11 @@ need_mpirun
 use_fault_layer
 CB_RUN_TIMEOUT=120
 
+# fault NP FAULT COLLECTIVES ARGS...: one run of --redop avg, caught in every row.
 fault() {
     np=$1 spec=$2 colls=$3
     shift 3
-    CURRENT="$backend fault $spec on $np ranks (-o $colls $*)"
-    NCCL_COLLBENCH_TEST_FAULT=$spec
-    export NCCL_COLLBENCH_TEST_FAULT
-    run "$np" --backend "$backend" -o "$colls" --redop avg -n 1 -w 0 "$@"
-    expect_rc 7 "$CURRENT"
+    run_fault "$np" "$spec" -o "$colls" --redop avg -n 1 -w 0 "$@"
     every_row_wrong "$colls"
 }
 

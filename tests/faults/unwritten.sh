@@ -22,12 +22,7 @@ CB_RUN_TIMEOUT=120
 fault() {
     np=$1 spec=$2 colls=$3 cycles=$4
     shift 4
-    CURRENT="$backend fault $spec on $np ranks (-o $colls $*)"
-    NCCL_COLLBENCH_TEST_FAULT=$spec
-    export NCCL_COLLBENCH_TEST_FAULT
-    run "$np" --backend "$backend" -o "$colls" "$@"
-    expect_rc 7 "$CURRENT"
-    grep -q "fault $spec" "$CB_TMP/out" || show_and_fail "$CURRENT: the preamble does not name it"
+    run_fault "$np" "$spec" -o "$colls" "$@"
     case " $* " in
     *" row,col "*) every_row_wrong "$colls" "$cycles" col ;;
     *) every_row_wrong "$colls" "$cycles" ;;

@@ -23,12 +23,7 @@ backend=faulty-mpi
 fault() {
     np=$1 spec=$2 colls=$3
     shift 3
-    CURRENT="$backend fault $spec on $np ranks ($*)"
-    NCCL_COLLBENCH_TEST_FAULT=$spec
-    export NCCL_COLLBENCH_TEST_FAULT
-    run "$np" --backend "$backend" -o "$colls" -n 1 -w 0 -c 1 "$@"
-    expect_rc 7 "$CURRENT"
-    grep -q "fault $spec" "$CB_TMP/out" || show_and_fail "$CURRENT: the preamble does not name it"
+    run_fault "$np" "$spec" -o "$colls" -n 1 -w 0 -c 1 "$@"
     every_row_wrong "$colls"
 }
 

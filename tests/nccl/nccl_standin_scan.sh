@@ -6,6 +6,7 @@
 # --suspect-ratio 0.1: the faults give ratios near 0.01, the noise of a
 # loaded 2-core machine 0.2 at worst.
 . "$CB_SRCDIR/tests/support/lib.sh"
+. "$CB_SRCDIR/tests/support/scan.sh"
 . "$CB_SRCDIR/tests/nccl/standin/lib.sh"
 standin_setup 2
 SCAN="-o scan -b 64K -e 64K -n 4 -w 1 --suspect-ratio 0.1"
@@ -26,12 +27,6 @@ exec "$1" "\$@"
 LAUNCHER
     chmod +x "$CB_TMP/scan_hosts.sh"
     CB_RUN_BIN=$CB_TMP/scan_hosts.sh
-}
-
-suspects_only() {
-    grep -q '^# Suspect ' "$CB_TMP/out" || show_and_fail "$2: no suspect named"
-    others=$(grep '^# Suspect ' "$CB_TMP/out" | grep -v -- "$1" || true)
-    [ -z "$others" ] || show_and_fail "$2: named others too: $others"
 }
 
 launcher "$CB_STANDIN_BIN"

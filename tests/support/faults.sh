@@ -30,3 +30,18 @@ every_row_wrong() {
         [ "$n" = "$2" ] || show_and_fail "$CURRENT: $n column tables for $c, expected $2"
     done
 }
+
+# run_fault NP SPEC ARGS...: one run of $backend on NP ranks with the fault
+# layer's fault SPEC (NCCL_COLLBENCH_TEST_FAULT) and the program's ARGS; it
+# must end with status 7 and name the fault in its preamble. Sets $CURRENT,
+# which names the case in a later failure (every_row_wrong's too).
+run_fault() {
+    np=$1 spec=$2
+    shift 2
+    CURRENT="$backend fault $spec on $np ranks ($*)"
+    NCCL_COLLBENCH_TEST_FAULT=$spec
+    export NCCL_COLLBENCH_TEST_FAULT
+    run "$np" --backend "$backend" "$@"
+    expect_rc 7 "$CURRENT"
+    grep -q "fault $spec" "$CB_TMP/out" || show_and_fail "$CURRENT: the preamble does not name it"
+}

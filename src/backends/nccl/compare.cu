@@ -7,7 +7,7 @@
  * Not compiled by the build: src/backends/nccl/compare_ptx.sh turns it into
  * the PTX text of nccl/compare_ptx.h, which the program hands to the CUDA
  * runtime (cudaLibraryLoadData) and the driver compiles for the GPU it
- * finds. Regenerate that header after any change here (HACKING.md).
+ * finds. Regenerate that header after any change here (docs/design/repeat-check.md).
  */
 template <typename T>
 __device__ static unsigned long long differing_in(const void *a, const void *b,

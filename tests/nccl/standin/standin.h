@@ -133,7 +133,7 @@
  *     queues the abort's clean-up as a job of that group, where it never
  *     runs (the caller must end its groups first).
  * rules.c (tests/nccl/nccl_standin_rules.sh) breaks each rule on purpose and
- * fails if the stand-in stops enforcing it; HACKING.md maps each rule to
+ * fails if the stand-in stops enforcing it; docs/design/standin.md maps each rule to
  * the tests that rely on it.
  */
 #ifndef CB_STANDIN_H
