@@ -365,6 +365,11 @@ cudaError_t cudaDriverGetVersion(int *version)
     return cudaSuccess;
 }
 
+void standin_device_charge(size_t bytes, int sign)
+{
+    allocated = sign > 0 ? allocated + bytes : allocated > bytes ? allocated - bytes : 0;
+}
+
 cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total)
 {
     standin_trace("cudaMemGetInfo");

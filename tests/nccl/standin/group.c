@@ -89,11 +89,12 @@ static ncclComm_t queued_comm(size_t i)
                              : p2p_batches.items[i - collectives.n].op.comm;
 }
 
-/* NCCL 2.28 (group.cc, ncclGroupEndInternal): a group of non-blocking
+/* NCCL 2.23 on (group.cc, ncclGroupEndInternal): a group of non-blocking
  * communicators is launched by a thread of NCCL's; ncclGroupEnd returns
  * ncclInProgress and every communicator of the group is in progress until
- * ncclCommGetAsyncError says it is done, with the group's result. */
-static ncclResult_t group_started(ncclResult_t res)
+ * ncclCommGetAsyncError says it is done, with the group's result. Before
+ * 2.23 only a group that connects a send or receive (connect.c). */
+static ncclResult_t group_started(ncclResult_t res, int needs_connect)
 {
     ncclResult_t out = res;
     for (size_t i = 0, n = collectives.n + p2p_batches.n; i < n; i++) {
@@ -102,7 +103,7 @@ static ncclResult_t group_started(ncclResult_t res)
         while (queued_comm(first) != comm)
             first++;
         if (first == i && comm->nonblocking)   /* each communicator once */
-            out = standin_comm_started(comm, res, "ncclGroupEnd");
+            out = standin_launch_started(comm, res, "ncclGroupEnd", needs_connect);
     }
     return out;
 }
@@ -113,15 +114,20 @@ static ncclResult_t group_started(ncclResult_t res)
 static ncclResult_t run_queued(void)
 {
     ncclResult_t res = ncclSuccess;
-    for (size_t i = 0; i < collectives.n && res == ncclSuccess; i++)
+    int needs_connect = 0;
+    for (size_t i = 0; i < p2p_batches.n; i++)
+        needs_connect |= standin_p2p_connect(&p2p_batches.items[i].op);
+    for (size_t i = 0; i < collectives.n && res == ncclSuccess; i++) {
+        standin_connect_used(&collectives.items[i].op);
         res = standin_stream_submit(collectives.items[i].stream, &collectives.items[i].op);
+    }
     for (size_t i = 0; i < p2p_batches.n && res == ncclSuccess; i++) {
         const queued_op *b = &p2p_batches.items[i];
         standin_trace("p2p group sends+receives=%zu capturing=%d", b->op.np2p,
                       standin_stream_capturing(b->stream));
         res = standin_stream_submit(b->stream, &b->op);
     }
-    res = group_started(res);
+    res = group_started(res, needs_connect);
     list_clear(&collectives);
     list_clear(&p2p_batches);
     return res;
@@ -134,9 +140,12 @@ ncclResult_t standin_launch(cudaStream_t stream, const standin_op *op)
         if (op->kind == STANDIN_OP_P2P && !op->native)
             standin_trace("p2p group sends+receives=%zu capturing=%d", op->np2p,
                           standin_stream_capturing(stream));
-        /* NCCL groups it implicitly: ncclInProgress when non-blocking. */
-        return standin_comm_started(op->comm, standin_stream_submit(stream, op),
-                                    "a call outside a group");
+        /* NCCL groups it implicitly: ncclInProgress when non-blocking and
+         * NCCL's thread launches it (by version, connect.c). */
+        int needs_connect = standin_p2p_connect(op);
+        standin_connect_used(op);
+        return standin_launch_started(op->comm, standin_stream_submit(stream, op),
+                                      "a call outside a group", needs_connect);
     }
     ncclResult_t res = ncclSuccess;
     if (op->kind == STANDIN_OP_P2P) {
@@ -149,6 +158,11 @@ ncclResult_t standin_launch(cudaStream_t stream, const standin_op *op)
         q->op = *op;
     }
     return res;
+}
+
+void standin_group_leave_open(void)
+{
+    group_depth++;
 }
 
 int standin_group_depth(void)

@@ -215,6 +215,8 @@ static ncclResult_t comm_new(MPI_Comm mpi, int nonblocking, ncclComm_t *out)
     c->next_live = live_comms;
     live_comms = c;
     standin_count(STANDIN_COMM, 1);
+    if (!c->stuck)
+        standin_connect_created(c);
     *out = c;
     if (nonblocking && !c->stuck)
         return standin_comm_started(c, ncclSuccess, "ncclCommInitRank");
@@ -421,6 +423,7 @@ static void comm_release(ncclComm_t comm)
         *link = comm->next_live;
     if (comm->mpi != MPI_COMM_NULL)
         MPI_Comm_free(&comm->mpi);
+    standin_connect_release(comm);
     standin_count(STANDIN_COMM, -1);
 }
 
@@ -495,12 +498,38 @@ ncclResult_t ncclCommShrink(ncclComm_t comm, int *excludeRanksList, int excludeR
     return child_started(comm, mpi, newcomm, "ncclCommShrink", child_nonblocking);
 }
 
-/* NCCL's destroy first checks that the communicator is ready, and fails
- * (leaving it alive) when not: only abort ends one in progress. */
+/* NCCL's destroy first checks that the communicator is ready
+ * (ncclCommEnsureReady, init.cc, 2.14.3 to 2.30.7), and fails when it is
+ * in progress (ncclInvalidArgument) or in error (that error: "if ret is not
+ * ncclInProgress, we just keep it"), leaving it alive: only ncclCommAbort
+ * ends it. From 2.24 (not 2.27.0 to 2.27.5) the refusal returns between
+ * ncclGroupStartInternal and its end: the calling thread stays in a group. */
+static ncclResult_t destroy_refused(ncclComm_t comm)
+{
+    ncclResult_t res = ncclSuccess;
+    if (comm_unready(comm, "ncclCommDestroy")) {
+        res = fail(ncclInvalidArgument, "ncclCommDestroy of a communicator in progress");
+    } else if (comm->async_result != ncclSuccess) {
+        standin_violation("ncclCommDestroy of a communicator in error %d: NCCL returns the error "
+                          "and keeps it (only ncclCommAbort ends it)", (int)comm->async_result);
+        res = fail(comm->async_result, "ncclCommDestroy of a communicator in error");
+    }
+    long v = standin_nccl_version();
+    if (res != ncclSuccess && v >= NCCL_VERSION(2, 24, 0) &&
+        (v < NCCL_VERSION(2, 27, 0) || v >= NCCL_VERSION(2, 27, 6))) {
+        standin_group_leave_open();
+        standin_trace("ncclCommDestroy refused: the calling thread is left in a group");
+    }
+    return res;
+}
+
 ncclResult_t ncclCommDestroy(ncclComm_t comm)
 {
-    if (comm != NULL && comm_unready(comm, "ncclCommDestroy"))
-        return fail(ncclInvalidArgument, "ncclCommDestroy of a communicator in progress");
+    if (comm == NULL)
+        return ncclSuccess;
+    ncclResult_t refused = destroy_refused(comm);
+    if (refused != ncclSuccess)
+        return refused;
     standin_end_registrations(comm, 1);
     return comm_free(comm, "ncclCommDestroy");
 }

@@ -36,7 +36,12 @@
  *                         the header's NCCL_VERSION_CODE); below 2.28 a call
  *                         of ncclAlltoAll, ncclGather or ncclScatter
  *                         (nccl_native.c) is a VIOLATION, as those symbols
- *                         are missing from older libraries
+ *                         are missing from older libraries; where NCCL's
+ *                         behaviour changed between versions the stand-in
+ *                         follows it (connect.c, nccl.c, nccl_register.c)
+ *   CB_STANDIN_CONNECT_BYTES=B  device memory each communicator's
+ *                         connections take, at creation before 2.22, at its
+ *                         first collective from 2.22 (connect.c; default 0)
  *
  * Kernels (kernels.c, for -B's compare kernel): PTX loaded with
  * cudaLibraryLoadData is checked as a driver does and each launch runs the
@@ -233,6 +238,10 @@ struct ncclComm {
     atomic_int in_call;      /* threads inside a call on it */
     const void *registered[STANDIN_MAX_REGISTERED];
     int nregistered;
+    /* connect.c: the peers a send (bit 1) or receive (bit 2) has connected
+     * to, and the device bytes its collective connections hold. */
+    unsigned char *p2p_links;
+    size_t connect_bytes;
     struct ncclComm *next_live;
 };
 
@@ -309,6 +318,31 @@ int standin_overlaps(const void *a, size_t a_bytes, const void *b, size_t b_byte
  * on it before then is a VIOLATION (standin_comm_unready). */
 ncclResult_t standin_comm_started(struct ncclComm *comm, ncclResult_t res, const char *call);
 
+/* connect.c: the version ncclGetVersion reports (CB_STANDIN_NCCL_VERSION). */
+long standin_nccl_version(void);
+
+/* connect.c: a launch (a call outside a group, the outermost ncclGroupEnd)
+ * whose work on comm is done with res: ncclInProgress through
+ * standin_comm_started from 2.23, before only when needs_connect (a send
+ * or receive to a peer not yet connected); otherwise res. */
+ncclResult_t standin_launch_started(struct ncclComm *comm, ncclResult_t res, const char *call,
+                                    int needs_connect);
+
+/* connect.c: 1 when the sends and receives of op reach a peer of its
+ * communicator not connected before (they are connected from now on). */
+int standin_p2p_connect(const standin_op *op);
+
+/* connect.c: CB_STANDIN_CONNECT_BYTES charged to the device at comm's
+ * creation (before 2.22) or at op's first collective on it (2.22 on), and
+ * given back when comm ends. */
+void standin_connect_created(struct ncclComm *comm);
+void standin_connect_used(const standin_op *op);
+void standin_connect_release(struct ncclComm *comm);
+
+/* cudart.c: bytes of device memory that NCCL takes (sign 1) or gives back
+ * (sign -1) outside cudaMalloc. */
+void standin_device_charge(size_t bytes, int sign);
+
 /* nccl.c: 1, with a VIOLATION naming call, when comm is not ready. */
 int standin_comm_unready(struct ncclComm *comm, const char *call);
 
@@ -358,6 +392,10 @@ int standin_accumulates_in_float(const standin_op *op);
 /* group.c: 1 when an operation waiting for the open group's end reads or
  * writes [ptr, ptr + bytes). */
 int standin_group_uses(const void *ptr, size_t bytes);
+
+/* group.c: open a group that the caller never ends, as NCCL's refused
+ * ncclCommDestroy does (2.24 on). */
+void standin_group_leave_open(void);
 
 /* group.c: how deep the calling thread's open groups nest (0: none). */
 int standin_group_depth(void);
