@@ -263,10 +263,18 @@ int cb_nccl_create_comm(nccl_backend *nb)
     nb->comm = failed ? NULL : comm;
     if (cb_nccl_agree_telling(b->comm, nb, failed) != 0 || nb->comm == NULL)
         return -1;
-    if (nb->nonblocking)
+    /* From 2.23 NCCL's thread launches every group of a non-blocking
+     * communicator; before, only one that connects a send or receive
+     * (group.cc, ncclGroupEndInternal, v2.22.3-1 against v2.23.4-1). */
+    if (nb->nonblocking && nb->library_version >= NCCL_VERSION(2, 23, 0))
         cb_backend_add_notice(b, "NCCL_COMM_BLOCKING=0: NCCL makes the communicator non-blocking "
                                  "(init.cc, envConfigOverride), so every launch outside a group "
                                  "also pays NCCL's group thread, unlike nccl-tests' default");
+    else if (nb->nonblocking)
+        cb_backend_add_notice(b, "NCCL_COMM_BLOCKING=0: NCCL makes the communicator non-blocking "
+                                 "(init.cc, envConfigOverride); before 2.23 its launches run on "
+                                 "the calling thread, but a group that first connects a send or "
+                                 "receive pays NCCL's group thread");
     return 0;
 }
 
