@@ -34,6 +34,9 @@ static _Thread_local ncclResult_t group_error;
  * batch as one operation, as NCCL plans a group. */
 static _Thread_local op_list collectives;
 static _Thread_local op_list p2p_batches;
+/* NCCL's ncclGroupBlocking (group.cc): -1 until a communicator joins the
+ * open group or an async job is queued in it, then that one's mode. */
+static _Thread_local int group_blocking = -1;
 
 static queued_op *append(op_list *list)
 {
@@ -148,6 +151,13 @@ ncclResult_t standin_launch(cudaStream_t stream, const standin_op *op)
                                       "a call outside a group", needs_connect);
     }
     ncclResult_t res = ncclSuccess;
+    /* A communicator's first operation of the group joins it, and its mode
+     * becomes the group's (include/group.h, ncclGroupCommJoin), unchecked. */
+    int joined = 0;
+    for (size_t i = 0, n = collectives.n + p2p_batches.n; i < n && !joined; i++)
+        joined = queued_comm(i) == op->comm;
+    if (!joined)
+        group_blocking = !op->comm->nonblocking;
     if (op->kind == STANDIN_OP_P2P) {
         res = add_p2p(stream, op);
     } else {
@@ -158,6 +168,21 @@ ncclResult_t standin_launch(cudaStream_t stream, const standin_op *op)
         q->op = *op;
     }
     return res;
+}
+
+ncclResult_t standin_group_job(int blocking, int destroying, const char *call)
+{
+    if (group_depth == 0)
+        return ncclSuccess;
+    blocking = destroying || blocking;
+    if (!destroying && group_blocking != -1 && group_blocking != blocking) {
+        standin_trace("%s refused: blocking and non-blocking communicators in one group", call);
+        return standin_group_check(standin_fail(ncclInvalidArgument,
+                                                "Blocking and nonblocking communicators are not "
+                                                "allowed in the same group"));
+    }
+    group_blocking = blocking;
+    return ncclSuccess;
 }
 
 void standin_group_leave_open(void)
@@ -191,6 +216,7 @@ ncclResult_t ncclGroupEnd(void)
         return standin_fail(ncclInvalidUsage, "ncclGroupEnd without ncclGroupStart");
     if (--group_depth > 0)
         return ncclSuccess;
+    group_blocking = -1;
     if (group_error != ncclSuccess) {
         ncclResult_t res = group_error;
         group_error = ncclSuccess;

@@ -278,6 +278,8 @@ static ncclResult_t init_rank(ncclComm_t *comm, int nranks, ncclUniqueId id, int
     *comm = NULL;
     if (strcmp(id.internal, "nccl stand-in") != 0)
         return fail(ncclInvalidArgument, "the unique id was not made by ncclGetUniqueId");
+    if (standin_group_job(!nonblocking, 0, "ncclCommInitRank") != ncclSuccess)
+        return ncclInvalidArgument;
     int creator = 0, failing = standin_fault("CB_STANDIN_FAIL_COMMINIT"), stuck = 0;
     memcpy(&creator, id.internal + STANDIN_ID_CREATOR, sizeof creator);
     if (failing && !nonblocking)
@@ -314,9 +316,23 @@ ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId id, int
     return res;
 }
 
+/* NCCL refuses a blocking field other than 0, 1 or unset (init.cc,
+ * parseCommConfig, 2.17.1 to 2.30.7; ncclCommInitRankConfig, 2.14.3),
+ * before NCCL_COMM_BLOCKING is read. */
+static int bad_blocking(const ncclConfig_t *config)
+{
+    return config != NULL && config->blocking != NCCL_CONFIG_UNDEF_INT && config->blocking != 0 &&
+           config->blocking != 1;
+}
+
 ncclResult_t ncclCommInitRankConfig(ncclComm_t *comm, int nranks, ncclUniqueId id, int rank,
                                     ncclConfig_t *config)
 {
+    if (bad_blocking(config)) {
+        *comm = NULL;
+        standin_trace("ncclCommInitRankConfig refused: config blocking=%d", config->blocking);
+        return fail(ncclInvalidArgument, "Invalid config blocking attribute value");
+    }
     int asked = config == NULL || config->blocking != 0;
     return init_rank(comm, nranks, id, rank, !env_blocking(asked, 1), 1);
 }
@@ -373,6 +389,10 @@ ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t *newc
     *newcomm = NULL;
     if (comm == NULL || comm_unready(comm, "ncclCommSplit"))
         return fail(ncclInvalidArgument, "NULL or unready communicator");
+    if (bad_blocking(config))
+        return fail(ncclInvalidArgument, "Invalid config blocking attribute value");
+    if (standin_group_job(!comm->nonblocking, 0, "ncclCommSplit") != ncclSuccess)
+        return ncclInvalidArgument;
     /* CB_STANDIN_FAIL_SPLIT_AFTER=N spares this process's first N splits. */
     static int splits_seen;
     int failing = standin_fault("CB_STANDIN_FAIL_SPLIT") &&
@@ -471,6 +491,10 @@ ncclResult_t ncclCommShrink(ncclComm_t comm, int *excludeRanksList, int excludeR
     *newcomm = NULL;
     if (excludeRanksList == NULL || excludeRanksCount <= 0)
         return fail(ncclInvalidArgument, "ncclCommShrink: no rank to exclude");
+    if (bad_blocking(config))
+        return fail(ncclInvalidArgument, "Invalid config blocking attribute value");
+    if (standin_group_job(!comm->nonblocking, 0, "ncclCommShrink") != ncclSuccess)
+        return ncclInvalidArgument;
     for (int i = 0; i < excludeRanksCount; i++)
         if (excludeRanksList[i] == comm->rank)
             return fail(ncclInvalidArgument, "ncclCommShrink called by an excluded rank");
@@ -530,6 +554,9 @@ ncclResult_t ncclCommDestroy(ncclComm_t comm)
     ncclResult_t refused = destroy_refused(comm);
     if (refused != ncclSuccess)
         return refused;
+    /* 2.22 on: a job of the group, which it makes blocking (group.cc). */
+    if (standin_nccl_version() >= NCCL_VERSION(2, 22, 0))
+        standin_group_job(1, 1, "ncclCommDestroy");
     standin_end_registrations(comm, 1);
     return comm_free(comm, "ncclCommDestroy");
 }

@@ -650,6 +650,7 @@ int main(int argc, char **argv)
         {"launch-thread", rules_case_launch_thread},
         {"destroy-error", rules_case_destroy_error},
         {"connect-memory", rules_case_connect_memory},
+        {"group-modes", rules_case_group_modes}, {"config-blocking", rules_case_config_blocking},
     };
     int rc = 2;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
@@ -658,7 +659,8 @@ int main(int argc, char **argv)
     if (rc == 2)
         fprintf(stderr, "usage: rules CASE (graph-abort, device, bootstrap, async, group, "
                         "memory, redop, inprogress, bounds, failed, abort-in-group, kernel, "
-                        "env-blocking, launch-thread, destroy-error, connect-memory)\n");
+                        "env-blocking, launch-thread, destroy-error, connect-memory, "
+                        "group-modes, config-blocking)\n");
     else if (rc == 0)
         printf("ok: %s (rank %d)\n", argv[1], rules_rank());
     MPI_Finalize();

@@ -43,5 +43,7 @@ int rules_polls_until_done(ncclComm_t comm, ncclResult_t *state);
 int rules_case_launch_thread(void);
 int rules_case_destroy_error(void);
 int rules_case_connect_memory(void);
+int rules_case_group_modes(void);
+int rules_case_config_blocking(void);
 
 #endif

@@ -182,3 +182,64 @@ int rules_case_connect_memory(void)
     cudaFree(buf);
     return 0;
 }
+
+/* Async jobs (creation, split, shrink) of a blocking and a non-blocking
+ * communicator in one group are refused (group.cc, ncclAsyncLaunch,
+ * 2.14.3 to 2.30.7), the group's mode being that of the last communicator
+ * that joined it; the group's end then returns the error. Jobs of the
+ * group's own mode are accepted. */
+int rules_case_group_modes(void)
+{
+    enum { N = 4 };
+    cudaStream_t s;
+    ncclComm_t blocking = NULL, child = NULL, nonblocking = NULL;
+    ncclResult_t state = ncclSuccess;
+    float *buf = rules_device_memory(N * sizeof *buf);
+    EXPECT(buf != NULL && cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) == cudaSuccess &&
+               rules_comm_world(&blocking, 1) == ncclSuccess &&
+               (nonblocking = nonblocking_world()) != NULL,
+           "set-up");
+    EXPECT(ncclGroupStart() == ncclSuccess &&
+               ncclAllReduce(buf, buf, N, ncclFloat32, ncclSum, nonblocking, s) == ncclSuccess &&
+               ncclCommSplit(blocking, 0, rules_rank(), &child, NULL) == ncclInvalidArgument &&
+               child == NULL,
+           "a blocking parent's split in a non-blocking group was accepted");
+    EXPECT(ncclGroupEnd() == ncclInvalidArgument &&
+               rules_polls_until_done(nonblocking, &state) == 0 && state == ncclSuccess,
+           "the group's end did not return the refused split's error");
+    EXPECT(rules_trace_count("ncclCommSplit refused: blocking and non-blocking communicators "
+                             "in one group") == 1,
+           "the refusal not traced");
+    EXPECT(ncclGroupStart() == ncclSuccess &&
+               ncclAllReduce(buf, buf, N, ncclFloat32, ncclSum, blocking, s) == ncclSuccess &&
+               ncclCommSplit(blocking, 0, rules_rank(), &child, NULL) == ncclSuccess &&
+               ncclGroupEnd() == ncclSuccess && child != NULL,
+           "a blocking parent's split in a blocking group was refused");
+    EXPECT(ncclCommDestroy(child) == ncclSuccess && ncclCommDestroy(blocking) == ncclSuccess &&
+               ncclCommDestroy(nonblocking) == ncclSuccess,
+           "teardown");
+    cudaStreamDestroy(s);
+    cudaFree(buf);
+    return 0;
+}
+
+/* config.blocking other than 0, 1 and unset is refused (init.cc,
+ * parseCommConfig, before NCCL_COMM_BLOCKING is read), for creation and
+ * for a split given the config. */
+int rules_case_config_blocking(void)
+{
+    ncclComm_t comm = NULL, child = NULL;
+    setenv("NCCL_COMM_BLOCKING", "1", 1);
+    EXPECT(rules_comm_world(&comm, 2) == ncclInvalidArgument && comm == NULL,
+           "config.blocking = 2 was accepted");
+    unsetenv("NCCL_COMM_BLOCKING");
+    EXPECT(rules_comm_world(&comm, NCCL_CONFIG_UNDEF_INT) == ncclSuccess && comm != NULL,
+           "config.blocking unset was refused");
+    ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
+    config.blocking = -1;
+    EXPECT(ncclCommSplit(comm, 0, rules_rank(), &child, &config) == ncclInvalidArgument &&
+               child == NULL,
+           "a split's config.blocking = -1 was accepted");
+    EXPECT(ncclCommDestroy(comm) == ncclSuccess, "teardown");
+    return 0;
+}

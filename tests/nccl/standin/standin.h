@@ -339,9 +339,9 @@ void standin_connect_created(struct ncclComm *comm);
 void standin_connect_used(const standin_op *op);
 void standin_connect_release(struct ncclComm *comm);
 
-/* cudart.c: bytes of device memory that NCCL takes (sign 1) or gives back
- * (sign -1) outside cudaMalloc. */
-void standin_device_charge(size_t bytes, int sign);
+/* connect.c: the device bytes that NCCL's connections hold now (cudart.c's
+ * cudaMemGetInfo and cudaMalloc count them as allocated). */
+size_t standin_connected(void);
 
 /* nccl.c: 1, with a VIOLATION naming call, when comm is not ready. */
 int standin_comm_unready(struct ncclComm *comm, const char *call);
@@ -392,6 +392,14 @@ int standin_accumulates_in_float(const standin_op *op);
 /* group.c: 1 when an operation waiting for the open group's end reads or
  * writes [ptr, ptr + bytes). */
 int standin_group_uses(const void *ptr, size_t bytes);
+
+/* group.c: an async job of NCCL's (creation, split, shrink; destroy from
+ * 2.22, destroying) on a communicator blocking or not, called while the thread may have a group
+ * open: ncclInvalidArgument, kept as the group's error, when its mode
+ * differs from the group's (group.cc, ncclAsyncLaunch: "Blocking and
+ * nonblocking communicators are not allowed in the same group"); a
+ * destroy makes the group blocking. */
+ncclResult_t standin_group_job(int blocking, int destroying, const char *call);
 
 /* group.c: open a group that the caller never ends, as NCCL's refused
  * ncclCommDestroy does (2.24 on). */
