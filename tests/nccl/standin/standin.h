@@ -79,16 +79,24 @@
  * peer, reduction operator) fail at the call, also inside a group.
  *
  * Non-blocking communicators (ncclCommInitRankConfig with blocking = 0), as
- * NCCL 2.28's: the calls that NCCL hands to a thread of its own return
- * ncclInProgress, their work done here at once but the communicator busy
- * until ncclCommGetAsyncError has said so, after one or two queries that
- * say ncclInProgress (in turn): creation, a collective or send or receive
- * outside a group, the outermost ncclGroupEnd (every communicator of the
- * group), ncclCommSplit (the PARENT, and *newcomm is written only when it
- * is seen done; the new communicator is blocking when the split's config
- * says blocking = 1) and ncclCommWindowRegister (*win likewise). Any other call
- * on a busy communicator but ncclCommGetAsyncError and ncclCommAbort is a
- * VIOLATION and fails with ncclInvalidArgument, as NCCL's own check.
+ * NCCL's: the calls that NCCL hands to a thread of its own leave the
+ * communicator busy, their work done here at once, until
+ * ncclCommGetAsyncError has said so, after one or two queries that say
+ * ncclInProgress (in turn). Creation returns ncclInProgress; a collective
+ * or send or receive outside a group and the outermost ncclGroupEnd (every
+ * communicator of the group) return it from 2.23, and before 2.23 only
+ * when they connect a send or receive to a new peer (connect.c);
+ * ncclCommSplit and ncclCommShrink return ncclSuccess with the PARENT busy
+ * (*newcomm written only when it is seen done; the new communicator is
+ * blocking when the split's config says blocking = 1), and so does
+ * ncclCommWindowRegister from 2.28 (*win likewise; 2.27: ncclInProgress).
+ * Any other call on a busy communicator but ncclCommGetAsyncError and
+ * ncclCommAbort is a VIOLATION and fails with ncclInvalidArgument, as
+ * NCCL's own check. ncclCommDestroy of a communicator in progress or in
+ * error fails and keeps it (a VIOLATION; from 2.24 it leaves the thread in
+ * a group, as NCCL's). In a group, an async job (creation, split, shrink)
+ * of the other mode than the group's is refused; a config.blocking other
+ * than 0, 1 or unset is refused.
  *
  * Fault injection, FOR TESTING ONLY: each takes a rank of MPI_COMM_WORLD,
  * and only that rank sees the failure.
