@@ -38,6 +38,10 @@ void *rules_device_memory(size_t bytes);
  * 1000), *state the last answer. */
 int rules_polls_until_done(ncclComm_t comm, ncclResult_t *state);
 
+/* rules_contract.c: 1 when a refused ncclCommDestroy leaves the thread in
+ * a group at the reported version (2.24 on, but 2.27.0 to 2.27.5). */
+int rules_destroy_leaves_group(void);
+
 /* rules_contract.c's cases: NCCL's contract by version
  * (docs/design/nccl-contract.md). */
 int rules_case_launch_thread(void);

@@ -120,8 +120,17 @@ static int destroy_in_error(int leaves_group, int refusals_before)
 }
 
 /* From 2.24 (not 2.27.0 to 2.27.5) the thread is left in a group. */
+int rules_destroy_leaves_group(void)
+{
+    long v = standin_nccl_version();
+    return v >= NCCL_VERSION(2, 24, 0) && (v < NCCL_VERSION(2, 27, 0) || v >= NCCL_VERSION(2, 27, 6));
+}
+
+/* At 2.28.9 the refusal leaves the thread in a group; at 2.23.4 and 2.27.3
+ * it does not. */
 int rules_case_destroy_error(void)
 {
+    setenv("CB_STANDIN_NCCL_VERSION", "22809", 1);
     if (destroy_in_error(1, 0) != 0)
         return 1;
     setenv("CB_STANDIN_NCCL_VERSION", "22304", 1);

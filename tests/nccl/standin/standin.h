@@ -160,6 +160,12 @@
 
 #include "backends/nccl/api.h"
 
+/* Headers before 2.17 have no unset value: their initializer says 1. */
+#ifndef NCCL_CONFIG_UNDEF_INT
+#include <limits.h>
+#define NCCL_CONFIG_UNDEF_INT INT_MIN
+#endif
+
 /* nccl.h declares these with empty parentheses; the stand-in defines them
  * with a prototype. */
 ncclResult_t ncclGroupStart(void);
