@@ -35,6 +35,10 @@ CB_RUN_BIN="$CB_TMP/rank.sh"
 # well inside -T 10), and the watchdog (-T) ends every rank with status 3.
 # With NCCL_COMM_BLOCKING=0 the creation and the split are polled while the
 # ranks agree, and every rank stops with 1.
+# A communicator in error is only aborted: NCCL's ncclCommDestroy returns
+# its error and keeps it, and from 2.24 leaves the thread in a group where
+# a later abort's clean-up never runs (init.cc; the stand-in flags both, so
+# a backend that tried destroy first fails the ASYNC cases).
 cases=$(cat <<'CASES'
 SETDEVICE	cudaSetDevice failed	nocomm	1	-	-n 2
 STREAM	cudaStreamCreateWithFlags failed	nocomm	1	-	-n 2

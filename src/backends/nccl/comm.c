@@ -264,13 +264,22 @@ int cb_nccl_create_comm(nccl_backend *nb)
     if (cb_nccl_agree_telling(b->comm, nb, failed) != 0 || nb->comm == NULL)
         return -1;
     /* How many communicators the run holds, and in which mode: what a
-     * reader comparing with nccl-tests must know. */
-    if (nb->nonblocking)
+     * reader comparing with nccl-tests must know. From 2.23 NCCL's thread
+     * launches every group of a non-blocking communicator; before, only one
+     * that connects a send or receive (group.cc, ncclGroupEndInternal,
+     * v2.22.3-1 against v2.23.4-1). */
+    if (nb->nonblocking && nb->library_version >= NCCL_VERSION(2, 23, 0))
         cb_backend_add_notice(b, "communicators: 1 per rank (hier_allreduce, -o scan and --split "
                                  "split theirs from it), non-blocking: NCCL_COMM_BLOCKING=0 "
                                  "overrides the blocking config (init.cc, envConfigOverride), so "
                                  "every launch outside a group also pays NCCL's group thread, "
                                  "unlike nccl-tests' default");
+    else if (nb->nonblocking)
+        cb_backend_add_notice(b, "communicators: 1 per rank (hier_allreduce, -o scan and --split "
+                                 "split theirs from it), non-blocking: NCCL_COMM_BLOCKING=0 "
+                                 "overrides the blocking config (init.cc, envConfigOverride); "
+                                 "before 2.23 its launches run on the calling thread, but a group "
+                                 "that first connects a send or receive pays NCCL's group thread");
     else
         cb_backend_add_notice(b, "communicators: 1 per rank (hier_allreduce, -o scan and --split "
                                  "split theirs from it), blocking, as nccl-tests'");

@@ -128,8 +128,7 @@ void standin_violation(const char *fmt, ...)
     fprintf(stderr, "CUDA/NCCL stand-in: rank %d: VIOLATION: %s\n", world_rank(), what);
 }
 
-/* The program's sched_yield, counted (this definition takes the place of
- * the C library's in the stand-in programs). */
+/* The program's sched_yield, counted (in place of the C library's). */
 int sched_yield(void)
 {
     atomic_fetch_add(&yields, 1);
@@ -368,9 +367,9 @@ cudaError_t cudaDriverGetVersion(int *version)
 cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total)
 {
     standin_trace("cudaMemGetInfo");
-    size_t mem = (size_t)standin_env_long("CB_STANDIN_GPU_MEM", (long)STANDIN_DEFAULT_MEM);
-    *total = mem;
-    *free_bytes = mem > allocated ? mem - allocated : 0;
+    size_t used = allocated + standin_connected();   /* NCCL's connections too */
+    *total = (size_t)standin_env_long("CB_STANDIN_GPU_MEM", (long)STANDIN_DEFAULT_MEM);
+    *free_bytes = *total > used ? *total - used : 0;
     return cudaSuccess;
 }
 
@@ -384,7 +383,7 @@ cudaError_t cudaMalloc(void **ptr, size_t size)
         return cudaErrorStreamCaptureUnsupported;
     }
     size_t total = (size_t)standin_env_long("CB_STANDIN_GPU_MEM", (long)STANDIN_DEFAULT_MEM);
-    size_t mem = total > allocated ? total - allocated : 0;
+    size_t used = allocated + standin_connected(), mem = total > used ? total - used : 0;
     if (standin_fault("CB_STANDIN_FAIL_MALLOC") || size > mem)
         return cudaErrorMemoryAllocation;
     void *block = NULL;

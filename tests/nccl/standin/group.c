@@ -34,6 +34,9 @@ static _Thread_local ncclResult_t group_error;
  * batch as one operation, as NCCL plans a group. */
 static _Thread_local op_list collectives;
 static _Thread_local op_list p2p_batches;
+/* NCCL's ncclGroupBlocking (group.cc): -1 until a communicator joins the
+ * open group or an async job is queued in it, then that one's mode. */
+static _Thread_local int group_blocking = -1;
 
 static queued_op *append(op_list *list)
 {
@@ -89,11 +92,12 @@ static ncclComm_t queued_comm(size_t i)
                              : p2p_batches.items[i - collectives.n].op.comm;
 }
 
-/* NCCL 2.28 (group.cc, ncclGroupEndInternal): a group of non-blocking
+/* NCCL 2.23 on (group.cc, ncclGroupEndInternal): a group of non-blocking
  * communicators is launched by a thread of NCCL's; ncclGroupEnd returns
  * ncclInProgress and every communicator of the group is in progress until
- * ncclCommGetAsyncError says it is done, with the group's result. */
-static ncclResult_t group_started(ncclResult_t res)
+ * ncclCommGetAsyncError says it is done, with the group's result. Before
+ * 2.23 only a group that connects a send or receive (connect.c). */
+static ncclResult_t group_started(ncclResult_t res, int needs_connect)
 {
     ncclResult_t out = res;
     for (size_t i = 0, n = collectives.n + p2p_batches.n; i < n; i++) {
@@ -102,7 +106,7 @@ static ncclResult_t group_started(ncclResult_t res)
         while (queued_comm(first) != comm)
             first++;
         if (first == i && comm->nonblocking)   /* each communicator once */
-            out = standin_comm_started(comm, res, "ncclGroupEnd");
+            out = standin_launch_started(comm, res, "ncclGroupEnd", needs_connect);
     }
     return out;
 }
@@ -113,15 +117,20 @@ static ncclResult_t group_started(ncclResult_t res)
 static ncclResult_t run_queued(void)
 {
     ncclResult_t res = ncclSuccess;
-    for (size_t i = 0; i < collectives.n && res == ncclSuccess; i++)
+    int needs_connect = 0;
+    for (size_t i = 0; i < p2p_batches.n; i++)
+        needs_connect |= standin_p2p_connect(&p2p_batches.items[i].op);
+    for (size_t i = 0; i < collectives.n && res == ncclSuccess; i++) {
+        standin_connect_used(&collectives.items[i].op);
         res = standin_stream_submit(collectives.items[i].stream, &collectives.items[i].op);
+    }
     for (size_t i = 0; i < p2p_batches.n && res == ncclSuccess; i++) {
         const queued_op *b = &p2p_batches.items[i];
         standin_trace("p2p group sends+receives=%zu capturing=%d", b->op.np2p,
                       standin_stream_capturing(b->stream));
         res = standin_stream_submit(b->stream, &b->op);
     }
-    res = group_started(res);
+    res = group_started(res, needs_connect);
     list_clear(&collectives);
     list_clear(&p2p_batches);
     return res;
@@ -134,11 +143,21 @@ ncclResult_t standin_launch(cudaStream_t stream, const standin_op *op)
         if (op->kind == STANDIN_OP_P2P && !op->native)
             standin_trace("p2p group sends+receives=%zu capturing=%d", op->np2p,
                           standin_stream_capturing(stream));
-        /* NCCL groups it implicitly: ncclInProgress when non-blocking. */
-        return standin_comm_started(op->comm, standin_stream_submit(stream, op),
-                                    "a call outside a group");
+        /* NCCL groups it implicitly: ncclInProgress when non-blocking and
+         * NCCL's thread launches it (by version, connect.c). */
+        int needs_connect = standin_p2p_connect(op);
+        standin_connect_used(op);
+        return standin_launch_started(op->comm, standin_stream_submit(stream, op),
+                                      "a call outside a group", needs_connect);
     }
     ncclResult_t res = ncclSuccess;
+    /* A communicator's first operation of the group joins it, and its mode
+     * becomes the group's (include/group.h, ncclGroupCommJoin), unchecked. */
+    int joined = 0;
+    for (size_t i = 0, n = collectives.n + p2p_batches.n; i < n && !joined; i++)
+        joined = queued_comm(i) == op->comm;
+    if (!joined)
+        group_blocking = !op->comm->nonblocking;
     if (op->kind == STANDIN_OP_P2P) {
         res = add_p2p(stream, op);
     } else {
@@ -149,6 +168,26 @@ ncclResult_t standin_launch(cudaStream_t stream, const standin_op *op)
         q->op = *op;
     }
     return res;
+}
+
+ncclResult_t standin_group_job(int blocking, int destroying, const char *call)
+{
+    if (group_depth == 0)
+        return ncclSuccess;
+    blocking = destroying || blocking;
+    if (!destroying && group_blocking != -1 && group_blocking != blocking) {
+        standin_trace("%s refused: blocking and non-blocking communicators in one group", call);
+        return standin_group_check(standin_fail(ncclInvalidArgument,
+                                                "Blocking and nonblocking communicators are not "
+                                                "allowed in the same group"));
+    }
+    group_blocking = blocking;
+    return ncclSuccess;
+}
+
+void standin_group_leave_open(void)
+{
+    group_depth++;
 }
 
 int standin_group_depth(void)
@@ -177,6 +216,7 @@ ncclResult_t ncclGroupEnd(void)
         return standin_fail(ncclInvalidUsage, "ncclGroupEnd without ncclGroupStart");
     if (--group_depth > 0)
         return ncclSuccess;
+    group_blocking = -1;
     if (group_error != ncclSuccess) {
         ncclResult_t res = group_error;
         group_error = ncclSuccess;

@@ -215,6 +215,8 @@ static ncclResult_t comm_new(MPI_Comm mpi, int nonblocking, ncclComm_t *out)
     c->next_live = live_comms;
     live_comms = c;
     standin_count(STANDIN_COMM, 1);
+    if (!c->stuck)
+        standin_connect_created(c);
     *out = c;
     if (nonblocking && !c->stuck)
         return standin_comm_started(c, ncclSuccess, "ncclCommInitRank");
@@ -276,6 +278,8 @@ static ncclResult_t init_rank(ncclComm_t *comm, int nranks, ncclUniqueId id, int
     *comm = NULL;
     if (strcmp(id.internal, "nccl stand-in") != 0)
         return fail(ncclInvalidArgument, "the unique id was not made by ncclGetUniqueId");
+    if (standin_group_job(!nonblocking, 0, "ncclCommInitRank") != ncclSuccess)
+        return ncclInvalidArgument;
     int creator = 0, failing = standin_fault("CB_STANDIN_FAIL_COMMINIT"), stuck = 0;
     memcpy(&creator, id.internal + STANDIN_ID_CREATOR, sizeof creator);
     if (failing && !nonblocking)
@@ -312,9 +316,23 @@ ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId id, int
     return res;
 }
 
+/* NCCL refuses a blocking field other than 0, 1 or unset (init.cc,
+ * parseCommConfig, 2.17.1 to 2.30.7; ncclCommInitRankConfig, 2.14.3),
+ * before NCCL_COMM_BLOCKING is read. */
+static int bad_blocking(const ncclConfig_t *config)
+{
+    return config != NULL && config->blocking != NCCL_CONFIG_UNDEF_INT && config->blocking != 0 &&
+           config->blocking != 1;
+}
+
 ncclResult_t ncclCommInitRankConfig(ncclComm_t *comm, int nranks, ncclUniqueId id, int rank,
                                     ncclConfig_t *config)
 {
+    if (bad_blocking(config)) {
+        *comm = NULL;
+        standin_trace("ncclCommInitRankConfig refused: config blocking=%d", config->blocking);
+        return fail(ncclInvalidArgument, "Invalid config blocking attribute value");
+    }
     int asked = config == NULL || config->blocking != 0;
     return init_rank(comm, nranks, id, rank, !env_blocking(asked, 1), 1);
 }
@@ -371,6 +389,10 @@ ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t *newc
     *newcomm = NULL;
     if (comm == NULL || comm_unready(comm, "ncclCommSplit"))
         return fail(ncclInvalidArgument, "NULL or unready communicator");
+    if (bad_blocking(config))
+        return fail(ncclInvalidArgument, "Invalid config blocking attribute value");
+    if (standin_group_job(!comm->nonblocking, 0, "ncclCommSplit") != ncclSuccess)
+        return ncclInvalidArgument;
     /* CB_STANDIN_FAIL_SPLIT_AFTER=N spares this process's first N splits. */
     static int splits_seen;
     int failing = standin_fault("CB_STANDIN_FAIL_SPLIT") &&
@@ -421,6 +443,7 @@ static void comm_release(ncclComm_t comm)
         *link = comm->next_live;
     if (comm->mpi != MPI_COMM_NULL)
         MPI_Comm_free(&comm->mpi);
+    standin_connect_release(comm);
     standin_count(STANDIN_COMM, -1);
 }
 
@@ -468,6 +491,10 @@ ncclResult_t ncclCommShrink(ncclComm_t comm, int *excludeRanksList, int excludeR
     *newcomm = NULL;
     if (excludeRanksList == NULL || excludeRanksCount <= 0)
         return fail(ncclInvalidArgument, "ncclCommShrink: no rank to exclude");
+    if (bad_blocking(config))
+        return fail(ncclInvalidArgument, "Invalid config blocking attribute value");
+    if (standin_group_job(!comm->nonblocking, 0, "ncclCommShrink") != ncclSuccess)
+        return ncclInvalidArgument;
     for (int i = 0; i < excludeRanksCount; i++)
         if (excludeRanksList[i] == comm->rank)
             return fail(ncclInvalidArgument, "ncclCommShrink called by an excluded rank");
@@ -495,12 +522,41 @@ ncclResult_t ncclCommShrink(ncclComm_t comm, int *excludeRanksList, int excludeR
     return child_started(comm, mpi, newcomm, "ncclCommShrink", child_nonblocking);
 }
 
-/* NCCL's destroy first checks that the communicator is ready, and fails
- * (leaving it alive) when not: only abort ends one in progress. */
+/* NCCL's destroy first checks that the communicator is ready
+ * (ncclCommEnsureReady, init.cc, 2.14.3 to 2.30.7), and fails when it is
+ * in progress (ncclInvalidArgument) or in error (that error: "if ret is not
+ * ncclInProgress, we just keep it"), leaving it alive: only ncclCommAbort
+ * ends it. From 2.24 (not 2.27.0 to 2.27.5) the refusal returns between
+ * ncclGroupStartInternal and its end: the calling thread stays in a group. */
+static ncclResult_t destroy_refused(ncclComm_t comm)
+{
+    ncclResult_t res = ncclSuccess;
+    if (comm_unready(comm, "ncclCommDestroy")) {
+        res = fail(ncclInvalidArgument, "ncclCommDestroy of a communicator in progress");
+    } else if (comm->async_result != ncclSuccess) {
+        standin_violation("ncclCommDestroy of a communicator in error %d: NCCL returns the error "
+                          "and keeps it (only ncclCommAbort ends it)", (int)comm->async_result);
+        res = fail(comm->async_result, "ncclCommDestroy of a communicator in error");
+    }
+    long v = standin_nccl_version();
+    if (res != ncclSuccess && v >= NCCL_VERSION(2, 24, 0) &&
+        (v < NCCL_VERSION(2, 27, 0) || v >= NCCL_VERSION(2, 27, 6))) {
+        standin_group_leave_open();
+        standin_trace("ncclCommDestroy refused: the calling thread is left in a group");
+    }
+    return res;
+}
+
 ncclResult_t ncclCommDestroy(ncclComm_t comm)
 {
-    if (comm != NULL && comm_unready(comm, "ncclCommDestroy"))
-        return fail(ncclInvalidArgument, "ncclCommDestroy of a communicator in progress");
+    if (comm == NULL)
+        return ncclSuccess;
+    ncclResult_t refused = destroy_refused(comm);
+    if (refused != ncclSuccess)
+        return refused;
+    /* 2.22 on: a job of the group, which it makes blocking (group.cc). */
+    if (standin_nccl_version() >= NCCL_VERSION(2, 22, 0))
+        standin_group_job(1, 1, "ncclCommDestroy");
     standin_end_registrations(comm, 1);
     return comm_free(comm, "ncclCommDestroy");
 }

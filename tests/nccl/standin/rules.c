@@ -18,21 +18,9 @@
 #include <time.h>
 
 #include "config.h"
-#include "standin.h"
+#include "rules.h"
 
-/* A broken expectation ends every rank at once: the others may be waiting
- * in the stand-in for this one. */
-#define EXPECT(cond, what)                                                          \
-    do {                                                                            \
-        if (!(cond)) {                                                              \
-            fprintf(stderr, "rules.c:%d: rank %d: %s (%s)\n", __LINE__, rank_of(), \
-                    what, #cond);                                                   \
-            MPI_Abort(MPI_COMM_WORLD, 1);                                           \
-            return 1;                                                               \
-        }                                                                           \
-    } while (0)
-
-static int rank_of(void)
+int rules_rank(void)
 {
     int rank = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -40,10 +28,10 @@ static int rank_of(void)
 }
 
 /* How many lines of this rank's trace contain text. */
-static int trace_count(const char *text)
+int rules_trace_count(const char *text)
 {
     char path[4096], line[1024];
-    snprintf(path, sizeof path, "%s.%d", getenv("CB_STANDIN_TRACE"), rank_of());
+    snprintf(path, sizeof path, "%s.%d", getenv("CB_STANDIN_TRACE"), rules_rank());
     FILE *f = fopen(path, "r");
     int n = 0;
     while (f != NULL && fgets(line, sizeof line, f) != NULL)
@@ -57,26 +45,26 @@ static int trace_count(const char *text)
 static int trace_wait(const char *text)
 {
     const struct timespec nap = {0, 5 * 1000 * 1000};
-    for (int i = 0; i < 4000 && trace_count(text) == 0; i++)
+    for (int i = 0; i < 4000 && rules_trace_count(text) == 0; i++)
         nanosleep(&nap, NULL);
-    return trace_count(text) > 0;
+    return rules_trace_count(text) > 0;
 }
 
 /* A blocking (or non-blocking) communicator over every rank. */
-static ncclResult_t comm_world(ncclComm_t *comm, int blocking)
+ncclResult_t rules_comm_world(ncclComm_t *comm, int blocking)
 {
     ncclUniqueId id;
-    if (rank_of() == 0)
+    if (rules_rank() == 0)
         ncclGetUniqueId(&id);
     MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, MPI_COMM_WORLD);
     int nranks = 0;
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
     ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
     config.blocking = blocking;
-    return ncclCommInitRankConfig(comm, nranks, id, rank_of(), &config);
+    return ncclCommInitRankConfig(comm, nranks, id, rules_rank(), &config);
 }
 
-static void *device_memory(size_t bytes)
+void *rules_device_memory(size_t bytes)
 {
     void *p = NULL;
     return cudaMalloc(&p, bytes) == cudaSuccess ? p : NULL;
@@ -104,8 +92,8 @@ static int case_graph_abort(void)
     abort_job job = {.gone_at_return = -1};
     atomic_init(&job.graph_gone, 0);
     cudaStream_t s;
-    float *buf = device_memory(4 * sizeof *buf);
-    EXPECT(buf != NULL && comm_world(&job.comm, 1) == ncclSuccess, "set-up");
+    float *buf = rules_device_memory(4 * sizeof *buf);
+    EXPECT(buf != NULL && rules_comm_world(&job.comm, 1) == ncclSuccess, "set-up");
     EXPECT(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) == cudaSuccess, "stream");
     cudaGraph_t graph;
     cudaGraphExec_t exec;
@@ -124,7 +112,7 @@ static int case_graph_abort(void)
     pthread_join(t, NULL);
     EXPECT(waiting, "ncclCommAbort did not say it waits for the live graph and its exec");
     EXPECT(job.gone_at_return == 1, "ncclCommAbort returned while a graph lived");
-    EXPECT(trace_count("VIOLATION ncclCommGetAsyncError on a communicator that another "
+    EXPECT(rules_trace_count("VIOLATION ncclCommGetAsyncError on a communicator that another "
                        "thread is calling") == 1, "a call from a second thread not flagged");
     cudaStreamDestroy(s);
     cudaFree(buf);
@@ -150,11 +138,11 @@ static int case_device(void)
     EXPECT(pthread_create(&t, NULL, device_thread, seen) == 0, "thread");
     pthread_join(t, NULL);
     cudaGetDevice(&mine);
-    void *p = device_memory(32);
+    void *p = rules_device_memory(32);
     cudaFree(p);
     EXPECT(mine == 1 && seen[0] == 0 && seen[1], "the device is not per thread");
-    EXPECT(trace_count("cudaMalloc 16 device=0 physical=0") == 1 &&
-           trace_count("cudaMalloc 32 device=1 physical=1") == 1,
+    EXPECT(rules_trace_count("cudaMalloc 16 device=0 physical=0") == 1 &&
+           rules_trace_count("cudaMalloc 32 device=1 physical=1") == 1,
            "the trace does not name each thread's device");
     return 0;
 }
@@ -163,11 +151,11 @@ static int case_device(void)
  * communicator (init, then split) never ready. */
 static int case_bootstrap(void)
 {
-    int me = rank_of();
+    int me = rules_rank();
     ncclResult_t state = ncclSuccess;
     setenv("CB_STANDIN_FAIL_COMMINIT", "1", 1);
     ncclComm_t comm = NULL, child = NULL;
-    ncclResult_t res = comm_world(&comm, 0);
+    ncclResult_t res = rules_comm_world(&comm, 0);
     for (int i = 0; i < 1000 && me == 0; i++, sched_yield())
         ncclCommGetAsyncError(comm, &state);
     if (comm != NULL)
@@ -175,7 +163,7 @@ static int case_bootstrap(void)
     EXPECT(me == 1 ? res != ncclSuccess && res != ncclInProgress : state == ncclInProgress,
            "init: the other rank's communicator became ready without its peer");
     unsetenv("CB_STANDIN_FAIL_COMMINIT");
-    EXPECT(comm_world(&comm, 0) == ncclInProgress, "non-blocking init");
+    EXPECT(rules_comm_world(&comm, 0) == ncclInProgress, "non-blocking init");
     do
         ncclCommGetAsyncError(comm, &state);
     while (state == ncclInProgress);
@@ -197,8 +185,8 @@ static int case_async(void)
 {
     ncclComm_t comm;
     cudaStream_t s;
-    float *buf = device_memory(4 * sizeof *buf);
-    EXPECT(buf != NULL && comm_world(&comm, 1) == ncclSuccess &&
+    float *buf = rules_device_memory(4 * sizeof *buf);
+    EXPECT(buf != NULL && rules_comm_world(&comm, 1) == ncclSuccess &&
            cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) == cudaSuccess, "set-up");
     setenv("CB_STANDIN_OP_US", "300000", 1);
     const char *busy = "VIOLATION 100 polls of unfinished work without a sched_yield";
@@ -206,11 +194,11 @@ static int case_async(void)
     EXPECT(cudaStreamQuery(s) == cudaErrorNotReady, "a launch completed at once");
     while (cudaStreamQuery(s) == cudaErrorNotReady)
         ;
-    EXPECT(trace_count(busy) == 1, "polling without a yield not flagged");
+    EXPECT(rules_trace_count(busy) == 1, "polling without a yield not flagged");
     EXPECT(ncclAllReduce(buf, buf, 4, ncclFloat32, ncclSum, comm, s) == ncclSuccess, "launch");
     while (cudaStreamQuery(s) == cudaErrorNotReady)
         sched_yield();
-    EXPECT(trace_count(busy) == 1, "polling with a yield flagged");
+    EXPECT(rules_trace_count(busy) == 1, "polling with a yield flagged");
     unsetenv("CB_STANDIN_OP_US");
     ncclCommDestroy(comm);
     cudaStreamDestroy(s);
@@ -223,12 +211,12 @@ static int case_async(void)
 static int case_group(void)
 {
     enum { N = 4 };   /* elements per rank; 2 ranks */
-    int me = rank_of(), peer = 1 - me;
+    int me = rules_rank(), peer = 1 - me;
     ncclComm_t comm;
     cudaStream_t s;
-    float *in = device_memory(2 * N * sizeof *in), *out = device_memory(6 * 2 * N * sizeof *out);
-    float *later = device_memory(N * sizeof *later);
-    EXPECT(in != NULL && out != NULL && later != NULL && comm_world(&comm, 1) == ncclSuccess &&
+    float *in = rules_device_memory(2 * N * sizeof *in), *out = rules_device_memory(6 * 2 * N * sizeof *out);
+    float *later = rules_device_memory(N * sizeof *later);
+    EXPECT(in != NULL && out != NULL && later != NULL && rules_comm_world(&comm, 1) == ncclSuccess &&
            cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) == cudaSuccess, "set-up");
     for (int i = 0; i < 2 * N; i++)
         in[i] = (float)(me + 1);
@@ -275,7 +263,7 @@ static int case_group(void)
            ncclAllReduce(later, o[0], N, ncclFloat32, ncclSum, comm, s) == ncclSuccess,
            "grouped call");
     cudaFree(later);
-    EXPECT(trace_count("VIOLATION cudaFree of memory that an operation of the open group "
+    EXPECT(rules_trace_count("VIOLATION cudaFree of memory that an operation of the open group "
                        "uses") == 1, "cudaFree of a grouped operation's buffer not flagged");
     ncclCommAbort(comm);
     EXPECT(ncclGroupEnd() == ncclSuccess, "an empty group");
@@ -290,8 +278,8 @@ static int case_memory(void)
 {
     ncclComm_t comm;
     cudaStream_t s;
-    float *buf = device_memory(4 * sizeof *buf), *spare = device_memory(16);
-    EXPECT(buf != NULL && spare != NULL && comm_world(&comm, 1) == ncclSuccess &&
+    float *buf = rules_device_memory(4 * sizeof *buf), *spare = rules_device_memory(16);
+    EXPECT(buf != NULL && spare != NULL && rules_comm_world(&comm, 1) == ncclSuccess &&
            cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) == cudaSuccess, "set-up");
     setenv("CB_STANDIN_OP_US", "300000", 1);
     EXPECT(ncclAllReduce(buf, buf, 4, ncclFloat32, ncclSum, comm, s) == ncclSuccess, "launch");
@@ -305,7 +293,7 @@ static int case_memory(void)
     EXPECT(cudaMalloc(&p, 16) != cudaSuccess, "cudaMalloc succeeded while capturing");
     EXPECT(cudaStreamEndCapture(s, &graph) == cudaErrorStreamCaptureInvalidated,
            "the capture survived a cudaMalloc");
-    EXPECT(trace_count("VIOLATION cudaMalloc while a stream captures") == 1,
+    EXPECT(rules_trace_count("VIOLATION cudaMalloc while a stream captures") == 1,
            "cudaMalloc while capturing not flagged");
     ncclCommDestroy(comm);
     cudaStreamDestroy(s);
@@ -321,24 +309,24 @@ static int case_bounds(void)
 {
     ncclComm_t comm;
     cudaStream_t s;
-    float *buf = device_memory(4 * sizeof *buf), host[4] = {0};
-    EXPECT(buf != NULL && comm_world(&comm, 1) == ncclSuccess &&
+    float *buf = rules_device_memory(4 * sizeof *buf), host[4] = {0};
+    EXPECT(buf != NULL && rules_comm_world(&comm, 1) == ncclSuccess &&
            cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) == cudaSuccess, "set-up");
     EXPECT(ncclGroupStart() == ncclSuccess, "group start");
     EXPECT(ncclAllReduce(buf, buf, 4, ncclFloat32, ncclSum, comm, s) == ncclSuccess, "launch");
-    EXPECT(trace_count("not inside one device allocation") == 0, "a buffer inside flagged");
+    EXPECT(rules_trace_count("not inside one device allocation") == 0, "a buffer inside flagged");
     EXPECT(ncclAllReduce(buf + 1, buf + 1, 4, ncclFloat32, ncclSum, comm, s) == ncclSuccess,
            "launch past the end");
-    EXPECT(trace_count("VIOLATION ncclAllReduce: 16 bytes at") == 2,
+    EXPECT(rules_trace_count("VIOLATION ncclAllReduce: 16 bytes at") == 2,
            "send and receive past their allocation not flagged");
     EXPECT(ncclCommDestroy(comm) == ncclSuccess && ncclGroupEnd() == ncclSuccess, "teardown");
     EXPECT(cudaMemcpyAsync(host, buf, sizeof host, cudaMemcpyDeviceToHost, s) == cudaSuccess,
            "copy");
-    EXPECT(trace_count("not inside one device allocation") == 2, "a copy inside flagged");
+    EXPECT(rules_trace_count("not inside one device allocation") == 2, "a copy inside flagged");
     cudaFree(buf);
     EXPECT(cudaMalloc((void **)&buf, 2 * sizeof *buf) == cudaSuccess, "cudaMalloc");
     standin_devmem_check(buf, 4 * sizeof *buf, "a copy's source");
-    EXPECT(trace_count("VIOLATION a copy's source: 16 bytes") == 1,
+    EXPECT(rules_trace_count("VIOLATION a copy's source: 16 bytes") == 1,
            "a range past a smaller allocation not flagged");
     cudaStreamDestroy(s);
     cudaFree(buf);
@@ -352,9 +340,9 @@ static int case_failed(void)
 {
     ncclComm_t comm, other;
     cudaStream_t s;
-    float *buf = device_memory(4 * sizeof *buf);
-    EXPECT(buf != NULL && comm_world(&comm, 1) == ncclSuccess &&
-           comm_world(&other, 1) == ncclSuccess &&
+    float *buf = rules_device_memory(4 * sizeof *buf);
+    EXPECT(buf != NULL && rules_comm_world(&comm, 1) == ncclSuccess &&
+           rules_comm_world(&other, 1) == ncclSuccess &&
            cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) == cudaSuccess, "set-up");
     EXPECT(ncclAllReduce(buf, buf, 4, ncclFloat32, ncclSum, comm, s) == ncclSuccess, "launch");
     EXPECT(cudaStreamSynchronize(s) == cudaSuccess, "synchronize");
@@ -362,9 +350,9 @@ static int case_failed(void)
     setenv("CB_STANDIN_FAIL_ASYNC", "1", 1);   /* rank 1 sees a remote error */
     EXPECT(ncclCommGetAsyncError(comm, &async) == ncclSuccess, "query");
     unsetenv("CB_STANDIN_FAIL_ASYNC");
-    ncclResult_t want = rank_of() == 1 ? ncclRemoteError : ncclSuccess;
+    ncclResult_t want = rules_rank() == 1 ? ncclRemoteError : ncclSuccess;
     EXPECT(async == want, "the injected error not reported");
-    if (rank_of() == 1) {
+    if (rules_rank() == 1) {
         EXPECT(ncclAllReduce(buf, buf, 4, ncclFloat32, ncclSum, comm, s) == ncclRemoteError,
                "a collective on a failed communicator not refused");
         EXPECT(ncclSend(buf, 4, ncclFloat32, 0, comm, s) == ncclRemoteError,
@@ -387,17 +375,17 @@ static int case_redop(void)
 {
     ncclComm_t a, b;
     cudaStream_t s;
-    float *buf = device_memory(4 * sizeof *buf), two = 2;
+    float *buf = rules_device_memory(4 * sizeof *buf), two = 2;
     ncclRedOp_t op;
-    EXPECT(buf != NULL && comm_world(&a, 1) == ncclSuccess && comm_world(&b, 1) == ncclSuccess &&
+    EXPECT(buf != NULL && rules_comm_world(&a, 1) == ncclSuccess && rules_comm_world(&b, 1) == ncclSuccess &&
            cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) == cudaSuccess &&
            ncclRedOpCreatePreMulSum(&op, &two, ncclFloat32, ncclScalarHostImmediate, a) ==
                ncclSuccess, "set-up");
     EXPECT(ncclAllReduce(buf, buf, 4, ncclFloat32, op, b, s) == ncclInvalidArgument,
            "an operator of another communicator was accepted");
     EXPECT(ncclRedOpDestroy(op, b) == ncclInvalidArgument, "destroyed through another one");
-    EXPECT(trace_count("VIOLATION a reduction operator used with another communicator") == 1 &&
-           trace_count("VIOLATION ncclRedOpDestroy of an operator made for another") == 1,
+    EXPECT(rules_trace_count("VIOLATION a reduction operator used with another communicator") == 1 &&
+           rules_trace_count("VIOLATION ncclRedOpDestroy of an operator made for another") == 1,
            "not flagged");
     EXPECT(ncclAllReduce(buf, buf, 4, ncclFloat32, op, a, s) == ncclSuccess &&
            ncclRedOpDestroy(op, a) == ncclSuccess, "its own communicator refused it");
@@ -410,7 +398,7 @@ static int case_redop(void)
 
 /* Queries until comm is seen done: how many said ncclInProgress (-1 after
  * 1000), *state the last answer. */
-static int polls_until_done(ncclComm_t comm, ncclResult_t *state)
+int rules_polls_until_done(ncclComm_t comm, ncclResult_t *state)
 {
     for (int n = 0; n < 1000; n++) {
         if (ncclCommGetAsyncError(comm, state) != ncclSuccess || *state != ncclInProgress)
@@ -428,21 +416,21 @@ static int polls_until_done(ncclComm_t comm, ncclResult_t *state)
 static int case_inprogress(void)
 {
     enum { N = 4 };
-    int me = rank_of(), peer = 1 - me, polls[2] = {0, 0};
+    int me = rules_rank(), peer = 1 - me, polls[2] = {0, 0};
     ncclComm_t comm = NULL, child = NULL;
     ncclResult_t state = ncclSuccess;
     cudaStream_t s;
-    float *buf = device_memory(2 * N * sizeof *buf);
+    float *buf = rules_device_memory(2 * N * sizeof *buf);
     EXPECT(buf != NULL && cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) == cudaSuccess &&
-           comm_world(&comm, 0) == ncclInProgress, "set-up");
-    EXPECT(polls_until_done(comm, &state) >= 1 && state == ncclSuccess, "init");
+           rules_comm_world(&comm, 0) == ncclInProgress, "set-up");
+    EXPECT(rules_polls_until_done(comm, &state) >= 1 && state == ncclSuccess, "init");
     for (int i = 0; i < 2 * N; i++)
         buf[i] = (float)(me + 1);
     /* Outside a group, twice: seen done after one poll, then two, in turn. */
     for (int round = 0; round < 2; round++) {
         EXPECT(ncclAllReduce(buf, buf, N, ncclFloat32, ncclSum, comm, s) == ncclInProgress,
                "a collective outside a group did not return ncclInProgress");
-        polls[round] = polls_until_done(comm, &state);
+        polls[round] = rules_polls_until_done(comm, &state);
         EXPECT(state == ncclSuccess, "its completion");
     }
     EXPECT(polls[0] + polls[1] == 3 && polls[0] * polls[1] == 2,
@@ -452,7 +440,7 @@ static int case_inprogress(void)
     EXPECT(ncclAllReduce(buf, buf, N, ncclFloat32, ncclSum, comm, s) == ncclInProgress &&
            ncclAllReduce(buf, buf, N, ncclFloat32, ncclSum, comm, s) == ncclInvalidArgument,
            "a collective on a communicator in progress was accepted");
-    EXPECT(polls_until_done(comm, &state) >= 1 && state == ncclSuccess, "its completion");
+    EXPECT(rules_polls_until_done(comm, &state) >= 1 && state == ncclSuccess, "its completion");
     /* A group: its calls succeed, its end is in progress. */
     EXPECT(ncclGroupStart() == ncclSuccess &&
            ncclSend(buf, N, ncclFloat32, peer, comm, s) == ncclSuccess &&
@@ -461,20 +449,24 @@ static int case_inprogress(void)
     EXPECT(ncclGroupStart() == ncclSuccess &&
            ncclBroadcast(buf, buf, N, ncclFloat32, 0, comm, s) == ncclInvalidArgument &&
            ncclGroupEnd() == ncclInvalidArgument, "a grouped call after an ignored ncclGroupEnd");
-    EXPECT(polls_until_done(comm, &state) >= 1 && state == ncclSuccess, "the group's end");
+    EXPECT(rules_polls_until_done(comm, &state) >= 1 && state == ncclSuccess, "the group's end");
     /* Split: ncclSuccess, as NCCL's ncclCommSplit returns (init.cc, 2.18.1
      * to 2.28.9), the parent in progress, the child written when it is done. */
     EXPECT(ncclCommSplit(comm, 0, me, &child, NULL) == ncclSuccess && child == NULL,
            "ncclCommSplit did not return ncclSuccess, or wrote the new one at once");
     EXPECT(ncclCommDestroy(comm) == ncclInvalidArgument, "destroyed while in progress");
-    EXPECT(polls_until_done(comm, &state) >= 1 && state == ncclSuccess && child != NULL,
+    /* From 2.24 the refusal leaves this thread in a group (init.cc). */
+    EXPECT(standin_group_depth() == rules_destroy_leaves_group() &&
+               (standin_group_depth() == 0 || ncclGroupEnd() == ncclSuccess),
+           "the refused ncclCommDestroy left the thread's groups wrong for this version");
+    EXPECT(rules_polls_until_done(comm, &state) >= 1 && state == ncclSuccess && child != NULL,
            "the split's completion");
     /* Captured: the launch reaches the graph; polled before the capture ends. */
     cudaGraph_t graph;
     cudaGraphExec_t exec;
     EXPECT(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal) == cudaSuccess &&
            ncclAllReduce(buf, buf, N, ncclFloat32, ncclSum, child, s) == ncclInProgress &&
-           polls_until_done(child, &state) >= 1 && state == ncclSuccess &&
+           rules_polls_until_done(child, &state) >= 1 && state == ncclSuccess &&
            cudaStreamEndCapture(s, &graph) == cudaSuccess &&
            cudaGraphInstantiateWithFlags(&exec, graph, 0) == cudaSuccess &&
            cudaGraphLaunch(exec, s) == cudaSuccess && cudaStreamSynchronize(s) == cudaSuccess,
@@ -482,11 +474,11 @@ static int case_inprogress(void)
     EXPECT(buf[0] == 24 && buf[N] == 12, "the results after the group and the graph");
     cudaGraphExecDestroy(exec);
     cudaGraphDestroy(graph);
-    EXPECT(trace_count("VIOLATION ncclAllReduce on a non-blocking communicator that is not "
+    EXPECT(rules_trace_count("VIOLATION ncclAllReduce on a non-blocking communicator that is not "
                        "ready") == 1 &&
-           trace_count("VIOLATION ncclBroadcast on a non-blocking communicator that is not "
+           rules_trace_count("VIOLATION ncclBroadcast on a non-blocking communicator that is not "
                        "ready") == 1 &&
-           trace_count("VIOLATION ncclCommDestroy on a non-blocking communicator that is not "
+           rules_trace_count("VIOLATION ncclCommDestroy on a non-blocking communicator that is not "
                        "ready") == 1, "the calls that ignored ncclInProgress not flagged");
     /* A split whose config says blocking = 1: the split, a job of the
      * non-blocking parent, is in progress; the new communicator's own
@@ -494,13 +486,13 @@ static int case_inprogress(void)
     ncclComm_t blocking_child = NULL;
     ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
     config.blocking = 1;
-    int launched_in_progress = trace_count("ncclInProgress from a call outside a group");
+    int launched_in_progress = rules_trace_count("ncclInProgress from a call outside a group");
     EXPECT(ncclCommSplit(comm, 0, me, &blocking_child, &config) == ncclSuccess &&
-           blocking_child == NULL && polls_until_done(comm, &state) >= 1 &&
+           blocking_child == NULL && rules_polls_until_done(comm, &state) >= 1 &&
            state == ncclSuccess && blocking_child != NULL, "a blocking split");
     EXPECT(ncclAllReduce(buf, buf, N, ncclFloat32, ncclSum, blocking_child, s) == ncclSuccess &&
            cudaStreamSynchronize(s) == cudaSuccess && buf[0] == 48 &&
-           trace_count("ncclInProgress from a call outside a group") == launched_in_progress,
+           rules_trace_count("ncclInProgress from a call outside a group") == launched_in_progress,
            "a collective on the blocking split");
     EXPECT(ncclCommDestroy(blocking_child) == ncclSuccess && ncclCommDestroy(child) == ncclSuccess &&
            ncclCommDestroy(comm) == ncclSuccess, "teardown");
@@ -518,20 +510,20 @@ static int case_env_blocking(void)
     ncclComm_t comm = NULL, child = NULL, other = NULL;
     ncclResult_t state = ncclInProgress;
     setenv("NCCL_COMM_BLOCKING", "0", 1);
-    EXPECT(comm_world(&comm, 1) == ncclInProgress && polls_until_done(comm, &state) >= 1 &&
+    EXPECT(rules_comm_world(&comm, 1) == ncclInProgress && rules_polls_until_done(comm, &state) >= 1 &&
                state == ncclSuccess,
            "NCCL_COMM_BLOCKING=0 did not make a blocking config non-blocking");
-    EXPECT(ncclCommSplit(comm, 0, rank_of(), &child, NULL) == ncclSuccess && child == NULL &&
-               polls_until_done(comm, &state) >= 1 && child != NULL,
+    EXPECT(ncclCommSplit(comm, 0, rules_rank(), &child, NULL) == ncclSuccess && child == NULL &&
+               rules_polls_until_done(comm, &state) >= 1 && child != NULL,
            "the split of the non-blocking communicator");
     EXPECT(ncclCommDestroy(child) == ncclSuccess && ncclCommDestroy(comm) == ncclSuccess,
            "teardown");
     setenv("NCCL_COMM_BLOCKING", "1", 1);
-    EXPECT(comm_world(&other, 0) == ncclSuccess && ncclCommDestroy(other) == ncclSuccess,
+    EXPECT(rules_comm_world(&other, 0) == ncclSuccess && ncclCommDestroy(other) == ncclSuccess,
            "NCCL_COMM_BLOCKING=1 did not make a non-blocking config blocking");
     setenv("CB_STANDIN_NCCL_VERSION", "21605", 1);
     setenv("NCCL_COMM_BLOCKING", "0", 1);
-    EXPECT(comm_world(&other, 1) == ncclSuccess && ncclCommDestroy(other) == ncclSuccess,
+    EXPECT(rules_comm_world(&other, 1) == ncclSuccess && ncclCommDestroy(other) == ncclSuccess,
            "2.16 took NCCL_COMM_BLOCKING=0");
     unsetenv("CB_STANDIN_NCCL_VERSION");
     unsetenv("NCCL_COMM_BLOCKING");
@@ -548,9 +540,9 @@ static int case_abort_group(void)
     enum { N = 4 };
     ncclComm_t comm = NULL, other = NULL;
     cudaStream_t s;
-    float *buf = device_memory(N * sizeof *buf);
+    float *buf = rules_device_memory(N * sizeof *buf);
     EXPECT(buf != NULL && cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) == cudaSuccess &&
-           comm_world(&comm, 1) == ncclSuccess && comm_world(&other, 1) == ncclSuccess,
+           rules_comm_world(&comm, 1) == ncclSuccess && rules_comm_world(&other, 1) == ncclSuccess,
            "set-up");
     for (int i = 0; i < N; i++)
         buf[i] = 1;
@@ -560,18 +552,18 @@ static int case_abort_group(void)
            ncclGroupEnd() == ncclSuccess && ncclGroupEnd() == ncclInvalidArgument,
            "the outermost end did not return the failed call's error");
     EXPECT(cudaStreamSynchronize(s) == cudaSuccess && buf[0] == 1 &&
-           trace_count("ncclGroupEnd dropped the group after a failed call") == 1,
+           rules_trace_count("ncclGroupEnd dropped the group after a failed call") == 1,
            "the group of a failed call was launched");
     EXPECT(ncclAllReduce(buf, buf, N, ncclFloat32, ncclSum, comm, s) == ncclSuccess &&
            cudaStreamSynchronize(s) == cudaSuccess && buf[0] == 2,
            "the next group of one after a dropped group");
     EXPECT(ncclGroupStart() == ncclSuccess, "a group");
     ncclCommAbort(comm);
-    EXPECT(trace_count("VIOLATION ncclCommAbort while the calling thread has a group open") == 1,
+    EXPECT(rules_trace_count("VIOLATION ncclCommAbort while the calling thread has a group open") == 1,
            "an abort inside a group not flagged");
     EXPECT(ncclGroupEnd() == ncclSuccess, "the group's end");
     ncclCommAbort(other);
-    EXPECT(trace_count("VIOLATION ncclCommAbort") == 1, "an abort outside any group flagged");
+    EXPECT(rules_trace_count("VIOLATION ncclCommAbort") == 1, "an abort outside any group flagged");
     cudaStreamDestroy(s);
     cudaFree(buf);
     return 0;
@@ -595,8 +587,8 @@ static int case_kernel(void)
     cudaLibrary_t lib;
     cudaKernel_t kernel;
     cudaStream_t s;
-    unsigned char *a = device_memory(8), *b = device_memory(8), host[8] = {0};
-    unsigned long long *count = device_memory(sizeof *count), n = 8;
+    unsigned char *a = rules_device_memory(8), *b = rules_device_memory(8), host[8] = {0};
+    unsigned long long *count = rules_device_memory(sizeof *count), n = 8;
     unsigned int width = 1;
     EXPECT(a != NULL && b != NULL && count != NULL &&
            cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) == cudaSuccess, "set-up");
@@ -627,11 +619,11 @@ static int case_kernel(void)
     unsigned char *outside = host;
     void *host_args[] = {&a, &outside, &n, &width, &count};
     cudaLaunchKernel(kernel, one, threads, host_args, 0, s);
-    EXPECT(trace_count("VIOLATION cb_count_differing's second buffer: 8 bytes") == 1,
+    EXPECT(rules_trace_count("VIOLATION cb_count_differing's second buffer: 8 bytes") == 1,
            "a host buffer given to the kernel not flagged");
     EXPECT(cudaLibraryUnload(lib) == cudaSuccess, "unload");
     EXPECT(cudaLaunchKernel(kernel, one, threads, args, 0, s) == cudaErrorInvalidDeviceFunction &&
-           trace_count("VIOLATION cudaLaunchKernel of a kernel that no loaded library") == 1,
+           rules_trace_count("VIOLATION cudaLaunchKernel of a kernel that no loaded library") == 1,
            "a kernel of an unloaded library launched");
     cudaStreamDestroy(s);
     cudaFree(a);
@@ -656,6 +648,10 @@ int main(int argc, char **argv)
         {"bounds", case_bounds},           {"failed", case_failed},
         {"abort-in-group", case_abort_group}, {"kernel", case_kernel},
         {"env-blocking", case_env_blocking},
+        {"launch-thread", rules_case_launch_thread},
+        {"destroy-error", rules_case_destroy_error},
+        {"connect-memory", rules_case_connect_memory},
+        {"group-modes", rules_case_group_modes}, {"config-blocking", rules_case_config_blocking},
     };
     int rc = 2;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
@@ -664,9 +660,10 @@ int main(int argc, char **argv)
     if (rc == 2)
         fprintf(stderr, "usage: rules CASE (graph-abort, device, bootstrap, async, group, "
                         "memory, redop, inprogress, bounds, failed, abort-in-group, kernel, "
-                        "env-blocking)\n");
+                        "env-blocking, launch-thread, destroy-error, connect-memory, "
+                        "group-modes, config-blocking)\n");
     else if (rc == 0)
-        printf("ok: %s (rank %d)\n", argv[1], rank_of());
+        printf("ok: %s (rank %d)\n", argv[1], rules_rank());
     MPI_Finalize();
     return rc;
 }

@@ -36,7 +36,12 @@
  *                         the header's NCCL_VERSION_CODE); below 2.28 a call
  *                         of ncclAlltoAll, ncclGather or ncclScatter
  *                         (nccl_native.c) is a VIOLATION, as those symbols
- *                         are missing from older libraries
+ *                         are missing from older libraries; where NCCL's
+ *                         behaviour changed between versions the stand-in
+ *                         follows it (connect.c, nccl.c, nccl_register.c)
+ *   CB_STANDIN_CONNECT_BYTES=B  device memory each communicator's
+ *                         connections take, at creation before 2.22, at its
+ *                         first collective from 2.22 (connect.c; default 0)
  *
  * Kernels (kernels.c, for -B's compare kernel): PTX loaded with
  * cudaLibraryLoadData is checked as a driver does and each launch runs the
@@ -74,16 +79,24 @@
  * peer, reduction operator) fail at the call, also inside a group.
  *
  * Non-blocking communicators (ncclCommInitRankConfig with blocking = 0), as
- * NCCL 2.28's: the calls that NCCL hands to a thread of its own return
- * ncclInProgress, their work done here at once but the communicator busy
- * until ncclCommGetAsyncError has said so, after one or two queries that
- * say ncclInProgress (in turn): creation, a collective or send or receive
- * outside a group, the outermost ncclGroupEnd (every communicator of the
- * group), ncclCommSplit (the PARENT, and *newcomm is written only when it
- * is seen done; the new communicator is blocking when the split's config
- * says blocking = 1) and ncclCommWindowRegister (*win likewise). Any other call
- * on a busy communicator but ncclCommGetAsyncError and ncclCommAbort is a
- * VIOLATION and fails with ncclInvalidArgument, as NCCL's own check.
+ * NCCL's: the calls that NCCL hands to a thread of its own leave the
+ * communicator busy, their work done here at once, until
+ * ncclCommGetAsyncError has said so, after one or two queries that say
+ * ncclInProgress (in turn). Creation returns ncclInProgress; a collective
+ * or send or receive outside a group and the outermost ncclGroupEnd (every
+ * communicator of the group) return it from 2.23, and before 2.23 only
+ * when they connect a send or receive to a new peer (connect.c);
+ * ncclCommSplit and ncclCommShrink return ncclSuccess with the PARENT busy
+ * (*newcomm written only when it is seen done; the new communicator is
+ * blocking when the split's config says blocking = 1), and so does
+ * ncclCommWindowRegister from 2.28 (*win likewise; 2.27: ncclInProgress).
+ * Any other call on a busy communicator but ncclCommGetAsyncError and
+ * ncclCommAbort is a VIOLATION and fails with ncclInvalidArgument, as
+ * NCCL's own check. ncclCommDestroy of a communicator in progress or in
+ * error fails and keeps it (a VIOLATION; from 2.24 it leaves the thread in
+ * a group, as NCCL's). In a group, an async job (creation, split, shrink)
+ * of the other mode than the group's is refused; a config.blocking other
+ * than 0, 1 or unset is refused.
  *
  * Fault injection, FOR TESTING ONLY: each takes a rank of MPI_COMM_WORLD,
  * and only that rank sees the failure.
@@ -146,6 +159,12 @@
 #include <stddef.h>
 
 #include "backends/nccl/api.h"
+
+/* Headers before 2.17 have no unset value: their initializer says 1. */
+#ifndef NCCL_CONFIG_UNDEF_INT
+#include <limits.h>
+#define NCCL_CONFIG_UNDEF_INT INT_MIN
+#endif
 
 /* nccl.h declares these with empty parentheses; the stand-in defines them
  * with a prototype. */
@@ -233,6 +252,10 @@ struct ncclComm {
     atomic_int in_call;      /* threads inside a call on it */
     const void *registered[STANDIN_MAX_REGISTERED];
     int nregistered;
+    /* connect.c: the peers a send (bit 1) or receive (bit 2) has connected
+     * to, and the device bytes its collective connections hold. */
+    unsigned char *p2p_links;
+    size_t connect_bytes;
     struct ncclComm *next_live;
 };
 
@@ -309,6 +332,31 @@ int standin_overlaps(const void *a, size_t a_bytes, const void *b, size_t b_byte
  * on it before then is a VIOLATION (standin_comm_unready). */
 ncclResult_t standin_comm_started(struct ncclComm *comm, ncclResult_t res, const char *call);
 
+/* connect.c: the version ncclGetVersion reports (CB_STANDIN_NCCL_VERSION). */
+long standin_nccl_version(void);
+
+/* connect.c: a launch (a call outside a group, the outermost ncclGroupEnd)
+ * whose work on comm is done with res: ncclInProgress through
+ * standin_comm_started from 2.23, before only when needs_connect (a send
+ * or receive to a peer not yet connected); otherwise res. */
+ncclResult_t standin_launch_started(struct ncclComm *comm, ncclResult_t res, const char *call,
+                                    int needs_connect);
+
+/* connect.c: 1 when the sends and receives of op reach a peer of its
+ * communicator not connected before (they are connected from now on). */
+int standin_p2p_connect(const standin_op *op);
+
+/* connect.c: CB_STANDIN_CONNECT_BYTES charged to the device at comm's
+ * creation (before 2.22) or at op's first collective on it (2.22 on), and
+ * given back when comm ends. */
+void standin_connect_created(struct ncclComm *comm);
+void standin_connect_used(const standin_op *op);
+void standin_connect_release(struct ncclComm *comm);
+
+/* connect.c: the device bytes that NCCL's connections hold now (cudart.c's
+ * cudaMemGetInfo and cudaMalloc count them as allocated). */
+size_t standin_connected(void);
+
 /* nccl.c: 1, with a VIOLATION naming call, when comm is not ready. */
 int standin_comm_unready(struct ncclComm *comm, const char *call);
 
@@ -358,6 +406,18 @@ int standin_accumulates_in_float(const standin_op *op);
 /* group.c: 1 when an operation waiting for the open group's end reads or
  * writes [ptr, ptr + bytes). */
 int standin_group_uses(const void *ptr, size_t bytes);
+
+/* group.c: an async job of NCCL's (creation, split, shrink; destroy from
+ * 2.22, destroying) on a communicator blocking or not, called while the thread may have a group
+ * open: ncclInvalidArgument, kept as the group's error, when its mode
+ * differs from the group's (group.cc, ncclAsyncLaunch: "Blocking and
+ * nonblocking communicators are not allowed in the same group"); a
+ * destroy makes the group blocking. */
+ncclResult_t standin_group_job(int blocking, int destroying, const char *call);
+
+/* group.c: open a group that the caller never ends, as NCCL's refused
+ * ncclCommDestroy does (2.24 on). */
+void standin_group_leave_open(void);
 
 /* group.c: how deep the calling thread's open groups nest (0: none). */
 int standin_group_depth(void);

@@ -1,0 +1,107 @@
+/*
+ * When NCCL connects a communicator, and what that costs, by the version
+ * the stand-in reports (CB_STANDIN_NCCL_VERSION); docs/design/nccl-contract.md,
+ * G1 and G4.
+ *
+ * Threads: before 2.23 NCCL hands a group of a non-blocking communicator
+ * to a thread of its own only when the group holds async jobs or a send or
+ * receive to a peer not yet connected (group.cc, ncclGroupEndInternal,
+ * v2.14.3-1 to v2.22.3-1: "ncclGroupBlocking == 0 &&
+ * (ncclGroupCommPreconnectHead != nullptr || !ncclIntruQueueEmpty(
+ * &ncclAsyncJobs))"; enqueue.cc puts a communicator on the preconnect list
+ * when "peers[peer]->send[1].connected == 0"); every other launch runs on
+ * the calling thread and returns ncclSuccess. From v2.23.4-1 the test is
+ * "ncclGroupBlocking == 0" alone: every launch returns ncclInProgress.
+ *
+ * Memory: CB_STANDIN_CONNECT_BYTES=B (default 0) is what connecting one
+ * communicator's collective algorithms costs on its device. Before 2.22
+ * NCCL connects every channel while the communicator is created (init.cc,
+ * initTransportsRank, 2.18.1 to 2.21.5); from 2.22 an algorithm is
+ * connected when a task first uses it (init.cc: runtimeConn; enqueue.cc:
+ * initAlgoChannels; group.cc: ncclCollPreconnect), modelled here as the
+ * first collective on the communicator. cudaMemGetInfo's free bytes lose B
+ * from then until the communicator is destroyed or aborted.
+ */
+#include <stdlib.h>
+
+#include "standin.h"
+
+/* The device bytes that live communicators' connections hold. */
+static size_t connected;
+
+size_t standin_connected(void)
+{
+    return connected;
+}
+
+long standin_nccl_version(void)
+{
+    return standin_env_long("CB_STANDIN_NCCL_VERSION", NCCL_VERSION_CODE);
+}
+
+ncclResult_t standin_launch_started(ncclComm_t comm, ncclResult_t res, const char *call,
+                                    int needs_connect)
+{
+    if (!comm->nonblocking)
+        return res;
+    if (standin_nccl_version() >= NCCL_VERSION(2, 23, 0) || needs_connect)
+        return standin_comm_started(comm, res, call);
+    /* groupCleanup (group.cc) leaves a failed launch's error on the
+     * non-blocking communicator. */
+    if (res != ncclSuccess)
+        comm->async_result = res;
+    standin_trace("%s launched on the calling thread (NCCL before 2.23)", call);
+    return res;
+}
+
+int standin_p2p_connect(const standin_op *op)
+{
+    ncclComm_t comm = op->comm;
+    int needed = 0;
+    if (comm == NULL || op->kind != STANDIN_OP_P2P || comm->nranks <= 0)
+        return 0;
+    if (comm->p2p_links == NULL)
+        comm->p2p_links = calloc((size_t)comm->nranks, 1);
+    for (size_t i = 0; i < op->np2p && comm->p2p_links != NULL; i++) {
+        int peer = op->p2p[i].peer;
+        unsigned char bit = op->p2p[i].is_send ? 1 : 2;
+        if (peer < 0 || peer >= comm->nranks || peer == comm->rank ||
+            (comm->p2p_links[peer] & bit))
+            continue;
+        comm->p2p_links[peer] |= bit;
+        needed = 1;
+    }
+    return needed;
+}
+
+/* Charge comm its connections once. */
+static void charge(ncclComm_t comm, const char *when)
+{
+    long bytes = standin_env_long("CB_STANDIN_CONNECT_BYTES", 0);
+    if (comm->connect_bytes != 0 || bytes <= 0)
+        return;
+    comm->connect_bytes = (size_t)bytes;
+    connected += (size_t)bytes;
+    standin_trace("NCCL connections %zu bytes %s", comm->connect_bytes, when);
+}
+
+void standin_connect_created(ncclComm_t comm)
+{
+    if (standin_nccl_version() < NCCL_VERSION(2, 22, 0))
+        charge(comm, "at creation (before 2.22)");
+}
+
+void standin_connect_used(const standin_op *op)
+{
+    if (op->comm != NULL && op->kind != STANDIN_OP_P2P && op->kind != STANDIN_OP_COPY &&
+        op->kind != STANDIN_OP_COPY2D && standin_nccl_version() >= NCCL_VERSION(2, 22, 0))
+        charge(op->comm, "at first use (2.22 on)");
+}
+
+void standin_connect_release(ncclComm_t comm)
+{
+    connected -= comm->connect_bytes;
+    comm->connect_bytes = 0;
+    free(comm->p2p_links);
+    comm->p2p_links = NULL;
+}

@@ -1,0 +1,53 @@
+/*
+ * What the stand-in's rule cases share (rules.c, rules_contract.c): each
+ * case runs on 2 ranks and returns 0, or names a broken expectation through
+ * EXPECT, which ends every rank at once.
+ */
+#ifndef CB_STANDIN_RULES_H
+#define CB_STANDIN_RULES_H
+
+#include <stdio.h>
+
+#include "standin.h"
+
+/* A broken expectation ends every rank at once: the others may be waiting
+ * in the stand-in for this one. */
+#define EXPECT(cond, what)                                                          \
+    do {                                                                            \
+        if (!(cond)) {                                                              \
+            fprintf(stderr, "%s:%d: rank %d: %s (%s)\n", __FILE__, __LINE__,       \
+                    rules_rank(), what, #cond);                                     \
+            MPI_Abort(MPI_COMM_WORLD, 1);                                           \
+            return 1;                                                               \
+        }                                                                           \
+    } while (0)
+
+/* This rank of MPI_COMM_WORLD. */
+int rules_rank(void);
+
+/* How many lines of this rank's trace contain text. */
+int rules_trace_count(const char *text);
+
+/* A blocking (or non-blocking) communicator over every rank. */
+ncclResult_t rules_comm_world(ncclComm_t *comm, int blocking);
+
+/* cudaMalloc'd bytes, or NULL. */
+void *rules_device_memory(size_t bytes);
+
+/* Queries until comm is seen done: how many said ncclInProgress (-1 after
+ * 1000), *state the last answer. */
+int rules_polls_until_done(ncclComm_t comm, ncclResult_t *state);
+
+/* rules_contract.c: 1 when a refused ncclCommDestroy leaves the thread in
+ * a group at the reported version (2.24 on, but 2.27.0 to 2.27.5). */
+int rules_destroy_leaves_group(void);
+
+/* rules_contract.c's cases: NCCL's contract by version
+ * (docs/design/nccl-contract.md). */
+int rules_case_launch_thread(void);
+int rules_case_destroy_error(void);
+int rules_case_connect_memory(void);
+int rules_case_group_modes(void);
+int rules_case_config_blocking(void);
+
+#endif
