@@ -25,6 +25,7 @@
 #include "config.h"
 #include "common/parse.h"
 #include "engine/eta.h"
+#include "engine/feature.h"
 #include "expect/expect.h"
 #include "plan.h"
 #include "printers/printer.h"
@@ -34,6 +35,9 @@
 #include "host/sysinfo.h"
 #include "safety/sidechannel.h"
 #include "safety/watchdog.h"
+
+/* Room for the feature table's lines. */
+#define ENG_MAX_FEATURES 8
 
 /* Share of the memory a backend reports that buffers may take. */
 #define CB_MEMORY_SHARE 0.8
@@ -96,6 +100,9 @@ typedef struct engine {
     int sampling;            /* the backend has timer marks */
     cb_iter_plan plan;
     int spans_run;           /* timed spans run (fewer after an early stop by --stable) */
+    /* A feature asked for the measurement in progress to launch one at a
+     * time, each waited for and each timed one its own span (-B). */
+    int launch_singly;
     double prev_op_time;     /* this rank's time per operation at the last size */
     /* --rotate, as nccl-tests' startColl: operation k of a loop (warmup,
      * timed span, recording) runs on the buffers' slice k % rotate_steps,
@@ -128,17 +135,8 @@ typedef struct engine {
     unsigned long long wrong_mine;  /* this rank's wrong elements over every cycle */
     int wrong_cycles;      /* cycles in which this rank saw any */
     int wrong_this_cycle;
-    /* -B (repeat.c): the first launch's output of the measurement in
-     * progress (host memory, buffer_bytes), whether its launches are
-     * compared, whether the input is written again before each (in place),
-     * and this rank's counts for it; then the -N tally across cycles. */
-    void *repeat_ref;
-    int repeat_spans;        /* launches one at a time, each timed one its own span */
-    int repeat_on;
-    int repeat_refill;
-    int repeat_kept;
-    cb_pattern repeat_pat;
-    unsigned long long repeat_checked, repeat_bad, repeat_elements;
+    /* -B: this rank's unrepeatable launches over every cycle, and the
+     * cycles with any (the -N tally). */
     unsigned long long unrepeatable_mine;
     int unrepeatable_cycles;
     int unrepeatable_this_cycle;
@@ -157,6 +155,12 @@ typedef struct engine {
     int expect_groups;
     int below_expectation;
     int expect_ruled, expect_unruled;
+
+    /* The feature table (feature.h) and each feature's state, NULL where
+     * it is off. */
+    const eng_feature *const *features;
+    int nfeatures;
+    void *feature_state[ENG_MAX_FEATURES];
 
     cb_watchdog watch;
     cb_sidechannel side;   /* the hang report's, with -T */
@@ -251,18 +255,8 @@ int eng_fill_input(engine *e, const cb_collective *coll, const cb_call *call, co
 void eng_verify(engine *e, const cb_collective *coll, const cb_call *call, int size_index,
                 cb_result *res, const cb_call *timed);
 
-/* repeat.c: -B. eng_repeat_start before a measurement's launches decides what
- * is compared and writes the input; eng_repeat_before and eng_repeat_after go
- * around each launch (iteration), outside any timed span; eng_repeat_result,
- * collective over the group, fills res's counts. 0 or -1 with e->st set. */
-void eng_repeat_allocate(engine *e);
-void eng_repeat_free(engine *e);
-void eng_repeat_note(engine *e);
-int eng_repeat_start(engine *e, const cb_collective *coll, const cb_call *call, int size_index,
-                 int in_place);
-int eng_repeat_before(engine *e, const cb_collective *coll, const cb_call *call);
-int eng_repeat_after(engine *e, const cb_call *call);
-void eng_repeat_result(engine *e, cb_result *res);
+/* The feature drivers of the table (features.c), each in its own file. */
+extern const eng_feature eng_feature_repeat;   /* repeat.c: -B */
 
 /* comm_time.c: -o comm_init, one row per way of making a communicator. */
 int eng_measure_comm_ways(engine *e, const cb_collective *coll, cb_dtype dtype);

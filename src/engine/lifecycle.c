@@ -78,6 +78,8 @@ int cb_engine_run(const cb_params *p, MPI_Comm comm)
     }
     e->p = p;
     e->comm = comm;
+    e->features = eng_feature_table;
+    e->nfeatures = eng_nfeatures;
     e->start_time = MPI_Wtime();
     e->sum.first_wrong_rank = -1;
     e->sum.first_unrepeatable_rank = -1;
@@ -136,7 +138,7 @@ int cb_engine_run(const cb_params *p, MPI_Comm comm)
             eng_note(e, "%s", unused);
         if (p->memory_report)
             eng_note_footprint(e);
-        eng_repeat_note(e);
+        eng_features_preamble(e);
         eng_run_cycles(e);
         if (p->memory_report)
             eng_note_memory_usage(e);

@@ -1,0 +1,62 @@
+/* The core's side of the feature table: each hook of every feature, in the
+ * table's order. The table reaches the core through e->features (set by
+ * lifecycle.c), so that no core file names a feature. */
+#include "engine_int.h"
+
+void eng_features_setup(engine *e)
+{
+    for (int i = 0; i < e->nfeatures; i++)
+        if (e->features[i]->setup != NULL)
+            e->feature_state[i] = e->features[i]->setup(e);
+}
+
+void eng_features_preamble(engine *e)
+{
+    for (int i = 0; i < e->nfeatures; i++)
+        if (e->features[i]->preamble != NULL && e->feature_state[i] != NULL)
+            e->features[i]->preamble(e, e->feature_state[i]);
+}
+
+int eng_features_measure_begin(engine *e, const eng_measure *m, int *singly)
+{
+    int rc = 0;
+    *singly = 0;
+    for (int i = 0; i < e->nfeatures && rc == 0; i++)
+        if (e->features[i]->measure_begin != NULL && e->feature_state[i] != NULL)
+            rc = e->features[i]->measure_begin(e, e->feature_state[i], m, singly);
+    return rc;
+}
+
+int eng_features_before_launch(engine *e, const eng_measure *m)
+{
+    int rc = 0;
+    for (int i = 0; i < e->nfeatures && rc == 0; i++)
+        if (e->features[i]->before_launch != NULL && e->feature_state[i] != NULL)
+            rc = e->features[i]->before_launch(e, e->feature_state[i], m);
+    return rc;
+}
+
+int eng_features_after_launch(engine *e, const eng_measure *m)
+{
+    int rc = 0;
+    for (int i = 0; i < e->nfeatures && rc == 0; i++)
+        if (e->features[i]->after_launch != NULL && e->feature_state[i] != NULL)
+            rc = e->features[i]->after_launch(e, e->feature_state[i], m);
+    return rc;
+}
+
+void eng_features_on_result(engine *e, cb_result *res)
+{
+    for (int i = 0; i < e->nfeatures; i++)
+        if (e->features[i]->on_result != NULL && e->feature_state[i] != NULL)
+            e->features[i]->on_result(e, e->feature_state[i], res);
+}
+
+void eng_features_teardown(engine *e)
+{
+    for (int i = e->nfeatures - 1; i >= 0; i--) {
+        if (e->features[i]->teardown != NULL && e->feature_state[i] != NULL)
+            e->features[i]->teardown(e, e->feature_state[i]);
+        e->feature_state[i] = NULL;
+    }
+}
