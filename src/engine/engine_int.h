@@ -1,6 +1,6 @@
 /*
  * The sweep engine's internal header, shared by the files of src/engine/
- * (HACKING-engine.md says what each does). The engine knows collectives
+ * (docs/design/engine.md draws them). The engine knows collectives
  * only through the collective table, communication libraries only through
  * a backend's ops table, and output formats only through printers. MPI is
  * used for what every backend shares: launching ranks, exchanging metadata,
@@ -26,7 +26,6 @@
 #include "common/parse.h"
 #include "engine/eta.h"
 #include "engine/feature.h"
-#include "expect/expect.h"
 #include "plan.h"
 #include "printers/printer.h"
 #include "result.h"
@@ -145,16 +144,6 @@ typedef struct engine {
     run_position at;       /* where the run is, for the progress line */
     cb_eta eta;            /* the progress line's time left (eta.h) */
 
-    /* --expect (expect.c): rank 0 holds every rank's facts, the expected
-     * busbw of each group for the table being measured (auto; gbps 0:
-     * none, with why), and counts the rows below --expect-ratio x
-     * expected, and a file's rows with and without a rule. */
-    cb_expect_rank *expect_ranks;
-    cb_expect_rules expect_rules;   /* --expect FILE, on every rank */
-    cb_expect_figure *expect_figs;
-    int expect_groups;
-    int below_expectation;
-    int expect_ruled, expect_unruled;
 
     /* The feature table (feature.h) and each feature's state, NULL where
      * it is off. */
@@ -174,9 +163,10 @@ typedef struct engine {
 
 /* agreement.c */
 int eng_agree(engine *e);
-void eng_note(engine *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* outputs.c */
+/* A line for the reader, in the table (rank 0). */
+void eng_note(engine *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void eng_open_printers(engine *e);
 void eng_choose_progress(engine *e);
 /* A sweep of every size begins: the time left counts from here. */
@@ -257,21 +247,10 @@ void eng_verify(engine *e, const cb_collective *coll, const cb_call *call, int s
 
 /* The feature drivers of the table (features.c), each in its own file. */
 extern const eng_feature eng_feature_repeat;   /* repeat.c: -B */
+extern const eng_feature eng_feature_expect;   /* expect.c: --expect */
 
 /* comm_time.c: -o comm_init, one row per way of making a communicator. */
 int eng_measure_comm_ways(engine *e, const cb_collective *coll, cb_dtype dtype);
-/* expect.c: --expect */
-void eng_prepare_expect(engine *e);
-void eng_note_expect(engine *e);
-void eng_expect_table_begin(engine *e, const cb_collective *coll);
-/* Rank 0: the expectation of res (0 where none), and the gate with its
- * "Below expectation" note; what names the row. */
-void eng_expect_result(engine *e, cb_result *res);
-void eng_gate_expectation(engine *e, const char *what, const cb_result *res);
-/* Rank 0, before the printers end: a file whose rules applied to no row
- * counts its rows as having no expectation (status 6), with a note. */
-void eng_finish_expect(engine *e);
-void eng_free_expect(engine *e);
 
 /* scan.c: the health scan (-o scan), every rank at once. */
 int eng_run_scan(engine *e);

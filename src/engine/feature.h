@@ -25,11 +25,18 @@ typedef struct eng_measure {
 
 typedef struct eng_feature {
     const char *name;
-    /* After the buffers are allocated, on every rank: the feature's state,
-     * or NULL where it is off (or failed, with e->st set). */
+    /* A set-up step, on every rank, after the ranks' facts are gathered
+     * and before the sizes are planned; collective, agreed on after: the
+     * feature's state, or NULL where it is off. On a failure it sets e->st
+     * and may return its state still (teardown frees it). */
     void *(*setup)(struct engine *e);
+    /* Right after the buffers are allocated, on every rank, not
+     * collective: the feature's own buffers, which -M counts with them. */
+    void (*buffers)(struct engine *e, void *state);
     /* After the preamble's own notes: the feature's notes. */
     void (*preamble)(struct engine *e, void *state);
+    /* Rank 0, as a table begins: coll is measured next. */
+    void (*table_begin)(struct engine *e, void *state, const cb_collective *coll);
     /* Before a measurement's launches; *singly set to 1 asks the core to
      * launch one at a time, each waited for (and timed alone). A failure
      * is agreed on after the launches. */
@@ -40,7 +47,15 @@ typedef struct eng_feature {
     /* After the launches were agreed on, collective over the group: the
      * feature's fields of res. */
     void (*on_result)(struct engine *e, void *state, cb_result *res);
-    /* Before the buffers are freed and the backend ends. */
+    /* Rank 0, each half of a row: before the printers have it (res is the
+     * row's copy, the feature may fill its fields), and after, with what
+     * names the row (the feature's gate and notes). */
+    void (*row_before)(struct engine *e, void *state, cb_result *res);
+    void (*row_after)(struct engine *e, void *state, const char *what, const cb_result *res);
+    /* Rank 0, before the printers end: the feature's last notes and
+     * counts in the summary. */
+    void (*finish)(struct engine *e, void *state);
+    /* With the buffers, before the backend ends. */
     void (*teardown)(struct engine *e, void *state);
 } eng_feature;
 
@@ -50,11 +65,16 @@ extern const int eng_nfeatures;
 
 /* The core's calls of every feature's hook (hooks.c). */
 void eng_features_setup(struct engine *e);
+void eng_features_buffers(struct engine *e);
 void eng_features_preamble(struct engine *e);
+void eng_features_table_begin(struct engine *e, const cb_collective *coll);
 int eng_features_measure_begin(struct engine *e, const eng_measure *m, int *singly);
 int eng_features_before_launch(struct engine *e, const eng_measure *m);
 int eng_features_after_launch(struct engine *e, const eng_measure *m);
 void eng_features_on_result(struct engine *e, cb_result *res);
+void eng_features_row_before(struct engine *e, cb_result *res);
+void eng_features_row_after(struct engine *e, const char *what, const cb_result *res);
+void eng_features_finish(struct engine *e);
 void eng_features_teardown(struct engine *e);
 
 #endif

@@ -4,6 +4,7 @@
 #include "engine_int.h"
 
 const eng_feature *const eng_feature_table[] = {
+    &eng_feature_expect,
     &eng_feature_repeat,
 };
 const int eng_nfeatures = (int)(sizeof eng_feature_table / sizeof eng_feature_table[0]);

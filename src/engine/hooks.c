@@ -10,6 +10,41 @@ void eng_features_setup(engine *e)
             e->feature_state[i] = e->features[i]->setup(e);
 }
 
+void eng_features_buffers(engine *e)
+{
+    for (int i = 0; i < e->nfeatures; i++)
+        if (e->features[i]->buffers != NULL && e->feature_state[i] != NULL)
+            e->features[i]->buffers(e, e->feature_state[i]);
+}
+
+void eng_features_table_begin(engine *e, const cb_collective *coll)
+{
+    for (int i = 0; i < e->nfeatures; i++)
+        if (e->features[i]->table_begin != NULL && e->feature_state[i] != NULL)
+            e->features[i]->table_begin(e, e->feature_state[i], coll);
+}
+
+void eng_features_row_before(engine *e, cb_result *res)
+{
+    for (int i = 0; i < e->nfeatures; i++)
+        if (e->features[i]->row_before != NULL && e->feature_state[i] != NULL)
+            e->features[i]->row_before(e, e->feature_state[i], res);
+}
+
+void eng_features_row_after(engine *e, const char *what, const cb_result *res)
+{
+    for (int i = 0; i < e->nfeatures; i++)
+        if (e->features[i]->row_after != NULL && e->feature_state[i] != NULL)
+            e->features[i]->row_after(e, e->feature_state[i], what, res);
+}
+
+void eng_features_finish(engine *e)
+{
+    for (int i = 0; i < e->nfeatures; i++)
+        if (e->features[i]->finish != NULL && e->feature_state[i] != NULL)
+            e->features[i]->finish(e, e->feature_state[i]);
+}
+
 void eng_features_preamble(engine *e)
 {
     for (int i = 0; i < e->nfeatures; i++)

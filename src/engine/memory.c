@@ -193,7 +193,7 @@ void eng_allocate_buffers(engine *e)
     }
     /* The features' state (-B: a copy of the first launch's output),
      * counted with the buffers. */
-    eng_features_setup(e);
+    eng_features_buffers(e);
     e->free_after_buffers = device_free_now(e);
     if (!e->ops->host_accessible) {
         e->staging = malloc(e->buffer_bytes);

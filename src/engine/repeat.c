@@ -38,10 +38,14 @@ static void *repeat_setup(engine *e)
     if (!e->p->repeat_check)
         return NULL;
     repeat_state *r = calloc(1, sizeof *r);
-    if (r == NULL) {
+    if (r == NULL)
         cb_status_set(&e->st, CB_EXIT_RUNTIME, "-B: out of memory");
-        return NULL;
-    }
+    return r;
+}
+
+static void repeat_buffers(engine *e, void *state)
+{
+    repeat_state *r = state;
     size_t bytes = e->buffer_bytes > 0 ? e->buffer_bytes : 1;
     /* Where the backend compares in its own memory, the reference is one
      * of its buffers. */
@@ -51,13 +55,12 @@ static void *repeat_setup(engine *e)
             cb_status_set(&e->st, CB_EXIT_RUNTIME, "-B: the first launch's output: %s",
                           e->b->error);
         }
-        return r;
+        return;
     }
     r->ref = malloc(bytes);
     if (r->ref == NULL)
         cb_status_set(&e->st, CB_EXIT_RUNTIME, "-B: cannot allocate %zu bytes of host memory "
                       "for the first launch's output", e->buffer_bytes);
-    return r;
 }
 
 static void repeat_preamble(engine *e, void *state)
@@ -177,6 +180,7 @@ static void repeat_on_result(engine *e, void *state, cb_result *res)
 const eng_feature eng_feature_repeat = {
     .name = "-B",
     .setup = repeat_setup,
+    .buffers = repeat_buffers,
     .preamble = repeat_preamble,
     .measure_begin = repeat_measure_begin,
     .before_launch = repeat_before_launch,
