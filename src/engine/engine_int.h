@@ -217,6 +217,11 @@ void eng_note_footprint(engine *e);
 void eng_note_memory_usage(engine *e);
 void eng_allocate_buffers(engine *e);
 void eng_free_buffers(engine *e);
+/* bytes of host memory src into the backend's buffer dst, or of src into
+ * host memory dst: a copy the backend makes where its buffers are not host
+ * accessible, else memcpy (none where both are one). The backend's code. */
+int eng_copy_in(engine *e, void *dst, const void *src, size_t bytes);
+int eng_copy_out(engine *e, void *dst, const void *src, size_t bytes);
 
 /* timing.c */
 /* Whether launches of call are grouped (-m above 1, where the backend has
@@ -245,14 +250,8 @@ int eng_fill_input(engine *e, const cb_collective *coll, const cb_call *call, co
 void eng_verify(engine *e, const cb_collective *coll, const cb_call *call, int size_index,
                 cb_result *res, const cb_call *timed);
 
-/* The feature drivers of the table (features.c), each in its own file. */
-extern const eng_feature eng_feature_repeat;   /* repeat.c: -B */
-extern const eng_feature eng_feature_expect;   /* expect.c: --expect */
-
-/* comm_time.c: -o comm_init, one row per way of making a communicator. */
-int eng_measure_comm_ways(engine *e, const cb_collective *coll, cb_dtype dtype);
-
-/* scan.c: the health scan (-o scan), every rank at once. */
+/* scan_driver.c: the health scan (-o scan), every rank at once (its pure half:
+ * src/scan/). */
 int eng_run_scan(engine *e);
 /* cycles.c: the collectives and the scan, -N times, then the wrong tally. */
 void eng_run_cycles(engine *e);

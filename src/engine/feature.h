@@ -37,6 +37,10 @@ typedef struct eng_feature {
     void (*preamble)(struct engine *e, void *state);
     /* Rank 0, as a table begins: coll is measured next. */
     void (*table_begin)(struct engine *e, void *state, const cb_collective *coll);
+    /* In place of the sweep of coll in dtype: 1 where the feature measures
+     * coll its own way (*rc: the sweep's status), 0 where coll is not its. */
+    int (*sweep)(struct engine *e, void *state, const cb_collective *coll, cb_dtype dtype,
+                 int *rc);
     /* Before a measurement's launches; *singly set to 1 asks the core to
      * launch one at a time, each waited for (and timed alone). A failure
      * is agreed on after the launches. */
@@ -68,6 +72,7 @@ void eng_features_setup(struct engine *e);
 void eng_features_buffers(struct engine *e);
 void eng_features_preamble(struct engine *e);
 void eng_features_table_begin(struct engine *e, const cb_collective *coll);
+int eng_features_sweep(struct engine *e, const cb_collective *coll, cb_dtype dtype, int *rc);
 int eng_features_measure_begin(struct engine *e, const eng_measure *m, int *singly);
 int eng_features_before_launch(struct engine *e, const eng_measure *m);
 int eng_features_after_launch(struct engine *e, const eng_measure *m);

@@ -1,9 +1,16 @@
-/* The feature table: one line per feature driver. A new feature is its own
- * file (an eng_feature with its hooks and a state struct of its own) and a
- * line here. */
+/* The feature table: one line per feature driver, in the order its hooks
+ * run. A new feature is its own file (an eng_feature with its hooks and a
+ * state struct of its own, feature.h) and two lines here. lifecycle.c
+ * hands the table to the core (e->features), so that no core file names a
+ * feature. */
 #include "engine_int.h"
 
+extern const eng_feature eng_feature_comm_time;   /* comm_time.c: -o comm_init */
+extern const eng_feature eng_feature_expect;   /* expect.c: --expect */
+extern const eng_feature eng_feature_repeat;   /* repeat.c: -B */
+
 const eng_feature *const eng_feature_table[] = {
+    &eng_feature_comm_time,
     &eng_feature_expect,
     &eng_feature_repeat,
 };

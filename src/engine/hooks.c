@@ -52,6 +52,15 @@ void eng_features_preamble(engine *e)
             e->features[i]->preamble(e, e->feature_state[i]);
 }
 
+int eng_features_sweep(engine *e, const cb_collective *coll, cb_dtype dtype, int *rc)
+{
+    for (int i = 0; i < e->nfeatures; i++)
+        if (e->features[i]->sweep != NULL && e->feature_state[i] != NULL &&
+            e->features[i]->sweep(e, e->feature_state[i], coll, dtype, rc))
+            return 1;
+    return 0;
+}
+
 int eng_features_measure_begin(engine *e, const eng_measure *m, int *singly)
 {
     int rc = 0;

@@ -233,6 +233,24 @@ void eng_allocate_buffers(engine *e)
         eng_backend_step(e, e->ops->timer_reserve(e->b, marks));
 }
 
+int eng_copy_in(engine *e, void *dst, const void *src, size_t bytes)
+{
+    if (!e->ops->host_accessible)
+        return e->ops->upload(e->b, dst, src, bytes);
+    if (dst != src)
+        memcpy(dst, src, bytes);
+    return 0;
+}
+
+int eng_copy_out(engine *e, void *dst, const void *src, size_t bytes)
+{
+    if (!e->ops->host_accessible)
+        return e->ops->download(e->b, dst, src, bytes);
+    if (dst != src)
+        memcpy(dst, src, bytes);
+    return 0;
+}
+
 void eng_free_buffers(engine *e)
 {
     if (e->send)

@@ -207,8 +207,9 @@ void eng_check_sizes_fit(engine *e)
 int eng_sweep(engine *e, const cb_collective *coll, cb_dtype dtype, cb_redop redop, int root)
 {
     const cb_dtype_info *info = cb_dtype_info_of(dtype);
-    if (coll->flags & CB_COLL_COMM)
-        return eng_measure_comm_ways(e, coll, dtype);
+    int measured_rc;   /* a feature's own measurement of coll (-o comm_init) */
+    if (eng_features_sweep(e, coll, dtype, &measured_rc))
+        return measured_rc;
     if (coll->flags & CB_COLL_NO_DATA) {
         /* One row: no size to sweep, no placement, nothing to verify. */
         cb_call call = {.dtype = dtype, .redop = redop, .root = root, .state = e->coll_state};
