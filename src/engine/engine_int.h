@@ -131,14 +131,6 @@ typedef struct engine {
                             * --min-busbw, agreed at the end */
     int at_largest;        /* the size being measured is the sweep's largest */
     int cycle;             /* -N: the cycle running, from 1 */
-    unsigned long long wrong_mine;  /* this rank's wrong elements over every cycle */
-    int wrong_cycles;      /* cycles in which this rank saw any */
-    int wrong_this_cycle;
-    /* -B: this rank's unrepeatable launches over every cycle, and the
-     * cycles with any (the -N tally). */
-    unsigned long long unrepeatable_mine;
-    int unrepeatable_cycles;
-    int unrepeatable_this_cycle;
 
     int progress;          /* rank 0: 0 off, 1 one updated line on a terminal, 2 lines */
     run_position at;       /* where the run is, for the progress line */
@@ -253,7 +245,7 @@ void eng_verify(engine *e, const cb_collective *coll, const cb_call *call, int s
 /* scan_driver.c: the health scan (-o scan), every rank at once (its pure half:
  * src/scan/). */
 int eng_run_scan(engine *e);
-/* cycles.c: the collectives and the scan, -N times, then the wrong tally. */
+/* cycles.c: the collectives and the scan, -N times. */
 void eng_run_cycles(engine *e);
 /* sweep.c */
 int eng_sweep(engine *e, const cb_collective *coll, cb_dtype dtype, cb_redop redop, int root);

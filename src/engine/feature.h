@@ -23,6 +23,12 @@ typedef struct eng_measure {
     int in_place;
 } eng_measure;
 
+/* What a rank found wrong, as it finds it. */
+typedef enum eng_fault {
+    ENG_FAULT_WRONG,          /* wrong elements (verification, the scan) */
+    ENG_FAULT_UNREPEATABLE    /* launches whose output did not repeat (-B) */
+} eng_fault;
+
 typedef struct eng_feature {
     const char *name;
     /* A set-up step, on every rank, after the ranks' facts are gathered
@@ -51,6 +57,12 @@ typedef struct eng_feature {
     /* After the launches were agreed on, collective over the group: the
      * feature's fields of res. */
     void (*on_result)(struct engine *e, void *state, cb_result *res);
+    /* On the rank that found them: n of kind (n may be 0). */
+    void (*count)(struct engine *e, void *state, eng_fault kind, unsigned long long n);
+    /* Every rank, after each cycle of -N, and after the last (collective;
+     * cycles_run of them ran). */
+    void (*cycle_end)(struct engine *e, void *state);
+    void (*cycles_done)(struct engine *e, void *state, int cycles_run);
     /* Rank 0, each half of a row: before the printers have it (res is the
      * row's copy, the feature may fill its fields), and after, with what
      * names the row (the feature's gate and notes). */
@@ -79,6 +91,9 @@ int eng_features_after_launch(struct engine *e, const eng_measure *m);
 void eng_features_on_result(struct engine *e, cb_result *res);
 void eng_features_row_before(struct engine *e, cb_result *res);
 void eng_features_row_after(struct engine *e, const char *what, const cb_result *res);
+void eng_features_count(struct engine *e, eng_fault kind, unsigned long long n);
+void eng_features_cycle_end(struct engine *e);
+void eng_features_cycles_done(struct engine *e, int cycles_run);
 void eng_features_finish(struct engine *e);
 void eng_features_teardown(struct engine *e);
 

@@ -38,6 +38,27 @@ void eng_features_row_after(engine *e, const char *what, const cb_result *res)
             e->features[i]->row_after(e, e->feature_state[i], what, res);
 }
 
+void eng_features_count(engine *e, eng_fault kind, unsigned long long n)
+{
+    for (int i = 0; i < e->nfeatures; i++)
+        if (e->features[i]->count != NULL && e->feature_state[i] != NULL)
+            e->features[i]->count(e, e->feature_state[i], kind, n);
+}
+
+void eng_features_cycle_end(engine *e)
+{
+    for (int i = 0; i < e->nfeatures; i++)
+        if (e->features[i]->cycle_end != NULL && e->feature_state[i] != NULL)
+            e->features[i]->cycle_end(e, e->feature_state[i]);
+}
+
+void eng_features_cycles_done(engine *e, int cycles_run)
+{
+    for (int i = 0; i < e->nfeatures; i++)
+        if (e->features[i]->cycles_done != NULL && e->feature_state[i] != NULL)
+            e->features[i]->cycles_done(e, e->feature_state[i], cycles_run);
+}
+
 void eng_features_finish(engine *e)
 {
     for (int i = 0; i < e->nfeatures; i++)

@@ -158,8 +158,7 @@ static void repeat_on_result(engine *e, void *state, cb_result *res)
     res->repeat_checked = checked;
     res->unrepeatable = total[0];
     res->unrepeatable_elements = total[1];
-    e->unrepeatable_mine += r->bad;   /* -N: the tally per rank across cycles */
-    e->unrepeatable_this_cycle |= r->bad > 0;
+    eng_features_count(e, ENG_FAULT_UNREPEATABLE, r->bad);   /* the -N tally */
     if (total[0] == 0)
         return;
     /* The lowest rank whose output did not repeat, and its host. */

@@ -115,8 +115,7 @@ static int scan_measure(scan_run *s, int color, int peer, int longer, const char
         for (size_t i = 0; rc == 0 && i < s->count; i++)
             wrong += s->host_buf[i] != expect;
         s->wrong_mine += wrong;
-        e->wrong_mine += wrong;   /* -N: the tally per rank across cycles */
-        e->wrong_this_cycle |= wrong > 0;
+        eng_features_count(e, ENG_FAULT_WRONG, wrong);   /* the -N tally */
         if (rc != 0)
             cb_status_set(&e->st, CB_EXIT_RUNTIME, "%s", sub != NULL && sub->error[0] != '\0'
                                                              ? sub->error : e->b->error);

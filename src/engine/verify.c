@@ -113,8 +113,7 @@ void eng_verify(engine *e, const cb_collective *coll, const cb_call *call, int s
 
     /* Within the group measured (every rank without --split). */
     unsigned long long mine = wrong, total = 0;
-    e->wrong_mine += mine;   /* -N: the tally per rank across cycles */
-    e->wrong_this_cycle |= mine > 0;
+    eng_features_count(e, ENG_FAULT_WRONG, mine);   /* the -N tally */
     MPI_Allreduce(&mine, &total, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, e->gcomm);
     res->wrong = total;
     if (total == 0)
