@@ -1,4 +1,4 @@
-/* Agreement on failures, and notes for the reader. */
+/* Agreement on failures. */
 #include "engine_int.h"
 
 /* Every rank learns of any rank's failure, or of a SIGINT or SIGTERM that
@@ -13,17 +13,4 @@ int eng_agree(engine *e)
                       "interrupted by %s: stopped after the measurement in progress",
                       sig == SIGINT ? "SIGINT" : "SIGTERM");
     return cb_status_agree(e->comm, &e->st);
-}
-
-/* A line for the reader, in the table. */
-void eng_note(engine *e, const char *fmt, ...)
-{
-    if (e->rank != 0)
-        return;
-    char text[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(text, sizeof text, fmt, ap);
-    va_end(ap);
-    eng_printers_note(e, text);
 }

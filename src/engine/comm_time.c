@@ -82,7 +82,36 @@ static double combined(engine *e, double mine)
     return NAN;
 }
 
-int eng_measure_comm_ways(engine *e, const cb_collective *coll, cb_dtype dtype)
+/* The collective whose rows this feature measures; off where -o does not
+ * select one. */
+typedef struct comm_time_state {
+    const cb_collective *coll;
+} comm_time_state;
+
+static void *comm_time_setup(engine *e)
+{
+    const cb_collective *coll = NULL;
+    for (int i = 0; i < e->p->ncollectives && coll == NULL; i++)
+        if (e->p->collectives[i]->flags & CB_COLL_COMM)
+            coll = e->p->collectives[i];
+    if (coll == NULL)
+        return NULL;
+    comm_time_state *c = calloc(1, sizeof *c);
+    if (c == NULL) {
+        cb_status_set(&e->st, CB_EXIT_RUNTIME, "out of memory for -o comm_init");
+        return NULL;
+    }
+    c->coll = coll;
+    return c;
+}
+
+static void comm_time_teardown(engine *e, void *state)
+{
+    (void)e;
+    free(state);
+}
+
+static int measure_comm_ways(engine *e, const cb_collective *coll, cb_dtype dtype)
 {
     if (e->p->check_passes > 0)
         eng_note(e, "comm_init makes communicators: one row per way, not verified");
@@ -122,3 +151,20 @@ int eng_measure_comm_ways(engine *e, const cb_collective *coll, cb_dtype dtype)
     }
     return CB_EXIT_OK;
 }
+
+static int comm_time_sweep(engine *e, void *state, const cb_collective *coll, cb_dtype dtype,
+                           int *rc)
+{
+    (void)state;
+    if (!(coll->flags & CB_COLL_COMM))
+        return 0;
+    *rc = measure_comm_ways(e, coll, dtype);
+    return 1;
+}
+
+const eng_feature eng_feature_comm_time = {
+    .name = "-o comm_init",
+    .setup = comm_time_setup,
+    .sweep = comm_time_sweep,
+    .teardown = comm_time_teardown,
+};

@@ -1,6 +1,6 @@
 /*
  * The sweep engine's internal header, shared by the files of src/engine/
- * (HACKING.md, "The engine", says what each does). The engine knows collectives
+ * (HACKING.md, "The engine", and docs/design/engine.md draw them). The engine knows collectives
  * only through the collective table, communication libraries only through
  * a backend's ops table, and output formats only through printers. MPI is
  * used for what every backend shares: launching ranks, exchanging metadata,
@@ -25,8 +25,8 @@
 #include "config.h"
 #include "common/parse.h"
 #include "engine/eta.h"
+#include "engine/feature.h"
 #include "engine/stats.h"
-#include "expect/expect.h"
 #include "plan.h"
 #include "printers/printer.h"
 #include "result.h"
@@ -35,6 +35,9 @@
 #include "host/sysinfo.h"
 #include "safety/sidechannel.h"
 #include "safety/watchdog.h"
+
+/* Room for the feature table's lines. */
+#define ENG_MAX_FEATURES 8
 
 /* Share of the memory a backend reports that buffers may take. */
 #define CB_MEMORY_SHARE 0.8
@@ -97,6 +100,9 @@ typedef struct engine {
     int sampling;            /* the backend has timer marks */
     cb_iter_plan plan;
     int spans_run;           /* timed spans run (fewer after an early stop by --stable) */
+    /* A feature asked for the measurement in progress to launch one at a
+     * time, each waited for and each timed one its own span (-B). */
+    int launch_singly;
     double prev_op_time;     /* this rank's time per operation at the last size */
     /* --rotate, as nccl-tests' startColl: operation k of a loop (warmup,
      * timed span, recording) runs on the buffers' slice k % rotate_steps,
@@ -126,38 +132,17 @@ typedef struct engine {
                             * --min-busbw, agreed at the end */
     int at_largest;        /* the size being measured is the sweep's largest */
     int cycle;             /* -N: the cycle running, from 1 */
-    unsigned long long wrong_mine;  /* this rank's wrong elements over every cycle */
-    int wrong_cycles;      /* cycles in which this rank saw any */
-    int wrong_this_cycle;
-    /* -B (repeat.c): the first launch's output of the measurement in
-     * progress (host memory, buffer_bytes), whether its launches are
-     * compared, whether the input is written again before each (in place),
-     * and this rank's counts for it; then the -N tally across cycles. */
-    void *repeat_ref;
-    int repeat_spans;        /* launches one at a time, each timed one its own span */
-    int repeat_on;
-    int repeat_refill;
-    int repeat_kept;
-    cb_pattern repeat_pat;
-    unsigned long long repeat_checked, repeat_bad, repeat_elements;
-    unsigned long long unrepeatable_mine;
-    int unrepeatable_cycles;
-    int unrepeatable_this_cycle;
 
     int progress;          /* rank 0: 0 off, 1 one updated line on a terminal, 2 lines */
     run_position at;       /* where the run is, for the progress line */
     cb_eta eta;            /* the progress line's time left (eta.h) */
 
-    /* --expect (expect.c): rank 0 holds every rank's facts, the expected
-     * busbw of each group for the table being measured (auto; gbps 0:
-     * none, with why), and counts the rows below --expect-ratio x
-     * expected, and a file's rows with and without a rule. */
-    cb_expect_rank *expect_ranks;
-    cb_expect_rules expect_rules;   /* --expect FILE, on every rank */
-    cb_expect_figure *expect_figs;
-    int expect_groups;
-    int below_expectation;
-    int expect_ruled, expect_unruled;
+
+    /* The feature table (feature.h) and each feature's state, NULL where
+     * it is off. */
+    const eng_feature *const *features;
+    int nfeatures;
+    void *feature_state[ENG_MAX_FEATURES];
 
     cb_watchdog watch;
     cb_sidechannel side;   /* the hang report's, with -T */
@@ -179,9 +164,10 @@ typedef struct engine {
 
 /* agreement.c */
 int eng_agree(engine *e);
-void eng_note(engine *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* outputs.c */
+/* A line for the reader, in the table (rank 0). */
+void eng_note(engine *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void eng_open_printers(engine *e);
 void eng_choose_progress(engine *e);
 /* A sweep of every size begins: the time left counts from here. */
@@ -235,6 +221,11 @@ void eng_note_footprint(engine *e);
 void eng_note_memory_usage(engine *e);
 void eng_allocate_buffers(engine *e);
 void eng_free_buffers(engine *e);
+/* bytes of host memory src into the backend's buffer dst, or of src into
+ * host memory dst: a copy the backend makes where its buffers are not host
+ * accessible, else memcpy (none where both are one). The backend's code. */
+int eng_copy_in(engine *e, void *dst, const void *src, size_t bytes);
+int eng_copy_out(engine *e, void *dst, const void *src, size_t bytes);
 
 /* timing.c */
 /* Whether launches of call are grouped (-m above 1, where the backend has
@@ -263,37 +254,10 @@ int eng_fill_input(engine *e, const cb_collective *coll, const cb_call *call, co
 void eng_verify(engine *e, const cb_collective *coll, const cb_call *call, int size_index,
                 cb_result *res, const cb_call *timed);
 
-/* repeat.c: -B. eng_repeat_start before a measurement's launches decides what
- * is compared and writes the input; eng_repeat_before and eng_repeat_after go
- * around each launch (iteration), outside any timed span; eng_repeat_result,
- * collective over the group, fills res's counts. 0 or -1 with e->st set. */
-void eng_repeat_allocate(engine *e);
-void eng_repeat_free(engine *e);
-void eng_repeat_note(engine *e);
-int eng_repeat_start(engine *e, const cb_collective *coll, const cb_call *call, int size_index,
-                 int in_place);
-int eng_repeat_before(engine *e, const cb_collective *coll, const cb_call *call);
-int eng_repeat_after(engine *e, const cb_call *call);
-void eng_repeat_result(engine *e, cb_result *res);
-
-/* comm_time.c: -o comm_init, one row per way of making a communicator. */
-int eng_measure_comm_ways(engine *e, const cb_collective *coll, cb_dtype dtype);
-/* expect.c: --expect */
-void eng_prepare_expect(engine *e);
-void eng_note_expect(engine *e);
-void eng_expect_table_begin(engine *e, const cb_collective *coll);
-/* Rank 0: the expectation of res (0 where none), and the gate with its
- * "Below expectation" note; what names the row. */
-void eng_expect_result(engine *e, cb_result *res);
-void eng_gate_expectation(engine *e, const char *what, const cb_result *res);
-/* Rank 0, before the printers end: a file whose rules applied to no row
- * counts its rows as having no expectation (status 6), with a note. */
-void eng_finish_expect(engine *e);
-void eng_free_expect(engine *e);
-
-/* scan.c: the health scan (-o scan), every rank at once. */
+/* scan_driver.c: the health scan (-o scan), every rank at once (its pure half:
+ * src/scan/). */
 int eng_run_scan(engine *e);
-/* cycles.c: the collectives and the scan, -N times, then the wrong tally. */
+/* cycles.c: the collectives and the scan, -N times. */
 void eng_run_cycles(engine *e);
 /* sweep.c */
 int eng_sweep(engine *e, const cb_collective *coll, cb_dtype dtype, cb_redop redop, int root);

@@ -2,6 +2,20 @@
  * row's expectation and gate (the model itself is src/expect/). */
 #include "common/format.h"
 #include "engine_int.h"
+#include "expect/expect.h"
+
+/* --expect's state: every rank holds the file's rules; rank 0 holds every
+ * rank's facts, the expected busbw of each group for the table being
+ * measured (auto; gbps 0: none, with why), and counts the rows below
+ * --expect-ratio x expected, and a file's rows with and without a rule. */
+typedef struct expect_state {
+    cb_expect_rank *ranks;
+    cb_expect_rules rules;
+    cb_expect_figure *figs;
+    int groups;
+    int below;
+    int ruled, unruled;
+} expect_state;
 
 static int expect_auto(const engine *e)
 {
@@ -16,27 +30,31 @@ static int host_memory(const engine *e)
 
 /* A set-up step: every rank reads the file (a bad one is a usage error on
  * every rank) or its links, and rank 0 gathers what every rank found. */
-void eng_prepare_expect(engine *e)
+static void *expect_setup(engine *e)
 {
     const cb_params *p = e->p;
     if (p->expect == NULL)
-        return;
+        return NULL;
+    expect_state *x = calloc(1, sizeof *x);
+    if (x == NULL) {
+        cb_status_set(&e->st, CB_EXIT_RUNTIME, "out of memory for --expect");
+        return NULL;
+    }
     char err[CB_MSGLEN];
-    if (!expect_auto(e) &&
-        cb_expect_rules_load(p->expect, &e->expect_rules, err, sizeof err) != 0) {
+    if (!expect_auto(e) && cb_expect_rules_load(p->expect, &x->rules, err, sizeof err) != 0) {
         cb_status_set(&e->st, CB_EXIT_USAGE, "--expect: %s", err);
-        return;
+        return x;
     }
     cb_device_desc dev;
     memset(&dev, 0, sizeof dev);
     if (e->ops->describe(e->b, &dev) != 0) {
         cb_status_set(&e->st, CB_EXIT_RUNTIME, "%s", e->b->error);
-        return;
+        return x;
     }
     cb_expect_rank *mine = calloc(1, sizeof *mine);
     if (mine == NULL) {
         cb_status_set(&e->st, CB_EXIT_RUNTIME, "out of memory for --expect");
-        return;
+        return x;
     }
     char label[CB_HOSTLEN];
     snprintf(label, sizeof label, "%s", e->host);
@@ -50,24 +68,26 @@ void eng_prepare_expect(engine *e)
         snprintf(mine->gpu.name, sizeof mine->gpu.name, "%.95s", dev.model);
     }
     if (e->rank == 0) {
-        e->expect_ranks = calloc((size_t)e->nranks, sizeof *e->expect_ranks);
-        e->expect_groups = e->ngroups > 0 ? e->ngroups : 1;
-        e->expect_figs = calloc((size_t)e->expect_groups, sizeof *e->expect_figs);
-        if (e->expect_ranks == NULL || e->expect_figs == NULL)
+        x->ranks = calloc((size_t)e->nranks, sizeof *x->ranks);
+        x->groups = e->ngroups > 0 ? e->ngroups : 1;
+        x->figs = calloc((size_t)x->groups, sizeof *x->figs);
+        if (x->ranks == NULL || x->figs == NULL)
             cb_status_set(&e->st, CB_EXIT_RUNTIME, "out of memory for the facts of %d ranks",
                           e->nranks);
     }
     if (eng_agree(e) == CB_EXIT_OK)
-        MPI_Gather(mine, (int)sizeof *mine, MPI_BYTE, e->expect_ranks, (int)sizeof *mine,
+        MPI_Gather(mine, (int)sizeof *mine, MPI_BYTE, x->ranks, (int)sizeof *mine,
                    MPI_BYTE, 0, e->comm);
     free(mine);
+    return x;
 }
 
 /* The preamble: how rows are judged, and every fact the model uses. */
-void eng_note_expect(engine *e)
+static void expect_preamble(engine *e, void *state)
 {
+    const expect_state *x = state;
     const cb_params *p = e->p;
-    if (p->expect == NULL || e->rank != 0)
+    if (e->rank != 0)
         return;
     if (expect_auto(e)) {
         eng_note(e, "Expectation (--expect auto): each row's expected busbw is the slowest link "
@@ -75,12 +95,12 @@ void eng_note_expect(engine *e)
                 "BANDWIDTH); at the largest size, below %g x expected is status 8",
              p->expect_ratio);
         char line[512];
-        for (int i = 0; cb_expect_describe(e->expect_ranks, e->nranks, host_memory(e), i, line,
+        for (int i = 0; cb_expect_describe(x->ranks, e->nranks, host_memory(e), i, line,
                                            sizeof line); i++)
             eng_note(e, "%s", line);
         /* The figures count only the links that are up, at the rate they
          * trained at: a degraded link fails the run on its own. */
-        for (int i = 0; cb_expect_link_fault(e->expect_ranks, e->nranks, i, line, sizeof line);
+        for (int i = 0; cb_expect_link_fault(x->ranks, e->nranks, i, line, sizeof line);
              i++) {
             eng_note(e, "Link fault: %s", line);
             e->sum.link_faults++;
@@ -89,15 +109,16 @@ void eng_note_expect(engine *e)
         return;
     }
     eng_note(e, "Expectation (--expect %s): %d rule%s; a row of a size a rule applies to, below %g "
-            "x its GB/s, is status 8", p->expect, e->expect_rules.n,
-             cb_plural(e->expect_rules.n), p->expect_ratio);
+            "x its GB/s, is status 8", p->expect, x->rules.n,
+             cb_plural(x->rules.n), p->expect_ratio);
 }
 
 /* Rank 0, auto: the figure of each group for the collective of the table
  * beginning, and a note saying how it was found. */
-void eng_expect_table_begin(engine *e, const cb_collective *coll)
+static void expect_table_begin(engine *e, void *state, const cb_collective *coll)
 {
-    if (e->rank != 0 || e->expect_ranks == NULL || !expect_auto(e))
+    expect_state *x = state;
+    if (e->rank != 0 || x->ranks == NULL || !expect_auto(e))
         return;
     int *members = malloc((size_t)e->nranks * sizeof *members);
     if (members == NULL) {
@@ -105,13 +126,13 @@ void eng_expect_table_begin(engine *e, const cb_collective *coll)
         return;
     }
     int split = e->p->split.kind != CB_SPLIT_NONE;
-    for (int g = 0; g < e->expect_groups; g++) {
+    for (int g = 0; g < x->groups; g++) {
         int n = 0;
         for (int r = 0; r < e->nranks; r++)
-            if (!split || e->expect_ranks[r].group == g)
+            if (!split || x->ranks[r].group == g)
                 members[n++] = r;
-        cb_expect_figure *fig = &e->expect_figs[g];
-        cb_expect_auto(e->expect_ranks, members, n, coll->name, host_memory(e), fig);
+        cb_expect_figure *fig = &x->figs[g];
+        cb_expect_auto(x->ranks, members, n, coll->name, host_memory(e), fig);
         char group[32] = "";
         if (split)
             snprintf(group, sizeof group, " group %d", g);
@@ -124,7 +145,7 @@ void eng_expect_table_begin(engine *e, const cb_collective *coll)
 }
 
 /* A file's rule for res: the ranks of its group must all match. */
-static const cb_expect_rule *rule_of(engine *e, const cb_result *res)
+static const cb_expect_rule *rule_of(engine *e, const expect_state *x, const cb_result *res)
 {
     const char **models = malloc((size_t)e->nranks * sizeof *models);
     const char **hosts = malloc((size_t)e->nranks * sizeof *hosts);
@@ -132,11 +153,11 @@ static const cb_expect_rule *rule_of(engine *e, const cb_result *res)
     if (models != NULL && hosts != NULL) {
         int n = 0;
         for (int r = 0; r < e->nranks; r++)
-            if (res->group < 0 || e->expect_ranks[r].group == res->group) {
-                models[n] = e->expect_ranks[r].gpu.name;
-                hosts[n++] = e->expect_ranks[r].host;
+            if (res->group < 0 || x->ranks[r].group == res->group) {
+                models[n] = x->ranks[r].gpu.name;
+                hosts[n++] = x->ranks[r].host;
             }
-        rule = cb_expect_rules_find(&e->expect_rules, models, hosts, n, res->collective->name,
+        rule = cb_expect_rules_find(&x->rules, models, hosts, n, res->collective->name,
                                     res->bytes);
     } else {
         cb_status_set(&e->st, CB_EXIT_RUNTIME, "out of memory for --expect's rules");
@@ -146,26 +167,27 @@ static const cb_expect_rule *rule_of(engine *e, const cb_result *res)
     return rule;
 }
 
-void eng_expect_result(engine *e, cb_result *res)
+static void expect_row_before(engine *e, void *state, cb_result *res)
 {
+    expect_state *x = state;
     res->expected_busbw = 0;
     res->efficiency = 0;
-    if (e->expect_ranks == NULL || res->scan_part != NULL ||
+    if (x->ranks == NULL || res->scan_part != NULL ||
         (res->collective->flags & CB_COLL_NO_DATA))
         return;
     if (expect_auto(e)) {
         int g = res->group >= 0 ? res->group : 0;
-        if (g < e->expect_groups)
-            res->expected_busbw = e->expect_figs[g].gbps;
+        if (g < x->groups)
+            res->expected_busbw = x->figs[g].gbps;
     } else {
-        const cb_expect_rule *rule = rule_of(e, res);
+        const cb_expect_rule *rule = rule_of(e, x, res);
         if (rule != NULL)
             res->expected_busbw = rule->gbps;
         /* Counted per half: the verdict counts rows as it counts figures. */
         if (rule != NULL)
-            e->expect_ruled++;
+            x->ruled++;
         else
-            e->expect_unruled++;
+            x->unruled++;
     }
     if (res->expected_busbw > 0)
         res->efficiency = res->busbw / res->expected_busbw;
@@ -173,9 +195,10 @@ void eng_expect_result(engine *e, cb_result *res)
 
 /* auto gates the sweep's largest size only (smaller ones are bound by
  * latency, not links); a file's rule says from which size. */
-void eng_gate_expectation(engine *e, const char *what, const cb_result *res)
+static void expect_row_after(engine *e, void *state, const char *what, const cb_result *res)
 {
-    if (e->expect_ranks == NULL || res->scan_part != NULL ||
+    expect_state *x = state;
+    if (x->ranks == NULL || res->scan_part != NULL ||
         (res->collective->flags & CB_COLL_NO_DATA))
         return;
     /* auto gates every row of the largest size: one it has no figure for
@@ -184,7 +207,7 @@ void eng_gate_expectation(engine *e, const char *what, const cb_result *res)
         int g = res->group >= 0 ? res->group : 0;
         e->sum.unchecked++;
         eng_note(e, "No expectation: %s: %s", what,
-                 g < e->expect_groups ? e->expect_figs[g].how : "no figure for its group");
+                 g < x->groups ? x->figs[g].how : "no figure for its group");
         return;
     }
     if (!(res->expected_busbw > 0) || (expect_auto(e) && !e->at_largest))
@@ -193,36 +216,52 @@ void eng_gate_expectation(engine *e, const char *what, const cb_result *res)
     if (res->busbw >= ratio * res->expected_busbw)
         return;
     e->slow = 1;
-    e->below_expectation++;
+    x->below++;
     eng_note(e, "Below expectation: %s busbw %.2f GB/s is %.3f of expected %.*f GB/s "
             "(--expect-ratio %g)", what, res->busbw, res->efficiency,
          cb_expect_digits(res->expected_busbw), res->expected_busbw, ratio);
 }
 
-void eng_finish_expect(engine *e)
+static void expect_finish(engine *e, void *state)
 {
-    if (e->rank != 0 || e->expect_ranks == NULL || expect_auto(e) || e->expect_ruled > 0 ||
-        e->expect_unruled == 0)
+    expect_state *x = state;
+    /* Under the outputs' lock only from here: the hang report's summary
+     * counts the rows below expectation once the run is done. */
+    e->sum.below_expectation = x->below;
+    if (e->rank != 0 || x->ranks == NULL || expect_auto(e) || x->ruled > 0 ||
+        x->unruled == 0)
         return;
     /* The rules name hosts and GPU models: say which the run had. */
-    const cb_expect_rank *r0 = &e->expect_ranks[0];
+    const cb_expect_rank *r0 = &x->ranks[0];
     int hosts = 1, models = 1;
     for (int r = 1; r < e->nranks; r++) {
-        hosts += strcmp(e->expect_ranks[r].host, r0->host) != 0;
-        models += strcmp(e->expect_ranks[r].gpu.name, r0->gpu.name) != 0;
+        hosts += strcmp(x->ranks[r].host, r0->host) != 0;
+        models += strcmp(x->ranks[r].gpu.name, r0->gpu.name) != 0;
     }
-    e->sum.unchecked += e->expect_unruled;
+    e->sum.unchecked += x->unruled;
     eng_note(e, "No expectation: --expect %s: none of its %d rules applies to any row (host "
-             "%s%s, GPU model %s%s): nothing was judged", e->p->expect, e->expect_rules.n,
+             "%s%s, GPU model %s%s): nothing was judged", e->p->expect, x->rules.n,
              r0->host, hosts > 1 ? " and others" : "", r0->gpu.name[0] ? r0->gpu.name : "none",
              models > 1 ? " and others" : "");
 }
 
-void eng_free_expect(engine *e)
+static void expect_teardown(engine *e, void *state)
 {
-    free(e->expect_ranks);
-    free(e->expect_figs);
-    e->expect_ranks = NULL;
-    e->expect_figs = NULL;
-    cb_expect_rules_free(&e->expect_rules);
+    (void)e;
+    expect_state *x = state;
+    free(x->ranks);
+    free(x->figs);
+    cb_expect_rules_free(&x->rules);
+    free(x);
 }
+
+const eng_feature eng_feature_expect = {
+    .name = "--expect",
+    .setup = expect_setup,
+    .preamble = expect_preamble,
+    .table_begin = expect_table_begin,
+    .row_before = expect_row_before,
+    .row_after = expect_row_after,
+    .finish = expect_finish,
+    .teardown = expect_teardown,
+};

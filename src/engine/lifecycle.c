@@ -78,6 +78,8 @@ int cb_engine_run(const cb_params *p, MPI_Comm comm, cb_watchdog *startup)
     }
     e->p = p;
     e->comm = comm;
+    e->features = eng_feature_table;
+    e->nfeatures = eng_nfeatures;
     e->start_time = MPI_Wtime();
     e->sum.first_wrong_rank = -1;
     e->sum.first_unrepeatable_rank = -1;
@@ -113,7 +115,7 @@ int cb_engine_run(const cb_params *p, MPI_Comm comm, cb_watchdog *startup)
     /* The set-up, in order; every rank agrees before each next step. */
     static void (*const setup_steps[])(engine *) = {
         eng_open_printers, eng_select_backend, eng_split_groups, eng_start_backend, eng_check_impls,
-        gather_ranks,  eng_prepare_expect, eng_plan_sizes, eng_check_sizes_fit, eng_allocate_buffers,
+        gather_ranks, eng_features_setup, eng_plan_sizes, eng_check_sizes_fit, eng_allocate_buffers,
     };
     for (size_t s = 0; s < sizeof setup_steps / sizeof setup_steps[0]; s++)
         if (s == 0 || eng_agree(e) == CB_EXIT_OK)
@@ -122,7 +124,6 @@ int cb_engine_run(const cb_params *p, MPI_Comm comm, cb_watchdog *startup)
         describe_run(e);
         eng_printers_begin(e);
         eng_describe_groups(e);
-        eng_note_expect(e);
         if (e->size_notice[0] != '\0')
             eng_note(e, "%s", e->size_notice);
         if (e->backend_notice[0] != '\0')
@@ -149,7 +150,7 @@ int cb_engine_run(const cb_params *p, MPI_Comm comm, cb_watchdog *startup)
             eng_note(e, "%s", unused);
         if (p->memory_report)
             eng_note_footprint(e);
-        eng_repeat_note(e);
+        eng_features_preamble(e);
         eng_run_cycles(e);
         if (p->memory_report)
             eng_note_memory_usage(e);
@@ -174,7 +175,6 @@ int cb_engine_run(const cb_params *p, MPI_Comm comm, cb_watchdog *startup)
     if (side)
         cb_sidechannel_close(&e->side);
     pthread_mutex_destroy(&e->outputs_lock);
-    eng_free_expect(e);
     free(e->ranks);
     free(e->gmembers);
     free(e->leaders);

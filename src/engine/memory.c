@@ -191,8 +191,9 @@ void eng_allocate_buffers(engine *e)
         cb_status_set(&e->st, CB_EXIT_RUNTIME, "%s", e->b->error);
         return;
     }
-    /* -B: a host copy of the first launch's output. */
-    eng_repeat_allocate(e);
+    /* The features' state (-B: a copy of the first launch's output),
+     * counted with the buffers. */
+    eng_features_buffers(e);
     e->free_after_buffers = device_free_now(e);
     if (!e->ops->host_accessible) {
         e->staging = malloc(e->buffer_bytes);
@@ -232,6 +233,24 @@ void eng_allocate_buffers(engine *e)
         eng_backend_step(e, e->ops->timer_reserve(e->b, marks));
 }
 
+int eng_copy_in(engine *e, void *dst, const void *src, size_t bytes)
+{
+    if (!e->ops->host_accessible)
+        return e->ops->upload(e->b, dst, src, bytes);
+    if (dst != src)
+        memcpy(dst, src, bytes);
+    return 0;
+}
+
+int eng_copy_out(engine *e, void *dst, const void *src, size_t bytes)
+{
+    if (!e->ops->host_accessible)
+        return e->ops->download(e->b, dst, src, bytes);
+    if (dst != src)
+        memcpy(dst, src, bytes);
+    return 0;
+}
+
 void eng_free_buffers(engine *e)
 {
     if (e->send)
@@ -241,7 +260,7 @@ void eng_free_buffers(engine *e)
     if (e->work)
         e->ops->free(e->b, e->work);
     free(e->staging);
-    eng_repeat_free(e);
+    eng_features_teardown(e);
     free(e->samples);
     free(e->rank_times);
     free(e->raw_samples);

@@ -72,8 +72,7 @@ static double monotonic_s(void)
  * writes into the files, as the rows given so far make it. */
 static void publish_summary(engine *e)
 {
-    e->files_sum = e->sum;
-    e->files_sum.below_expectation = e->below_expectation;
+    e->files_sum = e->sum;   /* below_expectation: expect.c's finish hook sets it */
     e->files_sum.elapsed_s = MPI_Wtime() - e->start_time;
     e->files_sum_at = monotonic_s();
 }
@@ -128,13 +127,26 @@ void eng_printers_begin(engine *e)
 /* A new table: coll measured in layout. */
 void eng_printers_table_begin(engine *e, const cb_collective *coll, cb_block_layout layout)
 {
-    /* Before the lock: the expectation's lines go out through eng_note(). */
-    eng_expect_table_begin(e, coll);
+    /* Before the lock: the features' lines go out through eng_note(). */
+    eng_features_table_begin(e, coll);
     pthread_mutex_lock(&e->outputs_lock);
     for (int i = 0; i < e->nprinters; i++)
         if (e->printers[i]->ops->table_begin != NULL)
             e->printers[i]->ops->table_begin(e->printers[i], coll, layout);
     pthread_mutex_unlock(&e->outputs_lock);
+}
+
+/* A line for the reader, in the table. */
+void eng_note(engine *e, const char *fmt, ...)
+{
+    if (e->rank != 0)
+        return;
+    char text[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    eng_printers_note(e, text);
 }
 
 void eng_printers_note(engine *e, const char *text)
@@ -276,12 +288,11 @@ void eng_end_printers(engine *e)
      * when the launcher's SIGKILL follows. The lock keeps the hang report
      * (eng_end_printers_on_hang) from ending them at the same time. */
     check_min_bw(e);
-    eng_finish_expect(e);
+    eng_features_finish(e);
     e->sum.elapsed_s = MPI_Wtime() - e->start_time;
     pthread_mutex_lock(&e->outputs_lock);
     if (e->files_error[0] != '\0')
         cb_status_set(&e->st, CB_EXIT_RUNTIME, "%s", e->files_error);
-    e->sum.below_expectation = e->below_expectation;
     int files_first = cb_signals_pending() != 0;
     unsigned long streams = 0;   /* read before any printer is closed (freed) */
     for (int i = 0; i < e->nprinters && i < 64; i++)
@@ -468,13 +479,16 @@ static void count_unrepeatable(engine *e, const cb_result *res)
 /* Rank 0 prints one row (in_place may be NULL) and counts its results. */
 static void emit_row(engine *e, const cb_result *out_of_place, const cb_result *in_place)
 {
-    /* Copies that carry the row's expectation (--expect). */
+    /* Copies that carry what the features add (--expect: the row's
+     * expectation); none until one does. */
     cb_result oop = *out_of_place, inp;
-    eng_expect_result(e, &oop);
+    oop.expected_busbw = oop.efficiency = 0;
+    eng_features_row_before(e, &oop);
     out_of_place = &oop;
     if (in_place != NULL) {
         inp = *in_place;
-        eng_expect_result(e, &inp);
+        inp.expected_busbw = inp.efficiency = 0;
+        eng_features_row_before(e, &inp);
         in_place = &inp;
     }
     const cb_result *halves[2] = {out_of_place, in_place};
@@ -499,7 +513,7 @@ static void emit_row(engine *e, const cb_result *out_of_place, const cb_result *
         describe_result(halves[h], what, sizeof what);
         if (e->at_largest)
             eng_gate_busbw(e, what, halves[h]->busbw);
-        eng_gate_expectation(e, what, halves[h]);
+        eng_features_row_after(e, what, halves[h]);
         count_unrepeatable(e, halves[h]);
     }
     pthread_mutex_lock(&e->outputs_lock);

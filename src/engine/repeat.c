@@ -9,39 +9,64 @@
  */
 #include "engine_int.h"
 
-void eng_repeat_allocate(engine *e)
+/* -B's state, for the whole run: the first launch's output of the
+ * measurement in progress (buffer_bytes, in the backend's memory where it
+ * compares there, else host memory), whether its launches are compared,
+ * whether the input is written again before each (in place), the pattern
+ * written, and this rank's counts for it. */
+typedef struct repeat_state {
+    void *ref;
+    int on;
+    int refill;
+    int kept;
+    cb_pattern pat;
+    unsigned long long checked, bad, elements;
+} repeat_state;
+
+static void repeat_teardown(engine *e, void *state)
+{
+    repeat_state *r = state;
+    if (r->ref != NULL && e->b->repeat_on_device)
+        e->ops->free(e->b, r->ref);
+    else
+        free(r->ref);
+    free(r);
+}
+
+static void *repeat_setup(engine *e)
 {
     if (!e->p->repeat_check)
-        return;
+        return NULL;
+    repeat_state *r = calloc(1, sizeof *r);
+    if (r == NULL)
+        cb_status_set(&e->st, CB_EXIT_RUNTIME, "-B: out of memory");
+    return r;
+}
+
+static void repeat_buffers(engine *e, void *state)
+{
+    repeat_state *r = state;
     size_t bytes = e->buffer_bytes > 0 ? e->buffer_bytes : 1;
     /* Where the backend compares in its own memory, the reference is one
      * of its buffers. */
     if (e->b->repeat_on_device) {
-        if (e->ops->alloc(e->b, bytes, &e->repeat_ref) != 0) {
-            e->repeat_ref = NULL;
+        if (e->ops->alloc(e->b, bytes, &r->ref) != 0) {
+            r->ref = NULL;
             cb_status_set(&e->st, CB_EXIT_RUNTIME, "-B: the first launch's output: %s",
                           e->b->error);
         }
         return;
     }
-    e->repeat_ref = malloc(bytes);
-    if (e->repeat_ref == NULL)
+    r->ref = malloc(bytes);
+    if (r->ref == NULL)
         cb_status_set(&e->st, CB_EXIT_RUNTIME, "-B: cannot allocate %zu bytes of host memory "
                       "for the first launch's output", e->buffer_bytes);
 }
 
-void eng_repeat_free(engine *e)
+static void repeat_preamble(engine *e, void *state)
 {
-    if (e->repeat_ref != NULL && e->b->repeat_on_device)
-        e->ops->free(e->b, e->repeat_ref);
-    else
-        free(e->repeat_ref);
-    e->repeat_ref = NULL;
-}
-
-void eng_repeat_note(engine *e)
-{
-    if (!e->p->repeat_check || e->p->ncollectives == 0)   /* the scan alone: a note says so */
+    (void)state;
+    if (e->p->ncollectives == 0)   /* the scan alone: a note says so */
         return;
     eng_note(e, "-B: each launch's output is compared bit for bit with the first launch's of its "
             "size and placement, %s, between launches and outside the timed spans: each timed "
@@ -61,82 +86,83 @@ void eng_repeat_note(engine *e)
                 "launches of one size makes floating-point reductions differ", tuner);
 }
 
-int eng_repeat_start(engine *e, const cb_collective *coll, const cb_call *call, int size_index,
-                 int in_place)
+static int repeat_measure_begin(engine *e, void *state, const eng_measure *m, int *singly)
 {
-    e->repeat_spans = e->repeat_on = e->repeat_refill = e->repeat_kept = 0;
-    e->repeat_checked = e->repeat_bad = e->repeat_elements = 0;
-    if (!e->p->repeat_check || e->ops->repeat_check == NULL ||
-        (coll->flags & (CB_COLL_NO_DATA | CB_COLL_COMM)))
+    repeat_state *r = state;
+    const cb_collective *coll = m->coll;
+    r->on = r->refill = r->kept = 0;
+    r->checked = r->bad = r->elements = 0;
+    if (e->ops->repeat_check == NULL || (coll->flags & (CB_COLL_NO_DATA | CB_COLL_COMM)))
         return 0;
     /* Every placement that moves data is timed the same way under -B,
      * compared or not, so that its figures compare with each other. */
-    e->repeat_spans = 1;
+    *singly = 1;
     /* The input every launch reads: the pattern the timed launches of
      * --check-timed read. Out of place it is written once (no launch
      * changes it); in place, a launch overwrites its input, so it is
      * written again before each. No pattern for the type and reduction:
      * out of place the buffers' contents serve as well; in place nothing
      * can be compared. */
-    int patterned = eng_check_pattern(e, coll, call, size_index, in_place, -1, &e->repeat_pat) == 0;
-    if (in_place && !patterned)
+    int patterned = eng_check_pattern(e, coll, m->call, m->size_index, m->in_place, -1,
+                                      &r->pat) == 0;
+    if (m->in_place && !patterned)
         return 0;
-    e->repeat_on = 1;
-    e->repeat_refill = in_place;
-    if (patterned && !in_place)
-        return eng_fill_input(e, coll, call, &e->repeat_pat);
+    r->on = 1;
+    r->refill = m->in_place;
+    if (patterned && !m->in_place)
+        return eng_fill_input(e, coll, m->call, &r->pat);
     return 0;
 }
 
-int eng_repeat_before(engine *e, const cb_collective *coll, const cb_call *call)
+static int repeat_before_launch(engine *e, void *state, const eng_measure *m)
 {
-    if (!e->repeat_on || !e->repeat_refill)
+    repeat_state *r = state;
+    if (!r->on || !r->refill)
         return 0;
-    return eng_fill_input(e, coll, call, &e->repeat_pat);
+    return eng_fill_input(e, m->coll, m->call, &r->pat);
 }
 
-int eng_repeat_after(engine *e, const cb_call *call)
+static int repeat_after_launch(engine *e, void *state, const eng_measure *m)
 {
-    /* The launch was waited for (repeat_units launches one at a time with
-     * a wait), so its output is complete here. */
-    if (!e->repeat_on)
+    repeat_state *r = state;
+    const cb_call *call = m->call;
+    /* The launch was waited for (the core launches singly with a wait), so
+     * its output is complete here. */
+    if (!r->on)
         return 0;
     size_t esize = cb_dtype_info_of(call->dtype)->size, differing = 0;
     /* The first launch's output becomes the reference; every later one is
      * compared with it. */
     if (eng_backend_step(e, e->ops->repeat_check(e->b, call->recv, call->layout.recv_count, esize,
-                                             e->repeat_ref, e->staging, !e->repeat_kept,
-                                             &differing)) != 0)
+                                                 r->ref, e->staging, !r->kept,
+                                                 &differing)) != 0)
         return -1;
-    if (e->repeat_kept) {
-        e->repeat_checked++;
-        e->repeat_bad += differing > 0;
-        e->repeat_elements += differing;
+    if (r->kept) {
+        r->checked++;
+        r->bad += differing > 0;
+        r->elements += differing;
     }
-    e->repeat_kept = 1;
+    r->kept = 1;
     return 0;
 }
 
-void eng_repeat_result(engine *e, cb_result *res)
+static void repeat_on_result(engine *e, void *state, cb_result *res)
 {
-    res->unrepeatable_rank = -1;
-    if (!e->p->repeat_check)
-        return;
+    repeat_state *r = state;
     /* Compared or not is the same on every rank (in place without a
      * pattern is decided alike); the counts add up over the group. */
-    unsigned long long mine[2] = {e->repeat_bad, e->repeat_elements}, total[2] = {0, 0};
-    unsigned long long checked = e->repeat_checked;
+    unsigned long long mine[2] = {r->bad, r->elements}, total[2] = {0, 0};
+    unsigned long long checked = r->checked;
     MPI_Allreduce(mine, total, 2, MPI_UNSIGNED_LONG_LONG, MPI_SUM, e->gcomm);
     MPI_Allreduce(MPI_IN_PLACE, &checked, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, e->gcomm);
     res->repeat_checked = checked;
     res->unrepeatable = total[0];
     res->unrepeatable_elements = total[1];
-    e->unrepeatable_mine += e->repeat_bad;   /* -N: the tally per rank across cycles */
-    e->unrepeatable_this_cycle |= e->repeat_bad > 0;
+    eng_features_count(e, ENG_FAULT_UNREPEATABLE, r->bad);   /* the -N tally */
     if (total[0] == 0)
         return;
     /* The lowest rank whose output did not repeat, and its host. */
-    int bad = e->repeat_bad > 0 ? e->grank : e->gsize;
+    int bad = r->bad > 0 ? e->grank : e->gsize;
     MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MIN, e->gcomm);
     struct {
         char host[CB_HOSTLEN];
@@ -149,3 +175,15 @@ void eng_repeat_result(engine *e, cb_result *res)
     res->unrepeatable_rank = report.rank;
     memcpy(res->unrepeatable_host, report.host, sizeof res->unrepeatable_host);
 }
+
+const eng_feature eng_feature_repeat = {
+    .name = "-B",
+    .setup = repeat_setup,
+    .buffers = repeat_buffers,
+    .preamble = repeat_preamble,
+    .measure_begin = repeat_measure_begin,
+    .before_launch = repeat_before_launch,
+    .after_launch = repeat_after_launch,
+    .on_result = repeat_on_result,
+    .teardown = repeat_teardown,
+};

@@ -78,14 +78,16 @@ static int measure(engine *e, const cb_collective *coll, cb_call *call, int size
         }
     cb_rank_time mine;
     memset(&mine, 0, sizeof mine);
-    /* -B: what the launches read, and whether their outputs are compared.
-     * A failure here is agreed on after the launches, as every rank's
-     * launches and plan must match. */
-    eng_repeat_start(e, coll, call, size_index, in_place);
+    /* The features' start (-B: what the launches read, and whether their
+     * outputs are compared). A failure here is agreed on after the
+     * launches, as every rank's launches and plan must match. */
+    eng_measure m = {.coll = coll, .call = call, .size_index = size_index, .in_place = in_place};
+    eng_features_measure_begin(e, &m, &e->launch_singly);
     eng_time_collective(e, coll, call, &mine);
     if (eng_agree(e) != CB_EXIT_OK)
         return e->st.code;
-    eng_repeat_result(e, &res);
+    res.unrepeatable_rank = -1;   /* until a feature finds one */
+    eng_features_on_result(e, &res);
     res.iters = cb_iter_plan_done(&e->plan, e->spans_run);   /* the same on every rank */
     res.seconds = eng_combine_time(e, mine.mean);
     int slowest_rank = eng_gather_rank_times(e, &mine, &res);   /* in comm */
@@ -205,8 +207,9 @@ void eng_check_sizes_fit(engine *e)
 int eng_sweep(engine *e, const cb_collective *coll, cb_dtype dtype, cb_redop redop, int root)
 {
     const cb_dtype_info *info = cb_dtype_info_of(dtype);
-    if (coll->flags & CB_COLL_COMM)
-        return eng_measure_comm_ways(e, coll, dtype);
+    int measured_rc;   /* a feature's own measurement of coll (-o comm_init) */
+    if (eng_features_sweep(e, coll, dtype, &measured_rc))
+        return measured_rc;
     if (coll->flags & CB_COLL_NO_DATA) {
         /* One row: no size to sweep, no placement, nothing to verify. */
         cb_call call = {.dtype = dtype, .redop = redop, .root = root, .state = e->coll_state};

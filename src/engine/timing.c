@@ -113,26 +113,28 @@ static int timed_span(engine *e, const cb_collective *coll, const cb_call *call,
     return rc;
 }
 
-/* -B: units iterations one by one, each waited for and its output compared
- * outside any timed span (the warmup), or each its own timed span (timed:
- * the spans' times summed into completion and cpu, and per stride of them
- * one per-operation sample into samples, *n of them, where the engine
- * samples). In place the input is written again before each. */
-static int repeat_units(engine *e, const cb_collective *coll, const cb_call *call,
+/* A feature's launches one at a time (e->launch_singly, -B): units
+ * iterations one by one, each waited for, with the features' hooks around
+ * it outside any timed span (the warmup), or each its own timed span
+ * (timed: the spans' times summed into completion and cpu, and per stride
+ * of them one per-operation sample into samples, *n of them, where the
+ * engine samples). */
+static int single_units(engine *e, const cb_collective *coll, const cb_call *call,
                         const launch_plan *lp, int timed, double *completion, double *cpu,
                         double *samples, int *n)
 {
     launch_plan one = {.units = 1, .wait = 2};
+    eng_measure m = {.coll = coll, .call = call, .size_index = -1, .in_place = -1};
     double group = 0;
     int in_group = 0;
     *n = 0;
     for (int u = 0; u < lp->units; u++) {
         double span = 0, launch = 0;
-        if (eng_repeat_before(e, coll, call) != 0)
+        if (eng_features_before_launch(e, &m) != 0)
             return -1;
         int rc = timed ? timed_span(e, coll, call, &one, &span, &launch)
                        : launch_units(e, coll, call, &one);
-        if (rc != 0 || eng_repeat_after(e, call) != 0)
+        if (rc != 0 || eng_features_after_launch(e, &m) != 0)
             return -1;
         if (!timed)
             continue;
@@ -237,8 +239,8 @@ static int time_rounds(engine *e, const cb_collective *coll, const cb_call *call
     for (int r = 0; rc == 0 && cb_iter_plan_span(&e->plan, r, &lp.units, &lp.stride); r++) {
         double span = 0, launch = 0, *samples = e->samples + *nsamples;
         int n = 0;
-        if (e->repeat_spans) {
-            rc = repeat_units(e, coll, call, &lp, 1, &span, &launch, samples, &n);
+        if (e->launch_singly) {
+            rc = single_units(e, coll, call, &lp, 1, &span, &launch, samples, &n);
         } else {
             rc = timed_span(e, coll, call, &lp, &span, &launch);
             if (rc == 0)
@@ -285,9 +287,9 @@ int eng_time_collective(engine *e, const cb_collective *coll, const cb_call *cal
     launch_plan warmup = {.units = p->warmup, .wait = p->blocking};
     double unused = 0;
     int nunused = 0;
-    int warm_rc = e->repeat_spans ? repeat_units(e, coll, call, &warmup, 0, &unused, &unused, NULL,
-                                              &nunused)
-                               : launch_units(e, coll, call, &warmup);
+    int warm_rc = e->launch_singly ? single_units(e, coll, call, &warmup, 0, &unused, &unused,
+                                                  NULL, &nunused)
+                                   : launch_units(e, coll, call, &warmup);
     /* Also after a launch failed on this rank alone (NCCL may report an
      * asynchronous error at any call): the others are in the plan's
      * reduction, and the agreement that follows tells them. */

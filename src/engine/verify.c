@@ -8,8 +8,7 @@ static int check_output(engine *e, const cb_collective *coll, const cb_call *cal
     size_t esize = cb_dtype_info_of(call->dtype)->size;
     int direct = e->ops->host_accessible;
     void *output = direct ? call->recv : e->staging;
-    if (!direct &&
-        eng_backend_step(e, e->ops->download(e->b, output, call->recv,
+    if (eng_backend_step(e, eng_copy_out(e, output, call->recv,
                                          call->layout.recv_count * esize)) != 0)
         return -1;
     cb_mismatch here;
@@ -57,13 +56,12 @@ int eng_fill_input(engine *e, const cb_collective *coll, const cb_call *call, co
      * buffer gets it through the backend's copy from host memory. */
     void *poison = direct ? call->recv : e->staging;
     cb_pattern_poison(call->dtype, poison, call->layout.recv_count);
-    if (!direct && eng_backend_step(e, e->ops->upload(e->b, call->recv, poison, recv_bytes)) != 0)
+    if (eng_backend_step(e, eng_copy_in(e, call->recv, poison, recv_bytes)) != 0)
         return -1;
     void *input = direct ? (void *)call->send : e->staging;
     coll->fill_input(pat, e->grank, call, input);
-    if (!direct &&
-        eng_backend_step(e, e->ops->upload(e->b, (void *)call->send, input,
-                                       call->layout.send_count * esize)) != 0)
+    if (eng_backend_step(e, eng_copy_in(e, (void *)call->send, input,
+                                        call->layout.send_count * esize)) != 0)
         return -1;
     return 0;
 }
@@ -115,8 +113,7 @@ void eng_verify(engine *e, const cb_collective *coll, const cb_call *call, int s
 
     /* Within the group measured (every rank without --split). */
     unsigned long long mine = wrong, total = 0;
-    e->wrong_mine += mine;   /* -N: the tally per rank across cycles */
-    e->wrong_this_cycle |= mine > 0;
+    eng_features_count(e, ENG_FAULT_WRONG, mine);   /* the -N tally */
     MPI_Allreduce(&mine, &total, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, e->gcomm);
     res->wrong = total;
     if (total == 0)

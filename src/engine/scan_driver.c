@@ -27,24 +27,6 @@ typedef struct scan_run {
     int measurements;               /* groupings measured, re-measures included */
 } scan_run;
 
-static int copy_in(engine *e, const float *src, size_t bytes)
-{
-    if (e->ops->host_accessible) {
-        memcpy(e->send, src, bytes);
-        return 0;
-    }
-    return e->ops->upload(e->b, e->send, src, bytes);
-}
-
-static int copy_out(engine *e, float *dst, size_t bytes)
-{
-    if (e->ops->host_accessible) {
-        memcpy(dst, e->recv, bytes);
-        return 0;
-    }
-    return e->ops->download(e->b, dst, e->recv, bytes);
-}
-
 /* One operation: an all-reduce on sub, or a send/receive with peer on the
  * whole run's backend. */
 static int launch_one(engine *e, cb_backend *sub, int peer, size_t count)
@@ -108,7 +90,7 @@ static int scan_measure(scan_run *s, int color, int peer, int longer, const char
     for (size_t i = 0; i < s->count; i++)
         s->host_buf[i] = mine;
     if (active) {
-        rc = copy_in(e, s->host_buf, bytes);
+        rc = eng_copy_in(e, e->send, s->host_buf, bytes);
         cb_watchdog_loop(&e->watch, p->warmup);
         for (int w = 0; rc == 0 && w < p->warmup; w++)
             rc = launch_counted(e, sub, peer, s->count, w);
@@ -128,13 +110,12 @@ static int scan_measure(scan_run *s, int color, int peer, int longer, const char
             rc = e->ops->timer_stop(e->b, &seconds);
         seconds /= iters;
         if (rc == 0)
-            rc = copy_out(e, s->host_buf, bytes);
+            rc = eng_copy_out(e, s->host_buf, e->recv, bytes);
         unsigned long long wrong = 0;
         for (size_t i = 0; rc == 0 && i < s->count; i++)
             wrong += s->host_buf[i] != expect;
         s->wrong_mine += wrong;
-        e->wrong_mine += wrong;   /* -N: the tally per rank across cycles */
-        e->wrong_this_cycle |= wrong > 0;
+        eng_features_count(e, ENG_FAULT_WRONG, wrong);   /* the -N tally */
         if (rc != 0)
             cb_status_set(&e->st, CB_EXIT_RUNTIME, "%s", sub != NULL && sub->error[0] != '\0'
                                                              ? sub->error : e->b->error);
