@@ -40,6 +40,10 @@ dist_tests=$(for t in $all_tests; do case "$t" in
 CB_SKIP_CLUSTER=1 make -C _build -j"$jobs" distcheck DISTCHECK_CONFIGURE_FLAGS=--enable-werror \
     TESTS="$dist_tests"
 elapsed "distcheck passed ($(echo $dist_tests | wc -w) tests)"
+# The Spack recipe's build steps, run on the release tarball (a build and
+# install from it: too long for the README's test command, so here).
+make -C _build check TESTS=tests/e2e/spack_recipe.sh || { show_logs _build; exit 1; }
+elapsed "Spack recipe's steps"
 # The later passes leave out what repeats launcher-independent work at length:
 # real back-to-back run pairs for the gate and the benchmark script's parts.
 again_tests=$(for t in $all_tests; do case "$t" in
