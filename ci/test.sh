@@ -5,7 +5,7 @@
 # command line, end to end, faults, the NCCL backend on its CPU stand-in,
 # fuzz replay, and, as root, the tests that bring up a cluster of network
 # namespaces, a Slurm cluster and a Prometheus server. Prints the slowest
-# tests and the time. About 10 minutes on 2 cores, 2 to 3 more for a fresh
+# tests and the time. About 13 minutes on 2 cores, 2 to 3 more for a fresh
 # machine's installs (bench/RESULTS.md, "The test suite's time"). CI runs this first, then the matrix (ci/check.sh).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
