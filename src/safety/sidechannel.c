@@ -8,16 +8,16 @@
 #include <time.h>
 #include <unistd.h>
 
-double side_now(void)
+double cb_side_now(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-int side_ms_until(double deadline)
+int cb_side_ms_until(double deadline)
 {
-    double left = deadline - side_now();
+    double left = deadline - cb_side_now();
     return left <= 0 ? 0 : (int)(left * 1000) + 1;
 }
 
@@ -27,14 +27,14 @@ static void side_mac(const unsigned char *key, const side_msg *msg, unsigned cha
     cb_hmac_sha256(key, SIDE_KEY_LEN, msg, offsetof(side_msg, mac), NULL, 0, out);
 }
 
-void side_link_key(const unsigned char *secret, const unsigned char *rank_nonce,
+void cb_side_link_key(const unsigned char *secret, const unsigned char *rank_nonce,
                    const unsigned char *root_nonce, unsigned char *key)
 {
     cb_hmac_sha256(secret, SIDE_KEY_LEN, rank_nonce, SIDE_NONCE_LEN, root_nonce, SIDE_NONCE_LEN,
                    key);
 }
 
-int side_send(struct cb_side_link *link, side_msg *msg, double deadline)
+int cb_side_send(struct cb_side_link *link, side_msg *msg, double deadline)
 {
     msg->magic = SIDE_MAGIC;
     msg->rank = link->self;
@@ -52,13 +52,13 @@ int side_send(struct cb_side_link *link, side_msg *msg, double deadline)
         if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
             return -1;
         struct pollfd pfd = {link->fd, POLLOUT, 0};
-        if (poll(&pfd, 1, side_ms_until(deadline)) <= 0 && side_now() >= deadline)
+        if (poll(&pfd, 1, cb_side_ms_until(deadline)) <= 0 && cb_side_now() >= deadline)
             return -1;
     }
     return 0;
 }
 
-int side_read(struct cb_side_link *link)
+int cb_side_read(struct cb_side_link *link)
 {
     for (;;) {
         ssize_t n = recv(link->fd, (char *)&link->in + link->have, sizeof link->in - link->have,
@@ -79,7 +79,7 @@ int side_read(struct cb_side_link *link)
     }
 }
 
-int side_check(struct cb_side_link *link, const unsigned char *key)
+int cb_side_check(struct cb_side_link *link, const unsigned char *key)
 {
     unsigned char mac[SIDE_KEY_LEN];
     side_mac(key, &link->in, mac);
@@ -93,23 +93,23 @@ int side_check(struct cb_side_link *link, const unsigned char *key)
     return 1;
 }
 
-int side_receive(struct cb_side_link *link)
+int cb_side_receive(struct cb_side_link *link)
 {
-    int got = side_read(link);
-    if (got == 1 && !side_check(link, link->key)) {
+    int got = cb_side_read(link);
+    if (got == 1 && !cb_side_check(link, link->key)) {
         link->gone = 1;   /* a forged, replayed or garbled message: refused */
         return -1;
     }
     return got;
 }
 
-void side_msg_init(side_msg *msg, int type)
+void cb_side_msg_init(side_msg *msg, int type)
 {
     memset(msg, 0, sizeof *msg);   /* padding too: the MAC covers every byte */
     msg->type = (uint32_t)type;
 }
 
-void side_drop(struct cb_side_link *link)
+void cb_side_drop(struct cb_side_link *link)
 {
     if (link->fd >= 0)
         close(link->fd);
@@ -169,7 +169,7 @@ int cb_sidechannel_serve(cb_sidechannel *sc, int wait_ms, int wake_fd, cb_side_s
             struct cb_side_link *link = &sc->links[which[k]];
             if (pfds[k].revents == 0)
                 continue;
-            while (event == CB_SIDE_NONE && side_receive(link) == 1) {
+            while (event == CB_SIDE_NONE && cb_side_receive(link) == 1) {
                 if (sc->rank == 0 && link->in.type == SIDE_FIRED) {
                     *arg = which[k];
                     event = CB_SIDE_FIRED;
@@ -178,14 +178,14 @@ int cb_sidechannel_serve(cb_sidechannel *sc, int wait_ms, int wake_fd, cb_side_s
                     event = CB_SIDE_EXIT;
                 } else if (sc->rank != 0 && link->in.type == SIDE_ASK) {
                     side_msg answer;
-                    side_msg_init(&answer, SIDE_STATE);
+                    cb_side_msg_init(&answer, SIDE_STATE);
                     snap(ctx, &answer.state);
-                    if (side_send(link, &answer, side_now() + SIDE_SEND_S) != 0)
+                    if (cb_side_send(link, &answer, cb_side_now() + SIDE_SEND_S) != 0)
                         link->gone = 1;
                 }
             }
             if (link->gone)
-                side_drop(link);
+                cb_side_drop(link);
         }
     }
     if (pfds != two)
@@ -205,9 +205,9 @@ int cb_sidechannel_fired(cb_sidechannel *sc)
     if (!sc->on || sc->rank == 0 || sc->links[0].fd < 0)
         return -1;
     side_msg fired;
-    side_msg_init(&fired, SIDE_FIRED);
-    if (side_send(&sc->links[0], &fired, side_now() + SIDE_SEND_S) != 0) {
-        side_drop(&sc->links[0]);
+    cb_side_msg_init(&fired, SIDE_FIRED);
+    if (cb_side_send(&sc->links[0], &fired, cb_side_now() + SIDE_SEND_S) != 0) {
+        cb_side_drop(&sc->links[0]);
         return -1;
     }
     return 0;
@@ -231,7 +231,7 @@ int cb_sidechannel_gather(cb_sidechannel *sc, const cb_hang_state *own, int trig
     rep->trigger = trigger;
     rep->limit_s = limit_s;
     rep->wait_s = wait_s;
-    double deadline = side_now() + wait_s;
+    double deadline = cb_side_now() + wait_s;
     int waiting = 0;
     for (int r = 0; r < sc->nranks; r++) {
         cb_hang_rank *x = &rep->ranks[r];
@@ -240,23 +240,23 @@ int cb_sidechannel_gather(cb_sidechannel *sc, const cb_hang_state *own, int trig
         x->state.iteration = -1;
         snprintf(x->state.host, sizeof x->state.host, "%s", link->host);
         side_msg ask;
-        side_msg_init(&ask, SIDE_ASK);
+        cb_side_msg_init(&ask, SIDE_ASK);
         if (r == 0) {
             x->state = *own;
             x->answer = CB_HANG_ANSWERED;
         } else if (link->fd < 0) {
             x->answer = link->gone ? CB_HANG_LEFT : CB_HANG_UNREACHED;
-        } else if (link->gone || side_send(link, &ask, side_now() + 0.2) != 0) {
+        } else if (link->gone || cb_side_send(link, &ask, cb_side_now() + 0.2) != 0) {
             x->answer = CB_HANG_LEFT;
-            side_drop(link);
+            cb_side_drop(link);
         } else {
             x->answer = CB_HANG_SILENT;
             waiting++;
         }
     }
-    while (waiting > 0 && side_now() < deadline) {
+    while (waiting > 0 && cb_side_now() < deadline) {
         int n = watch_list(sc, pfds, which);
-        if (n == 0 || poll(pfds, (nfds_t)n, side_ms_until(deadline)) <= 0)
+        if (n == 0 || poll(pfds, (nfds_t)n, cb_side_ms_until(deadline)) <= 0)
             continue;
         for (int k = 0; k < n; k++) {
             int r = which[k];
@@ -264,7 +264,7 @@ int cb_sidechannel_gather(cb_sidechannel *sc, const cb_hang_state *own, int trig
             if (pfds[k].revents == 0)
                 continue;
             int got;
-            while ((got = side_receive(link)) == 1)
+            while ((got = cb_side_receive(link)) == 1)
                 if (link->in.type == SIDE_STATE && rep->ranks[r].answer == CB_HANG_SILENT) {
                     rep->ranks[r].state = link->in.state;
                     rep->ranks[r].state.rank = r;
@@ -278,7 +278,7 @@ int cb_sidechannel_gather(cb_sidechannel *sc, const cb_hang_state *own, int trig
                     rep->ranks[r].answer = CB_HANG_LEFT;
                     waiting--;
                 }
-                side_drop(link);
+                cb_side_drop(link);
             }
         }
     }
@@ -291,14 +291,14 @@ int cb_sidechannel_gather(cb_sidechannel *sc, const cb_hang_state *own, int trig
 void cb_sidechannel_release(cb_sidechannel *sc, int code, double wait_s,
                             const cb_hang_report *rep)
 {
-    double deadline = side_now() + wait_s;
+    double deadline = cb_side_now() + wait_s;
     for (int r = 1; r < sc->nlinks; r++) {
         struct cb_side_link *link = &sc->links[r];
         side_msg bye;
-        side_msg_init(&bye, SIDE_EXIT);
+        cb_side_msg_init(&bye, SIDE_EXIT);
         bye.code = code;
-        if (link->fd >= 0 && side_send(link, &bye, side_now() + 0.1) != 0)
-            side_drop(link);
+        if (link->fd >= 0 && cb_side_send(link, &bye, cb_side_now() + 0.1) != 0)
+            cb_side_drop(link);
     }
     /* A rank that exits closes its end; wait for those, not for the silent. */
     for (int r = 1; r < sc->nlinks; r++) {
@@ -306,10 +306,10 @@ void cb_sidechannel_release(cb_sidechannel *sc, int code, double wait_s,
         if (rep != NULL && rep->ranks != NULL && r < rep->nranks &&
             rep->ranks[r].answer != CB_HANG_ANSWERED)
             continue;
-        while (link->fd >= 0 && side_now() < deadline) {
+        while (link->fd >= 0 && cb_side_now() < deadline) {
             struct pollfd pfd = {link->fd, POLLIN, 0};
-            if (poll(&pfd, 1, side_ms_until(deadline)) > 0 && side_receive(link) < 0)
-                side_drop(link);
+            if (poll(&pfd, 1, cb_side_ms_until(deadline)) > 0 && cb_side_receive(link) < 0)
+                cb_side_drop(link);
         }
     }
 }

@@ -45,32 +45,32 @@ struct cb_side_link {
     char host[CB_HANG_HOSTLEN];       /* the peer's, as MPI gave it at start-up */
 };
 
-double side_now(void);
-int side_ms_until(double deadline);
+double cb_side_now(void);
+int cb_side_ms_until(double deadline);
 
 /* Fill msg's magic, sender, sequence and MAC under link's key, then send
  * all of it by deadline. 0, or -1 (the peer does not read, or the link broke). */
-int side_send(struct cb_side_link *link, side_msg *msg, double deadline);
+int cb_side_send(struct cb_side_link *link, side_msg *msg, double deadline);
 
 /* Read what has come on link without checking it: 1 when a whole message
  * is in link->in, 0 when not yet, -1 when the link closed. */
-int side_read(struct cb_side_link *link);
+int cb_side_read(struct cb_side_link *link);
 
 /* Whether link->in is the next message from link->peer under key: magic,
  * MAC, sender and sequence number; counts it when so. */
-int side_check(struct cb_side_link *link, const unsigned char *key);
+int cb_side_check(struct cb_side_link *link, const unsigned char *key);
 
-/* side_read, then side_check under link->key: 1, 0 or -1 (a message that
+/* cb_side_read, then cb_side_check under link->key: 1, 0 or -1 (a message that
  * fails the check marks the link gone). */
-int side_receive(struct cb_side_link *link);
+int cb_side_receive(struct cb_side_link *link);
 
 /* The link's key from the run's secret and the two nonces. */
-void side_link_key(const unsigned char *secret, const unsigned char *rank_nonce,
+void cb_side_link_key(const unsigned char *secret, const unsigned char *rank_nonce,
                    const unsigned char *root_nonce, unsigned char *key);
 
 /* A message of type, every byte zero. */
-void side_msg_init(side_msg *msg, int type);
+void cb_side_msg_init(side_msg *msg, int type);
 
-void side_drop(struct cb_side_link *link);
+void cb_side_drop(struct cb_side_link *link);
 
 #endif

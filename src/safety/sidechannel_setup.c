@@ -188,7 +188,7 @@ static int hello(cb_sidechannel *sc, side_pending *p, const unsigned char *secre
     int r = in->rank;
     p->link.peer = r;
     p->link.got = 0;
-    if (in->type != SIDE_HELLO || r <= 0 || r >= sc->nranks || !side_check(&p->link, secret))
+    if (in->type != SIDE_HELLO || r <= 0 || r >= sc->nranks || !cb_side_check(&p->link, secret))
         return -1;
     struct cb_side_link *link = &sc->links[r];
     if (link->fd >= 0 && !link->gone)
@@ -199,11 +199,11 @@ static int hello(cb_sidechannel *sc, side_pending *p, const unsigned char *secre
     unsigned char root_nonce[SIDE_NONCE_LEN];
     if (random_bytes(root_nonce, sizeof root_nonce) != 0)
         return -1;
-    side_link_key(secret, in->nonce, root_nonce, fresh.key);
+    cb_side_link_key(secret, in->nonce, root_nonce, fresh.key);
     side_msg welcome;
-    side_msg_init(&welcome, SIDE_WELCOME);
+    cb_side_msg_init(&welcome, SIDE_WELCOME);
     memcpy(welcome.nonce, root_nonce, sizeof root_nonce);
-    if (side_send(&fresh, &welcome, side_now() + SIDE_SEND_S) != 0)
+    if (cb_side_send(&fresh, &welcome, cb_side_now() + SIDE_SEND_S) != 0)
         return -1;
     if (rejoin)
         close(link->fd);
@@ -223,7 +223,7 @@ static int welcome_ranks(cb_sidechannel *sc, const int *lfds, int nl,
     side_pending pend[SIDE_MAX_PENDING];
     struct pollfd pfds[SIDE_MAX_ADDRS + SIDE_MAX_PENDING];
     int np = 0, joined = 1;
-    while (joined < sc->nranks && side_now() < deadline) {
+    while (joined < sc->nranks && cb_side_now() < deadline) {
         double wake = deadline;
         for (int i = 0; i < nl; i++)
             pfds[i] = (struct pollfd){lfds[i], POLLIN, 0};
@@ -231,12 +231,12 @@ static int welcome_ranks(cb_sidechannel *sc, const int *lfds, int nl,
             pfds[nl + k] = (struct pollfd){pend[k].link.fd, POLLIN, 0};
             wake = pend[k].by < wake ? pend[k].by : wake;
         }
-        poll(pfds, (nfds_t)(nl + np), side_ms_until(wake));
+        poll(pfds, (nfds_t)(nl + np), cb_side_ms_until(wake));
         /* The connections first (their slots are the poll's), then the new ones. */
-        double now = side_now();
+        double now = cb_side_now();
         for (int k = np - 1; k >= 0; k--) {
             side_pending *p = &pend[k];
-            int got = pfds[nl + k].revents != 0 ? side_read(&p->link) : 0;
+            int got = pfds[nl + k].revents != 0 ? cb_side_read(&p->link) : 0;
             int in = got == 1 ? hello(sc, p, secret) : -1;
             if (got == 0 && now < p->by)
                 continue;
@@ -257,7 +257,7 @@ static int welcome_ranks(cb_sidechannel *sc, const int *lfds, int nl,
                     close(pend[oldest].link.fd);
                     pend[oldest] = pend[--np];
                 }
-                pend[np++] = (side_pending){.link = {.fd = fd}, .by = side_now() + SIDE_CONNECT_S};
+                pend[np++] = (side_pending){.link = {.fd = fd}, .by = cb_side_now() + SIDE_CONNECT_S};
             }
         }
     }
@@ -270,7 +270,7 @@ static int welcome_ranks(cb_sidechannel *sc, const int *lfds, int nl,
  * say HELLO under the secret, and take the WELCOME's nonce into the key. */
 static int join(cb_sidechannel *sc, const side_invite *inv, double deadline)
 {
-    for (int a = 0; a < inv->naddrs && side_now() < deadline; a++) {
+    for (int a = 0; a < inv->naddrs && cb_side_now() < deadline; a++) {
         int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
         if (fd < 0)
             return -1;
@@ -280,13 +280,13 @@ static int join(cb_sidechannel *sc, const side_invite *inv, double deadline)
         sa.sin_family = AF_INET;
         sa.sin_port = inv->port[a];
         sa.sin_addr.s_addr = inv->addrs[a];
-        double by = side_now() + SIDE_CONNECT_S < deadline ? side_now() + SIDE_CONNECT_S : deadline;
+        double by = cb_side_now() + SIDE_CONNECT_S < deadline ? cb_side_now() + SIDE_CONNECT_S : deadline;
         int rc = connect(fd, (struct sockaddr *)&sa, sizeof sa);
         if (rc != 0 && errno == EINPROGRESS) {
             struct pollfd pfd = {fd, POLLOUT, 0};
             int err = 0;
             socklen_t len = sizeof err;
-            rc = poll(&pfd, 1, side_ms_until(by)) == 1 &&
+            rc = poll(&pfd, 1, cb_side_ms_until(by)) == 1 &&
                          getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) == 0 && err == 0
                      ? 0
                      : -1;
@@ -294,21 +294,21 @@ static int join(cb_sidechannel *sc, const side_invite *inv, double deadline)
         struct cb_side_link link = {.fd = fd, .self = sc->rank, .peer = 0};
         memcpy(link.key, inv->secret, sizeof link.key);
         side_msg msg;
-        side_msg_init(&msg, SIDE_HELLO);
+        cb_side_msg_init(&msg, SIDE_HELLO);
         msg.state.rank = sc->rank;
         msg.state.pid = (int32_t)getpid();
         int ok = rc == 0 && random_bytes(msg.nonce, sizeof msg.nonce) == 0 &&
-                 side_send(&link, &msg, by) == 0;
+                 cb_side_send(&link, &msg, by) == 0;
         unsigned char rank_nonce[SIDE_NONCE_LEN];
         memcpy(rank_nonce, msg.nonce, sizeof rank_nonce);
         int got = 0;
-        while (ok && (got = side_read(&link)) == 0 && side_now() < by) {
+        while (ok && (got = cb_side_read(&link)) == 0 && cb_side_now() < by) {
             struct pollfd pfd = {fd, POLLIN, 0};
-            poll(&pfd, 1, side_ms_until(by));
+            poll(&pfd, 1, cb_side_ms_until(by));
         }
         if (got == 1 && link.in.type == SIDE_WELCOME) {
-            side_link_key(inv->secret, rank_nonce, link.in.nonce, link.key);
-            if (side_check(&link, link.key)) {
+            cb_side_link_key(inv->secret, rank_nonce, link.in.nonce, link.key);
+            if (cb_side_check(&link, link.key)) {
                 int one = 1;
                 setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
                 sc->links[0] = link;
@@ -371,7 +371,7 @@ int cb_sidechannel_open(cb_sidechannel *sc, MPI_Comm comm, const char *host, cha
     snprintf(sc->host0, sizeof sc->host0, "%s", inv.host);
     int joined = 0;
     double wait_s = SIDE_CONNECT_S * inv.naddrs + 3.0;
-    double deadline = side_now() + wait_s;
+    double deadline = cb_side_now() + wait_s;
     if (inv.ok && sc->links != NULL) {
         if (sc->rank == 0)
             joined = welcome_ranks(sc, lfds, nl, inv.secret, deadline) == sc->nranks;

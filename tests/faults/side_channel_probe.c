@@ -136,9 +136,9 @@ static void *intrude(void *arg)
     if (fake.fd < 0 || getrandom(fake.key, sizeof fake.key, 0) != (ssize_t)sizeof fake.key)
         return NULL;
     side_msg hello;
-    side_msg_init(&hello, SIDE_HELLO);
+    cb_side_msg_init(&hello, SIDE_HELLO);
     hello.state.rank = 1;
-    if (side_send(&fake, &hello, side_now() + 2) != 0)
+    if (cb_side_send(&fake, &hello, cb_side_now() + 2) != 0)
         return NULL;
     char c;
     struct pollfd pfd = {fake.fd, POLLIN, 0};
