@@ -307,7 +307,7 @@ expect_rc 1 "a suspect rail of confidence high, named again"
 # a node: could not check, never healthy; one GPU a node: could not check.
 cat >"$CB_TMP/hostid-scan.sh" <<'STUB'
 #!/bin/sh
-NCCL_HOSTID=s$((${OMPI_COMM_WORLD_RANK:-$PMIX_RANK} / CB_PER))
+NCCL_HOSTID=s$((${OMPI_COMM_WORLD_RANK:-${PMI_RANK:-$PMIX_RANK}} / CB_PER))
 export NCCL_HOSTID
 exec "$@"
 STUB

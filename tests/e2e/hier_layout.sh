@@ -148,7 +148,7 @@ if [ -x "$STANDIN" ]; then
     export CB_STANDIN_FAIL_SPLIT
     CB_RUN_BIN=$STANDIN
     run 3 --backend nccl -o hier_allreduce -b 8 -e 8 -T 10
-    expect_rc 3 "a failed blocking ncclCommSplit"
+    expect_stopped 3 "a failed blocking ncclCommSplit"
     [ "$(grep -c '^nccl-collbench: ' "$CB_TMP/err")" = 1 ] || fail "not exactly one message"
     grep -q '^nccl-collbench: .*ncclCommSplit failed' "$CB_TMP/err" ||
         fail "the message does not name ncclCommSplit (blocking)"

@@ -59,6 +59,19 @@ expect_rc() {
     [ "$rc" = "$1" ] || show_and_fail "$2: exit status $rc, expected $1"
 }
 
+# expect_stopped WANT CONTEXT: expect_rc for a run that stops early (a hang,
+# a failed set-up). MPICH's Hydra kills the ranks still running once one has
+# exited non-zero, and gives the signal (9) as the launch's status when one
+# still was: rank 0's result line gives the program's own status then.
+expect_stopped() {
+    if [ "$CB_LAUNCHER" = hydra ] && [ "$rc" = 9 ]; then
+        grep -q "^# Result: FAIL (stopped early, status $1)" "$CB_TMP/out" ||
+            show_and_fail "$2: launch status 9 under Hydra, and rank 0's result does not give status $1"
+    else
+        expect_rc "$1" "$2"
+    fi
+}
+
 # has COUNT REGEX: fail unless exactly COUNT lines of the last run's
 # stdout match the basic regular expression.
 has() {
