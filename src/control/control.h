@@ -1,0 +1,132 @@
+/*
+ * The control plane: how the ranks of a run talk to each other outside the
+ * backend's data path. NCCL itself needs its peers for one thing only, the
+ * ncclUniqueId; the engine also agrees on failures, reduces a few numbers,
+ * gathers results and splits groups. All of that goes through this small
+ * interface, never through MPI directly, so that a run can start under
+ * mpirun (control/mpi.c) or with no MPI at all (control/tcp.c: a TCP
+ * rendezvous where torchrun's MASTER_ADDR:MASTER_PORT, Slurm's first node
+ * or `-g N`'s parent says). Which one a run uses: control/launch.h.
+ *
+ * Every call is collective over the ranks of its cb_ctl unless it says
+ * otherwise, and returns 0, or -1 when a peer could not be reached (the
+ * TCP plane; MPI's default handler aborts the job instead). A call never
+ * waits without bound by itself only where the implementation says so:
+ * the watchdog (safety/watchdog.h) bounds every wait of the run.
+ */
+#ifndef CB_CONTROL_H
+#define CB_CONTROL_H
+
+#include <stddef.h>
+
+/* Element types of reductions. CB_CTL_U64 is uint64_t (and unsigned long
+ * long, which is 64-bit on every platform the program builds on). */
+typedef enum cb_ctl_type { CB_CTL_BYTE, CB_CTL_INT, CB_CTL_DOUBLE, CB_CTL_U64 } cb_ctl_type;
+
+/* CB_CTL_LAND: logical and of ints (1 when every rank's value is non-zero). */
+typedef enum cb_ctl_op { CB_CTL_SUM, CB_CTL_MIN, CB_CTL_MAX, CB_CTL_LAND } cb_ctl_op;
+
+/* A reduction's input that is its output (MPI_IN_PLACE's role). */
+#define CB_CTL_IN_PLACE ((const void *)0)
+
+typedef struct cb_ctl cb_ctl;
+typedef struct cb_ctl_req cb_ctl_req;
+
+/* One implementation. Sizes are in bytes except count, in elements. */
+typedef struct cb_ctl_ops {
+    const char *name;   /* "mpi", "tcp": the preamble's word */
+    int (*barrier)(cb_ctl *c);
+    int (*bcast)(cb_ctl *c, void *buf, size_t bytes, int root);
+    /* in == CB_CTL_IN_PLACE: out is both. */
+    int (*allreduce)(cb_ctl *c, const void *in, void *out, int count, cb_ctl_type type,
+                     cb_ctl_op op);
+    /* Rank i's bytes land at out + i * bytes; out is read at root only. */
+    int (*gather)(cb_ctl *c, const void *in, size_t bytes, void *out, int root);
+    int (*allgather)(cb_ctl *c, const void *in, size_t bytes, void *out);
+    /* Point to point, not collective; tag >= 0 keeps streams apart. */
+    int (*send)(cb_ctl *c, const void *buf, size_t bytes, int dest, int tag);
+    int (*recv)(cb_ctl *c, void *buf, size_t bytes, int src, int tag);
+    /* A reduction that may be waited for in turns (a rank that must keep
+     * polling NCCL meanwhile); test sets *done and, when done, frees *req. */
+    int (*iallreduce)(cb_ctl *c, const void *in, void *out, int count, cb_ctl_type type,
+                      cb_ctl_op op, cb_ctl_req **req);
+    int (*test)(cb_ctl_req *req, int *done);
+    /* Ranks of equal color >= 0 form a group, ordered by key then rank;
+     * color < 0: *out is NULL. */
+    int (*split)(cb_ctl *c, int color, int key, cb_ctl **out);
+    /* The ranks on this machine (the same kernel), ordered by key. */
+    int (*split_node)(cb_ctl *c, int key, cb_ctl **out);
+    /* len bytes every rank of c holds alike and that never crossed the
+     * network in the clear: keys for the side channel. */
+    int (*secret)(cb_ctl *c, const char *label, unsigned char *out, size_t len);
+    void (*free)(cb_ctl *c);
+} cb_ctl_ops;
+
+struct cb_ctl {
+    const cb_ctl_ops *ops;
+    int rank;
+    int size;
+    void *impl;   /* the implementation's own state */
+};
+
+static inline int cb_ctl_barrier(cb_ctl *c) { return c->ops->barrier(c); }
+static inline int cb_ctl_bcast(cb_ctl *c, void *buf, size_t bytes, int root)
+{
+    return c->ops->bcast(c, buf, bytes, root);
+}
+static inline int cb_ctl_allreduce(cb_ctl *c, const void *in, void *out, int count,
+                                   cb_ctl_type type, cb_ctl_op op)
+{
+    return c->ops->allreduce(c, in, out, count, type, op);
+}
+static inline int cb_ctl_gather(cb_ctl *c, const void *in, size_t bytes, void *out, int root)
+{
+    return c->ops->gather(c, in, bytes, out, root);
+}
+static inline int cb_ctl_allgather(cb_ctl *c, const void *in, size_t bytes, void *out)
+{
+    return c->ops->allgather(c, in, bytes, out);
+}
+static inline int cb_ctl_send(cb_ctl *c, const void *buf, size_t bytes, int dest, int tag)
+{
+    return c->ops->send(c, buf, bytes, dest, tag);
+}
+static inline int cb_ctl_recv(cb_ctl *c, void *buf, size_t bytes, int src, int tag)
+{
+    return c->ops->recv(c, buf, bytes, src, tag);
+}
+static inline int cb_ctl_iallreduce(cb_ctl *c, const void *in, void *out, int count,
+                                    cb_ctl_type type, cb_ctl_op op, cb_ctl_req **req)
+{
+    return c->ops->iallreduce(c, in, out, count, type, op, req);
+}
+static inline int cb_ctl_test(cb_ctl *c, cb_ctl_req *req, int *done)
+{
+    return c->ops->test(req, done);
+}
+static inline int cb_ctl_split(cb_ctl *c, int color, int key, cb_ctl **out)
+{
+    return c->ops->split(c, color, key, out);
+}
+static inline int cb_ctl_split_node(cb_ctl *c, int key, cb_ctl **out)
+{
+    return c->ops->split_node(c, key, out);
+}
+static inline int cb_ctl_secret(cb_ctl *c, const char *label, unsigned char *out, size_t len)
+{
+    return c->ops->secret(c, label, out, len);
+}
+/* Frees *c (a split's group or the world) and sets it to NULL; NULL is fine. */
+static inline void cb_ctl_free(cb_ctl **c)
+{
+    if (c != NULL && *c != NULL)
+        (*c)->ops->free(*c);
+    if (c != NULL)
+        *c = NULL;
+}
+
+/* Seconds on a monotonic clock: the engine's one clock for spans (what
+ * MPI_Wtime gave it), whatever the control plane. */
+double cb_ctl_now(void);
+
+#endif

@@ -1,0 +1,59 @@
+/*
+ * How this process was launched, read from its environment, and the
+ * control plane that goes with it (control/control.h):
+ *   mpi       mpirun, mpiexec or srun --mpi=...: the MPI launcher's
+ *             variables (OMPI_COMM_WORLD_SIZE, PMI_SIZE, PMIX_RANK); MPI
+ *   torchrun  RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, MASTER_ADDR,
+ *             MASTER_PORT: TCP rendezvous at MASTER_ADDR:MASTER_PORT
+ *   slurm     srun without MPI: SLURM_PROCID, SLURM_NTASKS, SLURM_LOCALID;
+ *             rendezvous on the first host of SLURM_JOB_NODELIST (or
+ *             SLURM_STEP_NODELIST) at NCCL_COLLBENCH_PORT or a port derived
+ *             from the job and step ids
+ *   local     a rank `-g N` started on this node (the parent gives it the
+ *             torchrun variables and a key of its own)
+ *   single    none of them: one rank, through MPI's singleton start where
+ *             the program has MPI
+ * NCCL_COLLBENCH_LAUNCH=mpi|tcp|auto chooses over the detection.
+ */
+#ifndef CB_LAUNCH_H
+#define CB_LAUNCH_H
+
+#include <stddef.h>
+
+#include "control/control.h"
+
+typedef enum cb_launch_mode {
+    CB_LAUNCH_SINGLE,
+    CB_LAUNCH_MPI,
+    CB_LAUNCH_TORCHRUN,
+    CB_LAUNCH_SLURM,
+    CB_LAUNCH_LOCAL
+} cb_launch_mode;
+
+#define CB_LAUNCH_ADDRLEN 256
+#define CB_LAUNCH_KEYLEN 32
+
+typedef struct cb_launch {
+    cb_launch_mode mode;
+    int rank, size;                 /* -1 where MPI says (mpi, single) */
+    int local_rank, local_size;     /* -1 where unknown */
+    char addr[CB_LAUNCH_ADDRLEN];   /* the rendezvous: rank 0 listens there */
+    int port;
+    /* The rendezvous key: SHA-256 of NCCL_COLLBENCH_KEY, or of the job's
+     * identity when none is given (keyed = 0: the preamble says so). */
+    unsigned char key[CB_LAUNCH_KEYLEN];
+    int keyed;
+} cb_launch;
+
+/* The environment through a reader (tests pass their own). Returns 0, or
+ * -1 with a message naming the bad variable and value in err (status 2). */
+int cb_launch_detect(const char *(*get)(const char *), cb_launch *out, char *err, size_t len);
+
+/* The mode's name, as the preamble and --help say it. */
+const char *cb_launch_mode_name(cb_launch_mode m);
+
+/* The TCP plane over the rendezvous l names: every rank of l->size joins
+ * within timeout_s, or -1 with a message in err. */
+int cb_ctl_tcp_world(const cb_launch *l, double timeout_s, cb_ctl **out, char *err, size_t len);
+
+#endif
