@@ -1,11 +1,11 @@
 /* nccl-collbench: parse, agree, run the engine, exit with its status. */
-#include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "config.h"
+#include "control/mpi.h"
 #include "engine/engine.h"
 #include "host/sysinfo.h"
 #include "safety/outfile.h"
@@ -19,9 +19,10 @@
  * is written, and a job that never ends holds its nodes: the watchdog bounds
  * it by -T as it bounds every other step. On expiry the rank exits with the
  * run's status, or CB_EXIT_TIMEOUT when the run itself succeeded. */
-static int finish(int code, const cb_params *p, int rank, cb_watchdog *startup)
+static int finish(int code, const cb_params *p, cb_ctl *world, cb_watchdog *startup)
 {
     cb_watchdog_stop(startup);   /* where the engine did not */
+    int rank = world != NULL ? world->rank : 0;
     cb_watchdog watch;
     char host[64] = "";
     cb_sysinfo_host_label(host, sizeof host);
@@ -35,7 +36,8 @@ static int finish(int code, const cb_params *p, int rank, cb_watchdog *startup)
      * unloaded; issue 36): the rank then ends with the run's status. */
     fflush(NULL);
     cb_signals_guard_finalize(code, rank);
-    MPI_Finalize();
+    cb_ctl_free(&world);
+    cb_ctl_mpi_finalize();
     if (watched)
         cb_watchdog_stop(&watch);
     return code;
@@ -95,10 +97,12 @@ int main(int argc, char **argv)
         fprintf(stderr, "nccl-collbench: cannot start the watchdog thread; start-up is not "
                 "watched\n");
     cb_watchdog_doing(&startup, "MPI_Init, at start-up");
-    MPI_Init(&argc, &argv);
-    int rank = 0, nranks = 1;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+    cb_ctl *world = NULL;
+    if (cb_ctl_mpi_world(&argc, &argv, &world) != 0) {
+        fprintf(stderr, "nccl-collbench: MPI_Init failed\n");
+        return CB_EXIT_RUNTIME;
+    }
+    int rank = world->rank, nranks = world->size;
     cb_watchdog_set_rank(&startup, rank);
     cb_watchdog_doing(&startup, "checking the command line across ranks, at start-up");
 
@@ -134,13 +138,12 @@ int main(int argc, char **argv)
     /* The lowest rank whose command line is bad speaks through rank 0, so
      * that the bad value is named even when rank 0's command line is fine. */
     int first_bad = 0, mine = bad ? rank : nranks;
-    MPI_Allreduce(&mine, &first_bad, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    cb_ctl_allreduce(world, &mine, &first_bad, 1, CB_CTL_INT, CB_CTL_MIN);
     if (first_bad < nranks) {
         if (first_bad != 0 && rank == first_bad)
-            MPI_Send(err, (int)sizeof err, MPI_CHAR, 0, 0, MPI_COMM_WORLD);
+            cb_ctl_send(world, err, sizeof err, 0, 0);
         if (first_bad != 0 && rank == 0) {
-            MPI_Recv(err, (int)sizeof err, MPI_CHAR, first_bad, 0, MPI_COMM_WORLD,
-                     MPI_STATUS_IGNORE);
+            cb_ctl_recv(world, err, sizeof err, first_bad, 0);
             err[sizeof err - 1] = '\0';
         }
         char whose[80] = "";
@@ -150,13 +153,13 @@ int main(int argc, char **argv)
         if (rank == 0)
             fprintf(stderr, "%s: %s%s\nTry '%s --help' for more information.\n", prog,
                     whose, err, prog);
-        return finish(CB_EXIT_USAGE, &params, rank, &startup);
+        return finish(CB_EXIT_USAGE, &params, world, &startup);
     }
     /* Ranks given different options would wait in different collectives. */
-    if (cb_params_agree(&params, MPI_COMM_WORLD, err, sizeof err) != 0) {
+    if (cb_params_agree(&params, world, err, sizeof err) != 0) {
         if (rank == 0)
             fprintf(stderr, "nccl-collbench: %s\n", err);
-        return finish(CB_EXIT_USAGE, &params, rank, &startup);
+        return finish(CB_EXIT_USAGE, &params, world, &startup);
     }
     if (params.help || params.version) {
         if (rank == 0) {
@@ -167,9 +170,9 @@ int main(int argc, char **argv)
             else
                 printf("nccl-collbench %s\n", PACKAGE_VERSION);
         }
-        return finish(CB_EXIT_OK, &params, rank, &startup);
+        return finish(CB_EXIT_OK, &params, world, &startup);
     }
     cb_signals_install();
-    int code = cb_engine_run(&params, MPI_COMM_WORLD, &startup);
-    return finish(code, &params, rank, &startup);
+    int code = cb_engine_run(&params, world, &startup);
+    return finish(code, &params, world, &startup);
 }

@@ -10,7 +10,7 @@
 #ifndef CB_BACKEND_H
 #define CB_BACKEND_H
 
-#include <mpi.h>
+#include "control/control.h"
 #include <stddef.h>
 
 #include "verify/dtype.h"
@@ -55,7 +55,7 @@ typedef struct cb_backend_config {
     /* The whole run's ranks, of which init's comm may be a --split group:
      * init is called on every rank of it at once, so a backend may agree
      * over it (the NCCL backend chooses GPUs over it). */
-    MPI_Comm run_comm;
+    cb_ctl *run_comm;
     /* Called, when not NULL, whenever a backend waiting for its operations
      * sees some of them complete: the watchdog counts it as progress. */
     void (*progress)(void *ctx);
@@ -72,7 +72,7 @@ typedef struct cb_backend_config {
  * it as their first member. */
 typedef struct cb_backend {
     const cb_backend_ops *ops;
-    MPI_Comm comm;             /* the ranks this backend spans */
+    cb_ctl *comm;             /* the ranks this backend spans */
     int rank;
     int nranks;
     char error[CB_BACKEND_ERRLEN];
@@ -109,7 +109,7 @@ struct cb_backend_ops {
     /* Start on the ranks of comm (collective over comm). On failure, *out is
      * either NULL or a backend whose error says why; fini must still be
      * called on a non-NULL *out. */
-    int (*init)(MPI_Comm comm, const cb_backend_config *config, cb_backend **out);
+    int (*init)(cb_ctl *comm, const cb_backend_config *config, cb_backend **out);
     /* Release everything; aborting is set when another rank failed. */
     void (*fini)(cb_backend *b, int aborting);
     /* Optional: called from the watchdog thread just before the process
@@ -327,6 +327,6 @@ void cb_backend_add_notice(cb_backend *b, const char *fmt, ...) __attribute__((f
  * themselves get "rank R (HOST): <reason>" of the lowest failing rank in
  * b->error.
  */
-int cb_backend_agree(MPI_Comm comm, cb_backend *b, int failed);
+int cb_backend_agree(cb_ctl *comm, cb_backend *b, int failed);
 
 #endif

@@ -16,7 +16,7 @@ int cb_backend_fail(cb_backend *b, const char *fmt, ...)
     return -1;
 }
 
-int cb_backend_agree(MPI_Comm comm, cb_backend *b, int failed)
+int cb_backend_agree(cb_ctl *comm, cb_backend *b, int failed)
 {
     cb_failure f;
     if (!cb_first_failure(comm, failed, CB_EXIT_RUNTIME, b != NULL ? b->error : "out of memory",

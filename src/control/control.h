@@ -29,6 +29,9 @@ typedef enum cb_ctl_op { CB_CTL_SUM, CB_CTL_MIN, CB_CTL_MAX, CB_CTL_LAND } cb_ct
 /* A reduction's input that is its output (MPI_IN_PLACE's role). */
 #define CB_CTL_IN_PLACE ((const void *)0)
 
+/* Room for a host's name or label in the messages that travel. */
+#define CB_CTL_HOSTLEN 256
+
 typedef struct cb_ctl cb_ctl;
 typedef struct cb_ctl_req cb_ctl_req;
 

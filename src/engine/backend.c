@@ -59,7 +59,7 @@ void eng_select_backend(engine *e)
             continue;
         }
         int usable = (*b)->usable(why, sizeof why), nusable = 0;
-        MPI_Allreduce(&usable, &nusable, 1, MPI_INT, MPI_SUM, e->comm);
+        cb_ctl_allreduce(e->comm, &usable, &nusable, 1, CB_CTL_INT, CB_CTL_SUM);
         if (nusable == e->nranks) {
             e->ops = *b;
             if (unusable != NULL)
@@ -128,8 +128,8 @@ void eng_check_impls(engine *e)
                                   "and scatter run as");
     for (int i = 0; i < p->nimpls; i++) {
         int chosen = e->ops->select_impl(e->b, p->impls[i]), lowest = 0, highest = 0;
-        MPI_Allreduce(&chosen, &lowest, 1, MPI_INT, MPI_MIN, e->comm);
-        MPI_Allreduce(&chosen, &highest, 1, MPI_INT, MPI_MAX, e->comm);
+        cb_ctl_allreduce(e->comm, &chosen, &lowest, 1, CB_CTL_INT, CB_CTL_MIN);
+        cb_ctl_allreduce(e->comm, &chosen, &highest, 1, CB_CTL_INT, CB_CTL_MAX);
         if (chosen < 0)
             cb_status_set(&e->st, CB_EXIT_RUNTIME, "--nccl-impl %s: %s",
                           cb_impl_name(p->impls[i]), e->b->error);

@@ -17,7 +17,7 @@ static int time_one_way(engine *e, cb_comm_op op, cb_rank_time *t)
     int n = p->iters > 0 ? p->iters : 1;
     double *samples = calloc((size_t)n, sizeof *samples);
     int oom = samples == NULL, any_oom = 0;
-    MPI_Allreduce(&oom, &any_oom, 1, MPI_INT, MPI_MAX, e->gcomm);
+    cb_ctl_allreduce(e->gcomm, &oom, &any_oom, 1, CB_CTL_INT, CB_CTL_MAX);
     if (any_oom) {
         free(samples);
         cb_status_set(&e->st, CB_EXIT_RUNTIME, "out of memory for %d comm_init samples", n);
@@ -62,21 +62,21 @@ static double combined(engine *e, double mine)
 {
     double in = isnan(mine) ? 0 : mine, out = 0;
     int part = !isnan(mine), parts = 0;
-    MPI_Allreduce(&part, &parts, 1, MPI_INT, MPI_SUM, e->gcomm);
+    cb_ctl_allreduce(e->gcomm, &part, &parts, 1, CB_CTL_INT, CB_CTL_SUM);
     switch (e->p->average) {
     case CB_AVERAGE_RANK0:
         out = mine;
-        MPI_Bcast(&out, 1, MPI_DOUBLE, 0, e->gcomm);
+        cb_ctl_bcast(e->gcomm, &out, sizeof(double), 0);
         return out;
     case CB_AVERAGE_MEAN:
-        MPI_Allreduce(&in, &out, 1, MPI_DOUBLE, MPI_SUM, e->gcomm);
+        cb_ctl_allreduce(e->gcomm, &in, &out, 1, CB_CTL_DOUBLE, CB_CTL_SUM);
         return parts > 0 ? out / parts : NAN;
     case CB_AVERAGE_MIN:
         in = isnan(mine) ? INFINITY : mine;
-        MPI_Allreduce(&in, &out, 1, MPI_DOUBLE, MPI_MIN, e->gcomm);
+        cb_ctl_allreduce(e->gcomm, &in, &out, 1, CB_CTL_DOUBLE, CB_CTL_MIN);
         return parts > 0 ? out : NAN;
     case CB_AVERAGE_MAX:
-        MPI_Allreduce(&in, &out, 1, MPI_DOUBLE, MPI_MAX, e->gcomm);
+        cb_ctl_allreduce(e->gcomm, &in, &out, 1, CB_CTL_DOUBLE, CB_CTL_MAX);
         return parts > 0 ? out : NAN;
     }
     return NAN;

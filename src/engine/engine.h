@@ -3,7 +3,7 @@
 #ifndef CB_ENGINE_H
 #define CB_ENGINE_H
 
-#include <mpi.h>
+#include "control/control.h"
 
 #include "options/params.h"
 #include "safety/watchdog.h"
@@ -15,6 +15,6 @@
  * NULL) is main's start-up watchdog: it watches the engine's first steps
  * (the side channel's set-up) and is stopped once the engine's own runs.
  */
-int cb_engine_run(const cb_params *p, MPI_Comm comm, cb_watchdog *startup);
+int cb_engine_run(const cb_params *p, cb_ctl *comm, cb_watchdog *startup);
 
 #endif

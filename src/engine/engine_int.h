@@ -2,9 +2,9 @@
  * The sweep engine's internal header, shared by the files of src/engine/
  * (HACKING.md, "The engine", and docs/design/engine.md draw them). The engine knows collectives
  * only through the collective table, communication libraries only through
- * a backend's ops table, and output formats only through printers. MPI is
- * used for what every backend shares: launching ranks, exchanging metadata,
- * agreeing on failures and combining times.
+ * a backend's ops table, and output formats only through printers. The
+ * control plane (control/control.h: MPI or TCP) carries what every backend
+ * shares: exchanging metadata, agreeing on failures and combining times.
  */
 #ifndef CB_ENGINE_INT_H
 #define CB_ENGINE_INT_H
@@ -51,12 +51,12 @@ typedef struct run_position {
 
 typedef struct engine {
     const cb_params *p;
-    MPI_Comm comm;
+    cb_ctl *comm;
     int rank;
     int nranks;
     /* The ranks measured together: comm itself, or with --split this rank's
      * group, numbered by its lowest rank. */
-    MPI_Comm gcomm;
+    cb_ctl *gcomm;
     int grank;
     int gsize;
     int group;
@@ -127,7 +127,7 @@ typedef struct engine {
     cb_rank_info *ranks;                     /* rank 0 only */
     cb_run_info run;
     cb_summary sum;
-    double start_time;     /* MPI_Wtime at the engine's start, for the verdict and progress */
+    double start_time;     /* cb_ctl_now at the engine's start, for the verdict and progress */
     int slow;              /* a figure fell below a threshold (exit 8); rank 0 decides
                             * --min-busbw, agreed at the end */
     int at_largest;        /* the size being measured is the sweep's largest */
@@ -205,9 +205,9 @@ void eng_check_impls(engine *e);
 int eng_backend_step(engine *e, int rc);
 
 /* groups.c */
-int eng_spec_color(engine *e, const cb_split_spec *spec, const char *option, MPI_Comm comm);
+int eng_spec_color(engine *e, const cb_split_spec *spec, const char *option, cb_ctl *comm);
 void eng_split_groups(engine *e);
-void eng_note_groups(engine *e, MPI_Comm comm, const char *what, const char *after,
+void eng_note_groups(engine *e, cb_ctl *comm, const char *what, const char *after,
                  int color);
 void eng_describe_groups(engine *e);
 int eng_emit_split(engine *e, const cb_collective *coll, cb_result *res, int slowest_rank,

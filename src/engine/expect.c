@@ -76,8 +76,7 @@ static void *expect_setup(engine *e)
                           e->nranks);
     }
     if (eng_agree(e) == CB_EXIT_OK)
-        MPI_Gather(mine, (int)sizeof *mine, MPI_BYTE, x->ranks, (int)sizeof *mine,
-                   MPI_BYTE, 0, e->comm);
+        cb_ctl_gather(e->comm, mine, sizeof *mine, x->ranks, 0);
     free(mine);
     return x;
 }

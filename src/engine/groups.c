@@ -6,11 +6,11 @@
  * ranks of comm, collective over comm: node gives each host's lowest rank
  * (hosts as NCCL counts them, see cb_sysinfo_host_comm); -1 with the status
  * set on a colour list that does not fit comm, or out of memory. */
-int eng_spec_color(engine *e, const cb_split_spec *spec, const char *option, MPI_Comm comm)
+int eng_spec_color(engine *e, const cb_split_spec *spec, const char *option, cb_ctl *comm)
 {
     int rank = 0, size = 1;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &size);
+    rank = (comm)->rank;
+    size = (comm)->size;
     if (spec->kind != CB_SPLIT_NODE) {
         char err[CB_MSGLEN];
         int color = cb_split_color(spec, option, rank, size, err, sizeof err);
@@ -18,15 +18,15 @@ int eng_spec_color(engine *e, const cb_split_spec *spec, const char *option, MPI
             cb_status_set(&e->st, CB_EXIT_USAGE, "%s", err);
         return color;
     }
-    MPI_Comm host;
+    cb_ctl *host;
     int color = rank;
     if (cb_sysinfo_host_comm(comm, rank, &host) != 0) {
         cb_status_set(&e->st, CB_EXIT_RUNTIME, "%s node: out of memory for the host ids",
                       option);
         return -1;
     }
-    MPI_Allreduce(MPI_IN_PLACE, &color, 1, MPI_INT, MPI_MIN, host);
-    MPI_Comm_free(&host);
+    cb_ctl_allreduce(host, CB_CTL_IN_PLACE, &color, 1, CB_CTL_INT, CB_CTL_MIN);
+    cb_ctl_free(&host);
     return color;
 }
 
@@ -62,11 +62,11 @@ void eng_split_groups(engine *e)
     if (p->split.kind != CB_SPLIT_NONE) {
         /* cb_params_check_ranks has checked the spec against the rank count. */
         int color = eng_spec_color(e, &p->split, "--split", e->comm);
-        MPI_Comm_split(e->comm, color < 0 ? 0 : color, e->rank, &e->gcomm);
+        cb_ctl_split(e->comm, color < 0 ? 0 : color, e->rank, &e->gcomm);
     }
-    MPI_Comm_rank(e->gcomm, &e->grank);
-    MPI_Comm_size(e->gcomm, &e->gsize);
-    MPI_Allreduce(&e->gsize, &e->min_gsize, 1, MPI_INT, MPI_MIN, e->comm);
+    e->grank = (e->gcomm)->rank;
+    e->gsize = (e->gcomm)->size;
+    cb_ctl_allreduce(e->comm, &e->gsize, &e->min_gsize, 1, CB_CTL_INT, CB_CTL_MIN);
     int *lead = malloc((size_t)e->nranks * sizeof *lead);
     e->leaders = malloc((size_t)e->nranks * sizeof *e->leaders);
     e->gmembers = malloc((size_t)e->gsize * sizeof *e->gmembers);
@@ -76,9 +76,9 @@ void eng_split_groups(engine *e)
         return;
     }
     int leader = e->rank, is_leader = e->grank == 0;
-    MPI_Bcast(&leader, 1, MPI_INT, 0, e->gcomm);
-    MPI_Gather(&e->rank, 1, MPI_INT, e->gmembers, 1, MPI_INT, 0, e->gcomm);
-    MPI_Allgather(&is_leader, 1, MPI_INT, lead, 1, MPI_INT, e->comm);
+    cb_ctl_bcast(e->gcomm, &leader, sizeof(int), 0);
+    cb_ctl_gather(e->gcomm, &e->rank, sizeof(int), e->gmembers, 0);
+    cb_ctl_allgather(e->comm, &is_leader, sizeof(int), lead);
     e->ngroups = 0;
     for (int r = 0; r < e->nranks; r++)
         if (lead[r]) {
@@ -118,18 +118,18 @@ static int group_rank_list(const int *groups, int n, int g, char *list, size_t s
 /* Preamble lines: the groups that color makes of comm's ranks (numbered in
  * the order of their lowest rank) and each group's ranks of comm, printed
  * by rank 0 when it is comm's rank 0. Collective over comm. */
-void eng_note_groups(engine *e, MPI_Comm comm, const char *what, const char *after,
+void eng_note_groups(engine *e, cb_ctl *comm, const char *what, const char *after,
                  int color)
 {
     int crank = 0, csize = 1;
-    MPI_Comm_rank(comm, &crank);
-    MPI_Comm_size(comm, &csize);
+    crank = (comm)->rank;
+    csize = (comm)->size;
     int *colors = crank == 0 ? malloc((size_t)csize * sizeof *colors) : NULL;
     int *groups = crank == 0 ? malloc((size_t)csize * sizeof *groups) : NULL;
     int ok = crank != 0 || (colors != NULL && groups != NULL);
-    MPI_Bcast(&ok, 1, MPI_INT, 0, comm);
+    cb_ctl_bcast(comm, &ok, sizeof(int), 0);
     if (ok)
-        MPI_Gather(&color, 1, MPI_INT, colors, 1, MPI_INT, 0, comm);
+        cb_ctl_gather(comm, &color, sizeof(int), colors, 0);
     if (!ok || crank != 0 || e->rank != 0) {
         free(colors);
         free(groups);
@@ -202,10 +202,10 @@ void eng_describe_groups(engine *e)
         e->group_hosts = calloc((size_t)e->ngroups, CB_HOSTLEN);
     }
     int ok = e->rank != 0 || (labels != NULL && groups != NULL && e->group_hosts != NULL);
-    MPI_Bcast(&ok, 1, MPI_INT, 0, e->comm);
+    cb_ctl_bcast(e->comm, &ok, sizeof(int), 0);
     if (ok) {
-        MPI_Gather(mine, CB_HOSTLEN, MPI_CHAR, labels, CB_HOSTLEN, MPI_CHAR, 0, e->comm);
-        MPI_Gather(&e->group, 1, MPI_INT, groups, 1, MPI_INT, 0, e->comm);
+        cb_ctl_gather(e->comm, mine, (size_t)CB_HOSTLEN, labels, 0);
+        cb_ctl_gather(e->comm, &e->group, sizeof(int), groups, 0);
     }
     char what[256];
     snprintf(what, sizeof what, "split %s", e->p->split.text);
@@ -247,7 +247,7 @@ int eng_emit_split(engine *e, const cb_collective *coll, cb_result *res, int slo
     unsigned long long mine[2] = {e->grank == 0 ? res->wrong : 0,
                                   e->grank == 0 ? res->unrepeatable : 0};
     unsigned long long total[2] = {0, 0};
-    MPI_Allreduce(mine, total, 2, MPI_UNSIGNED_LONG_LONG, MPI_SUM, e->comm);
+    cb_ctl_allreduce(e->comm, mine, total, 2, CB_CTL_U64, CB_CTL_SUM);
     e->sum.wrong += total[0];
     e->sum.unrepeatable += total[1];
     struct {
@@ -264,7 +264,7 @@ int eng_emit_split(engine *e, const cb_collective *coll, cb_result *res, int slo
     msg.slowest_rank = slowest_rank;
     if (e->rank != 0) {
         if (e->grank == 0)
-            MPI_Send(&msg, (int)sizeof msg, MPI_BYTE, 0, CB_SPLIT_TAG, e->comm);
+            cb_ctl_send(e->comm, &msg, sizeof msg, 0, CB_SPLIT_TAG);
         return eng_agree(e);
     }
     cb_result *rows = calloc((size_t)e->ngroups, sizeof *rows);
@@ -272,8 +272,7 @@ int eng_emit_split(engine *e, const cb_collective *coll, cb_result *res, int slo
         cb_status_set(&e->st, CB_EXIT_RUNTIME, "out of memory for %d group results", e->ngroups);
     for (int g = 0; g < e->ngroups; g++) {
         if (g != e->group)
-            MPI_Recv(&msg, (int)sizeof msg, MPI_BYTE, e->leaders[g], CB_SPLIT_TAG, e->comm,
-                     MPI_STATUS_IGNORE);
+            cb_ctl_recv(e->comm, &msg, sizeof msg, e->leaders[g], CB_SPLIT_TAG);
         else {
             msg.res = *res;
             msg.slowest_rank = slowest_rank;

@@ -21,22 +21,21 @@ static void gather_ranks(engine *e)
     }
     if (eng_agree(e) != CB_EXIT_OK)
         return;
-    MPI_Gather(&mine, (int)sizeof mine, MPI_BYTE, e->ranks, (int)sizeof mine, MPI_BYTE, 0,
-               e->comm);
+    cb_ctl_gather(e->comm, &mine, sizeof mine, e->ranks, 0);
 
-    MPI_Comm node;
+    cb_ctl *node;
     int node_rank = 0, node_size = 1;
     if (cb_sysinfo_host_comm(e->comm, 0, &node) == 0) {
-        MPI_Comm_rank(node, &node_rank);
-        MPI_Comm_size(node, &node_size);
-        MPI_Comm_free(&node);
+        node_rank = (node)->rank;
+        node_size = (node)->size;
+        cb_ctl_free(&node);
     } else {
         cb_status_set(&e->st, CB_EXIT_RUNTIME, "out of memory for the host ids of %d ranks",
                       e->nranks);
     }
     int leader = node_rank == 0;
-    MPI_Allreduce(&leader, &e->run.nnodes, 1, MPI_INT, MPI_SUM, e->comm);
-    MPI_Allreduce(&node_size, &e->run.ranks_per_node, 1, MPI_INT, MPI_MAX, e->comm);
+    cb_ctl_allreduce(e->comm, &leader, &e->run.nnodes, 1, CB_CTL_INT, CB_CTL_SUM);
+    cb_ctl_allreduce(e->comm, &node_size, &e->run.ranks_per_node, 1, CB_CTL_INT, CB_CTL_MAX);
 }
 
 static void describe_run(engine *e)
@@ -66,11 +65,11 @@ static void describe_run(engine *e)
     snprintf(run->run_id, sizeof run->run_id, "%08x%08x", (unsigned)now.tv_sec, (unsigned)salt);
 }
 
-int cb_engine_run(const cb_params *p, MPI_Comm comm, cb_watchdog *startup)
+int cb_engine_run(const cb_params *p, cb_ctl *comm, cb_watchdog *startup)
 {
     engine *e = calloc(1, sizeof *e);
     int local_ok = e != NULL, all_ok = 0;
-    MPI_Allreduce(&local_ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
+    cb_ctl_allreduce(comm, &local_ok, &all_ok, 1, CB_CTL_INT, CB_CTL_MIN);
     if (!all_ok) {
         fprintf(stderr, "nccl-collbench: out of memory at start-up\n");
         free(e);
@@ -80,12 +79,12 @@ int cb_engine_run(const cb_params *p, MPI_Comm comm, cb_watchdog *startup)
     e->comm = comm;
     e->features = eng_feature_table;
     e->nfeatures = eng_nfeatures;
-    e->start_time = MPI_Wtime();
+    e->start_time = cb_ctl_now();
     e->sum.first_wrong_rank = -1;
     e->sum.first_unrepeatable_rank = -1;
     e->sum.min_bw = p->tests_min_bw;
-    MPI_Comm_rank(comm, &e->rank);
-    MPI_Comm_size(comm, &e->nranks);
+    e->rank = (comm)->rank;
+    e->nranks = (comm)->size;
     e->gcomm = comm;   /* until eng_split_groups */
     e->grank = e->rank;
     e->gsize = e->min_gsize = e->nranks;
@@ -182,14 +181,14 @@ int cb_engine_run(const cb_params *p, MPI_Comm comm, cb_watchdog *startup)
     free(e->pending);
     free(e->pending_times);
     cb_eta_free(&e->eta);
-    if (e->gcomm != e->comm && e->gcomm != MPI_COMM_NULL)
-        MPI_Comm_free(&e->gcomm);
+    if (e->gcomm != e->comm && e->gcomm != NULL)
+        cb_ctl_free(&e->gcomm);
 
     /* Rank 0 alone saw the rows --min-busbw and --expect gate, and counted
      * the measurements. */
-    MPI_Allreduce(MPI_IN_PLACE, &e->slow, 1, MPI_INT, MPI_MAX, e->comm);
-    MPI_Allreduce(MPI_IN_PLACE, &e->sum.unchecked, 1, MPI_INT, MPI_MAX, e->comm);
-    MPI_Allreduce(MPI_IN_PLACE, &e->sum.measurements, 1, MPI_INT, MPI_MAX, e->comm);
+    cb_ctl_allreduce(e->comm, CB_CTL_IN_PLACE, &e->slow, 1, CB_CTL_INT, CB_CTL_MAX);
+    cb_ctl_allreduce(e->comm, CB_CTL_IN_PLACE, &e->sum.unchecked, 1, CB_CTL_INT, CB_CTL_MAX);
+    cb_ctl_allreduce(e->comm, CB_CTL_IN_PLACE, &e->sum.measurements, 1, CB_CTL_INT, CB_CTL_MAX);
     int code = eng_final_status(e);
     if (code == CB_EXIT_USAGE && e->rank == 0)
         fputs(CB_USAGE_HINT "\n", stderr);

@@ -101,7 +101,7 @@ void eng_plan_sizes(engine *e)
     if (e->ops->memory_available(e->b, &available) != 0)
         cb_status_set(&e->st, CB_EXIT_RUNTIME, "%s", e->b->error);
     unsigned long long mine = available, smallest = 0;
-    MPI_Allreduce(&mine, &smallest, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, e->comm);
+    cb_ctl_allreduce(e->comm, &mine, &smallest, 1, CB_CTL_U64, CB_CTL_MIN);
     if (e->st.code != CB_EXIT_OK)
         return;
 

@@ -73,7 +73,7 @@ static double monotonic_s(void)
 static void publish_summary(engine *e)
 {
     e->files_sum = e->sum;   /* below_expectation: expect.c's finish hook sets it */
-    e->files_sum.elapsed_s = MPI_Wtime() - e->start_time;
+    e->files_sum.elapsed_s = cb_ctl_now() - e->start_time;
     e->files_sum_at = monotonic_s();
 }
 
@@ -186,7 +186,7 @@ void eng_progress_sweep_begins(engine *e)
         return;
     if (e->eta.took == NULL && cb_eta_init(&e->eta, e->sizes, e->nsizes) != 0)
         return;   /* no memory: progress without the time left */
-    cb_eta_sweep_begins(&e->eta, MPI_Wtime());
+    cb_eta_sweep_begins(&e->eta, cb_ctl_now());
 }
 
 /* Sweeps after the one in progress: the rest of its combinations, passes
@@ -208,7 +208,7 @@ void eng_report_progress(engine *e, const cb_collective *coll, cb_dtype dtype, c
 {
     if (e->progress == 0)
         return;
-    double now = MPI_Wtime(), elapsed = now - e->start_time;
+    double now = cb_ctl_now(), elapsed = now - e->start_time;
     cb_eta_size_done(&e->eta, done, now);
     char cycle[48] = "", left[48] = "";
     if (e->p->cycles > 1)
@@ -289,7 +289,7 @@ void eng_end_printers(engine *e)
      * (eng_end_printers_on_hang) from ending them at the same time. */
     check_min_bw(e);
     eng_features_finish(e);
-    e->sum.elapsed_s = MPI_Wtime() - e->start_time;
+    e->sum.elapsed_s = cb_ctl_now() - e->start_time;
     pthread_mutex_lock(&e->outputs_lock);
     if (e->files_error[0] != '\0')
         cb_status_set(&e->st, CB_EXIT_RUNTIME, "%s", e->files_error);

@@ -41,14 +41,14 @@ static int launch_one(engine *e, cb_backend *sub, int peer, size_t count)
  * several ranks share it (as simulated hosts on one machine do). */
 static void quiet_barrier(engine *e)
 {
-    MPI_Request req;
-    int done = 0;
-    MPI_Ibarrier(e->comm, &req);
+    cb_ctl_req *req = NULL;
+    int done = 0, none = 0, any = 0;
+    if (cb_ctl_iallreduce(e->comm, &none, &any, 1, CB_CTL_INT, CB_CTL_MAX, &req) != 0)
+        return;
     /* Waiting for the ranks that measure is progress: their own watchdogs
      * catch a measurement that hangs, and a resting rank must not time out
      * while a slow part is measured (a slow link is what the scan finds). */
-    for (MPI_Test(&req, &done, MPI_STATUS_IGNORE); !done;
-         MPI_Test(&req, &done, MPI_STATUS_IGNORE)) {
+    for (cb_ctl_test(e->comm, req, &done); !done; cb_ctl_test(e->comm, req, &done)) {
         cb_watchdog_tick(&e->watch);
         nanosleep(&(struct timespec){.tv_nsec = 200000}, NULL);
     }
@@ -125,7 +125,7 @@ static int scan_measure(scan_run *s, int color, int peer, int longer, const char
         e->ops->fini(sub, e->st.code != CB_EXIT_OK);
     if (eng_agree(e) != CB_EXIT_OK)
         return -1;
-    MPI_Gather(&seconds, 1, MPI_DOUBLE, s->times, 1, MPI_DOUBLE, 0, e->comm);
+    cb_ctl_gather(e->comm, &seconds, sizeof(double), s->times, 0);
     s->measurements++;
     return 0;
 }
@@ -295,7 +295,7 @@ static int scan_verdict(scan_run *s, const cb_scan_input *in, cb_scan_verdict *v
         failed = cb_scan_candidates(in, v) != 0;
         n = failed ? 0 : v->n;
     }
-    MPI_Bcast(&n, 1, MPI_INT, 0, e->comm);
+    cb_ctl_bcast(e->comm, &n, sizeof(int), 0);
     what = calloc(2 * (size_t)n + 1, sizeof *what);
     needs = calloc(2 * (size_t)n + 1, sizeof *needs);
     if (what == NULL || needs == NULL)
@@ -312,8 +312,8 @@ static int scan_verdict(scan_run *s, const cb_scan_input *in, cb_scan_verdict *v
         needs[2 * i + 1] = needs[2 * i] &&
                            cb_scan_control_of(in, v, &v->items[i], &what[2 * i + 1]) == 0;
     }
-    MPI_Bcast(needs, 2 * n, MPI_INT, 0, e->comm);
-    MPI_Bcast(what, (int)(2 * n * sizeof *what), MPI_BYTE, 0, e->comm);
+    cb_ctl_bcast(e->comm, needs, (size_t)(2 * n) * sizeof(int), 0);
+    cb_ctl_bcast(e->comm, what, (size_t)2 * (size_t)n * sizeof *what, 0);
     int rc = 0;
     for (int i = 0; rc == 0 && i < n; i++) {
         int cleared = !needs[2 * i];
@@ -327,7 +327,7 @@ static int scan_verdict(scan_run *s, const cb_scan_input *in, cb_scan_verdict *v
                 cleared = cb_scan_cleared(v, &v->items[i]);
             }
             /* rank 0 alone judges; every rank must agree on whether to go on. */
-            MPI_Bcast(&cleared, 1, MPI_INT, 0, e->comm);
+            cb_ctl_bcast(e->comm, &cleared, sizeof(int), 0);
         }
     }
     if (rc == 0 && e->rank == 0)
@@ -511,8 +511,8 @@ static int scan_setup(scan_run *s)
         free(keys);
         return -1;
     }
-    MPI_Allgather(&key, 1, MPI_INT, keys, 1, MPI_INT, e->comm);
-    MPI_Gather(label, SCAN_LABEL, MPI_CHAR, s->labels, SCAN_LABEL, MPI_CHAR, 0, e->comm);
+    cb_ctl_allgather(e->comm, &key, sizeof(int), keys);
+    cb_ctl_gather(e->comm, label, (size_t)SCAN_LABEL, s->labels, 0);
     ok = cb_scan_topology_init(&s->t, keys, nranks) == 0;
     free(keys);
     if (!ok)
@@ -573,8 +573,7 @@ static int scan_measure_all(scan_run *s, cb_scan_verdict *v, int *suspects)
         }
     }
     if (rc == 0) {
-        MPI_Gather(&s->wrong_mine, 1, MPI_UNSIGNED_LONG_LONG, wrong_rank, 1,
-                   MPI_UNSIGNED_LONG_LONG, 0, e->comm);
+        cb_ctl_gather(e->comm, &s->wrong_mine, sizeof(unsigned long long), wrong_rank, 0);
         if (rank == 0)
             cb_scan_wrong_by_node(t, wrong_rank, wrong_node);
         cb_scan_input in = {.nnodes = n,
@@ -603,7 +602,7 @@ int eng_run_scan(engine *e)
     scan_run s = {.e = e};
     cb_scan_verdict v = {0};
     int suspects = 0;
-    double start = MPI_Wtime();
+    double start = cb_ctl_now();
     if (e->ops->split == NULL || e->ops->sendrecv == NULL) {
         eng_note(e, "-o scan: the %s backend has no sub-groups or send/receive: scan skipped",
              e->ops->name);
@@ -617,16 +616,16 @@ int eng_run_scan(engine *e)
             /* Wrong elements count as in any collective (exit 7); suspects
              * make the run fail below a performance threshold (exit 8). */
             unsigned long long wrong = 0;
-            MPI_Allreduce(&s.wrong_mine, &wrong, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, e->comm);
+            cb_ctl_allreduce(e->comm, &s.wrong_mine, &wrong, 1, CB_CTL_U64, CB_CTL_SUM);
             e->sum.wrong += wrong;
-            MPI_Bcast(&suspects, 1, MPI_INT, 0, e->comm);
+            cb_ctl_bcast(e->comm, &suspects, sizeof(int), 0);
             if (suspects > 0)
                 e->slow = 1;
             else
                 eng_note(e, "No suspects");
             e->sum.scan_suspects += suspects;
             eng_note(e, "Health scan took %.2f s (%d measurement%s and re-measures)",
-                 MPI_Wtime() - start, s.measurements, cb_plural(s.measurements));
+                 cb_ctl_now() - start, s.measurements, cb_plural(s.measurements));
         }
     }
     if (e->rank == 0)

@@ -92,8 +92,7 @@ static int measure(engine *e, const cb_collective *coll, cb_call *call, int size
     res.seconds = eng_combine_time(e, mine.mean);
     int slowest_rank = eng_gather_rank_times(e, &mine, &res);   /* in comm */
     if (e->raw_samples != NULL)
-        MPI_Gather(e->raw_samples, e->samples_room, MPI_DOUBLE, e->rank_samples,
-                   e->samples_room, MPI_DOUBLE, 0, e->gcomm);
+        cb_ctl_gather(e->gcomm, e->raw_samples, (size_t)e->samples_room * sizeof(double), e->rank_samples, 0);
     if (e->grank == 0) {
         res.rank_samples = e->rank_samples;
         res.samples_room = e->samples_room;
@@ -131,7 +130,7 @@ static int supported_everywhere(engine *e, const cb_collective *coll, cb_dtype d
         return 0;
     }
     int supported = e->ops->supports(e->b, dtype, redop, why, sizeof why), everywhere = 0;
-    MPI_Allreduce(&supported, &everywhere, 1, MPI_INT, MPI_MIN, e->comm);
+    cb_ctl_allreduce(e->comm, &supported, &everywhere, 1, CB_CTL_INT, CB_CTL_MIN);
     if (!everywhere)
         eng_note(e, "skipped %s %s %s: %s", coll->name, cb_dtype_info_of(dtype)->name,
              cb_redop_name(redop), why[0] ? why : "not supported on some rank");
@@ -175,7 +174,7 @@ void eng_check_sizes_fit(engine *e)
         fits = some_row_at(e, e->sizes[s]);
     /* A group that can measure nothing stops every group: each skips the
      * sizes that any group skips. */
-    MPI_Allreduce(MPI_IN_PLACE, &fits, 1, MPI_INT, MPI_MIN, e->comm);
+    cb_ctl_allreduce(e->comm, CB_CTL_IN_PLACE, &fits, 1, CB_CTL_INT, CB_CTL_MIN);
     if (fits)
         return;
     /* The smallest size that would measure something in every group (none
@@ -184,7 +183,7 @@ void eng_check_sizes_fit(engine *e)
     for (uint64_t bytes = 1; bytes <= CB_FIT_SEARCH && least == UINT64_MAX; bytes++)
         if (some_row_at(e, bytes))
             least = bytes;
-    MPI_Allreduce(MPI_IN_PLACE, &least, 1, MPI_UINT64_T, MPI_MAX, e->comm);
+    cb_ctl_allreduce(e->comm, CB_CTL_IN_PLACE, &least, 1, CB_CTL_U64, CB_CTL_MAX);
     char min_text[32], max_text[32], least_text[64] = "";
     cb_format_bytes(p->min_bytes, min_text, sizeof min_text);
     cb_format_bytes(p->max_bytes, max_text, sizeof max_text);
@@ -225,7 +224,7 @@ int eng_sweep(engine *e, const cb_collective *coll, cb_dtype dtype, cb_redop red
     int checkable = e->p->check_passes > 0 &&
                     cb_pattern_init(&probe, dtype, redop, e->gsize, 0, why, sizeof why) == 0;
     if (e->p->split.kind != CB_SPLIT_NONE)
-        MPI_Allreduce(MPI_IN_PLACE, &checkable, 1, MPI_INT, MPI_MIN, e->comm);
+        cb_ctl_allreduce(e->comm, CB_CTL_IN_PLACE, &checkable, 1, CB_CTL_INT, CB_CTL_MIN);
     if (e->p->check_passes > 0 && !checkable)
         eng_note(e, "%s %s %s not checked: %s", coll->name, info->name, cb_redop_name(redop), why);
     eng_progress_sweep_begins(e);
@@ -237,7 +236,7 @@ int eng_sweep(engine *e, const cb_collective *coll, cb_dtype dtype, cb_redop red
             cb_layout_set_columns(&call.layout, e->gsize, coll->column_work);
         /* With --split, every group measures the same sizes. */
         if (e->p->split.kind != CB_SPLIT_NONE)
-            MPI_Allreduce(MPI_IN_PLACE, &fits, 1, MPI_INT, MPI_MIN, e->comm);
+            cb_ctl_allreduce(e->comm, CB_CTL_IN_PLACE, &fits, 1, CB_CTL_INT, CB_CTL_MIN);
         if (!fits) {
             eng_note(e, "skipped %s %s %s %llu B: too small to give %s", coll->name, info->name,
                  cb_redop_name(redop), (unsigned long long)e->sizes[s],

@@ -108,11 +108,10 @@ static void tally_cycles_done(engine *e, void *state, int cycles_run)
         labels = calloc((size_t)e->nranks, TALLY_LABEL);
         ok = all != NULL && labels != NULL;
     }
-    MPI_Bcast(&ok, 1, MPI_INT, 0, e->comm);
+    cb_ctl_bcast(e->comm, &ok, sizeof(int), 0);
     if (ok) {
-        MPI_Gather(mine, TALLY_FIELDS, MPI_UNSIGNED_LONG_LONG, all, TALLY_FIELDS,
-                   MPI_UNSIGNED_LONG_LONG, 0, e->comm);
-        MPI_Gather(label, TALLY_LABEL, MPI_CHAR, labels, TALLY_LABEL, MPI_CHAR, 0, e->comm);
+        cb_ctl_gather(e->comm, mine, (size_t)TALLY_FIELDS * sizeof(unsigned long long), all, 0);
+        cb_ctl_gather(e->comm, label, (size_t)TALLY_LABEL, labels, 0);
     }
     const char *plural = cycles_run == 1 ? "" : "s";
     for (int r = 0; ok && e->rank == 0 && r < e->nranks; r++) {

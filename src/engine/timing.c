@@ -59,7 +59,7 @@ static int launch_units(engine *e, const cb_collective *coll, const cb_call *cal
     e->ops_alone_s = 0;
     for (int i = 0; i < lp->units; i++) {
         /* -z 3 alone times each unit; other modes read no clock here. */
-        double unit_start = lp->wait == 3 ? MPI_Wtime() : 0;
+        double unit_start = lp->wait == 3 ? cb_ctl_now() : 0;
         int rc = lp->graph ? eng_backend_step(e, e->ops->graph_launch(e->b))
                            : launch_iteration(e, coll, call, i);
         if (rc != 0)
@@ -68,7 +68,7 @@ static int launch_units(engine *e, const cb_collective *coll, const cb_call *cal
         if (lp->wait != 0 && eng_backend_step(e, e->ops->wait(e->b)) != 0)
             return -1;
         if (lp->wait == 3)
-            e->ops_alone_s += MPI_Wtime() - unit_start;
+            e->ops_alone_s += cb_ctl_now() - unit_start;
         /* Marks are read back only after the span. */
         int due = lp->stride > 0 && ((i + 1) % lp->stride == 0 || i + 1 == lp->units);
         if (due && e->sampling && eng_backend_step(e, e->ops->timer_mark(e->b)) != 0)
@@ -82,7 +82,7 @@ static int launch_units(engine *e, const cb_collective *coll, const cb_call *cal
 }
 
 /* The timed span: from a barrier, the launches of lp, until this rank sees
- * them complete. --clock host (nccl-tests' clock): MPI_Wtime around the
+ * them complete. --clock host (nccl-tests' clock): cb_ctl_now around the
  * span, the backend's timer started only for per-iteration marks; -z 3:
  * the operations' own time, barriers left out. --clock device: the
  * backend's timer (CUDA events on NCCL). Sets the completion time and the
@@ -100,16 +100,16 @@ static int timed_span(engine *e, const cb_collective *coll, const cb_call *call,
     if (e->ops->span != NULL)
         e->ops->span(e->b, 1);
     int rc = (device || e->sampling) ? eng_backend_step(e, e->ops->timer_start(e->b)) : 0;
-    double start = MPI_Wtime();
+    double start = cb_ctl_now();
     if (rc == 0)
         rc = launch_units(e, coll, call, lp);
-    *cpu = MPI_Wtime() - start;
+    *cpu = cb_ctl_now() - start;
     if (rc == 0 && device)
         rc = eng_backend_step(e, e->ops->timer_stop(e->b, completion));
     else if (rc == 0)
         rc = eng_backend_step(e, e->ops->wait(e->b));
     if (rc == 0 && !device)
-        *completion = lp->wait == 3 ? e->ops_alone_s : MPI_Wtime() - start;
+        *completion = lp->wait == 3 ? e->ops_alone_s : cb_ctl_now() - start;
     if (e->ops->span != NULL)
         e->ops->span(e->b, 0);
     return rc;
@@ -215,7 +215,7 @@ static void choose_plan(engine *e, const cb_call *call, double warmup_per_op)
     if (e->prev_op_time > 0 && call->layout.count >= e->prev_count && e->prev_op_time < estimate)
         estimate = e->prev_op_time;
     double agreed = estimate;
-    MPI_Allreduce(&estimate, &agreed, 1, MPI_DOUBLE, MPI_MIN, e->comm);
+    cb_ctl_allreduce(e->comm, &estimate, &agreed, 1, CB_CTL_DOUBLE, CB_CTL_MIN);
     cb_iter_request req = eng_iter_request(e->p);
     cb_iter_plan_make(&req, agreed, &e->plan);
 }
@@ -271,7 +271,7 @@ static int time_rounds(engine *e, const cb_collective *coll, const cb_call *call
             rc = -1;
             break;
         }
-        MPI_Allreduce(MPI_IN_PLACE, &stable, 1, MPI_INT, MPI_MIN, e->comm);
+        cb_ctl_allreduce(e->comm, CB_CTL_IN_PLACE, &stable, 1, CB_CTL_INT, CB_CTL_MIN);
         if (stable)
             break;
     }
@@ -285,7 +285,7 @@ int eng_time_collective(engine *e, const cb_collective *coll, const cb_call *cal
 {
     const cb_params *p = e->p;
     cb_watchdog_doing(&e->watch, "%s, warmup", e->measuring);
-    double warmup_start = MPI_Wtime();
+    double warmup_start = cb_ctl_now();
     launch_plan warmup = {.units = p->warmup, .wait = p->blocking};
     double unused = 0;
     int nunused = 0;
@@ -296,7 +296,7 @@ int eng_time_collective(engine *e, const cb_collective *coll, const cb_call *cal
      * asynchronous error at any call): the others are in the plan's
      * reduction, and the agreement that follows tells them. */
     if (p->graph_launches == 0)
-        choose_plan(e, call, p->warmup > 0 ? (MPI_Wtime() - warmup_start) /
+        choose_plan(e, call, p->warmup > 0 ? (cb_ctl_now() - warmup_start) /
                                                         ((double)p->warmup * p->agg)
                                                   : 0.0);
     if (warm_rc != 0)
@@ -332,17 +332,17 @@ double eng_combine_time(engine *e, double mine)
     double combined = mine;
     switch (e->p->average) {
     case CB_AVERAGE_RANK0:
-        MPI_Bcast(&combined, 1, MPI_DOUBLE, 0, e->gcomm);
+        cb_ctl_bcast(e->gcomm, &combined, sizeof(double), 0);
         break;
     case CB_AVERAGE_MEAN:
-        MPI_Allreduce(&mine, &combined, 1, MPI_DOUBLE, MPI_SUM, e->gcomm);
+        cb_ctl_allreduce(e->gcomm, &mine, &combined, 1, CB_CTL_DOUBLE, CB_CTL_SUM);
         combined /= e->gsize;
         break;
     case CB_AVERAGE_MIN:
-        MPI_Allreduce(&mine, &combined, 1, MPI_DOUBLE, MPI_MIN, e->gcomm);
+        cb_ctl_allreduce(e->gcomm, &mine, &combined, 1, CB_CTL_DOUBLE, CB_CTL_MIN);
         break;
     case CB_AVERAGE_MAX:
-        MPI_Allreduce(&mine, &combined, 1, MPI_DOUBLE, MPI_MAX, e->gcomm);
+        cb_ctl_allreduce(e->gcomm, &mine, &combined, 1, CB_CTL_DOUBLE, CB_CTL_MAX);
         break;
     }
     return combined;
@@ -350,8 +350,7 @@ double eng_combine_time(engine *e, double mine)
 
 int eng_gather_rank_times(engine *e, const cb_rank_time *mine, cb_result *res)
 {
-    MPI_Gather(mine, (int)sizeof *mine, MPI_BYTE, e->rank_times, (int)sizeof *mine, MPI_BYTE, 0,
-               e->gcomm);
+    cb_ctl_gather(e->gcomm, mine, sizeof *mine, e->rank_times, 0);
     if (e->grank != 0)
         return 0;
     cb_stats_spread(e->rank_times, e->gsize, &res->spread);

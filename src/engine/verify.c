@@ -114,12 +114,12 @@ void eng_verify(engine *e, const cb_collective *coll, const cb_call *call, int s
     /* Within the group measured (every rank without --split). */
     unsigned long long mine = wrong, total = 0;
     eng_features_count(e, ENG_FAULT_WRONG, mine);   /* the -N tally */
-    MPI_Allreduce(&mine, &total, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, e->gcomm);
+    cb_ctl_allreduce(e->gcomm, &mine, &total, 1, CB_CTL_U64, CB_CTL_SUM);
     res->wrong = total;
     if (total == 0)
         return;
     int bad = wrong > 0 ? e->grank : e->gsize;
-    MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MIN, e->gcomm);
+    cb_ctl_allreduce(e->gcomm, CB_CTL_IN_PLACE, &bad, 1, CB_CTL_INT, CB_CTL_MIN);
     struct {
         cb_mismatch first;
         char host[CB_HOSTLEN];
@@ -129,7 +129,7 @@ void eng_verify(engine *e, const cb_collective *coll, const cb_call *call, int s
     report.first = first;
     memcpy(report.host, e->host, sizeof report.host);
     report.rank = e->rank;
-    MPI_Bcast(&report, (int)sizeof report, MPI_BYTE, bad, e->gcomm);
+    cb_ctl_bcast(e->gcomm, &report, sizeof report, bad);
     res->bad_rank = report.rank;
     res->first = report.first;
     memcpy(res->bad_host, report.host, sizeof res->bad_host);

@@ -1,4 +1,5 @@
 #include "host/sysinfo.h"
+#include "control/mpi.h"
 
 #include <dirent.h>
 #include <limits.h>
@@ -56,46 +57,43 @@ void cb_sysinfo_cpu_model(char *buf, size_t len)
 
 void cb_sysinfo_mpi_library(char *buf, size_t len)
 {
-    char version[MPI_MAX_LIBRARY_VERSION_STRING];
-    int n = 0;
-    if (MPI_Get_library_version(version, &n) != MPI_SUCCESS) {
-        snprintf(buf, len, "MPI (unknown version)");
-        return;
-    }
-    version[strcspn(version, ",\n")] = '\0';
-    snprintf(buf, len, "%s", version);
+    cb_ctl_mpi_version(buf, len);
+    if (buf[0] == '\0')
+        snprintf(buf, len, "none (no MPI in this run)");
     trim(buf);
 }
 
-int cb_sysinfo_local_ranks(MPI_Comm comm)
+int cb_sysinfo_local_ranks(cb_ctl *comm)
 {
-    MPI_Comm local;
+    cb_ctl *local = NULL;
     int n = 1;
-    if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &local) != MPI_SUCCESS)
+    if (cb_ctl_split_node(comm, 0, &local) != 0 || local == NULL)
         return 1;
-    MPI_Comm_size(local, &n);
-    MPI_Comm_free(&local);
+    n = (local)->size;
+    cb_ctl_free(&local);
     return n;
 }
 
-int cb_sysinfo_same_text_comm(MPI_Comm comm, int key, const char *text, MPI_Comm *out)
+int cb_sysinfo_same_text_comm(cb_ctl *comm, int key, const char *text, cb_ctl **out)
 {
-    MPI_Comm machine;
-    MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, key, MPI_INFO_NULL, &machine);
+    cb_ctl *machine = NULL;
+    *out = NULL;
+    if (cb_ctl_split_node(comm, key, &machine) != 0 || machine == NULL)
+        return -1;
     /* The colour: the lowest rank on this machine with the same text, found
      * by comparing the texts in full (length -1: NULL). */
     int my_len = text != NULL ? (int)strlen(text) : -1;
     int nlocal = 1, local = 0;
-    MPI_Comm_size(machine, &nlocal);
-    MPI_Comm_rank(machine, &local);
+    nlocal = (machine)->size;
+    local = (machine)->rank;
     int *lens = malloc((size_t)nlocal * sizeof *lens);
     int *offsets = malloc((size_t)nlocal * sizeof *offsets);
     int *counts = malloc((size_t)nlocal * sizeof *counts);
     int all_ok = lens != NULL && offsets != NULL && counts != NULL;
-    MPI_Allreduce(MPI_IN_PLACE, &all_ok, 1, MPI_INT, MPI_LAND, machine);
+    cb_ctl_allreduce(machine, CB_CTL_IN_PLACE, &all_ok, 1, CB_CTL_INT, CB_CTL_LAND);
     int color = 0;
     if (all_ok) {
-        MPI_Allgather(&my_len, 1, MPI_INT, lens, 1, MPI_INT, machine);
+        cb_ctl_allgather(machine, &my_len, sizeof(int), lens);
         int total = 0;
         for (int i = 0; i < nlocal; i++) {
             offsets[i] = total;
@@ -104,10 +102,14 @@ int cb_sysinfo_same_text_comm(MPI_Comm comm, int key, const char *text, MPI_Comm
         }
         char *texts = malloc((size_t)total + 1);
         all_ok = texts != NULL;
-        MPI_Allreduce(MPI_IN_PLACE, &all_ok, 1, MPI_INT, MPI_LAND, machine);
+        cb_ctl_allreduce(machine, CB_CTL_IN_PLACE, &all_ok, 1, CB_CTL_INT, CB_CTL_LAND);
         if (all_ok) {
-            MPI_Allgatherv(text != NULL ? text : "", counts[local], MPI_CHAR, texts, counts,
-                           offsets, MPI_CHAR, machine);
+            /* Each rank's text in turn: they are short (bus id lists, labels). */
+            for (int i = 0; i < nlocal; i++) {
+                if (i == local)
+                    memcpy(texts + offsets[i], text != NULL ? text : "", (size_t)counts[i]);
+                cb_ctl_bcast(machine, texts + offsets[i], (size_t)counts[i], i);
+            }
             color = local;
             for (int i = 0; i < local; i++)
                 if (lens[i] == my_len &&
@@ -121,42 +123,41 @@ int cb_sysinfo_same_text_comm(MPI_Comm comm, int key, const char *text, MPI_Comm
     free(lens);
     free(offsets);
     free(counts);
-    *out = MPI_COMM_NULL;
+    *out = NULL;
     if (all_ok)
-        MPI_Comm_split(machine, color, key, out);
-    MPI_Comm_free(&machine);
+        all_ok = cb_ctl_split(machine, color, key, out) == 0;
+    cb_ctl_free(&machine);
     return all_ok ? 0 : -1;
 }
 
-int cb_sysinfo_host_comm(MPI_Comm comm, int key, MPI_Comm *host)
+int cb_sysinfo_host_comm(cb_ctl *comm, int key, cb_ctl **host)
 {
     return cb_sysinfo_same_text_comm(comm, key, getenv(CB_HOSTID_ENV), host);
 }
 
-int cb_sysinfo_flagged_ranks(MPI_Comm comm, int flagged, char *buf, size_t len)
+int cb_sysinfo_flagged_ranks(cb_ctl *comm, int flagged, char *buf, size_t len)
 {
     int size = 1, count = 0;
-    MPI_Comm_size(comm, &size);
+    size = (comm)->size;
     flagged = flagged != 0;
-    MPI_Allreduce(&flagged, &count, 1, MPI_INT, MPI_SUM, comm);
+    cb_ctl_allreduce(comm, &flagged, &count, 1, CB_CTL_INT, CB_CTL_SUM);
     int *flags = malloc((size_t)size * sizeof *flags);
-    char *names = malloc((size_t)size * MPI_MAX_PROCESSOR_NAME);
+    char *names = malloc((size_t)size * CB_CTL_HOSTLEN);
     int ok = flags != NULL && names != NULL;
-    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, comm);
+    cb_ctl_allreduce(comm, CB_CTL_IN_PLACE, &ok, 1, CB_CTL_INT, CB_CTL_LAND);
     buf[0] = '\0';
     if (ok) {
-        char mine[MPI_MAX_PROCESSOR_NAME] = "";
+        char mine[CB_CTL_HOSTLEN] = "";
         cb_sysinfo_host_label(mine, sizeof mine);
-        MPI_Allgather(&flagged, 1, MPI_INT, flags, 1, MPI_INT, comm);
-        MPI_Allgather(mine, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, names, MPI_MAX_PROCESSOR_NAME,
-                      MPI_CHAR, comm);
+        cb_ctl_allgather(comm, &flagged, sizeof(int), flags);
+        cb_ctl_allgather(comm, mine, (size_t)CB_CTL_HOSTLEN, names);
         size_t used = 0;
         for (int r = 0; r < size; r++) {
             if (!flags[r])
                 continue;
-            const char *name = names + (size_t)r * MPI_MAX_PROCESSOR_NAME;
+            const char *name = names + (size_t)r * CB_CTL_HOSTLEN;
             int n_written = snprintf(buf + used, len - used, "%srank %d (%.*s)",
-                                     used > 0 ? ", " : "", r, MPI_MAX_PROCESSOR_NAME - 1, name);
+                                     used > 0 ? ", " : "", r, CB_CTL_HOSTLEN - 1, name);
             if (n_written < 0 || (size_t)n_written >= len - used) {
                 if (len > 4)
                     memcpy(buf + len - 4, "...", 4);
@@ -173,14 +174,9 @@ int cb_sysinfo_flagged_ranks(MPI_Comm comm, int flagged, char *buf, size_t len)
 void cb_sysinfo_host_label(char *buf, size_t len)
 {
     const char *id = getenv(CB_HOSTID_ENV);
-    char name[MPI_MAX_PROCESSOR_NAME] = "";
-    int n = 0, started = 0, ended = 0;
-    MPI_Initialized(&started);
-    MPI_Finalized(&ended);
+    char name[CB_CTL_HOSTLEN] = "";
     if (id != NULL && id[0] != '\0')
         snprintf(name, sizeof name, "%s", id);
-    else if (started && !ended)
-        MPI_Get_processor_name(name, &n);
     else if (gethostname(name, sizeof name - 1) != 0)
         snprintf(name, sizeof name, "unknown host");
     snprintf(buf, len, "%s", name);

@@ -2,7 +2,7 @@
 #ifndef CB_SYSINFO_H
 #define CB_SYSINFO_H
 
-#include <mpi.h>
+#include "control/control.h"
 #include <stddef.h>
 
 /* Bytes of MemAvailable from /proc/meminfo, or 0 when unknown. */
@@ -11,11 +11,12 @@ size_t cb_sysinfo_memory_available(void);
 /* CPU model name from /proc/cpuinfo, else the machine name from uname. */
 void cb_sysinfo_cpu_model(char *buf, size_t len);
 
-/* First part of MPI_Get_library_version ("Open MPI v4.1.4"). */
+/* First part of MPI_Get_library_version ("Open MPI v4.1.4"), or a word that
+ * says the run has no MPI. */
 void cb_sysinfo_mpi_library(char *buf, size_t len);
 
 /* Ranks of comm on this machine, sharing its memory (collective over comm). */
-int cb_sysinfo_local_ranks(MPI_Comm comm);
+int cb_sysinfo_local_ranks(cb_ctl *comm);
 
 /* The environment variable by which NCCL lets processes on one machine
  * count as different hosts. */
@@ -23,26 +24,26 @@ int cb_sysinfo_local_ranks(MPI_Comm comm);
 
 /* This rank's host as every output names it (the rank lines, WRONG lines,
  * failures, the hang report, CSV, JSON, Prometheus, the scan): NCCL_HOSTID
- * where set, as NCCL tells hosts apart, else MPI's processor name (the
- * machine's name before MPI_Init or after MPI_Finalize). */
+ * where set, as NCCL tells hosts apart, else the machine's name
+ * (gethostname, which is MPI's processor name too). */
 void cb_sysinfo_host_label(char *buf, size_t len);
 
-/* The ranks of comm on this machine (MPI_COMM_TYPE_SHARED) that passed the
+/* The ranks of comm on this machine (cb_ctl_split_node) that passed the
  * same text (NULL matches only NULL), ordered by key. Collective over comm;
- * free with MPI_Comm_free. -1 and MPI_COMM_NULL, on every rank of the
+ * free with cb_ctl_free. -1 and NULL, on every rank of the
  * machine, when out of memory for the texts. */
-int cb_sysinfo_same_text_comm(MPI_Comm comm, int key, const char *text, MPI_Comm *out);
+int cb_sysinfo_same_text_comm(cb_ctl *comm, int key, const char *text, cb_ctl **out);
 
 /* The ranks of comm on this rank's host, ordered by key: those on this
  * machine whose CB_HOSTID_ENV is the same, set or unset, as NCCL identifies
  * hosts (cb_sysinfo_same_text_comm). */
-int cb_sysinfo_host_comm(MPI_Comm comm, int key, MPI_Comm *host);
+int cb_sysinfo_host_comm(cb_ctl *comm, int key, cb_ctl **host);
 
 /* Into buf, "rank 2 (node7), rank 3 (node7)": the ranks of comm that pass
  * flagged, with their hosts (cb_sysinfo_host_label), cut short with "..."
  * when buf is full. Collective over comm; the number of flagged ranks, or
  * -1 (buf then names no host) when out of memory. */
-int cb_sysinfo_flagged_ranks(MPI_Comm comm, int flagged, char *buf, size_t len);
+int cb_sysinfo_flagged_ranks(cb_ctl *comm, int flagged, char *buf, size_t len);
 
 /* Where sysfs is read: NCCL_COLLBENCH_SYSFS (a test's tree), else /sys. */
 #define CB_SYSFS_ENV "NCCL_COLLBENCH_SYSFS"

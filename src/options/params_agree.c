@@ -173,12 +173,12 @@ static uint64_t digest(const char *text, uint64_t h)
 
 #define FNV_OFFSET 14695981039346656037ull
 
-int cb_params_agree(const cb_params *p, MPI_Comm comm, char *err, size_t err_len)
+int cb_params_agree(const cb_params *p, cb_ctl *comm, char *err, size_t err_len)
 {
     int rank = 0;
     int nranks = 1;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &nranks);
+    rank = (comm)->rank;
+    nranks = (comm)->size;
     /* Options with nothing to agree hash as "": every rank has the same. */
     int count = (int)cb_params_agree_count();
     uint64_t hashes[CB_MAX_OPTIONS];
@@ -190,8 +190,8 @@ int cb_params_agree(const cb_params *p, MPI_Comm comm, char *err, size_t err_len
         all = digest(value, all);
     }
     uint64_t lowest = 0, highest = 0;
-    MPI_Allreduce(&all, &lowest, 1, MPI_UINT64_T, MPI_MIN, comm);
-    MPI_Allreduce(&all, &highest, 1, MPI_UINT64_T, MPI_MAX, comm);
+    cb_ctl_allreduce(comm, &all, &lowest, 1, CB_CTL_U64, CB_CTL_MIN);
+    cb_ctl_allreduce(comm, &all, &highest, 1, CB_CTL_U64, CB_CTL_MAX);
     if (lowest == highest)
         return 0;
 
@@ -199,13 +199,13 @@ int cb_params_agree(const cb_params *p, MPI_Comm comm, char *err, size_t err_len
      * the lowest rank where it does. */
     uint64_t first[CB_MAX_OPTIONS];
     memcpy(first, hashes, (size_t)count * sizeof *first);
-    MPI_Bcast(first, count, MPI_UINT64_T, 0, comm);
+    cb_ctl_bcast(comm, first, (size_t)count * sizeof(uint64_t), 0);
     int my_opt = count;
     for (int i = 0; i < count && my_opt == count; i++)
         if (hashes[i] != first[i])
             my_opt = i;
     int opt = count;
-    MPI_Allreduce(&my_opt, &opt, 1, MPI_INT, MPI_MIN, comm);
+    cb_ctl_allreduce(comm, &my_opt, &opt, 1, CB_CTL_INT, CB_CTL_MIN);
     if (opt == count) {
         /* The digests differ but no option does: cannot happen unless the
          * digest collides on one rank; refuse all the same. */
@@ -214,11 +214,11 @@ int cb_params_agree(const cb_params *p, MPI_Comm comm, char *err, size_t err_len
     }
     int my_rank = hashes[opt] != first[opt] ? rank : nranks;
     int other = nranks;
-    MPI_Allreduce(&my_rank, &other, 1, MPI_INT, MPI_MIN, comm);
+    cb_ctl_allreduce(comm, &my_rank, &other, 1, CB_CTL_INT, CB_CTL_MIN);
     cb_params_agree_text(p, (size_t)opt, name, sizeof name, value, sizeof value);
     char theirs[VALUE_LEN];
     memcpy(theirs, value, VALUE_LEN);
-    MPI_Bcast(theirs, VALUE_LEN, MPI_CHAR, other, comm);
+    cb_ctl_bcast(comm, theirs, (size_t)VALUE_LEN, other);
     theirs[VALUE_LEN - 1] = '\0';
     snprintf(err, err_len, "%s differs between ranks: rank 0 has '%.100s', rank %d has "
              "'%.100s'; give every rank the same options", name, rank == 0 ? value : "",

@@ -2,7 +2,7 @@
 #ifndef CB_PARAMS_AGREE_H
 #define CB_PARAMS_AGREE_H
 
-#include <mpi.h>
+#include "control/control.h"
 #include <stddef.h>
 
 #include "options/params.h"
@@ -13,7 +13,7 @@
  * -1 on every rank, with one line in err (meaningful on rank 0) naming the
  * first option that differs, rank 0's value and another rank's.
  */
-int cb_params_agree(const cb_params *p, MPI_Comm comm, char *err, size_t err_len);
+int cb_params_agree(const cb_params *p, cb_ctl *comm, char *err, size_t err_len);
 
 /* The options compared, one per line of the option table, in its order. */
 size_t cb_params_agree_count(void);

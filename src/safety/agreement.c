@@ -39,13 +39,13 @@ int cb_status_set(cb_status *st, int code, const char *fmt, ...)
     return code;
 }
 
-int cb_first_failure(MPI_Comm comm, int failed, int code, const char *msg, cb_failure *out)
+int cb_first_failure(cb_ctl *comm, int failed, int code, const char *msg, cb_failure *out)
 {
     int rank = 0, size = 1;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &size);
+    rank = (comm)->rank;
+    size = (comm)->size;
     int mine = failed ? rank : size, first = size;
-    MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm);
+    cb_ctl_allreduce(comm, &mine, &first, 1, CB_CTL_INT, CB_CTL_MIN);
     if (first == size)
         return 0;
     /* The lowest failing rank tells the others what went wrong, and where. */
@@ -55,12 +55,12 @@ int cb_first_failure(MPI_Comm comm, int failed, int code, const char *msg, cb_fa
         snprintf(out->msg, sizeof out->msg, "%s", msg);
         cb_sysinfo_host_label(out->host, sizeof out->host);
     }
-    MPI_Bcast(out, (int)sizeof *out, MPI_BYTE, first, comm);
+    cb_ctl_bcast(comm, out, sizeof *out, first);
     out->rank = first;
     return 1;
 }
 
-int cb_status_agree(MPI_Comm comm, cb_status *st)
+int cb_status_agree(cb_ctl *comm, cb_status *st)
 {
     if (st->agreed)   /* every rank took this branch together */
         return st->code;
@@ -68,7 +68,7 @@ int cb_status_agree(MPI_Comm comm, cb_status *st)
     if (!cb_first_failure(comm, st->code != CB_EXIT_OK, st->code, st->msg, &f))
         return CB_EXIT_OK;
     int rank = 0;
-    MPI_Comm_rank(comm, &rank);
+    rank = (comm)->rank;
     if (rank == 0) {
         fprintf(stderr, "nccl-collbench: rank %d (%s): %.*s\n", f.rank, f.host,
                 (int)sizeof f.msg, f.msg);

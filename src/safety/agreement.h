@@ -2,7 +2,7 @@
 #ifndef CB_AGREEMENT_H
 #define CB_AGREEMENT_H
 
-#include <mpi.h>
+#include "control/control.h"
 #include <stddef.h>
 
 /* Exit statuses, documented in nccl-collbench(1). */
@@ -53,19 +53,19 @@ int cb_status_set(cb_status *st, int code, const char *fmt, ...)
  * A failure is reported once: later calls return its code without a word.
  * Returns the agreed code (CB_EXIT_OK when no rank failed).
  */
-int cb_status_agree(MPI_Comm comm, cb_status *st);
+int cb_status_agree(cb_ctl *comm, cb_status *st);
 
 /* The lowest rank of comm that failed, as every rank learns it. */
 typedef struct cb_failure {
     int rank;
     int code;
     char msg[CB_MSGLEN];
-    char host[MPI_MAX_PROCESSOR_NAME];
+    char host[CB_CTL_HOSTLEN];
 } cb_failure;
 
 /* Collective over comm: when any rank passes failed, every rank gets the
  * lowest such rank's code, message and host in *out and 1 is returned;
  * otherwise 0. The mechanism under cb_status_agree and cb_backend_agree. */
-int cb_first_failure(MPI_Comm comm, int failed, int code, const char *msg, cb_failure *out);
+int cb_first_failure(cb_ctl *comm, int failed, int code, const char *msg, cb_failure *out);
 
 #endif

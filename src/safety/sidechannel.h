@@ -21,7 +21,7 @@
 #ifndef CB_SIDECHANNEL_H
 #define CB_SIDECHANNEL_H
 
-#include <mpi.h>
+#include "control/control.h"
 #include <stddef.h>
 #include <stdint.h>
 
@@ -46,7 +46,7 @@ typedef struct cb_sidechannel {
  * join), and the channel still on for those that did (the report names
  * the others as never reached).
  */
-int cb_sidechannel_open(cb_sidechannel *sc, MPI_Comm comm, const char *host, char *why,
+int cb_sidechannel_open(cb_sidechannel *sc, cb_ctl *comm, const char *host, char *why,
                         size_t why_len);
 void cb_sidechannel_close(cb_sidechannel *sc);
 

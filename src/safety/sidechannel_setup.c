@@ -27,7 +27,7 @@
  * the oldest is dropped (a rank says HELLO at once, so it is never one). */
 #define SIDE_MAX_PENDING 64
 
-/* One rank's facts, gathered on rank 0 over MPI: its host and addresses. */
+/* One rank's facts, gathered on rank 0 over the control plane: its host and addresses. */
 typedef struct side_facts {
     char host[CB_HANG_HOSTLEN];
     int32_t naddrs;
@@ -35,7 +35,7 @@ typedef struct side_facts {
     uint32_t mask[SIDE_OWN_ADDRS];
 } side_facts;
 
-/* What rank 0 tells every rank over MPI: where it listens, and the secret. */
+/* What rank 0 tells every rank over the control plane: where it listens (the secret: cb_ctl_secret). */
 typedef struct side_invite {
     int32_t ok;
     int32_t naddrs;
@@ -323,16 +323,16 @@ static int join(cb_sidechannel *sc, const side_invite *inv, double deadline)
 
 /* Rank 0: every rank's facts, gathered; its links get their hosts. NULL
  * where memory is short (on rank 0 only). */
-static side_facts *gather_facts(cb_sidechannel *sc, MPI_Comm comm, const char *host)
+static side_facts *gather_facts(cb_sidechannel *sc, cb_ctl *comm, const char *host)
 {
     side_facts mine;
     own_facts(&mine, host);
     side_facts *all = sc->rank == 0 ? calloc((size_t)sc->nranks, sizeof *all) : NULL;
     int room = sc->rank != 0 || all != NULL;
-    MPI_Bcast(&room, 1, MPI_INT, 0, comm);   /* rank 0 has room for the gather, or none gather */
+    cb_ctl_bcast(comm, &room, sizeof(int), 0);   /* rank 0 has room for the gather, or none gather */
     if (!room)
         return NULL;
-    MPI_Gather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE, 0, comm);
+    cb_ctl_gather(comm, &mine, sizeof mine, all, 0);
     for (int r = 0; all != NULL && sc->links != NULL && r < sc->nranks; r++) {
         all[r].host[CB_HANG_HOSTLEN - 1] = '\0';
         memcpy(sc->links[r].host, all[r].host, sizeof sc->links[r].host);
@@ -340,12 +340,12 @@ static side_facts *gather_facts(cb_sidechannel *sc, MPI_Comm comm, const char *h
     return all;
 }
 
-int cb_sidechannel_open(cb_sidechannel *sc, MPI_Comm comm, const char *host, char *why,
+int cb_sidechannel_open(cb_sidechannel *sc, cb_ctl *comm, const char *host, char *why,
                         size_t why_len)
 {
     memset(sc, 0, sizeof *sc);
-    MPI_Comm_rank(comm, &sc->rank);
-    MPI_Comm_size(comm, &sc->nranks);
+    sc->rank = (comm)->rank;
+    sc->nranks = (comm)->size;
     why[0] = '\0';
     side_invite inv;
     memset(&inv, 0, sizeof inv);
@@ -358,16 +358,19 @@ int cb_sidechannel_open(cb_sidechannel *sc, MPI_Comm comm, const char *host, cha
     if (sc->rank == 0 && sc->links != NULL && facts != NULL) {
         snprintf(inv.host, sizeof inv.host, "%s", host);
         choose_addresses(facts, sc->nranks, &inv);
-        if (random_bytes(inv.secret, sizeof inv.secret) != 0)
-            snprintf(why, why_len, "no random bytes for the hang report's side channel: %s",
-                     strerror(errno));
-        else if ((nl = listen_on(&inv, lfds)) == 0)
+        if ((nl = listen_on(&inv, lfds)) == 0)
             snprintf(why, why_len, "rank 0 cannot listen on a TCP port: %s", strerror(errno));
         inv.ok = nl > 0;
     }
     free(facts);
-    /* The secret goes to the ranks over MPI only, never over TCP. */
-    MPI_Bcast(&inv, (int)sizeof inv, MPI_BYTE, 0, comm);
+    cb_ctl_bcast(comm, &inv, sizeof inv, 0);
+    /* The secret never crosses the network in the clear: MPI's transport
+     * carries it, or the TCP control plane derives it from its own key. */
+    if (cb_ctl_secret(comm, "nccl-collbench side channel", inv.secret, sizeof inv.secret) != 0) {
+        if (sc->rank == 0 && why[0] == '\0')
+            snprintf(why, why_len, "no secret for the hang report's side channel");
+        inv.ok = 0;
+    }
     snprintf(sc->host0, sizeof sc->host0, "%s", inv.host);
     int joined = 0;
     double wait_s = SIDE_CONNECT_S * inv.naddrs + 3.0;
@@ -382,8 +385,8 @@ int cb_sidechannel_open(cb_sidechannel *sc, MPI_Comm comm, const char *host, cha
         close(lfds[i]);
     memset(inv.secret, 0, sizeof inv.secret);   /* the links hold their own keys */
     int all = 0, first_out = 0, mine = joined ? sc->nranks : sc->rank;
-    MPI_Allreduce(&joined, &all, 1, MPI_INT, MPI_MIN, comm);
-    MPI_Allreduce(&mine, &first_out, 1, MPI_INT, MPI_MIN, comm);
+    cb_ctl_allreduce(comm, &joined, &all, 1, CB_CTL_INT, CB_CTL_MIN);
+    cb_ctl_allreduce(comm, &mine, &first_out, 1, CB_CTL_INT, CB_CTL_MIN);
     sc->on = inv.ok && sc->links != NULL && (sc->rank == 0 || joined);
     if (sc->rank == 0 && !all && why[0] == '\0') {
         int in = 0;

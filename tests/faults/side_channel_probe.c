@@ -31,6 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "control/mpi.h"
 #include "safety/sidechannel_int.h"
 
 #define SILENT 6
@@ -168,7 +169,9 @@ static int failures;
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
+    cb_ctl *world = NULL;
+    if (cb_ctl_mpi_world(&argc, &argv, &world) != 0)
+        return 1;
     int rank = 0, nranks = 1;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
@@ -186,7 +189,7 @@ int main(int argc, char **argv)
     }
     cb_sidechannel sc;
     double t0 = MPI_Wtime();
-    int rc = cb_sidechannel_open(&sc, MPI_COMM_WORLD, host, why, sizeof why);
+    int rc = cb_sidechannel_open(&sc, world, host, why, sizeof why);
     double took = MPI_Wtime() - t0;
     atomic_store(&slow_connect, 0);
     if (intruding)
@@ -246,6 +249,7 @@ int main(int argc, char **argv)
     MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (rank == 0 && all == 0)
         printf("probe: ok\n");
+    cb_ctl_free(&world);
     MPI_Finalize();
     return all == 0 ? 0 : 1;
 }

@@ -101,7 +101,7 @@ int cb_mpi_allreduce(cb_backend *b, const void *send, void *recv, size_t count,
         return -1;
     const void *src = send == recv ? MPI_IN_PLACE : send;
     if (MPI_CALL(b, MPI_Allreduce(src, recv, (int)count, cb_mpi_type_of(b, dtype),
-                                  cb_mpi_op_of(b, dtype, redop), b->comm)) != 0)
+                                  cb_mpi_op_of(b, dtype, redop), cb_mpi_comm(b))) != 0)
         return -1;
     finish_reduction(b, recv, count, dtype, redop);
     return 0;
@@ -115,7 +115,7 @@ int cb_mpi_allgather(cb_backend *b, const void *send, void *recv, size_t count,
     int in_place = send == (char *)recv + (size_t)b->rank * count * elem_size(dtype);
     MPI_Datatype type = cb_mpi_type_of(b, dtype);
     return MPI_CALL(b, MPI_Allgather(in_place ? MPI_IN_PLACE : send, (int)count, type, recv,
-                                     (int)count, type, b->comm));
+                                     (int)count, type, cb_mpi_comm(b)));
 }
 
 int cb_mpi_reducescatter(cb_backend *b, const void *send, void *recv, size_t count,
@@ -131,12 +131,12 @@ int cb_mpi_reducescatter(cb_backend *b, const void *send, void *recv, size_t cou
         /* MPI leaves an in-place result at the start of the buffer; NCCL's
          * in-place result is the rank's own block, so move it there. */
         if (MPI_CALL(b, MPI_Reduce_scatter_block(MPI_IN_PLACE, (void *)send, (int)count, type,
-                                                 op, b->comm)) != 0)
+                                                 op, cb_mpi_comm(b))) != 0)
             return -1;
         if (b->rank != 0)
             memmove(recv, send, count * esize);
     } else if (MPI_CALL(b, MPI_Reduce_scatter_block(send, recv, (int)count, type, op,
-                                                    b->comm)) != 0) {
+                                                    cb_mpi_comm(b))) != 0) {
         return -1;
     }
     finish_reduction(b, recv, count, dtype, redop);
@@ -151,7 +151,7 @@ int cb_mpi_broadcast(cb_backend *b, const void *send, void *recv, size_t count,
     /* NCCL's root also receives: copy its input over first (a local pass). */
     if (b->rank == root && send != recv)
         memcpy(recv, send, count * elem_size(dtype));
-    return MPI_CALL(b, MPI_Bcast(recv, (int)count, cb_mpi_type_of(b, dtype), root, b->comm));
+    return MPI_CALL(b, MPI_Bcast(recv, (int)count, cb_mpi_type_of(b, dtype), root, cb_mpi_comm(b)));
 }
 
 /* The same ranks, ranked from root on (see mpi/quirks.h), made when the root
@@ -164,7 +164,7 @@ static int root_first_comm(mpi_backend *mb, int root)
         MPI_Comm_free(&mb->root_first);
     cb_backend *b = &mb->base;
     int key = (b->rank - root + b->nranks) % b->nranks;
-    if (MPI_CALL(b, MPI_Comm_split(b->comm, 0, key, &mb->root_first)) != 0) {
+    if (MPI_CALL(b, MPI_Comm_split(cb_mpi_comm(b), 0, key, &mb->root_first)) != 0) {
         mb->root_first = MPI_COMM_NULL;
         return -1;
     }
@@ -178,7 +178,7 @@ int cb_mpi_reduce(cb_backend *b, const void *send, void *recv, size_t count,
     if (check_count(b, count) != 0)
         return -1;
     mpi_backend *mb = (mpi_backend *)b;
-    MPI_Comm comm = b->comm;
+    MPI_Comm comm = cb_mpi_comm(b);
     int comm_root = root;
     if (mb->reduce_root_first && root != 0) {
         if (root_first_comm(mb, root) != 0)
@@ -202,7 +202,7 @@ int cb_mpi_alltoall(cb_backend *b, const void *send, void *recv, size_t count,
         return -1;
     MPI_Datatype type = cb_mpi_type_of(b, dtype);
     return MPI_CALL(b, MPI_Alltoall(send == recv ? MPI_IN_PLACE : send, (int)count, type, recv,
-                                    (int)count, type, b->comm));
+                                    (int)count, type, cb_mpi_comm(b)));
 }
 
 int cb_mpi_gather(cb_backend *b, const void *send, void *recv, size_t count,
@@ -215,7 +215,7 @@ int cb_mpi_gather(cb_backend *b, const void *send, void *recv, size_t count,
                    send == (char *)recv + (size_t)b->rank * count * elem_size(dtype);
     MPI_Datatype type = cb_mpi_type_of(b, dtype);
     const void *src = in_place ? MPI_IN_PLACE : send;
-    return MPI_CALL(b, MPI_Gather(src, (int)count, type, recv, (int)count, type, root, b->comm));
+    return MPI_CALL(b, MPI_Gather(src, (int)count, type, recv, (int)count, type, root, cb_mpi_comm(b)));
 }
 
 int cb_mpi_scatter(cb_backend *b, const void *send, void *recv, size_t count,
@@ -228,7 +228,7 @@ int cb_mpi_scatter(cb_backend *b, const void *send, void *recv, size_t count,
                    recv == (const char *)send + (size_t)b->rank * count * elem_size(dtype);
     MPI_Datatype type = cb_mpi_type_of(b, dtype);
     void *dst = in_place ? MPI_IN_PLACE : recv;
-    return MPI_CALL(b, MPI_Scatter(send, (int)count, type, dst, (int)count, type, root, b->comm));
+    return MPI_CALL(b, MPI_Scatter(send, (int)count, type, dst, (int)count, type, root, cb_mpi_comm(b)));
 }
 
 /* The benchmark's point-to-point messages, apart from anything else on comm. */
@@ -243,15 +243,15 @@ int cb_mpi_sendrecv(cb_backend *b, const void *send, void *recv, size_t count,
     if (send == recv)
         return MPI_CALL(b, MPI_Sendrecv_replace(recv, (int)count, type, send_peer,
                                                 CB_SENDRECV_TAG, recv_peer, CB_SENDRECV_TAG,
-                                                b->comm, MPI_STATUS_IGNORE));
+                                                cb_mpi_comm(b), MPI_STATUS_IGNORE));
     return MPI_CALL(b, MPI_Sendrecv(send, (int)count, type, send_peer, CB_SENDRECV_TAG, recv,
-                                    (int)count, type, recv_peer, CB_SENDRECV_TAG, b->comm,
+                                    (int)count, type, recv_peer, CB_SENDRECV_TAG, cb_mpi_comm(b),
                                     MPI_STATUS_IGNORE));
 }
 
 int cb_mpi_barrier(cb_backend *b)
 {
-    return MPI_CALL(b, MPI_Barrier(b->comm));
+    return MPI_CALL(b, MPI_Barrier(cb_mpi_comm(b)));
 }
 
 /* The local passes of ring_allreduce, on the host with the same operations
@@ -311,7 +311,7 @@ int cb_mpi_alltoallv(cb_backend *b, const void *send, const size_t *send_counts,
                              INT_MAX);
     if (rc == 0)
         rc = MPI_CALL(b, MPI_Alltoallv(send, ints, ints + n, MPI_BYTE, recv, ints + 2 * n,
-                                       ints + 3 * n, MPI_BYTE, b->comm));
+                                       ints + 3 * n, MPI_BYTE, cb_mpi_comm(b)));
     free(ints);
     return rc;
 }

@@ -8,12 +8,16 @@
 
 #include <stddef.h>
 
+#include <mpi.h>
+
 #include "backends/backend.h"
 
 #define CB_MPI_BASIC_REDOPS (CB_MAX + 1)   /* sum, prod, min, max: what MPI reduces */
 
 typedef struct mpi_backend {
-    cb_backend base;  /* first: the engine sees this */
+    cb_backend base;  /* first: the engine sees this; base.comm: the control plane's group */
+    int owns_ctl;     /* base.comm is a split of ours (mpi_split), freed with us */
+    MPI_Comm comm;    /* a duplicate of that group's MPI communicator, for the measurements */
     double timer_started;
     MPI_Datatype types[CB_DTYPE_COUNT];
     int type_created[CB_DTYPE_COUNT];               /* ours to free */
@@ -28,6 +32,12 @@ typedef struct mpi_backend {
     MPI_Comm root_first;    /* comm reordered so that root_first_of is rank 0 */
     int root_first_of;
 } mpi_backend;
+
+/* The MPI communicator the measurements run on. */
+static inline MPI_Comm cb_mpi_comm(cb_backend *b)
+{
+    return ((mpi_backend *)b)->comm;
+}
 
 /* ops.c: 0, or -1 with a line in b->error naming the call, its place and
  * MPI's error. */

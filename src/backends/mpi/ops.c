@@ -14,6 +14,7 @@
 
 #include "backends/mpi/mpi_backend.h"
 #include "backends/mpi/quirks.h"
+#include "control/mpi.h"
 #include "host/sysinfo.h"
 
 /* 0, or -1 with a line in b->error naming the call, its place and MPI's error. */
@@ -39,28 +40,29 @@ static int mpi_usable(char *why, size_t why_len)
 
 /* A communicator of our own, whose errors come back to us so that they are
  * reported as ours; the caller's keeps its handler. Collective over comm. */
-static int mpi_start(mpi_backend *mb, MPI_Comm comm)
+static int mpi_start(mpi_backend *mb, cb_ctl *ctl)
 {
     mb->root_first = MPI_COMM_NULL;
-    if (MPI_CALL(&mb->base, MPI_Comm_dup(comm, &mb->base.comm)) != 0) {
-        mb->base.comm = MPI_COMM_NULL;
+    mb->base.comm = ctl;
+    if (MPI_CALL(&mb->base, MPI_Comm_dup(cb_ctl_mpi_comm(ctl), &mb->comm)) != 0) {
+        mb->comm = MPI_COMM_NULL;
         return -1;
     }
-    MPI_Comm_set_errhandler(mb->base.comm, MPI_ERRORS_RETURN);
-    MPI_Comm_rank(mb->base.comm, &mb->base.rank);
-    MPI_Comm_size(mb->base.comm, &mb->base.nranks);
+    MPI_Comm_set_errhandler(mb->comm, MPI_ERRORS_RETURN);
+    MPI_Comm_rank(mb->comm, &mb->base.rank);
+    MPI_Comm_size(mb->comm, &mb->base.nranks);
     mb->reduce_root_first = cb_mpi_reduce_root_first_on(&mb->base);
     return cb_mpi_create_types(mb);
 }
 
-static int mpi_init(MPI_Comm comm, const cb_backend_config *config, cb_backend **out)
+static int mpi_init(cb_ctl *comm, const cb_backend_config *config, cb_backend **out)
 {
     (void)config;
     mpi_backend *mb = calloc(1, sizeof *mb);
     *out = mb ? &mb->base : NULL;
     if (cb_backend_agree(comm, *out, mb == NULL) != 0)
         return -1;
-    mb->base.comm = MPI_COMM_NULL;
+    mb->comm = MPI_COMM_NULL;
     snprintf(mb->base.allocator, sizeof mb->base.allocator, "posix_memalign");
     return mpi_start(mb, comm);
 }
@@ -75,18 +77,19 @@ static int mpi_split(cb_backend *b, int color, int key, cb_backend **out)
         cb_backend_fail(b, "out of memory for a sub-communicator's backend");
     if (cb_backend_agree(b->comm, b, color >= 0 && mb == NULL) != 0)
         return -1;
-    MPI_Comm sub = MPI_COMM_NULL;
-    int failed = MPI_CALL(b, MPI_Comm_split(b->comm, color >= 0 ? color : MPI_UNDEFINED, key,
-                                            &sub)) != 0;
+    cb_ctl *sub = NULL;
+    int failed = cb_ctl_split(b->comm, color, key, &sub) != 0;
+    if (failed)
+        cb_backend_fail(b, "the control plane could not split the ranks");
     if (!failed && mb != NULL) {
         mb->base.ops = b->ops;
-        mb->base.comm = MPI_COMM_NULL;
+        mb->owns_ctl = 1;
         failed = mpi_start(mb, sub) != 0;
+        sub = NULL;   /* mb's now, freed with it */
         if (failed)
             snprintf(b->error, sizeof b->error, "%s", mb->base.error);
     }
-    if (sub != MPI_COMM_NULL)
-        MPI_Comm_free(&sub);
+    cb_ctl_free(&sub);
     if (cb_backend_agree(b->comm, b, failed) != 0) {
         if (mb != NULL)
             mpi_fini(&mb->base, 1);
@@ -103,8 +106,10 @@ static void mpi_fini(cb_backend *b, int aborting)
     cb_mpi_free_types(mb);
     if (mb->root_first != MPI_COMM_NULL)
         MPI_Comm_free(&mb->root_first);
-    if (b->comm != MPI_COMM_NULL)
-        MPI_Comm_free(&b->comm);
+    if (mb->comm != MPI_COMM_NULL)
+        MPI_Comm_free(&mb->comm);
+    if (mb->owns_ctl)
+        cb_ctl_free(&b->comm);
     free(mb->marks);
     free(mb->work);
     free(mb);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "quirks.h"
+#include "backends/mpi/mpi_backend.h"
 
 /* The value after "KEY:" and blanks on a line of version, or NULL. */
 static const char *field(const char *version, const char *key)
@@ -38,7 +39,7 @@ int cb_mpi_reduce_root_first_on(cb_backend *b)
     int len = 0, here = MPI_Get_library_version(version, &len) == MPI_SUCCESS &&
                         cb_mpi_reduce_needs_root_first(version);
     int any = here;
-    MPI_Allreduce(&here, &any, 1, MPI_INT, MPI_MAX, b->comm);
+    MPI_Allreduce(&here, &any, 1, MPI_INT, MPI_MAX, cb_mpi_comm(b));
     if (any)
         snprintf(b->notice, sizeof b->notice, "This MPICH's in-place MPI_Reduce fails at a root other "
                  "than 0 (MPICH issue 6540): reduce runs on the same ranks ordered from the root");

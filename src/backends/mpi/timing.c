@@ -65,11 +65,11 @@ int cb_mpi_comm_time(cb_backend *b, cb_comm_op op, double *seconds)
         return cb_backend_fail(b, "MPI has no communicator %s (only MPI_Comm_dup and "
                                "MPI_Comm_split)", cb_comm_op_name(op)) + 2;
     MPI_Comm made = MPI_COMM_NULL;
-    MPI_Barrier(b->comm);
+    MPI_Barrier(cb_mpi_comm(b));
     double start = MPI_Wtime();
     int rc = op == CB_COMM_INIT
-                 ? MPI_Comm_dup(b->comm, &made)
-                 : MPI_Comm_split(b->comm, b->rank * 2 / b->nranks, b->rank, &made);
+                 ? MPI_Comm_dup(cb_mpi_comm(b), &made)
+                 : MPI_Comm_split(cb_mpi_comm(b), b->rank * 2 / b->nranks, b->rank, &made);
     *seconds = MPI_Wtime() - start;
     if (made != MPI_COMM_NULL)
         MPI_Comm_free(&made);

@@ -94,16 +94,18 @@ int cb_nccl_check(cb_backend *b, ncclComm_t comm, ncclResult_t res, const char *
 
 /* cb_backend_agree, but a rank that failed prints its error itself when the
  * others are slow to agree (they may never come). */
-int cb_nccl_agree_telling(MPI_Comm comm, nccl_backend *nb, int failed)
+int cb_nccl_agree_telling(cb_ctl *comm, nccl_backend *nb, int failed)
 {
     int any = 0, done = 0, told = 0;
-    MPI_Request req;
-    MPI_Iallreduce(&failed, &any, 1, MPI_INT, MPI_MAX, comm, &req);
-    double since = MPI_Wtime();
+    cb_ctl_req *req = NULL;
+    if (cb_ctl_iallreduce(comm, &failed, &any, 1, CB_CTL_INT, CB_CTL_MAX, &req) != 0)
+        return cb_backend_agree(comm, &nb->base, 1);
+    double since = cb_ctl_now();
     while (!done) {
-        MPI_Test(&req, &done, MPI_STATUS_IGNORE);
-        if (!done && failed && !told && MPI_Wtime() - since > CB_NCCL_TELL_AFTER_S) {
-            char host[MPI_MAX_PROCESSOR_NAME];
+        if (cb_ctl_test(comm, req, &done) != 0)
+            return cb_backend_fail(&nb->base, "the control plane failed while the ranks agreed");
+        if (!done && failed && !told && cb_ctl_now() - since > CB_NCCL_TELL_AFTER_S) {
+            char host[CB_CTL_HOSTLEN];
             cb_sysinfo_host_label(host, sizeof host);
             fprintf(stderr, "nccl-collbench: rank %d (%s): %s (waiting for the other ranks)\n",
                     nb->base.rank, host, nb->base.error);
@@ -129,20 +131,24 @@ int cb_nccl_agree_telling(MPI_Comm comm, nccl_backend *nb, int failed)
  * ncclCommInitRankFunc. So the parent is polled whatever res says, then
  * the new communicator. Returns 1 when this rank failed (b->error says
  * why), else 0 (*comm is NULL when another failed). */
-int cb_nccl_await_comm(nccl_backend *nb, MPI_Comm mpi, ncclComm_t *comm, ncclComm_t parent,
+int cb_nccl_await_comm(nccl_backend *nb, cb_ctl *mpi, ncclComm_t *comm, ncclComm_t parent,
                        ncclResult_t res, const char *call)
 {
     cb_backend *b = &nb->base;
     int failed_at_once = res != ncclSuccess && res != ncclInProgress, any = 0, done = 0;
     if (failed_at_once)
         cb_nccl_check(b, NULL, res, call, __FILE__, __LINE__);
-    MPI_Request req;
-    MPI_Iallreduce(&failed_at_once, &any, 1, MPI_INT, MPI_MAX, mpi, &req);
+    cb_ctl_req *req = NULL;
+    if (cb_ctl_iallreduce(mpi, &failed_at_once, &any, 1, CB_CTL_INT, CB_CTL_MAX, &req) != 0) {
+        done = 1;
+        any = 1;
+    }
     ncclComm_t watched = parent != NULL ? parent : *comm;
     ncclResult_t state = failed_at_once || watched == NULL ? ncclSuccess : ncclInProgress;
     while (!done || (!any && state == ncclInProgress)) {
         if (!done)
-            MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+            if (cb_ctl_test(mpi, req, &done) != 0)
+                done = any = 1;
         if (state == ncclInProgress && !(done && any)) {
             ncclResult_t query = ncclCommGetAsyncError(watched, &state);
             if (query != ncclSuccess)
@@ -214,7 +220,7 @@ int cb_nccl_env_nonblocking(int library_version)
  * split is polled on the parent. out must outlive the wait, as NCCL's
  * thread writes it. Returns 1 when this rank failed, else 0 (*out NULL
  * when another did or the colour is none). */
-static int split_comm(nccl_backend *nb, MPI_Comm mpi, ncclComm_t parent, int color, int key,
+static int split_comm(nccl_backend *nb, cb_ctl *mpi, ncclComm_t parent, int color, int key,
                       ncclComm_t *out)
 {
     *out = NULL;
@@ -230,7 +236,7 @@ static int split_comm(nccl_backend *nb, MPI_Comm mpi, ncclComm_t parent, int col
 }
 
 /* One communicator per rank, blocking, as nccl-tests': every rank first
- * agrees over MPI that it is ready (the unique id made and received), so
+ * agrees over the control plane that it is ready (the unique id made and received), so
  * that none fails before NCCL's bootstrap and strands the others in it; a
  * rank lost inside NCCL's own set-up is then the watchdog's (-T) to end.
  * Its launches return once enqueued, with no thread of NCCL's in the timed
@@ -243,7 +249,7 @@ int cb_nccl_create_comm(nccl_backend *nb)
     int failed = b->rank == 0 && NCCL_CALL(b, NULL, ncclGetUniqueId(&id)) != 0;
     if (cb_backend_agree(b->comm, b, failed) != 0)
         return -1;
-    MPI_Bcast(&id, (int)sizeof id, MPI_BYTE, 0, b->comm);
+    cb_ctl_bcast(b->comm, &id, sizeof id, 0);
     nb->nonblocking = cb_nccl_env_nonblocking(nb->library_version);
     ncclComm_t comm = NULL;
     ncclResult_t res;
@@ -399,14 +405,14 @@ void cb_nccl_fini(cb_backend *b, int aborting)
         cudaEventDestroy(nb->start);
     if (nb->have_stream)
         cudaStreamDestroy(nb->stream);
-    if (nb->parent != NULL && b->comm != MPI_COMM_NULL)
-        MPI_Comm_free(&b->comm);
+    if (nb->parent != NULL && b->comm != NULL)
+        cb_ctl_free(&b->comm);
     free(nb);
 }
 
 /* A communicator over some of b's ranks with ncclCommSplit, launching on
  * b's stream so that b's events time its operations and b's wait covers
- * them; an MPI communicator of the same ranks beside it for agreement. */
+ * them; a control-plane group of the same ranks beside it for agreement. */
 int cb_nccl_split(cb_backend *b, int color, int key, cb_backend **out)
 {
     nccl_backend *parent = (nccl_backend *)b;
@@ -427,8 +433,8 @@ int cb_nccl_split(cb_backend *b, int color, int key, cb_backend **out)
         cb_backend_fail(b, "out of memory for a sub-communicator's backend");
     if (cb_backend_agree(b->comm, b, color >= 0 && nb == NULL) != 0)
         return -1;
-    MPI_Comm sub = MPI_COMM_NULL;
-    MPI_Comm_split(b->comm, color >= 0 ? color : MPI_UNDEFINED, key, &sub);
+    cb_ctl *sub = NULL;
+    cb_ctl_split(b->comm, color, key, &sub);
     ncclComm_t comm = NULL;
     int failed = 0;
     int split_color = color >= 0 ? color : NCCL_SPLIT_NOCOLOR;
@@ -436,9 +442,9 @@ int cb_nccl_split(cb_backend *b, int color, int key, cb_backend **out)
     if (nb != NULL) {
         nb->base.ops = b->ops;
         nb->base.comm = sub;
-        if (sub != MPI_COMM_NULL) {
-            MPI_Comm_rank(sub, &nb->base.rank);
-            MPI_Comm_size(sub, &nb->base.nranks);
+        if (sub != NULL) {
+            nb->base.rank = (sub)->rank;
+            nb->base.nranks = (sub)->size;
         }
         nb->parent = parent;
         nb->comm = comm;

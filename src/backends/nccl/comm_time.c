@@ -50,7 +50,7 @@ static int lacks(nccl_backend *nb, cb_comm_op op)
 
 static double now_s(void)
 {
-    return MPI_Wtime();
+    return cb_ctl_now();
 }
 
 /* Make one communicator the way op says, as the run makes its own
@@ -93,9 +93,7 @@ static int make(nccl_backend *nb, cb_comm_op op, const ncclUniqueId *id, ncclCom
         /* Left out: polled, the others' wait holds an agreement to join. */
         if (nb->nonblocking) {
             int none = 0, any = 0;
-            MPI_Request req;
-            MPI_Iallreduce(&none, &any, 1, MPI_INT, MPI_MAX, b->comm, &req);
-            MPI_Wait(&req, MPI_STATUS_IGNORE);
+            cb_ctl_allreduce(b->comm, &none, &any, 1, CB_CTL_INT, CB_CTL_MAX);
         }
         return 0;
     }
@@ -118,8 +116,8 @@ int cb_nccl_comm_time(cb_backend *b, cb_comm_op op, double *seconds)
     if (cb_backend_agree(b->comm, b, failed) != 0)
         return -1;
     if (op == CB_COMM_INIT)
-        MPI_Bcast(&id, (int)sizeof id, MPI_BYTE, 0, b->comm);
-    MPI_Barrier(b->comm);
+        cb_ctl_bcast(b->comm, &id, sizeof id, 0);
+    cb_ctl_barrier(b->comm);
     ncclComm_t made = NULL;
     failed = make(nb, op, &id, &made, seconds);
     if (made != NULL)

@@ -125,10 +125,10 @@ static void unload(struct nccl_compare *c)
 void cb_nccl_compare_prepare(nccl_backend *nb)
 {
     cb_backend *b = &nb->base;
-    MPI_Comm run = nb->config.run_comm;
+    cb_ctl *run = nb->config.run_comm;
     int me = 0, nranks = 1, ok = 0;
-    MPI_Comm_rank(run, &me);
-    MPI_Comm_size(run, &nranks);
+    me = (run)->rank;
+    nranks = (run)->size;
     char why[CB_BACKEND_ERRLEN];
     const char *host = getenv(CB_NCCL_HOST_COMPARE_ENV);
 #ifdef CB_HAVE_CUDA_LIBRARY
@@ -163,7 +163,7 @@ void cb_nccl_compare_prepare(nccl_backend *nb)
      * the device or the host) agrees; an environment that differs between
      * ranks is agreed on too. */
     int all = 0;
-    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_LAND, run);
+    cb_ctl_allreduce(run, &ok, &all, 1, CB_CTL_INT, CB_CTL_LAND);
     if (all) {
 #ifdef CB_HAVE_CUDA_LIBRARY
         nb->compare = c;
@@ -175,9 +175,9 @@ void cb_nccl_compare_prepare(nccl_backend *nb)
     unload(c);
 #endif
     int mine = ok ? nranks : me, first = 0;
-    MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, run);
+    cb_ctl_allreduce(run, &mine, &first, 1, CB_CTL_INT, CB_CTL_MIN);
     /* The first rank that did not load it says why. */
-    MPI_Bcast(why, (int)sizeof why, MPI_CHAR, first, run);
+    cb_ctl_bcast(run, why, sizeof why, first);
     char text[CB_BACKEND_ERRLEN];
     snprintf(text, sizeof text, "-B compares on the host (outputs copied from the GPU): %.400s",
              why);

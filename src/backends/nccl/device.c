@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "api.h"
 #include "host/sysinfo.h"
@@ -80,9 +81,9 @@ static char *visible_bus_ids(cb_backend *b, int ndev)
 /* "host h1 NCCL_HOSTID=x": this rank's host as NCCL counts hosts. */
 static void host_name(char *buf, size_t len)
 {
-    char name[MPI_MAX_PROCESSOR_NAME];
-    int n = 0;
-    MPI_Get_processor_name(name, &n);
+    char name[CB_CTL_HOSTLEN] = "";
+    if (gethostname(name, sizeof name - 1) != 0)
+        snprintf(name, sizeof name, "unknown");
     const char *hostid = getenv(CB_HOSTID_ENV);
     snprintf(buf, len, "host %s%s%s", name, hostid != NULL ? " " CB_HOSTID_ENV "=" : "",
              hostid != NULL ? hostid : "");
@@ -90,20 +91,20 @@ static void host_name(char *buf, size_t len)
 
 /* "ranks 0, 1 and 3": the run ranks of the members of same, collective over
  * same. */
-static void member_ranks(MPI_Comm same, MPI_Comm run, char *buf, size_t len)
+static void member_ranks(cb_ctl *same, cb_ctl *run, char *buf, size_t len)
 {
     int n = 1, me = 0;
-    MPI_Comm_size(same, &n);
-    MPI_Comm_rank(run, &me);
+    n = (same)->size;
+    me = (run)->rank;
     int *ranks = malloc((size_t)n * sizeof *ranks);
     int ok = ranks != NULL;
-    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, same);
+    cb_ctl_allreduce(same, CB_CTL_IN_PLACE, &ok, 1, CB_CTL_INT, CB_CTL_LAND);
     if (!ok) {
         free(ranks);
         snprintf(buf, len, "%d ranks", n);
         return;
     }
-    MPI_Allgather(&me, 1, MPI_INT, ranks, 1, MPI_INT, same);
+    cb_ctl_allgather(same, &me, sizeof(int), ranks);
     size_t used = (size_t)snprintf(buf, len, "ranks");
     for (int i = 0; i < n && used < len; i++)
         used += (size_t)snprintf(buf + used, len - used, "%s %d",
@@ -114,20 +115,20 @@ static void member_ranks(MPI_Comm same, MPI_Comm run, char *buf, size_t len)
 /* This rank's place among the ranks of host that see the same GPUs (by
  * their bus id lists), and how many they are; -1 out of memory. Collective
  * over host. */
-static int same_view(MPI_Comm host, int local_rank, const char *ids, int *place, int *count)
+static int same_view(cb_ctl *host, int local_rank, const char *ids, int *place, int *count)
 {
-    MPI_Comm same;
+    cb_ctl *same;
     if (cb_sysinfo_same_text_comm(host, local_rank, ids, &same) != 0)
         return -1;
-    MPI_Comm_rank(same, place);
-    MPI_Comm_size(same, count);
-    MPI_Comm_free(&same);
+    *place = same->rank;
+    *count = same->size;
+    cb_ctl_free(&same);
     return 0;
 }
 
 /* The sharers of this rank's GPU: on the machine (they share its memory)
  * and on the host (refused). Collective over run and host. */
-static int check_sharing(cb_backend *b, MPI_Comm run, MPI_Comm host, cb_nccl_device *out,
+static int check_sharing(cb_backend *b, cb_ctl *run, cb_ctl *host, cb_nccl_device *out,
                          int ndev, int viewers)
 {
     char bus[BUS_ID_LEN] = "";
@@ -136,18 +137,18 @@ static int check_sharing(cb_backend *b, MPI_Comm run, MPI_Comm host, cb_nccl_dev
     if (cb_backend_agree(run, b, failed) != 0)
         return -1;
     int rank = 0;
-    MPI_Comm_rank(run, &rank);
-    MPI_Comm machine, same_host;
+    rank = (run)->rank;
+    cb_ctl *machine = NULL, *same_host = NULL;
     if (cb_sysinfo_same_text_comm(run, rank, bus, &machine) != 0)
         return cb_backend_fail(b, "out of memory for the GPU ids of this machine's ranks");
-    MPI_Comm_size(machine, &out->sharers);
-    MPI_Comm_free(&machine);
+    out->sharers = (machine)->size;
+    cb_ctl_free(&machine);
     if (cb_sysinfo_same_text_comm(host, out->local_rank, bus, &same_host) != 0)
         return cb_backend_fail(b, "out of memory for the GPU ids of this host's ranks");
     int together = 1;
-    MPI_Comm_size(same_host, &together);
+    together = (same_host)->size;
     if (together > 1) {
-        char where[MPI_MAX_PROCESSOR_NAME + 64], ranks[160], advice[96] = "";
+        char where[CB_CTL_HOSTLEN + 64], ranks[160], advice[96] = "";
         host_name(where, sizeof where);
         member_ranks(same_host, run, ranks, sizeof ranks);
         if (viewers > ndev)
@@ -160,11 +161,11 @@ static int check_sharing(cb_backend *b, MPI_Comm run, MPI_Comm host, cb_nccl_dev
                         "testing", where, ranks, together == 2 ? "both" : "all", bus,
                         visible != NULL ? visible : "unset", advice);
     }
-    MPI_Comm_free(&same_host);
+    cb_ctl_free(&same_host);
     return together > 1 ? -1 : 0;
 }
 
-int cb_nccl_device_choose(cb_backend *b, MPI_Comm run, cb_nccl_device *out)
+int cb_nccl_device_choose(cb_backend *b, cb_ctl *run, cb_nccl_device *out)
 {
     memset(out, 0, sizeof *out);
     out->device = -1;
@@ -181,15 +182,15 @@ int cb_nccl_device_choose(cb_backend *b, MPI_Comm run, cb_nccl_device *out)
     }
 
     int rank = 0;
-    MPI_Comm_rank(run, &rank);
-    MPI_Comm host;
+    rank = (run)->rank;
+    cb_ctl *host;
     failed = cb_sysinfo_host_comm(run, rank, &host) != 0;
     if (failed)
         cb_backend_fail(b, "out of memory for the host ids of this machine's ranks");
     int place = 0, viewers = 1;
     if (!failed) {
-        MPI_Comm_rank(host, &out->local_rank);
-        MPI_Comm_size(host, &out->local_ranks);
+        out->local_rank = (host)->rank;
+        out->local_ranks = (host)->size;
         if (same_view(host, out->local_rank, ids, &place, &viewers) != 0)
             failed = cb_backend_fail(b, "out of memory for the GPU lists of this host's ranks");
     }
@@ -203,12 +204,12 @@ int cb_nccl_device_choose(cb_backend *b, MPI_Comm run, cb_nccl_device *out)
         failed = cuda_failed(b, cudaSetDevice(out->device), "cudaSetDevice") != 0;
     }
     if (cb_backend_agree(run, b, failed) != 0) {
-        if (host != MPI_COMM_NULL)
-            MPI_Comm_free(&host);
+        if (host != NULL)
+            cb_ctl_free(&host);
         return -1;
     }
     /* Advice on how many ranks to start fits only the automatic choice. */
     failed = check_sharing(b, run, host, out, ndev, forced >= 0 ? 0 : viewers) != 0;
-    MPI_Comm_free(&host);
+    cb_ctl_free(&host);
     return cb_backend_agree(run, b, failed);
 }

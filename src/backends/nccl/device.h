@@ -2,7 +2,7 @@
 #ifndef CB_NCCL_DEVICE_H
 #define CB_NCCL_DEVICE_H
 
-#include <mpi.h>
+#include "control/control.h"
 
 #include "backends/backend.h"
 
@@ -28,6 +28,6 @@ typedef struct cb_nccl_device {
  * are refused: ranks given
  * different NCCL_HOSTID values are different hosts and may share. 0 on
  * every rank, or -1 on every rank with b->error saying why. */
-int cb_nccl_device_choose(cb_backend *b, MPI_Comm run, cb_nccl_device *out);
+int cb_nccl_device_choose(cb_backend *b, cb_ctl *run, cb_nccl_device *out);
 
 #endif

@@ -124,11 +124,11 @@ int cb_nccl_env_nonblocking(int library_version);
  * not NULL) by a split or shrink of that non-blocking parent, is ready,
  * while every rank of mpi learns whether any call failed at once; 1 when
  * this rank failed (b->error). */
-int cb_nccl_await_comm(nccl_backend *nb, MPI_Comm mpi, ncclComm_t *comm, ncclComm_t parent,
+int cb_nccl_await_comm(nccl_backend *nb, cb_ctl *mpi, ncclComm_t *comm, ncclComm_t parent,
                        ncclResult_t res, const char *call);
 /* cb_backend_agree, but a failed rank speaks for itself when the others are
  * slow to agree (they may never come). */
-int cb_nccl_agree_telling(MPI_Comm comm, nccl_backend *nb, int failed);
+int cb_nccl_agree_telling(cb_ctl *comm, nccl_backend *nb, int failed);
 void cb_nccl_fini(cb_backend *b, int aborting);
 int cb_nccl_split(cb_backend *b, int color, int key, cb_backend **out);
 void cb_nccl_abort(cb_backend *b);

@@ -142,7 +142,7 @@ static int read_capabilities(nccl_backend *nb)
     return 0;
 }
 
-static int nccl_init(MPI_Comm comm, const cb_backend_config *config, cb_backend **out)
+static int nccl_init(cb_ctl *comm, const cb_backend_config *config, cb_backend **out)
 {
     /* -z is the engine's business: it waits between operations itself. */
     nccl_backend *nb = calloc(1, sizeof *nb);
@@ -152,8 +152,8 @@ static int nccl_init(MPI_Comm comm, const cb_backend_config *config, cb_backend 
     nb->base.comm = comm;
     nb->device = -1;
     nb->config = *config;
-    MPI_Comm_rank(comm, &nb->base.rank);
-    MPI_Comm_size(comm, &nb->base.nranks);
+    nb->base.rank = (comm)->rank;
+    nb->base.nranks = (comm)->size;
     /* The device is chosen over the whole run, before any --split. */
     cb_nccl_device chosen;
     if (cb_nccl_device_choose(&nb->base, config->run_comm, &chosen) != 0)

@@ -128,7 +128,19 @@ static int faulty_usable_mpi(char *why, size_t why_len)
     return cb_backend_mpi.usable(why, why_len);
 }
 
-static int faulty_init_as(const cb_backend_ops *self, MPI_Comm comm,
+/* Every rank's place in the whole run, for faults named by run ranks
+ * (slowlink). Collective over b->comm. */
+static int learn_world_ranks(faulty_backend *f)
+{
+    f->world_of = malloc((size_t)f->base.nranks * sizeof *f->world_of);
+    int ok = f->world_of != NULL;
+    cb_ctl_allreduce(f->base.comm, CB_CTL_IN_PLACE, &ok, 1, CB_CTL_INT, CB_CTL_LAND);
+    if (!ok || cb_ctl_allgather(f->base.comm, &f->world_rank, sizeof(int), f->world_of) != 0)
+        return cb_backend_fail(&f->base, "faulty: out of memory for the ranks' places");
+    return 0;
+}
+
+static int faulty_init_as(const cb_backend_ops *self, cb_ctl *comm,
                           const cb_backend_config *config, cb_backend **out)
 {
     faulty_backend *f = calloc(1, sizeof *f);
@@ -137,9 +149,9 @@ static int faulty_init_as(const cb_backend_ops *self, MPI_Comm comm,
         return -1;
     f->base.comm = comm;
     f->ops = wrapped(self);
-    MPI_Comm_rank(comm, &f->base.rank);
-    MPI_Comm_size(comm, &f->base.nranks);
-    MPI_Comm_rank(MPI_COMM_WORLD, &f->world_rank);
+    f->base.rank = comm->rank;
+    f->base.nranks = comm->size;
+    f->world_rank = config->run_comm->rank;
     if (fault_parse(f, getenv(FAULT_ENV)) != 0)
         return cb_backend_fail(&f->base, "%s must be " FAULT_FORMS, FAULT_ENV);
     /* What the engine reads from our table must be what the wrapped one says. */
@@ -155,10 +167,12 @@ static int faulty_init_as(const cb_backend_ops *self, MPI_Comm comm,
      * repeat_on_device, ...) is ours too; the comm and ranks are the same. */
     f->base = *f->inner;
     f->base.ops = NULL;   /* the engine sets it to ours */
-    return pass(&f->base, rc);
+    if (pass(&f->base, rc) != 0)
+        return -1;
+    return learn_world_ranks(f);
 }
 
-static int faulty_init_mpi(MPI_Comm comm, const cb_backend_config *config, cb_backend **out)
+static int faulty_init_mpi(cb_ctl *comm, const cb_backend_config *config, cb_backend **out)
 {
     return faulty_init_as(&cb_backend_faulty_mpi, comm, config, out);
 }
@@ -172,6 +186,7 @@ static void faulty_fini(cb_backend *b, int aborting)
         f->ops->fini(f->inner, aborting);
     }
     free(f->host);
+    free(f->world_of);
     free(f);
 }
 
@@ -296,8 +311,9 @@ static int faulty_split(cb_backend *b, int color, int key, cb_backend **out)
     w->stale_bytes = 0;
     w->host = NULL;
     w->host_bytes = 0;
+    w->world_of = NULL;
     *out = &w->base;
-    return 0;
+    return learn_world_ranks(w);
 }
 
 /* --nccl-impl: the wrapped backend's choice, so that faults reach both. */
@@ -594,7 +610,7 @@ static int faulty_usable_nccl(char *why, size_t why_len)
     return cb_backend_nccl.usable(why, why_len);
 }
 
-static int faulty_init_nccl(MPI_Comm comm, const cb_backend_config *config, cb_backend **out)
+static int faulty_init_nccl(cb_ctl *comm, const cb_backend_config *config, cb_backend **out)
 {
     return faulty_init_as(&cb_backend_faulty_nccl, comm, config, out);
 }

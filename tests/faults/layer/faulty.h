@@ -37,7 +37,8 @@ typedef struct faulty_backend {
     int timed_only;             /* "timed:" before the fault: only in timed spans */
     int untimed_only;           /* "untimed:": only outside them (the check launches) */
     int timing;                 /* between timer_start and timer_stop */
-    int world_rank;             /* what K names: a rank of MPI_COMM_WORLD */
+    int world_rank;             /* what K names: a rank of the whole run */
+    int *world_of;              /* each rank of base.comm's rank in the run */
     long arg[FAULT_MAX_ARGS];
     int nargs;
     long launches;              /* nth: the collectives this rank has launched */

@@ -147,11 +147,9 @@ static int duplicate_input(cb_backend *b, const launch *l)
     unsigned char *view = get_host(b, l->send, bytes);
     if (view == NULL)
         return -1;
-    int rc = b->rank == from
-                 ? MPI_Send(view, (int)bytes, MPI_BYTE, (int)to, FAULT_DUP_TAG, b->comm)
-                 : MPI_Recv(view, (int)bytes, MPI_BYTE, (int)from, FAULT_DUP_TAG, b->comm,
-                            MPI_STATUS_IGNORE);
-    if (rc != MPI_SUCCESS)
+    int rc = b->rank == from ? cb_ctl_send(b->comm, view, bytes, (int)to, FAULT_DUP_TAG)
+                             : cb_ctl_recv(b->comm, view, bytes, (int)from, FAULT_DUP_TAG);
+    if (rc != 0)
         return cb_backend_fail(b, "faulty: passing rank %ld's input on failed", from);
     return b->rank == to ? put_host(b, l->send, view, bytes) : 0;
 }
@@ -314,9 +312,19 @@ static int after(cb_backend *b, const launch *l, int rc)
         return -1;
     if (f->kind == FAULT_SWAP && l->is_sendrecv) {
         int other = (int)(b->rank == f->arg[0] ? f->arg[1] : f->arg[0]);
-        if (MPI_Sendrecv_replace(view, (int)bytes, MPI_BYTE, other, FAULT_SWAP_TAG, other,
-                                 FAULT_SWAP_TAG, b->comm, MPI_STATUS_IGNORE) != MPI_SUCCESS)
-            return cb_backend_fail(b, "faulty: MPI_Sendrecv_replace failed");
+        /* The lower rank sends first, so that neither waits on the other. */
+        unsigned char *theirs = malloc(bytes > 0 ? bytes : 1);
+        int failed = theirs == NULL ? -1
+                 : b->rank < other
+                     ? cb_ctl_send(b->comm, view, bytes, other, FAULT_SWAP_TAG) ||
+                           cb_ctl_recv(b->comm, theirs, bytes, other, FAULT_SWAP_TAG)
+                     : cb_ctl_recv(b->comm, theirs, bytes, other, FAULT_SWAP_TAG) ||
+                           cb_ctl_send(b->comm, view, bytes, other, FAULT_SWAP_TAG);
+        if (!failed)
+            memcpy(view, theirs, bytes);
+        free(theirs);
+        if (failed)
+            return cb_backend_fail(b, "faulty: swapping outputs with rank %d failed", other);
     } else {
         change_output(b, l, view);
     }
@@ -363,13 +371,7 @@ void fault_delay(const faulty_backend *f, int peer)
         ms = f->arg[2];
     if (f->kind == FAULT_SLOWLINK && peer >= 0) {
         /* The peer's world rank: the link is named by world ranks. */
-        MPI_Group mine, world;
-        int peer_world = MPI_UNDEFINED;
-        MPI_Comm_group(f->base.comm, &mine);
-        MPI_Comm_group(MPI_COMM_WORLD, &world);
-        MPI_Group_translate_ranks(mine, 1, &peer, world, &peer_world);
-        MPI_Group_free(&mine);
-        MPI_Group_free(&world);
+        int peer_world = f->world_of != NULL && peer < f->base.nranks ? f->world_of[peer] : -1;
         long a = f->arg[0], b = f->arg[1], w = f->arg[2];
         if ((in_range(f->world_rank, a, w) && in_range(peer_world, b, w)) ||
             (in_range(f->world_rank, b, w) && in_range(peer_world, a, w)))
