@@ -37,7 +37,7 @@ if command -v autoreconf >/dev/null 2>&1 && [ -x "$src/autogen.sh" ]; then
     echo "$me: autogen"
     "$src/autogen.sh" >/dev/null
 elif [ ! -x "$src/configure" ]; then
-    echo "$me: $src has no configure and autoreconf is missing: install autoconf, automake and libtool" >&2
+    echo "$me: $src has no configure and autoreconf is missing: install autoconf and automake" >&2
     exit 1
 fi
 
