@@ -44,12 +44,17 @@ elapsed "distcheck passed ($(echo $dist_tests | wc -w) tests)"
 # install from it: too long for the README's test command, so here).
 make -C _build check TESTS=tests/e2e/spack_recipe.sh || { show_logs _build; exit 1; }
 elapsed "Spack recipe's steps"
+# The container recipe's build steps (deploy/container/build.sh), likewise.
+make -C _build check TESTS=tests/e2e/container_build.sh || { show_logs _build; exit 1; }
+elapsed "container recipe's build steps"
 # The later passes leave out what repeats launcher-independent work at length:
 # real back-to-back run pairs for the gate and the benchmark script's parts.
 again_tests=$(for t in $all_tests; do case "$t" in
     tests/e2e/compare_pair.sh | tests/e2e/bench_script.sh | tests/nccl/nccl_standin_bench.sh) ;;
-    # Not the program's launches: the tarball, the Spack recipe, ci/demo.sh.
-    tests/e2e/dist_tarball.sh | tests/e2e/spack_recipe.sh | tests/e2e/demo_script.sh) ;;
+    # Not the program's launches: the tarball, the Spack recipe, ci/demo.sh,
+    # the Kubernetes manifests.
+    tests/e2e/dist_tarball.sh | tests/e2e/spack_recipe.sh | tests/e2e/demo_script.sh | \
+        tests/e2e/deploy_manifests.sh) ;;
     *) echo "$t" ;; esac; done | tr '\n' ' ')
 
 # The same suite under Open MPI 5, whose launcher (PRRTE) takes other options.

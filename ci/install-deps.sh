@@ -22,6 +22,10 @@ need mandoc mandoc
 need gnuplot gnuplot-nox
 need clang clang
 need timeout coreutils
+# tests/e2e/deploy_manifests.sh reads the Kubernetes manifests with PyYAML.
+if ! python3 -c 'import yaml' 2>/dev/null; then
+    missing="$missing python3-yaml"
+fi
 # tests/e2e/prometheus.sh and prom_file.sh: a real node_exporter and
 # Prometheus read --prom's files; promtool checks them.
 need prometheus prometheus

@@ -1,0 +1,52 @@
+# deploy/: the Kubernetes manifests (MPIJob, Indexed Job, JobSet) and the
+# container recipe, read with PyYAML by tests/e2e/deploy_manifests.py: kinds
+# and API versions, slotsPerWorker = the workers' GPU limit, mpirun -np =
+# workers x slots, -g = the GPU limit, parallelism = completions = NNODES,
+# the rendezvous, IPC_LOCK, /dev/shm in memory, outputs on a volume, the
+# base image. Then each of those broken on purpose in a copy, one at a
+# time: the check must name it.
+. "$CB_SRCDIR/tests/support/lib.sh"
+need_python
+"$CB_PYTHON" -c 'import yaml' 2>/dev/null ||
+    skip "python3 has no yaml module (PyYAML: Debian's python3-yaml), which reads the manifests"
+check="$CB_SRCDIR/tests/e2e/deploy_manifests.py"
+"$CB_PYTHON" "$check" "$CB_SRCDIR/deploy" >"$CB_TMP/ok" 2>&1 || fail "deploy/: $(cat "$CB_TMP/ok")"
+for what in 'mpirun -np 16 = 2 workers x 8 slots' 'indexed-job.yaml Job nccl-collbench: -g 8 = GPU limit' \
+    'jobset.yaml JobSet nccl-collbench node: -g 8' 'MASTER_ADDR nccl-collbench-0.nccl-collbench' \
+    'mpijob.yaml MPIJob nccl-collbench Worker: /results/allreduce.csv on volume' \
+    'FROM nvidia/cuda:'; do
+    grep -qF "$what" "$CB_TMP/ok" || fail "not checked: $what: $(cat "$CB_TMP/ok")"
+done
+
+# broken FILE SED_SCRIPT EXPECTED: the check fails on a copy of deploy/ with
+# FILE edited, naming EXPECTED.
+broken() {
+    rm -rf "$CB_TMP/deploy"
+    cp -R "$CB_SRCDIR/deploy" "$CB_TMP/deploy"
+    sed -e "$2" "$CB_SRCDIR/deploy/$1" >"$CB_TMP/deploy/$1"
+    cmp -s "$CB_SRCDIR/deploy/$1" "$CB_TMP/deploy/$1" && fail "the edit '$2' changed nothing in $1"
+    rc=0
+    "$CB_PYTHON" "$check" "$CB_TMP/deploy" >"$CB_TMP/bad" 2>&1 || rc=$?
+    [ "$rc" = 1 ] || fail "$1 edited with '$2': status $rc, expected 1: $(cat "$CB_TMP/bad")"
+    grep -qF -- "$3" "$CB_TMP/bad" || fail "$1 edited with '$2': '$3' not named: $(cat "$CB_TMP/bad")"
+}
+broken kubernetes/mpijob.yaml 's/slotsPerWorker: 8/slotsPerWorker: 4/' 'slotsPerWorker 4 differs'
+broken kubernetes/mpijob.yaml '/^ *- -np$/{n;s/"16"/"12"/;}' 'mpirun -np 12 is not'
+broken kubernetes/mpijob.yaml 's/^      replicas: 2$/      replicas: 3/' 'mpirun -np 16 is not'
+broken kubernetes/mpijob.yaml 's/add: \[IPC_LOCK\]/add: [SYS_NICE]/' 'IPC_LOCK is not among'
+broken kubernetes/mpijob.yaml '/medium: Memory/d' 'is not an emptyDir of medium Memory'
+broken kubernetes/mpijob.yaml 's|/results/allreduce.csv|/tmp/allreduce.csv|' '/tmp/allreduce.csv is not on a mounted volume'
+broken kubernetes/mpijob.yaml 's|/opt/nccl-collbench/bin/nccl-collbench|nccl-collbench|' 'the image installs'
+broken kubernetes/indexed-job.yaml '/^ *- -g$/{n;s/"8"/"4"/;}' "-g ['4'] does not equal the nvidia.com/gpu limit 8"
+broken kubernetes/indexed-job.yaml 's/parallelism: 2/parallelism: 1/' 'parallelism 1 != completions 2'
+broken kubernetes/indexed-job.yaml 's/value: "2"/value: "3"/' "NNODES '3'"
+broken kubernetes/indexed-job.yaml 's/value: nccl-collbench-0.nccl-collbench/value: nccl-collbench-1.nccl-collbench/' \
+    "MASTER_ADDR 'nccl-collbench-1.nccl-collbench' is not"
+broken kubernetes/indexed-job.yaml 's/clusterIP: None/clusterIP: 10.0.0.10/' 'not headless'
+broken kubernetes/indexed-job.yaml '/^ *- -b$/{n;s/"8"/8/;}' 'is not a string (int)'
+broken kubernetes/indexed-job.yaml 's|mountPath: /results|mountPath: /data|' 'not on a mounted volume'
+broken kubernetes/jobset.yaml 's/completions: 2/completions: 4/' 'parallelism 2 != completions 4'
+broken container/Containerfile 's|^ARG BASE_IMAGE=|ARG BASE_IMAGE=mirror.invalid:5000/|' 'names a registry host'
+broken container/Containerfile 's/libnccl-dev//' 'installs no libnccl-dev'
+broken container/Containerfile 's|deploy/container/build.sh|ci/build.sh|' 'then RUN deploy/container/build.sh'
+echo "ok"
