@@ -30,6 +30,8 @@
 #define TCP_PAYLOAD_MAX (1u << 30)
 /* A connection that has not finished its handshake within this is dropped. */
 #define TCP_HANDSHAKE_S 10.0
+/* Accepted connections awaiting their handshake, at most. */
+#define TCP_MAX_PENDING 256
 
 /* The group of the rendezvous' own messages (JOIN, TABLE, FAIL as tags). */
 #define TCP_GROUP_RENDEZVOUS UINT64_MAX
@@ -62,6 +64,7 @@ typedef struct tcp_conn {
     int err;               /* TCP_CLOSED: errno, or EACCES for a failed authentication */
     int peer;              /* the other end's world rank (claimed until TCP_OPEN) */
     int rendezvous;        /* a connection of the rendezvous, not of the data ops */
+    int accepted, opened;  /* we accepted it; its handshake finished */
     double by;             /* the handshake's deadline */
     unsigned char nonce_self[TCP_NONCE_LEN], nonce_peer[TCP_NONCE_LEN];
     unsigned char key_out[TCP_MAC_LEN], key_in[TCP_MAC_LEN];   /* once open */

@@ -282,6 +282,7 @@ static void open_conn(tcp_world *w, tcp_conn *c, int connector)
     handshake_mac(w, we_connected ? "c2a" : "a2c", c, connector, c->key_out);
     handshake_mac(w, we_connected ? "a2c" : "c2a", c, connector, c->key_in);
     c->state = TCP_OPEN;
+    c->opened = 1;
     c->seq_out = c->seq_in = 0;
     if (!c->rendezvous && c->peer >= 0 && c->peer < w->size && w->peers[c->peer].out == NULL)
         w->peers[c->peer].out = c;
@@ -441,16 +442,38 @@ static void read_conn(tcp_world *w, tcp_conn *c)
     }
 }
 
+/* Accepted connections not yet authenticated: when a new one would be
+ * one too many, the oldest goes (a rank says HELLO at once and answers at
+ * once; a stranger that holds connections open must not exhaust our fds). */
+static void limit_pending(tcp_world *w)
+{
+    int pending = 0;
+    tcp_conn *oldest = NULL;
+    for (int i = 0; i < w->nconns; i++) {
+        tcp_conn *c = w->conns[i];
+        if (c->state != TCP_AWAIT_HELLO && c->state != TCP_AWAIT_PROOF)
+            continue;
+        pending++;
+        if (oldest == NULL || c->by < oldest->by)
+            oldest = c;
+    }
+    if (pending >= TCP_MAX_PENDING)
+        conn_close(w, oldest, ECONNABORTED);   /* dropped by the next progress at depth 0 */
+}
+
 static void accept_all(tcp_world *w, int lfd)
 {
     for (;;) {
+        limit_pending(w);
         int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
         if (fd < 0)
             return;   /* EAGAIN, or a connection that went before we took it */
         set_socket_options(fd);
         tcp_conn *c = conn_add(w, fd, TCP_AWAIT_HELLO);
-        if (c != NULL)
+        if (c != NULL) {
             c->rendezvous = lfd == w->rv_fd;
+            c->accepted = 1;
+        }
     }
 }
 
@@ -498,7 +521,9 @@ static void progress(tcp_world *w, int ms, int out_fd)
     /* A stranger's connection that never finishes its handshake goes. */
     for (int i = 0; w->depth == 0 && i < w->nconns; i++) {
         tcp_conn *c = w->conns[i];
-        if ((c->state == TCP_AWAIT_HELLO || c->state == TCP_AWAIT_PROOF) && now > c->by) {
+        int refused = c->state == TCP_CLOSED && c->accepted && !c->opened;
+        if (((c->state == TCP_AWAIT_HELLO || c->state == TCP_AWAIT_PROOF) && now > c->by) ||
+            refused) {
             cb_tcp_conn_drop(w, c);
             i--;
         }
