@@ -8,7 +8,7 @@
  *   acceptor  -> CHALLENGE  nonce_a, HMAC(K, "acceptor" nonce_c nonce_a ranks)
  *   connector -> PROOF      HMAC(K, "connector" nonce_c nonce_a ranks)
  * then each direction's frames carry HMAC(K_dir, header || payload) with
- * K_dir = HMAC(K, "c2a" or "a2c" nonce_c nonce_a) and a sequence number
+ * K_dir = HMAC(K, "c2a" or "a2c" nonce_c nonce_a ranks) and a sequence number
  * from 1: no stranger joins, injects, replays or reflects a frame.
  */
 #define _GNU_SOURCE   /* accept4 */
