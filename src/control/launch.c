@@ -86,8 +86,7 @@ int cb_launch_slurm_port(unsigned long job_id, unsigned long step_id)
     return SLURM_PORT_BASE + (int)(mixed % SLURM_PORT_SPAN);
 }
 
-/* One range inside brackets, [p, stop): digits or digits-digits, lo <= hi.
- * first: where the first number starts and its length. */
+/* One range inside brackets, [p, stop): digits or digits-digits, lo <= hi. */
 static int check_range(const char *p, const char *stop, char *err, size_t errlen)
 {
     const char *dash = memchr(p, '-', (size_t)(stop - p));

@@ -1,0 +1,472 @@
+/*
+ * The TCP plane's rendezvous (cb_ctl_tcp_world): every rank opens its own
+ * listener, connects to rank 0's rendezvous port (retrying until the
+ * deadline: rank 0 may start later), authenticates, and JOINs with its
+ * rank, the world's size, its listener's port and its machine's identity.
+ * Rank 0 checks that each rank came once with the same size, then sends
+ * everyone the TABLE of every rank's listener (the address rank 0 saw the
+ * rank's connection come from) and the nonce of cb_ctl_secret, and every
+ * rendezvous connection closes: afterwards ranks connect to each other
+ * only as the collectives' trees need.
+ *
+ * Rank 0 holds one connection per rank during the rendezvous: its open
+ * file limit is raised to the hard limit when size needs it.
+ */
+#define _DEFAULT_SOURCE   /* getaddrinfo, gethostname */
+#include "control/tcp_int.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "control/control.h"
+
+/* JOIN: rank, size (int32), listener port (uint16), machine identity. */
+#define JOIN_LEN (4 + 4 + 2 + TCP_MACHINE_LEN)
+/* A TABLE entry: family (4 or 6), port, address (16), machine identity. */
+#define ENTRY_LEN (1 + 2 + 16 + TCP_MACHINE_LEN)
+/* TABLE: status (0, or 1 and a message), run nonce, size, entries. */
+#define TABLE_HEAD (1 + TCP_NONCE_LEN + 4)
+/* The missing ranks a message names before it counts the rest. */
+#define MISSING_NAMED 16
+
+static int fail(char *err, size_t len, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, len, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+tcp_world *cb_tcp_world_new(int rank, int size, const unsigned char *key, double timeout_s)
+{
+    tcp_world *w = calloc(1, sizeof *w);
+    if (w == NULL)
+        return NULL;
+    w->peers = calloc((size_t)size, sizeof *w->peers);
+    if (w->peers == NULL) {
+        free(w);
+        return NULL;
+    }
+    w->rank = rank;
+    w->size = size;
+    memcpy(w->key, key, sizeof w->key);
+    w->timeout_s = timeout_s;
+    w->listen_fd = w->rv_fd = -1;
+    w->refs = 1;
+    return w;
+}
+
+void cb_tcp_world_release(tcp_world *w)
+{
+    if (w == NULL || --w->refs > 0)
+        return;
+    cb_tcp_close_all(w);
+    free(w->conns);
+    free(w->pollfds);
+    free(w->peers);
+    free(w);
+}
+
+/* This machine: its host name and boot id (one kernel's ranks alike). */
+static void machine_identity(unsigned char *out)
+{
+    char host[256] = "", boot[64] = "";
+    gethostname(host, sizeof host - 1);
+    FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+    if (f != NULL) {
+        if (fgets(boot, sizeof boot, f) == NULL)
+            boot[0] = '\0';
+        fclose(f);
+    }
+    cb_sha256 s;
+    cb_sha256_init(&s);
+    cb_sha256_update(&s, host, strlen(host));
+    cb_sha256_update(&s, "|", 1);
+    cb_sha256_update(&s, boot, strlen(boot));
+    cb_sha256_final(&s, out);
+}
+
+static void put16(unsigned char *p, unsigned v)
+{
+    p[0] = (unsigned char)(v >> 8);
+    p[1] = (unsigned char)v;
+}
+
+static unsigned get16(const unsigned char *p)
+{
+    return (unsigned)p[0] << 8 | p[1];
+}
+
+static void put32s(unsigned char *p, int32_t v)
+{
+    uint32_t u = (uint32_t)v;
+    for (int i = 0; i < 4; i++)
+        p[i] = (unsigned char)(u >> (24 - 8 * i));
+}
+
+static int32_t get32s(const unsigned char *p)
+{
+    return (int32_t)((uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]);
+}
+
+/* A table entry from an address (an IPv4-mapped IPv6 one written as IPv4). */
+static void put_entry(unsigned char *e, const struct sockaddr_storage *ss, int port,
+                      const unsigned char *machine)
+{
+    memset(e, 0, ENTRY_LEN);
+    if (ss->ss_family == AF_INET6) {
+        const struct sockaddr_in6 *a = (const void *)ss;
+        if (IN6_IS_ADDR_V4MAPPED(&a->sin6_addr)) {
+            e[0] = 4;
+            memcpy(e + 3, a->sin6_addr.s6_addr + 12, 4);
+        } else {
+            e[0] = 6;
+            memcpy(e + 3, a->sin6_addr.s6_addr, 16);
+        }
+    } else {
+        const struct sockaddr_in *a = (const void *)ss;
+        e[0] = 4;
+        memcpy(e + 3, &a->sin_addr, 4);
+    }
+    put16(e + 1, (unsigned)port);
+    memcpy(e + 19, machine, TCP_MACHINE_LEN);
+}
+
+static int get_entry(const unsigned char *e, tcp_peer *p)
+{
+    memset(&p->addr, 0, sizeof p->addr);
+    if (e[0] == 4) {
+        struct sockaddr_in *a = (void *)&p->addr;
+        a->sin_family = AF_INET;
+        a->sin_port = htons((uint16_t)get16(e + 1));
+        memcpy(&a->sin_addr, e + 3, 4);
+        p->addrlen = sizeof *a;
+    } else if (e[0] == 6) {
+        struct sockaddr_in6 *a = (void *)&p->addr;
+        a->sin6_family = AF_INET6;
+        a->sin6_port = htons((uint16_t)get16(e + 1));
+        memcpy(a->sin6_addr.s6_addr, e + 3, 16);
+        p->addrlen = sizeof *a;
+    } else {
+        return -1;
+    }
+    memcpy(p->machine, e + 19, TCP_MACHINE_LEN);
+    return 0;
+}
+
+static int listener_port(int fd)
+{
+    struct sockaddr_storage ss;
+    socklen_t sl = sizeof ss;
+    if (getsockname(fd, (struct sockaddr *)&ss, &sl) != 0)
+        return -1;
+    return ntohs(ss.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&ss)->sin6_port
+                                          : ((struct sockaddr_in *)&ss)->sin_port);
+}
+
+static void conn_addr_text(const tcp_conn *c, char *out, size_t len)
+{
+    struct sockaddr_storage ss;
+    socklen_t sl = sizeof ss;
+    if (c->fd >= 0 && getpeername(c->fd, (struct sockaddr *)&ss, &sl) == 0)
+        cb_tcp_addr_text((struct sockaddr *)&ss, out, len);
+    else
+        snprintf(out, len, "(gone)");
+}
+
+/* Rank 0 holds a connection per rank for a while: room for them. */
+static int room_for_fds(int size, char *err, size_t len)
+{
+    struct rlimit rl;
+    rlim_t need = (rlim_t)size + 64;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur >= need)
+        return 0;
+    rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > need ? need : rl.rlim_max;
+    if (setrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur < need)
+        return fail(err, len, "rank 0 needs %lu open files for %d ranks' rendezvous, and the "
+                              "hard limit (ulimit -Hn) is %lu",
+                    (unsigned long)need, size, (unsigned long)rl.rlim_max);
+    return 0;
+}
+
+/* Tells every rank that joined (and also, when not NULL, the one that
+ * did not fit) why the rendezvous failed, then fails. */
+static int refuse_all(tcp_world *w, tcp_conn **joined, tcp_conn *also, char *err)
+{
+    size_t n = strlen(err);
+    unsigned char *msg = malloc(n + 1);
+    if (msg != NULL) {
+        msg[0] = 1;
+        memcpy(msg + 1, err, n);
+        for (int r = 1; r < w->size; r++)
+            if (joined[r] != NULL)
+                cb_tcp_send(w, joined[r], TCP_GROUP_RENDEZVOUS, TCP_RV_TABLE, msg, n + 1);
+        if (also != NULL)
+            cb_tcp_send(w, also, TCP_GROUP_RENDEZVOUS, TCP_RV_TABLE, msg, n + 1);
+    }
+    free(msg);
+    return -1;
+}
+
+static int missing_ranks(tcp_world *w, tcp_conn **joined, int port, char *err, size_t len)
+{
+    int named = 0, missing = 0;
+    for (int r = 1; r < w->size; r++)
+        missing += joined[r] == NULL;
+    int off = snprintf(err, len, "the rendezvous on port %d timed out after %g s; missing rank%s",
+                       port, w->timeout_s, missing > 1 ? "s" : "");
+    for (int r = 1; r < w->size; r++) {
+        if (joined[r] != NULL || named == MISSING_NAMED)
+            continue;
+        if (off < (int)len)
+            off += snprintf(err + off, len - (size_t)off, "%s %d", named ? "," : "", r);
+        named++;
+    }
+    if (missing > named && off < (int)len)
+        off += snprintf(err + off, len - (size_t)off, " and %d more", missing - named);
+    if (off < (int)len)
+        off += snprintf(err + off, len - (size_t)off, " (of %d)", w->size);
+    if (w->auth_failures > 0 && off < (int)len)
+        snprintf(err + off, len - (size_t)off,
+                 "; %d connection%s refused for a wrong key, the last from %s", w->auth_failures,
+                 w->auth_failures > 1 ? "s" : "", w->auth_from);
+    return -1;
+}
+
+/* One JOIN: checked, recorded in joined[] and the peer table. */
+static int take_join(tcp_world *w, tcp_conn **joined, const tcp_msg *m, char *err, size_t len)
+{
+    char from[80], other[80];
+    conn_addr_text(m->conn, from, sizeof from);
+    if (m->len != JOIN_LEN)
+        return fail(err, len, "a rank at %s sent a JOIN of %zu bytes", from, m->len);
+    int rank = get32s(m->data), size = get32s(m->data + 4);
+    if (size != w->size)
+        return fail(err, len, "rank %d at %s says WORLD_SIZE=%d; rank 0 has WORLD_SIZE=%d", rank,
+                    from, size, w->size);
+    if (rank != m->src || rank <= 0 || rank >= size)
+        return fail(err, len, "a rank at %s claims rank %d, which is not one of 1..%d", from,
+                    rank, size - 1);
+    if (joined[rank] != NULL) {
+        conn_addr_text(joined[rank], other, sizeof other);
+        return fail(err, len, "two ranks claim rank %d: one at %s, one at %s", rank, other, from);
+    }
+    struct sockaddr_storage ss;
+    socklen_t sl = sizeof ss;
+    if (getpeername(m->conn->fd, (struct sockaddr *)&ss, &sl) != 0)
+        return 0;   /* it went already: it is missing */
+    unsigned char entry[ENTRY_LEN];
+    put_entry(entry, &ss, (int)get16(m->data + 8), m->data + 10);
+    get_entry(entry, &w->peers[rank]);
+    joined[rank] = m->conn;
+    return 0;
+}
+
+static int serve_rendezvous(tcp_world *w, int port, const unsigned char *machine, char *err,
+                            size_t len)
+{
+    if (room_for_fds(w->size, err, len) != 0)
+        return -1;
+    w->rv_fd = cb_tcp_listen(port, w->size < 4096 ? w->size : 4096);
+    if (w->rv_fd < 0)
+        return fail(err, len, "rank 0 cannot listen on the rendezvous port %d: %s (under "
+                              "torchrun's agent, set NCCL_COLLBENCH_PORT to a free port)",
+                    port, strerror(errno));
+    tcp_conn **joined = calloc((size_t)w->size, sizeof *joined);
+    unsigned char *table = malloc(TABLE_HEAD + (size_t)w->size * ENTRY_LEN);
+    int rc = -1, count = 1;
+    double deadline = cb_tcp_now() + w->timeout_s;
+    if (joined == NULL || table == NULL) {
+        fail(err, len, "out of memory for %d ranks' rendezvous", w->size);
+        goto out;
+    }
+    while (count < w->size) {
+        tcp_msg *m = NULL;
+        int got = cb_tcp_take(w, TCP_GROUP_RENDEZVOUS, TCP_RV_JOIN, -1, NULL, deadline, &m);
+        if (got == 0) {
+            missing_ranks(w, joined, port, err, len);
+            rc = refuse_all(w, joined, NULL, err);
+            goto out;
+        }
+        int bad = take_join(w, joined, m, err, len);
+        if (bad != 0) {
+            rc = refuse_all(w, joined, m->conn, err);
+            cb_tcp_msg_free(m);
+            goto out;
+        }
+        count += joined[m->src] == m->conn;
+        cb_tcp_msg_free(m);
+    }
+    /* Rank 0's own entry: where the others reached it. */
+    struct sockaddr_storage self;
+    socklen_t sl = sizeof self;
+    memset(&self, 0, sizeof self);
+    self.ss_family = AF_INET;
+    ((struct sockaddr_in *)&self)->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (w->size > 1)
+        getsockname(joined[1]->fd, (struct sockaddr *)&self, &sl);
+    unsigned char entry[ENTRY_LEN];
+    put_entry(entry, &self, listener_port(w->listen_fd), machine);
+    get_entry(entry, &w->peers[0]);
+    if (cb_tcp_random(w->run_nonce, TCP_NONCE_LEN) != 0) {
+        fail(err, len, "no random bytes for the run's nonce");
+        rc = refuse_all(w, joined, NULL, err);
+        goto out;
+    }
+    table[0] = 0;
+    memcpy(table + 1, w->run_nonce, TCP_NONCE_LEN);
+    put32s(table + 1 + TCP_NONCE_LEN, w->size);
+    for (int r = 0; r < w->size; r++) {
+        struct sockaddr_storage *a = &w->peers[r].addr;
+        int p = ntohs(a->ss_family == AF_INET6 ? ((struct sockaddr_in6 *)a)->sin6_port
+                                               : ((struct sockaddr_in *)a)->sin_port);
+        put_entry(table + TABLE_HEAD + (size_t)r * ENTRY_LEN, a, p, w->peers[r].machine);
+    }
+    rc = 0;
+    for (int r = 1; r < w->size; r++)
+        if (cb_tcp_send(w, joined[r], TCP_GROUP_RENDEZVOUS, TCP_RV_TABLE, table,
+                        TABLE_HEAD + (size_t)w->size * ENTRY_LEN) != 0)
+            rc = fail(err, len, "rank %d went before it had the rendezvous' table", r);
+out:
+    free(table);
+    free(joined);
+    return rc;
+}
+
+/* Connects to rank 0's rendezvous, retrying until the deadline. */
+static tcp_conn *reach_root(tcp_world *w, const cb_launch *l, double deadline, char *err,
+                            size_t len)
+{
+    char port[16], where[128] = "";
+    snprintf(port, sizeof port, "%d", l->port);
+    struct addrinfo hints, *res = NULL;
+    memset(&hints, 0, sizeof hints);
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    int gai = getaddrinfo(l->addr, port, &hints, &res);
+    if (gai != 0) {
+        fail(err, len, "the rendezvous host %s: %s", l->addr, gai_strerror(gai));
+        return NULL;
+    }
+    int last = ETIMEDOUT;
+    for (;;) {
+        for (struct addrinfo *a = res; a != NULL; a = a->ai_next) {
+            cb_tcp_addr_text(a->ai_addr, where, sizeof where);
+            tcp_conn *c = cb_tcp_connect_start(w, a->ai_addr, a->ai_addrlen, 0, 1);
+            double by = cb_tcp_now() + 2.0;
+            if (c != NULL && cb_tcp_connect_wait(w, c, by < deadline ? by : deadline) == 0) {
+                freeaddrinfo(res);
+                return c;
+            }
+            last = c != NULL ? c->err : errno;
+            if (c != NULL)
+                cb_tcp_conn_drop(w, c);
+            if (last == EACCES) {
+                freeaddrinfo(res);
+                fail(err, len, "rank 0 at %s (%s:%d) failed our key: is NCCL_COLLBENCH_KEY the "
+                               "same on every rank?", where, l->addr, l->port);
+                return NULL;
+            }
+        }
+        if (cb_tcp_now() >= deadline)
+            break;
+        cb_tcp_progress(w, 100);   /* rank 0 may not listen yet */
+    }
+    freeaddrinfo(res);
+    fail(err, len, "rank %d could not reach rank 0 at %s:%d (%s) within %g s: %s", w->rank,
+         l->addr, l->port, where, w->timeout_s, strerror(last));
+    return NULL;
+}
+
+static int join_rendezvous(tcp_world *w, const cb_launch *l, const unsigned char *machine,
+                           char *err, size_t len)
+{
+    double deadline = cb_tcp_now() + w->timeout_s;
+    tcp_conn *root = reach_root(w, l, deadline, err, len);
+    if (root == NULL)
+        return -1;
+    unsigned char join[JOIN_LEN];
+    put32s(join, w->rank);
+    put32s(join + 4, w->size);
+    put16(join + 8, (unsigned)listener_port(w->listen_fd));
+    memcpy(join + 10, machine, TCP_MACHINE_LEN);
+    tcp_msg *m = NULL;
+    int rc = -1, got = -1;
+    if (cb_tcp_send(w, root, TCP_GROUP_RENDEZVOUS, TCP_RV_JOIN, join, sizeof join) == 0)
+        /* A little past our own deadline: rank 0's word on who is missing
+         * comes at its own, which may be later than ours. */
+        got = cb_tcp_take(w, TCP_GROUP_RENDEZVOUS, TCP_RV_TABLE, 0, root, deadline + 3.0, &m);
+    size_t want = TABLE_HEAD + (size_t)w->size * ENTRY_LEN;
+    if (got < 0)
+        fail(err, len, "rank 0 at %s:%d closed the rendezvous before sending its table",
+             l->addr, l->port);
+    else if (got == 0)
+        fail(err, len, "rank 0 at %s:%d sent no table within %g s", l->addr, l->port,
+             w->timeout_s);
+    else if (m->len >= 1 && m->data[0] == 1)
+        fail(err, len, "rank 0 refused the rendezvous: %.*s", (int)(m->len - 1), m->data + 1);
+    else if (m->len != want || get32s(m->data + 1 + TCP_NONCE_LEN) != w->size)
+        fail(err, len, "rank 0 sent a table of %zu bytes, not %zu", m->len, want);
+    else
+        rc = 0;
+    for (int r = 0; rc == 0 && r < w->size; r++)
+        if (get_entry(m->data + TABLE_HEAD + (size_t)r * ENTRY_LEN, &w->peers[r]) != 0)
+            rc = fail(err, len, "rank 0's table has a bad address for rank %d", r);
+    if (rc == 0)
+        memcpy(w->run_nonce, m->data + 1, TCP_NONCE_LEN);
+    cb_tcp_msg_free(m);
+    cb_tcp_conn_drop(w, root);
+    return rc;
+}
+
+int cb_ctl_tcp_world(const cb_launch *l, double timeout_s, cb_ctl **out, char *err, size_t len)
+{
+    *out = NULL;
+    if (l->rank < 0 || l->size < 1 || l->rank >= l->size)
+        return fail(err, len, "the TCP control plane needs a rank and a size (launch mode %s)",
+                    cb_launch_mode_name(l->mode));
+    if (l->size > 1 && (l->port < 1 || l->port > 65535))
+        return fail(err, len, "the rendezvous port %d is not one of 1..65535", l->port);
+    tcp_world *w = cb_tcp_world_new(l->rank, l->size, l->key, timeout_s);
+    if (w == NULL)
+        return fail(err, len, "out of memory for a world of %d ranks", l->size);
+    unsigned char machine[TCP_MACHINE_LEN];
+    machine_identity(machine);
+    memcpy(w->peers[l->rank].machine, machine, TCP_MACHINE_LEN);
+    int rc = 0;
+    if (l->size > 1) {
+        w->listen_fd = cb_tcp_listen(0, 128);
+        if (w->listen_fd < 0)
+            rc = fail(err, len, "rank %d cannot listen on a port of its own: %s", l->rank,
+                      strerror(errno));
+        else if (l->rank == 0)
+            rc = serve_rendezvous(w, l->port, machine, err, len);
+        else
+            rc = join_rendezvous(w, l, machine, err, len);
+    } else if (cb_tcp_random(w->run_nonce, TCP_NONCE_LEN) != 0) {
+        rc = fail(err, len, "no random bytes for the run's nonce");
+    }
+    /* The rendezvous' connections and rank 0's port are done with. */
+    for (tcp_msg *m = NULL; cb_tcp_take(w, TCP_GROUP_RENDEZVOUS, TCP_RV_JOIN, -1, NULL, 0, &m) == 1;)
+        cb_tcp_msg_free(m);
+    for (int i = w->nconns - 1; i >= 0; i--)
+        if (w->conns[i]->rendezvous)
+            cb_tcp_conn_drop(w, w->conns[i]);
+    if (w->rv_fd >= 0)
+        close(w->rv_fd);
+    w->rv_fd = -1;
+    if (rc == 0 && (*out = cb_tcp_world_ctl(w)) == NULL)
+        rc = fail(err, len, "out of memory for the world's handle");
+    if (rc != 0)
+        cb_tcp_world_release(w);
+    return rc;
+}
