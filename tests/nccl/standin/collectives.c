@@ -2,7 +2,7 @@
  * Stand-in collectives beyond a plain all-reduce (see standin.h): every
  * NCCL datatype, avg and premulsum, all-gather, reduce-scatter, broadcast,
  * reduce, grouped sends and receives, and captured device copies. Data moves
- * through MPI on the communicator's split of MPI_COMM_WORLD; reductions are
+ * over the communicator's connections (transport.c); reductions are
  * computed here, in rank order, rounding to the datatype after every step.
  * The narrow float formats use the program's own conversions
  * (src/verify/minifloat.c), which unit_dtype tests on their own.
@@ -14,8 +14,6 @@
 
 #include "verify/minifloat.h"
 #include "standin.h"
-
-#define STANDIN_P2P_TAG 0x2b2b
 
 static const cb_minifloat_format *narrow_format(ncclDataType_t type)
 {
@@ -243,11 +241,10 @@ static ncclResult_t run_reduction(const standin_op *op, const char **what)
         *what = "out of memory";
         return ncclSystemError;
     }
-    if (MPI_Allgather(op->send, (int)(input * esize), MPI_BYTE, all, (int)(input * esize),
-                      MPI_BYTE, op->comm->mpi) != MPI_SUCCESS) {
+    res = standin_net_allgather(op->comm->net, op->send, input * esize, all, what);
+    if (res != ncclSuccess) {
         free(all);
-        *what = "MPI_Allgather failed";
-        return ncclSystemError;
+        return res;
     }
     if (op->kind == STANDIN_OP_REDUCESCATTER)
         fold(op, &r, all, input, (size_t)me * op->count, op->count, op->recv);
@@ -257,37 +254,78 @@ static ncclResult_t run_reduction(const standin_op *op, const char **what)
     return ncclSuccess;
 }
 
-static ncclResult_t run_p2p(const standin_op *op, const char **what)
+/* The sends and receives of a group, matched per peer in call order as
+ * NCCL's: the sends to each peer go as one message, the receives from each
+ * come as one; a send to itself feeds its receives directly. */
+static ncclResult_t p2p_exchange(const standin_op *op, unsigned char **out, size_t *out_bytes,
+                                 unsigned char **in, size_t *in_bytes, const char **what)
 {
-    MPI_Request requests[STANDIN_MAX_P2P];
-    int nreq = 0;
-    /* Receives first, then sends: MPI matches them in posting order. */
-    for (int pass = 0; pass < 2; pass++) {
-        for (size_t k = 0; k < op->np2p; k++) {
-            const standin_p2p *p = &op->p2p[k];
-            size_t bytes = p->count * standin_type_size(p->type);
-            if (p->is_send != pass)
-                continue;
-            if (too_big(bytes)) {
-                *what = "more than INT_MAX bytes";
-                return ncclInvalidArgument;
-            }
-            int rc = p->is_send ? MPI_Isend(p->buf, (int)bytes, MPI_BYTE, p->peer,
-                                            STANDIN_P2P_TAG, op->comm->mpi, &requests[nreq])
-                                : MPI_Irecv(p->buf, (int)bytes, MPI_BYTE, p->peer,
-                                            STANDIN_P2P_TAG, op->comm->mpi, &requests[nreq]);
-            if (rc != MPI_SUCCESS) {
-                *what = "MPI_Isend or MPI_Irecv failed";
-                return ncclSystemError;
-            }
-            nreq++;
+    int n = op->comm->nranks, me = op->comm->rank;
+    for (size_t k = 0; k < op->np2p; k++) {
+        const standin_p2p *p = &op->p2p[k];
+        *(p->is_send ? &out_bytes[p->peer] : &in_bytes[p->peer]) +=
+            p->count * standin_type_size(p->type);
+    }
+    if (out_bytes[me] != in_bytes[me]) {
+        *what = "the sends of a rank to itself and its receives from itself differ in size";
+        return ncclInvalidUsage;
+    }
+    for (int q = 0; q < n; q++) {
+        out[q] = malloc(out_bytes[q] + 1);
+        in[q] = q == me ? out[q] : malloc(in_bytes[q] + 1);
+        if (out[q] == NULL || in[q] == NULL) {
+            *what = "out of memory";
+            return ncclSystemError;
         }
     }
-    if (MPI_Waitall(nreq, requests, MPI_STATUSES_IGNORE) != MPI_SUCCESS) {
-        *what = "MPI_Waitall failed";
+    size_t *at = calloc((size_t)n, sizeof *at);
+    if (at == NULL) {
+        *what = "out of memory";
         return ncclSystemError;
     }
-    return ncclSuccess;
+    for (size_t k = 0; k < op->np2p; k++) {
+        const standin_p2p *p = &op->p2p[k];
+        size_t bytes = p->count * standin_type_size(p->type);
+        if (p->is_send) {
+            memcpy(out[p->peer] + at[p->peer], p->buf, bytes);
+            at[p->peer] += bytes;
+        }
+    }
+    ncclResult_t res = standin_net_exchange(op->comm->net, (const void *const *)out, out_bytes,
+                                            (void *const *)in, in_bytes, what);
+    memset(at, 0, (size_t)n * sizeof *at);
+    for (size_t k = 0; res == ncclSuccess && k < op->np2p; k++) {
+        const standin_p2p *p = &op->p2p[k];
+        size_t bytes = p->count * standin_type_size(p->type);
+        if (!p->is_send) {
+            memcpy(p->buf, in[p->peer] + at[p->peer], bytes);
+            at[p->peer] += bytes;
+        }
+    }
+    free(at);
+    return res;
+}
+
+static ncclResult_t run_p2p(const standin_op *op, const char **what)
+{
+    int n = op->comm->nranks, me = op->comm->rank;
+    unsigned char **out = calloc((size_t)n, sizeof *out), **in = calloc((size_t)n, sizeof *in);
+    size_t *out_bytes = calloc((size_t)n, sizeof *out_bytes);
+    size_t *in_bytes = calloc((size_t)n, sizeof *in_bytes);
+    ncclResult_t res = ncclSystemError;
+    *what = "out of memory";
+    if (out != NULL && in != NULL && out_bytes != NULL && in_bytes != NULL)
+        res = p2p_exchange(op, out, out_bytes, in, in_bytes, what);
+    for (int q = 0; q < n && out != NULL && in != NULL; q++) {
+        free(out[q]);
+        if (q != me)
+            free(in[q]);
+    }
+    free(out);
+    free(in);
+    free(out_bytes);
+    free(in_bytes);
+    return res;
 }
 
 ncclResult_t standin_run_collective(const standin_op *op, const char **what)
@@ -317,13 +355,8 @@ ncclResult_t standin_run_collective(const standin_op *op, const char **what)
             *what = "more than INT_MAX bytes";
             return ncclInvalidArgument;
         }
-        int in_place = op->send == (const char *)op->recv + (size_t)me * bytes;
-        if (MPI_Allgather(in_place ? MPI_IN_PLACE : op->send, (int)bytes, MPI_BYTE, op->recv,
-                          (int)bytes, MPI_BYTE, op->comm->mpi) != MPI_SUCCESS) {
-            *what = "MPI_Allgather failed";
-            return ncclSystemError;
-        }
-        return ncclSuccess;
+        (void)me;
+        return standin_net_allgather(op->comm->net, op->send, bytes, op->recv, what);
     }
     case STANDIN_OP_BROADCAST:
         if (too_big(bytes) || op->root < 0 || op->root >= n) {
@@ -332,11 +365,7 @@ ncclResult_t standin_run_collective(const standin_op *op, const char **what)
         }
         if (me == op->root && op->send != op->recv)
             memmove(op->recv, op->send, bytes);
-        if (MPI_Bcast(op->recv, (int)bytes, MPI_BYTE, op->root, op->comm->mpi) != MPI_SUCCESS) {
-            *what = "MPI_Bcast failed";
-            return ncclSystemError;
-        }
-        return ncclSuccess;
+        return standin_net_broadcast(op->comm->net, op->root, op->recv, bytes, what);
     case STANDIN_OP_REDUCE:
         if (op->root < 0 || op->root >= n) {
             *what = "bad root";

@@ -61,20 +61,10 @@ void standin_count(enum standin_kind kind, int delta)
     live[kind] += delta;
 }
 
-static int world_rank(void)
-{
-    int initialized = 0, finalized = 0, rank = -1;
-    MPI_Initialized(&initialized);
-    MPI_Finalized(&finalized);
-    if (initialized && !finalized)
-        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    return rank;
-}
-
 int standin_fault(const char *name)
 {
     long rank = standin_env_long(name, -1);
-    return rank >= 0 && rank == world_rank();
+    return rank >= 0 && rank == standin_process_rank();
 }
 
 static void trace_close(void)
@@ -100,7 +90,7 @@ void standin_trace(const char *fmt, ...)
     trace_polling = poll_line;
     if (trace_file == NULL) {
         char path[4096];
-        snprintf(path, sizeof path, "%s.%d", prefix, world_rank());
+        snprintf(path, sizeof path, "%s.%d", prefix, standin_process_rank());
         trace_file = fopen(path, "a");
         if (trace_file == NULL) {
             trace_failed = 1;
@@ -125,7 +115,7 @@ void standin_violation(const char *fmt, ...)
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
     standin_trace("VIOLATION %s", what);
-    fprintf(stderr, "CUDA/NCCL stand-in: rank %d: VIOLATION: %s\n", world_rank(), what);
+    fprintf(stderr, "CUDA/NCCL stand-in: rank %d: VIOLATION: %s\n", standin_process_rank(), what);
 }
 
 /* The program's sched_yield, counted (in place of the C library's). */
@@ -155,7 +145,7 @@ static cudaStream_t stream_of(cudaStream_t s)
 
 static double stream_clock(cudaStream_t s)
 {
-    double now = MPI_Wtime();
+    double now = standin_now();
     s = stream_of(s);
     return s->busy_until > now ? s->busy_until : now;
 }
@@ -413,7 +403,7 @@ cudaError_t cudaFree(void *ptr)
         standin_violation("cudaFree of memory that an operation of the open group uses: "
                           "NCCL launches it only at the outermost ncclGroupEnd");
     /* cudaFree synchronises the device: it waits for all launched work. */
-    while (MPI_Wtime() < device_busy_until)
+    while (standin_now() < device_busy_until)
         ;
     allocated -= size;
     standin_count(STANDIN_ALLOC, -1);
@@ -512,7 +502,7 @@ cudaError_t cudaStreamQuery(cudaStream_t stream)
     stream = stream_of(stream);
     if (stream->capturing)
         return cudaErrorStreamCaptureUnsupported;
-    if (MPI_Wtime() >= stream->busy_until)
+    if (standin_now() >= stream->busy_until)
         return cudaSuccess;
     polled_unfinished();
     return cudaErrorNotReady;
@@ -526,7 +516,7 @@ cudaError_t cudaStreamSynchronize(cudaStream_t stream)
     stream = stream_of(stream);
     if (stream->capturing)
         return cudaErrorStreamCaptureUnsupported;
-    while (MPI_Wtime() < stream->busy_until)
+    while (standin_now() < stream->busy_until)
         ;
     return cudaSuccess;
 }
@@ -535,7 +525,7 @@ cudaError_t cudaEventSynchronize(cudaEvent_t event)
 {
     if (!event->recorded)
         return cudaSuccess;
-    while (MPI_Wtime() < event->when)
+    while (standin_now() < event->when)
         ;
     return cudaSuccess;
 }
@@ -571,7 +561,7 @@ cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
 
 cudaError_t cudaEventQuery(cudaEvent_t event)
 {
-    if (MPI_Wtime() >= event->when)
+    if (standin_now() >= event->when)
         return cudaSuccess;
     polled_unfinished();
     return cudaErrorNotReady;
@@ -582,7 +572,7 @@ cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end)
     standin_trace("cudaEventElapsedTime");
     if (!start->recorded || !end->recorded)
         return cudaErrorInvalidResourceHandle;
-    if (MPI_Wtime() < end->when || MPI_Wtime() < start->when)
+    if (standin_now() < end->when || standin_now() < start->when)
         return cudaErrorNotReady;
     *ms = (float)((end->when - start->when) * 1e3);
     return cudaSuccess;
@@ -598,7 +588,7 @@ cudaError_t cudaStreamBeginCapture(cudaStream_t stream, enum cudaStreamCaptureMo
         return cudaErrorStreamCaptureUnsupported;
     if (stream->capturing)
         return cudaErrorIllegalState;
-    if (MPI_Wtime() < stream->plain_until)
+    if (standin_now() < stream->plain_until)
         standin_violation("capture begun while work launched outside a graph still runs on "
                           "the stream (relies on NCCL_GRAPH_MIXING_SUPPORT)");
     stream->capturing = 1;
@@ -685,7 +675,7 @@ cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t stream)
         return cudaErrorInvalidResourceHandle;
     if (stream_of(stream)->capturing)
         return cudaErrorStreamCaptureUnsupported;
-    if (MPI_Wtime() < stream_of(stream)->plain_until)
+    if (standin_now() < stream_of(stream)->plain_until)
         standin_violation("graph launched while work launched outside a graph still runs on "
                           "the stream (relies on NCCL_GRAPH_MIXING_SUPPORT)");
     for (size_t i = 0; i < exec->nops; i++)

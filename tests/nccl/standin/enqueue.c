@@ -1,8 +1,8 @@
 /*
  * Stand-in for NCCL's collective, send and receive calls and its custom
  * reductions (see standin.h): each call is checked as NCCL's
- * ncclEnqueueCheck does, then run through MPI at once or kept for its
- * group's end. The communicators are nccl.c's.
+ * ncclEnqueueCheck does, then run over the communicator's connections at
+ * once or kept for its group's end. The communicators are nccl.c's.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -39,30 +39,14 @@ ncclResult_t standin_run(cudaStream_t s, const standin_op *op, int replayed)
 {
     standin_trace("run %s count=%zu inplace=%d replayed=%d", op_kind_name(op->kind), op->count,
                   op->send == op->recv, replayed);
-    if (op->kind != STANDIN_OP_ALLREDUCE || standin_mpi_type(op->type) == MPI_DATATYPE_NULL ||
-        standin_mpi_op(op->op) == MPI_OP_NULL) {
-        const char *what = "";
-        ncclResult_t res = standin_run_collective(op, &what);
-        if (res != ncclSuccess)
-            return standin_fail(res, what);
-        if (op->comm != NULL && op_elements(op) > 1)
-            op->comm->ran++;
-        if (op->kind != STANDIN_OP_COPY && op->kind != STANDIN_OP_COPY2D)
-            standin_stream_busy(s, (double)standin_env_long("CB_STANDIN_OP_US", 0) * 1e-6);
-        return ncclSuccess;
-    }
-    MPI_Datatype type = standin_mpi_type(op->type);
-    MPI_Op mop = standin_mpi_op(op->op);
-    if (type == MPI_DATATYPE_NULL || mop == MPI_OP_NULL)
-        return standin_fail(ncclInvalidArgument, "datatype or reduction not modelled by the stand-in");
-    if (op->count > INT_MAX)
-        return standin_fail(ncclInvalidArgument, "more than INT_MAX elements");
-    const void *send = op->send == op->recv ? MPI_IN_PLACE : op->send;
-    if (MPI_Allreduce(send, op->recv, (int)op->count, type, mop, op->comm->mpi) != MPI_SUCCESS)
-        return standin_fail(ncclSystemError, "MPI_Allreduce failed");
-    if (op_elements(op) > 1)
+    const char *what = "";
+    ncclResult_t res = standin_run_collective(op, &what);
+    if (res != ncclSuccess)
+        return standin_fail(res, what);
+    if (op->comm != NULL && op_elements(op) > 1)
         op->comm->ran++;
-    standin_stream_busy(s, (double)standin_env_long("CB_STANDIN_OP_US", 0) * 1e-6);
+    if (op->kind != STANDIN_OP_COPY && op->kind != STANDIN_OP_COPY2D)
+        standin_stream_busy(s, (double)standin_env_long("CB_STANDIN_OP_US", 0) * 1e-6);
     return ncclSuccess;
 }
 

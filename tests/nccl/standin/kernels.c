@@ -9,7 +9,7 @@
  * with no model here, a launch of a kernel whose library was unloaded, or
  * one inside a capture is a VIOLATION.
  *
- * Environment, FOR TESTING ONLY (each takes a rank of MPI_COMM_WORLD):
+ * Environment, FOR TESTING ONLY (each takes a process's rank, standin.h):
  *   CB_STANDIN_FAIL_LIBRARY=R   cudaLibraryLoadData fails as a driver that
  *                               cannot compile the PTX (cudaErrorInvalidPtx)
  *   CB_STANDIN_KERNEL_NOOP=R    kernels launch and complete but write

@@ -6,6 +6,7 @@
  * Run on one rank. Exit status 0 once the misuse was made, 2 for a bad
  * argument; the test reads the trace.
  */
+#include <mpi.h>
 #include <stdio.h>
 #include <string.h>
 

@@ -1,8 +1,7 @@
 /*
  * Stand-in for the NCCL calls of the NCCL backend; see standin.h. A
- * communicator is a split of MPI_COMM_WORLD ordered by NCCL rank (one per
- * unique id: all communicators are made at once, as with --split); every
- * collective runs at once through MPI.
+ * communicator is the set of connections that the bootstrap through its
+ * unique id made (bootstrap.c); its collectives run over them (transport.c).
  */
 #include <errno.h>
 #include <limits.h>
@@ -124,32 +123,6 @@ static ncclResult_t fail(ncclResult_t res, const char *what)
     return standin_fail(res, what);
 }
 
-MPI_Datatype standin_mpi_type(ncclDataType_t type)
-{
-    switch (type) {
-    case ncclInt8: return MPI_INT8_T;
-    case ncclUint8: return MPI_UINT8_T;
-    case ncclInt32: return MPI_INT32_T;
-    case ncclUint32: return MPI_UINT32_T;
-    case ncclInt64: return MPI_INT64_T;
-    case ncclUint64: return MPI_UINT64_T;
-    case ncclFloat32: return MPI_FLOAT;
-    case ncclFloat64: return MPI_DOUBLE;
-    default: return MPI_DATATYPE_NULL;   /* half, bfloat16, fp8: not modelled */
-    }
-}
-
-MPI_Op standin_mpi_op(ncclRedOp_t op)
-{
-    switch (op) {
-    case ncclSum: return MPI_SUM;
-    case ncclProd: return MPI_PROD;
-    case ncclMin: return MPI_MIN;
-    case ncclMax: return MPI_MAX;
-    default: return MPI_OP_NULL;         /* avg and custom operations: not modelled */
-    }
-}
-
 const char *ncclGetErrorString(ncclResult_t result)
 {
     switch (result) {
@@ -177,37 +150,21 @@ ncclResult_t ncclGetVersion(int *version)
     return ncclSuccess;
 }
 
-/* Where in the unique id the world rank of its creator is kept. */
-#define STANDIN_ID_CREATOR 64
-
-ncclResult_t ncclGetUniqueId(ncclUniqueId *id)
-{
-    memset(id, 0, sizeof *id);
-    snprintf(id->internal, sizeof id->internal, "nccl stand-in");
-    /* Which ranks initialise together: those given the id of this rank
-     * (--split makes several communicators at once). */
-    int world_rank = 0;
-    MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
-    memcpy(id->internal + STANDIN_ID_CREATOR, &world_rank, sizeof world_rank);
-    return ncclSuccess;
-}
-
-/* A communicator over mpi, which it then owns (freed here on failure).
- * MPI_COMM_NULL makes one stuck in NCCL's bootstrap: a peer never joined. */
-static ncclResult_t comm_new(MPI_Comm mpi, int nonblocking, ncclComm_t *out)
+/* A communicator over net, which it then owns (freed here on failure).
+ * NULL makes one stuck in NCCL's bootstrap: a peer never joined. */
+static ncclResult_t comm_new(standin_net *net, int nonblocking, ncclComm_t *out)
 {
     struct ncclComm *c = calloc(1, sizeof *c);
     if (c == NULL) {
-        if (mpi != MPI_COMM_NULL)
-            MPI_Comm_free(&mpi);
+        standin_net_free(net);
         return fail(ncclSystemError, "out of memory");
     }
-    c->mpi = mpi;
-    c->stuck = mpi == MPI_COMM_NULL;
+    c->net = net;
+    c->stuck = net == NULL;
     c->nonblocking = nonblocking;
     if (!c->stuck) {
-        MPI_Comm_rank(mpi, &c->rank);
-        MPI_Comm_size(mpi, &c->nranks);
+        c->rank = standin_net_rank(net);
+        c->nranks = standin_net_size(net);
     }
     c->serial = comm_serials++;
     atomic_init(&c->graph_refs, 0);
@@ -221,25 +178,6 @@ static ncclResult_t comm_new(MPI_Comm mpi, int nonblocking, ncclComm_t *out)
     if (nonblocking && !c->stuck)
         return standin_comm_started(c, ncclSuccess, "ncclCommInitRank");
     return nonblocking ? ncclInProgress : ncclSuccess;
-}
-
-/* Whether any rank of comm that gives the same key failed before joining
- * the bootstrap (and whether this one does), gathered over comm: the
- * stand-in's picture of a bootstrap that waits for a peer that never comes. */
-static int peer_never_joins(MPI_Comm comm, int key, int failing, int *stuck)
-{
-    int size = 0, mine[2] = {key, failing};
-    MPI_Comm_size(comm, &size);
-    int *all = malloc((size_t)size * sizeof mine);
-    if (all == NULL)
-        return -1;
-    MPI_Allgather(mine, 2, MPI_INT, all, 2, MPI_INT, comm);
-    *stuck = 0;
-    for (int r = 0; r < size; r++)
-        if (all[2 * r] == key && all[2 * r + 1])
-            *stuck = 1;
-    free(all);
-    return 0;
 }
 
 /* The blocking mode a new communicator gets: config's (asked: 1 blocking,
@@ -276,33 +214,22 @@ static ncclResult_t init_rank(ncclComm_t *comm, int nranks, ncclUniqueId id, int
     standin_trace("ncclCommInitRank nranks=%d rank=%d blocking=%d config=%d physical=%d", nranks,
                   rank, !nonblocking, with_config, standin_current_physical());
     *comm = NULL;
-    if (strcmp(id.internal, "nccl stand-in") != 0)
-        return fail(ncclInvalidArgument, "the unique id was not made by ncclGetUniqueId");
     if (standin_group_job(!nonblocking, 0, "ncclCommInitRank") != ncclSuccess)
         return ncclInvalidArgument;
-    int creator = 0, failing = standin_fault("CB_STANDIN_FAIL_COMMINIT"), stuck = 0;
-    memcpy(&creator, id.internal + STANDIN_ID_CREATOR, sizeof creator);
+    int failing = standin_fault("CB_STANDIN_FAIL_COMMINIT"), stuck = 0;
+    static const char *const injected = "injected ncclCommInitRank failure before the "
+                                        "bootstrap (CB_STANDIN_FAIL_COMMINIT)";
+    /* Blocking: the failing rank never reaches the root, and the others
+     * wait for its answer. Non-blocking: it tells the root (bootstrap.c). */
     if (failing && !nonblocking)
-        return fail(ncclSystemError, "injected ncclCommInitRank failure before the bootstrap "
-                                     "(CB_STANDIN_FAIL_COMMINIT)");
-    if (nonblocking && peer_never_joins(MPI_COMM_WORLD, creator, failing, &stuck) != 0)
-        return fail(ncclSystemError, "out of memory");
-    MPI_Comm mpi = MPI_COMM_NULL;
-    if (MPI_Comm_split(MPI_COMM_WORLD, failing || stuck ? MPI_UNDEFINED : creator, rank, &mpi) !=
-        MPI_SUCCESS)
-        return fail(ncclSystemError, "MPI_Comm_split failed");
+        return fail(ncclSystemError, injected);
+    standin_net *net = NULL;
+    ncclResult_t res = standin_bootstrap_init(&id, nranks, rank, failing, &net, &stuck);
+    if (res != ncclSuccess)
+        return res;
     if (failing)
-        return fail(ncclSystemError, "injected ncclCommInitRank failure before the bootstrap "
-                                     "(CB_STANDIN_FAIL_COMMINIT)");
-    int size = nranks;
-    if (mpi != MPI_COMM_NULL)
-        MPI_Comm_size(mpi, &size);
-    if (size != nranks) {
-        MPI_Comm_free(&mpi);
-        return fail(ncclInvalidArgument, "nranks differs from the number of ranks initialising");
-    }
-    /* Ordered by NCCL rank, so the MPI rank is the NCCL rank. */
-    return comm_new(mpi, nonblocking, comm);
+        return fail(ncclSystemError, injected);
+    return comm_new(net, nonblocking, comm);
 }
 
 /* NCCL 2.28 (init.cc): no group of its own, so the job runs inline (group.cc,
@@ -352,14 +279,14 @@ ncclResult_t standin_comm_started_success(ncclComm_t comm, const char *call)
     return ncclSuccess;
 }
 
-/* A split's or shrink's new communicator over mpi (none: MPI_COMM_NULL),
- * blocking or not, made on the parent comm's job, written into *newcomm
- * when it is done. */
-static ncclResult_t child_started(ncclComm_t comm, MPI_Comm mpi, ncclComm_t *newcomm,
+/* A split's or shrink's new communicator over net (none: NULL), blocking
+ * or not, made on the parent comm's job, written into *newcomm when it is
+ * done. */
+static ncclResult_t child_started(ncclComm_t comm, standin_net *net, ncclComm_t *newcomm,
                                   const char *call, int nonblocking)
 {
     ncclComm_t child = NULL;
-    if (mpi != MPI_COMM_NULL && comm_new(mpi, 0, &child) != ncclSuccess)
+    if (net != NULL && comm_new(net, 0, &child) != ncclSuccess)
         return fail(ncclSystemError, "out of memory");
     if (child != NULL) {
         child->nonblocking = nonblocking;
@@ -402,23 +329,24 @@ ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t *newc
         return fail(ncclSystemError, "injected ncclCommSplit failure before the bootstrap "
                                      "(CB_STANDIN_FAIL_SPLIT)");
     standin_comm_enter(comm, "ncclCommSplit");
-    int rc = comm->nonblocking ? peer_never_joins(comm->mpi, color, failing, &stuck) : 0;
-    /* Every rank of comm takes part, those without a colour too. */
-    MPI_Comm mpi = MPI_COMM_NULL;
+    /* Every rank of comm takes part, those without a colour too: color and
+     * key gathered over the parent (commGetSplitInfo), then the child's
+     * ranks connect (bootstrapSplit). A failing rank of a blocking parent
+     * never comes (the others wait in the gather); of a non-blocking one,
+     * it tells the others, whose communicator of its colour never forms. */
+    standin_net *net = NULL;
     int no_color = color == NCCL_SPLIT_NOCOLOR;
-    if (rc == 0 && MPI_Comm_split(comm->mpi, no_color || failing || stuck ? MPI_UNDEFINED : color,
-                                  key, &mpi) != MPI_SUCCESS)
-        rc = -1;
+    ncclResult_t res = standin_bootstrap_split(comm->net, NULL, color, key, failing, &net, &stuck);
     standin_comm_leave(comm);
-    if (rc != 0)
-        return fail(ncclSystemError, "MPI_Comm_split failed");
+    if (res != ncclSuccess)
+        return res;
     if (failing)
         return fail(ncclSystemError, "injected ncclCommSplit failure before the bootstrap "
                                      "(CB_STANDIN_FAIL_SPLIT)");
     if (!comm->nonblocking) {
         if (no_color)
             return ncclSuccess;
-        ncclResult_t made = comm_new(mpi, 0, newcomm);
+        ncclResult_t made = comm_new(net, 0, newcomm);
         if (made == ncclSuccess)
             (*newcomm)->nonblocking = child_nonblocking;   /* ready: the call blocked */
         return made;
@@ -429,7 +357,7 @@ ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t *newc
                       "ever (a peer never joins)");
         return ncclSuccess;
     }
-    return child_started(comm, no_color ? MPI_COMM_NULL : mpi, newcomm, "ncclCommSplit",
+    return child_started(comm, net, newcomm, "ncclCommSplit",
                          child_nonblocking);
 }
 
@@ -441,8 +369,8 @@ static void comm_release(ncclComm_t comm)
         link = &(*link)->next_live;
     if (*link == comm)
         *link = comm->next_live;
-    if (comm->mpi != MPI_COMM_NULL)
-        MPI_Comm_free(&comm->mpi);
+    standin_net_free(comm->net);
+    comm->net = NULL;
     standin_connect_release(comm);
     standin_count(STANDIN_COMM, -1);
 }
@@ -499,27 +427,32 @@ ncclResult_t ncclCommShrink(ncclComm_t comm, int *excludeRanksList, int excludeR
         if (excludeRanksList[i] == comm->rank)
             return fail(ncclInvalidArgument, "ncclCommShrink called by an excluded rank");
     standin_comm_enter(comm, "ncclCommShrink");
-    MPI_Group all = MPI_GROUP_NULL, kept = MPI_GROUP_NULL;
-    MPI_Comm mpi = MPI_COMM_NULL;
-    int rc = MPI_Comm_group(comm->mpi, &all) != MPI_SUCCESS ||
-             MPI_Group_excl(all, excludeRanksCount, excludeRanksList, &kept) != MPI_SUCCESS ||
-             MPI_Comm_create_group(comm->mpi, kept, 0x5a1, &mpi) != MPI_SUCCESS;
-    if (kept != MPI_GROUP_NULL)
-        MPI_Group_free(&kept);
-    if (all != MPI_GROUP_NULL)
-        MPI_Group_free(&all);
+    /* The kept ranks split over the parent in rank order; the excluded
+     * take no part (init.cc: the shrink is a split of the kept ranks). */
+    unsigned char *kept = malloc((size_t)comm->nranks);
+    standin_net *net = NULL;
+    int stuck = 0;
+    ncclResult_t res = fail(ncclSystemError, "out of memory");
+    if (kept != NULL) {
+        memset(kept, 1, (size_t)comm->nranks);
+        for (int i = 0; i < excludeRanksCount; i++)
+            if (excludeRanksList[i] >= 0 && excludeRanksList[i] < comm->nranks)
+                kept[excludeRanksList[i]] = 0;
+        res = standin_bootstrap_split(comm->net, kept, 0, comm->rank, 0, &net, &stuck);
+    }
+    free(kept);
     standin_comm_leave(comm);
-    if (rc != 0 || mpi == MPI_COMM_NULL)
-        return fail(ncclSystemError, "MPI_Comm_create_group failed");
+    if (res != ncclSuccess)
+        return res;
     /* As a split: config's blocking mode where given, else the parent's. */
     int child_nonblocking = !env_blocking(config != NULL ? config->blocking != 0 : !comm->nonblocking, 0);
     if (!comm->nonblocking) {
-        ncclResult_t made = comm_new(mpi, 0, newcomm);
+        ncclResult_t made = comm_new(net, 0, newcomm);
         if (made == ncclSuccess)
             (*newcomm)->nonblocking = child_nonblocking;
         return made;
     }
-    return child_started(comm, mpi, newcomm, "ncclCommShrink", child_nonblocking);
+    return child_started(comm, net, newcomm, "ncclCommShrink", child_nonblocking);
 }
 
 /* NCCL's destroy first checks that the communicator is ready

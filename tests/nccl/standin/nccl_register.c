@@ -182,7 +182,9 @@ ncclResult_t ncclCommWindowRegister(ncclComm_t comm, void *buff, size_t size,
     if (r == NULL)
         return ncclSystemError;
     r->flags = winFlags;
-    MPI_Barrier(comm->mpi);   /* collective, as NCCL's */
+    ncclResult_t joined = standin_net_barrier(comm->net);   /* collective, as NCCL's */
+    if (joined != ncclSuccess)
+        return joined;
     /* A task of the communicator's group, so non-blocking NCCL's thread
      * writes *win when done: 2.27 returns ncclInProgress, 2.28 on ncclSuccess
      * (dev_runtime.cc: "NCCLCHECK(ncclGroupEndInternal()); ... return ret;"). */
@@ -208,8 +210,7 @@ ncclResult_t ncclCommWindowDeregister(ncclComm_t comm, ncclWindow_t win)
     if (r == NULL)
         return ncclInvalidArgument;
     r->kind = 0;
-    MPI_Barrier(comm->mpi);
-    return ncclSuccess;
+    return standin_net_barrier(comm->net);
 }
 #endif
 

@@ -6,6 +6,7 @@
 #ifndef CB_STANDIN_RULES_H
 #define CB_STANDIN_RULES_H
 
+#include <mpi.h>
 #include <stdio.h>
 
 #include "standin.h"

@@ -5,8 +5,11 @@
  * nccl.h; linked into tests/nccl-collbench-standin instead of libcudart and
  * libnccl. Never installed, never part of the product.
  *
- * Model: "device memory" is host memory (malloc); a collective runs through
- * MPI on a communicator split from MPI_COMM_WORLD when it reaches its stream:
+ * Model: "device memory" is host memory (malloc); a collective runs over
+ * the stand-in's own TCP connections between the communicator's ranks
+ * (transport.c), made by a bootstrap through the ncclUniqueId as NCCL's
+ * (bootstrap.c; no MPI: the stand-in ignores how its processes were
+ * launched), when it reaches its stream:
  * at once outside a group, at the outermost ncclGroupEnd inside one (see
  * Groups below); a stream runs everything synchronously but keeps a virtual
  * clock, so that work can look unfinished for a while (CB_STANDIN_OP_US) and
@@ -98,8 +101,10 @@
  * of the other mode than the group's is refused; a config.blocking other
  * than 0, 1 or unset is refused.
  *
- * Fault injection, FOR TESTING ONLY: each takes a rank of MPI_COMM_WORLD,
- * and only that rank sees the failure.
+ * Fault injection, FOR TESTING ONLY: each takes the rank of a process as its
+ * launcher numbers it (the first set of OMPI_COMM_WORLD_RANK, PMI_RANK,
+ * PMIX_RANK, RANK, SLURM_PROCID; 0 when none is), which is also the
+ * suffix of its trace file; only that rank sees the failure.
  *   CB_STANDIN_FAIL_DRIVER=R     cudaGetDeviceCount fails as with a driver
  *                                older than the runtime
  *   CB_STANDIN_FAIL_SETDEVICE=R  cudaSetDevice fails
@@ -154,9 +159,9 @@
 
 #define STANDIN_MAX_GPUS 64
 
-#include <mpi.h>
 #include <stdatomic.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "backends/nccl/api.h"
 
@@ -225,8 +230,11 @@ typedef struct standin_custom_op {
 /* Buffers a communicator registered while a graph captured it. */
 #define STANDIN_MAX_REGISTERED 64
 
+/* transport.c: a communicator's connections to its peers. */
+typedef struct standin_net standin_net;
+
 struct ncclComm {
-    MPI_Comm mpi;
+    standin_net *net;   /* NULL when stuck */
     int rank;
     int nranks;
     int ran;        /* collectives of more than one element run so far */
@@ -245,7 +253,7 @@ struct ncclComm {
     struct ncclComm *split_child;
     void *window_out;  /* the caller's ncclWindow_t (nccl_register.c writes it) */
     void *window;
-    int stuck;         /* a peer never joined the bootstrap: never ready, no mpi */
+    int stuck;         /* a peer never joined the bootstrap: never ready, no net */
     /* op ncclNumOps + serial * STANDIN_MAX_CUSTOM_OPS + k */
     standin_custom_op custom[STANDIN_MAX_CUSTOM_OPS];
     atomic_int graph_refs;   /* graphs and graph execs holding its operations */
@@ -260,7 +268,7 @@ struct ncclComm {
 };
 
 struct CUstream_st {
-    double busy_until;     /* MPI_Wtime when the last launched work completes */
+    double busy_until;     /* standin_now() when the last launched work completes */
     double plain_until;    /* the same for work launched outside a graph */
     int capturing;
     standin_op *recorded;  /* while capturing */
@@ -287,8 +295,56 @@ int standin_current_physical(void);
 
 long standin_env_long(const char *name, long fallback);
 
-/* 1 when the fault variable name holds this process's rank of MPI_COMM_WORLD. */
+/* The process's rank as its launcher gives it (see Fault injection above). */
+int standin_process_rank(void);
+
+/* 1 when the fault variable name holds this process's rank. */
 int standin_fault(const char *name);
+
+/* transport.c: seconds on the monotonic clock (the streams' clocks). */
+double standin_now(void);
+
+/* transport.c: a communicator's connections, made by bootstrap.c (rank of
+ * nranks; peers set one by one), and what flows over them. Each returns
+ * an NCCL result, *what naming a failure. An exchange sends send_bytes[p]
+ * from send[p] to each peer p and receives recv_bytes[p] into recv[p] from
+ * each, all at once; 0 bytes: no message with that peer. */
+standin_net *standin_net_new(int rank, int nranks, uint64_t magic);
+void standin_net_set_peer(standin_net *net, int peer, int fd);
+int standin_net_peer(const standin_net *net, int peer);
+int standin_net_rank(const standin_net *net);
+int standin_net_size(const standin_net *net);
+uint64_t standin_net_child_magic(standin_net *net);
+void standin_net_free(standin_net *net);
+int standin_send_all(int fd, const void *buf, size_t bytes);
+int standin_recv_all(int fd, void *buf, size_t bytes);
+ncclResult_t standin_net_exchange(standin_net *net, const void *const *send,
+                                  const size_t *send_bytes, void *const *recv,
+                                  const size_t *recv_bytes, const char **what);
+/* all[p * bytes] gets rank p's mine, from the ranks of members (NULL: all;
+ * the others take no part); mine may lie at its place in all. */
+ncclResult_t standin_net_allgather_among(standin_net *net, const unsigned char *members,
+                                         const void *mine, size_t bytes, void *all,
+                                         const char **what);
+ncclResult_t standin_net_allgather(standin_net *net, const void *mine, size_t bytes, void *all,
+                                   const char **what);
+ncclResult_t standin_net_broadcast(standin_net *net, int root, void *buf, size_t bytes,
+                                   const char **what);
+/* With ncclGetLastError's text set on failure. */
+ncclResult_t standin_net_barrier(standin_net *net);
+
+/* bootstrap.c: join id's bootstrap as rank of nranks (ncclCommInitRank's
+ * part), or, never_joins, only tell the root this rank will not (the
+ * caller then fails). *stuck: a peer never joins (*net stays NULL). */
+ncclResult_t standin_bootstrap_init(const ncclUniqueId *id, int nranks, int rank,
+                                    int never_joins, standin_net **net, int *stuck);
+
+/* bootstrap.c: the child of parent that this rank's color and key give,
+ * over the ranks of members (NULL: all; the others do not call): NULL for
+ * NCCL_SPLIT_NOCOLOR, for never_joins (the caller fails) and, *stuck, when
+ * a rank of the same color never joins. */
+ncclResult_t standin_bootstrap_split(standin_net *parent, const unsigned char *members, int color,
+                                     int key, int never_joins, standin_net **child, int *stuck);
 
 /* A line into the trace file, when CB_STANDIN_TRACE is set. */
 void standin_trace(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -364,15 +420,12 @@ int standin_comm_unready(struct ncclComm *comm, const char *call);
 ncclResult_t standin_fail(ncclResult_t res, const char *what);
 /* nccl.c's communicator bookkeeping, for enqueue.c's calls: one thread in
  * a communicator at a time (a VIOLATION otherwise), the error a
- * communicator keeps, and the MPI type and operation of NCCL's (NULL where
- * not modelled). */
+ * communicator keeps. */
 void standin_comm_enter(struct ncclComm *comm, const char *call);
 void standin_comm_leave(struct ncclComm *comm);
 ncclResult_t standin_comm_failed(struct ncclComm *comm, const char *call);
-MPI_Datatype standin_mpi_type(ncclDataType_t type);
-MPI_Op standin_mpi_op(ncclRedOp_t op);
 
-/* nccl.c: run op now on stream s: the collective through MPI, then the
+/* enqueue.c: run op now on stream s: the collective over its connections, then the
  * stream's clock moves on by CB_STANDIN_OP_US. Returns an NCCL result. */
 ncclResult_t standin_run(cudaStream_t s, const standin_op *op, int replayed);
 
@@ -441,9 +494,8 @@ int standin_stream_capturing(cudaStream_t s);
 /* Advance s's clock for work launched now that takes extra seconds. */
 void standin_stream_busy(cudaStream_t s, double extra);
 
-/* collectives.c: run an operation other than a built-in all-reduce of a type
- * MPI has (which nccl.c runs with MPI_Allreduce). Returns an NCCL result,
- * with *what naming the failure. */
+/* collectives.c: run an operation (a collective, sends and receives, a
+ * copy). Returns an NCCL result, with *what naming the failure. */
 ncclResult_t standin_run_collective(const standin_op *op, const char **what);
 
 /* collectives.c: the checks NCCL makes when an operation is called
