@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "control/launch.h"
+#include "control/local.h"
 #include "control/mpi.h"
 #include "engine/engine.h"
 #include "host/sysinfo.h"
@@ -58,13 +60,70 @@ static const char *read_env(const char *name)
  * pure (no MPI, no output), and its errors are reported after MPI_Init by
  * the real parse. A line that fails before -T keeps the default. The
  * start-up gets at least STARTUP_MIN_S; 0 still turns it off. */
-static int startup_limit(int argc, char **argv)
+static int startup_limit(const cb_params *early)
 {
-    cb_params early;
-    char ignored[CB_MSGLEN];
-    cb_params_defaults(&early);
-    (void)cb_params_parse(&early, argc, argv, ignored, sizeof ignored);
-    return early.timeout > 0 && early.timeout < STARTUP_MIN_S ? STARTUP_MIN_S : early.timeout;
+    return early->timeout > 0 && early->timeout < STARTUP_MIN_S ? STARTUP_MIN_S : early->timeout;
+}
+
+/* The backends that move host memory through MPI itself. */
+static int needs_mpi(const char *backend)
+{
+    return backend != NULL && (strcmp(backend, "mpi") == 0 || strcmp(backend, "faulty-mpi") == 0);
+}
+
+/* -g N in the process the user started: start the ranks, wait, and give
+ * their status. The command line's other errors are the ranks' to report. */
+static int run_local(const cb_params *early, const cb_launch *l, char **argv)
+{
+    char err[CB_MSGLEN] = "";
+    int usage = 0;
+    if (l->mode == CB_LAUNCH_MPI) {
+        fprintf(stderr, "nccl-collbench: -g %d starts its own ranks, yet this process is one of "
+                "an MPI launch's ranks: under mpirun or srun give one rank per GPU (-g 1)\n%s\n",
+                early->local_ranks, CB_USAGE_HINT);
+        return CB_EXIT_USAGE;
+    }
+    if (needs_mpi(early->backend)) {
+        fprintf(stderr, "nccl-collbench: --backend %s needs MPI, and -g %d starts ranks without "
+                "it: launch with mpirun -np %d instead\n%s\n", early->backend,
+                early->local_ranks, early->local_ranks, CB_USAGE_HINT);
+        return CB_EXIT_USAGE;
+    }
+    /* The ranks agree on a failure and end together; a rank that lost its
+     * peers ends by its watchdog (-T); past both, the rest are stopped. */
+    double grace = early->timeout > 0 ? early->timeout + 10.0 : 30.0;
+    int code = cb_local_run(early->local_ranks, argv, grace, &usage, err, sizeof err);
+    if (code < 0) {
+        fprintf(stderr, "nccl-collbench: -g %d: %s\n", early->local_ranks, err);
+        if (usage)
+            fprintf(stderr, "%s\n", CB_USAGE_HINT);
+        return usage ? CB_EXIT_USAGE : CB_EXIT_RUNTIME;
+    }
+    return code;
+}
+
+/* The world of this run: MPI's, or the TCP rendezvous launch detection
+ * names. A run without MPI says how it started in the preamble. */
+static int start_world(int *argc, char ***argv, const cb_launch *l, int timeout, cb_ctl **world,
+                       char *desc, size_t desc_len)
+{
+    char err[CB_MSGLEN] = "";
+    desc[0] = '\0';
+    if (l->mode == CB_LAUNCH_MPI || l->mode == CB_LAUNCH_SINGLE) {
+        if (cb_ctl_mpi_world(argc, argv, world) == 0)
+            return 0;
+        fprintf(stderr, "nccl-collbench: MPI_Init failed\n");
+        return -1;
+    }
+    double wait_s = timeout > 0 ? (timeout < STARTUP_MIN_S ? STARTUP_MIN_S : timeout) : 600;
+    if (cb_ctl_tcp_world(l, wait_s, world, err, sizeof err) != 0) {
+        fprintf(stderr, "nccl-collbench: rank %d: %s\n", l->rank, err);
+        return -1;
+    }
+    snprintf(desc, desc_len, "%s launch, TCP rendezvous at %.48s:%d%s",
+             cb_launch_mode_name(l->mode), l->addr, l->port,
+             l->keyed ? "" : ", not authenticated: no NCCL_COLLBENCH_KEY");
+    return 0;
 }
 
 /* This process's rank as the launcher gives it, before MPI_Init can say;
@@ -72,7 +131,7 @@ static int startup_limit(int argc, char **argv)
 static int launcher_rank(void)
 {
     static const char *const names[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK",
-                                        "SLURM_PROCID"};
+                                        "RANK", "SLURM_PROCID"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         const char *v = getenv(names[i]);
         char *end = NULL;
@@ -89,19 +148,32 @@ int main(int argc, char **argv)
      * command line's agreement or in the side channel's set-up would
      * otherwise hang the job with no word. The engine stops this watchdog
      * once its own runs. */
+    cb_params early;
+    char ignored[CB_MSGLEN];
+    cb_params_defaults(&early);
+    (void)cb_params_parse(&early, argc, argv, ignored, sizeof ignored);
+    cb_launch launch;
+    char err[CB_MSGLEN] = "";
+    if (cb_launch_detect(read_env, &launch, err, sizeof err) != 0) {
+        fprintf(stderr, "nccl-collbench: %s\n%s\n", err, CB_USAGE_HINT);
+        return CB_EXIT_USAGE;
+    }
+    if (early.local_ranks > 1 && launch.mode != CB_LAUNCH_LOCAL)
+        return run_local(&early, &launch, argv);
     cb_watchdog startup;
     char host[64] = "";
     cb_sysinfo_host_label(host, sizeof host);   /* NCCL_HOSTID's label, as every output */
-    if (cb_watchdog_start(&startup, startup_limit(argc, argv), launcher_rank(), host, NULL, 0) !=
-        0)
+    if (cb_watchdog_start(&startup, startup_limit(&early), launcher_rank(), host, NULL, 0) != 0)
         fprintf(stderr, "nccl-collbench: cannot start the watchdog thread; start-up is not "
                 "watched\n");
-    cb_watchdog_doing(&startup, "MPI_Init, at start-up");
+    cb_watchdog_doing(&startup, launch.mode == CB_LAUNCH_MPI || launch.mode == CB_LAUNCH_SINGLE
+                                    ? "MPI_Init, at start-up"
+                                    : "the TCP rendezvous, at start-up");
     cb_ctl *world = NULL;
-    if (cb_ctl_mpi_world(&argc, &argv, &world) != 0) {
-        fprintf(stderr, "nccl-collbench: MPI_Init failed\n");
+    char launch_desc[sizeof early.launch];
+    if (start_world(&argc, &argv, &launch, early.timeout, &world, launch_desc,
+                    sizeof launch_desc) != 0)
         return CB_EXIT_RUNTIME;
-    }
     int rank = world->rank, nranks = world->size;
     cb_watchdog_set_rank(&startup, rank);
     cb_watchdog_doing(&startup, "checking the command line across ranks, at start-up");
@@ -113,7 +185,6 @@ int main(int argc, char **argv)
         prog = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
     /* Every rank parses the same command line; rank 0 speaks for all. */
     cb_params params;
-    char err[CB_MSGLEN] = "";
     cb_params_defaults(&params);
     int bad = cb_params_parse(&params, argc, argv, err, sizeof err) != 0;
     if (!bad && !params.help && !params.version) {
@@ -135,6 +206,13 @@ int main(int argc, char **argv)
             }
     if (!bad && !params.help && !params.version)
         bad = cb_params_check_ranks(&params, nranks, err, sizeof err) != 0;
+    if (!bad && !params.help && !params.version && needs_mpi(params.backend) &&
+        cb_ctl_mpi_comm(world) == MPI_COMM_NULL) {
+        snprintf(err, sizeof err, "--backend %s needs MPI, and this run has none (%s): launch "
+                 "it with mpirun or srun --mpi", params.backend, launch_desc);
+        bad = 1;
+    }
+    snprintf(params.launch, sizeof params.launch, "%s", launch_desc);
     /* The lowest rank whose command line is bad speaks through rank 0, so
      * that the bad value is named even when rank 0's command line is fine. */
     int first_bad = 0, mine = bad ? rank : nranks;

@@ -263,14 +263,26 @@ static int opt_expect_ratio(parse_state *s, const char *v)
     return 0;
 }
 
-/* -g and -t: nccl-tests' GPUs and threads per process. Scripts written for
- * it pass 1; anything else asks for a layout this program does not have. */
+/* -g N: nccl-tests' GPUs per process. Here the program starts N ranks
+ * itself, one per GPU, with no MPI (control/local.h). */
+static int opt_ngpus(parse_state *s, const char *v)
+{
+    long n;
+    if (cb_parse_long(v, 1, CB_MAX_LOCAL_RANKS, &n) != 0)
+        return fail(s, "'%s' is not a number of GPUs from 1 to %d", v, CB_MAX_LOCAL_RANKS);
+    s->p->local_ranks = (int)n;
+    return 0;
+}
+
+/* -t: nccl-tests' threads per process. Scripts written for it pass 1;
+ * anything else asks for a layout this program does not have. */
 static int opt_one_per_rank(parse_state *s, const char *v)
 {
     long n;
     if (cb_parse_long(v, 1, 1, &n) != 0)
-        return fail(s, "'%s': only 1 is accepted: nccl-collbench drives one GPU per MPI rank "
-                       "with one thread; start one rank per GPU instead (mpirun -np N)", v);
+        return fail(s, "'%s': only 1 is accepted: nccl-collbench drives one GPU per rank "
+                       "with one thread; start one rank per GPU instead (-g N, or mpirun -np N)",
+                    v);
     return 0;
 }
 
@@ -413,8 +425,9 @@ static const cb_option_spec option_table[] = {
     {'R', "local-register", "0|1|2", "NCCL buffers: 1 registered (ncclCommRegister), 2 "
      "ncclMemAlloc'd in a symmetric window (NCCL 2.27); 0 neither [0]", cb_params_opt_register,
      AGREE_INT(registration), CB_HELP_BACKENDS},
-    {'g', "ngpus", "1", "accepted for nccl-tests scripts: one GPU per rank, so only 1",
-     opt_one_per_rank, AGREE_NOTHING, CB_HELP_NCCL_TESTS},
+    {'g', "ngpus", "N", "start N ranks on this node, one per GPU, without MPI (torchrun's "
+     "variables and NNODES, NODE_RANK span nodes) [1]", opt_ngpus, AGREE_INT(local_ranks),
+     CB_HELP_NCCL_TESTS},
     {'t', "nthreads", "1", "accepted for nccl-tests scripts: one thread per rank, so only 1",
      opt_one_per_rank, AGREE_NOTHING, CB_HELP_NCCL_TESTS},
 };
@@ -449,6 +462,7 @@ void cb_params_defaults(cb_params *p)
     p->rotate = 1;
     p->backend = "auto";
     p->timeout = CB_DEFAULT_TIMEOUT;
+    p->local_ranks = 1;
     p->hier = (cb_split_spec){.kind = CB_SPLIT_NODE, .text = "node"};
     p->a2av_matrix = (cb_traffic_spec){.kind = CB_TRAFFIC_UNIFORM, .factor = 1, .hot = 1};
     p->layouts[0] = CB_LAYOUT_ROW;

@@ -11,6 +11,7 @@
 #include "verify/redop.h"
 
 #define CB_MAX_COLLECTIVES 32
+#define CB_MAX_LOCAL_RANKS 64   /* -g: more GPUs than any node has */
 #define CB_MAX_SIZES 4096
 /* --prom-sizes: the most sizes a list may give. */
 #define CB_MAX_PROM_SIZES 64
@@ -79,6 +80,8 @@ typedef struct cb_params {
     int graph_launches;    /* 0: no graph; else launches of the captured iterations (-G) */
     int report_cputime;    /* report the time to launch, not to complete (-C) */
     int timeout;           /* seconds without progress before the watchdog ends the run; 0 off */
+    int local_ranks;       /* -g N: ranks this process starts on this node (control/local.h) */
+    char launch[128];      /* how the ranks were started, for the preamble; "" under MPI */
 
     const char *backend;   /* a backend name or "auto" */
     const char *csv_path;  /* NULL: no CSV; "-": CSV on stdout, the table on stderr */

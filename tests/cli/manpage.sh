@@ -1,5 +1,5 @@
 # The man pages lint clean, nccl-collbench(1) documents every option that
-# --help lists and stays within 1600 lines, each page has its sections and
+# --help lists and stays within 1700 lines, each page has its sections and
 # names the others under SEE ALSO, and every reference to a section points
 # to the page that holds it.
 . "$CB_SRCDIR/tests/support/lib.sh"
@@ -20,7 +20,7 @@ else
 fi
 
 lines=$(wc -l <"$page")
-[ "$lines" -le 1600 ] || fail "nccl-collbench.1 has $lines lines, more than 1600"
+[ "$lines" -le 1700 ] || fail "nccl-collbench.1 has $lines lines, more than 1700"
 
 # has_sections PAGE SECTION...: fail unless PAGE has each .SH heading.
 has_sections() {
@@ -31,7 +31,7 @@ has_sections() {
     done
 }
 has_sections nccl-collbench.1 NAME SYNOPSIS DESCRIPTION OPTIONS 'EXIT STATUS' SIGNALS \
-    ENVIRONMENT EXAMPLES RECIPES 'DIFFERENCES FROM NCCL-TESTS' 'SEE ALSO'
+    'LAUNCH MODES' ENVIRONMENT EXAMPLES RECIPES 'DIFFERENCES FROM NCCL-TESTS' 'SEE ALSO'
 has_sections nccl-collbench-output.5 NAME DESCRIPTION 'TABLE OUTPUT' STATISTICS \
     'CSV OUTPUT' 'JSON OUTPUT' 'PROMETHEUS OUTPUT' 'SEE ALSO'
 has_sections nccl-collbench-collectives.7 NAME DESCRIPTION COLLECTIVES DATATYPES \

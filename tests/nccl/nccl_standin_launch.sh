@@ -1,0 +1,121 @@
+# Runs without mpirun (issue 39), on the NCCL stand-in, which bootstraps
+# through its ncclUniqueId: -g 2 (the program starts its ranks), two
+# processes given torchrun's variables by this shell, and srun's variables
+# without MPI. Each mode passes and verifies, -g and torchrun catch a
+# corrupting rank (status 7), and a stopped or hung rank gives the hang
+# report and status 3. The
+# MPI backend is refused without MPI (status 2), as is -g 2 under mpirun.
+. "$CB_SRCDIR/tests/support/lib.sh"
+. "$CB_SRCDIR/tests/nccl/standin/lib.sh"
+need_standin
+CB_STANDIN_GPUS=4
+export CB_STANDIN_GPUS
+FAULTY="$CB_BUILDDIR/tests/nccl-collbench-faulty"
+SWEEP="-b 1K -e 64K -f 4 -n 2 -w 1 -c 1"
+
+# free_port: a TCP port nobody listens on now, for a rendezvous.
+free_port() {
+    "$CB_PYTHON" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# alone PROGRAM ARGS...: one process, no launcher, under a time limit.
+alone() {
+    rc=0
+    timeout -k 5 120 "$@" </dev/null >"$CB_TMP/out" 2>"$CB_TMP/err" || rc=$?
+}
+
+# pair MODE PROGRAM ARGS...: two processes this shell starts, with
+# torchrun's or srun's variables; rc is rank 0's status, rc1 rank 1's.
+pair() {
+    mode=$1
+    shift
+    port=$(free_port)
+    pids=""
+    for r in 0 1; do
+        if [ "$mode" = torchrun ]; then
+            env RANK=$r WORLD_SIZE=2 LOCAL_RANK=$r LOCAL_WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 \
+                MASTER_PORT=$port NCCL_COLLBENCH_KEY=test-key \
+                timeout -k 5 120 "$@" </dev/null >"$CB_TMP/out$r" 2>"$CB_TMP/err$r" &
+        else
+            env SLURM_PROCID=$r SLURM_NTASKS=2 SLURM_LOCALID=$r SLURM_JOB_ID=77 \
+                SLURM_STEP_NODELIST=localhost NCCL_COLLBENCH_PORT=$port \
+                timeout -k 5 120 "$@" </dev/null >"$CB_TMP/out$r" 2>"$CB_TMP/err$r" &
+        fi
+        pids="$pids $!"
+    done
+    set -- $pids
+    rc=0
+    wait "$1" || rc=$?
+    rc1=0
+    wait "$2" || rc1=$?
+    cp "$CB_TMP/out0" "$CB_TMP/out"
+    cat "$CB_TMP/err0" "$CB_TMP/err1" >"$CB_TMP/err"
+}
+
+# Passing: verified, two ranks, the launch named in the preamble.
+alone "$CB_STANDIN_BIN" -g 2 --backend nccl $SWEEP --csv "$CB_TMP/g.csv"
+expect_rc 0 "-g 2"
+check check-sweep --table "$CB_TMP/out" --csv "$CB_TMP/g.csv" --ranks 2 --sizes 1024,4096,16384,65536
+grep -q '^# backend: nccl .*MPI: none (local launch, TCP rendezvous at 127.0.0.1:' "$CB_TMP/out" ||
+    show_and_fail "-g 2: the preamble does not name the launch"
+has 2 '^#  Rank  *[01] '
+
+for mode in torchrun slurm; do
+    pair $mode "$CB_STANDIN_BIN" --backend nccl $SWEEP
+    [ "$rc" = 0 ] && [ "$rc1" = 0 ] || show_and_fail "$mode: statuses $rc and $rc1, expected 0"
+    check check-sweep --table "$CB_TMP/out" --ranks 2 --sizes 1024,4096,16384,65536
+    grep -q "MPI: none ($mode launch, TCP rendezvous" "$CB_TMP/out" ||
+        show_and_fail "$mode: the preamble does not name the launch"
+    [ ! -s "$CB_TMP/out1" ] || show_and_fail "$mode: rank 1 wrote to stdout"
+done
+
+# A corrupting rank: every mode finds it (status 7) and names it.
+export NCCL_COLLBENCH_TEST_FAULT=corrupt:1:5
+alone "$FAULTY" -g 2 --backend faulty-nccl $SWEEP
+expect_rc 7 "-g 2, rank 1 corrupting"
+grep -q '^# Result: FAIL (.* wrong elements\? on rank 1' "$CB_TMP/out" ||
+    show_and_fail "-g 2: the corrupting rank is not named"
+pair torchrun "$FAULTY" --backend faulty-nccl $SWEEP
+[ "$rc" = 7 ] && [ "$rc1" = 7 ] || show_and_fail "torchrun, rank 1 corrupting: statuses $rc and $rc1"
+
+# A stopped rank (SIGSTOP: it answers nothing) under -g: the hang report,
+# status 3, and the stopped rank ended by the parent. A hung one under the
+# shell's launches: status 3 on both ranks.
+export NCCL_COLLBENCH_TEST_FAULT=stop:1:256
+alone "$FAULTY" -g 2 --backend faulty-nccl $SWEEP -T 3
+expect_rc 3 "-g 2, rank 1 stopped"
+grep -q '^# Hang: rank [01] .*saw no progress for 3 s' "$CB_TMP/err" ||
+    show_and_fail "-g 2, rank 1 stopped: no hang report"
+export NCCL_COLLBENCH_TEST_FAULT=hang:1:256
+for mode in torchrun slurm; do
+    pair $mode "$FAULTY" --backend faulty-nccl $SWEEP -T 3
+    [ "$rc" = 3 ] && [ "$rc1" = 3 ] || show_and_fail "$mode, rank 1 hung: statuses $rc and $rc1"
+    grep -q '^# Hang: rank [01] .*saw no progress for 3 s' "$CB_TMP/err" ||
+        show_and_fail "$mode, rank 1 hung: no hang report"
+done
+unset NCCL_COLLBENCH_TEST_FAULT
+
+# The MPI backend needs MPI: refused with status 2 where there is none.
+alone "$CB_STANDIN_BIN" -g 2 --backend mpi $SWEEP
+expect_rc 2 "-g 2 --backend mpi"
+grep -q 'backend mpi needs MPI' "$CB_TMP/err" || show_and_fail "-g 2 --backend mpi: no reason"
+pair torchrun "$CB_STANDIN_BIN" --backend mpi $SWEEP
+[ "$rc" = 2 ] || show_and_fail "torchrun --backend mpi: status $rc, expected 2"
+grep -q 'backend mpi needs MPI, and this run has none' "$CB_TMP/err" ||
+    show_and_fail "torchrun --backend mpi: no reason"
+# Bad variables are named.
+RANK=2 WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=1 alone "$CB_STANDIN_BIN" --backend nccl
+expect_rc 2 "RANK=2 of WORLD_SIZE=2"
+grep -q "RANK=2: not below WORLD_SIZE=2" "$CB_TMP/err" || show_and_fail "RANK=2: not named"
+alone "$CB_STANDIN_BIN" -g 0
+expect_rc 2 "-g 0"
+grep -q "'0' is not a number of GPUs" "$CB_TMP/err" || show_and_fail "-g 0: not named"
+# -g 2 inside an MPI launch starts nothing.
+if [ -n "$CB_MPIRUN" ]; then
+    CB_RUN_BIN=$CB_STANDIN_BIN
+    run 1 -g 2 --backend nccl $SWEEP
+    expect_rc 2 "-g 2 under mpirun"
+    grep -q 'starts its own ranks, yet this process is one of an MPI launch' "$CB_TMP/err" ||
+        show_and_fail "-g 2 under mpirun: no reason"
+fi
+echo "ok"
