@@ -27,8 +27,11 @@
  * root (or the split's all-gather) that it will not join, and the others'
  * communicators are then never ready without blocking their callers.
  */
+#define _DEFAULT_SOURCE   /* getifaddrs, IFF_UP */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <ifaddrs.h>
+#include <net/if.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <pthread.h>
@@ -233,6 +236,51 @@ static uint64_t new_magic(void)
     return x ^ (x >> 29);
 }
 
+/* 1 when name starts with one of the comma-separated prefixes. */
+static int has_prefix(const char *name, const char *prefixes)
+{
+    for (const char *p = prefixes; *p != '\0';) {
+        size_t n = strcspn(p, ",");
+        if (n > 0 && strncmp(name, p, n) == 0)
+            return 1;
+        p += n + (p[n] == ',');
+    }
+    return 0;
+}
+
+/* The address the root listens on, in the order NCCL picks its bootstrap
+ * interface (src/misc/socket.cc, ncclFindInterfaces, which bootstrapNetInit
+ * calls): NCCL_SOCKET_IFNAME's prefixes when set, else "ib" interfaces,
+ * else any but docker and lo, else docker, else lo. IPv4 only, interfaces
+ * that are up; the loopback when nothing matches. So ranks in other
+ * network namespaces (the Slurm tests' nodes) reach the root as on real
+ * nodes. */
+static struct in_addr root_address(void)
+{
+    struct in_addr found = {.s_addr = htonl(INADDR_LOOPBACK)};
+    struct ifaddrs *all = NULL;
+    if (getifaddrs(&all) != 0)
+        return found;
+    const char *user = getenv("NCCL_SOCKET_IFNAME");
+    const char *passes[] = {"ib", "", "docker", "lo"};
+    int npasses = user != NULL && user[0] != '\0' ? 1 : 4;
+    for (int pass = 0; pass < npasses; pass++)
+        for (struct ifaddrs *i = all; i != NULL; i = i->ifa_next) {
+            if (i->ifa_addr == NULL || i->ifa_addr->sa_family != AF_INET || !(i->ifa_flags & IFF_UP))
+                continue;
+            int match = npasses == 1  ? has_prefix(i->ifa_name, user)
+                        : pass == 1   ? !has_prefix(i->ifa_name, "docker,lo")
+                                      : has_prefix(i->ifa_name, passes[pass]);
+            if (match) {
+                found = ((const struct sockaddr_in *)i->ifa_addr)->sin_addr;
+                freeifaddrs(all);
+                return found;
+            }
+        }
+    freeifaddrs(all);
+    return found;
+}
+
 ncclResult_t ncclGetUniqueId(ncclUniqueId *id)
 {
     id_handle h = {.magic = new_magic()};
@@ -246,7 +294,7 @@ ncclResult_t ncclGetUniqueId(ncclUniqueId *id)
         h.magic = 0x3d5a1ab1e;   /* NCCL_MAGIC: every rank must agree without the id */
     } else {
         h.root.sin_family = AF_INET;
-        h.root.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        h.root.sin_addr = root_address();
         ncclResult_t res = root_start(&h.root, h.magic);
         if (res != ncclSuccess)
             return res;
