@@ -63,61 +63,89 @@ typedef struct cb_ctl_ops {
      * network in the clear: keys for the side channel. */
     int (*secret)(cb_ctl *c, const char *label, unsigned char *out, size_t len);
     void (*free)(cb_ctl *c);
+    /* A failed call ends the rank (cb_ctl_lost), as MPI's default error
+     * handler does: a run whose peers are gone has nothing left to agree
+     * on, and a caller that went on would compute from garbage. */
+    int fatal_errors;
 } cb_ctl_ops;
+
+/* Whether another thread of this rank is ending the run (the watchdog,
+ * after its hang report): a failure the end causes is then not this
+ * rank's to report. Splits inherit their parent's. */
+typedef struct cb_ctl_guard {
+    int (*ending)(void *ctx);
+    void *ctx;
+} cb_ctl_guard;
 
 struct cb_ctl {
     const cb_ctl_ops *ops;
     int rank;
     int size;
-    void *impl;   /* the implementation's own state */
+    void *impl;                  /* the implementation's own state */
+    const cb_ctl_guard *guard;   /* NULL: none */
 };
 
-static inline int cb_ctl_barrier(cb_ctl *c) { return c->ops->barrier(c); }
+/* c's rank failed in op (a peer ended, or its connection broke): one line
+ * on stderr naming the rank, its host and op, then exit status 1. */
+void cb_ctl_lost(const cb_ctl *c, const char *op) __attribute__((noreturn));
+
+/* rc, after ending the rank where c's plane treats failure as fatal. */
+static inline int cb_ctl_checked(cb_ctl *c, int rc, const char *op)
+{
+    if (rc != 0 && c->ops->fatal_errors)
+        cb_ctl_lost(c, op);
+    return rc;
+}
+
+static inline int cb_ctl_barrier(cb_ctl *c)
+{
+    return cb_ctl_checked(c, c->ops->barrier(c), "barrier");
+}
 static inline int cb_ctl_bcast(cb_ctl *c, void *buf, size_t bytes, int root)
 {
-    return c->ops->bcast(c, buf, bytes, root);
+    return cb_ctl_checked(c, c->ops->bcast(c, buf, bytes, root), "bcast");
 }
 static inline int cb_ctl_allreduce(cb_ctl *c, const void *in, void *out, int count,
                                    cb_ctl_type type, cb_ctl_op op)
 {
-    return c->ops->allreduce(c, in, out, count, type, op);
+    return cb_ctl_checked(c, c->ops->allreduce(c, in, out, count, type, op), "allreduce");
 }
 static inline int cb_ctl_gather(cb_ctl *c, const void *in, size_t bytes, void *out, int root)
 {
-    return c->ops->gather(c, in, bytes, out, root);
+    return cb_ctl_checked(c, c->ops->gather(c, in, bytes, out, root), "gather");
 }
 static inline int cb_ctl_allgather(cb_ctl *c, const void *in, size_t bytes, void *out)
 {
-    return c->ops->allgather(c, in, bytes, out);
+    return cb_ctl_checked(c, c->ops->allgather(c, in, bytes, out), "allgather");
 }
 static inline int cb_ctl_send(cb_ctl *c, const void *buf, size_t bytes, int dest, int tag)
 {
-    return c->ops->send(c, buf, bytes, dest, tag);
+    return cb_ctl_checked(c, c->ops->send(c, buf, bytes, dest, tag), "send");
 }
 static inline int cb_ctl_recv(cb_ctl *c, void *buf, size_t bytes, int src, int tag)
 {
-    return c->ops->recv(c, buf, bytes, src, tag);
+    return cb_ctl_checked(c, c->ops->recv(c, buf, bytes, src, tag), "recv");
 }
 static inline int cb_ctl_iallreduce(cb_ctl *c, const void *in, void *out, int count,
                                     cb_ctl_type type, cb_ctl_op op, cb_ctl_req **req)
 {
-    return c->ops->iallreduce(c, in, out, count, type, op, req);
+    return cb_ctl_checked(c, c->ops->iallreduce(c, in, out, count, type, op, req), "iallreduce");
 }
 static inline int cb_ctl_test(cb_ctl *c, cb_ctl_req *req, int *done)
 {
-    return c->ops->test(req, done);
+    return cb_ctl_checked(c, c->ops->test(req, done), "test");
 }
 static inline int cb_ctl_split(cb_ctl *c, int color, int key, cb_ctl **out)
 {
-    return c->ops->split(c, color, key, out);
+    return cb_ctl_checked(c, c->ops->split(c, color, key, out), "split");
 }
 static inline int cb_ctl_split_node(cb_ctl *c, int key, cb_ctl **out)
 {
-    return c->ops->split_node(c, key, out);
+    return cb_ctl_checked(c, c->ops->split_node(c, key, out), "split_node");
 }
 static inline int cb_ctl_secret(cb_ctl *c, const char *label, unsigned char *out, size_t len)
 {
-    return c->ops->secret(c, label, out, len);
+    return cb_ctl_checked(c, c->ops->secret(c, label, out, len), "secret");
 }
 /* Frees *c (a split's group or the world) and sets it to NULL; NULL is fine. */
 static inline void cb_ctl_free(cb_ctl **c)

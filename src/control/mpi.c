@@ -136,7 +136,10 @@ static int mpi_split(cb_ctl *c, int color, int key, cb_ctl **out)
     MPI_Comm sub = MPI_COMM_NULL;
     if (MPI_Comm_split(comm_of(c), color >= 0 ? color : MPI_UNDEFINED, key, &sub) != MPI_SUCCESS)
         return -1;
-    return wrap(sub, 1, out);
+    int rc = wrap(sub, 1, out);
+    if (*out != NULL)
+        (*out)->guard = c->guard;
+    return rc;
 }
 
 static int mpi_split_node(cb_ctl *c, int key, cb_ctl **out)
@@ -145,7 +148,10 @@ static int mpi_split_node(cb_ctl *c, int key, cb_ctl **out)
     if (MPI_Comm_split_type(comm_of(c), MPI_COMM_TYPE_SHARED, key, MPI_INFO_NULL, &sub) !=
         MPI_SUCCESS)
         return -1;
-    return wrap(sub, 1, out);
+    int rc = wrap(sub, 1, out);
+    if (*out != NULL)
+        (*out)->guard = c->guard;
+    return rc;
 }
 
 /* MPI's transport is the job's own and trusted: rank 0's random bytes go

@@ -341,7 +341,7 @@ static cb_ctl *group_new(tcp_world *w, uint64_t id, int *members, int size, int 
     tcp_group *g = calloc(1, sizeof *g);
     if (g == NULL)
         return NULL;
-    g->ctl = (cb_ctl){&tcp_ops, rank, size, g};
+    g->ctl = (cb_ctl){&tcp_ops, rank, size, g, NULL};
     g->w = w;
     g->id = id;
     g->members = members;
@@ -427,6 +427,7 @@ static int tcp_split(cb_ctl *c, int color, int key, cb_ctl **out)
         free(members);
         return -1;
     }
+    (*out)->guard = c->guard;
     return 0;
 }
 
@@ -487,4 +488,5 @@ static const cb_ctl_ops tcp_ops = {
     .split_node = tcp_split_node,
     .secret = tcp_secret,
     .free = tcp_free,
+    .fatal_errors = 1,
 };

@@ -145,6 +145,7 @@ typedef struct engine {
     void *feature_state[ENG_MAX_FEATURES];
 
     cb_watchdog watch;
+    cb_ctl_guard guard;    /* on comm while watch runs: its end is not a lost plane's */
     cb_sidechannel side;   /* the hang report's, with -T */
     char side_notice[CB_MSGLEN];   /* why it reaches fewer ranks, for after the preamble */
     /* Rank 0: held around the printers' calls, so that the watchdog thread

@@ -107,6 +107,8 @@ int cb_engine_run(const cb_params *p, cb_ctl *comm, cb_watchdog *startup)
     if (cb_watchdog_start(&e->watch, p->timeout, e->rank, e->host, side ? &e->side : NULL,
                           e->rank == 0) != 0)
         cb_status_set(&e->st, CB_EXIT_RUNTIME, "cannot start the watchdog thread");
+    e->guard = (cb_ctl_guard){cb_watchdog_ending, &e->watch};
+    comm->guard = &e->guard;
     if (startup != NULL)
         cb_watchdog_stop(startup);
     if (e->rank == 0) {
@@ -173,6 +175,7 @@ int cb_engine_run(const cb_params *p, cb_ctl *comm, cb_watchdog *startup)
     cb_watchdog_set_abort(&e->watch, NULL, NULL);
     if (e->b != NULL)
         e->ops->fini(e->b, failed);
+    e->comm->guard = NULL;
     cb_watchdog_stop(&e->watch);
     if (side)
         cb_sidechannel_close(&e->side);

@@ -112,6 +112,7 @@ static void snapshot(void *ctx, cb_hang_state *out)
 /* The hook and status as they stand now, for the way out. */
 static int take_exit(cb_watchdog *w)
 {
+    atomic_store(&w->ending, 1);
     pthread_mutex_lock(&w->lock);
     w->firing_hook = w->abort_hook;
     w->firing_ctx = w->abort_ctx;
@@ -285,6 +286,11 @@ static void *watch(void *arg)
     return NULL;
 }
 
+int cb_watchdog_ending(void *w)
+{
+    return atomic_load(&((cb_watchdog *)w)->ending);
+}
+
 int cb_watchdog_start(cb_watchdog *w, double limit, int rank, const char *host,
                       cb_sidechannel *side, int always)
 {
@@ -296,6 +302,7 @@ int cb_watchdog_start(cb_watchdog *w, double limit, int rank, const char *host,
     snprintf(w->doing, sizeof w->doing, "starting");
     atomic_init(&w->progress, 0);
     atomic_init(&w->stop, 0);
+    atomic_init(&w->ending, 0);
     atomic_init(&w->iteration, -1);
     atomic_init(&w->units, 0);
     atomic_init(&w->launches, 0);

@@ -66,6 +66,7 @@ typedef struct cb_watchdog {
     atomic_int abort_returned;     /* the hook, run in a thread of its own, returned */
     void *abort_ctx;
     int exit_code;                 /* the status on expiry: CB_EXIT_TIMEOUT unless set */
+    atomic_int ending;             /* the watching thread is ending the rank */
 } cb_watchdog;
 
 /* Start watching; limit <= 0 never ends the run, and starts no thread
@@ -75,6 +76,11 @@ typedef struct cb_watchdog {
  * cannot be made. */
 int cb_watchdog_start(cb_watchdog *w, double limit, int rank, const char *host,
                       cb_sidechannel *side, int always);
+
+/* 1 once the watching thread has begun to end the rank (its limit passed,
+ * or rank 0's report said exit): what it then breaks is not a failure of
+ * its own (cb_ctl_guard's ending, with w as ctx). */
+int cb_watchdog_ending(void *w);
 
 /* The rank, once known (after MPI_Init), for the messages. */
 void cb_watchdog_set_rank(cb_watchdog *w, int rank);

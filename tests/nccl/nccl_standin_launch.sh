@@ -95,6 +95,30 @@ for mode in torchrun slurm; do
 done
 unset NCCL_COLLBENCH_TEST_FAULT
 
+# A rank killed mid-run (SIGKILL: it says nothing) under torchrun's
+# variables: the survivor ends with status 1 and a message, never a hang.
+port=$(free_port)
+env RANK=1 WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=$port NCCL_COLLBENCH_KEY=k \
+    "$CB_STANDIN_BIN" --backend nccl -N 0 -b 1K -e 1K -n 2 -w 1 -T 60 </dev/null \
+    >"$CB_TMP/out1" 2>"$CB_TMP/err1" &
+victim=$!
+rc=0
+env RANK=0 WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=$port NCCL_COLLBENCH_KEY=k \
+    timeout -k 5 50 "$CB_STANDIN_BIN" --backend nccl -N 0 -b 1K -e 1K -n 2 -w 1 -T 60 \
+    </dev/null >"$CB_TMP/out" 2>"$CB_TMP/err" &
+survivor=$!
+# Once rank 0 has measured (its first row), rank 1 dies.
+for _ in $(seq 1 100); do
+    grep -q '^ *1024 ' "$CB_TMP/out" && break
+    sleep 0.2
+done
+kill -KILL "$victim"
+wait "$victim" 2>/dev/null || true
+wait "$survivor" || rc=$?
+[ "$rc" = 1 ] || show_and_fail "torchrun, rank 1 killed: rank 0's status $rc, expected 1"
+grep -q '^nccl-collbench: rank 0 ' "$CB_TMP/err" ||
+    show_and_fail "torchrun, rank 1 killed: rank 0 said nothing"
+
 # The MPI backend needs MPI: refused with status 2 where there is none.
 alone "$CB_STANDIN_BIN" -g 2 --backend mpi $SWEEP
 expect_rc 2 "-g 2 --backend mpi"

@@ -1,0 +1,37 @@
+/* What every control plane shares (control.h): the clock, and the end of
+ * a rank whose plane failed. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "control/control.h"
+#include "host/sysinfo.h"
+
+/* How long a rank whose plane failed waits for the thread that is ending
+ * the run to end it with the run's own status: longer than the watchdog's
+ * report and its bounded abort take. */
+#define CB_CTL_ENDING_WAIT_S 30.0
+
+void cb_ctl_lost(const cb_ctl *c, const char *op)
+{
+    if (c->guard != NULL && c->guard->ending(c->guard->ctx)) {
+        double until = cb_ctl_now() + CB_CTL_ENDING_WAIT_S;
+        while (cb_ctl_now() < until)
+            nanosleep(&(struct timespec){.tv_nsec = 50000000L}, NULL);
+    }
+    char host[CB_CTL_HOSTLEN] = "";
+    cb_sysinfo_host_label(host, sizeof host);
+    fprintf(stderr, "nccl-collbench: rank %d (%s): the %s control plane failed in %s: a peer "
+            "ended or its connection broke; this rank ends (status 1)\n", c->rank, host,
+            c->ops->name, op);
+    fflush(NULL);
+    _exit(1);
+}
+
+double cb_ctl_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
