@@ -73,16 +73,10 @@ static int needs_mpi(const char *backend)
 
 /* -g N in the process the user started: start the ranks, wait, and give
  * their status. The command line's other errors are the ranks' to report. */
-static int run_local(const cb_params *early, const cb_launch *l, char **argv)
+static int run_local(const cb_params *early, char **argv)
 {
     char err[CB_MSGLEN] = "";
     int usage = 0;
-    if (l->mode == CB_LAUNCH_MPI) {
-        fprintf(stderr, "nccl-collbench: -g %d starts its own ranks, yet this process is one of "
-                "an MPI launch's ranks: under mpirun or srun give one rank per GPU (-g 1)\n%s\n",
-                early->local_ranks, CB_USAGE_HINT);
-        return CB_EXIT_USAGE;
-    }
     if (needs_mpi(early->backend)) {
         fprintf(stderr, "nccl-collbench: --backend %s needs MPI, and -g %d starts ranks without "
                 "it: launch with mpirun -np %d instead\n%s\n", early->backend,
@@ -100,6 +94,19 @@ static int run_local(const cb_params *early, const cb_launch *l, char **argv)
         return usage ? CB_EXIT_USAGE : CB_EXIT_RUNTIME;
     }
     return code;
+}
+
+/* Whether a launcher made this process one rank of a job already: an MPI
+ * launcher's variables, torchrun's RANK, or -g's mark. -g N then starts
+ * nothing (and is a usage error but in a rank -g started). */
+static int already_a_rank(void)
+{
+    static const char *const names[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "RANK",
+                                        CB_LOCAL_ENV};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (getenv(names[i]) != NULL)
+            return 1;
+    return 0;
 }
 
 /* The world of this run: MPI's, or the TCP rendezvous launch detection
@@ -152,14 +159,14 @@ int main(int argc, char **argv)
     char ignored[CB_MSGLEN];
     cb_params_defaults(&early);
     (void)cb_params_parse(&early, argc, argv, ignored, sizeof ignored);
+    if (early.local_ranks > 1 && !already_a_rank())
+        return run_local(&early, argv);
     cb_launch launch;
     char err[CB_MSGLEN] = "";
     if (cb_launch_detect(read_env, &launch, err, sizeof err) != 0) {
         fprintf(stderr, "nccl-collbench: %s\n%s\n", err, CB_USAGE_HINT);
         return CB_EXIT_USAGE;
     }
-    if (early.local_ranks > 1 && launch.mode != CB_LAUNCH_LOCAL)
-        return run_local(&early, &launch, argv);
     cb_watchdog startup;
     char host[64] = "";
     cb_sysinfo_host_label(host, sizeof host);   /* NCCL_HOSTID's label, as every output */
@@ -210,6 +217,13 @@ int main(int argc, char **argv)
         cb_ctl_mpi_comm(world) == MPI_COMM_NULL) {
         snprintf(err, sizeof err, "--backend %s needs MPI, and this run has none (%s): launch "
                  "it with mpirun or srun --mpi", params.backend, launch_desc);
+        bad = 1;
+    }
+    if (!bad && !params.help && !params.version && params.local_ranks > 1 &&
+        launch.mode != CB_LAUNCH_LOCAL) {
+        snprintf(err, sizeof err, "-g %d: this process is already one rank of a job (launch: "
+                 "%s); give -g 1 there (mpirun -np N, srun or torchrun start one rank per GPU)",
+                 params.local_ranks, cb_launch_mode_name(launch.mode));
         bad = 1;
     }
     snprintf(params.launch, sizeof params.launch, "%s", launch_desc);

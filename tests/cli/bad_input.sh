@@ -65,8 +65,8 @@ one colour per rank	--hier-split color:0,1 -o hier_allreduce
 '2.5'	--stable 2.5
 --redop sum	-o sum
 --redop max	-o allreduce,max
-one GPU per MPI rank	-g 2
-one GPU per MPI rank	-t 4
+mpirun -np N	-g 2
+one GPU per rank	-t 4
 '0'	-g 0
 no size from 1 to 1 bytes holds a whole float element	-b 1 -e 1
 from 1 to 3 bytes holds a whole float	-b 1 -e 3 -d double,float

@@ -139,7 +139,7 @@ if [ -n "$CB_MPIRUN" ]; then
     CB_RUN_BIN=$CB_STANDIN_BIN
     run 1 -g 2 --backend nccl $SWEEP
     expect_rc 2 "-g 2 under mpirun"
-    grep -q 'starts its own ranks, yet this process is one of an MPI launch' "$CB_TMP/err" ||
+    grep -q -- '-g 2: this process is already one rank of a job (launch: mpi)' "$CB_TMP/err" ||
         show_and_fail "-g 2 under mpirun: no reason"
 fi
 echo "ok"
