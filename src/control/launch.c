@@ -15,7 +15,9 @@
  *     20000 + (SLURM_JOB_ID * 10 + SLURM_STEP_ID % 10) % 10000
  * (SLURM_STEP_ID 0 when unset): the steps of one job, up to ten at once,
  * and consecutive jobs get different ports. NCCL_COLLBENCH_PORT also
- * overrides MASTER_PORT, for a torchrun whose agent holds MASTER_PORT.
+ * overrides MASTER_PORT. Under torchrun, whose agent serves its store at
+ * MASTER_PORT (TORCHELASTIC_USE_AGENT_STORE=True), the rendezvous is at
+ * MASTER_PORT + 1.
  *
  * The key: SHA-256 of NCCL_COLLBENCH_KEY when set and not empty (keyed);
  * else of the job's identity (TORCHELASTIC_RUN_ID, SLURM_JOB_ID and
@@ -241,6 +243,18 @@ static int detect_torchrun(const char *(*get)(const char *), cb_launch *l, int l
         rank_size(get, "RANK", "WORLD_SIZE", l, err, len) != 0 ||
         local_ids(get, "LOCAL_RANK", "LOCAL_WORLD_SIZE", l, err, len) != 0)
         return -1;
+    /* Under torchrun the agent on node 0 serves its TCPStore at
+     * MASTER_ADDR:MASTER_PORT for the workers (TORCHELASTIC_USE_AGENT_STORE
+     * "True"; PyTorch's torch/distributed/rendezvous.py, _create_c10d_store):
+     * rank 0 could not listen there, so the rendezvous takes the next port. */
+    const char *agent = var(get, "TORCHELASTIC_USE_AGENT_STORE");
+    if (!local && agent != NULL && strcmp(agent, "True") == 0 &&
+        var(get, "NCCL_COLLBENCH_PORT") == NULL) {
+        if (l->port == 65535)
+            return fail(err, len, "MASTER_PORT=65535 is torchrun's store and no port follows it "
+                                  "for the rendezvous: set NCCL_COLLBENCH_PORT");
+        l->port++;
+    }
     return 0;
 }
 

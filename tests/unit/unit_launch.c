@@ -93,6 +93,26 @@ static void modes(unit_state *u)
     CHECK(u, detect(torch_bare, &l, err, sizeof err) == 0 && l.mode == CB_LAUNCH_TORCHRUN);
     CHECK(u, l.local_rank == -1 && l.local_size == -1 && l.port == 1);
 
+    /* torchrun's agent serves its store at MASTER_PORT: the next port,
+     * unless NCCL_COLLBENCH_PORT names one; 65535 has none after it. */
+    const char *agent[] = {"RANK=0", "WORLD_SIZE=2", "MASTER_ADDR=a", "MASTER_PORT=29500",
+                           "TORCHELASTIC_USE_AGENT_STORE=True", NULL};
+    CHECK(u, detect(agent, &l, err, sizeof err) == 0 && l.port == 29501);
+    const char *agent_off[] = {"RANK=0", "WORLD_SIZE=2", "MASTER_ADDR=a", "MASTER_PORT=29500",
+                               "TORCHELASTIC_USE_AGENT_STORE=False", NULL};
+    CHECK(u, detect(agent_off, &l, err, sizeof err) == 0 && l.port == 29500);
+    const char *agent_named[] = {"RANK=0", "WORLD_SIZE=2", "MASTER_ADDR=a", "MASTER_PORT=29500",
+                                 "TORCHELASTIC_USE_AGENT_STORE=True", "NCCL_COLLBENCH_PORT=7000",
+                                 NULL};
+    CHECK(u, detect(agent_named, &l, err, sizeof err) == 0 && l.port == 7000);
+    const char *agent_last[] = {"RANK=0", "WORLD_SIZE=2", "MASTER_ADDR=a", "MASTER_PORT=65535",
+                                "TORCHELASTIC_USE_AGENT_STORE=True", NULL};
+    CHECK(u, detect(agent_last, &l, err, sizeof err) == -1 && strstr(err, "65535") != NULL);
+    const char *agent_last_named[] = {"RANK=0", "WORLD_SIZE=2", "MASTER_ADDR=a",
+                                      "MASTER_PORT=65535", "TORCHELASTIC_USE_AGENT_STORE=True",
+                                      "NCCL_COLLBENCH_PORT=7000", NULL};
+    CHECK(u, detect(agent_last_named, &l, err, sizeof err) == 0 && l.port == 7000);
+
     /* Forced tcp over an MPI launcher's variables; the port overridden. */
     const char *forced[] = {"NCCL_COLLBENCH_LAUNCH=tcp", "PMIX_RANK=1", "RANK=1", "WORLD_SIZE=2",
                             "MASTER_ADDR=a",            "MASTER_PORT=5", "NCCL_COLLBENCH_PORT=6",
