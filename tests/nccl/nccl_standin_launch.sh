@@ -3,7 +3,8 @@
 # processes given torchrun's variables by this shell, and srun's variables
 # without MPI. Each mode passes and verifies, -g and torchrun catch a
 # corrupting rank (status 7), and a stopped or hung rank gives the hang
-# report and status 3. The
+# report and status 3; --split, -B and the health scan run without MPI;
+# a killed rank ends the other with status 1. The
 # MPI backend is refused without MPI (status 2), as is -g 2 under mpirun.
 . "$CB_SRCDIR/tests/support/lib.sh"
 . "$CB_SRCDIR/tests/nccl/standin/lib.sh"
@@ -68,6 +69,37 @@ for mode in torchrun slurm; do
         show_and_fail "$mode: the preamble does not name the launch"
     [ ! -s "$CB_TMP/out1" ] || show_and_fail "$mode: rank 1 wrote to stdout"
 done
+
+# --split without MPI: four ranks of -g in two groups measured at once,
+# each group a split of the run's communicator.
+alone "$CB_STANDIN_BIN" -g 4 --backend nccl --split size:2 $SWEEP
+expect_rc 0 "-g 4 --split size:2"
+grep -q "^# split size:2: 2 groups" "$CB_TMP/out" || show_and_fail "-g 4 --split size:2: no split note"
+check check-sweep --table "$CB_TMP/out" --ranks 4 --sizes 1024,4096,16384,65536 --group-sizes 2,2
+
+# -B without MPI: a launch in many corrupted on rank 1 is unrepeatable (7).
+NCCL_COLLBENCH_TEST_FAULT=nth:1:5 alone "$FAULTY" -g 2 --backend faulty-nccl -B $SWEEP
+expect_rc 7 "-g 2 -B, rank 1's 5th launch corrupted"
+grep -q '^# Unrepeatable: .* first on rank 1 ' "$CB_TMP/out" ||
+    show_and_fail "-g 2 -B: no unrepeatable line naming rank 1"
+
+# The health scan without MPI: four torchrun ranks on two labelled hosts.
+port=$(free_port)
+pids=""
+for r in 0 1 2 3; do
+    env RANK=$r WORLD_SIZE=4 MASTER_ADDR=127.0.0.1 MASTER_PORT=$port NCCL_HOSTID=h$((r / 2)) \
+        timeout -k 5 120 "$CB_STANDIN_BIN" --backend nccl -o scan -b 64K -e 64K -n 2 -w 1 \
+        --suspect-ratio 0.01 </dev/null >"$CB_TMP/out$r" 2>"$CB_TMP/err$r" &
+    pids="$pids $!"
+done
+rc=0
+for pid in $pids; do
+    wait "$pid" || rc=$?
+done
+cp "$CB_TMP/out0" "$CB_TMP/out"
+cat "$CB_TMP"/err[0-3] >"$CB_TMP/err"
+expect_rc 0 "torchrun scan of hosts h0, h1"
+has 1 '^# Health scan: 2 nodes'
 
 # A corrupting rank: every mode finds it (status 7) and names it.
 export NCCL_COLLBENCH_TEST_FAULT=corrupt:1:5
