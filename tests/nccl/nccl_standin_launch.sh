@@ -47,6 +47,13 @@ pair() {
     set -- $pids
     rc=0
     wait "$1" || rc=$?
+    # A rank stopped (SIGSTOP) never ends by itself: once rank 0 has, it
+    # is ended here, as a launcher would, by the PID timeout started.
+    if [ -n "${STOPPED_RANK1:-}" ]; then
+        for child in $(cat "/proc/$2/task/$2/children" 2>/dev/null); do
+            kill -KILL "$child" 2>/dev/null || true
+        done
+    fi
     rc1=0
     wait "$2" || rc1=$?
     cp "$CB_TMP/out0" "$CB_TMP/out"
@@ -125,7 +132,15 @@ for mode in torchrun slurm; do
     grep -q '^# Hang: rank [01] .*saw no progress for 3 s' "$CB_TMP/err" ||
         show_and_fail "$mode, rank 1 hung: no hang report"
 done
-unset NCCL_COLLBENCH_TEST_FAULT
+# Stopped, under each: rank 0 reports rank 1 silent and ends with 3.
+export NCCL_COLLBENCH_TEST_FAULT=stop:1:256
+for mode in torchrun slurm; do
+    STOPPED_RANK1=1 pair $mode "$FAULTY" --backend faulty-nccl $SWEEP -T 3
+    [ "$rc" = 3 ] || show_and_fail "$mode, rank 1 stopped: rank 0's status $rc, expected 3"
+    grep -q '^# Hang: silent: rank 1 ' "$CB_TMP/err" ||
+        show_and_fail "$mode, rank 1 stopped: the hang report does not name it silent"
+done
+unset NCCL_COLLBENCH_TEST_FAULT STOPPED_RANK1
 
 # A rank killed mid-run (SIGKILL: it says nothing) under torchrun's
 # variables: the survivor ends with status 1 and a message, never a hang.
