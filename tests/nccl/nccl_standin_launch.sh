@@ -77,6 +77,12 @@ for mode in torchrun slurm; do
     [ ! -s "$CB_TMP/out1" ] || show_and_fail "$mode: rank 1 wrote to stdout"
 done
 
+# -g beyond the GPUs this node has: one message saying how many to start.
+CB_STANDIN_GPUS=2 alone "$CB_STANDIN_BIN" -g 4 --backend nccl $SWEEP
+expect_rc 1 "-g 4 on 2 GPUs"
+[ "$(grep -c '^nccl-collbench: ' "$CB_TMP/err")" = 1 ] && grep -q 'so start at most 2' "$CB_TMP/err" ||
+    show_and_fail "-g 4 on 2 GPUs: not one message saying to start at most 2"
+
 # --split without MPI: four ranks of -g in two groups measured at once,
 # each group a split of the run's communicator.
 alone "$CB_STANDIN_BIN" -g 4 --backend nccl --split size:2 $SWEEP
