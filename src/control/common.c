@@ -6,7 +6,6 @@
 #include <unistd.h>
 
 #include "control/control.h"
-#include "host/sysinfo.h"
 
 /* How long a rank whose plane failed waits for the thread that is ending
  * the run to end it with the run's own status: longer than the watchdog's
@@ -20,8 +19,14 @@ void cb_ctl_lost(const cb_ctl *c, const char *op)
         while (cb_ctl_now() < until)
             nanosleep(&(struct timespec){.tv_nsec = 50000000L}, NULL);
     }
+    /* The host as every output labels it (host/sysinfo.h, which sits above
+     * this folder): NCCL_HOSTID where set, else the machine's name. */
     char host[CB_CTL_HOSTLEN] = "";
-    cb_sysinfo_host_label(host, sizeof host);
+    const char *id = getenv("NCCL_HOSTID");
+    if (id != NULL && id[0] != '\0')
+        snprintf(host, sizeof host, "%s", id);
+    else if (gethostname(host, sizeof host - 1) != 0)
+        snprintf(host, sizeof host, "unknown host");
     fprintf(stderr, "nccl-collbench: rank %d (%s): the %s control plane failed in %s: a peer "
             "ended or its connection broke; this rank ends (status 1)\n", c->rank, host,
             c->ops->name, op);

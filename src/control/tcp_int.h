@@ -153,8 +153,11 @@ void cb_tcp_close_all(tcp_world *w);
  * none yet; NULL when it cannot be (dest gone or unreachable). */
 tcp_conn *cb_tcp_link(tcp_world *w, int dest);
 
-/* The world's handle (a group of every rank, id 0), or NULL without memory. */
-cb_ctl *cb_tcp_world_ctl(tcp_world *w);
+/* tcp_world.c: every rank of l joins the world within timeout_s (the
+ * rendezvous); 0 and *out, or -1 with a message in err. The world's
+ * handle, a group of every rank, is tcp_ops.c's cb_ctl_tcp_world. */
+int cb_tcp_rendezvous(const cb_launch *l, double timeout_s, tcp_world **out, char *err,
+                      size_t len);
 
 /* A world of size ranks (its fields zeroed, fds -1); NULL without memory. */
 tcp_world *cb_tcp_world_new(int rank, int size, const unsigned char *key, double timeout_s);

@@ -12,6 +12,7 @@
  */
 #include "control/tcp_int.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -349,7 +350,8 @@ static cb_ctl *group_new(tcp_world *w, uint64_t id, int *members, int size, int 
     return &g->ctl;
 }
 
-cb_ctl *cb_tcp_world_ctl(tcp_world *w)
+/* The world's handle (a group of every rank, id 0), or NULL without memory. */
+static cb_ctl *world_ctl(tcp_world *w)
 {
     int *members = malloc((size_t)w->size * sizeof *members);
     if (members == NULL)
@@ -490,3 +492,17 @@ static const cb_ctl_ops tcp_ops = {
     .free = tcp_free,
     .fatal_errors = 1,
 };
+
+int cb_ctl_tcp_world(const cb_launch *l, double timeout_s, cb_ctl **out, char *err, size_t len)
+{
+    tcp_world *w = NULL;
+    *out = NULL;
+    if (cb_tcp_rendezvous(l, timeout_s, &w, err, len) != 0)
+        return -1;
+    if ((*out = world_ctl(w)) == NULL) {
+        snprintf(err, len, "out of memory for the world's handle");
+        cb_tcp_world_release(w);
+        return -1;
+    }
+    return 0;
+}

@@ -428,7 +428,8 @@ static int join_rendezvous(tcp_world *w, const cb_launch *l, const unsigned char
     return rc;
 }
 
-int cb_ctl_tcp_world(const cb_launch *l, double timeout_s, cb_ctl **out, char *err, size_t len)
+int cb_tcp_rendezvous(const cb_launch *l, double timeout_s, tcp_world **out, char *err,
+                      size_t len)
 {
     *out = NULL;
     if (l->rank < 0 || l->size < 1 || l->rank >= l->size)
@@ -464,9 +465,9 @@ int cb_ctl_tcp_world(const cb_launch *l, double timeout_s, cb_ctl **out, char *e
     if (w->rv_fd >= 0)
         close(w->rv_fd);
     w->rv_fd = -1;
-    if (rc == 0 && (*out = cb_tcp_world_ctl(w)) == NULL)
-        rc = fail(err, len, "out of memory for the world's handle");
     if (rc != 0)
         cb_tcp_world_release(w);
+    else
+        *out = w;
     return rc;
 }
