@@ -78,6 +78,12 @@ size_t cb_check_reduced_at(const cb_pattern *pat, const void *data, size_t first
     return wrong;
 }
 
+size_t cb_check_reduced(const cb_pattern *pat, const void *data, size_t count,
+                        cb_mismatch *first)
+{
+    return cb_check_reduced_at(pat, data, 0, count, first);
+}
+
 size_t cb_check_blocks(const cb_pattern *pat, const void *data, size_t nblocks, size_t count,
                        cb_block_source src, cb_mismatch *first)
 {

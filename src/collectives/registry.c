@@ -47,9 +47,3 @@ const cb_collective *cb_collective_lookup(const char *name)
             return *c;
     return NULL;
 }
-
-size_t cb_check_reduced(const cb_pattern *pat, const void *data, size_t count,
-                        cb_mismatch *first)
-{
-    return cb_check_reduced_at(pat, data, 0, count, first);
-}
