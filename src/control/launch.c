@@ -35,7 +35,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "safety/hmac.h"
+#include "common/hmac.h"
 
 #define SLURM_PORT_BASE 20000
 #define SLURM_PORT_SPAN 10000

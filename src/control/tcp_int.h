@@ -15,7 +15,7 @@
 #include <sys/socket.h>
 
 #include "control/launch.h"
-#include "safety/hmac.h"
+#include "common/hmac.h"
 
 #define TCP_MAGIC 0x4342434cu        /* "CBCL" */
 #define TCP_NONCE_LEN 16

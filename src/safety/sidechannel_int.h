@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "safety/hmac.h"
+#include "common/hmac.h"
 #include "safety/sidechannel.h"
 
 #define SIDE_MAGIC 0x43424853u   /* "CBHS" */

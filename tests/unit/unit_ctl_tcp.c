@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "control/launch.h"
-#include "safety/hmac.h"
+#include "common/hmac.h"
 #include "unit.h"
 
 #define MAX_RANKS 8

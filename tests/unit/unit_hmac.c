@@ -1,10 +1,10 @@
-/* SHA-256 and HMAC-SHA256 (src/safety/hmac.c), which authenticate the
+/* SHA-256 and HMAC-SHA256 (src/common/hmac.c), which authenticate the
  * side channel's messages, against the published test vectors: FIPS
  * 180-4's examples and RFC 4231's test cases. */
 #include <stdio.h>
 #include <string.h>
 
-#include "safety/hmac.h"
+#include "common/hmac.h"
 #include "unit.h"
 
 static void hex(const unsigned char *d, char *out)

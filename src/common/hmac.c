@@ -1,4 +1,4 @@
-#include "safety/hmac.h"
+#include "common/hmac.h"
 
 #include <string.h>
 
