@@ -1,5 +1,9 @@
 #include "common/hmac.h"
 
+#include <errno.h>
+#include <sys/random.h>
+#include <sys/types.h>
+
 #include <string.h>
 
 /* The first 32 bits of the fractional parts of the cube roots of the
@@ -124,4 +128,18 @@ int cb_mac_equal(const unsigned char *x, const unsigned char *y, size_t len)
     for (size_t i = 0; i < len; i++)
         diff |= x[i] ^ y[i];
     return diff == 0;
+}
+
+int cb_random_bytes(unsigned char *buf, size_t len)
+{
+    size_t got = 0;
+    while (got < len) {
+        ssize_t n = getrandom(buf + got, len - got, 0);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return -1;
+        got += (size_t)n;
+    }
+    return 0;
 }

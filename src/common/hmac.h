@@ -28,6 +28,10 @@ void cb_sha256_final(cb_sha256 *s, unsigned char out[CB_SHA256_LEN]);
 void cb_hmac_sha256(const void *key, size_t key_len, const void *a, size_t alen, const void *b,
                     size_t blen, unsigned char out[CB_SHA256_LEN]);
 
+/* len random bytes from the kernel (getrandom) for keys and nonces; 0, or
+ * -1 when none can be had. */
+int cb_random_bytes(unsigned char *buf, size_t len);
+
 /* 1 when the len bytes of x and y are equal, in time that does not depend
  * on where they differ. */
 int cb_mac_equal(const unsigned char *x, const unsigned char *y, size_t len);

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/hmac.h"
 #include "control/control.h"
 
 /* A free TCP port on the loopback: bound, read, closed. Another process may
@@ -64,10 +65,7 @@ static int setenv_long(const char *name, long v)
 static int fresh_key(char *hex, size_t len)
 {
     unsigned char raw[32];
-    FILE *f = fopen("/dev/urandom", "rb");
-    int ok = f != NULL && fread(raw, 1, sizeof raw, f) == sizeof raw;
-    if (f != NULL)
-        fclose(f);
+    int ok = cb_random_bytes(raw, sizeof raw) == 0;
     for (size_t i = 0; ok && i < sizeof raw && 2 * i + 2 < len; i++)
         snprintf(hex + 2 * i, 3, "%02x", raw[i]);
     return ok ? 0 : -1;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "control/mpi.h"
+#include "common/hmac.h"
 
 typedef struct mpi_ctl {
     cb_ctl base;
@@ -160,12 +161,8 @@ static int mpi_secret(cb_ctl *c, const char *label, unsigned char *out, size_t l
 {
     (void)label;
     int failed = 0;
-    if (c->rank == 0) {
-        FILE *f = fopen("/dev/urandom", "rb");
-        failed = f == NULL || fread(out, 1, len, f) != len;
-        if (f != NULL)
-            fclose(f);
-    }
+    if (c->rank == 0)
+        failed = cb_random_bytes(out, len) != 0;
     if (MPI_Bcast(&failed, 1, MPI_INT, 0, comm_of(c)) != MPI_SUCCESS || failed)
         return -1;
     return ok(MPI_Bcast(out, (int)len, MPI_BYTE, 0, comm_of(c)));

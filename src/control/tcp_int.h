@@ -113,9 +113,7 @@ typedef struct tcp_world {
     char auth_from[64];    /* the last one's address */
 } tcp_world;
 
-double cb_tcp_now(void);
 void cb_tcp_addr_text(const struct sockaddr *sa, char *out, size_t len);
-int cb_tcp_random(unsigned char *buf, size_t len);
 
 /* A listener on port (0: ephemeral) of every interface, IPv6 with IPv4
  * too where the kernel has IPv6. The fd, or -1 with errno. */

@@ -27,26 +27,6 @@
 #include <time.h>
 #include <unistd.h>
 
-double cb_tcp_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-int cb_tcp_random(unsigned char *buf, size_t len)
-{
-    size_t got = 0;
-    while (got < len) {
-        ssize_t n = getrandom(buf + got, len - got, 0);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return -1;
-        got += (size_t)n;
-    }
-    return 0;
-}
 
 void cb_tcp_addr_text(const struct sockaddr *sa, char *out, size_t len)
 {
@@ -173,7 +153,7 @@ static tcp_conn *conn_add(tcp_world *w, int fd, enum tcp_state state)
     c->fd = fd;
     c->state = state;
     c->peer = -1;
-    c->by = cb_tcp_now() + TCP_HANDSHAKE_S;
+    c->by = cb_ctl_now() + TCP_HANDSHAKE_S;
     w->conns[w->nconns++] = c;
     return c;
 }
@@ -350,7 +330,7 @@ static void handle_frame(tcp_world *w, tcp_conn *c)
         c->peer = h->src;
         memcpy(c->nonce_peer, c->payload, TCP_NONCE_LEN);
         unsigned char out[TCP_NONCE_LEN + TCP_MAC_LEN];
-        if (cb_tcp_random(c->nonce_self, TCP_NONCE_LEN) != 0) {
+        if (cb_random_bytes(c->nonce_self, TCP_NONCE_LEN) != 0) {
             conn_close(w, c, EIO);
             return;
         }
@@ -488,7 +468,7 @@ static void connected(tcp_world *w, tcp_conn *c)
         conn_close(w, c, err);
         return;
     }
-    if (cb_tcp_random(c->nonce_self, TCP_NONCE_LEN) != 0) {
+    if (cb_random_bytes(c->nonce_self, TCP_NONCE_LEN) != 0) {
         conn_close(w, c, EIO);
         return;
     }
@@ -517,7 +497,7 @@ static void progress(tcp_world *w, int ms, int out_fd)
     struct pollfd *pf = pollfds(w, nconns + 3);
     if (pf == NULL)
         return;
-    double now = cb_tcp_now();
+    double now = cb_ctl_now();
     /* A stranger's connection that never finishes its handshake goes. */
     for (int i = 0; w->depth == 0 && i < w->nconns; i++) {
         tcp_conn *c = w->conns[i];
@@ -596,7 +576,7 @@ int cb_tcp_connect_wait(tcp_world *w, tcp_conn *c, double deadline)
             return 0;
         if (c->state == TCP_CLOSED)
             return -1;
-        double left = deadline - cb_tcp_now();
+        double left = deadline - cb_ctl_now();
         if (left <= 0) {
             conn_close(w, c, ETIMEDOUT);
             return -1;
@@ -619,7 +599,7 @@ tcp_conn *cb_tcp_link(tcp_world *w, int dest)
             return NULL;
         }
     }
-    if (cb_tcp_connect_wait(w, p->out, cb_tcp_now() + w->timeout_s) != 0) {
+    if (cb_tcp_connect_wait(w, p->out, cb_ctl_now() + w->timeout_s) != 0) {
         p->gone = 1;
         return NULL;
     }
@@ -668,7 +648,7 @@ int cb_tcp_take(tcp_world *w, uint64_t group, uint64_t tag, int src, tcp_conn *v
                 return 0;
             ms = 0;
         } else if (deadline > 0) {
-            double left = deadline - cb_tcp_now();
+            double left = deadline - cb_ctl_now();
             if (left <= 0)
                 return 0;
             if (left < 0.1)

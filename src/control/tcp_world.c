@@ -284,7 +284,7 @@ static int serve_rendezvous(tcp_world *w, int port, const unsigned char *machine
     tcp_conn **joined = calloc((size_t)w->size, sizeof *joined);
     unsigned char *table = malloc(TABLE_HEAD + (size_t)w->size * ENTRY_LEN);
     int rc = -1, count = 1;
-    double deadline = cb_tcp_now() + w->timeout_s;
+    double deadline = cb_ctl_now() + w->timeout_s;
     if (joined == NULL || table == NULL) {
         fail(err, len, "out of memory for %d ranks' rendezvous", w->size);
         goto out;
@@ -317,7 +317,7 @@ static int serve_rendezvous(tcp_world *w, int port, const unsigned char *machine
     unsigned char entry[ENTRY_LEN];
     put_entry(entry, &self, listener_port(w->listen_fd), machine);
     get_entry(entry, &w->peers[0]);
-    if (cb_tcp_random(w->run_nonce, TCP_NONCE_LEN) != 0) {
+    if (cb_random_bytes(w->run_nonce, TCP_NONCE_LEN) != 0) {
         fail(err, len, "no random bytes for the run's nonce");
         rc = refuse_all(w, joined, NULL, err);
         goto out;
@@ -362,7 +362,7 @@ static tcp_conn *reach_root(tcp_world *w, const cb_launch *l, double deadline, c
         for (struct addrinfo *a = res; a != NULL; a = a->ai_next) {
             cb_tcp_addr_text(a->ai_addr, where, sizeof where);
             tcp_conn *c = cb_tcp_connect_start(w, a->ai_addr, a->ai_addrlen, 0, 1);
-            double by = cb_tcp_now() + 2.0;
+            double by = cb_ctl_now() + 2.0;
             if (c != NULL && cb_tcp_connect_wait(w, c, by < deadline ? by : deadline) == 0) {
                 freeaddrinfo(res);
                 return c;
@@ -377,7 +377,7 @@ static tcp_conn *reach_root(tcp_world *w, const cb_launch *l, double deadline, c
                 return NULL;
             }
         }
-        if (cb_tcp_now() >= deadline)
+        if (cb_ctl_now() >= deadline)
             break;
         cb_tcp_progress(w, 100);   /* rank 0 may not listen yet */
     }
@@ -390,7 +390,7 @@ static tcp_conn *reach_root(tcp_world *w, const cb_launch *l, double deadline, c
 static int join_rendezvous(tcp_world *w, const cb_launch *l, const unsigned char *machine,
                            char *err, size_t len)
 {
-    double deadline = cb_tcp_now() + w->timeout_s;
+    double deadline = cb_ctl_now() + w->timeout_s;
     tcp_conn *root = reach_root(w, l, deadline, err, len);
     if (root == NULL)
         return -1;
@@ -453,7 +453,7 @@ int cb_tcp_rendezvous(const cb_launch *l, double timeout_s, tcp_world **out, cha
             rc = serve_rendezvous(w, l->port, machine, err, len);
         else
             rc = join_rendezvous(w, l, machine, err, len);
-    } else if (cb_tcp_random(w->run_nonce, TCP_NONCE_LEN) != 0) {
+    } else if (cb_random_bytes(w->run_nonce, TCP_NONCE_LEN) != 0) {
         rc = fail(err, len, "no random bytes for the run's nonce");
     }
     /* The rendezvous' connections and rank 0's port are done with. */

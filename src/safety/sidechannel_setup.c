@@ -51,21 +51,6 @@ typedef struct side_pending {
     double by;   /* its own deadline */
 } side_pending;
 
-/* len random bytes from the kernel; 0, or -1 when none can be had. */
-static int random_bytes(unsigned char *buf, size_t len)
-{
-    size_t got = 0;
-    while (got < len) {
-        ssize_t n = getrandom(buf + got, len - got, 0);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return -1;
-        got += (size_t)n;
-    }
-    return 0;
-}
-
 static void set_nonblocking(int fd)
 {
     int flags = fcntl(fd, F_GETFL);
@@ -197,7 +182,7 @@ static int hello(cb_sidechannel *sc, side_pending *p, const unsigned char *secre
     struct cb_side_link fresh = {.fd = p->link.fd, .self = 0, .peer = r, .got = 1};
     memcpy(fresh.host, link->host, sizeof fresh.host);
     unsigned char root_nonce[SIDE_NONCE_LEN];
-    if (random_bytes(root_nonce, sizeof root_nonce) != 0)
+    if (cb_random_bytes(root_nonce, sizeof root_nonce) != 0)
         return -1;
     cb_side_link_key(secret, in->nonce, root_nonce, fresh.key);
     side_msg welcome;
@@ -297,7 +282,7 @@ static int join(cb_sidechannel *sc, const side_invite *inv, double deadline)
         cb_side_msg_init(&msg, SIDE_HELLO);
         msg.state.rank = sc->rank;
         msg.state.pid = (int32_t)getpid();
-        int ok = rc == 0 && random_bytes(msg.nonce, sizeof msg.nonce) == 0 &&
+        int ok = rc == 0 && cb_random_bytes(msg.nonce, sizeof msg.nonce) == 0 &&
                  cb_side_send(&link, &msg, by) == 0;
         unsigned char rank_nonce[SIDE_NONCE_LEN];
         memcpy(rank_nonce, msg.nonce, sizeof rank_nonce);
