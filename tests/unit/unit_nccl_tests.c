@@ -26,7 +26,8 @@ static const struct long_case {
     {ARGS("--nthreads", "1"), WANT_NOTHING, 0, 0, NULL, 0},
     {ARGS("--nthreads", "2"), WANT_ERROR, 0, 0, "mpirun", 0},
     {ARGS("--ngpus", "1"), WANT_NOTHING, 0, 0, NULL, 0},
-    {ARGS("--ngpus", "4"), WANT_ERROR, 0, 0, "mpirun -np", 0},
+    {ARGS("--ngpus", "4"), INT_AT(local_ranks), 4, NULL, 0},
+    {ARGS("--ngpus", "65"), WANT_ERROR, 0, 0, "number of GPUs from 1 to 64", 0},
     {ARGS("--minbytes", "1K"), BYTES_AT(min_bytes), 1024, NULL, 0},
     {ARGS("--maxbytes", "64M"), BYTES_AT(max_bytes), 64 << 20, NULL, 0},
     {ARGS("--stepbytes", "2M"), BYTES_AT(step_bytes), 2 << 20, NULL, 0},
@@ -68,7 +69,7 @@ static const struct long_case {
     {ARGS("-M", "1"), INT_AT(memory_report), 1, NULL, 0},
     {ARGS("-V", "16"), WANT_ERROR, 0, 0, "device_cta_count", 1},
     {ARGS("-o", "min"), INT_AT(redops[0]), CB_MIN, NULL, 1},
-    {ARGS("-g", "2"), WANT_ERROR, 0, 0, "mpirun", 0},
+    {ARGS("-g", "2"), INT_AT(local_ranks), 2, NULL, 0},
     {ARGS("-x", "0"), WANT_ERROR, 0, 0, "NCCL_CTA_POLICY", 0},
 };
 

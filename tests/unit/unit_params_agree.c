@@ -41,7 +41,7 @@ static const struct sample {
     {"efficiency", ARGS("--efficiency")},
     {"progress", ARGS("--progress")}, {"no-progress", ARGS("--no-progress")},
     {"budget", ARGS("--budget", "5")},
-    {"stable", ARGS("--stable", "4")}, {"ngpus", ARGS("-g", "1")},
+    {"stable", ARGS("--stable", "4")}, {"ngpus", ARGS("-g", "2")},
     {"nthreads", ARGS("-t", "1")}, {"memory", ARGS("-M")}, {"help", ARGS("-h")},
     {"version", ARGS("-V")},
 };
@@ -112,7 +112,7 @@ static void test_texts(unit_state *u)
         {"-n/--iters", "7"}, {"-b/--minbytes", "1K"}, {"--layout", "col,row"}, {"--split", "(none)"},
         {"-f/--stepfactor", "-f 4"}, {"-i/--stepbytes", "-f 4"}, {"-r/--root", "all"},
         {"-o/--op", " scan parts 2"}, {"-h/--help", "not given"}, {"--csv", "(none)"},
-        {"-N/--cycles", "1"}, {"--min-busbw", "0"}, {"-g/--ngpus", ""},
+        {"-N/--cycles", "1"}, {"--min-busbw", "0"}, {"-g/--ngpus", "1"},
     };
     for (size_t w = 0; w < sizeof want / sizeof want[0]; w++) {
         int found = 0;

@@ -9,6 +9,7 @@
  * a barrier until it is ready, and destroyed untimed. NCCL has no grow yet.
  */
 #include <math.h>
+#include <sched.h>
 #include <string.h>
 
 #include "backends/nccl/nccl_backend.h"
@@ -92,8 +93,14 @@ static int make(nccl_backend *nb, cb_comm_op op, const ncclUniqueId *id, ncclCom
     } else if (op == CB_COMM_SHRINK) {
         /* Left out: polled, the others' wait holds an agreement to join. */
         if (nb->nonblocking) {
-            int none = 0, any = 0;
-            cb_ctl_allreduce(b->comm, &none, &any, 1, CB_CTL_INT, CB_CTL_MAX);
+            /* Non-blocking, as theirs is: MPI matches no blocking
+             * collective with a non-blocking one. */
+            int none = 0, any = 0, done = 0;
+            cb_ctl_req *req = NULL;
+            if (cb_ctl_iallreduce(b->comm, &none, &any, 1, CB_CTL_INT, CB_CTL_MAX, &req) == 0)
+                while (!done && cb_ctl_test(b->comm, req, &done) == 0)
+                    if (!done)
+                        sched_yield();
         }
         return 0;
     }
