@@ -156,24 +156,31 @@ int cb_layout_whole(size_t bytes, size_t elem_size, int nranks, cb_layout *out)
     return 0;
 }
 
-int cb_layout_gathered(size_t bytes, size_t elem_size, int nranks, cb_layout *out)
+/* Gathers and scatters: size / n whole elements a block; the side that
+ * holds all n blocks is the gathered output or the scattered input, and in
+ * place the rank's own block of it is the other side. */
+static int layout_blocks(size_t bytes, size_t elem_size, int nranks, int gathered,
+                         cb_layout *out)
 {
-    size_t count = bytes / elem_size / (size_t)nranks;
+    size_t count = bytes / elem_size / (size_t)nranks, all = count * (size_t)nranks;
     if (count == 0)
         return -1;
-    *out = (cb_layout){.count = count, .send_count = count, .recv_count = count * (size_t)nranks,
-                       .inplace_send_stride = count};
+    *out = (cb_layout){.count = count,
+                       .send_count = gathered ? count : all,
+                       .recv_count = gathered ? all : count,
+                       .inplace_send_stride = gathered ? count : 0,
+                       .inplace_recv_stride = gathered ? 0 : count};
     return 0;
+}
+
+int cb_layout_gathered(size_t bytes, size_t elem_size, int nranks, cb_layout *out)
+{
+    return layout_blocks(bytes, elem_size, nranks, 1, out);
 }
 
 int cb_layout_scattered(size_t bytes, size_t elem_size, int nranks, cb_layout *out)
 {
-    size_t count = bytes / elem_size / (size_t)nranks;
-    if (count == 0)
-        return -1;
-    *out = (cb_layout){.count = count, .send_count = count * (size_t)nranks, .recv_count = count,
-                       .inplace_recv_stride = count};
-    return 0;
+    return layout_blocks(bytes, elem_size, nranks, 0, out);
 }
 
 /* Each rank sends and receives 2(n-1)/n of the data in a ring all-reduce. */

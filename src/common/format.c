@@ -1,11 +1,24 @@
 /* Numbers formatted for people: the inverse of parse.c's readings. */
 #include "common/format.h"
 
+#include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 const char *cb_plural(long long n)
 {
     return n == 1 ? "" : "s";
+}
+
+void cb_append(char *text, size_t len, const char *fmt, ...)
+{
+    size_t used = strlen(text);
+    if (used + 1 >= len)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text + used, len - used, fmt, ap);
+    va_end(ap);
 }
 
 void cb_format_bytes(uint64_t bytes, char *buf, size_t len)

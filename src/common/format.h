@@ -11,4 +11,8 @@ void cb_format_bytes(uint64_t bytes, char *buf, size_t len);
 /* "s" unless n is 1: "%d node%s", n, cb_plural(n). */
 const char *cb_plural(long long n);
 
+/* Append a formatted piece to the string in text (len bytes of room),
+ * cut where the room ends; a full text is left as it is. */
+void cb_append(char *text, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
 #endif

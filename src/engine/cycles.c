@@ -1,6 +1,7 @@
-/* -N/--cycles: the whole run repeated; the features hear of each cycle's
- * end and of the last (the tally of wrong and unrepeatable output is
- * tally.c's). */
+/* -N/--cycles: the whole run repeated: a cycle's collectives, then what
+ * features measure their own way (the health scan, cycle_run); the
+ * features hear of each cycle's end and of the last (the tally of wrong
+ * and unrepeatable output is tally.c's). */
 #include "engine_int.h"
 
 void eng_run_cycles(engine *e)
@@ -11,17 +12,18 @@ void eng_run_cycles(engine *e)
         if (p->cycles != 1)
             eng_note(e, "Cycle %d%s", e->cycle, p->cycles == 0 ? " (until stopped)" : "");
         int rc = eng_run_collectives(e);
+        int own_runs = eng_features_cycle_runs(e);
         /* Every row skipped (a collective, type, reduction or layout the
          * backend does not run; the notes say which): nothing measured is a
          * usage error, as is a size range in which nothing fits. Rank 0
          * counts the rows; eng_agree() below stops the others with it. */
-        if (rc == CB_EXIT_OK && p->scan == 0 && e->cycle == 1 && e->rank == 0 &&
+        if (rc == CB_EXIT_OK && own_runs == 0 && e->cycle == 1 && e->rank == 0 &&
             e->sum.results == 0)
             cb_status_set(&e->st, CB_EXIT_USAGE, "nothing was measured: the %s backend skipped "
                           "every collective, type and reduction selected (see the notes)",
                           e->ops->name);
-        if (rc == CB_EXIT_OK && p->scan != 0)
-            rc = eng_run_scan(e);
+        if (rc == CB_EXIT_OK && own_runs > 0)
+            rc = eng_features_cycle_run(e);
         eng_features_cycle_end(e);
         cycles_run++;
         /* A whole cycle: --prom's file shows it from now on. */

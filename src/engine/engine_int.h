@@ -255,10 +255,7 @@ int eng_fill_input(engine *e, const cb_collective *coll, const cb_call *call, co
 void eng_verify(engine *e, const cb_collective *coll, const cb_call *call, int size_index,
                 cb_result *res, const cb_call *timed);
 
-/* scan_driver.c: the health scan (-o scan), every rank at once (its pure half:
- * src/scan/). */
-int eng_run_scan(engine *e);
-/* cycles.c: the collectives and the scan, -N times. */
+/* cycles.c: the collectives and the features' own measurements, -N times. */
 void eng_run_cycles(engine *e);
 /* sweep.c */
 int eng_sweep(engine *e, const cb_collective *coll, cb_dtype dtype, cb_redop redop, int root);

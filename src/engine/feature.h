@@ -59,6 +59,11 @@ typedef struct eng_feature {
     void (*on_result)(struct engine *e, void *state, cb_result *res);
     /* On the rank that found them: n of kind (n may be 0). */
     void (*count)(struct engine *e, void *state, eng_fault kind, unsigned long long n);
+    /* Every rank, in each cycle after its collectives (collective): the
+     * feature's own measurements (the health scan). Returns CB_EXIT_OK to
+     * go on, else the code that ends the cycles. A feature with this hook
+     * on is measuring: the core does not call a cycle without rows empty. */
+    int (*cycle_run)(struct engine *e, void *state);
     /* Every rank, after each cycle of -N, and after the last (collective;
      * cycles_run of them ran). */
     void (*cycle_end)(struct engine *e, void *state);
@@ -92,6 +97,8 @@ void eng_features_on_result(struct engine *e, cb_result *res);
 void eng_features_row_before(struct engine *e, cb_result *res);
 void eng_features_row_after(struct engine *e, const char *what, const cb_result *res);
 void eng_features_count(struct engine *e, eng_fault kind, unsigned long long n);
+int eng_features_cycle_runs(const struct engine *e);
+int eng_features_cycle_run(struct engine *e);
 void eng_features_cycle_end(struct engine *e);
 void eng_features_cycles_done(struct engine *e, int cycles_run);
 void eng_features_finish(struct engine *e);

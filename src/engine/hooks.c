@@ -45,6 +45,24 @@ void eng_features_count(engine *e, eng_fault kind, unsigned long long n)
             e->features[i]->count(e, e->feature_state[i], kind, n);
 }
 
+/* How many features on measure in each cycle (cycle_run). */
+int eng_features_cycle_runs(const engine *e)
+{
+    int n = 0;
+    for (int i = 0; i < e->nfeatures; i++)
+        n += e->features[i]->cycle_run != NULL && e->feature_state[i] != NULL;
+    return n;
+}
+
+int eng_features_cycle_run(engine *e)
+{
+    int rc = CB_EXIT_OK;
+    for (int i = 0; i < e->nfeatures && rc == CB_EXIT_OK; i++)
+        if (e->features[i]->cycle_run != NULL && e->feature_state[i] != NULL)
+            rc = e->features[i]->cycle_run(e, e->feature_state[i]);
+    return rc;
+}
+
 void eng_features_cycle_end(engine *e)
 {
     for (int i = 0; i < e->nfeatures; i++)

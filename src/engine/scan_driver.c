@@ -597,8 +597,32 @@ static int scan_measure_all(scan_run *s, cb_scan_verdict *v, int *suspects)
     return rc;
 }
 
-int eng_run_scan(engine *e)
+/* The feature's state: on where -o names the scan. */
+typedef struct scan_feature {
+    int scans;   /* cycles scanned so far */
+} scan_feature;
+
+static void *scan_feature_setup(engine *e)
 {
+    if (e->p->scan == 0)
+        return NULL;
+    scan_feature *f = calloc(1, sizeof *f);
+    if (f == NULL)
+        cb_status_set(&e->st, CB_EXIT_RUNTIME, "out of memory for -o scan");
+    return f;
+}
+
+static void scan_feature_teardown(engine *e, void *state)
+{
+    (void)e;
+    free(state);
+}
+
+/* One cycle's scan, after the cycle's collectives (-o names both kinds). */
+static int scan_cycle_run(engine *e, void *state)
+{
+    scan_feature *f = state;
+    f->scans++;
     scan_run s = {.e = e};
     cb_scan_verdict v = {0};
     int suspects = 0;
@@ -633,3 +657,10 @@ int eng_run_scan(engine *e)
     scan_free(&s);
     return e->st.code;
 }
+
+const eng_feature eng_feature_scan = {
+    .name = "-o scan",
+    .setup = scan_feature_setup,
+    .cycle_run = scan_cycle_run,
+    .teardown = scan_feature_teardown,
+};

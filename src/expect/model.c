@@ -10,7 +10,6 @@
 #include "expect/expect.h"
 #include "common/format.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -65,20 +64,6 @@ double cb_expect_pcie_lane_gbps(int gen)
     return gen >= 1 && gen <= 6 ? lane[gen] : 0;
 }
 
-/* Append to text (bounded). */
-static void add(char *text, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static void add(char *text, size_t len, const char *fmt, ...)
-{
-    size_t used = strlen(text);
-    if (used + 1 >= len)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(text + used, len - used, fmt, ap);
-    va_end(ap);
-}
-
 /* Whether the GPU's NVLinks carry its traffic inside the node. */
 static int uses_nvlink(const cb_expect_gpu *g)
 {
@@ -90,38 +75,38 @@ static double gpu_figure(const cb_expect_gpu *g, int nvlink, char *how, size_t l
 {
     how[0] = '\0';
     if (!g->present) {
-        add(how, len, "no GPU");
+        cb_append(how, len, "no GPU");
         return 0;
     }
     if (g->why[0] != '\0') {
-        add(how, len, "%s", g->why);
+        cb_append(how, len, "%s", g->why);
         return 0;
     }
     if (nvlink) {
         const char *gen;
         double link = cb_expect_nvlink_gbps(g->nvlink_code, g->arch, &gen);
         if (link == 0) {
-            add(how, len, "GPU %s: NVLink version code %d is unknown to this model", g->bus_id,
-                g->nvlink_code);
+            cb_append(how, len, "GPU %s: NVLink version code %d is unknown to this model",
+                      g->bus_id, g->nvlink_code);
             return 0;
         }
-        add(how, len, "GPU %s %s %d up x %g GB/s = %.2f GB/s", g->bus_id, gen, g->nvlinks_up,
+        cb_append(how, len, "GPU %s %s %d up x %g GB/s = %.2f GB/s", g->bus_id, gen, g->nvlinks_up,
             link, g->nvlinks_up * link);
         return g->nvlinks_up * link;
     }
     if (g->nvlinks_up > 0 && g->nvlink_to_switch != 1) {
-        add(how, len, "GPU %s: its NVLinks %s, which this model does not cover", g->bus_id,
+        cb_append(how, len, "GPU %s: its NVLinks %s, which this model does not cover", g->bus_id,
             g->nvlink_to_switch == 0 ? "reach GPUs directly (no NVSwitch)"
                                      : "reach devices NVML cannot name");
         return 0;
     }
     double lane = cb_expect_pcie_lane_gbps(g->pcie_gen);
     if (lane == 0 || g->pcie_width <= 0) {
-        add(how, len, "GPU %s: its PCIe link (Gen%d x%d) cannot be read", g->bus_id, g->pcie_gen,
-            g->pcie_width);
+        cb_append(how, len, "GPU %s: its PCIe link (Gen%d x%d) cannot be read", g->bus_id,
+                  g->pcie_gen, g->pcie_width);
         return 0;
     }
-    add(how, len, "GPU %s PCIe Gen%d x%d x %g GB/s = %.*f GB/s", g->bus_id, g->pcie_gen,
+    cb_append(how, len, "GPU %s PCIe Gen%d x%d x %g GB/s = %.*f GB/s", g->bus_id, g->pcie_gen,
         g->pcie_width, lane, cb_expect_digits(lane * g->pcie_width), lane * g->pcie_width);
     return lane * g->pcie_width;
 }
@@ -131,7 +116,7 @@ static double node_nics(const cb_expect_rank *r, char *how, size_t len)
 {
     how[0] = '\0';
     if (r->nic_why[0] != '\0') {
-        add(how, len, "node %s: %s", r->host, r->nic_why);
+        cb_append(how, len, "node %s: %s", r->host, r->nic_why);
         return 0;
     }
     double gbit = 0;
@@ -140,18 +125,19 @@ static double node_nics(const cb_expect_rank *r, char *how, size_t len)
         if (!r->nics[i].up)
             continue;
         if (!(r->nics[i].gbit > 0)) {
-            add(how, len, "node %s: the rate of %s, which is up, cannot be read (%s)", r->host,
-                r->nics[i].name, r->nics[i].rate_why[0] ? r->nics[i].rate_why : "none");
+            cb_append(how, len, "node %s: the rate of %s, which is up, cannot be read (%s)",
+                      r->host, r->nics[i].name,
+                      r->nics[i].rate_why[0] ? r->nics[i].rate_why : "none");
             return 0;
         }
         gbit += r->nics[i].gbit;
         up++;
     }
     if (up == 0) {
-        add(how, len, "node %s: no NIC is up", r->host);
+        cb_append(how, len, "node %s: no NIC is up", r->host);
         return 0;
     }
-    add(how, len, "node %s NICs %d up, %g Gb/s = %.*f GB/s", r->host, up, gbit,
+    cb_append(how, len, "node %s NICs %d up, %g Gb/s = %.*f GB/s", r->host, up, gbit,
         cb_expect_digits(gbit / 8), gbit / 8);
     return gbit / 8;
 }
@@ -166,11 +152,11 @@ void cb_expect_auto(const cb_expect_rank *ranks, const int *members, int n,
     char part[320];
     cb_expect_traffic traffic = cb_expect_traffic_of(collective);
     if (traffic == CB_TRAFFIC_NONE) {
-        add(out->how, sizeof out->how, "%s moves no data", collective);
+        cb_append(out->how, sizeof out->how, "%s moves no data", collective);
         return;
     }
     if (n < 2) {
-        add(out->how, sizeof out->how, "one rank crosses no link");
+        cb_append(out->how, sizeof out->how, "one rank crosses no link");
         return;
     }
     /* Nodes: members grouped by host, each by its first member. */
@@ -181,7 +167,7 @@ void cb_expect_auto(const cb_expect_rank *ranks, const int *members, int n,
             node++;
         if (node == nnodes) {
             if (nnodes == MAX_NODES_SEEN) {
-                add(out->how, sizeof out->how, "more than %d nodes", MAX_NODES_SEEN);
+                cb_append(out->how, sizeof out->how, "more than %d nodes", MAX_NODES_SEEN);
                 return;
             }
             first[nnodes] = members[i];
@@ -198,7 +184,7 @@ void cb_expect_auto(const cb_expect_rank *ranks, const int *members, int n,
             continue;
         if (host_memory) {
             if (nnodes == 1) {
-                add(out->how, sizeof out->how, "the %s backend moves host memory: inside a "
+                cb_append(out->how, sizeof out->how, "the %s backend moves host memory: inside a "
                     "node there is no link to expect", "MPI");
                 return;
             }
@@ -216,7 +202,7 @@ void cb_expect_auto(const cb_expect_rank *ranks, const int *members, int n,
                 continue;
             double f = gpu_figure(&r->gpu, nvlink, part, sizeof part);
             if (f == 0) {
-                add(out->how, sizeof out->how, "inside node %s: %s", r->host, part);
+                cb_append(out->how, sizeof out->how, "inside node %s: %s", r->host, part);
                 return;
             }
             if (slowest == 0 || f < slowest) {
@@ -234,7 +220,7 @@ void cb_expect_auto(const cb_expect_rank *ranks, const int *members, int n,
         for (int node = 0; node < nnodes; node++) {
             double nic = node_nics(&ranks[first[node]], part, sizeof part);
             if (nic == 0) {
-                add(out->how, sizeof out->how, "between nodes: %s", part);
+                cb_append(out->how, sizeof out->how, "between nodes: %s", part);
                 return;
             }
             double f = nic;
@@ -258,12 +244,13 @@ void cb_expect_auto(const cb_expect_rank *ranks, const int *members, int n,
             best = slowest;
     }
     if (best == 0) {
-        add(out->how, sizeof out->how, "no link class applies");
+        cb_append(out->how, sizeof out->how, "no link class applies");
         return;
     }
     out->gbps = best;
-    add(out->how, sizeof out->how, "%.*f GB/s, the slowest of: ", cb_expect_digits(best), best);
-    add(out->how, sizeof out->how, "%s%s%s", inside, inside[0] && between[0] ? "; " : "",
+    cb_append(out->how, sizeof out->how, "%.*f GB/s, the slowest of: ", cb_expect_digits(best),
+              best);
+    cb_append(out->how, sizeof out->how, "%s%s%s", inside, inside[0] && between[0] ? "; " : "",
         between);
 }
 
@@ -273,44 +260,44 @@ static void describe_gpu(const cb_expect_rank *ranks, int r, char *text, size_t 
     const cb_expect_gpu *g = &ranks[r].gpu;
     snprintf(text, len, "Expect rank %d GPU %s", r, g->bus_id);
     if (g->why[0] != '\0') {
-        add(text, len, ": %s", g->why);
+        cb_append(text, len, ": %s", g->why);
         return;
     }
     const char *gen;
     double link = cb_expect_nvlink_gbps(g->nvlink_code, g->arch, &gen);
-    add(text, len, " %s: NVLink %d of %d up", g->name, g->nvlinks_up, g->nvlinks);
+    cb_append(text, len, " %s: NVLink %d of %d up", g->name, g->nvlinks_up, g->nvlinks);
     if (g->nvlinks_up > 0)
-        add(text, len, " (NVML code %d: %s, %g GB/s a link; %s)", g->nvlink_code, gen, link,
+        cb_append(text, len, " (NVML code %d: %s, %g GB/s a link; %s)", g->nvlink_code, gen, link,
             g->nvlink_to_switch == 1 ? "to NVSwitch" : g->nvlink_to_switch == 0 ? "to GPUs"
                                                                                   : "to ?");
-    add(text, len, "; PCIe Gen%d x%d (max x%d, Gen%d now)", g->pcie_gen, g->pcie_width,
+    cb_append(text, len, "; PCIe Gen%d x%d (max x%d, Gen%d now)", g->pcie_gen, g->pcie_width,
         g->pcie_width_max, g->pcie_gen_now);
     if (g->pcie_width_max > 0 && g->pcie_width < g->pcie_width_max)
-        add(text, len, " NARROWER THAN ITS MAX");
+        cb_append(text, len, " NARROWER THAN ITS MAX");
     int near_any = 0;
     for (int i = 0; i < ranks[r].nnics; i++)
         if (ranks[r].nics[i].near_gpu)
-            add(text, len, "%s%s", near_any++ ? ", " : "; near ", ranks[r].nics[i].name);
+            cb_append(text, len, "%s%s", near_any++ ? ", " : "; near ", ranks[r].nics[i].name);
     if (!near_any)
-        add(text, len, "; near no NIC");
+        cb_append(text, len, "; near no NIC");
 }
 
 static void describe_node(const cb_expect_rank *r, char *text, size_t len)
 {
     snprintf(text, len, "Expect node %s:", r->host);
     if (r->nic_why[0] != '\0') {
-        add(text, len, " %s", r->nic_why);
+        cb_append(text, len, " %s", r->nic_why);
         return;
     }
     for (int i = 0; i < r->nnics; i++) {
         const cb_expect_nic *nic = &r->nics[i];
         if (nic->up && nic->gbit > 0)
-            add(text, len, "%s %s %g Gb/s", i ? "," : "", nic->name, nic->gbit);
+            cb_append(text, len, "%s %s %g Gb/s", i ? "," : "", nic->name, nic->gbit);
         else if (nic->up)
-            add(text, len, "%s %s up, rate unreadable (%s)", i ? "," : "", nic->name,
+            cb_append(text, len, "%s %s up, rate unreadable (%s)", i ? "," : "", nic->name,
                 nic->rate_why);
         else
-            add(text, len, "%s %s DOWN", i ? "," : "", nic->name);
+            cb_append(text, len, "%s %s DOWN", i ? "," : "", nic->name);
     }
 }
 

@@ -1,27 +1,12 @@
 #include "safety/hangreport.h"
 #include "common/format.h"
 
-#include <stdarg.h>
 #include <string.h>
 
 /* Named one by one up to this many ranks a line; the rest are counted. */
 #define NAMED_PER_LINE 16
 /* Lines for ranks behind, one per position, before the rest are counted. */
 #define BEHIND_LINES 6
-
-static void add(char *line, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-/* Append to a line, never past its end (a cut line still ends). */
-static void add(char *line, const char *fmt, ...)
-{
-    size_t used = strlen(line);
-    if (used + 1 >= CB_HANG_LINELEN)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(line + used, CB_HANG_LINELEN - used, fmt, ap);
-    va_end(ap);
-}
 
 const char *cb_hang_answer_name(cb_hang_answer a)
 {
@@ -79,7 +64,7 @@ static int lead_word(char *line, const cb_hang_report *rep, rank_pick pick, cons
     int n = 0;
     for (int r = 0; r < rep->nranks; r++)
         n += pick(rep, r, arg);
-    add(line, "%s", n == 1 ? "rank " : "ranks ");
+    cb_append(line, CB_HANG_LINELEN, "%s", n == 1 ? "rank " : "ranks ");
     return n;
 }
 
@@ -93,10 +78,11 @@ static int name_ranks(char *line, const cb_hang_report *rep, rank_pick pick, con
             continue;
         if (strlen(line) + strlen(rep->ranks[r].state.host) + 16 > CB_HANG_LINELEN - 96)
             break;
-        add(line, "%s%d (%s)", named++ ? ", " : "", r, rep->ranks[r].state.host);
+        cb_append(line, CB_HANG_LINELEN, "%s%d (%s)", named++ ? ", " : "", r,
+                  rep->ranks[r].state.host);
     }
     if (n > named)
-        add(line, " and %d more", n - named);
+        cb_append(line, CB_HANG_LINELEN, " and %d more", n - named);
     return n;
 }
 
@@ -112,9 +98,9 @@ static void range_ranks(char *line, const cb_hang_report *rep, rank_pick pick, c
         while (last + 1 < rep->nranks && pick(rep, last + 1, arg))
             last++;
         if (last == r)
-            add(line, "%s%d", first ? "" : ",", r);
+            cb_append(line, CB_HANG_LINELEN, "%s%d", first ? "" : ",", r);
         else
-            add(line, "%s%d-%d", first ? "" : ",", r, last);
+            cb_append(line, CB_HANG_LINELEN, "%s%d-%d", first ? "" : ",", r, last);
         first = 0;
         r = last;
     }
@@ -173,16 +159,17 @@ static void behind_lines(cb_hang_report *rep)
             continue;
         }
         lines++;
-        add(line, "behind: ");
+        cb_append(line, CB_HANG_LINELEN, "behind: ");
         name_ranks(line, rep, pick_at, low);
         char where[CB_HANG_LINELEN];
         cb_hang_where(low, where, sizeof where);
-        add(line, " in %s", where);
+        cb_append(line, CB_HANG_LINELEN, " in %s", where);
     }
     char *line = unlisted > 0 ? next_line(rep) : NULL;
     if (line != NULL)
-        add(line, "behind: %d more ranks at other positions (the JSON document lists all)",
-            unlisted);
+        cb_append(line, CB_HANG_LINELEN,
+                  "behind: %d more ranks at other positions (the JSON document lists all)",
+                  unlisted);
 }
 
 void cb_hang_merge(cb_hang_report *rep)
@@ -213,12 +200,12 @@ void cb_hang_merge(cb_hang_report *rep)
     char *line = next_line(rep);
     const char *trigger_host =
         rep->trigger >= 0 && rep->trigger < rep->nranks ? rep->ranks[rep->trigger].state.host : "";
-    add(line, "rank %d (%s) saw no progress for %.0f s (-T); of %d rank%s, %d answered within "
-        "%.0f s, %d silent", rep->trigger, trigger_host, rep->limit_s, rep->nranks,
-        cb_plural(rep->nranks),
-        rep->answered, rep->wait_s, rep->silent + unreached);
+    cb_append(line, CB_HANG_LINELEN,
+              "rank %d (%s) saw no progress for %.0f s (-T); of %d rank%s, %d answered within "
+              "%.0f s, %d silent", rep->trigger, trigger_host, rep->limit_s, rep->nranks,
+              cb_plural(rep->nranks), rep->answered, rep->wait_s, rep->silent + unreached);
     if (rep->left > 0)
-        add(line, ", %d had ended", rep->left);
+        cb_append(line, CB_HANG_LINELEN, ", %d had ended", rep->left);
     static const struct {
         cb_hang_answer answer;
         const char *label, *why;
@@ -232,27 +219,29 @@ void cb_hang_merge(cb_hang_report *rep)
             none = rep->ranks[r].answer != kinds[k].answer;
         if (none || (line = next_line(rep)) == NULL)
             continue;
-        add(line, "%s", kinds[k].label);
+        cb_append(line, CB_HANG_LINELEN, "%s", kinds[k].label);
         name_ranks(line, rep, pick_answer, &kinds[k].answer);
-        add(line, "%s", kinds[k].why);
+        cb_append(line, CB_HANG_LINELEN, "%s", kinds[k].why);
     }
     behind_lines(rep);
     if (rep->furthest >= 0 && (line = next_line(rep)) != NULL) {
         const cb_hang_state *far = &rep->ranks[rep->furthest].state;
         char where[CB_HANG_LINELEN];
         cb_hang_where(far, where, sizeof where);
-        add(line, "%s", rep->behind + rep->silent + unreached > 0 ? "waiting: " : "none behind: ");
+        cb_append(line, CB_HANG_LINELEN, "%s",
+                  rep->behind + rep->silent + unreached > 0 ? "waiting: " : "none behind: ");
         range_ranks(line, rep, pick_waiting, NULL);
-        add(line, " in %s", where);
+        cb_append(line, CB_HANG_LINELEN, " in %s", where);
         if (rep->behind + rep->silent + unreached == 0)
-            add(line, "; every rank that answered is at the same step, so the hang is inside "
-                "that operation");
+            cb_append(line, CB_HANG_LINELEN,
+                      "; every rank that answered is at the same step, so the hang is inside "
+                      "that operation");
     }
     if (rep->left > 0 && (line = next_line(rep)) != NULL) {
         cb_hang_answer left = CB_HANG_LEFT;
-        add(line, "ended: ");
+        cb_append(line, CB_HANG_LINELEN, "ended: ");
         range_ranks(line, rep, pick_answer, &left);
-        add(line, " had ended their run");
+        cb_append(line, CB_HANG_LINELEN, " had ended their run");
     }
 }
 

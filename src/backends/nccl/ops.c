@@ -411,62 +411,79 @@ static int launched(nccl_backend *nb, int rc)
     return rc;
 }
 
+/* The collectives NCCL runs itself, launched by one function so that the
+ * datatype, the operator and a failure inside -m's group are handled once. */
+typedef enum nccl_native_op {
+    NCCL_ALLREDUCE,
+    NCCL_ALLGATHER,
+    NCCL_REDUCESCATTER,
+    NCCL_BROADCAST,
+    NCCL_REDUCE
+} nccl_native_op;
+
+/* redop is read only by the reductions, root only by broadcast and reduce. */
+static int nccl_launch(cb_backend *b, nccl_native_op which, const void *send, void *recv,
+                       size_t count, cb_dtype dtype, cb_redop redop, int root)
+{
+    nccl_backend *nb = (nccl_backend *)b;
+    int reduces = which == NCCL_ALLREDUCE || which == NCCL_REDUCESCATTER || which == NCCL_REDUCE;
+    ncclDataType_t type;
+    ncclRedOp_t op = ncclSum;
+    if (cb_nccl_type(b, dtype, &type) != 0 || (reduces && nccl_op(nb, dtype, redop, &op) != 0))
+        return -1;
+    int rc = -1;
+    switch (which) {
+    case NCCL_ALLREDUCE:
+        rc = NCCL_CALL(b, nb->comm, ncclAllReduce(send, recv, count, type, op, nb->comm,
+                                                  nb->stream));
+        break;
+    case NCCL_ALLGATHER:
+        rc = NCCL_CALL(b, nb->comm, ncclAllGather(send, recv, count, type, nb->comm, nb->stream));
+        break;
+    case NCCL_REDUCESCATTER:
+        rc = NCCL_CALL(b, nb->comm, ncclReduceScatter(send, recv, count, type, op, nb->comm,
+                                                      nb->stream));
+        break;
+    case NCCL_BROADCAST:
+        rc = NCCL_CALL(b, nb->comm, ncclBroadcast(send, recv, count, type, root, nb->comm,
+                                                  nb->stream));
+        break;
+    case NCCL_REDUCE:
+        rc = NCCL_CALL(b, nb->comm, ncclReduce(send, recv, count, type, op, root, nb->comm,
+                                               nb->stream));
+        break;
+    }
+    return launched(nb, rc);
+}
+
 static int nccl_allreduce(cb_backend *b, const void *send, void *recv, size_t count,
                           cb_dtype dtype, cb_redop redop)
 {
-    nccl_backend *nb = (nccl_backend *)b;
-    ncclDataType_t type;
-    ncclRedOp_t op;
-    if (cb_nccl_type(b, dtype, &type) != 0 || nccl_op(nb, dtype, redop, &op) != 0)
-        return -1;
-    return launched(nb, NCCL_CALL(b, nb->comm, ncclAllReduce(send, recv, count, type, op,
-                                                             nb->comm, nb->stream)));
+    return nccl_launch(b, NCCL_ALLREDUCE, send, recv, count, dtype, redop, -1);
 }
 
 static int nccl_allgather(cb_backend *b, const void *send, void *recv, size_t count,
                           cb_dtype dtype)
 {
-    nccl_backend *nb = (nccl_backend *)b;
-    ncclDataType_t type;
-    if (cb_nccl_type(b, dtype, &type) != 0)
-        return -1;
-    return launched(nb, NCCL_CALL(b, nb->comm,
-                                  ncclAllGather(send, recv, count, type, nb->comm, nb->stream)));
+    return nccl_launch(b, NCCL_ALLGATHER, send, recv, count, dtype, CB_REDOP_NONE, -1);
 }
 
 static int nccl_reducescatter(cb_backend *b, const void *send, void *recv, size_t count,
                               cb_dtype dtype, cb_redop redop)
 {
-    nccl_backend *nb = (nccl_backend *)b;
-    ncclDataType_t type;
-    ncclRedOp_t op;
-    if (cb_nccl_type(b, dtype, &type) != 0 || nccl_op(nb, dtype, redop, &op) != 0)
-        return -1;
-    return launched(nb, NCCL_CALL(b, nb->comm, ncclReduceScatter(send, recv, count, type, op,
-                                                                 nb->comm, nb->stream)));
+    return nccl_launch(b, NCCL_REDUCESCATTER, send, recv, count, dtype, redop, -1);
 }
 
 static int nccl_broadcast(cb_backend *b, const void *send, void *recv, size_t count,
                           cb_dtype dtype, int root)
 {
-    nccl_backend *nb = (nccl_backend *)b;
-    ncclDataType_t type;
-    if (cb_nccl_type(b, dtype, &type) != 0)
-        return -1;
-    return launched(nb, NCCL_CALL(b, nb->comm, ncclBroadcast(send, recv, count, type, root,
-                                                             nb->comm, nb->stream)));
+    return nccl_launch(b, NCCL_BROADCAST, send, recv, count, dtype, CB_REDOP_NONE, root);
 }
 
 static int nccl_reduce(cb_backend *b, const void *send, void *recv, size_t count,
                        cb_dtype dtype, cb_redop redop, int root)
 {
-    nccl_backend *nb = (nccl_backend *)b;
-    ncclDataType_t type;
-    ncclRedOp_t op;
-    if (cb_nccl_type(b, dtype, &type) != 0 || nccl_op(nb, dtype, redop, &op) != 0)
-        return -1;
-    return launched(nb, NCCL_CALL(b, nb->comm, ncclReduce(send, recv, count, type, op, root,
-                                                          nb->comm, nb->stream)));
+    return nccl_launch(b, NCCL_REDUCE, send, recv, count, dtype, redop, root);
 }
 
 static int nccl_group_start(cb_backend *b)

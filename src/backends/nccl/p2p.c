@@ -156,10 +156,13 @@ int cb_nccl_alltoall(cb_backend *b, const void *send, void *recv, size_t count, 
     return group_end(nb, rc);
 }
 
-/* In place the root's own block is already where it belongs; out of place
- * the root sends it to itself. */
-int cb_nccl_gather(cb_backend *b, const void *send, void *recv, size_t count, cb_dtype dtype,
-                   int root)
+/* Gather and scatter: the root trades one block with every rank (its own
+ * block with itself, a send then the receive), every other rank its one
+ * block with the root. Gathering, blocks of recv fill from each rank's
+ * send; scattering, blocks of send go to each rank's recv. In place the
+ * root's own block is already where it belongs. */
+static int rooted_blocks(cb_backend *b, const void *send, void *recv, size_t count,
+                         cb_dtype dtype, int root, int gathering)
 {
     nccl_backend *nb = (nccl_backend *)b;
     ncclDataType_t type;
@@ -169,42 +172,35 @@ int cb_nccl_gather(cb_backend *b, const void *send, void *recv, size_t count, cb
     if (group_start(nb) != 0)
         return -1;
     if (b->rank != root)
-        return group_end(nb, p2p_send(nb, send, count, type, root));
+        return group_end(nb, gathering ? p2p_send(nb, send, count, type, root)
+                                       : p2p_recv(nb, recv, count, type, root));
     int rc = 0;
     for (int peer = 0; peer < b->nranks && rc == 0; peer++) {
-        char *slot = (char *)recv + (size_t)peer * block;
-        if (peer == root && slot == send)
-            continue;
-        if (peer == root)
-            rc = p2p_send(nb, send, count, type, root);
-        if (rc == 0)
-            rc = p2p_recv(nb, slot, count, type, peer);
+        size_t at = (size_t)peer * block;
+        const void *from = gathering ? send : (const char *)send + at;
+        void *into = gathering ? (char *)recv + at : recv;
+        if (peer != root)
+            rc = gathering ? p2p_recv(nb, into, count, type, peer)
+                           : p2p_send(nb, from, count, type, peer);
+        else if (from != (const void *)into) {
+            rc = p2p_send(nb, from, count, type, root);
+            if (rc == 0)
+                rc = p2p_recv(nb, into, count, type, root);
+        }
     }
     return group_end(nb, rc);
+}
+
+int cb_nccl_gather(cb_backend *b, const void *send, void *recv, size_t count, cb_dtype dtype,
+                   int root)
+{
+    return rooted_blocks(b, send, recv, count, dtype, root, 1);
 }
 
 int cb_nccl_scatter(cb_backend *b, const void *send, void *recv, size_t count, cb_dtype dtype,
                     int root)
 {
-    nccl_backend *nb = (nccl_backend *)b;
-    ncclDataType_t type;
-    if (cb_nccl_type(b, dtype, &type) != 0)
-        return -1;
-    size_t block = count * cb_dtype_info_of(dtype)->size;
-    if (group_start(nb) != 0)
-        return -1;
-    if (b->rank != root)
-        return group_end(nb, p2p_recv(nb, recv, count, type, root));
-    int rc = 0;
-    for (int peer = 0; peer < b->nranks && rc == 0; peer++) {
-        const char *slot = (const char *)send + (size_t)peer * block;
-        if (peer == root && slot == recv)
-            continue;
-        rc = p2p_send(nb, slot, count, type, peer);
-        if (rc == 0 && peer == root)
-            rc = p2p_recv(nb, recv, count, type, root);
-    }
-    return group_end(nb, rc);
+    return rooted_blocks(b, send, recv, count, dtype, root, 0);
 }
 
 /* In-place sendrecv through the scratch buffer, in rounds, as alltoall. */
