@@ -51,4 +51,8 @@ int rules_case_connect_memory(void);
 int rules_case_group_modes(void);
 int rules_case_config_blocking(void);
 
+/* rules_register.c: registrations NCCL does not make (NULL handle or
+ * window) by version and environment. */
+int rules_case_register_null(void);
+
 #endif
