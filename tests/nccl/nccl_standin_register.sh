@@ -118,6 +118,54 @@ expect_rc 0 "-R 1 half"
 [ "$(count "symmetric window" 0)" = 0 ] || show_and_fail "float accumulation without a window"
 echo "ok: -R 2 half and bfloat16 reductions verified"
 
+# NCCL says yes and registers nothing (docs/design/nccl-contract.md,
+# ncclCommRegister and ncclCommWindowRegister): a NULL handle with
+# NCCL_LOCAL_REGISTER=0 from 2.24; no window without symmetric memory
+# support (CB_STANDIN_SYMMETRIC=0) from 2.29 (NULL), or with
+# NCCL_LOCAL_REGISTER=0 at 2.27 (NULL) and 2.28 (left unwritten). The run
+# verifies every collective on the unregistered buffers, never deregisters
+# or frees them early, and says once that they ran unregistered. Where NCCL
+# does register (2.23 ignores the variable; 2.28 without symmetric support
+# registers locally) the backend says nothing and deregisters each one.
+for case in "1 22809 LOCAL=0 none" "1 22304 LOCAL=0 made" "2 22902 SYM=0 none" \
+    "2 22809 SYM=0,LOCAL=0 none" "2 22703 LOCAL=0 none" "2 22809 SYM=0 made"; do
+    set -- $case
+    local_register=1 symmetric=1
+    case $3 in *LOCAL=0*) local_register=0 ;; esac
+    case $3 in *SYM=0*) symmetric=0 ;; esac
+    fresh_trace
+    NCCL_LOCAL_REGISTER=$local_register CB_STANDIN_SYMMETRIC=$symmetric \
+        CB_STANDIN_NCCL_VERSION=$2 run 3 --backend nccl -o allreduce,allgather,reduce \
+        -d float,half -b 64 -e 256 -f 4 -n 2 -c 1 -R "$1" --csv "$CB_TMP/n.csv"
+    expect_rc 0 "-R $1 at $2 with $3"
+    check check-sweep --table "$CB_TMP/out" --csv "$CB_TMP/n.csv" --ranks 3 --sizes 64,256 \
+        --collective allreduce,allgather,reduce --dtypes float,half --roots 0
+    standin_check trace --prefix "$CB_TMP/trace" --ranks 3 --teardown destroy
+    notices=$(grep -c "^# -R $1: .* registered nothing (.*): the buffers run unregistered" \
+        "$CB_TMP/out" || true)
+    for r in 0 1 2; do
+        if [ "$1" = 1 ]; then
+            skipped=$(count "ncclCommRegister skipped: NCCL_LOCAL_REGISTER=0" $r)
+            dereg=$(count ncclCommDeregister $r)
+        else
+            skipped=$(count "ncclCommWindowRegister made no window" $r)
+            dereg=$(count ncclCommWindowDeregister $r)
+        fi
+        if [ "$4" = none ]; then
+            [ "$skipped" = 2 ] && [ "$dereg" = 0 ] && [ "$notices" = 1 ] ||
+                show_and_fail "rank $r, -R $1 at $2 with $3: $skipped registrations made" \
+                    "nothing, $dereg deregistered, $notices notices (want 2, 0, 1)"
+        else
+            [ "$skipped" = 0 ] && [ "$dereg" = 2 ] && [ "$notices" = 0 ] ||
+                show_and_fail "rank $r, -R $1 at $2 with $3: $skipped registrations made" \
+                    "nothing, $dereg deregistered, $notices notices (want 0, 2, 0)"
+        fi
+    done
+    [ "$(count "symmetric window: accumulating in float" 0)" = 0 ] ||
+        show_and_fail "-R $1 at $2 with $3: float accumulation without a symmetric window"
+done
+echo "ok: NULL handles and windows run unregistered, said once"
+
 # A library too old for the mode: status 1 before anything is measured.
 for case in "2 22605 2.27" "1 21805 2.19"; do
     set -- $case

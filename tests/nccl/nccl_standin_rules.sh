@@ -10,7 +10,8 @@ RULES="$CB_BUILDDIR/tests/nccl-standin-rules"
 [ -x "$RULES" ] || skip "the stand-in's test program was not built"
 
 for case in graph-abort device bootstrap async group memory redop inprogress bounds failed \
-    abort-in-group kernel env-blocking launch-thread destroy-error connect-memory group-modes config-blocking; do
+    abort-in-group kernel env-blocking launch-thread destroy-error connect-memory group-modes config-blocking \
+    register-null group-mixed; do
     fresh_trace
     CB_RUN_BIN=$RULES run 2 "$case"
     expect_rc 0 "rule case $case"

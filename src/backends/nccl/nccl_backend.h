@@ -92,6 +92,7 @@ typedef struct nccl_backend {
      * else cudaMalloc: see cb_nccl_mem_alloc. */
     int memalloc;
     int nregistered;
+    int unregistered;          /* -R: of them, those NCCL registered nothing for */
     /* -B's compare kernel (nccl/compare.c), loaded by init when -B asks and
      * it passed its self-test on every rank; NULL otherwise. A split uses
      * its parent's. */

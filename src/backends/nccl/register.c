@@ -148,6 +148,24 @@ static void release(nccl_backend *nb, void *ptr)
     cb_nccl_mem_free(nb, ptr);
 }
 
+/* NCCL said yes but registered nothing: ncclCommRegister's NULL handle
+ * (NCCL_LOCAL_REGISTER=0 from 2.24; NCCL_P2P_USE_CUDA_MEMCPY from 2.28), or
+ * no window from ncclCommWindowRegister (2.29 on without symmetric memory
+ * support; 2.27 and 2.28 with NCCL_LOCAL_REGISTER=0). The buffer stays
+ * usable, unregistered, and deregistering skips it; the reader is told
+ * once, since the results then measure -R 0. */
+static void note_unregistered(nccl_backend *nb)
+{
+    if (nb->unregistered++ > 0)
+        return;
+    int level = nb->config.registration;
+    cb_backend_add_notice(&nb->base, "-R %d: %s registered nothing (%s): the buffers run "
+                          "unregistered, as with -R 0", level,
+                          level == 1 ? "ncclCommRegister" : "ncclCommWindowRegister",
+                          level == 1 ? "NCCL_LOCAL_REGISTER=0, or NCCL_P2P_USE_CUDA_MEMCPY"
+                                     : "no symmetric memory support, or NCCL_LOCAL_REGISTER=0");
+}
+
 /* Every rank allocates the same buffers in the same order, and a window is
  * registered collectively: the ranks agree after the allocation, so that a
  * rank whose allocation failed never leaves the others in the registration. */
@@ -179,6 +197,8 @@ int cb_nccl_register_alloc(nccl_backend *nb, size_t bytes, void **ptr)
 #endif
     if (rc == 0)   /* ended before the communicator, released after it (fini) */
         nb->registered[nb->nregistered++] = (nccl_registration){p, handle, 1};
+    if (rc == 0 && handle == NULL)
+        note_unregistered(nb);
     if (cb_backend_agree(b->comm, b, rc != 0) != 0) {
         if (rc != 0)
             release(nb, p);

@@ -54,6 +54,31 @@ ncclResult_t standin_launch_started(ncclComm_t comm, ncclResult_t res, const cha
     return res;
 }
 
+/* NCCL decides a group's launch by the group's mode, not each member's: the
+ * mode of the last communicator to join (group.h, ncclGroupCommJoin sets
+ * ncclGroupBlocking unchecked for collectives, sends and receives). At the
+ * outermost end (group.cc, ncclGroupEndInternal, 2.14.3 to 2.30.7) a
+ * blocking group runs on the calling thread, non-blocking members
+ * included, and returns the result; a non-blocking one that goes to NCCL's
+ * thread (by version, as above) first sets ncclInProgress on every member,
+ * blocking ones too, which then refuse calls (ncclCommEnsureReady) until
+ * ncclCommGetAsyncError says they are done. */
+ncclResult_t standin_group_launch_started(ncclComm_t comm, int group_nonblocking,
+                                          ncclResult_t res, int needs_connect)
+{
+    if (group_nonblocking == comm->nonblocking)
+        return standin_launch_started(comm, res, "ncclGroupEnd", needs_connect);
+    if (!group_nonblocking) {
+        standin_trace("ncclGroupEnd: a non-blocking communicator in a blocking group, "
+                      "launched on the calling thread");
+        return res;
+    }
+    if (standin_nccl_version() < NCCL_VERSION(2, 23, 0) && !needs_connect)
+        return res;
+    standin_trace("ncclGroupEnd: a blocking communicator in a non-blocking group, in progress");
+    return standin_comm_marked_started(comm, res, "ncclGroupEnd");
+}
+
 int standin_p2p_connect(const standin_op *op)
 {
     ncclComm_t comm = op->comm;

@@ -92,12 +92,14 @@ static ncclComm_t queued_comm(size_t i)
                              : p2p_batches.items[i - collectives.n].op.comm;
 }
 
-/* NCCL 2.23 on (group.cc, ncclGroupEndInternal): a group of non-blocking
- * communicators is launched by a thread of NCCL's; ncclGroupEnd returns
- * ncclInProgress and every communicator of the group is in progress until
+/* NCCL 2.23 on (group.cc, ncclGroupEndInternal): a non-blocking group is
+ * launched by a thread of NCCL's; ncclGroupEnd returns ncclInProgress and
+ * every communicator of the group is in progress until
  * ncclCommGetAsyncError says it is done, with the group's result. Before
- * 2.23 only a group that connects a send or receive (connect.c). */
-static ncclResult_t group_started(ncclResult_t res, int needs_connect)
+ * 2.23 only a group that connects a send or receive (connect.c). The group's
+ * mode, that of the last communicator to join, decides for all of its
+ * members (standin_group_launch_started). */
+static ncclResult_t group_started(ncclResult_t res, int needs_connect, int group_nonblocking)
 {
     ncclResult_t out = res;
     for (size_t i = 0, n = collectives.n + p2p_batches.n; i < n; i++) {
@@ -105,8 +107,12 @@ static ncclResult_t group_started(ncclResult_t res, int needs_connect)
         size_t first = 0;
         while (queued_comm(first) != comm)
             first++;
-        if (first == i && comm->nonblocking)   /* each communicator once */
-            out = standin_launch_started(comm, res, "ncclGroupEnd", needs_connect);
+        if (first == i) {   /* each communicator once */
+            ncclResult_t mine = standin_group_launch_started(comm, group_nonblocking, res,
+                                                             needs_connect);
+            if (mine == ncclInProgress)
+                out = mine;
+        }
     }
     return out;
 }
@@ -114,7 +120,7 @@ static ncclResult_t group_started(ncclResult_t res, int needs_connect)
 /* Launch everything queued on its stream (recorded when the stream is
  * capturing by then) and forget it. The first failure is returned; the rest
  * of the group is dropped, as NCCL abandons a group whose launch failed. */
-static ncclResult_t run_queued(void)
+static ncclResult_t run_queued(int group_nonblocking)
 {
     ncclResult_t res = ncclSuccess;
     int needs_connect = 0;
@@ -130,7 +136,7 @@ static ncclResult_t run_queued(void)
                       standin_stream_capturing(b->stream));
         res = standin_stream_submit(b->stream, &b->op);
     }
-    res = group_started(res, needs_connect);
+    res = group_started(res, needs_connect, group_nonblocking);
     list_clear(&collectives);
     list_clear(&p2p_batches);
     return res;
@@ -216,6 +222,7 @@ ncclResult_t ncclGroupEnd(void)
         return standin_fail(ncclInvalidUsage, "ncclGroupEnd without ncclGroupStart");
     if (--group_depth > 0)
         return ncclSuccess;
+    int group_nonblocking = group_blocking == 0;
     group_blocking = -1;
     if (group_error != ncclSuccess) {
         ncclResult_t res = group_error;
@@ -227,7 +234,7 @@ ncclResult_t ncclGroupEnd(void)
         return res;
     }
     /* A failed operation has named itself through standin_fail. */
-    return run_queued();
+    return run_queued(group_nonblocking);
 }
 
 /* Whether [lo, lo + bytes) meets what op reads or writes. */

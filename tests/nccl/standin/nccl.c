@@ -66,6 +66,13 @@ ncclResult_t standin_comm_started(ncclComm_t comm, ncclResult_t res, const char 
 {
     if (!comm->nonblocking)
         return res;
+    return standin_comm_marked_started(comm, res, call);
+}
+
+/* The same for any communicator: a non-blocking group marks its blocking
+ * members in progress too (standin_group_launch_started). */
+ncclResult_t standin_comm_marked_started(ncclComm_t comm, ncclResult_t res, const char *call)
+{
     comm->async_result = res;
     comm->in_progress = 2 + (comm->calls_started++ & 1);
     standin_trace("ncclInProgress from %s", call);

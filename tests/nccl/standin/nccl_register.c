@@ -12,6 +12,13 @@
  * communicator). And one behaviour: reductions of half and bfloat16 whose
  * input lies in a symmetric window accumulate in float, rounded to the type
  * once at the end, as NCCL's symmetric kernels do.
+ *
+ * Where NCCL registers nothing, so does the stand-in, with NCCL's result:
+ * NCCL_LOCAL_REGISTER=0 (read as NCCL reads it) gives ncclCommRegister a NULL
+ * handle from 2.24; CB_STANDIN_SYMMETRIC=0 (or NCCL_WIN_ENABLE=0) stands for
+ * a communicator without symmetric memory support, whose window registration
+ * writes no window, by version (window_without_symmetric). Deregistering a
+ * NULL handle or window succeeds, as in NCCL.
  */
 #include <stdlib.h>
 
@@ -103,6 +110,12 @@ static void check_unregistered(const void *ptr, size_t bytes, const char *call)
     }
 }
 
+/* NCCL_LOCAL_REGISTER, default 1 (register.cc, NCCL_PARAM LocalRegister). */
+static int local_register(void)
+{
+    return standin_env_long("NCCL_LOCAL_REGISTER", 1) != 0;
+}
+
 ncclResult_t ncclCommRegister(const ncclComm_t comm, void *buff, size_t size, void **handle)
 {
     standin_trace("ncclCommRegister bytes=%zu", size);
@@ -111,6 +124,14 @@ ncclResult_t ncclCommRegister(const ncclComm_t comm, void *buff, size_t size, vo
     if (comm == NULL || buff == NULL || handle == NULL ||
         standin_comm_unready(comm, "ncclCommRegister"))
         return ncclInvalidArgument;
+    /* 2.24 on (register.cc, ncclCommRegister, 2.24.3 to 2.30.7): with
+     * NCCL_LOCAL_REGISTER=0 a NULL handle and ncclSuccess; before 2.24 the
+     * variable does not reach this call. */
+    if (!local_register() && standin_nccl_version() >= NCCL_VERSION(2, 24, 0)) {
+        standin_trace("ncclCommRegister skipped: NCCL_LOCAL_REGISTER=0, NULL handle");
+        *handle = NULL;
+        return ncclSuccess;
+    }
     /* NCCL 2.28 accepts it but, for memory that is not cuMem's (ncclMemAlloc),
      * registers nothing intra-node (without NCCL_LEGACY_CUDA_REGISTER=1). */
     if (block_of(buff, size) == NULL)
@@ -129,6 +150,8 @@ ncclResult_t ncclCommDeregister(const ncclComm_t comm, void *handle)
         return ncclInvalidUsage;
     if (comm != NULL && standin_comm_unready(comm, "ncclCommDeregister"))
         return ncclInvalidArgument;
+    if (handle == NULL)   /* commDeregister, register.cc 2.19.3 to 2.30.7 */
+        return ncclSuccess;
     registration *r = live(REG_BUFFER, comm, handle, "ncclCommDeregister");
     if (r == NULL)
         return ncclInvalidArgument;
@@ -168,6 +191,33 @@ ncclResult_t ncclMemFree(void *ptr)
 }
 
 #if NCCL_VERSION_CODE >= STANDIN_FIRST_WINDOW
+/* 1 when NCCL makes no window (ncclSuccess, no barrier, nothing to wait
+ * for), having written *win as it does. symmetric: the communicator's
+ * symmetricSupport (init.cc: all peers reached by CUDA P2P, cuMem,
+ * NCCL_WIN_ENABLE). 2.27 (register.cc, ncclCommWindowRegister): NULL when
+ * NCCL_LOCAL_REGISTER=0, else a window, symmetric or not. 2.28
+ * (dev_runtime.cc, ncclCommWindowRegister): *win left unwritten when
+ * neither symmetric support nor NCCL_LOCAL_REGISTER; without symmetric
+ * support a local registration's handle in its place
+ * (ncclDevrWindowRegisterInGroup). 2.29 on: NULL without symmetric
+ * support, whatever NCCL_LOCAL_REGISTER says. */
+static int window_without_symmetric(ncclWindow_t *win, int symmetric)
+{
+    long version = standin_nccl_version();
+    int none = version < NCCL_VERSION(2, 28, 0)   ? !local_register()
+               : version < NCCL_VERSION(2, 29, 0) ? !symmetric && !local_register()
+                                                  : !symmetric;
+    if (!none)
+        return 0;
+    if (version < NCCL_VERSION(2, 28, 0) || version >= NCCL_VERSION(2, 29, 0))
+        *win = NULL;
+    standin_trace("ncclCommWindowRegister made no window (%s)",
+                  version < NCCL_VERSION(2, 28, 0) || version >= NCCL_VERSION(2, 29, 0)
+                      ? "NULL written"
+                      : "left unwritten");
+    return 1;
+}
+
 ncclResult_t ncclCommWindowRegister(ncclComm_t comm, void *buff, size_t size,
                                     ncclWindow_t *win, int winFlags)
 {
@@ -178,10 +228,14 @@ ncclResult_t ncclCommWindowRegister(ncclComm_t comm, void *buff, size_t size,
         return ncclInvalidArgument;
     if (block_of(buff, size) == NULL)
         standin_violation("ncclCommWindowRegister on memory that ncclMemAlloc did not return");
+    int symmetric = standin_env_long("CB_STANDIN_SYMMETRIC", 1) != 0 &&
+                    standin_env_long("NCCL_WIN_ENABLE", 1) != 0;
+    if (window_without_symmetric(win, symmetric))
+        return ncclSuccess;
     registration *r = add(REG_WINDOW, comm, buff, size);
     if (r == NULL)
         return ncclSystemError;
-    r->flags = winFlags;
+    r->flags = symmetric ? winFlags : 0;   /* no symmetric kernels without support */
     ncclResult_t joined = standin_net_barrier(comm->net);   /* collective, as NCCL's */
     if (joined != ncclSuccess)
         return joined;
@@ -206,6 +260,8 @@ ncclResult_t ncclCommWindowDeregister(ncclComm_t comm, ncclWindow_t win)
         return ncclInvalidUsage;
     if (comm != NULL && standin_comm_unready(comm, "ncclCommWindowDeregister"))
         return ncclInvalidArgument;
+    if (win == NULL)   /* dev_runtime.cc 2.28 on, register.cc 2.27 */
+        return ncclSuccess;
     registration *r = live(REG_WINDOW, comm, (void *)win, "ncclCommWindowDeregister");
     if (r == NULL)
         return ncclInvalidArgument;

@@ -652,16 +652,15 @@ int main(int argc, char **argv)
         {"destroy-error", rules_case_destroy_error},
         {"connect-memory", rules_case_connect_memory},
         {"group-modes", rules_case_group_modes}, {"config-blocking", rules_case_config_blocking},
+        {"register-null", rules_case_register_null}, {"group-mixed", rules_case_group_mixed},
     };
     int rc = 2;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         if (argc == 2 && strcmp(argv[1], cases[i].name) == 0)
             rc = cases[i].run();
     if (rc == 2)
-        fprintf(stderr, "usage: rules CASE (graph-abort, device, bootstrap, async, group, "
-                        "memory, redop, inprogress, bounds, failed, abort-in-group, kernel, "
-                        "env-blocking, launch-thread, destroy-error, connect-memory, "
-                        "group-modes, config-blocking)\n");
+        fprintf(stderr, "usage: rules CASE (one of those tests/nccl/nccl_standin_rules.sh "
+                        "runs)\n");
     else if (rc == 0)
         printf("ok: %s (rank %d)\n", argv[1], rules_rank());
     MPI_Finalize();

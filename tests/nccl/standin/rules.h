@@ -50,5 +50,10 @@ int rules_case_destroy_error(void);
 int rules_case_connect_memory(void);
 int rules_case_group_modes(void);
 int rules_case_config_blocking(void);
+int rules_case_group_mixed(void);
+
+/* rules_register.c: registrations NCCL does not make (NULL handle or
+ * window) by version and environment. */
+int rules_case_register_null(void);
 
 #endif

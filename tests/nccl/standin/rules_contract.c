@@ -252,3 +252,57 @@ int rules_case_config_blocking(void)
     EXPECT(ncclCommDestroy(comm) == ncclSuccess, "teardown");
     return 0;
 }
+
+/* A group of collectives on a blocking and a non-blocking communicator is
+ * accepted, and the last to join decides for all (group.h,
+ * ncclGroupCommJoin; group.cc, ncclGroupEndInternal): blocking last, the
+ * group runs on the calling thread and leaves the non-blocking member
+ * ready; non-blocking last, ncclGroupEnd returns ncclInProgress and the
+ * blocking member too is in progress until polled done. At 2.22 a group
+ * with nothing to connect runs on the calling thread either way. */
+int rules_case_group_mixed(void)
+{
+    enum { N = 4 };
+    cudaStream_t s;
+    ncclComm_t blocking = NULL, nonblocking = NULL;
+    ncclResult_t state = ncclSuccess;
+    float *buf = rules_device_memory(N * sizeof *buf);
+    EXPECT(buf != NULL && cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) == cudaSuccess &&
+               rules_comm_world(&blocking, 1) == ncclSuccess &&
+               (nonblocking = nonblocking_world()) != NULL,
+           "set-up");
+    for (int version = 0; version < 2; version++) {
+        if (version == 1)
+            setenv("CB_STANDIN_NCCL_VERSION", "22203", 1);
+        EXPECT(ncclGroupStart() == ncclSuccess &&
+                   ncclAllReduce(buf, buf, N, ncclFloat32, ncclSum, nonblocking, s) ==
+                       ncclSuccess &&
+                   ncclAllReduce(buf, buf, N, ncclFloat32, ncclSum, blocking, s) == ncclSuccess &&
+                   ncclGroupEnd() == ncclSuccess,
+               "a group joined last by a blocking communicator did not return ncclSuccess");
+        EXPECT(rules_polls_until_done(nonblocking, &state) == 0 && state == ncclSuccess,
+               "the non-blocking member of a blocking group was left in progress");
+        ncclResult_t end = ncclInternalError;
+        EXPECT(ncclGroupStart() == ncclSuccess &&
+                   ncclAllReduce(buf, buf, N, ncclFloat32, ncclSum, blocking, s) == ncclSuccess &&
+                   ncclAllReduce(buf, buf, N, ncclFloat32, ncclSum, nonblocking, s) ==
+                       ncclSuccess &&
+                   (end = ncclGroupEnd()) == (version == 0 ? ncclInProgress : ncclSuccess),
+               "a group joined last by a non-blocking communicator: wrong return");
+        int polls = rules_polls_until_done(blocking, &state);
+        EXPECT(version == 0 ? polls >= 1 && state == ncclSuccess : polls == 0,
+               "2.28: the blocking member of a non-blocking group was not in progress, "
+               "or at 2.22 it was");
+        EXPECT(rules_polls_until_done(nonblocking, &state) >= 0 && state == ncclSuccess,
+               "the non-blocking member");
+    }
+    unsetenv("CB_STANDIN_NCCL_VERSION");
+    EXPECT(rules_trace_count("a blocking communicator in a non-blocking group, in progress") == 1 &&
+               rules_trace_count("a non-blocking communicator in a blocking group, launched") == 2,
+           "the mixed groups not traced");
+    EXPECT(ncclCommDestroy(blocking) == ncclSuccess && ncclCommDestroy(nonblocking) == ncclSuccess,
+           "teardown");
+    cudaStreamDestroy(s);
+    cudaFree(buf);
+    return 0;
+}

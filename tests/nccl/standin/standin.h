@@ -387,6 +387,9 @@ int standin_overlaps(const void *a, size_t a_bytes, const void *b, size_t b_byte
  * res), after one or two queries that say ncclInProgress; every other call
  * on it before then is a VIOLATION (standin_comm_unready). */
 ncclResult_t standin_comm_started(struct ncclComm *comm, ncclResult_t res, const char *call);
+/* nccl.c: as standin_comm_started, for a blocking communicator too. */
+ncclResult_t standin_comm_marked_started(struct ncclComm *comm, ncclResult_t res,
+                                         const char *call);
 
 /* connect.c: the version ncclGetVersion reports (CB_STANDIN_NCCL_VERSION). */
 long standin_nccl_version(void);
@@ -397,6 +400,11 @@ long standin_nccl_version(void);
  * or receive to a peer not yet connected); otherwise res. */
 ncclResult_t standin_launch_started(struct ncclComm *comm, ncclResult_t res, const char *call,
                                     int needs_connect);
+/* connect.c: the same for comm, a member of a group whose mode is
+ * group_nonblocking (that of the last communicator to join it), at the
+ * outermost ncclGroupEnd: the group's mode decides for every member. */
+ncclResult_t standin_group_launch_started(struct ncclComm *comm, int group_nonblocking,
+                                          ncclResult_t res, int needs_connect);
 
 /* connect.c: 1 when the sends and receives of op reach a peer of its
  * communicator not connected before (they are connected from now on). */
