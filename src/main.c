@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "backends/backend.h"
 #include "control/launch.h"
 #include "control/local.h"
 #include "control/mpi.h"
@@ -65,10 +66,12 @@ static int startup_limit(const cb_params *early)
     return early->timeout > 0 && early->timeout < STARTUP_MIN_S ? STARTUP_MIN_S : early->timeout;
 }
 
-/* The backends that move host memory through MPI itself. */
+/* Whether the backend the command line names moves its data through MPI
+ * itself (its table says so); "auto" and unknown names do not. */
 static int needs_mpi(const char *backend)
 {
-    return backend != NULL && (strcmp(backend, "mpi") == 0 || strcmp(backend, "faulty-mpi") == 0);
+    const cb_backend_ops *ops = backend != NULL ? cb_backend_lookup(backend) : NULL;
+    return ops != NULL && ops->needs_mpi;
 }
 
 /* -g N in the process the user started: start the ranks, wait, and give

@@ -189,6 +189,9 @@ struct cb_backend_ops {
      * rounding every product (NCCL); the check then allows for that rounding
      * when n is not a power of two. 0: sum, then one division. */
     int avg_premultiplies;
+    /* 1 when the backend moves data through MPI itself: a run whose control
+     * plane is not MPI's (control/launch.h) refuses it. */
+    int needs_mpi;
 
     /* Optional (both NULL when the backend has no grouping): operations
      * launched between group_start and group_end are issued as one group

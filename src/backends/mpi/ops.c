@@ -213,6 +213,7 @@ const cb_backend_ops cb_backend_mpi = {
     .describe = mpi_describe,
     .memory_available = mpi_memory_available,
     .host_accessible = 1,
+    .needs_mpi = 1,
     .alloc = mpi_alloc,
     .free = mpi_free,
     .upload = mpi_copy,

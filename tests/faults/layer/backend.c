@@ -156,7 +156,8 @@ static int faulty_init_as(const cb_backend_ops *self, cb_ctl *comm,
         return cb_backend_fail(&f->base, "%s must be " FAULT_FORMS, FAULT_ENV);
     /* What the engine reads from our table must be what the wrapped one says. */
     if (self->host_accessible != f->ops->host_accessible ||
-        self->avg_premultiplies != f->ops->avg_premultiplies)
+        self->avg_premultiplies != f->ops->avg_premultiplies ||
+        self->needs_mpi != f->ops->needs_mpi)
         return cb_backend_fail(&f->base, "%s: its table disagrees with the %s backend's",
                                self->name, f->ops->name);
     int rc = f->ops->init(comm, config, &f->inner);
@@ -593,6 +594,7 @@ static int faulty_alltoallv(cb_backend *b, const void *send, const size_t *send_
 
 const cb_backend_ops cb_backend_faulty_mpi = {
     .name = "faulty-mpi",
+    .needs_mpi = 1,
     .summary = "TEST ONLY: the mpi backend with the fault named by " FAULT_ENV,
     .usable = faulty_usable_mpi,
     .init = faulty_init_mpi,
