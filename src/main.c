@@ -113,12 +113,10 @@ static int already_a_rank(void)
 }
 
 /* The world of this run: MPI's, or the TCP rendezvous launch detection
- * names. A run without MPI says how it started in the preamble. */
-static int start_world(int *argc, char ***argv, const cb_launch *l, int timeout, cb_ctl **world,
-                       char *desc, size_t desc_len)
+ * names. */
+static int start_world(int *argc, char ***argv, const cb_launch *l, int timeout, cb_ctl **world)
 {
     char err[CB_MSGLEN] = "";
-    desc[0] = '\0';
     if (l->mode == CB_LAUNCH_MPI || l->mode == CB_LAUNCH_SINGLE) {
         if (cb_ctl_mpi_world(argc, argv, world) == 0)
             return 0;
@@ -130,9 +128,6 @@ static int start_world(int *argc, char ***argv, const cb_launch *l, int timeout,
         fprintf(stderr, "nccl-collbench: rank %d: %s\n", l->rank, err);
         return -1;
     }
-    snprintf(desc, desc_len, "%s launch, TCP rendezvous at %.48s:%d%s",
-             cb_launch_mode_name(l->mode), l->addr, l->port,
-             l->keyed ? "" : ", not authenticated: no NCCL_COLLBENCH_KEY");
     return 0;
 }
 
@@ -180,9 +175,7 @@ int main(int argc, char **argv)
                                     ? "MPI_Init, at start-up"
                                     : "the TCP rendezvous, at start-up");
     cb_ctl *world = NULL;
-    char launch_desc[sizeof early.launch];
-    if (start_world(&argc, &argv, &launch, early.timeout, &world, launch_desc,
-                    sizeof launch_desc) != 0)
+    if (start_world(&argc, &argv, &launch, early.timeout, &world) != 0)
         return CB_EXIT_RUNTIME;
     int rank = world->rank, nranks = world->size;
     cb_watchdog_set_rank(&startup, rank);
@@ -218,8 +211,10 @@ int main(int argc, char **argv)
         bad = cb_params_check_ranks(&params, nranks, err, sizeof err) != 0;
     if (!bad && !params.help && !params.version && needs_mpi(params.backend) &&
         cb_ctl_mpi_comm(world) == MPI_COMM_NULL) {
+        char how[160];
+        cb_launch_describe(&launch, how, sizeof how);
         snprintf(err, sizeof err, "--backend %s needs MPI, and this run has none (%s): launch "
-                 "it with mpirun or srun --mpi", params.backend, launch_desc);
+                 "it with mpirun or srun --mpi", params.backend, how);
         bad = 1;
     }
     if (!bad && !params.help && !params.version && params.local_ranks > 1 &&
@@ -229,7 +224,6 @@ int main(int argc, char **argv)
                  params.local_ranks, cb_launch_mode_name(launch.mode));
         bad = 1;
     }
-    snprintf(params.launch, sizeof params.launch, "%s", launch_desc);
     /* The lowest rank whose command line is bad speaks through rank 0, so
      * that the bad value is named even when rank 0's command line is fine. */
     int first_bad = 0, mine = bad ? rank : nranks;

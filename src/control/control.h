@@ -62,6 +62,9 @@ typedef struct cb_ctl_ops {
     /* len bytes every rank of c holds alike and that never crossed the
      * network in the clear: keys for the side channel. */
     int (*secret)(cb_ctl *c, const char *label, unsigned char *out, size_t len);
+    /* Not collective: what the preamble's "MPI:" field says, the MPI
+     * library's version, or "none (...)" and how the ranks met. */
+    void (*describe)(cb_ctl *c, char *buf, size_t len);
     void (*free)(cb_ctl *c);
     /* A failed call ends the rank (cb_ctl_lost), as MPI's default error
      * handler does: a run whose peers are gone has nothing left to agree
@@ -146,6 +149,10 @@ static inline int cb_ctl_split_node(cb_ctl *c, int key, cb_ctl **out)
 static inline int cb_ctl_secret(cb_ctl *c, const char *label, unsigned char *out, size_t len)
 {
     return cb_ctl_checked(c, c->ops->secret(c, label, out, len), "secret");
+}
+static inline void cb_ctl_describe(cb_ctl *c, char *buf, size_t len)
+{
+    c->ops->describe(c, buf, len);
 }
 /* Frees *c (a split's group or the world) and sets it to NULL; NULL is fine. */
 static inline void cb_ctl_free(cb_ctl **c)

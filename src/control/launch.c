@@ -379,3 +379,9 @@ const char *cb_launch_mode_name(cb_launch_mode m)
     }
     return "unknown";
 }
+
+void cb_launch_describe(const cb_launch *l, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s launch, TCP rendezvous at %.48s:%d%s", cb_launch_mode_name(l->mode),
+             l->addr, l->port, l->keyed ? "" : ", not authenticated: no NCCL_COLLBENCH_KEY");
+}

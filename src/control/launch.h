@@ -52,6 +52,10 @@ int cb_launch_detect(const char *(*get)(const char *), cb_launch *out, char *err
 /* The mode's name, as the preamble and --help say it. */
 const char *cb_launch_mode_name(cb_launch_mode m);
 
+/* "torchrun launch, TCP rendezvous at HOST:PORT", and that it is not
+ * authenticated where no NCCL_COLLBENCH_KEY was given. */
+void cb_launch_describe(const cb_launch *l, char *buf, size_t len);
+
 /* The TCP plane over the rendezvous l names: every rank of l->size joins
  * within timeout_s, or -1 with a message in err. */
 int cb_ctl_tcp_world(const cb_launch *l, double timeout_s, cb_ctl **out, char *err, size_t len);

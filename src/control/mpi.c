@@ -168,6 +168,14 @@ static int mpi_secret(cb_ctl *c, const char *label, unsigned char *out, size_t l
     return ok(MPI_Bcast(out, (int)len, MPI_BYTE, 0, comm_of(c)));
 }
 
+static void mpi_describe(cb_ctl *c, char *buf, size_t len)
+{
+    (void)c;
+    cb_ctl_mpi_version(buf, len);
+    if (len > 0 && buf[0] == '\0')
+        snprintf(buf, len, "MPI (unknown version)");
+}
+
 static void mpi_free(cb_ctl *c)
 {
     mpi_ctl *m = c->impl;
@@ -190,6 +198,7 @@ static const cb_ctl_ops mpi_ops = {
     .split = mpi_split,
     .split_node = mpi_split_node,
     .secret = mpi_secret,
+    .describe = mpi_describe,
     .free = mpi_free,
 };
 
@@ -226,5 +235,8 @@ void cb_ctl_mpi_version(char *buf, size_t len)
     if (!initialized || MPI_Get_library_version(version, &n) != MPI_SUCCESS)
         return;
     version[strcspn(version, ",\n")] = '\0';
+    size_t end = strlen(version);
+    while (end > 0 && (version[end - 1] == ' ' || version[end - 1] == '\t'))
+        version[--end] = '\0';
     snprintf(buf, len, "%s", version);
 }

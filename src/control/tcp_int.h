@@ -111,6 +111,7 @@ typedef struct tcp_world {
     int closed;            /* the world's handle was freed: sockets closed */
     int auth_failures;     /* connections refused for a bad key */
     char auth_from[64];    /* the last one's address */
+    char desc[192];        /* "none (...)": how the ranks met, for the preamble */
 } tcp_world;
 
 void cb_tcp_addr_text(const struct sockaddr *sa, char *out, size_t len);

@@ -464,6 +464,11 @@ static int tcp_secret(cb_ctl *c, const char *label, unsigned char *out, size_t l
     return 0;
 }
 
+static void tcp_describe(cb_ctl *c, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s", group_of(c)->w->desc);
+}
+
 static void tcp_free(cb_ctl *c)
 {
     tcp_group *g = group_of(c);
@@ -489,6 +494,7 @@ static const cb_ctl_ops tcp_ops = {
     .split = tcp_split,
     .split_node = tcp_split_node,
     .secret = tcp_secret,
+    .describe = tcp_describe,
     .free = tcp_free,
     .fatal_errors = 1,
 };
@@ -499,6 +505,9 @@ int cb_ctl_tcp_world(const cb_launch *l, double timeout_s, cb_ctl **out, char *e
     *out = NULL;
     if (cb_tcp_rendezvous(l, timeout_s, &w, err, len) != 0)
         return -1;
+    char how[160];
+    cb_launch_describe(l, how, sizeof how);
+    snprintf(w->desc, sizeof w->desc, "none (%s)", how);
     if ((*out = world_ctl(w)) == NULL) {
         snprintf(err, len, "out of memory for the world's handle");
         cb_tcp_world_release(w);

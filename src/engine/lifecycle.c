@@ -52,11 +52,8 @@ static void describe_run(engine *e)
     run->repeat_compare = !e->p->repeat_check ? NULL : e->b->repeat_on_device ? "device" : "host";
     if (e->ops->versions != NULL)
         e->ops->versions(e->b, run->backend_versions, sizeof run->backend_versions);
-    if (e->rank == 0 && e->p->launch[0] != '\0')
-        snprintf(run->mpi_library, sizeof run->mpi_library, "none (%.*s)",
-                 (int)sizeof run->mpi_library - 8, e->p->launch);
-    else if (e->rank == 0)
-        cb_sysinfo_mpi_library(run->mpi_library, sizeof run->mpi_library);
+    if (e->rank == 0)
+        cb_ctl_describe(e->comm, run->mpi_library, sizeof run->mpi_library);
 
     struct timespec now;
     clock_gettime(CLOCK_REALTIME, &now);

@@ -1,5 +1,4 @@
 #include "host/sysinfo.h"
-#include "control/mpi.h"
 
 #include <dirent.h>
 #include <limits.h>
@@ -53,14 +52,6 @@ void cb_sysinfo_cpu_model(char *buf, size_t len)
         struct utsname u;
         snprintf(buf, len, "%s CPU", uname(&u) == 0 ? u.machine : "unknown");
     }
-}
-
-void cb_sysinfo_mpi_library(char *buf, size_t len)
-{
-    cb_ctl_mpi_version(buf, len);
-    if (buf[0] == '\0')
-        snprintf(buf, len, "none (no MPI in this run)");
-    trim(buf);
 }
 
 int cb_sysinfo_local_ranks(cb_ctl *comm)

@@ -11,10 +11,6 @@ size_t cb_sysinfo_memory_available(void);
 /* CPU model name from /proc/cpuinfo, else the machine name from uname. */
 void cb_sysinfo_cpu_model(char *buf, size_t len);
 
-/* First part of MPI_Get_library_version ("Open MPI v4.1.4"), or a word that
- * says the run has no MPI. */
-void cb_sysinfo_mpi_library(char *buf, size_t len);
-
 /* Ranks of comm on this machine, sharing its memory (collective over comm). */
 int cb_sysinfo_local_ranks(cb_ctl *comm);
 

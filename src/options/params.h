@@ -81,7 +81,6 @@ typedef struct cb_params {
     int report_cputime;    /* report the time to launch, not to complete (-C) */
     int timeout;           /* seconds without progress before the watchdog ends the run; 0 off */
     int local_ranks;       /* -g N: ranks this process starts on this node (control/local.h) */
-    char launch[128];      /* how the ranks were started, for the preamble; "" under MPI */
 
     const char *backend;   /* a backend name or "auto" */
     const char *csv_path;  /* NULL: no CSV; "-": CSV on stdout, the table on stderr */

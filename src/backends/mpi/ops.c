@@ -121,7 +121,7 @@ static int mpi_describe(cb_backend *b, cb_device_desc *desc)
     desc->index = -1;
     snprintf(desc->bus_id, sizeof desc->bus_id, "-");
     cb_sysinfo_cpu_model(desc->model, sizeof desc->model);
-    cb_sysinfo_mpi_library(desc->library, sizeof desc->library);
+    cb_ctl_describe(b->comm, desc->library, sizeof desc->library);
     return 0;
 }
 
