@@ -99,19 +99,6 @@ static int run_local(const cb_params *early, char **argv)
     return code;
 }
 
-/* Whether a launcher made this process one rank of a job already: an MPI
- * launcher's variables, torchrun's RANK, or -g's mark. -g N then starts
- * nothing (and is a usage error but in a rank -g started). */
-static int already_a_rank(void)
-{
-    static const char *const names[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "RANK",
-                                        CB_LOCAL_ENV};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (getenv(names[i]) != NULL)
-            return 1;
-    return 0;
-}
-
 /* The world of this run: MPI's, or the TCP rendezvous launch detection
  * names. */
 static int start_world(int *argc, char ***argv, const cb_launch *l, int timeout, cb_ctl **world)
@@ -131,22 +118,6 @@ static int start_world(int *argc, char ***argv, const cb_launch *l, int timeout,
     return 0;
 }
 
-/* This process's rank as the launcher gives it, before MPI_Init can say;
- * -1 when no launcher variable names one. For messages only. */
-static int launcher_rank(void)
-{
-    static const char *const names[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK",
-                                        "RANK", "SLURM_PROCID"};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        const char *v = getenv(names[i]);
-        char *end = NULL;
-        long r = v != NULL ? strtol(v, &end, 10) : -1;
-        if (v != NULL && end != v && *end == '\0' && r >= 0 && r < 1L << 30)
-            return (int)r;
-    }
-    return -1;
-}
-
 int main(int argc, char **argv)
 {
     /* -T covers start-up: a rank stopped or lost in MPI_Init, in the
@@ -157,7 +128,8 @@ int main(int argc, char **argv)
     char ignored[CB_MSGLEN];
     cb_params_defaults(&early);
     (void)cb_params_parse(&early, argc, argv, ignored, sizeof ignored);
-    if (early.local_ranks > 1 && !already_a_rank())
+    /* -g N starts ranks only where no launcher made this process one. */
+    if (early.local_ranks > 1 && !cb_launch_is_rank(read_env))
         return run_local(&early, argv);
     cb_launch launch;
     char err[CB_MSGLEN] = "";
@@ -168,7 +140,7 @@ int main(int argc, char **argv)
     cb_watchdog startup;
     char host[64] = "";
     cb_sysinfo_host_label(host, sizeof host);   /* NCCL_HOSTID's label, as every output */
-    if (cb_watchdog_start(&startup, startup_limit(&early), launcher_rank(), host, NULL, 0) != 0)
+    if (cb_watchdog_start(&startup, startup_limit(&early), cb_launch_env_rank(read_env), host, NULL, 0) != 0)
         fprintf(stderr, "nccl-collbench: cannot start the watchdog thread; start-up is not "
                 "watched\n");
     cb_watchdog_doing(&startup, launch.mode == CB_LAUNCH_MPI || launch.mode == CB_LAUNCH_SINGLE

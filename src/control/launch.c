@@ -324,6 +324,26 @@ static int has_mpi_launcher(const char *(*get)(const char *))
            var(get, "PMIX_RANK") != NULL;
 }
 
+int cb_launch_is_rank(const char *(*get)(const char *))
+{
+    return has_mpi_launcher(get) || var(get, "RANK") != NULL ||
+           var(get, "NCCL_COLLBENCH_LOCAL") != NULL;
+}
+
+int cb_launch_env_rank(const char *(*get)(const char *))
+{
+    static const char *const names[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK",
+                                        "RANK", "SLURM_PROCID"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        const char *v = var(get, names[i]);
+        char *end = NULL;
+        long r = v != NULL ? strtol(v, &end, 10) : -1;
+        if (v != NULL && *end == '\0' && r >= 0 && r < 1L << 30)
+            return (int)r;
+    }
+    return -1;
+}
+
 int cb_launch_detect(const char *(*get)(const char *), cb_launch *out, char *err, size_t len)
 {
     cb_launch l;

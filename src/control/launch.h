@@ -49,6 +49,14 @@ typedef struct cb_launch {
  * -1 with a message naming the bad variable and value in err (status 2). */
 int cb_launch_detect(const char *(*get)(const char *), cb_launch *out, char *err, size_t len);
 
+/* Whether a launcher made this process one rank of a job already: an MPI
+ * launcher's variables, torchrun's RANK, or -g's mark (CB_LOCAL_ENV). */
+int cb_launch_is_rank(const char *(*get)(const char *));
+
+/* This process's rank as its launcher's variables give it, before the
+ * world is made; -1 when none names one. For messages only. */
+int cb_launch_env_rank(const char *(*get)(const char *));
+
 /* The mode's name, as the preamble and --help say it. */
 const char *cb_launch_mode_name(cb_launch_mode m);
 

@@ -245,9 +245,30 @@ static void bad_values(unit_state *u)
     CHECK(u, fails_naming(step_text, "SLURM_STEP_ID=-3", NULL));
 }
 
+/* Whether -g N may start ranks here, and the rank for start-up messages. */
+static void ranks_before_the_world(unit_state *u)
+{
+    const char *none[] = {"NNODES=2", "NODE_RANK=1", "MASTER_ADDR=a", "MASTER_PORT=5", NULL};
+    fake_env = none;
+    CHECK(u, !cb_launch_is_rank(fake_get) && cb_launch_env_rank(fake_get) == -1);
+    const char *ompi[] = {"OMPI_COMM_WORLD_SIZE=2", "OMPI_COMM_WORLD_RANK=1", NULL};
+    fake_env = ompi;
+    CHECK(u, cb_launch_is_rank(fake_get) && cb_launch_env_rank(fake_get) == 1);
+    const char *torch[] = {"RANK=3", NULL};
+    fake_env = torch;
+    CHECK(u, cb_launch_is_rank(fake_get) && cb_launch_env_rank(fake_get) == 3);
+    const char *local[] = {"NCCL_COLLBENCH_LOCAL=1", NULL};
+    fake_env = local;
+    CHECK(u, cb_launch_is_rank(fake_get));
+    const char *slurm[] = {"SLURM_PROCID=4", "RANK=x", NULL};
+    fake_env = slurm;
+    CHECK(u, cb_launch_env_rank(fake_get) == 4);
+}
+
 int main(void)
 {
     unit_state u = {0, 0};
+    ranks_before_the_world(&u);
     modes(&u);
     keys(&u);
     host_lists(&u);
