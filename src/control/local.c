@@ -108,11 +108,6 @@ static int common_env(int n, long *first, char *err, size_t len, int *usage)
     return 0;
 }
 
-static double now_s(void)
-{
-    return cb_ctl_now();
-}
-
 /* A rank's status as the shell writes it (a signal: 128 + its number). */
 static int status_of(int wstatus)
 {
@@ -160,7 +155,7 @@ int cb_local_run(int n, char **argv, double grace_s, int *usage, char *err, size
         started++;
     }
     int code = started < n ? 1 : 0, left = started, root_status = 0;
-    double kill_at = started < n ? now_s() : -1;
+    double kill_at = started < n ? cb_ctl_now() : -1;
     int termed = 0;
     for (int i = 0; i < n; i++)
         if (started < n && pids[i] > 0)
@@ -186,15 +181,15 @@ int cb_local_run(int n, char **argv, double grace_s, int *usage, char *err, size
                         root_status = st;
                     if (st != 0 && code == 0) {
                         code = st;
-                        kill_at = now_s() + grace_s;
+                        kill_at = cb_ctl_now() + grace_s;
                     }
                 }
         }
-        if (kill_at >= 0 && left > 0 && now_s() > kill_at) {
+        if (kill_at >= 0 && left > 0 && cb_ctl_now() > kill_at) {
             for (int i = 0; i < n; i++)
                 if (pids[i] > 0)
                     kill(pids[i], termed ? SIGKILL : SIGTERM);
-            kill_at = now_s() + 5.0;   /* SIGTERM ends a rank after its measurement */
+            kill_at = cb_ctl_now() + 5.0;   /* SIGTERM ends a rank after its measurement */
             termed = 1;
         }
     }

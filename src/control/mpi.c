@@ -132,27 +132,29 @@ static int wrap(MPI_Comm comm, int owns, cb_ctl **out)
     return 0;
 }
 
+/* A split's group, ours to free, with its parent's guard. */
+static int child_of(const cb_ctl *parent, int rc, MPI_Comm sub, cb_ctl **out)
+{
+    *out = NULL;
+    if (rc != MPI_SUCCESS || wrap(sub, 1, out) != 0)
+        return -1;
+    if (*out != NULL)
+        (*out)->guard = parent->guard;
+    return 0;
+}
+
 static int mpi_split(cb_ctl *c, int color, int key, cb_ctl **out)
 {
     MPI_Comm sub = MPI_COMM_NULL;
-    if (MPI_Comm_split(comm_of(c), color >= 0 ? color : MPI_UNDEFINED, key, &sub) != MPI_SUCCESS)
-        return -1;
-    int rc = wrap(sub, 1, out);
-    if (*out != NULL)
-        (*out)->guard = c->guard;
-    return rc;
+    int rc = MPI_Comm_split(comm_of(c), color >= 0 ? color : MPI_UNDEFINED, key, &sub);
+    return child_of(c, rc, sub, out);
 }
 
 static int mpi_split_node(cb_ctl *c, int key, cb_ctl **out)
 {
     MPI_Comm sub = MPI_COMM_NULL;
-    if (MPI_Comm_split_type(comm_of(c), MPI_COMM_TYPE_SHARED, key, MPI_INFO_NULL, &sub) !=
-        MPI_SUCCESS)
-        return -1;
-    int rc = wrap(sub, 1, out);
-    if (*out != NULL)
-        (*out)->guard = c->guard;
-    return rc;
+    int rc = MPI_Comm_split_type(comm_of(c), MPI_COMM_TYPE_SHARED, key, MPI_INFO_NULL, &sub);
+    return child_of(c, rc, sub, out);
 }
 
 /* MPI's transport is the job's own and trusted: rank 0's random bytes go
