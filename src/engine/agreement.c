@@ -3,7 +3,7 @@
 
 /* Every rank learns of any rank's failure, or of a SIGINT or SIGTERM that
  * any rank received: all stop at the same step. */
-int eng_agree(engine *e)
+int cb_eng_agree(engine *e)
 {
     /* Reaching an agreement is progress: every rank got this far. */
     cb_watchdog_tick(&e->watch);

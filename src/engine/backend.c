@@ -34,7 +34,7 @@ static int gpu_left_unused(engine *e, const char *passed, const char *why)
 }
 
 /* "auto" takes the first backend every rank can use. */
-void eng_select_backend(engine *e)
+void cb_eng_select_backend(engine *e)
 {
     char why[CB_MSGLEN] = "";
     if (strcmp(e->p->backend, "auto") != 0) {
@@ -115,7 +115,7 @@ static void watchdog_tick(void *ctx)
  * rank must resolve each entry alike (ranks on different libraries could
  * not run one collective two ways), and the preamble says what each entry
  * resolves to. A set-up step of its own: collective over the run. */
-void eng_check_impls(engine *e)
+void cb_eng_check_impls(engine *e)
 {
     const cb_params *p = e->p;
     if (e->ops->select_impl == NULL) {
@@ -139,7 +139,7 @@ void eng_check_impls(engine *e)
                           "rank runs %s (--nccl-impl p2p runs the same everywhere)",
                           cb_impl_name(p->impls[i]), cb_impl_name((cb_impl)chosen));
         if (lowest < 0 || lowest != highest)
-            return;   /* on every rank alike; eng_agree() names the failing rank */
+            return;   /* on every rank alike; cb_eng_agree() names the failing rank */
         if (len < sizeof e->impl_notice)
             len += (size_t)snprintf(e->impl_notice + len, sizeof e->impl_notice - len, "%s %s (%s)",
                                     i ? "," : "", cb_impl_name((cb_impl)chosen),
@@ -147,7 +147,7 @@ void eng_check_impls(engine *e)
     }
 }
 
-void eng_start_backend(engine *e)
+void cb_eng_start_backend(engine *e)
 {
     cb_backend_config config = {
         .blocking = e->p->blocking, .run_comm = e->comm, .progress = watchdog_tick,
@@ -170,7 +170,7 @@ void eng_start_backend(engine *e)
 
 }
 
-int eng_backend_step(engine *e, int rc)
+int cb_eng_backend_step(engine *e, int rc)
 {
     if (rc != 0)
         cb_status_set(&e->st, CB_EXIT_RUNTIME, "%s", e->b->error);

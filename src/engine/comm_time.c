@@ -114,16 +114,17 @@ static void comm_time_teardown(engine *e, void *state)
 static int measure_comm_ways(engine *e, const cb_collective *coll, cb_dtype dtype)
 {
     if (e->p->check_passes > 0)
-        eng_note(e, "comm_init makes communicators: one row per way, not verified");
+        cb_eng_note(e, "comm_init makes communicators: one row per way, not verified");
     e->at_largest = 0;   /* --min-busbw: no bandwidth to gate */
     for (int op = 0; op < CB_COMM_OPS; op++) {
         cb_rank_time mine;
         int rc = time_one_way(e, (cb_comm_op)op, &mine);
         if (rc > 0) {
-            eng_note(e, "comm_init %s skipped: %s", cb_comm_op_name((cb_comm_op)op), e->b->error);
+            cb_eng_note(e, "comm_init %s skipped: %s", cb_comm_op_name((cb_comm_op)op),
+                        e->b->error);
             continue;
         }
-        if (eng_agree(e) != CB_EXIT_OK)
+        if (cb_eng_agree(e) != CB_EXIT_OK)
             return e->st.code;
         cb_result res;
         memset(&res, 0, sizeof res);
@@ -138,15 +139,15 @@ static int measure_comm_ways(engine *e, const cb_collective *coll, cb_dtype dtyp
         res.round = -1;
         snprintf(res.comm_op, sizeof res.comm_op, "%s", cb_comm_op_name((cb_comm_op)op));
         res.seconds = combined(e, mine.mean);
-        int slowest_rank = eng_gather_rank_times(e, &mine, &res);
-        eng_stamp_result(e, &res);
+        int slowest_rank = cb_eng_gather_rank_times(e, &mine, &res);
+        cb_eng_stamp_result(e, &res);
         if (e->p->split.kind != CB_SPLIT_NONE) {
-            if (eng_emit_split(e, coll, &res, slowest_rank, 1) != CB_EXIT_OK)
+            if (cb_eng_emit_split(e, coll, &res, slowest_rank, 1) != CB_EXIT_OK)
                 return e->st.code;
             continue;
         }
-        eng_emit_results(e, &res, 1, 1);
-        if (eng_agree(e) != CB_EXIT_OK)
+        cb_eng_emit_results(e, &res, 1, 1);
+        if (cb_eng_agree(e) != CB_EXIT_OK)
             return e->st.code;
     }
     return CB_EXIT_OK;
@@ -162,7 +163,7 @@ static int comm_time_sweep(engine *e, void *state, const cb_collective *coll, cb
     return 1;
 }
 
-const eng_feature eng_feature_comm_time = {
+const cb_eng_feature cb_eng_feature_comm_time = {
     .name = "-o comm_init",
     .setup = comm_time_setup,
     .sweep = comm_time_sweep,

@@ -140,7 +140,7 @@ typedef struct engine {
 
     /* The feature table (feature.h) and each feature's state, NULL where
      * it is off. */
-    const eng_feature *const *features;
+    const cb_eng_feature *const *features;
     int nfeatures;
     void *feature_state[ENG_MAX_FEATURES];
 
@@ -164,82 +164,82 @@ typedef struct engine {
 
 
 /* agreement.c */
-int eng_agree(engine *e);
+int cb_eng_agree(engine *e);
 
 /* outputs.c */
 /* A line for the reader, in the table (rank 0). */
-void eng_note(engine *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void eng_open_printers(engine *e);
-void eng_choose_progress(engine *e);
+void cb_eng_note(engine *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void cb_eng_open_printers(engine *e);
+void cb_eng_choose_progress(engine *e);
 /* A sweep of every size begins: the time left counts from here. */
-void eng_progress_sweep_begins(engine *e);
+void cb_eng_progress_sweep_begins(engine *e);
 /* After size done (from 1) of the sweep of coll, dtype, redop. */
-void eng_report_progress(engine *e, const cb_collective *coll, cb_dtype dtype, cb_redop redop,
+void cb_eng_report_progress(engine *e, const cb_collective *coll, cb_dtype dtype, cb_redop redop,
                      int done);
-void eng_printers_begin(engine *e);
-void eng_printers_table_begin(engine *e, const cb_collective *coll, cb_block_layout layout);
-void eng_printers_note(engine *e, const char *text);
-void eng_end_printers(engine *e);
+void cb_eng_printers_begin(engine *e);
+void cb_eng_printers_table_begin(engine *e, const cb_collective *coll, cb_block_layout layout);
+void cb_eng_printers_note(engine *e, const char *text);
+void cb_eng_end_printers(engine *e);
 /* Rank 0's report hook: the outputs finished with the hang report. */
-void eng_end_printers_on_hang(void *ctx, const cb_hang_report *rep);
+void cb_eng_end_printers_on_hang(void *ctx, const cb_hang_report *rep);
 /* Rank 0's signal hook (watchdog thread): the output files (not stdout or
  * stderr) finished at once with the rows given so far, status 130 or 143. */
-void eng_end_files_on_signal(void *ctx, int sig);
-void eng_emit_results(engine *e, const cb_result *res, int n, int last_half);
+void cb_eng_end_files_on_signal(void *ctx, int sig);
+void cb_eng_emit_results(engine *e, const cb_result *res, int n, int last_half);
 /* The cycle and the time now, into a result. */
-void eng_stamp_result(engine *e, cb_result *res);
+void cb_eng_stamp_result(engine *e, cb_result *res);
 /* Rank 0: --min-busbw's check of one figure, with a note when it fails. */
-void eng_gate_busbw(engine *e, const char *what, double busbw);
+void cb_eng_gate_busbw(engine *e, const char *what, double busbw);
 /* The status the run ends with, from what this rank knows: a failure, then
  * wrong results (7), figures below a threshold (8), rows --expect could not
  * judge (6), nothing measured (5). */
-int eng_final_status(const engine *e);
-void eng_flush_pending(engine *e);
+int cb_eng_final_status(const engine *e);
+void cb_eng_flush_pending(engine *e);
 /* Rank 0: tell the printers a cycle ran whole; a write that failed sets
  * the status. */
-void eng_printers_cycle_end(engine *e);
+void cb_eng_printers_cycle_end(engine *e);
 
 /* backend.c */
-void eng_select_backend(engine *e);
-void eng_start_backend(engine *e);
-void eng_check_impls(engine *e);
-int eng_backend_step(engine *e, int rc);
+void cb_eng_select_backend(engine *e);
+void cb_eng_start_backend(engine *e);
+void cb_eng_check_impls(engine *e);
+int cb_eng_backend_step(engine *e, int rc);
 
 /* groups.c */
-int eng_spec_color(engine *e, const cb_split_spec *spec, const char *option, cb_ctl *comm);
-void eng_split_groups(engine *e);
-void eng_note_groups(engine *e, cb_ctl *comm, const char *what, const char *after,
+int cb_eng_spec_color(engine *e, const cb_split_spec *spec, const char *option, cb_ctl *comm);
+void cb_eng_split_groups(engine *e);
+void cb_eng_note_groups(engine *e, cb_ctl *comm, const char *what, const char *after,
                  int color);
-void eng_describe_groups(engine *e);
-int eng_emit_split(engine *e, const cb_collective *coll, cb_result *res, int slowest_rank,
+void cb_eng_describe_groups(engine *e);
+int cb_eng_emit_split(engine *e, const cb_collective *coll, cb_result *res, int slowest_rank,
                int last_half);
 
 /* memory.c */
-void eng_plan_sizes(engine *e);
-void eng_note_footprint(engine *e);
+void cb_eng_plan_sizes(engine *e);
+void cb_eng_note_footprint(engine *e);
 /* -M, after the run: nccl-tests' line of the device memory that NCCL's
  * set-up, the buffers and the collectives took (rank 0's device). */
-void eng_note_memory_usage(engine *e);
-void eng_allocate_buffers(engine *e);
-void eng_free_buffers(engine *e);
+void cb_eng_note_memory_usage(engine *e);
+void cb_eng_allocate_buffers(engine *e);
+void cb_eng_free_buffers(engine *e);
 /* bytes of host memory src into the backend's buffer dst, or of src into
  * host memory dst: a copy the backend makes where its buffers are not host
  * accessible, else memcpy (none where both are one). The backend's code. */
-int eng_copy_in(engine *e, void *dst, const void *src, size_t bytes);
-int eng_copy_out(engine *e, void *dst, const void *src, size_t bytes);
+int cb_eng_copy_in(engine *e, void *dst, const void *src, size_t bytes);
+int cb_eng_copy_out(engine *e, void *dst, const void *src, size_t bytes);
 
 /* timing.c */
 /* Whether launches of call are grouped (-m above 1, where the backend has
  * groups). */
-int eng_launches_grouped(engine *e, const cb_collective *coll, const cb_call *call);
-cb_iter_request eng_iter_request(const cb_params *p);
-int eng_time_collective(engine *e, const cb_collective *coll, const cb_call *call,
+int cb_eng_launches_grouped(engine *e, const cb_collective *coll, const cb_call *call);
+cb_iter_request cb_eng_iter_request(const cb_params *p);
+int cb_eng_time_collective(engine *e, const cb_collective *coll, const cb_call *call,
                     cb_rank_time *t);
-double eng_combine_time(engine *e, double mine);
+double cb_eng_combine_time(engine *e, double mine);
 /* Every rank's times to the group's rank 0, which puts their spread, the
  * slowest rank's time and (on rank 0) its host in res. Returns the slowest
  * rank (of e->comm) on the group's rank 0, 0 elsewhere. */
-int eng_gather_rank_times(engine *e, const cb_rank_time *mine, cb_result *res);
+int cb_eng_gather_rank_times(engine *e, const cb_rank_time *mine, cb_result *res);
 
 /* verify.c */
 /* The values of check pass `pass` of one placement; pass -1: those the
@@ -247,21 +247,22 @@ int eng_gather_rank_times(engine *e, const cb_rank_time *mine, cb_result *res);
  * between checks of one run (cycle, collective, implementation, layout,
  * type, reduction, root, size, placement, pass). 0, or -1 when none can be
  * checked. */
-int eng_check_pattern(engine *e, const cb_collective *coll, const cb_call *call, int size_index,
+int cb_eng_check_pattern(engine *e, const cb_collective *coll, const cb_call *call, int size_index,
                   int in_place, int pass, cb_pattern *pat);
 /* Before a check launch: call's receive buffer poisoned (cb_pattern_poison),
  * then this rank's input of pat into its send buffer (in place, over it). */
-int eng_fill_input(engine *e, const cb_collective *coll, const cb_call *call, const cb_pattern *pat);
-void eng_verify(engine *e, const cb_collective *coll, const cb_call *call, int size_index,
+int cb_eng_fill_input(engine *e, const cb_collective *coll, const cb_call *call,
+                      const cb_pattern *pat);
+void cb_eng_verify(engine *e, const cb_collective *coll, const cb_call *call, int size_index,
                 cb_result *res, const cb_call *timed);
 
 /* cycles.c: the collectives and the features' own measurements, -N times. */
-void eng_run_cycles(engine *e);
+void cb_eng_run_cycles(engine *e);
 /* sweep.c */
-int eng_sweep(engine *e, const cb_collective *coll, cb_dtype dtype, cb_redop redop, int root);
-int eng_run_collectives(engine *e);
-/* After eng_plan_sizes: a usage error when no size gives any collective and type
+int cb_eng_sweep(engine *e, const cb_collective *coll, cb_dtype dtype, cb_redop redop, int root);
+int cb_eng_run_collectives(engine *e);
+/* After cb_eng_plan_sizes: a usage error when no size gives any collective and type
  * selected a row at this rank count. */
-void eng_check_sizes_fit(engine *e);
+void cb_eng_check_sizes_fit(engine *e);
 
 #endif

@@ -75,7 +75,7 @@ static void *expect_setup(engine *e)
             cb_status_set(&e->st, CB_EXIT_RUNTIME, "out of memory for the facts of %d ranks",
                           e->nranks);
     }
-    if (eng_agree(e) == CB_EXIT_OK)
+    if (cb_eng_agree(e) == CB_EXIT_OK)
         cb_ctl_gather(e->comm, mine, sizeof *mine, x->ranks, 0);
     free(mine);
     return x;
@@ -89,27 +89,27 @@ static void expect_preamble(engine *e, void *state)
     if (e->rank != 0)
         return;
     if (expect_auto(e)) {
-        eng_note(e, "Expectation (--expect auto): each row's expected busbw is the slowest link "
+        cb_eng_note(e, "Expectation (--expect auto): each row's expected busbw is the slowest link "
                 "class its traffic crosses, from the links below (nccl-collbench(1), EXPECTED "
                 "BANDWIDTH); at the largest size, below %g x expected is status 8",
              p->expect_ratio);
         char line[512];
         for (int i = 0; cb_expect_describe(x->ranks, e->nranks, host_memory(e), i, line,
                                            sizeof line); i++)
-            eng_note(e, "%s", line);
+            cb_eng_note(e, "%s", line);
         /* The figures count only the links that are up, at the rate they
          * trained at: a degraded link fails the run on its own. */
         for (int i = 0; cb_expect_link_fault(x->ranks, e->nranks, i, line, sizeof line);
              i++) {
-            eng_note(e, "Link fault: %s", line);
+            cb_eng_note(e, "Link fault: %s", line);
             e->sum.link_faults++;
             e->slow = 1;
         }
         return;
     }
-    eng_note(e, "Expectation (--expect %s): %d rule%s; a row of a size a rule applies to, below %g "
+    cb_eng_note(e, "Expectation (--expect %s): %d rule%s; a row of a size a rule applies to, below %g "
             "x its GB/s, is status 8", p->expect, x->rules.n,
-             cb_plural(x->rules.n), p->expect_ratio);
+                cb_plural(x->rules.n), p->expect_ratio);
 }
 
 /* Rank 0, auto: the figure of each group for the collective of the table
@@ -136,9 +136,9 @@ static void expect_table_begin(engine *e, void *state, const cb_collective *coll
         if (split)
             snprintf(group, sizeof group, " group %d", g);
         if (fig->gbps > 0)
-            eng_note(e, "Expected busbw %s%s: %s", coll->name, group, fig->how);
+            cb_eng_note(e, "Expected busbw %s%s: %s", coll->name, group, fig->how);
         else
-            eng_note(e, "No expected busbw for %s%s: %s", coll->name, group, fig->how);
+            cb_eng_note(e, "No expected busbw for %s%s: %s", coll->name, group, fig->how);
     }
     free(members);
 }
@@ -205,8 +205,8 @@ static void expect_row_after(engine *e, void *state, const char *what, const cb_
     if (expect_auto(e) && e->at_largest && !(res->expected_busbw > 0)) {
         int g = res->group >= 0 ? res->group : 0;
         e->sum.unchecked++;
-        eng_note(e, "No expectation: %s: %s", what,
-                 g < x->groups ? x->figs[g].how : "no figure for its group");
+        cb_eng_note(e, "No expectation: %s: %s", what,
+                    g < x->groups ? x->figs[g].how : "no figure for its group");
         return;
     }
     if (!(res->expected_busbw > 0) || (expect_auto(e) && !e->at_largest))
@@ -216,7 +216,7 @@ static void expect_row_after(engine *e, void *state, const char *what, const cb_
         return;
     e->slow = 1;
     x->below++;
-    eng_note(e, "Below expectation: %s busbw %.2f GB/s is %.3f of expected %.*f GB/s "
+    cb_eng_note(e, "Below expectation: %s busbw %.2f GB/s is %.3f of expected %.*f GB/s "
             "(--expect-ratio %g)", what, res->busbw, res->efficiency,
          cb_expect_digits(res->expected_busbw), res->expected_busbw, ratio);
 }
@@ -238,10 +238,10 @@ static void expect_finish(engine *e, void *state)
         models += strcmp(x->ranks[r].gpu.name, r0->gpu.name) != 0;
     }
     e->sum.unchecked += x->unruled;
-    eng_note(e, "No expectation: --expect %s: none of its %d rules applies to any row (host "
-             "%s%s, GPU model %s%s): nothing was judged", e->p->expect, x->rules.n,
-             r0->host, hosts > 1 ? " and others" : "", r0->gpu.name[0] ? r0->gpu.name : "none",
-             models > 1 ? " and others" : "");
+    cb_eng_note(e, "No expectation: --expect %s: none of its %d rules applies to any row (host "
+                "%s%s, GPU model %s%s): nothing was judged", e->p->expect, x->rules.n,
+                r0->host, hosts > 1 ? " and others" : "", r0->gpu.name[0] ? r0->gpu.name : "none",
+                models > 1 ? " and others" : "");
 }
 
 static void expect_teardown(engine *e, void *state)
@@ -254,7 +254,7 @@ static void expect_teardown(engine *e, void *state)
     free(x);
 }
 
-const eng_feature eng_feature_expect = {
+const cb_eng_feature cb_eng_feature_expect = {
     .name = "--expect",
     .setup = expect_setup,
     .preamble = expect_preamble,

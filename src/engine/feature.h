@@ -16,20 +16,20 @@ struct engine;
 
 /* One measurement: coll's call at size_index, in place or not (both -1
  * around a launch, where only coll and call are given). */
-typedef struct eng_measure {
+typedef struct cb_eng_measure {
     const cb_collective *coll;
     const cb_call *call;
     int size_index;
     int in_place;
-} eng_measure;
+} cb_eng_measure;
 
 /* What a rank found wrong, as it finds it. */
-typedef enum eng_fault {
+typedef enum cb_eng_fault {
     ENG_FAULT_WRONG,          /* wrong elements (verification, the scan) */
     ENG_FAULT_UNREPEATABLE    /* launches whose output did not repeat (-B) */
-} eng_fault;
+} cb_eng_fault;
 
-typedef struct eng_feature {
+typedef struct cb_eng_feature {
     const char *name;
     /* A set-up step, on every rank, after the ranks' facts are gathered
      * and before the sizes are planned; collective, agreed on after: the
@@ -50,15 +50,15 @@ typedef struct eng_feature {
     /* Before a measurement's launches; *singly set to 1 asks the core to
      * launch one at a time, each waited for (and timed alone). A failure
      * is agreed on after the launches. */
-    int (*measure_begin)(struct engine *e, void *state, const eng_measure *m, int *singly);
+    int (*measure_begin)(struct engine *e, void *state, const cb_eng_measure *m, int *singly);
     /* Around each launch launched singly, outside any timed span. */
-    int (*before_launch)(struct engine *e, void *state, const eng_measure *m);
-    int (*after_launch)(struct engine *e, void *state, const eng_measure *m);
+    int (*before_launch)(struct engine *e, void *state, const cb_eng_measure *m);
+    int (*after_launch)(struct engine *e, void *state, const cb_eng_measure *m);
     /* After the launches were agreed on, collective over the group: the
      * feature's fields of res. */
     void (*on_result)(struct engine *e, void *state, cb_result *res);
     /* On the rank that found them: n of kind (n may be 0). */
-    void (*count)(struct engine *e, void *state, eng_fault kind, unsigned long long n);
+    void (*count)(struct engine *e, void *state, cb_eng_fault kind, unsigned long long n);
     /* Every rank, in each cycle after its collectives (collective): the
      * feature's own measurements (the health scan). Returns CB_EXIT_OK to
      * go on, else the code that ends the cycles. A feature with this hook
@@ -78,30 +78,30 @@ typedef struct eng_feature {
     void (*finish)(struct engine *e, void *state);
     /* With the buffers, before the backend ends. */
     void (*teardown)(struct engine *e, void *state);
-} eng_feature;
+} cb_eng_feature;
 
 /* The table (features.c), in the order the hooks run. */
-extern const eng_feature *const eng_feature_table[];
-extern const int eng_nfeatures;
+extern const cb_eng_feature *const cb_eng_feature_table[];
+extern const int cb_eng_nfeatures;
 
 /* The core's calls of every feature's hook (hooks.c). */
-void eng_features_setup(struct engine *e);
-void eng_features_buffers(struct engine *e);
-void eng_features_preamble(struct engine *e);
-void eng_features_table_begin(struct engine *e, const cb_collective *coll);
-int eng_features_sweep(struct engine *e, const cb_collective *coll, cb_dtype dtype, int *rc);
-int eng_features_measure_begin(struct engine *e, const eng_measure *m, int *singly);
-int eng_features_before_launch(struct engine *e, const eng_measure *m);
-int eng_features_after_launch(struct engine *e, const eng_measure *m);
-void eng_features_on_result(struct engine *e, cb_result *res);
-void eng_features_row_before(struct engine *e, cb_result *res);
-void eng_features_row_after(struct engine *e, const char *what, const cb_result *res);
-void eng_features_count(struct engine *e, eng_fault kind, unsigned long long n);
-int eng_features_cycle_runs(const struct engine *e);
-int eng_features_cycle_run(struct engine *e);
-void eng_features_cycle_end(struct engine *e);
-void eng_features_cycles_done(struct engine *e, int cycles_run);
-void eng_features_finish(struct engine *e);
-void eng_features_teardown(struct engine *e);
+void cb_eng_features_setup(struct engine *e);
+void cb_eng_features_buffers(struct engine *e);
+void cb_eng_features_preamble(struct engine *e);
+void cb_eng_features_table_begin(struct engine *e, const cb_collective *coll);
+int cb_eng_features_sweep(struct engine *e, const cb_collective *coll, cb_dtype dtype, int *rc);
+int cb_eng_features_measure_begin(struct engine *e, const cb_eng_measure *m, int *singly);
+int cb_eng_features_before_launch(struct engine *e, const cb_eng_measure *m);
+int cb_eng_features_after_launch(struct engine *e, const cb_eng_measure *m);
+void cb_eng_features_on_result(struct engine *e, cb_result *res);
+void cb_eng_features_row_before(struct engine *e, cb_result *res);
+void cb_eng_features_row_after(struct engine *e, const char *what, const cb_result *res);
+void cb_eng_features_count(struct engine *e, cb_eng_fault kind, unsigned long long n);
+int cb_eng_features_cycle_runs(const struct engine *e);
+int cb_eng_features_cycle_run(struct engine *e);
+void cb_eng_features_cycle_end(struct engine *e);
+void cb_eng_features_cycles_done(struct engine *e, int cycles_run);
+void cb_eng_features_finish(struct engine *e);
+void cb_eng_features_teardown(struct engine *e);
 
 #endif

@@ -6,7 +6,7 @@
  * ranks of comm, collective over comm: node gives each host's lowest rank
  * (hosts as NCCL counts them, see cb_sysinfo_host_comm); -1 with the status
  * set on a colour list that does not fit comm, or out of memory. */
-int eng_spec_color(engine *e, const cb_split_spec *spec, const char *option, cb_ctl *comm)
+int cb_eng_spec_color(engine *e, const cb_split_spec *spec, const char *option, cb_ctl *comm)
 {
     int rank = 0, size = 1;
     rank = (comm)->rank;
@@ -51,7 +51,7 @@ static void check_root(engine *e)
 
 /* --split: this rank's group communicator, the group numbers (in the order
  * of each group's lowest rank) and the members each group's rank 0 keeps. */
-void eng_split_groups(engine *e)
+void cb_eng_split_groups(engine *e)
 {
     const cb_params *p = e->p;
     e->gcomm = e->comm;
@@ -61,7 +61,7 @@ void eng_split_groups(engine *e)
     e->ngroups = 1;
     if (p->split.kind != CB_SPLIT_NONE) {
         /* cb_params_check_ranks has checked the spec against the rank count. */
-        int color = eng_spec_color(e, &p->split, "--split", e->comm);
+        int color = cb_eng_spec_color(e, &p->split, "--split", e->comm);
         cb_ctl_split(e->comm, color < 0 ? 0 : color, e->rank, &e->gcomm);
     }
     e->grank = (e->gcomm)->rank;
@@ -118,7 +118,7 @@ static int group_rank_list(const int *groups, int n, int g, char *list, size_t s
 /* Preamble lines: the groups that color makes of comm's ranks (numbered in
  * the order of their lowest rank) and each group's ranks of comm, printed
  * by rank 0 when it is comm's rank 0. Collective over comm. */
-void eng_note_groups(engine *e, cb_ctl *comm, const char *what, const char *after,
+void cb_eng_note_groups(engine *e, cb_ctl *comm, const char *what, const char *after,
                  int color)
 {
     int crank = 0, csize = 1;
@@ -144,11 +144,11 @@ void eng_note_groups(engine *e, cb_ctl *comm, const char *what, const char *afte
         if (groups[r] < 0)
             groups[r] = ngroups++;
     }
-    eng_note(e, "%s: %d group%s%s", what, ngroups, ngroups == 1 ? "" : "s", after);
+    cb_eng_note(e, "%s: %d group%s%s", what, ngroups, ngroups == 1 ? "" : "s", after);
     for (int g = 0; g < ngroups; g++) {
         char list[400];
         int members = group_rank_list(groups, csize, g, list, sizeof list);
-        eng_note(e, "group %d: %d rank%s: %s", g, members, members == 1 ? "" : "s", list);
+        cb_eng_note(e, "group %d: %d rank%s: %s", g, members, members == 1 ? "" : "s", list);
     }
     free(colors);
     free(groups);
@@ -188,7 +188,7 @@ static int group_hosts_text(const char *labels, const int *groups, int n, int g,
 /* The preamble's lines for --split: each group, its ranks and their hosts
  * (NCCL_HOSTID where set, as --split node tells hosts apart); rank 0 keeps
  * each group's host for its rows, "" for a group on several. */
-void eng_describe_groups(engine *e)
+void cb_eng_describe_groups(engine *e)
 {
     if (e->p->split.kind == CB_SPLIT_NONE)
         return;
@@ -209,13 +209,14 @@ void eng_describe_groups(engine *e)
     }
     char what[256];
     snprintf(what, sizeof what, "split %s", e->p->split.text);
-    eng_note(e, "%s: %d group%s measured at once", what, e->ngroups, e->ngroups == 1 ? "" : "s");
+    cb_eng_note(e, "%s: %d group%s measured at once", what, e->ngroups, e->ngroups == 1 ? "" : "s");
     for (int g = 0; ok && e->rank == 0 && g < e->ngroups; g++) {
         char list[400], where[300], one[CB_HOSTLEN] = "";
         int members = group_rank_list(groups, e->nranks, g, list, sizeof list);
         if (group_hosts_text(labels, groups, e->nranks, g, where, sizeof where, one, sizeof one))
             snprintf(e->group_hosts + (size_t)g * CB_HOSTLEN, CB_HOSTLEN, "%s", one);
-        eng_note(e, "group %d: %d rank%s: %s%s", g, members, members == 1 ? "" : "s", list, where);
+        cb_eng_note(e, "group %d: %d rank%s: %s%s", g, members, members == 1 ? "" : "s", list,
+                    where);
     }
     free(labels);
     free(groups);
@@ -231,7 +232,7 @@ static void aggregate_note(engine *e, const cb_result *rows, const char *placeme
             slowest = rows[g].seconds;
         busbw += rows[g].busbw;
     }
-    eng_note(e, "%s%d group%s, %llu B %s: slowest group %.2f us, busbw summed over groups "
+    cb_eng_note(e, "%s%d group%s, %llu B %s: slowest group %.2f us, busbw summed over groups "
              "%.2f GB/s", e->ngroups == 1 ? "" : "all ", e->ngroups, cb_plural(e->ngroups),
          (unsigned long long)rows[0].bytes, placement, slowest * 1e6, busbw);
 }
@@ -241,7 +242,7 @@ static void aggregate_note(engine *e, const cb_result *rows, const char *placeme
 /* --split: each group's rank 0 sends its result to rank 0, which prints one
  * row per group (out-of-place and in-place halves together) and an
  * aggregate line; the wrong counts of every group add up on every rank. */
-int eng_emit_split(engine *e, const cb_collective *coll, cb_result *res, int slowest_rank,
+int cb_eng_emit_split(engine *e, const cb_collective *coll, cb_result *res, int slowest_rank,
                int last_half)
 {
     unsigned long long mine[2] = {e->grank == 0 ? res->wrong : 0,
@@ -265,7 +266,7 @@ int eng_emit_split(engine *e, const cb_collective *coll, cb_result *res, int slo
     if (e->rank != 0) {
         if (e->grank == 0)
             cb_ctl_send(e->comm, &msg, sizeof msg, 0, CB_SPLIT_TAG);
-        return eng_agree(e);
+        return cb_eng_agree(e);
     }
     cb_result *rows = calloc((size_t)e->ngroups, sizeof *rows);
     if (rows == NULL)
@@ -293,12 +294,12 @@ int eng_emit_split(engine *e, const cb_collective *coll, cb_result *res, int slo
         /* The out-of-place rows of the groups: these, or those that wait. */
         const cb_result *out_of_place = res->in_place ? e->pending : rows;
         int row_done = res->in_place || last_half;
-        eng_emit_results(e, rows, e->ngroups, last_half);
+        cb_eng_emit_results(e, rows, e->ngroups, last_half);
         if (row_done)
             aggregate_note(e, out_of_place, "out-of-place");
         if (res->in_place)
             aggregate_note(e, rows, "in-place");
     }
     free(rows);
-    return eng_agree(e);
+    return cb_eng_agree(e);
 }

@@ -3,42 +3,42 @@
  * lifecycle.c), so that no core file names a feature. */
 #include "engine_int.h"
 
-void eng_features_setup(engine *e)
+void cb_eng_features_setup(engine *e)
 {
     for (int i = 0; i < e->nfeatures; i++)
         if (e->features[i]->setup != NULL)
             e->feature_state[i] = e->features[i]->setup(e);
 }
 
-void eng_features_buffers(engine *e)
+void cb_eng_features_buffers(engine *e)
 {
     for (int i = 0; i < e->nfeatures; i++)
         if (e->features[i]->buffers != NULL && e->feature_state[i] != NULL)
             e->features[i]->buffers(e, e->feature_state[i]);
 }
 
-void eng_features_table_begin(engine *e, const cb_collective *coll)
+void cb_eng_features_table_begin(engine *e, const cb_collective *coll)
 {
     for (int i = 0; i < e->nfeatures; i++)
         if (e->features[i]->table_begin != NULL && e->feature_state[i] != NULL)
             e->features[i]->table_begin(e, e->feature_state[i], coll);
 }
 
-void eng_features_row_before(engine *e, cb_result *res)
+void cb_eng_features_row_before(engine *e, cb_result *res)
 {
     for (int i = 0; i < e->nfeatures; i++)
         if (e->features[i]->row_before != NULL && e->feature_state[i] != NULL)
             e->features[i]->row_before(e, e->feature_state[i], res);
 }
 
-void eng_features_row_after(engine *e, const char *what, const cb_result *res)
+void cb_eng_features_row_after(engine *e, const char *what, const cb_result *res)
 {
     for (int i = 0; i < e->nfeatures; i++)
         if (e->features[i]->row_after != NULL && e->feature_state[i] != NULL)
             e->features[i]->row_after(e, e->feature_state[i], what, res);
 }
 
-void eng_features_count(engine *e, eng_fault kind, unsigned long long n)
+void cb_eng_features_count(engine *e, cb_eng_fault kind, unsigned long long n)
 {
     for (int i = 0; i < e->nfeatures; i++)
         if (e->features[i]->count != NULL && e->feature_state[i] != NULL)
@@ -46,7 +46,7 @@ void eng_features_count(engine *e, eng_fault kind, unsigned long long n)
 }
 
 /* How many features on measure in each cycle (cycle_run). */
-int eng_features_cycle_runs(const engine *e)
+int cb_eng_features_cycle_runs(const engine *e)
 {
     int n = 0;
     for (int i = 0; i < e->nfeatures; i++)
@@ -54,7 +54,7 @@ int eng_features_cycle_runs(const engine *e)
     return n;
 }
 
-int eng_features_cycle_run(engine *e)
+int cb_eng_features_cycle_run(engine *e)
 {
     int rc = CB_EXIT_OK;
     for (int i = 0; i < e->nfeatures && rc == CB_EXIT_OK; i++)
@@ -63,35 +63,35 @@ int eng_features_cycle_run(engine *e)
     return rc;
 }
 
-void eng_features_cycle_end(engine *e)
+void cb_eng_features_cycle_end(engine *e)
 {
     for (int i = 0; i < e->nfeatures; i++)
         if (e->features[i]->cycle_end != NULL && e->feature_state[i] != NULL)
             e->features[i]->cycle_end(e, e->feature_state[i]);
 }
 
-void eng_features_cycles_done(engine *e, int cycles_run)
+void cb_eng_features_cycles_done(engine *e, int cycles_run)
 {
     for (int i = 0; i < e->nfeatures; i++)
         if (e->features[i]->cycles_done != NULL && e->feature_state[i] != NULL)
             e->features[i]->cycles_done(e, e->feature_state[i], cycles_run);
 }
 
-void eng_features_finish(engine *e)
+void cb_eng_features_finish(engine *e)
 {
     for (int i = 0; i < e->nfeatures; i++)
         if (e->features[i]->finish != NULL && e->feature_state[i] != NULL)
             e->features[i]->finish(e, e->feature_state[i]);
 }
 
-void eng_features_preamble(engine *e)
+void cb_eng_features_preamble(engine *e)
 {
     for (int i = 0; i < e->nfeatures; i++)
         if (e->features[i]->preamble != NULL && e->feature_state[i] != NULL)
             e->features[i]->preamble(e, e->feature_state[i]);
 }
 
-int eng_features_sweep(engine *e, const cb_collective *coll, cb_dtype dtype, int *rc)
+int cb_eng_features_sweep(engine *e, const cb_collective *coll, cb_dtype dtype, int *rc)
 {
     for (int i = 0; i < e->nfeatures; i++)
         if (e->features[i]->sweep != NULL && e->feature_state[i] != NULL &&
@@ -100,7 +100,7 @@ int eng_features_sweep(engine *e, const cb_collective *coll, cb_dtype dtype, int
     return 0;
 }
 
-int eng_features_measure_begin(engine *e, const eng_measure *m, int *singly)
+int cb_eng_features_measure_begin(engine *e, const cb_eng_measure *m, int *singly)
 {
     int rc = 0;
     *singly = 0;
@@ -110,7 +110,7 @@ int eng_features_measure_begin(engine *e, const eng_measure *m, int *singly)
     return rc;
 }
 
-int eng_features_before_launch(engine *e, const eng_measure *m)
+int cb_eng_features_before_launch(engine *e, const cb_eng_measure *m)
 {
     int rc = 0;
     for (int i = 0; i < e->nfeatures && rc == 0; i++)
@@ -119,7 +119,7 @@ int eng_features_before_launch(engine *e, const eng_measure *m)
     return rc;
 }
 
-int eng_features_after_launch(engine *e, const eng_measure *m)
+int cb_eng_features_after_launch(engine *e, const cb_eng_measure *m)
 {
     int rc = 0;
     for (int i = 0; i < e->nfeatures && rc == 0; i++)
@@ -128,14 +128,14 @@ int eng_features_after_launch(engine *e, const eng_measure *m)
     return rc;
 }
 
-void eng_features_on_result(engine *e, cb_result *res)
+void cb_eng_features_on_result(engine *e, cb_result *res)
 {
     for (int i = 0; i < e->nfeatures; i++)
         if (e->features[i]->on_result != NULL && e->feature_state[i] != NULL)
             e->features[i]->on_result(e, e->feature_state[i], res);
 }
 
-void eng_features_teardown(engine *e)
+void cb_eng_features_teardown(engine *e)
 {
     for (int i = e->nfeatures - 1; i >= 0; i--) {
         if (e->features[i]->teardown != NULL && e->feature_state[i] != NULL)

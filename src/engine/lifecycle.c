@@ -19,7 +19,7 @@ static void gather_ranks(engine *e)
         if (e->ranks == NULL)
             cb_status_set(&e->st, CB_EXIT_RUNTIME, "out of memory for %d rank records", e->nranks);
     }
-    if (eng_agree(e) != CB_EXIT_OK)
+    if (cb_eng_agree(e) != CB_EXIT_OK)
         return;
     cb_ctl_gather(e->comm, &mine, sizeof mine, e->ranks, 0);
 
@@ -77,20 +77,20 @@ int cb_engine_run(const cb_params *p, cb_ctl *comm, cb_watchdog *startup)
     }
     e->p = p;
     e->comm = comm;
-    e->features = eng_feature_table;
-    e->nfeatures = eng_nfeatures;
+    e->features = cb_eng_feature_table;
+    e->nfeatures = cb_eng_nfeatures;
     e->start_time = cb_ctl_now();
     e->sum.first_wrong_rank = -1;
     e->sum.first_unrepeatable_rank = -1;
     e->sum.min_bw = p->tests_min_bw;
     e->rank = (comm)->rank;
     e->nranks = (comm)->size;
-    e->gcomm = comm;   /* until eng_split_groups */
+    e->gcomm = comm;   /* until cb_eng_split_groups */
     e->grank = e->rank;
     e->gsize = e->min_gsize = e->nranks;
     cb_sysinfo_host_label(e->host, sizeof e->host);
     cb_status_clear(&e->st);
-    eng_choose_progress(e);
+    cb_eng_choose_progress(e);
     pthread_mutex_init(&e->outputs_lock, NULL);
     /* The hang report's side channel, before anything can hang; its
      * set-up is watched by main's start-up watchdog. */
@@ -100,7 +100,7 @@ int cb_engine_run(const cb_params *p, cb_ctl *comm, cb_watchdog *startup)
     if (side)
         cb_sidechannel_open(&e->side, comm, e->host, e->side_notice, sizeof e->side_notice);
     /* Rank 0's thread runs also without -T: it finishes the output files
-     * on a signal (eng_end_files_on_signal). */
+     * on a signal (cb_eng_end_files_on_signal). */
     if (cb_watchdog_start(&e->watch, p->timeout, e->rank, e->host, side ? &e->side : NULL,
                           e->rank == 0) != 0)
         cb_status_set(&e->st, CB_EXIT_RUNTIME, "cannot start the watchdog thread");
@@ -109,52 +109,54 @@ int cb_engine_run(const cb_params *p, cb_ctl *comm, cb_watchdog *startup)
     if (startup != NULL)
         cb_watchdog_stop(startup);
     if (e->rank == 0) {
-        cb_watchdog_set_report(&e->watch, eng_end_printers_on_hang, e);
-        cb_watchdog_set_signal(&e->watch, eng_end_files_on_signal, e);
+        cb_watchdog_set_report(&e->watch, cb_eng_end_printers_on_hang, e);
+        cb_watchdog_set_signal(&e->watch, cb_eng_end_files_on_signal, e);
     }
 
     /* The set-up, in order; every rank agrees before each next step. */
     static void (*const setup_steps[])(engine *) = {
-        eng_open_printers, eng_select_backend, eng_split_groups, eng_start_backend, eng_check_impls,
-        gather_ranks, eng_features_setup, eng_plan_sizes, eng_check_sizes_fit, eng_allocate_buffers,
+        cb_eng_open_printers,  cb_eng_select_backend, cb_eng_split_groups,
+        cb_eng_start_backend,  cb_eng_check_impls,    gather_ranks,
+        cb_eng_features_setup, cb_eng_plan_sizes,     cb_eng_check_sizes_fit,
+        cb_eng_allocate_buffers,
     };
     for (size_t s = 0; s < sizeof setup_steps / sizeof setup_steps[0]; s++)
-        if (s == 0 || eng_agree(e) == CB_EXIT_OK)
+        if (s == 0 || cb_eng_agree(e) == CB_EXIT_OK)
             setup_steps[s](e);
-    if (eng_agree(e) == CB_EXIT_OK) {
+    if (cb_eng_agree(e) == CB_EXIT_OK) {
         describe_run(e);
-        eng_printers_begin(e);
-        eng_describe_groups(e);
+        cb_eng_printers_begin(e);
+        cb_eng_describe_groups(e);
         if (e->size_notice[0] != '\0')
-            eng_note(e, "%s", e->size_notice);
+            cb_eng_note(e, "%s", e->size_notice);
         if (e->backend_notice[0] != '\0')
-            eng_note(e, "%s", e->backend_notice);
+            cb_eng_note(e, "%s", e->backend_notice);
         if (e->side_notice[0] != '\0')
-            eng_note(e, "%s", e->side_notice);
+            cb_eng_note(e, "%s", e->side_notice);
         if (e->impl_notice[0] != '\0')
-            eng_note(e, "%s", e->impl_notice);
+            cb_eng_note(e, "%s", e->impl_notice);
         for (const char *line = e->b->notice; *line != '\0';) {
             size_t len = strcspn(line, "\n");
-            eng_note(e, "%.*s", (int)len, line);
+            cb_eng_note(e, "%.*s", (int)len, line);
             line += len + (line[len] == '\n');
         }
         if (p->registration != 0)
-            eng_note(e, "-R %d: buffers from %s, %s", p->registration, e->b->allocator,
+            cb_eng_note(e, "-R %d: buffers from %s, %s", p->registration, e->b->allocator,
                  p->registration == 1 ? "registered with ncclCommRegister"
                                       : "registered in a symmetric window");
         else if (e->ops->registers)
-            eng_note(e, "buffers from %s, not registered (-R 0)", e->b->allocator);
+            cb_eng_note(e, "buffers from %s, not registered (-R 0)", e->b->allocator);
         char unused[CB_MSGLEN];
         for (int i = 0; cb_params_note(p, i, unused, sizeof unused); i++)
-            eng_note(e, "%s", unused);
+            cb_eng_note(e, "%s", unused);
         for (int i = 0; e->rank == 0 && cb_params_env_note(environ, i, unused, sizeof unused); i++)
-            eng_note(e, "%s", unused);
+            cb_eng_note(e, "%s", unused);
         if (p->memory_report)
-            eng_note_footprint(e);
-        eng_features_preamble(e);
-        eng_run_cycles(e);
+            cb_eng_note_footprint(e);
+        cb_eng_features_preamble(e);
+        cb_eng_run_cycles(e);
         if (p->memory_report)
-            eng_note_memory_usage(e);
+            cb_eng_note_memory_usage(e);
     }
     if (e->progress == 1) {
         fputs("\r\033[K", stderr);
@@ -164,11 +166,11 @@ int cb_engine_run(const cb_params *p, cb_ctl *comm, cb_watchdog *startup)
      * rank ends its communicators the same way: a failure one rank first
      * saw while flushing its outputs must not make it abort while the
      * others destroy (a collective step in NCCL, which would wait for it). */
-    eng_flush_pending(e);
-    eng_end_printers(e);
-    int failed = eng_agree(e) != CB_EXIT_OK;
+    cb_eng_flush_pending(e);
+    cb_eng_end_printers(e);
+    int failed = cb_eng_agree(e) != CB_EXIT_OK;
     cb_watchdog_doing(&e->watch, "shutting the %s backend down", e->ops ? e->ops->name : "");
-    eng_free_buffers(e);
+    cb_eng_free_buffers(e);
     cb_watchdog_set_abort(&e->watch, NULL, NULL);
     if (e->b != NULL)
         e->ops->fini(e->b, failed);
@@ -192,7 +194,7 @@ int cb_engine_run(const cb_params *p, cb_ctl *comm, cb_watchdog *startup)
     cb_ctl_allreduce(e->comm, CB_CTL_IN_PLACE, &e->slow, 1, CB_CTL_INT, CB_CTL_MAX);
     cb_ctl_allreduce(e->comm, CB_CTL_IN_PLACE, &e->sum.unchecked, 1, CB_CTL_INT, CB_CTL_MAX);
     cb_ctl_allreduce(e->comm, CB_CTL_IN_PLACE, &e->sum.measurements, 1, CB_CTL_INT, CB_CTL_MAX);
-    int code = eng_final_status(e);
+    int code = cb_eng_final_status(e);
     if (code == CB_EXIT_USAGE && e->rank == 0)
         fputs(CB_USAGE_HINT "\n", stderr);
     free(e);

@@ -64,7 +64,7 @@ static size_t unalign_pad(const cb_params *p)
 static void footprint(const engine *e, size_t largest, cb_footprint *fp)
 {
     const cb_params *p = e->p;
-    cb_iter_request req = eng_iter_request(p);
+    cb_iter_request req = cb_eng_iter_request(p);
     size_t marks = (size_t)cb_iter_plan_room(&req);
     fp->send = fp->recv = add_sat(largest, unalign_pad(p));
     fp->work = mul_sat((size_t)column_work_buffers(p), largest);
@@ -89,7 +89,7 @@ static void footprint(const engine *e, size_t largest, cb_footprint *fp)
 }
 
 /* The size list, lowered to what fits in the smallest rank's memory. */
-void eng_plan_sizes(engine *e)
+void cb_eng_plan_sizes(engine *e)
 {
     char err[CB_MSGLEN];
     e->nsizes = cb_size_list(e->p, e->sizes, CB_MAX_SIZES, err, sizeof err);
@@ -131,7 +131,7 @@ void eng_plan_sizes(engine *e)
 }
 
 /* -M: the footprint of this run on rank 0 (ranks differ only in samples). */
-void eng_note_footprint(engine *e)
+void cb_eng_note_footprint(engine *e)
 {
     cb_footprint fp;
     footprint(e, e->buffer_bytes, &fp);
@@ -139,7 +139,7 @@ void eng_note_footprint(engine *e)
     if (fp.repeat > 0)
         snprintf(repeat, sizeof repeat, ", -B reference %zu (%s)", fp.repeat,
                  e->b->repeat_on_device ? "device" : "host");
-    eng_note(e, "Memory per rank: send %zu, receive %zu, column work %zu, host staging %zu, "
+    cb_eng_note(e, "Memory per rank: send %zu, receive %zu, column work %zu, host staging %zu, "
             "samples %zu, check tile up to %zu%s; total %zu bytes, %.3f x the largest "
             "message of %zu bytes",
          fp.send, fp.recv, fp.work, fp.staging, fp.samples, fp.tile, repeat, fp.total,
@@ -164,7 +164,7 @@ static size_t taken(size_t before, size_t after)
     return before > 0 && after > 0 && before > after ? before - after : 0;
 }
 
-void eng_note_memory_usage(engine *e)
+void cb_eng_note_memory_usage(engine *e)
 {
     size_t after_run = device_free_now(e);
     if (after_run == 0 || e->free_after_buffers == 0)
@@ -176,11 +176,11 @@ void eng_note_memory_usage(engine *e)
     for (int i = 0; i < 3; i++)
         cb_format_bytes(parts[i], text[i], sizeof text[i]);
     cb_format_bytes(parts[0] + parts[1] + parts[2], total, sizeof total);
-    eng_note(e, "GPU memory usage : Initialization %s | User-Allocated %s | Collective %s | "
-             "Total %s (rank 0's device)", text[0], text[1], text[2], total);
+    cb_eng_note(e, "GPU memory usage : Initialization %s | User-Allocated %s | Collective %s | "
+                "Total %s (rank 0's device)", text[0], text[1], text[2], total);
 }
 
-void eng_allocate_buffers(engine *e)
+void cb_eng_allocate_buffers(engine *e)
 {
     e->free_before_buffers = device_free_now(e);
     cb_watchdog_doing(&e->watch, "allocating two buffers of %zu bytes", e->buffer_bytes);
@@ -193,7 +193,7 @@ void eng_allocate_buffers(engine *e)
     }
     /* The features' state (-B: a copy of the first launch's output),
      * counted with the buffers. */
-    eng_features_buffers(e);
+    cb_eng_features_buffers(e);
     e->free_after_buffers = device_free_now(e);
     if (!e->ops->host_accessible) {
         e->staging = malloc(e->buffer_bytes);
@@ -202,7 +202,7 @@ void eng_allocate_buffers(engine *e)
                           e->buffer_bytes);
     }
     /* The plan until a measurement has an estimate; with -G, for good. */
-    cb_iter_request req = eng_iter_request(e->p);
+    cb_iter_request req = cb_eng_iter_request(e->p);
     cb_iter_plan_make(&req, 0.0, &e->plan);
     /* Per-iteration marks: always where a mark reads a clock; where it is
      * a library call inside the timed span, only for the figures that need
@@ -230,10 +230,10 @@ void eng_allocate_buffers(engine *e)
                  (e->rank == 0 && e->pending_samples == NULL))))
         cb_status_set(&e->st, CB_EXIT_RUNTIME, "out of memory for timing samples");
     else if (e->sampling)
-        eng_backend_step(e, e->ops->timer_reserve(e->b, marks));
+        cb_eng_backend_step(e, e->ops->timer_reserve(e->b, marks));
 }
 
-int eng_copy_in(engine *e, void *dst, const void *src, size_t bytes)
+int cb_eng_copy_in(engine *e, void *dst, const void *src, size_t bytes)
 {
     if (!e->ops->host_accessible)
         return e->ops->upload(e->b, dst, src, bytes);
@@ -242,7 +242,7 @@ int eng_copy_in(engine *e, void *dst, const void *src, size_t bytes)
     return 0;
 }
 
-int eng_copy_out(engine *e, void *dst, const void *src, size_t bytes)
+int cb_eng_copy_out(engine *e, void *dst, const void *src, size_t bytes)
 {
     if (!e->ops->host_accessible)
         return e->ops->download(e->b, dst, src, bytes);
@@ -251,7 +251,7 @@ int eng_copy_out(engine *e, void *dst, const void *src, size_t bytes)
     return 0;
 }
 
-void eng_free_buffers(engine *e)
+void cb_eng_free_buffers(engine *e)
 {
     if (e->send)
         e->ops->free(e->b, e->send);
@@ -260,7 +260,7 @@ void eng_free_buffers(engine *e)
     if (e->work)
         e->ops->free(e->b, e->work);
     free(e->staging);
-    eng_features_teardown(e);
+    cb_eng_features_teardown(e);
     free(e->samples);
     free(e->rank_times);
     free(e->raw_samples);

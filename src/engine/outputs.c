@@ -102,7 +102,7 @@ static void open_printers(engine *e)
     }
 }
 
-void eng_open_printers(engine *e)
+void cb_eng_open_printers(engine *e)
 {
     describe_settings(&e->run.settings, e->p);
     if (e->rank != 0)
@@ -115,7 +115,7 @@ void eng_open_printers(engine *e)
 }
 
 /* The run described, before the first table. */
-void eng_printers_begin(engine *e)
+void cb_eng_printers_begin(engine *e)
 {
     pthread_mutex_lock(&e->outputs_lock);
     for (int i = 0; i < e->nprinters; i++)
@@ -125,10 +125,10 @@ void eng_printers_begin(engine *e)
 }
 
 /* A new table: coll measured in layout. */
-void eng_printers_table_begin(engine *e, const cb_collective *coll, cb_block_layout layout)
+void cb_eng_printers_table_begin(engine *e, const cb_collective *coll, cb_block_layout layout)
 {
-    /* Before the lock: the features' lines go out through eng_note(). */
-    eng_features_table_begin(e, coll);
+    /* Before the lock: the features' lines go out through cb_eng_note(). */
+    cb_eng_features_table_begin(e, coll);
     pthread_mutex_lock(&e->outputs_lock);
     for (int i = 0; i < e->nprinters; i++)
         if (e->printers[i]->ops->table_begin != NULL)
@@ -137,7 +137,7 @@ void eng_printers_table_begin(engine *e, const cb_collective *coll, cb_block_lay
 }
 
 /* A line for the reader, in the table. */
-void eng_note(engine *e, const char *fmt, ...)
+void cb_eng_note(engine *e, const char *fmt, ...)
 {
     if (e->rank != 0)
         return;
@@ -146,10 +146,10 @@ void eng_note(engine *e, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
-    eng_printers_note(e, text);
+    cb_eng_printers_note(e, text);
 }
 
-void eng_printers_note(engine *e, const char *text)
+void cb_eng_printers_note(engine *e, const char *text)
 {
     pthread_mutex_lock(&e->outputs_lock);
     for (int i = 0; i < e->nprinters; i++)
@@ -162,7 +162,7 @@ void eng_printers_note(engine *e, const char *text)
  * and the table goes elsewhere: stderr reaches the controlling terminal
  * (itself, or through the launcher that forwards it, as mpirun does) and
  * stdout does not. --progress forces it, --no-progress stops it. */
-void eng_choose_progress(engine *e)
+void cb_eng_choose_progress(engine *e)
 {
     const cb_params *p = e->p;
     int table_on_stderr = p->csv_path != NULL && strcmp(p->csv_path, "-") == 0;
@@ -180,7 +180,7 @@ void eng_choose_progress(engine *e)
         e->progress = p->progress > 0 ? 2 : 0;
 }
 
-void eng_progress_sweep_begins(engine *e)
+void cb_eng_progress_sweep_begins(engine *e)
 {
     if (e->progress == 0)
         return;
@@ -203,7 +203,7 @@ static double sweeps_after(const engine *e)
     return after > 0 ? after : 0;
 }
 
-void eng_report_progress(engine *e, const cb_collective *coll, cb_dtype dtype, cb_redop redop,
+void cb_eng_report_progress(engine *e, const cb_collective *coll, cb_dtype dtype, cb_redop redop,
                      int done)
 {
     if (e->progress == 0)
@@ -246,7 +246,7 @@ static void check_min_bw(engine *e)
         e->slow = 1;
 }
 
-int eng_final_status(const engine *e)
+int cb_eng_final_status(const engine *e)
 {
     const cb_summary *sum = &e->sum;
     return e->st.code != CB_EXIT_OK                      ? e->st.code
@@ -270,7 +270,7 @@ static void end_one(engine *e, int i)
 {
     cb_summary *sum = &e->sum;
     char err[CB_MSGLEN];
-    sum->exit_status = eng_final_status(e);
+    sum->exit_status = cb_eng_final_status(e);
     snprintf(sum->error, sizeof sum->error, "%s", e->st.code != CB_EXIT_OK ? e->st.msg : "");
     if (e->printers[i]->ops->end != NULL)
         e->printers[i]->ops->end(e->printers[i], sum);
@@ -278,7 +278,7 @@ static void end_one(engine *e, int i)
         cb_status_set(&e->st, CB_EXIT_RUNTIME, "%s", err);
 }
 
-void eng_end_printers(engine *e)
+void cb_eng_end_printers(engine *e)
 {
     /* In the order opened, each ended and closed before the next ends, so
      * the JSON document, last, carries the status a failed close gives.
@@ -286,9 +286,9 @@ void eng_end_printers(engine *e)
      * stopped reading stdout (the handler made it non-blocking), and the
      * table's footer, blocking again, must not keep the JSON unwritten
      * when the launcher's SIGKILL follows. The lock keeps the hang report
-     * (eng_end_printers_on_hang) from ending them at the same time. */
+     * (cb_eng_end_printers_on_hang) from ending them at the same time. */
     check_min_bw(e);
-    eng_features_finish(e);
+    cb_eng_features_finish(e);
     e->sum.elapsed_s = cb_ctl_now() - e->start_time;
     pthread_mutex_lock(&e->outputs_lock);
     if (e->files_error[0] != '\0')
@@ -311,7 +311,7 @@ void eng_end_printers(engine *e)
     pthread_mutex_unlock(&e->outputs_lock);
 }
 
-void eng_end_printers_on_hang(void *ctx, const cb_hang_report *rep)
+void cb_eng_end_printers_on_hang(void *ctx, const cb_hang_report *rep)
 {
     engine *e = ctx;
     /* The main thread holds the lock only inside a printer call; it is
@@ -342,7 +342,7 @@ void eng_end_printers_on_hang(void *ctx, const cb_hang_report *rep)
     e->nprinters = 0;
 }
 
-void eng_end_files_on_signal(void *ctx, int sig)
+void cb_eng_end_files_on_signal(void *ctx, int sig)
 {
     engine *e = ctx;
     /* The main thread holds the lock only around printer calls, which the
@@ -401,7 +401,7 @@ static void check_printers(engine *e)
 }
 
 /* Rank 0: cycle e->cycle ran whole (its results and scan given). */
-void eng_printers_cycle_end(engine *e)
+void cb_eng_printers_cycle_end(engine *e)
 {
     pthread_mutex_lock(&e->outputs_lock);
     for (int i = 0; i < e->nprinters; i++)
@@ -467,7 +467,7 @@ static void count_unrepeatable(engine *e, const cb_result *res)
     }
     char what[192];
     describe_result(res, what, sizeof what);
-    eng_note(e, "Unrepeatable: %s: %llu launch%s (over ranks; %llu compared on each) differ%s from "
+    cb_eng_note(e, "Unrepeatable: %s: %llu launch%s (over ranks; %llu compared on each) differ%s from "
             "the first launch's output in %llu element%s, first on rank %d host %s (-B)",
          what, (unsigned long long)res->unrepeatable, res->unrepeatable == 1 ? "" : "es",
          (unsigned long long)res->repeat_checked, res->unrepeatable == 1 ? "s" : "",
@@ -483,12 +483,12 @@ static void emit_row(engine *e, const cb_result *out_of_place, const cb_result *
      * expectation); none until one does. */
     cb_result oop = *out_of_place, inp;
     oop.expected_busbw = oop.efficiency = 0;
-    eng_features_row_before(e, &oop);
+    cb_eng_features_row_before(e, &oop);
     out_of_place = &oop;
     if (in_place != NULL) {
         inp = *in_place;
         inp.expected_busbw = inp.efficiency = 0;
-        eng_features_row_before(e, &inp);
+        cb_eng_features_row_before(e, &inp);
         in_place = &inp;
     }
     const cb_result *halves[2] = {out_of_place, in_place};
@@ -512,8 +512,8 @@ static void emit_row(engine *e, const cb_result *out_of_place, const cb_result *
         char what[192];
         describe_result(halves[h], what, sizeof what);
         if (e->at_largest)
-            eng_gate_busbw(e, what, halves[h]->busbw);
-        eng_features_row_after(e, what, halves[h]);
+            cb_eng_gate_busbw(e, what, halves[h]->busbw);
+        cb_eng_features_row_after(e, what, halves[h]);
         count_unrepeatable(e, halves[h]);
     }
     pthread_mutex_lock(&e->outputs_lock);
@@ -521,7 +521,7 @@ static void emit_row(engine *e, const cb_result *out_of_place, const cb_result *
     pthread_mutex_unlock(&e->outputs_lock);
 }
 
-void eng_stamp_result(engine *e, cb_result *res)
+void cb_eng_stamp_result(engine *e, cb_result *res)
 {
     time_t now = time(NULL);
     struct tm utc;
@@ -530,13 +530,13 @@ void eng_stamp_result(engine *e, cb_result *res)
     strftime(res->timestamp_utc, sizeof res->timestamp_utc, "%Y-%m-%dT%H:%M:%SZ", &utc);
 }
 
-void eng_gate_busbw(engine *e, const char *what, double busbw)
+void cb_eng_gate_busbw(engine *e, const char *what, double busbw)
 {
     double floor = e->p->min_busbw;
     if (floor > 0 && !(busbw >= floor)) {
         e->slow = 1;
         e->sum.below_min_busbw++;
-        eng_note(e, "Below --min-busbw %.2f GB/s: %s busbw %.2f GB/s", floor, what, busbw);
+        cb_eng_note(e, "Below --min-busbw %.2f GB/s: %s busbw %.2f GB/s", floor, what, busbw);
     }
 }
 
@@ -544,7 +544,7 @@ void eng_gate_busbw(engine *e, const char *what, double busbw)
  * keeps the n out-of-place results of a size (one per group) until their
  * in-place halves come, then prints a row per group. last_half: no other
  * half of this size follows (barrier, the column layout). */
-void eng_emit_results(engine *e, const cb_result *res, int n, int last_half)
+void cb_eng_emit_results(engine *e, const cb_result *res, int n, int last_half)
 {
     if (e->rank != 0)
         return;
@@ -575,7 +575,7 @@ void eng_emit_results(engine *e, const cb_result *res, int n, int last_half)
 
 /* Out-of-place results whose in-place halves will not come: the run
  * stopped between the two. */
-void eng_flush_pending(engine *e)
+void cb_eng_flush_pending(engine *e)
 {
     for (int g = 0; g < e->npending; g++)
         emit_row(e, &e->pending[g], NULL);

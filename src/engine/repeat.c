@@ -68,13 +68,13 @@ static void repeat_preamble(engine *e, void *state)
     (void)state;
     if (e->p->ncollectives == 0)   /* the scan alone: a note says so */
         return;
-    eng_note(e, "-B: each launch's output is compared bit for bit with the first launch's of its "
+    cb_eng_note(e, "-B: each launch's output is compared bit for bit with the first launch's of its "
             "size and placement, %s, between launches and outside the timed spans: each timed "
             "launch is its own span, waited for and preceded by a barrier; in place, the "
             "input is written again before each launch (iteration, with -m)",
          e->b->repeat_on_device ? "on the device (a kernel counts the differing elements)"
                                 : "in host memory");
-    eng_note(e, "-B: data movement and integer reductions must repeat; floating-point reductions "
+    cb_eng_note(e, "-B: data movement and integer reductions must repeat; floating-point reductions "
             "must where the library keeps one reduction order, and %s, so a floating-point "
             "reduction alone unrepeatable may be the library's order, not corruption",
          e->ops->repeat_promise != NULL ? e->ops->repeat_promise : "not said");
@@ -82,11 +82,11 @@ static void repeat_preamble(engine *e, void *state)
      * for one size changes the algorithm, and so the reduction order. */
     const char *tuner = getenv("NCCL_TUNER_PLUGIN");
     if (strstr(e->ops->name, "nccl") != NULL && tuner != NULL && tuner[0] != '\0')
-        eng_note(e, "-B: NCCL_TUNER_PLUGIN=%s: a tuner that picks another algorithm between "
+        cb_eng_note(e, "-B: NCCL_TUNER_PLUGIN=%s: a tuner that picks another algorithm between "
                 "launches of one size makes floating-point reductions differ", tuner);
 }
 
-static int repeat_measure_begin(engine *e, void *state, const eng_measure *m, int *singly)
+static int repeat_measure_begin(engine *e, void *state, const cb_eng_measure *m, int *singly)
 {
     repeat_state *r = state;
     const cb_collective *coll = m->coll;
@@ -103,26 +103,26 @@ static int repeat_measure_begin(engine *e, void *state, const eng_measure *m, in
      * written again before each. No pattern for the type and reduction:
      * out of place the buffers' contents serve as well; in place nothing
      * can be compared. */
-    int patterned = eng_check_pattern(e, coll, m->call, m->size_index, m->in_place, -1,
-                                      &r->pat) == 0;
+    int patterned = cb_eng_check_pattern(e, coll, m->call, m->size_index, m->in_place, -1,
+                                         &r->pat) == 0;
     if (m->in_place && !patterned)
         return 0;
     r->on = 1;
     r->refill = m->in_place;
     if (patterned && !m->in_place)
-        return eng_fill_input(e, coll, m->call, &r->pat);
+        return cb_eng_fill_input(e, coll, m->call, &r->pat);
     return 0;
 }
 
-static int repeat_before_launch(engine *e, void *state, const eng_measure *m)
+static int repeat_before_launch(engine *e, void *state, const cb_eng_measure *m)
 {
     repeat_state *r = state;
     if (!r->on || !r->refill)
         return 0;
-    return eng_fill_input(e, m->coll, m->call, &r->pat);
+    return cb_eng_fill_input(e, m->coll, m->call, &r->pat);
 }
 
-static int repeat_after_launch(engine *e, void *state, const eng_measure *m)
+static int repeat_after_launch(engine *e, void *state, const cb_eng_measure *m)
 {
     repeat_state *r = state;
     const cb_call *call = m->call;
@@ -133,9 +133,9 @@ static int repeat_after_launch(engine *e, void *state, const eng_measure *m)
     size_t esize = cb_dtype_info_of(call->dtype)->size, differing = 0;
     /* The first launch's output becomes the reference; every later one is
      * compared with it. */
-    if (eng_backend_step(e, e->ops->repeat_check(e->b, call->recv, call->layout.recv_count, esize,
-                                                 r->ref, e->staging, !r->kept,
-                                                 &differing)) != 0)
+    if (cb_eng_backend_step(e, e->ops->repeat_check(e->b, call->recv, call->layout.recv_count, esize,
+                                                    r->ref, e->staging, !r->kept,
+                                                    &differing)) != 0)
         return -1;
     if (r->kept) {
         r->checked++;
@@ -158,7 +158,7 @@ static void repeat_on_result(engine *e, void *state, cb_result *res)
     res->repeat_checked = checked;
     res->unrepeatable = total[0];
     res->unrepeatable_elements = total[1];
-    eng_features_count(e, ENG_FAULT_UNREPEATABLE, r->bad);   /* the -N tally */
+    cb_eng_features_count(e, ENG_FAULT_UNREPEATABLE, r->bad);   /* the -N tally */
     if (total[0] == 0)
         return;
     /* The lowest rank whose output did not repeat, and its host. */
@@ -176,7 +176,7 @@ static void repeat_on_result(engine *e, void *state, cb_result *res)
     memcpy(res->unrepeatable_host, report.host, sizeof res->unrepeatable_host);
 }
 
-const eng_feature eng_feature_repeat = {
+const cb_eng_feature cb_eng_feature_repeat = {
     .name = "-B",
     .setup = repeat_setup,
     .buffers = repeat_buffers,

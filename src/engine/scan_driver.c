@@ -75,9 +75,9 @@ static int scan_measure(scan_run *s, int color, int peer, int longer, const char
     const cb_params *p = e->p;
     cb_backend *sub = NULL;
     cb_watchdog_doing(&e->watch, "the health scan (-o scan), %s", what);
-    if (color >= 0 && eng_backend_step(e, e->ops->split(e->b, color, e->rank, &sub)) != 0)
+    if (color >= 0 && cb_eng_backend_step(e, e->ops->split(e->b, color, e->rank, &sub)) != 0)
         sub = NULL;
-    if (eng_agree(e) != CB_EXIT_OK)
+    if (cb_eng_agree(e) != CB_EXIT_OK)
         return -1;
     int active = color >= 0 ? sub != NULL && sub->nranks > 1 : peer >= 0;
     /* Inputs whose correct output is exact in float: a sum of ones, or the
@@ -90,7 +90,7 @@ static int scan_measure(scan_run *s, int color, int peer, int longer, const char
     for (size_t i = 0; i < s->count; i++)
         s->host_buf[i] = mine;
     if (active) {
-        rc = eng_copy_in(e, e->send, s->host_buf, bytes);
+        rc = cb_eng_copy_in(e, e->send, s->host_buf, bytes);
         cb_watchdog_loop(&e->watch, p->warmup);
         for (int w = 0; rc == 0 && w < p->warmup; w++)
             rc = launch_counted(e, sub, peer, s->count, w);
@@ -100,7 +100,7 @@ static int scan_measure(scan_run *s, int color, int peer, int longer, const char
     if (rc != 0)
         cb_status_set(&e->st, CB_EXIT_RUNTIME, "%s", sub != NULL && sub->error[0] != '\0'
                                                          ? sub->error : e->b->error);
-    if (eng_agree(e) == CB_EXIT_OK && active) {
+    if (cb_eng_agree(e) == CB_EXIT_OK && active) {
         int iters = (p->iters > 0 ? p->iters : 1) * longer;
         rc = e->ops->timer_start(e->b);
         cb_watchdog_loop(&e->watch, iters);
@@ -110,12 +110,12 @@ static int scan_measure(scan_run *s, int color, int peer, int longer, const char
             rc = e->ops->timer_stop(e->b, &seconds);
         seconds /= iters;
         if (rc == 0)
-            rc = eng_copy_out(e, s->host_buf, e->recv, bytes);
+            rc = cb_eng_copy_out(e, s->host_buf, e->recv, bytes);
         unsigned long long wrong = 0;
         for (size_t i = 0; rc == 0 && i < s->count; i++)
             wrong += s->host_buf[i] != expect;
         s->wrong_mine += wrong;
-        eng_features_count(e, ENG_FAULT_WRONG, wrong);   /* the -N tally */
+        cb_eng_features_count(e, ENG_FAULT_WRONG, wrong);   /* the -N tally */
         if (rc != 0)
             cb_status_set(&e->st, CB_EXIT_RUNTIME, "%s", sub != NULL && sub->error[0] != '\0'
                                                              ? sub->error : e->b->error);
@@ -123,7 +123,7 @@ static int scan_measure(scan_run *s, int color, int peer, int longer, const char
     quiet_barrier(e);
     if (sub != NULL)
         e->ops->fini(sub, e->st.code != CB_EXIT_OK);
-    if (eng_agree(e) != CB_EXIT_OK)
+    if (cb_eng_agree(e) != CB_EXIT_OK)
         return -1;
     cb_ctl_gather(e->comm, &seconds, sizeof(double), s->times, 0);
     s->measurements++;
@@ -192,14 +192,14 @@ static void scan_row(scan_run *s, const char *part, scan_span span, int a, int b
     if (span == SPAN_PAIR)
         snprintf(res.peer_host, sizeof res.peer_host, "%s", s->labels[t->node_first[b]]);
     res.round = span == SPAN_PAIR ? round : -1;
-    eng_stamp_result(e, &res);
+    cb_eng_stamp_result(e, &res);
     if (strstr(part, "_again") == NULL) {
         char what[192];
         snprintf(what, sizeof what, "scan %s %s%s%s", part, res.host[0] ? res.host : "rail",
                  res.peer_host[0] ? " - " : "", res.peer_host);
         if (span == SPAN_RAIL)
             snprintf(what, sizeof what, "scan rail %d", a);
-        eng_gate_busbw(e, what, figure);
+        cb_eng_gate_busbw(e, what, figure);
     }
     cb_row row = {&res, NULL};
     e->sum.measurements++;   /* a figure, as the CSV has one row for it */
@@ -217,7 +217,7 @@ static int scan_pairs(scan_run *s, double *matrix)
     int *pairs = malloc((size_t)t->nnodes * sizeof *pairs);
     if (pairs == NULL)
         cb_status_set(&s->e->st, CB_EXIT_RUNTIME, "-o scan: out of memory for the pairs");
-    if (eng_agree(s->e) != CB_EXIT_OK) {
+    if (cb_eng_agree(s->e) != CB_EXIT_OK) {
         free(pairs);
         return -1;
     }
@@ -248,7 +248,7 @@ static int scan_again(scan_run *s, const cb_scan_remeasure *what, double *figure
     double *out = calloc((size_t)n * n + t->max_local + 1, sizeof *out);
     if (out == NULL) {
         cb_status_set(&s->e->st, CB_EXIT_RUNTIME, "-o scan: out of memory");
-        eng_agree(s->e);
+        cb_eng_agree(s->e);
         return -1;
     }
     *figure = NAN;
@@ -302,7 +302,7 @@ static int scan_verdict(scan_run *s, const cb_scan_input *in, cb_scan_verdict *v
         failed = 1;
     if (failed)
         cb_status_set(&e->st, CB_EXIT_RUNTIME, "-o scan: out of memory for the verdict");
-    if (eng_agree(e) != CB_EXIT_OK) {
+    if (cb_eng_agree(e) != CB_EXIT_OK) {
         free(what);
         free(needs);
         return -1;
@@ -359,7 +359,7 @@ static const char *gpu_of(const engine *e, int rank)
 static void note_lines(engine *e, char *text)
 {
     for (char *line = strtok(text, "\n"); line != NULL; line = strtok(NULL, "\n"))
-        eng_note(e, "%s", line);
+        cb_eng_note(e, "%s", line);
 }
 
 /* A figure for the table: 2 decimals, '-' when unknown (a part of one rank). */
@@ -384,16 +384,16 @@ static void scan_report(scan_run *s, const cb_scan_input *in, const cb_scan_verd
     for (int a = 0; a < n; a++)
         hosts[a] = s->labels[t->node_first[a]];
     if (in->node_busbw != NULL) {
-        eng_note(e, "Nodes: all-reduce inside each node, all nodes at once");
-        eng_note(e, "%6s  %-16s %5s  %10s", "node", "host", "ranks", "busbw_GBps");
+        cb_eng_note(e, "Nodes: all-reduce inside each node, all nodes at once");
+        cb_eng_note(e, "%6s  %-16s %5s  %10s", "node", "host", "ranks", "busbw_GBps");
         for (int a = 0; a < n; a++) {
             char fig[32];
             figure_text(fig, sizeof fig, in->node_busbw[a]);
-            eng_note(e, "%6d  %-16s %5d  %10s", a, hosts[a], t->node_size[a], fig);
+            cb_eng_note(e, "%6d  %-16s %5d  %10s", a, hosts[a], t->node_size[a], fig);
         }
     }
     if (in->pair_bw != NULL) {
-        eng_note(e, "Pairs: send/receive between the ranks of one local index, both ways at "
+        cb_eng_note(e, "Pairs: send/receive between the ranks of one local index, both ways at "
                 "once; %d round%s; GB/s per direction", cb_scan_rounds(n),
              cb_scan_rounds(n) == 1 ? "" : "s");
         char *text = NULL;
@@ -413,15 +413,15 @@ static void scan_report(scan_run *s, const cb_scan_input *in, const cb_scan_verd
         }
         free(text);
         if (n < 3)
-            eng_note(e, "Pairs: with 2 nodes a slow link cannot be told from a slow node");
+            cb_eng_note(e, "Pairs: with 2 nodes a slow link cannot be told from a slow node");
     }
     if (in->rail_busbw != NULL) {
-        eng_note(e, "Rails: all-reduce across nodes among the ranks of one local index");
-        eng_note(e, "%6s  %5s  %10s", "rail", "ranks", "busbw_GBps");
+        cb_eng_note(e, "Rails: all-reduce across nodes among the ranks of one local index");
+        cb_eng_note(e, "%6s  %5s  %10s", "rail", "ranks", "busbw_GBps");
         for (int l = 0; l < in->nrails; l++) {
             char fig[32];
             figure_text(fig, sizeof fig, in->rail_busbw[l]);
-            eng_note(e, "%6d  %5d  %10s", l, cb_scan_rail_size(t, l), fig);
+            cb_eng_note(e, "%6d  %5d  %10s", l, cb_scan_rail_size(t, l), fig);
         }
     }
     static const char *const reasons[] = {"node_figure", "pairs", "wrong", "link", "rail"};
@@ -437,7 +437,7 @@ static void scan_report(scan_run *s, const cb_scan_input *in, const cb_scan_verd
         const char *confidence = cb_scan_confidence_name(cb_scan_confidence(v, f));
         cb_scan_suspect_line(line, sizeof line, f, host_a, host_b, gpu_of(e, gpu_rank),
                              confidence);
-        eng_note(e, "%s", strncmp(line, "# ", 2) == 0 ? line + 2 : line);
+        cb_eng_note(e, "%s", strncmp(line, "# ", 2) == 0 ? line + 2 : line);
         if (sus != NULL)
             sus[i] = (cb_scan_suspect){
                 .kind = f->reason == CB_SCAN_LINK ? "link" : f->reason == CB_SCAN_RAIL ? "rail"
@@ -484,8 +484,8 @@ static int scan_setup(scan_run *s)
     engine *e = s->e;
     int nranks = e->nranks;
     cb_split_spec node = {.kind = CB_SPLIT_NODE, .text = "node"};
-    int key = eng_spec_color(e, &node, "-o scan", e->comm);
-    if (eng_agree(e) != CB_EXIT_OK)
+    int key = cb_eng_spec_color(e, &node, "-o scan", e->comm);
+    if (cb_eng_agree(e) != CB_EXIT_OK)
         return -1;
     int *keys = malloc((size_t)nranks * sizeof *keys);
     char label[SCAN_LABEL];
@@ -507,7 +507,7 @@ static int scan_setup(scan_run *s)
         cb_status_set(&e->st, CB_EXIT_RUNTIME, "-o scan: out of memory");
     else if (s->count == 0)
         cb_status_set(&e->st, CB_EXIT_USAGE, "-o scan: the largest size (-e) holds no float");
-    if (eng_agree(e) != CB_EXIT_OK) {
+    if (cb_eng_agree(e) != CB_EXIT_OK) {
         free(keys);
         return -1;
     }
@@ -519,7 +519,7 @@ static int scan_setup(scan_run *s)
         cb_status_set(&e->st, CB_EXIT_RUNTIME, "-o scan: out of memory for the topology");
     else if (e->rank == 0)
         distinct_labels(s);
-    return eng_agree(e) == CB_EXIT_OK ? 0 : -1;
+    return cb_eng_agree(e) == CB_EXIT_OK ? 0 : -1;
 }
 
 static void scan_free(scan_run *s)
@@ -545,12 +545,12 @@ static int scan_measure_all(scan_run *s, cb_scan_verdict *v, int *suspects)
     int rc = 0;
     if (!node_bw || !pair_bw || !rail_bw || !wrong_rank || !wrong_node)
         cb_status_set(&e->st, CB_EXIT_RUNTIME, "-o scan: out of memory for the figures");
-    if (eng_agree(e) != CB_EXIT_OK)
+    if (cb_eng_agree(e) != CB_EXIT_OK)
         rc = -1;
     for (int i = 0; rc == 0 && i < n * n; i++)
         pair_bw[i] = NAN;
     /* Said before measuring: a run that times out in the scan shows it began. */
-    eng_note(e, "Health scan: %d node%s, %zu B per rank, float sum, -n %d -w %d, suspect below "
+    cb_eng_note(e, "Health scan: %d node%s, %zu B per rank, float sum, -n %d -w %d, suspect below "
             "%.2f x the median", n, cb_plural(n), s->count * sizeof(float), e->p->iters, e->p->warmup,
          e->p->scan_threshold);
     if (rc == 0 && (parts & CB_SCAN_NODES)) {
@@ -628,13 +628,13 @@ static int scan_cycle_run(engine *e, void *state)
     int suspects = 0;
     double start = cb_ctl_now();
     if (e->ops->split == NULL || e->ops->sendrecv == NULL) {
-        eng_note(e, "-o scan: the %s backend has no sub-groups or send/receive: scan skipped",
+        cb_eng_note(e, "-o scan: the %s backend has no sub-groups or send/receive: scan skipped",
              e->ops->name);
         return e->st.code;
     }
     if (scan_setup(&s) == 0) {
         if (s.t.nnodes < 2)
-            eng_note(e, "-o scan: 1 node (hosts as NCCL_HOSTID or the machine name tell "
+            cb_eng_note(e, "-o scan: 1 node (hosts as NCCL_HOSTID or the machine name tell "
                     "them apart), so there is nothing to compare: scan skipped");
         else if (scan_measure_all(&s, &v, &suspects) == 0) {
             /* Wrong elements count as in any collective (exit 7); suspects
@@ -646,9 +646,9 @@ static int scan_cycle_run(engine *e, void *state)
             if (suspects > 0)
                 e->slow = 1;
             else
-                eng_note(e, "No suspects");
+                cb_eng_note(e, "No suspects");
             e->sum.scan_suspects += suspects;
-            eng_note(e, "Health scan took %.2f s (%d measurement%s and re-measures)",
+            cb_eng_note(e, "Health scan took %.2f s (%d measurement%s and re-measures)",
                  cb_ctl_now() - start, s.measurements, cb_plural(s.measurements));
         }
     }
@@ -658,7 +658,7 @@ static int scan_cycle_run(engine *e, void *state)
     return e->st.code;
 }
 
-const eng_feature eng_feature_scan = {
+const cb_eng_feature cb_eng_feature_scan = {
     .name = "-o scan",
     .setup = scan_feature_setup,
     .cycle_run = scan_cycle_run,

@@ -6,7 +6,7 @@
  * alignment. */
 #define CB_ROTATE_ALIGN 256u
 
-/* How far eng_check_sizes_fit looks for a size to suggest. */
+/* How far cb_eng_check_sizes_fit looks for a size to suggest. */
 #define CB_FIT_SEARCH 65536u
 
 /* One measurement: one size, one placement. Returns the agreed status. */
@@ -68,12 +68,12 @@ static int measure(engine *e, const cb_collective *coll, cb_call *call, int size
      * last one's output is checked where it landed. */
     int timed = checkable && !in_place && e->p->check_timed;
     cb_pattern timed_pat;
-    if (timed && eng_check_pattern(e, coll, call, size_index, 0, -1, &timed_pat) == 0)
+    if (timed && cb_eng_check_pattern(e, coll, call, size_index, 0, -1, &timed_pat) == 0)
         for (size_t k = 0; k < e->rotate_steps; k++) {
             cb_call slice = *call;
             slice.send = (const char *)call->send + k * unit;
             slice.recv = (char *)call->recv + k * unit;
-            if (eng_fill_input(e, coll, &slice, &timed_pat) != 0)
+            if (cb_eng_fill_input(e, coll, &slice, &timed_pat) != 0)
                 break;
         }
     cb_rank_time mine;
@@ -81,18 +81,19 @@ static int measure(engine *e, const cb_collective *coll, cb_call *call, int size
     /* The features' start (-B: what the launches read, and whether their
      * outputs are compared). A failure here is agreed on after the
      * launches, as every rank's launches and plan must match. */
-    eng_measure m = {.coll = coll, .call = call, .size_index = size_index, .in_place = in_place};
-    eng_features_measure_begin(e, &m, &e->launch_singly);
-    eng_time_collective(e, coll, call, &mine);
-    if (eng_agree(e) != CB_EXIT_OK)
+    cb_eng_measure m = {.coll = coll, .call = call, .size_index = size_index, .in_place = in_place};
+    cb_eng_features_measure_begin(e, &m, &e->launch_singly);
+    cb_eng_time_collective(e, coll, call, &mine);
+    if (cb_eng_agree(e) != CB_EXIT_OK)
         return e->st.code;
     res.unrepeatable_rank = -1;   /* until a feature finds one */
-    eng_features_on_result(e, &res);
+    cb_eng_features_on_result(e, &res);
     res.iters = cb_iter_plan_done(&e->plan, e->spans_run);   /* the same on every rank */
-    res.seconds = eng_combine_time(e, mine.mean);
-    int slowest_rank = eng_gather_rank_times(e, &mine, &res);   /* in comm */
+    res.seconds = cb_eng_combine_time(e, mine.mean);
+    int slowest_rank = cb_eng_gather_rank_times(e, &mine, &res);   /* in comm */
     if (e->raw_samples != NULL)
-        cb_ctl_gather(e->gcomm, e->raw_samples, (size_t)e->samples_room * sizeof(double), e->rank_samples, 0);
+        cb_ctl_gather(e->gcomm, e->raw_samples, (size_t)e->samples_room * sizeof(double),
+                      e->rank_samples, 0);
     if (e->grank == 0) {
         res.rank_samples = e->rank_samples;
         res.samples_room = e->samples_room;
@@ -105,18 +106,18 @@ static int measure(engine *e, const cb_collective *coll, cb_call *call, int size
         cb_call last = *call;
         last.send = (const char *)call->send + e->rotate_last;
         last.recv = (char *)call->recv + e->rotate_last;
-        eng_verify(e, coll, call, size_index, &res, timed ? &last : NULL);
+        cb_eng_verify(e, coll, call, size_index, &res, timed ? &last : NULL);
     }
     if (e->st.code != CB_EXIT_OK)
         return e->st.code;
-    eng_stamp_result(e, &res);
+    cb_eng_stamp_result(e, &res);
     if (e->p->split.kind != CB_SPLIT_NONE)
-        return eng_emit_split(e, coll, &res, slowest_rank, last_half);
+        return cb_eng_emit_split(e, coll, &res, slowest_rank, last_half);
 
     e->sum.wrong += res.wrong;
     e->sum.unrepeatable += res.unrepeatable;
-    eng_emit_results(e, &res, 1, last_half);
-    return eng_agree(e);
+    cb_eng_emit_results(e, &res, 1, last_half);
+    return cb_eng_agree(e);
 }
 
 /* Whether every rank's backend runs this type and reduction; a note when not. */
@@ -125,14 +126,14 @@ static int supported_everywhere(engine *e, const cb_collective *coll, cb_dtype d
 {
     char why[256] = "";
     if (coll->accepts != NULL && !coll->accepts(redop, why, sizeof why)) {
-        eng_note(e, "skipped %s %s %s: %s", coll->name, cb_dtype_info_of(dtype)->name,
+        cb_eng_note(e, "skipped %s %s %s: %s", coll->name, cb_dtype_info_of(dtype)->name,
              cb_redop_name(redop), why);
         return 0;
     }
     int supported = e->ops->supports(e->b, dtype, redop, why, sizeof why), everywhere = 0;
     cb_ctl_allreduce(e->comm, &supported, &everywhere, 1, CB_CTL_INT, CB_CTL_MIN);
     if (!everywhere)
-        eng_note(e, "skipped %s %s %s: %s", coll->name, cb_dtype_info_of(dtype)->name,
+        cb_eng_note(e, "skipped %s %s %s: %s", coll->name, cb_dtype_info_of(dtype)->name,
              cb_redop_name(redop), why[0] ? why : "not supported on some rank");
     return everywhere;
 }
@@ -164,7 +165,7 @@ static int some_row_at(const engine *e, uint64_t bytes)
     return 0;
 }
 
-void eng_check_sizes_fit(engine *e)
+void cb_eng_check_sizes_fit(engine *e)
 {
     const cb_params *p = e->p;
     /* The parser saw the types but not the rank count: a size can hold an
@@ -203,11 +204,11 @@ void eng_check_sizes_fit(engine *e)
 }
 
 /* Every size for one (collective, type, reduction, root). */
-int eng_sweep(engine *e, const cb_collective *coll, cb_dtype dtype, cb_redop redop, int root)
+int cb_eng_sweep(engine *e, const cb_collective *coll, cb_dtype dtype, cb_redop redop, int root)
 {
     const cb_dtype_info *info = cb_dtype_info_of(dtype);
     int measured_rc;   /* a feature's own measurement of coll (-o comm_init) */
-    if (eng_features_sweep(e, coll, dtype, &measured_rc))
+    if (cb_eng_features_sweep(e, coll, dtype, &measured_rc))
         return measured_rc;
     if (coll->flags & CB_COLL_NO_DATA) {
         /* One row: no size to sweep, no placement, nothing to verify. */
@@ -215,7 +216,7 @@ int eng_sweep(engine *e, const cb_collective *coll, cb_dtype dtype, cb_redop red
         if (coll->layout(0, info->size, e->gsize, &call.layout) != 0)
             return CB_EXIT_OK;
         if (e->p->check_passes > 0)
-            eng_note(e, "%s moves no data: one row at size 0, not verified", coll->name);
+            cb_eng_note(e, "%s moves no data: one row at size 0, not verified", coll->name);
         e->at_largest = 0;   /* --min-busbw: no bandwidth to gate */
         return measure(e, coll, &call, 0, 0, 0, 1, 0);
     }
@@ -226,8 +227,9 @@ int eng_sweep(engine *e, const cb_collective *coll, cb_dtype dtype, cb_redop red
     if (e->p->split.kind != CB_SPLIT_NONE)
         cb_ctl_allreduce(e->comm, CB_CTL_IN_PLACE, &checkable, 1, CB_CTL_INT, CB_CTL_MIN);
     if (e->p->check_passes > 0 && !checkable)
-        eng_note(e, "%s %s %s not checked: %s", coll->name, info->name, cb_redop_name(redop), why);
-    eng_progress_sweep_begins(e);
+        cb_eng_note(e, "%s %s %s not checked: %s", coll->name, info->name, cb_redop_name(redop),
+                    why);
+    cb_eng_progress_sweep_begins(e);
     for (int s = 0; s < e->nsizes; s++) {
         cb_call call = {.dtype = dtype, .redop = redop, .root = root, .work = e->work,
                         .state = e->coll_state, .traffic = &e->p->a2av_matrix};
@@ -238,7 +240,7 @@ int eng_sweep(engine *e, const cb_collective *coll, cb_dtype dtype, cb_redop red
         if (e->p->split.kind != CB_SPLIT_NONE)
             cb_ctl_allreduce(e->comm, CB_CTL_IN_PLACE, &fits, 1, CB_CTL_INT, CB_CTL_MIN);
         if (!fits) {
-            eng_note(e, "skipped %s %s %s %llu B: too small to give %s", coll->name, info->name,
+            cb_eng_note(e, "skipped %s %s %s %llu B: too small to give %s", coll->name, info->name,
                  cb_redop_name(redop), (unsigned long long)e->sizes[s],
                  coll->layout_traffic != NULL ? "every unit of the traffic matrix's weight "
                                                 "a whole element"
@@ -258,7 +260,7 @@ int eng_sweep(engine *e, const cb_collective *coll, cb_dtype dtype, cb_redop red
             if (measure(e, coll, &call, s, bytes, in_place, in_place == placements - 1,
                         checkable) != CB_EXIT_OK)
                 return e->st.code;
-        eng_report_progress(e, coll, dtype, redop, s + 1);
+        cb_eng_report_progress(e, coll, dtype, redop, s + 1);
     }
     return CB_EXIT_OK;
 }
@@ -286,7 +288,7 @@ static int run_combinations(engine *e, const cb_collective *coll)
             if (!supported_everywhere(e, coll, p->dtypes[t], redop))
                 continue;
             for (int root = first_root; root <= last_root; root++, e->at.combo++)
-                if (eng_sweep(e, coll, p->dtypes[t], redop, root) != CB_EXIT_OK)
+                if (cb_eng_sweep(e, coll, p->dtypes[t], redop, root) != CB_EXIT_OK)
                     return e->st.code;
         }
     return CB_EXIT_OK;
@@ -298,27 +300,27 @@ static int run_collective(engine *e, const cb_collective *coll, cb_block_layout 
     e->layout_now = layout;
     e->at.pass++;
     e->at.combo = 0;
-    eng_printers_table_begin(e, coll, layout);
+    cb_eng_printers_table_begin(e, coll, layout);
     if (e->impl_now != NULL)
-        eng_note(e, "%s runs as %s (--nccl-impl)", coll->name, e->impl_now);
+        cb_eng_note(e, "%s runs as %s (--nccl-impl)", coll->name, e->impl_now);
     if (coll->available != NULL && !coll->available(e->ops)) {
         if (coll->needs != NULL)
-            eng_note(e, "skipped %s on the %s backend: needs %s", coll->name, e->ops->name,
+            cb_eng_note(e, "skipped %s on the %s backend: needs %s", coll->name, e->ops->name,
                  coll->needs);
         else
-            eng_note(e, "skipped %s: the %s backend does not implement it", coll->name,
+            cb_eng_note(e, "skipped %s: the %s backend does not implement it", coll->name,
                  e->ops->name);
         return CB_EXIT_OK;
     }
     if (layout == CB_LAYOUT_COL && e->ops->copy2d == NULL) {
-        eng_note(e, "skipped %s in column layout: the %s backend has no 2-D copy", coll->name,
+        cb_eng_note(e, "skipped %s in column layout: the %s backend has no 2-D copy", coll->name,
              e->ops->name);
         return CB_EXIT_OK;
     }
     if (coll->layout_traffic != NULL) {
         char matrix[64];
         cb_traffic_format(&e->p->a2av_matrix, matrix, sizeof matrix);
-        eng_note(e, "%s: traffic matrix %s (--a2av-matrix); size = the busiest rank's bytes sent "
+        cb_eng_note(e, "%s: traffic matrix %s (--a2av-matrix); size = the busiest rank's bytes sent "
              "or received; out of place only", coll->name, matrix);
     }
     if (coll->prepare == NULL)
@@ -326,19 +328,19 @@ static int run_collective(engine *e, const cb_collective *coll, cb_block_layout 
 
     cb_watchdog_doing(&e->watch, "setting up %s's groups", coll->name);
     /* This rank's inner group among the ranks measured together. */
-    int color = eng_spec_color(e, &e->p->hier, "--hier-split", e->gcomm);
+    int color = cb_eng_spec_color(e, &e->p->hier, "--hier-split", e->gcomm);
     /* A bad colour list stops every rank before the collective set-up. */
-    if (eng_agree(e) != CB_EXIT_OK)
+    if (cb_eng_agree(e) != CB_EXIT_OK)
         return e->st.code;
     char what[256];
     snprintf(what, sizeof what, "%s inner groups (--hier-split %s)%s", coll->name,
              e->p->hier.text, e->p->split.kind != CB_SPLIT_NONE ? ", ranks of split group 0" : "");
-    eng_note_groups(e, e->gcomm, what, "", color);
+    cb_eng_note_groups(e, e->gcomm, what, "", color);
     e->coll_state = NULL;
     if (coll->prepare(e->b, color, &e->coll_state) != 0)
         cb_status_set(&e->st, CB_EXIT_RUNTIME, "setting up %s failed: %s", coll->name,
                       e->b->error);
-    if (eng_agree(e) == CB_EXIT_OK)
+    if (cb_eng_agree(e) == CB_EXIT_OK)
         run_combinations(e, coll);
     coll->release(e->coll_state, e->st.code != CB_EXIT_OK);
     e->coll_state = NULL;
@@ -357,7 +359,7 @@ static int run_implementations(engine *e, const cb_collective *coll, cb_block_la
         if (chosen < 0)   /* checked at start-up on every rank: cannot happen */
             cb_status_set(&e->st, CB_EXIT_RUNTIME, "--nccl-impl %s: %s",
                           cb_impl_name(e->p->impls[i]), e->b->error);
-        if (eng_agree(e) != CB_EXIT_OK)
+        if (cb_eng_agree(e) != CB_EXIT_OK)
             return e->st.code;
         e->impl_now = cb_impl_name((cb_impl)chosen);
         if (run_collective(e, coll, layout) != CB_EXIT_OK)
@@ -367,7 +369,7 @@ static int run_implementations(engine *e, const cb_collective *coll, cb_block_la
     return CB_EXIT_OK;
 }
 
-int eng_run_collectives(engine *e)
+int cb_eng_run_collectives(engine *e)
 {
     const cb_params *p = e->p;
     e->at.ncolls = p->ncollectives;

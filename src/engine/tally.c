@@ -25,7 +25,7 @@ static void tally_teardown(engine *e, void *state)
     free(state);
 }
 
-static void tally_count(engine *e, void *state, eng_fault kind, unsigned long long n)
+static void tally_count(engine *e, void *state, cb_eng_fault kind, unsigned long long n)
 {
     (void)e;
     tally_state *t = state;
@@ -86,7 +86,7 @@ static void name_suspect(engine *e, const unsigned long long *all, const char *l
         return;
     snprintf(e->sum.suspect_host, sizeof e->sum.suspect_host, "%s",
              labels + (size_t)best * TALLY_LABEL);
-    eng_note(e, "Suspect host: %s (%llu wrong elements and %llu unrepeatable launches on its ranks "
+    cb_eng_note(e, "Suspect host: %s (%llu wrong elements and %llu unrepeatable launches on its ranks "
             "over %d cycle%s)", e->sum.suspect_host, wrong, unrepeatable, cycles_run,
          cycles_run == 1 ? "" : "s");
 }
@@ -119,10 +119,10 @@ static void tally_cycles_done(engine *e, void *state, int cycles_run)
         const char *host = labels + (size_t)r * TALLY_LABEL;
         const char *gpu = e->ranks != NULL ? e->ranks[r].device.bus_id : "-";
         if (t[0] > 0)
-            eng_note(e, "Wrong elements on host %s GPU %s (rank %d): %llu in %llu of %d cycle%s",
+            cb_eng_note(e, "Wrong elements on host %s GPU %s (rank %d): %llu in %llu of %d cycle%s",
                  host, gpu, r, t[0], t[1], cycles_run, plural);
         if (t[2] > 0)
-            eng_note(e, "Unrepeatable launches on host %s GPU %s (rank %d): %llu in %llu of %d "
+            cb_eng_note(e, "Unrepeatable launches on host %s GPU %s (rank %d): %llu in %llu of %d "
                     "cycle%s", host, gpu, r, t[2], t[3], cycles_run, plural);
     }
     /* The suspect is a verdict across cycles: -N other than 1 only. */
@@ -133,7 +133,7 @@ static void tally_cycles_done(engine *e, void *state, int cycles_run)
 }
 
 
-const eng_feature eng_feature_tally = {
+const cb_eng_feature cb_eng_feature_tally = {
     .name = "-N tally",
     .setup = tally_setup,
     .count = tally_count,

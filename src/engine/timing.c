@@ -1,7 +1,7 @@
 /* Timing: launch loops, timed spans, marks, rounds, and combining ranks' times. */
 #include "engine_int.h"
 
-int eng_launches_grouped(engine *e, const cb_collective *coll, const cb_call *call)
+int cb_eng_launches_grouped(engine *e, const cb_collective *coll, const cb_call *call)
 {
     /* A group launches its collectives at its end, after copies launched
      * inside it: collectives with steps or copies that must follow one
@@ -25,19 +25,19 @@ static cb_call on_slice(engine *e, const cb_call *call, size_t k)
  * when the backend groups, each on its own slice of the buffers. */
 static int launch_iteration(engine *e, const cb_collective *coll, const cb_call *call, int unit)
 {
-    int grouped = eng_launches_grouped(e, coll, call);
-    if (grouped && eng_backend_step(e, e->ops->group_start(e->b)) != 0)
+    int grouped = cb_eng_launches_grouped(e, coll, call);
+    if (grouped && cb_eng_backend_step(e, e->ops->group_start(e->b)) != 0)
         return -1;
     int rc = 0;
     for (int a = 0; a < e->p->agg && rc == 0; a++) {
         cb_call moved = on_slice(e, call, (size_t)unit * (size_t)e->p->agg + (size_t)a);
-        rc = eng_backend_step(e, coll->run(e->b, &moved));
+        rc = cb_eng_backend_step(e, coll->run(e->b, &moved));
     }
     /* A group that was opened is closed, also after a failed launch. */
     if (grouped) {
         int end = e->ops->group_end(e->b);
         if (rc == 0)
-            rc = eng_backend_step(e, end);
+            rc = cb_eng_backend_step(e, end);
     }
     return rc;
 }
@@ -60,22 +60,22 @@ static int launch_units(engine *e, const cb_collective *coll, const cb_call *cal
     for (int i = 0; i < lp->units; i++) {
         /* -z 3 alone times each unit; other modes read no clock here. */
         double unit_start = lp->wait == 3 ? cb_ctl_now() : 0;
-        int rc = lp->graph ? eng_backend_step(e, e->ops->graph_launch(e->b))
+        int rc = lp->graph ? cb_eng_backend_step(e, e->ops->graph_launch(e->b))
                            : launch_iteration(e, coll, call, i);
         if (rc != 0)
             return -1;
         cb_watchdog_at(&e->watch, i);
-        if (lp->wait != 0 && eng_backend_step(e, e->ops->wait(e->b)) != 0)
+        if (lp->wait != 0 && cb_eng_backend_step(e, e->ops->wait(e->b)) != 0)
             return -1;
         if (lp->wait == 3)
             e->ops_alone_s += cb_ctl_now() - unit_start;
         /* Marks are read back only after the span. */
         int due = lp->stride > 0 && ((i + 1) % lp->stride == 0 || i + 1 == lp->units);
-        if (due && e->sampling && eng_backend_step(e, e->ops->timer_mark(e->b)) != 0)
+        if (due && e->sampling && cb_eng_backend_step(e, e->ops->timer_mark(e->b)) != 0)
             return -1;
         /* The barrier, as nccl-tests' -z 1 and 3; also an agreement, so a
          * rank that failed stops the others here. */
-        if ((lp->wait == 1 || lp->wait == 3) && eng_agree(e) != CB_EXIT_OK)
+        if ((lp->wait == 1 || lp->wait == 3) && cb_eng_agree(e) != CB_EXIT_OK)
             return -1;
     }
     return 0;
@@ -90,24 +90,24 @@ static int launch_units(engine *e, const cb_collective *coll, const cb_call *cal
 static int timed_span(engine *e, const cb_collective *coll, const cb_call *call,
                       const launch_plan *lp, double *completion, double *cpu)
 {
-    if (eng_backend_step(e, e->ops->wait(e->b)) != 0)
+    if (cb_eng_backend_step(e, e->ops->wait(e->b)) != 0)
         return -1;
     /* The barrier before timing is an agreement: a rank that failed on the
      * way here is waiting in one, and nobody launches what it would miss. */
-    if (eng_agree(e) != CB_EXIT_OK)
+    if (cb_eng_agree(e) != CB_EXIT_OK)
         return -1;
     int device = e->p->clock == CB_CLOCK_DEVICE;
     if (e->ops->span != NULL)
         e->ops->span(e->b, 1);
-    int rc = (device || e->sampling) ? eng_backend_step(e, e->ops->timer_start(e->b)) : 0;
+    int rc = (device || e->sampling) ? cb_eng_backend_step(e, e->ops->timer_start(e->b)) : 0;
     double start = cb_ctl_now();
     if (rc == 0)
         rc = launch_units(e, coll, call, lp);
     *cpu = cb_ctl_now() - start;
     if (rc == 0 && device)
-        rc = eng_backend_step(e, e->ops->timer_stop(e->b, completion));
+        rc = cb_eng_backend_step(e, e->ops->timer_stop(e->b, completion));
     else if (rc == 0)
-        rc = eng_backend_step(e, e->ops->wait(e->b));
+        rc = cb_eng_backend_step(e, e->ops->wait(e->b));
     if (rc == 0 && !device)
         *completion = lp->wait == 3 ? e->ops_alone_s : cb_ctl_now() - start;
     if (e->ops->span != NULL)
@@ -126,17 +126,17 @@ static int single_units(engine *e, const cb_collective *coll, const cb_call *cal
                         double *samples, int *n)
 {
     launch_plan one = {.units = 1, .wait = 2};
-    eng_measure m = {.coll = coll, .call = call, .size_index = -1, .in_place = -1};
+    cb_eng_measure m = {.coll = coll, .call = call, .size_index = -1, .in_place = -1};
     double group = 0;
     int in_group = 0;
     *n = 0;
     for (int u = 0; u < lp->units; u++) {
         double span = 0, launch = 0;
-        if (eng_features_before_launch(e, &m) != 0)
+        if (cb_eng_features_before_launch(e, &m) != 0)
             return -1;
         int rc = timed ? timed_span(e, coll, call, &one, &span, &launch)
                        : launch_units(e, coll, call, &one);
-        if (rc != 0 || eng_features_after_launch(e, &m) != 0)
+        if (rc != 0 || cb_eng_features_after_launch(e, &m) != 0)
             return -1;
         if (!timed)
             continue;
@@ -162,15 +162,15 @@ static int time_graph(engine *e, const cb_collective *coll, const cb_call *call,
     /* The warmup ends before capture: graph and non-graph work overlapping
      * on one stream rely on NCCL_GRAPH_MIXING_SUPPORT, which can deadlock
      * with several communicators' graphs. */
-    int rc = eng_backend_step(e, e->ops->wait(e->b));
+    int rc = cb_eng_backend_step(e, e->ops->wait(e->b));
     if (rc == 0)
-        rc = eng_backend_step(e, e->ops->graph_begin(e->b));
+        rc = cb_eng_backend_step(e, e->ops->graph_begin(e->b));
     if (rc == 0)
         rc = launch_units(e, coll, call, &record);
     if (rc == 0)
-        rc = eng_backend_step(e, e->ops->graph_end(e->b));
+        rc = cb_eng_backend_step(e, e->ops->graph_end(e->b));
     /* Recording is local: agree on it before launching what others would wait on. */
-    if (eng_agree(e) != CB_EXIT_OK)
+    if (cb_eng_agree(e) != CB_EXIT_OK)
         rc = -1;
     /* The first launch, which uploads the graph, is timed, as nccl-tests
      * times it. */
@@ -186,7 +186,7 @@ static int read_samples(engine *e, double ops_per_unit, int units, int stride, d
                         int *n)
 {
     *n = e->sampling ? cb_iter_plan_marks(units, stride) : 0;
-    if (*n > 0 && eng_backend_step(e, e->ops->timer_samples(e->b, out, *n)) != 0)
+    if (*n > 0 && cb_eng_backend_step(e, e->ops->timer_samples(e->b, out, *n)) != 0)
         return -1;
     for (int j = 0; j < *n; j++) {
         int in_mark = j + 1 < *n ? stride : units - stride * (*n - 1);
@@ -196,7 +196,7 @@ static int read_samples(engine *e, double ops_per_unit, int units, int stride, d
 }
 
 /* The command line's part of the iteration plan. */
-cb_iter_request eng_iter_request(const cb_params *p)
+cb_iter_request cb_eng_iter_request(const cb_params *p)
 {
     cb_iter_request req = {.iters = p->iters, .graph_launches = p->graph_launches,
                            .agg = p->agg, .budget_ms = p->budget_ms,
@@ -216,7 +216,7 @@ static void choose_plan(engine *e, const cb_call *call, double warmup_per_op)
         estimate = e->prev_op_time;
     double agreed = estimate;
     cb_ctl_allreduce(e->comm, &estimate, &agreed, 1, CB_CTL_DOUBLE, CB_CTL_MIN);
-    cb_iter_request req = eng_iter_request(e->p);
+    cb_iter_request req = cb_eng_iter_request(e->p);
     cb_iter_plan_make(&req, agreed, &e->plan);
 }
 
@@ -267,7 +267,7 @@ static int time_rounds(engine *e, const cb_collective *coll, const cb_call *call
         int stable = cb_stats_stable(medians, r + 1, CB_STABLE_ROUNDS, p->stable_pct) &&
                      cb_stats_stable(means, r + 1, CB_STABLE_ROUNDS, p->stable_pct);
         /* A rank that failed in the round waits in an agreement, not in the vote. */
-        if (eng_agree(e) != CB_EXIT_OK) {
+        if (cb_eng_agree(e) != CB_EXIT_OK) {
             rc = -1;
             break;
         }
@@ -281,7 +281,8 @@ static int time_rounds(engine *e, const cb_collective *coll, const cb_call *call
 /* Warmup, then the timed iterations; the time per operation on this rank:
  * until completion, or with -C until the launches returned; and the
  * per-iteration statistics (always of completion). */
-int eng_time_collective(engine *e, const cb_collective *coll, const cb_call *call, cb_rank_time *t)
+int cb_eng_time_collective(engine *e, const cb_collective *coll, const cb_call *call,
+                           cb_rank_time *t)
 {
     const cb_params *p = e->p;
     cb_watchdog_doing(&e->watch, "%s, warmup", e->measuring);
@@ -327,7 +328,7 @@ int eng_time_collective(engine *e, const cb_collective *coll, const cb_call *cal
     return 0;
 }
 
-double eng_combine_time(engine *e, double mine)
+double cb_eng_combine_time(engine *e, double mine)
 {
     double combined = mine;
     switch (e->p->average) {
@@ -348,7 +349,7 @@ double eng_combine_time(engine *e, double mine)
     return combined;
 }
 
-int eng_gather_rank_times(engine *e, const cb_rank_time *mine, cb_result *res)
+int cb_eng_gather_rank_times(engine *e, const cb_rank_time *mine, cb_result *res)
 {
     cb_ctl_gather(e->gcomm, mine, sizeof *mine, e->rank_times, 0);
     if (e->grank != 0)

@@ -8,7 +8,7 @@ static int check_output(engine *e, const cb_collective *coll, const cb_call *cal
     size_t esize = cb_dtype_info_of(call->dtype)->size;
     int direct = e->ops->host_accessible;
     void *output = direct ? call->recv : e->staging;
-    if (eng_backend_step(e, eng_copy_out(e, output, call->recv,
+    if (cb_eng_backend_step(e, cb_eng_copy_out(e, output, call->recv,
                                          call->layout.recv_count * esize)) != 0)
         return -1;
     cb_mismatch here;
@@ -28,7 +28,7 @@ static uint32_t name_word(const char *name)
     return h;
 }
 
-int eng_check_pattern(engine *e, const cb_collective *coll, const cb_call *call, int size_index,
+int cb_eng_check_pattern(engine *e, const cb_collective *coll, const cb_call *call, int size_index,
                   int in_place, int pass, cb_pattern *pat)
 {
     /* Everything that varies between two checks of one run, so that what
@@ -47,7 +47,8 @@ int eng_check_pattern(engine *e, const cb_collective *coll, const cb_call *call,
     return 0;
 }
 
-int eng_fill_input(engine *e, const cb_collective *coll, const cb_call *call, const cb_pattern *pat)
+int cb_eng_fill_input(engine *e, const cb_collective *coll, const cb_call *call,
+                      const cb_pattern *pat)
 {
     size_t esize = cb_dtype_info_of(call->dtype)->size;
     size_t recv_bytes = call->layout.recv_count * esize;
@@ -56,11 +57,11 @@ int eng_fill_input(engine *e, const cb_collective *coll, const cb_call *call, co
      * buffer gets it through the backend's copy from host memory. */
     void *poison = direct ? call->recv : e->staging;
     cb_pattern_poison(call->dtype, poison, call->layout.recv_count);
-    if (eng_backend_step(e, eng_copy_in(e, call->recv, poison, recv_bytes)) != 0)
+    if (cb_eng_backend_step(e, cb_eng_copy_in(e, call->recv, poison, recv_bytes)) != 0)
         return -1;
     void *input = direct ? (void *)call->send : e->staging;
     coll->fill_input(pat, e->grank, call, input);
-    if (eng_backend_step(e, eng_copy_in(e, (void *)call->send, input,
+    if (cb_eng_backend_step(e, cb_eng_copy_in(e, (void *)call->send, input,
                                         call->layout.send_count * esize)) != 0)
         return -1;
     return 0;
@@ -70,21 +71,21 @@ int eng_fill_input(engine *e, const cb_collective *coll, const cb_call *call, co
 static int check_pass(engine *e, const cb_collective *coll, const cb_call *call,
                       const cb_pattern *pat, size_t *wrong, cb_mismatch *first)
 {
-    if (eng_fill_input(e, coll, call, pat) != 0)
+    if (cb_eng_fill_input(e, coll, call, pat) != 0)
         return -1;
     /* Grouped as the timed launches are, so that what a group defers to
      * its end is checked too; one operation, since a second in place would
      * change the input. */
-    int grouped = eng_launches_grouped(e, coll, call);
-    if (grouped && eng_backend_step(e, e->ops->group_start(e->b)) != 0)
+    int grouped = cb_eng_launches_grouped(e, coll, call);
+    if (grouped && cb_eng_backend_step(e, e->ops->group_start(e->b)) != 0)
         return -1;
-    int rc = eng_backend_step(e, coll->run(e->b, call));
+    int rc = cb_eng_backend_step(e, coll->run(e->b, call));
     if (grouped) {
         int end = e->ops->group_end(e->b);
         if (rc == 0)
-            rc = eng_backend_step(e, end);
+            rc = cb_eng_backend_step(e, end);
     }
-    if (rc != 0 || eng_backend_step(e, e->ops->wait(e->b)) != 0)
+    if (rc != 0 || cb_eng_backend_step(e, e->ops->wait(e->b)) != 0)
         return -1;
     return check_output(e, coll, call, pat, wrong, first);
 }
@@ -92,28 +93,28 @@ static int check_pass(engine *e, const cb_collective *coll, const cb_call *call,
 /* Verify call with check_passes fresh inputs, after the output of the last
  * timed iteration, on its slice of the buffers, when timed is that launch
  * (--check-timed; NULL without); fills the check fields of res. */
-void eng_verify(engine *e, const cb_collective *coll, const cb_call *call, int size_index,
+void cb_eng_verify(engine *e, const cb_collective *coll, const cb_call *call, int size_index,
                 cb_result *res, const cb_call *timed)
 {
     size_t wrong = 0;
     cb_mismatch first = {0, 0, 0};
     cb_pattern pat;
     /* The sweep checked that the pattern exists for this type and reduction. */
-    int failed = timed != NULL && (eng_check_pattern(e, coll, timed, size_index, 0, -1, &pat) != 0 ||
+    int failed = timed != NULL && (cb_eng_check_pattern(e, coll, timed, size_index, 0, -1, &pat) != 0 ||
                                    check_output(e, coll, timed, &pat, &wrong, &first) != 0);
     for (int pass = 0; pass < e->p->check_passes && !failed; pass++) {
-        if (eng_check_pattern(e, coll, call, size_index, res->in_place, pass, &pat) != 0)
+        if (cb_eng_check_pattern(e, coll, call, size_index, res->in_place, pass, &pat) != 0)
             return;
         if (check_pass(e, coll, call, &pat, &wrong, &first) != 0)
             break;
         res->check_passes = pass + 1;
     }
-    if (eng_agree(e) != CB_EXIT_OK)
+    if (cb_eng_agree(e) != CB_EXIT_OK)
         return;
 
     /* Within the group measured (every rank without --split). */
     unsigned long long mine = wrong, total = 0;
-    eng_features_count(e, ENG_FAULT_WRONG, mine);   /* the -N tally */
+    cb_eng_features_count(e, ENG_FAULT_WRONG, mine);   /* the -N tally */
     cb_ctl_allreduce(e->gcomm, &mine, &total, 1, CB_CTL_U64, CB_CTL_SUM);
     res->wrong = total;
     if (total == 0)
