@@ -31,6 +31,17 @@ static ncclComm_t nonblocking_world(void)
     return comm;
 }
 
+/* A stream, and a blocking and a non-blocking communicator of every rank,
+ * for the cases that mix them in one group; 0, or -1. */
+static int mixed_world(cudaStream_t *s, ncclComm_t *blocking, ncclComm_t *nonblocking)
+{
+    if (cudaStreamCreateWithFlags(s, cudaStreamNonBlocking) != cudaSuccess ||
+        rules_comm_world(blocking, 1) != ncclSuccess)
+        return -1;
+    *nonblocking = nonblocking_world();
+    return *nonblocking != NULL ? 0 : -1;
+}
+
 /* Launches on a non-blocking communicator: NCCL 2.22 runs them on the
  * calling thread and returns ncclSuccess, except a group that connects a
  * send or receive to a new peer (ncclInProgress); 2.23 hands every one to
@@ -204,10 +215,7 @@ int rules_case_group_modes(void)
     ncclComm_t blocking = NULL, child = NULL, nonblocking = NULL;
     ncclResult_t state = ncclSuccess;
     float *buf = rules_device_memory(N * sizeof *buf);
-    EXPECT(buf != NULL && cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) == cudaSuccess &&
-               rules_comm_world(&blocking, 1) == ncclSuccess &&
-               (nonblocking = nonblocking_world()) != NULL,
-           "set-up");
+    EXPECT(buf != NULL && mixed_world(&s, &blocking, &nonblocking) == 0, "set-up");
     EXPECT(ncclGroupStart() == ncclSuccess &&
                ncclAllReduce(buf, buf, N, ncclFloat32, ncclSum, nonblocking, s) == ncclSuccess &&
                ncclCommSplit(blocking, 0, rules_rank(), &child, NULL) == ncclInvalidArgument &&
@@ -267,10 +275,7 @@ int rules_case_group_mixed(void)
     ncclComm_t blocking = NULL, nonblocking = NULL;
     ncclResult_t state = ncclSuccess;
     float *buf = rules_device_memory(N * sizeof *buf);
-    EXPECT(buf != NULL && cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) == cudaSuccess &&
-               rules_comm_world(&blocking, 1) == ncclSuccess &&
-               (nonblocking = nonblocking_world()) != NULL,
-           "set-up");
+    EXPECT(buf != NULL && mixed_world(&s, &blocking, &nonblocking) == 0, "set-up");
     for (int version = 0; version < 2; version++) {
         if (version == 1)
             setenv("CB_STANDIN_NCCL_VERSION", "22203", 1);
