@@ -1,7 +1,7 @@
 /*
  * The per-rank times of one measurement and their spread across ranks: the
  * types the result record (result.h) carries. The engine fills them
- * (engine/stats.h); printers read them. Plain data, no functions, so that
+ * (common/stats.h); printers read them. Plain data, no functions, so that
  * result.h needs nothing above it.
  */
 #ifndef CB_RANK_TIME_H
@@ -12,7 +12,7 @@ typedef struct cb_rank_time {
     double mean;     /* the timed span divided by the operations in it */
     double min;      /* over the per-iteration samples; NaN without samples */
     double median;
-    double p99;      /* NaN below CB_STATS_P99_SAMPLES samples (engine/stats.h) */
+    double p99;      /* NaN below CB_STATS_P99_SAMPLES samples (common/stats.h) */
     double max;
     int samples;
 } cb_rank_time;

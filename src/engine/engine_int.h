@@ -26,7 +26,7 @@
 #include "common/parse.h"
 #include "engine/eta.h"
 #include "engine/feature.h"
-#include "engine/stats.h"
+#include "common/stats.h"
 #include "plan.h"
 #include "printers/printer.h"
 #include "result.h"

@@ -71,7 +71,7 @@ void cb_eta_size_done(cb_eta *t, int done, double now)
         sweep_complete(t);
 }
 
-static double sum(const double *v, int from, int to)
+static double sum_span(const double *v, int from, int to)
 {
     double s = 0;
     for (int i = from; i < to; i++)
@@ -109,14 +109,14 @@ static double first_sweep_rest(const cb_eta *t)
  * how the sizes done compare with the same sizes then. */
 static double later_sweep_rest(const cb_eta *t)
 {
-    double scale = 1, then = sum(t->last, 0, t->done), now = sum(t->took, 0, t->done);
+    double scale = 1, then = sum_span(t->last, 0, t->done), now = sum_span(t->took, 0, t->done);
     if (t->done > 0 && then > 0 && now > 0)
         scale = now / then;
     if (scale > ETA_SCALE_MAX)
         scale = ETA_SCALE_MAX;
     if (scale < 1 / ETA_SCALE_MAX)
         scale = 1 / ETA_SCALE_MAX;
-    return scale * sum(t->last, t->done, t->nsizes);
+    return scale * sum_span(t->last, t->done, t->nsizes);
 }
 
 double cb_eta_left(const cb_eta *t, double after)
@@ -134,7 +134,7 @@ double cb_eta_left(const cb_eta *t, double after)
     if (t->complete > 0)
         sweep = t->complete_s / t->complete;
     else if (t->in_sweep)
-        sweep = sum(t->took, 0, t->done) + rest;
+        sweep = sum_span(t->took, 0, t->done) + rest;
     else
         return -1;
     return rest + after * sweep;

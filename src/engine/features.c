@@ -6,7 +6,7 @@
 #include "engine_int.h"
 
 extern const cb_eng_feature cb_eng_feature_comm_time;   /* comm_time.c: -o comm_init */
-extern const cb_eng_feature cb_eng_feature_expect;   /* expect.c: --expect */
+extern const cb_eng_feature cb_eng_feature_expect;   /* expect_driver.c: --expect */
 extern const cb_eng_feature cb_eng_feature_repeat;   /* repeat.c: -B */
 extern const cb_eng_feature cb_eng_feature_scan;     /* scan_driver.c: -o scan */
 extern const cb_eng_feature cb_eng_feature_tally;    /* tally.c: -N's tally */

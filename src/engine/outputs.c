@@ -72,7 +72,7 @@ static double monotonic_s(void)
  * writes into the files, as the rows given so far make it. */
 static void publish_summary(engine *e)
 {
-    e->files_sum = e->sum;   /* below_expectation: expect.c's finish hook sets it */
+    e->files_sum = e->sum;   /* below_expectation: expect_driver.c's finish hook sets it */
     e->files_sum.elapsed_s = cb_ctl_now() - e->start_time;
     e->files_sum_at = monotonic_s();
 }

@@ -10,8 +10,8 @@
 #define CB_FIT_SEARCH 65536u
 
 /* One measurement: one size, one placement. Returns the agreed status. */
-static int measure(engine *e, const cb_collective *coll, cb_call *call, int size_index,
-                   uint64_t bytes, int in_place, int last_half, int checkable)
+static int measure_size(engine *e, const cb_collective *coll, cb_call *call, int size_index,
+                        uint64_t bytes, int in_place, int last_half, int checkable)
 {
     size_t esize = cb_dtype_info_of(call->dtype)->size;
     const cb_layout *l = &call->layout;
@@ -218,7 +218,7 @@ int cb_eng_sweep(engine *e, const cb_collective *coll, cb_dtype dtype, cb_redop 
         if (e->p->check_passes > 0)
             cb_eng_note(e, "%s moves no data: one row at size 0, not verified", coll->name);
         e->at_largest = 0;   /* --min-busbw: no bandwidth to gate */
-        return measure(e, coll, &call, 0, 0, 0, 1, 0);
+        return measure_size(e, coll, &call, 0, 0, 0, 1, 0);
     }
     char why[256] = "";
     cb_pattern probe;
@@ -257,7 +257,7 @@ int cb_eng_sweep(engine *e, const cb_collective *coll, cb_dtype dtype, cb_redop 
         int placements = call.layout.rows != 0 || (coll->flags & CB_COLL_OUT_OF_PLACE) ? 1 : 2;
         e->at_largest = s == e->nsizes - 1;
         for (int in_place = 0; in_place < placements; in_place++)
-            if (measure(e, coll, &call, s, bytes, in_place, in_place == placements - 1,
+            if (measure_size(e, coll, &call, s, bytes, in_place, in_place == placements - 1,
                         checkable) != CB_EXIT_OK)
                 return e->st.code;
         cb_eng_report_progress(e, coll, dtype, redop, s + 1);

@@ -4,7 +4,7 @@
  * facts are read per rank (facts.c: NVML loaded at run time, sysfs), the
  * model is pure (model.c), the file is parsed here too (rules.c). The
  * engine gathers the facts on rank 0 and asks the model per row
- * (src/engine/expect.c). nccl-collbench(1), EXPECTED BANDWIDTH, is the
+ * (src/engine/expect_driver.c). nccl-collbench(1), EXPECTED BANDWIDTH, is the
  * user's view.
  */
 #ifndef CB_EXPECT_H

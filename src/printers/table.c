@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "common/format.h"
-#include "engine/stats.h"
+#include "common/stats.h"
 #include "printers/printer.h"
 
 typedef struct table_printer {

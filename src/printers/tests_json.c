@@ -14,7 +14,7 @@
 #include <time.h>
 
 #include "printers/json_write.h"
-#include "engine/stats.h"
+#include "common/stats.h"
 #include "printers/printer.h"
 #include "safety/agreement.h"
 #include "safety/outfile.h"

@@ -1,7 +1,7 @@
 /* Per-iteration statistics: median, nearest-rank p99, spread across ranks. */
 #include <math.h>
 
-#include "engine/stats.h"
+#include "common/stats.h"
 #include "unit.h"
 
 int main(void)

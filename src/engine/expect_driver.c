@@ -23,7 +23,7 @@ static int expect_auto(const engine *e)
 }
 
 /* The backend moves host memory (MPI): no GPU behind the rank. */
-static int host_memory(const engine *e)
+static int runs_in_host_memory(const engine *e)
 {
     return e->ranks != NULL && e->ranks[0].device.index < 0;
 }
@@ -94,7 +94,7 @@ static void expect_preamble(engine *e, void *state)
                 "BANDWIDTH); at the largest size, below %g x expected is status 8",
              p->expect_ratio);
         char line[512];
-        for (int i = 0; cb_expect_describe(x->ranks, e->nranks, host_memory(e), i, line,
+        for (int i = 0; cb_expect_describe(x->ranks, e->nranks, runs_in_host_memory(e), i, line,
                                            sizeof line); i++)
             cb_eng_note(e, "%s", line);
         /* The figures count only the links that are up, at the rate they
@@ -131,7 +131,7 @@ static void expect_table_begin(engine *e, void *state, const cb_collective *coll
             if (!split || x->ranks[r].group == g)
                 members[n++] = r;
         cb_expect_figure *fig = &x->figs[g];
-        cb_expect_auto(x->ranks, members, n, coll->name, host_memory(e), fig);
+        cb_expect_auto(x->ranks, members, n, coll->name, runs_in_host_memory(e), fig);
         char group[32] = "";
         if (split)
             snprintf(group, sizeof group, " group %d", g);

@@ -1,4 +1,4 @@
-#include "engine/stats.h"
+#include "common/stats.h"
 
 #include <math.h>
 #include <stdlib.h>
