@@ -1,7 +1,9 @@
 /*
  * Output formats: one ops table per format, each reading the records of
- * result.h, all listed in cb_output_formats (src/printers/formats.c): a new
- * format is one file and one line there. Printers live on rank 0 only.
+ * result.h and the parameters the run record points to (never changing
+ * them), all listed in cb_output_formats (src/printers/formats.c): a new
+ * format is one file and one line there, plus its option where it has one
+ * (HACKING.md, "Adding an output format"). Printers live on rank 0 only.
  */
 #ifndef CB_PRINTER_H
 #define CB_PRINTER_H
