@@ -14,6 +14,7 @@
 #include "safety/outfile.h"
 #include "options/params.h"
 #include "options/params_agree.h"
+#include "printers/printer.h"
 #include "safety/signals.h"
 #include "safety/agreement.h"
 #include "safety/watchdog.h"
@@ -118,6 +119,39 @@ static int start_world(int *argc, char ***argv, const cb_launch *l, int timeout,
     return 0;
 }
 
+/* The file format f writes under p, or NULL when it writes none (not
+ * asked for, or stdout or stderr). */
+static const char *output_file(const cb_printer_ops *f, const cb_params *p)
+{
+    const char *path = f->destination(p);
+    if (path == NULL || strcmp(path, "-") == 0 || strcmp(path, CB_PRINTER_STDERR) == 0)
+        return NULL;
+    return path;
+}
+
+/* Whether two outputs of the printer table go to one file: 1 with the
+ * message in err, naming the pair in the order of their option names (so
+ * that the message does not follow the table's order), else 0. */
+static int same_file(const cb_params *p, char *err, size_t err_len)
+{
+    for (const cb_printer_ops *const *a = cb_output_formats; *a != NULL; a++)
+        for (const cb_printer_ops *const *b = a + 1; *b != NULL; b++) {
+            const char *pa = output_file(*a, p), *pb = output_file(*b, p);
+            if (pa == NULL || pb == NULL || !cb_outfile_same(pa, pb))
+                continue;
+            const cb_printer_ops *first = *a, *second = *b;
+            if (strcmp(first->option, second->option) > 0) {
+                first = *b;
+                second = *a;
+            }
+            snprintf(err, err_len, "%s %s and %s %s are the same file; give each its own",
+                     first->option, output_file(first, p), second->option,
+                     output_file(second, p));
+            return 1;
+        }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     /* -T covers start-up: a rank stopped or lost in MPI_Init, in the
@@ -168,17 +202,8 @@ int main(int argc, char **argv)
               cb_params_check_floors(&params, err, sizeof err) != 0;
     }
     /* Two outputs in one file would leave only the last; rank 0 writes them. */
-    const char *outputs[][2] = {{"--csv", params.csv_path}, {"--json", params.json_path},
-                                {"--prom", params.prom_path}, {"-J", params.tests_json_path}};
-    enum { noutputs = sizeof outputs / sizeof outputs[0] };
-    for (int a = 0; a < noutputs && !bad && rank == 0; a++)
-        for (int b = a + 1; b < noutputs && !bad; b++)
-            if (outputs[a][1] != NULL && outputs[b][1] != NULL &&
-                strcmp(outputs[a][1], "-") != 0 && cb_outfile_same(outputs[a][1], outputs[b][1])) {
-                snprintf(err, sizeof err, "%s %s and %s %s are the same file; give each its own",
-                         outputs[a][0], outputs[a][1], outputs[b][0], outputs[b][1]);
-                bad = 1;
-            }
+    if (!bad && rank == 0)
+        bad = same_file(&params, err, sizeof err);
     if (!bad && !params.help && !params.version)
         bad = cb_params_check_ranks(&params, nranks, err, sizeof err) != 0;
     if (!bad && !params.help && !params.version && needs_mpi(params.backend) &&

@@ -23,61 +23,7 @@ typedef struct cb_rank_info {
     cb_device_desc device;
 } cb_rank_info;
 
-/* What the user asked for, as the outputs report it (the table's preamble,
- * the JSON "parameters" block, the CSV's per-run columns) and where each
- * output goes. The engine fills it once from the command line
- * (src/engine/outputs.c), so that printers never read cb_params. */
-typedef struct cb_run_settings {
-    const char *csv_path;       /* NULL: no CSV; "-": CSV on stdout */
-    const char *json_path;      /* NULL: no JSON document */
-    const char *prom_path;      /* NULL: no Prometheus text file */
-    const char *tests_json_path; /* -J: nccl-tests' JSON document; NULL: none */
-    int per_iter;               /* -I 1: per-iteration columns and samples */
-    int per_iter_skip;          /* -K: leading samples out of -I's statistics */
-    int timestamps;             /* -S 1: a time stamp ends each table row */
-    const char *tests_program;  /* invoked as all_reduce_perf...: its collective; else NULL */
-    int prom_largest;           /* --prom-sizes largest */
-    const uint64_t *prom_sizes; /* --prom-sizes LIST, nprom_sizes of them; 0: every size */
-    int nprom_sizes;
-    int argc;                   /* the command line */
-    char *const *argv;
-    const cb_collective *const *collectives;
-    int ncollectives;
-    const cb_dtype *dtypes;
-    int ndtypes;
-    const cb_redop *redops;
-    int nredops;
-    uint64_t min_bytes;
-    uint64_t max_bytes;         /* as asked; cb_run_info.max_bytes is what fits */
-    uint64_t step_bytes;        /* additive step; 0 when stepping by factor */
-    uint64_t step_factor;       /* multiplicative step; 0 when stepping by bytes */
-    int iters;
-    int warmup;
-    int check_passes;
-    int repeat_check;           /* -B */
-    int agg;
-    int graph_launches;
-    int blocking;               /* -z: 0 to 3, nccl-tests' modes */
-    const char *clock;          /* --clock: "host" or "device" */
-    int rotate;                 /* --rotate */
-    int report_cputime;         /* -C 1: times are the CPU time to launch */
-    const char *time_combine;   /* -a by name: "rank0", "mean", "min" or "max" */
-    const char *backend_requested; /* --backend as given, or "auto" */
-    const char *split;          /* --split as given; NULL without */
-    const char *hier_split;     /* --hier-split as given (or its default) */
-    const cb_block_layout *layouts; /* --layout, in the order given */
-    int nlayouts;
-    int budget_ms;
-    int stable_pct;
-    int table_stats;            /* --stats */
-    const char *nccl_impls[3];  /* --nccl-impl by name, in the order given */
-    int nimpls;
-    int registration;           /* -R */
-    int unalign;                /* -u, in elements */
-    const char *expect;         /* --expect: "auto" or the file; NULL without */
-    double expect_ratio;        /* --expect-ratio */
-    int expect_column;          /* --efficiency: the table shows each row's efficiency */
-} cb_run_settings;
+struct cb_params;
 
 typedef struct cb_run_info {
     const char *tool_version;
@@ -90,7 +36,10 @@ typedef struct cb_run_info {
     int nnodes;
     int ranks_per_node;         /* the most ranks on any one node */
     const cb_rank_info *ranks;  /* nranks entries */
-    cb_run_settings settings;
+    /* What the user asked for (options/params.h), read in place: the
+     * table's preamble, the JSON "parameters" block, the CSV's per-run
+     * columns and where each output goes. Printers read it, never change it. */
+    const struct cb_params *params;
     uint64_t max_bytes;         /* after lowering to fit in memory */
     const char *allocator;      /* the call the buffers came from; "" unknown */
     const char *registration;   /* "none", "ncclCommRegister" (-R 1), "window" (-R 2) */

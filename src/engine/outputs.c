@@ -2,63 +2,6 @@
 #include "engine_int.h"
 #include "host/terminal.h"
 
-/* The command line as the printers see it (result.h), filled once. */
-static void describe_settings(cb_run_settings *s, const cb_params *p)
-{
-    *s = (cb_run_settings){
-        .csv_path = p->csv_path,
-        .json_path = p->json_path,
-        .prom_path = p->prom_path,
-        .tests_json_path = p->tests_json_path,
-        .per_iter = p->per_iter,
-        .per_iter_skip = p->per_iter_skip,
-        .timestamps = p->timestamps,
-        .tests_program = p->tests_program,
-        .prom_largest = p->prom_largest,
-        .prom_sizes = p->prom_sizes,
-        .nprom_sizes = p->nprom_sizes,
-        .argc = p->argc,
-        .argv = p->argv,
-        .collectives = p->collectives,
-        .ncollectives = p->ncollectives,
-        .dtypes = p->dtypes,
-        .ndtypes = p->ndtypes,
-        .redops = p->redops,
-        .nredops = p->nredops,
-        .min_bytes = p->min_bytes,
-        .max_bytes = p->max_bytes,
-        .step_bytes = p->step_bytes,
-        .step_factor = p->step_factor,
-        .iters = p->iters,
-        .warmup = p->warmup,
-        .check_passes = p->check_passes,
-        .repeat_check = p->repeat_check,
-        .agg = p->agg,
-        .graph_launches = p->graph_launches,
-        .blocking = p->blocking,
-        .clock = cb_clock_name(p->clock),
-        .rotate = p->rotate,
-        .report_cputime = p->report_cputime,
-        .time_combine = cb_average_name(p->average),
-        .backend_requested = p->backend,
-        .split = p->split.kind != CB_SPLIT_NONE ? p->split.text : NULL,
-        .hier_split = p->hier.text,
-        .layouts = p->layouts,
-        .nlayouts = p->nlayouts,
-        .budget_ms = p->budget_ms,
-        .stable_pct = p->stable_pct,
-        .table_stats = p->table_stats,
-        .nimpls = p->nimpls,
-        .registration = p->registration,
-        .unalign = p->unalign,
-        .expect = p->expect,
-        .expect_ratio = p->expect_ratio,
-        .expect_column = p->expect_column,
-    };
-    for (int i = 0; i < p->nimpls && i < (int)(sizeof s->nccl_impls / sizeof *s->nccl_impls); i++)
-        s->nccl_impls[i] = cb_impl_name(p->impls[i]);
-}
-
 /* Rank 0 opens the outputs the command line asks for before anything is
  * measured, in the order of cb_output_formats. */
 static double monotonic_s(void)
@@ -90,7 +33,7 @@ static void open_printers(engine *e)
     char err[CB_MSGLEN] = "";
     for (int f = 0; f < nformats; f++) {
         const cb_printer_ops *format = cb_output_formats[f];
-        const char *path = format->destination(&e->run.settings);
+        const char *path = format->destination(e->p);
         if (path == NULL)
             continue;
         cb_printer *pr = format->open(path, err, sizeof err);
@@ -104,7 +47,7 @@ static void open_printers(engine *e)
 
 void cb_eng_open_printers(engine *e)
 {
-    describe_settings(&e->run.settings, e->p);
+    e->run.params = e->p;   /* printers read the command line in place */
     if (e->rank != 0)
         return;
     /* The signal hook may look at the printers from now on. */
@@ -262,7 +205,7 @@ int cb_eng_final_status(const engine *e)
 /* Whether printer i writes to stdout or stderr rather than a file. */
 static int on_stream(const engine *e, int i)
 {
-    const char *where = e->printers[i]->ops->destination(&e->run.settings);
+    const char *where = e->printers[i]->ops->destination(e->p);
     return where != NULL && (strcmp(where, "-") == 0 || strcmp(where, CB_PRINTER_STDERR) == 0);
 }
 

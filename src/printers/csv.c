@@ -14,6 +14,9 @@
 #include "safety/outfile.h"
 #include "printers/printer.h"
 
+/* Defined at the end of this file, listed in formats.c. */
+extern const cb_printer_ops cb_printer_csv;
+
 #define CB_CSV_SCHEMA_VERSION 1
 #define CB_CSV_ROWLEN 4096
 
@@ -174,7 +177,7 @@ static void row_scan_round(row *r, const cb_result *res)
 }
 
 /* The columns, in order: each one's header name and how a row fills its
- * cell from the run (run), its settings (set) and the result (res). The
+ * cell from the run (run), its parameters (set) and the result (res). The
  * header and the rows both come from this list, so they cannot drift
  * apart. New columns only ever go at the end. */
 #define CSV_COLUMNS(X)                                                     \
@@ -199,7 +202,7 @@ static void row_scan_round(row *r, const cb_result *res)
     X(warmup_iters, row_fieldf(r, "%d", res->warmup_iters))                \
     X(iters, row_fieldf(r, "%d", res->iters))                              \
     X(time_us, row_micros(r, res->seconds))                                 \
-    X(time_combine, row_field(r, set->time_combine))                       \
+    X(time_combine, row_field(r, cb_average_name(set->average)))                       \
     X(algbw_gbps, row_real(r, res->algbw))                                 \
     X(busbw_gbps, row_real(r, res->busbw))                                 \
     X(wrong, row_wrong(r, res))                                            \
@@ -244,7 +247,7 @@ static void row_scan_round(row *r, const cb_result *res)
     X(unrepeatable_elements, row_repeat(r, res, res->unrepeatable_elements)) \
     X(unrepeatable_rank, row_unrepeatable_rank(r, res))                     \
     X(unrepeatable_host, row_field(r, res->unrepeatable > 0 ? res->unrepeatable_host : "")) \
-    X(clock, row_field(r, set->clock))                                      \
+    X(clock, row_field(r, cb_clock_name(set->clock)))                                      \
     X(blocking_mode, row_fieldf(r, "%d", set->blocking))                   \
     X(rotate, row_fieldf(r, "%d", set->rotate))
 
@@ -257,7 +260,7 @@ static void row_header(row *r)
 
 static void row_result(row *r, const cb_run_info *run, const cb_result *res)
 {
-    const cb_run_settings *set = &run->settings;
+    const cb_params *set = run->params;
 #define CSV_RESULT_CELL(name, cell) cell;
     CSV_COLUMNS(CSV_RESULT_CELL)
 #undef CSV_RESULT_CELL
@@ -331,9 +334,9 @@ static int csv_close(cb_printer *pr, char *err, size_t err_len)
     return rc;
 }
 
-static const char *csv_destination(const cb_run_settings *s)
+static const char *csv_destination(const cb_params *p)
 {
-    return s->csv_path;
+    return p->csv_path;
 }
 
 const cb_printer_ops cb_printer_csv = {

@@ -1,14 +1,19 @@
-/* The output formats: one line per format. The table comes first, so that
- * its rows appear as soon as measured; JSON last, so that its document
- * carries the status a failed close of another output gives (--prom's file
- * carries a failed CSV's). */
+/* The output formats: one line per format, FORMAT(x) for the ops table
+ * cb_printer_x in x.c. The table comes first, so that its rows appear as
+ * soon as measured; JSON last, so that its document carries the status a
+ * failed close of another output gives (--prom's file carries a failed
+ * CSV's). */
 #include "printers/printer.h"
 
-const cb_printer_ops *const cb_output_formats[] = {
-    &cb_printer_table,
-    &cb_printer_csv,
-    &cb_printer_prom,
-    &cb_printer_tests_json,
-    &cb_printer_json,
-    NULL,
-};
+#define CB_OUTPUT_FORMATS(FORMAT) \
+    FORMAT(table)                 \
+    FORMAT(csv)                   \
+    FORMAT(prom)                  \
+    FORMAT(tests_json)            \
+    FORMAT(json)
+
+#define CB_DECLARE_FORMAT(x) extern const cb_printer_ops cb_printer_##x;
+CB_OUTPUT_FORMATS(CB_DECLARE_FORMAT)
+
+#define CB_LIST_FORMAT(x) &cb_printer_##x,
+const cb_printer_ops *const cb_output_formats[] = {CB_OUTPUT_FORMATS(CB_LIST_FORMAT) NULL};

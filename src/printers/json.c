@@ -21,6 +21,9 @@
 #include "safety/agreement.h"
 #include "safety/hangreport.h"
 
+/* Defined at the end of this file, listed in formats.c. */
+extern const cb_printer_ops cb_printer_json;
+
 #define CB_JSON_SCHEMA_VERSION 1
 
 extern char **environ;
@@ -74,7 +77,7 @@ static cb_printer *json_open(const char *path, char *err, size_t err_len)
     return &jp->base;
 }
 
-static void write_parameters(FILE *f, const cb_run_settings *p)
+static void write_parameters(FILE *f, const cb_params *p)
 {
     fprintf(f, "  \"parameters\": {\n    \"collectives\": [");
     for (int i = 0; i < p->ncollectives; i++) {
@@ -102,22 +105,22 @@ static void write_parameters(FILE *f, const cb_run_settings *p)
     fputs(", \"blocking\": ", f);
     json_bool(f, p->blocking != 0);
     fprintf(f, ", \"blocking_mode\": %d", p->blocking);
-    json_field_string(f, "clock", p->clock);
+    json_field_string(f, "clock", cb_clock_name(p->clock));
     fputs(", \"rotate\": ", f);
     json_bool(f, p->rotate);
     fprintf(f, ", \"time_kind\": \"%s\", \"time_combine\": ",
             p->report_cputime ? "cpu" : "completion");
-    json_string(f, p->time_combine);
-    json_field_string(f, "backend_requested", p->backend_requested);
+    json_string(f, cb_average_name(p->average));
+    json_field_string(f, "backend_requested", p->backend);
     fprintf(f, ",\n    \"split\": ");
-    json_string_or_null(f, p->split);
-    json_field_string(f, "hier_split", p->hier_split);
+    json_string_or_null(f, p->split.kind != CB_SPLIT_NONE ? p->split.text : NULL);
+    json_field_string(f, "hier_split", p->hier.text);
     fprintf(f, ", \"layouts\": [");
     for (int i = 0; i < p->nlayouts; i++)
         fprintf(f, "%s\"%s\"", i ? ", " : "", p->layouts[i] == CB_LAYOUT_COL ? "col" : "row");
     fprintf(f, "], \"nccl_impls\": [");
     for (int i = 0; i < p->nimpls; i++)
-        fprintf(f, "%s\"%s\"", i ? ", " : "", p->nccl_impls[i]);
+        fprintf(f, "%s\"%s\"", i ? ", " : "", cb_impl_name(p->impls[i]));
     fprintf(f, "], \"registration\": %d, \"unalign\": %d", p->registration, p->unalign);
     fprintf(f, ", \"budget_ms\": %d, \"stable_pct\": %d", p->budget_ms, p->stable_pct);
     json_field_string_or_null(f, "expect", p->expect);
@@ -161,12 +164,12 @@ static void json_begin(cb_printer *pr, const cb_run_info *run)
     fprintf(f, ",\n  \"start_utc\": ");
     json_string(f, run->start_utc);
     fprintf(f, ",\n  \"command_line\": [");
-    for (int i = 0; i < run->settings.argc; i++) {
+    for (int i = 0; i < run->params->argc; i++) {
         fputs(i ? ", " : "", f);
-        json_string(f, run->settings.argv[i]);
+        json_string(f, run->params->argv[i]);
     }
     fprintf(f, "],\n");
-    write_parameters(f, &run->settings);
+    write_parameters(f, run->params);
     write_environment(f);
     fprintf(f, "  \"backend\": {\"name\": ");
     json_string(f, run->backend);
@@ -601,9 +604,9 @@ static int json_close(cb_printer *pr, char *err, size_t err_len)
     return rc;
 }
 
-static const char *json_destination(const cb_run_settings *s)
+static const char *json_destination(const cb_params *p)
 {
-    return s->json_path;
+    return p->json_path;
 }
 
 const cb_printer_ops cb_printer_json = {

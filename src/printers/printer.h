@@ -1,13 +1,16 @@
 /*
  * Output formats: one ops table per format, each reading the records of
- * result.h, all listed in cb_output_formats (src/printers/formats.c): a new
- * format is one file and one line there. Printers live on rank 0 only.
+ * result.h and the parameters the run record points to (never changing
+ * them), all listed in cb_output_formats (src/printers/formats.c): a new
+ * format is one file and one line there, plus its option where it has one
+ * (HACKING.md, "Adding an output format"). Printers live on rank 0 only.
  */
 #ifndef CB_PRINTER_H
 #define CB_PRINTER_H
 
 #include <stdio.h>
 
+#include "options/params.h"
 #include "result.h"
 
 typedef struct cb_printer cb_printer;
@@ -20,9 +23,9 @@ typedef struct cb_printer_ops {
     const char *name;
     /* How messages name this output ("--csv"). */
     const char *option;
-    /* Where this format goes under settings s: a path, "-" for stdout,
-     * CB_PRINTER_STDERR, or NULL when the command line does not ask for it. */
-    const char *(*destination)(const cb_run_settings *s);
+    /* Where this format goes under the command line p: a path, "-" for
+     * stdout, CB_PRINTER_STDERR, or NULL when p does not ask for it. */
+    const char *(*destination)(const cb_params *p);
     /* Open on path ("-" for stdout, CB_PRINTER_STDERR for stderr). Returns
      * NULL with err set on failure. */
     cb_printer *(*open)(const char *path, char *err, size_t err_len);
@@ -52,14 +55,14 @@ struct cb_printer {
     char failure[256];   /* why writing failed, naming the file; may be empty */
 };
 
-extern const cb_printer_ops cb_printer_table;
-extern const cb_printer_ops cb_printer_csv;
-extern const cb_printer_ops cb_printer_json;
-extern const cb_printer_ops cb_printer_prom;
-extern const cb_printer_ops cb_printer_tests_json;
-
-/* Every output format, in the order they are opened and ended, NULL-ended. */
+/* Every output format, in the order they are opened and ended, NULL-ended
+ * (src/printers/formats.c: a format's ops table is named only there). */
 extern const cb_printer_ops *const cb_output_formats[];
+
+/* The human table, the one format the engine names: the health scan's
+ * figures go to every other format as rows, and to the table as its own
+ * report. */
+extern const cb_printer_ops cb_printer_table;
 
 /* Shared by the printers: open path (or stdout), and close checking errors. */
 int cb_printer_open_stream(cb_printer *pr, const char *path, char *err, size_t err_len);

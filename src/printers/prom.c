@@ -19,6 +19,9 @@
 #include "printers/prom_text.h"
 #include "safety/outfile.h"
 
+/* Defined at the end of this file, listed in formats.c. */
+extern const cb_printer_ops cb_printer_prom;
+
 #define PROM_PREFIX "nccl_collbench_"
 
 /* One result kept until its cycle ends. */
@@ -152,7 +155,7 @@ static char *result_key(const prom_printer *pp, const cb_result *res)
 }
 
 /* --prom-sizes LIST: whether bytes is one of the sizes listed. */
-static int size_listed(const cb_run_settings *set, uint64_t bytes)
+static int size_listed(const cb_params *set, uint64_t bytes)
 {
     if (set->nprom_sizes == 0)
         return 1;
@@ -173,7 +176,7 @@ static void fail_memory(prom_printer *pp)
  * the same labels (with --prom-sizes largest, of the one it is larger than). */
 static void keep_result(prom_printer *pp, const cb_result *res)
 {
-    const cb_run_settings *set = &pp->run->settings;
+    const cb_params *set = pp->run->params;
     if (res->check_passes > 0)
         pp->wrong += res->wrong;
     if (res->scan_part != NULL || !size_listed(set, res->bytes))
@@ -583,9 +586,9 @@ static int prom_close(cb_printer *pr, char *err, size_t err_len)
     return rc;
 }
 
-static const char *prom_destination(const cb_run_settings *s)
+static const char *prom_destination(const cb_params *p)
 {
-    return s->prom_path;
+    return p->prom_path;
 }
 
 const cb_printer_ops cb_printer_prom = {

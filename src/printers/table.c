@@ -40,9 +40,9 @@ static cb_printer *table_open(const char *path, char *err, size_t err_len)
 static void table_begin(cb_printer *pr, const cb_run_info *run)
 {
     FILE *out = pr->out;
-    const cb_run_settings *p = &run->settings;
+    const cb_params *p = run->params;
     ((table_printer *)pr)->stats = p->table_stats;
-    ((table_printer *)pr)->split = p->split != NULL;
+    ((table_printer *)pr)->split = p->split.kind != CB_SPLIT_NONE;
     ((table_printer *)pr)->begun = 1;
     ((table_printer *)pr)->efficiency = p->expect != NULL && p->expect_column;
     ((table_printer *)pr)->per_iter = p->per_iter;
@@ -68,8 +68,8 @@ static void table_begin(cb_printer *pr, const cb_run_info *run)
                  "time: %s over ranks  blocking: %d  agg: %d  cudagraph: %d  cputime: %d  "
                  "clock: %s  rotate: %d\n",
             min_text, max_text, step_text, p->warmup, p->iters, p->check_passes,
-            p->time_combine, p->blocking, p->agg, p->graph_launches,
-            p->report_cputime, p->clock, p->rotate);
+            cb_average_name(p->average), p->blocking, p->agg, p->graph_launches,
+            p->report_cputime, cb_clock_name(p->clock), p->rotate);
     if (p->per_iter)
         fprintf(out, "# per-iteration: i_min i_max i_p99 i_cv%% of each iteration's slowest "
                      "rank%s\n", p->per_iter_skip ? ", leading samples skipped (-K)" : "");
@@ -284,9 +284,9 @@ static int table_close(cb_printer *pr, char *err, size_t err_len)
 }
 
 /* Always: on stdout, or on stderr when CSV takes stdout. */
-static const char *table_destination(const cb_run_settings *s)
+static const char *table_destination(const cb_params *p)
 {
-    return s->csv_path != NULL && strcmp(s->csv_path, "-") == 0 ? CB_PRINTER_STDERR : "-";
+    return p->csv_path != NULL && strcmp(p->csv_path, "-") == 0 ? CB_PRINTER_STDERR : "-";
 }
 
 const cb_printer_ops cb_printer_table = {

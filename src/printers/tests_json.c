@@ -19,6 +19,9 @@
 #include "safety/agreement.h"
 #include "safety/outfile.h"
 
+/* Defined at the end of this file, listed in formats.c. */
+extern const cb_printer_ops cb_printer_tests_json;
+
 /* The version of their schema this file follows. */
 #define TESTS_JSON_VERSION 3
 
@@ -89,7 +92,7 @@ static void write_devices(FILE *f, const cb_run_info *run)
 
 static void write_config(FILE *f, const cb_run_info *run)
 {
-    const cb_run_settings *p = &run->settings;
+    const cb_params *p = run->params;
     fprintf(f, ",\n \"config\": {\"nthreads\": 1, \"ngpus\": 1, \"minimum_bytes\": %llu, "
                "\"maximum_bytes\": %llu", (unsigned long long)p->min_bytes,
             (unsigned long long)run->max_bytes);
@@ -117,9 +120,9 @@ static void tests_json_begin(cb_printer *pr, const cb_run_info *run)
     their_time(start, sizeof start, run->start_utc);
     json_field_string(f, "start_time", start);
     fputs(",\n \"args\": [", f);
-    for (int i = 0; i < run->settings.argc; i++) {
+    for (int i = 0; i < run->params->argc; i++) {
         fputs(i ? ", " : "", f);
-        json_string(f, run->settings.argv[i]);
+        json_string(f, run->params->argv[i]);
     }
     /* Theirs keeps the whole environment; ours what shapes NCCL and MPI. */
     fputs("],\n \"env\": [", f);
@@ -147,7 +150,7 @@ static const char *their_redop(const cb_result *res)
     return res->redop == CB_PREMULSUM ? "mulsum" : cb_redop_name(res->redop);
 }
 
-static void write_half(FILE *f, const cb_run_settings *p, const cb_result *res)
+static void write_half(FILE *f, const cb_params *p, const cb_result *res)
 {
     fprintf(f, ", \"%s\": {", res->in_place ? "in_place" : "out_of_place");
     fprintf(f, "\"%s\": ", p->report_cputime ? "cpu_time" : "time");
@@ -174,7 +177,7 @@ static void write_numbers_us(FILE *f, const double *seconds, int n)
 
 /* -I 1: each iteration's slowest rank, its statistics after -K, and
  * every rank's samples (theirs: each process's, the slowest of its GPUs). */
-static void write_per_iter(FILE *f, const cb_run_settings *p, const cb_result *res)
+static void write_per_iter(FILE *f, const cb_params *p, const cb_result *res)
 {
     if (res->rank_samples == NULL || res->rank_times == NULL)
         return;
@@ -215,7 +218,7 @@ static void tests_json_result(cb_printer *pr, const cb_row *row)
     /* The health scan and comm_init have no place in their schema. */
     if (tp->run == NULL || oop->scan_part != NULL || oop->comm_op[0] != '\0')
         return;
-    const cb_run_settings *p = &tp->run->settings;
+    const cb_params *p = tp->run->params;
     fprintf(f, "%s\n  {\"size\": %llu, \"count\": %zu", tp->results++ ? "," : "",
             (unsigned long long)oop->bytes, oop->count);
     json_field_string(f, "type", their_type(oop->dtype));
@@ -272,9 +275,9 @@ static int tests_json_close(cb_printer *pr, char *err, size_t err_len)
     return rc;
 }
 
-static const char *tests_json_destination(const cb_run_settings *s)
+static const char *tests_json_destination(const cb_params *p)
 {
-    return s->tests_json_path;
+    return p->tests_json_path;
 }
 
 const cb_printer_ops cb_printer_tests_json = {
