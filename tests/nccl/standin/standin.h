@@ -101,6 +101,18 @@
  * of the other mode than the group's is refused; a config.blocking other
  * than 0, 1 or unset is refused.
  *
+ * Async jobs (jobs.c) inside a group wait for the outermost ncclGroupEnd,
+ * as NCCL's: a creation returns ncclSuccess in both modes with *comm
+ * written but not initialised (any call on it but ncclCommGetAsyncError,
+ * which says ncclSuccess as NCCL's does, is a VIOLATION), a split or shrink
+ * returns ncclSuccess with *newcomm NULL; the group's end runs them before
+ * its collectives and, for a non-blocking group, returns ncclInProgress
+ * with each job's communicator (the new one, or the parent) busy. A group
+ * that failed drops them. A child shares its parent's resource set, and so
+ * its connections' memory (connect.c), when the PARENT's splitShare or
+ * shrinkShare says so (NCCL_COMM_SPLIT_SHARE_RESOURCES and
+ * NCCL_COMM_SHRINK_SHARE_RESOURCES overriding, read at each creation).
+ *
  * Fault injection, FOR TESTING ONLY: each takes the rank of a process as its
  * launcher numbers it (the first set of OMPI_COMM_WORLD_RANK, PMI_RANK,
  * PMIX_RANK, RANK, SLURM_PROCID; 0 when none is), which is also the
