@@ -38,7 +38,6 @@ void standin_share_config(ncclComm_t c, const ncclConfig_t *config, ncclComm_t p
     c->shrink_share = share_setting(shrink, "NCCL_COMM_SHRINK_SHARE_RESOURCES");
 }
 
-
 /* NCCL's async job for a creation, split or shrink (init.cc's
  * ncclCommInitRankAsyncJob), run at once outside a group and held for the
  * outermost ncclGroupEnd inside one (standin_job). */
@@ -149,6 +148,9 @@ static ncclResult_t split_run(comm_job *job, int held)
     const char *call = held ? "ncclGroupEnd" : job->call;
     free(job->kept);
     free(job);
+    /* A non-blocking group's failed job leaves its error on the parent. */
+    if (res != ncclSuccess && held && comm->nonblocking)
+        return standin_comm_marked_started(comm, res, call);
     if (res != ncclSuccess || !comm->nonblocking) {
         if (res == ncclSuccess)
             *newcomm = child;   /* ready: the call, or the group's end, blocked */
@@ -213,7 +215,6 @@ static comm_job *job_new(ncclComm_t comm, ncclComm_t *newcomm, ncclConfig_t *con
     job->call = shrink ? "ncclCommShrink" : "ncclCommSplit";
     return job;
 }
-
 
 ncclResult_t standin_split_start(ncclComm_t comm, ncclComm_t *newcomm, ncclConfig_t *config,
                                  int color, int key, unsigned char *kept, int shrink_flags,

@@ -320,11 +320,12 @@ ncclResult_t standin_comm_started_success(ncclComm_t comm, const char *call)
     return ncclSuccess;
 }
 
-/* The call's checks, then its job (standin_split_start, jobs.c). On a non-blocking parent
- * it returns ncclSuccess while the parent is in progress; *newcomm stays
- * NULL until the parent is polled done, also for NCCL_SPLIT_NOCOLOR, and
- * for ever when a peer never joined. NCCL runs the split as a job of the
- * PARENT's group, so the parent's mode decides whether the call blocks. */
+/* The call's checks, then its job (jobs.c, standin_split_start). On a
+ * non-blocking parent it returns ncclSuccess while the parent is in
+ * progress; *newcomm stays NULL until the parent is polled done, also for
+ * NCCL_SPLIT_NOCOLOR, and for ever when a peer never joined. NCCL runs the
+ * split as a job of the PARENT's group, so the parent's mode decides
+ * whether the call blocks. */
 ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t *newcomm,
                            ncclConfig_t *config)
 {
