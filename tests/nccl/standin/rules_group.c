@@ -118,9 +118,9 @@ int rules_case_group_create(void)
 }
 
 /* A child shares its parent's resources when the PARENT's config says
- * splitShare (shrinkShare for a shrink) (init.cc, ncclCommInitChildComm,
- * 2.28.9; ncclCommSplit, 2.18.1); the child's config changes nothing for
- * that split. The connections' memory is charged once per resource set,
+ * splitShare (shrinkShare for a shrink, never with NCCL_SHRINK_ABORT)
+ * (init.cc, ncclCommInitChildComm, 2.28.9; ncclCommSplit, 2.18.1); the
+ * child's config changes nothing for that split. The connections' memory is charged once per resource set,
  * and given back with its last communicator (commAlloc, sharedRes). */
 int rules_case_split_share(void)
 {
@@ -176,6 +176,11 @@ int rules_case_split_share(void)
                        ncclSuccess &&
                    all_reduce(buf, child, s) == ncclSuccess && free_now() == before - cost,
                "2.28: the child of a shrinkShare parent took its own connections");
+        ncclCommDestroy(child);
+        EXPECT(ncclCommShrink(parent, &excluded, 1, &child, NULL, NCCL_SHRINK_ABORT) ==
+                       ncclSuccess &&
+                   all_reduce(buf, child, s) == ncclSuccess && free_now() == before - 2 * cost,
+               "2.28: a shrink with NCCL_SHRINK_ABORT shared its parent's resources");
         ncclCommDestroy(child);
     }
     ncclCommDestroy(parent);
