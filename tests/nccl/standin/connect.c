@@ -21,6 +21,15 @@
  * initAlgoChannels; group.cc: ncclCollPreconnect), modelled here as the
  * first collective on the communicator. cudaMemGetInfo's free bytes lose B
  * from then until the communicator is destroyed or aborted.
+ *
+ * Shared resources (G9): a child whose PARENT's config says splitShare
+ * (shrinkShare for a shrink) joins the parent's resource set instead of
+ * making its own (init.cc, commAlloc, 2.28.9: "if (parent == NULL ||
+ * !parent->shareResources)" allocates sharedRes, else "comm->sharedRes =
+ * parent->sharedRes" with its refCount raised; 2.18.1: the same on
+ * parent->config.splitShare), and the channels' peers, and so their
+ * connections, live in that set (sharedRes->peers). B is charged once per
+ * set and given back when its last communicator ends (sharedRes->refCount).
  */
 #include <stdlib.h>
 
@@ -99,15 +108,38 @@ int standin_p2p_connect(const standin_op *op)
     return needed;
 }
 
-/* Charge comm its connections once. */
+/* A resource set and the communicators in it. */
+struct standin_resources {
+    int members;
+    size_t connect_bytes;   /* its connections' device memory, once charged */
+};
+
+int standin_resources_join(ncclComm_t comm, ncclComm_t share_with)
+{
+    if (share_with != NULL && share_with->resources != NULL) {
+        comm->resources = share_with->resources;
+        comm->resources->members++;
+        standin_trace("resources shared with the parent (%d communicators)",
+                      comm->resources->members);
+        return 0;
+    }
+    comm->resources = calloc(1, sizeof *comm->resources);
+    if (comm->resources == NULL)
+        return -1;
+    comm->resources->members = 1;
+    return 0;
+}
+
+/* Charge comm's resource set its connections once. */
 static void charge(ncclComm_t comm, const char *when)
 {
     long bytes = standin_env_long("CB_STANDIN_CONNECT_BYTES", 0);
-    if (comm->connect_bytes != 0 || bytes <= 0)
+    standin_resources *set = comm->resources;
+    if (set == NULL || set->connect_bytes != 0 || bytes <= 0)
         return;
-    comm->connect_bytes = (size_t)bytes;
+    set->connect_bytes = (size_t)bytes;
     connected += (size_t)bytes;
-    standin_trace("NCCL connections %zu bytes %s", comm->connect_bytes, when);
+    standin_trace("NCCL connections %zu bytes %s", set->connect_bytes, when);
 }
 
 void standin_connect_created(ncclComm_t comm)
@@ -125,8 +157,12 @@ void standin_connect_used(const standin_op *op)
 
 void standin_connect_release(ncclComm_t comm)
 {
-    connected -= comm->connect_bytes;
-    comm->connect_bytes = 0;
+    standin_resources *set = comm->resources;
+    comm->resources = NULL;
+    if (set != NULL && --set->members == 0) {
+        connected -= set->connect_bytes;
+        free(set);
+    }
     free(comm->p2p_links);
     comm->p2p_links = NULL;
 }

@@ -37,6 +37,9 @@ static _Thread_local op_list p2p_batches;
 /* NCCL's ncclGroupBlocking (group.cc): -1 until a communicator joins the
  * open group or an async job is queued in it, then that one's mode. */
 static _Thread_local int group_blocking = -1;
+/* NCCL's ncclAsyncJobs: creations, splits and shrinks called inside the
+ * open group, in call order, for its outermost end (standin_job). */
+static _Thread_local standin_job *held_jobs;
 
 static queued_op *append(op_list *list)
 {
@@ -120,10 +123,9 @@ static ncclResult_t group_started(ncclResult_t res, int needs_connect, int group
 /* Launch everything queued on its stream (recorded when the stream is
  * capturing by then) and forget it. The first failure is returned; the rest
  * of the group is dropped, as NCCL abandons a group whose launch failed. */
-static ncclResult_t run_queued(int group_nonblocking)
+static ncclResult_t run_queued(int group_nonblocking, int needs_connect)
 {
     ncclResult_t res = ncclSuccess;
-    int needs_connect = 0;
     for (size_t i = 0; i < p2p_batches.n; i++)
         needs_connect |= standin_p2p_connect(&p2p_batches.items[i].op);
     for (size_t i = 0; i < collectives.n && res == ncclSuccess; i++) {
@@ -176,6 +178,45 @@ ncclResult_t standin_launch(cudaStream_t stream, const standin_op *op)
     return res;
 }
 
+void standin_group_hold(standin_job *job)
+{
+    standin_job **end = &held_jobs;
+    while (*end != NULL)
+        end = &(*end)->next;
+    job->next = NULL;
+    *end = job;
+}
+
+int standin_group_holds(const struct ncclComm *comm)
+{
+    for (const standin_job *job = held_jobs; job != NULL; job = job->next)
+        if (job->comm == comm)
+            return 1;
+    return 0;
+}
+
+/* The held jobs, in order, as NCCL's groupLaunch runs its async jobs
+ * before it launches the group's collectives (group.cc, asyncJobLaunch,
+ * 2.18.1 to 2.30.7); after a failure (or with failed, the group's error)
+ * the rest are dropped, as groupCleanup does. *any: there were some. */
+static ncclResult_t run_held(ncclResult_t failed, int *any)
+{
+    ncclResult_t res = failed, out = ncclSuccess;
+    *any = held_jobs != NULL;
+    while (held_jobs != NULL) {
+        standin_job *job = held_jobs;
+        held_jobs = job->next;
+        if (res != ncclSuccess) {
+            job->drop(job, res);
+            continue;
+        }
+        res = job->run(job);
+        if (res == ncclInProgress)
+            out = res, res = ncclSuccess;
+    }
+    return res != ncclSuccess ? res : out;
+}
+
 ncclResult_t standin_group_job(int blocking, int destroying, const char *call)
 {
     if (group_depth == 0)
@@ -222,19 +263,28 @@ ncclResult_t ncclGroupEnd(void)
         return standin_fail(ncclInvalidUsage, "ncclGroupEnd without ncclGroupStart");
     if (--group_depth > 0)
         return ncclSuccess;
-    int group_nonblocking = group_blocking == 0;
+    int group_nonblocking = group_blocking == 0, any_jobs = 0;
     group_blocking = -1;
     if (group_error != ncclSuccess) {
         ncclResult_t res = group_error;
         group_error = ncclSuccess;
+        run_held(res, &any_jobs);
         standin_trace("ncclGroupEnd dropped the group after a failed call (%zu operations)",
                       collectives.n + p2p_batches.n);
         list_clear(&collectives);
         list_clear(&p2p_batches);
         return res;
     }
-    /* A failed operation has named itself through standin_fail. */
-    return run_queued(group_nonblocking);
+    ncclResult_t jobs = run_held(ncclSuccess, &any_jobs);
+    if (jobs != ncclSuccess && jobs != ncclInProgress) {
+        list_clear(&collectives);
+        list_clear(&p2p_batches);
+        return jobs;
+    }
+    /* A failed operation has named itself through standin_fail. With async
+     * jobs a non-blocking group goes to NCCL's thread in every version. */
+    ncclResult_t res = run_queued(group_nonblocking, any_jobs);
+    return res == ncclSuccess ? jobs : res;
 }
 
 /* Whether [lo, lo + bytes) meets what op reads or writes. */

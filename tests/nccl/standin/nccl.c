@@ -35,6 +35,13 @@ void standin_comm_enter(ncclComm_t comm, const char *call)
  * be working on the communicator. */
 int standin_comm_unready(ncclComm_t comm, const char *call)
 {
+    /* NCCL's ncclCommEnsureReady lets it through (asyncResult is still
+     * ncclSuccess) onto a communicator that was never initialised. */
+    if (comm->pending) {
+        standin_violation("%s on a communicator whose creation waits for the outermost "
+                          "ncclGroupEnd (NCCL: not yet initialised)", call);
+        return 1;
+    }
     if (!comm->stuck && comm->in_progress == 0)
         return 0;
     standin_violation("%s on a non-blocking communicator that is not ready", call);
@@ -157,30 +164,48 @@ ncclResult_t ncclGetVersion(int *version)
     return ncclSuccess;
 }
 
-/* A communicator over net, which it then owns (freed here on failure).
- * NULL makes one stuck in NCCL's bootstrap: a peer never joined. */
-static ncclResult_t comm_new(standin_net *net, int nonblocking, ncclComm_t *out)
+/* A communicator not yet over any connections, in share_with's resource
+ * set (NULL: its own), or NULL when out of memory. */
+ncclComm_t standin_comm_alloc(int nonblocking, ncclComm_t share_with)
 {
     struct ncclComm *c = calloc(1, sizeof *c);
-    if (c == NULL) {
-        standin_net_free(net);
-        return fail(ncclSystemError, "out of memory");
+    if (c == NULL || standin_resources_join(c, share_with) != 0) {
+        free(c);
+        return NULL;
     }
-    c->net = net;
-    c->stuck = net == NULL;
     c->nonblocking = nonblocking;
-    if (!c->stuck) {
-        c->rank = standin_net_rank(net);
-        c->nranks = standin_net_size(net);
-    }
     c->serial = comm_serials++;
     atomic_init(&c->graph_refs, 0);
     atomic_init(&c->in_call, 0);
     c->next_live = live_comms;
     live_comms = c;
     standin_count(STANDIN_COMM, 1);
-    if (!c->stuck)
+    return c;
+}
+
+/* c now runs over net, which it owns; NULL: stuck in NCCL's bootstrap (a
+ * peer never joined). */
+void standin_comm_attach(ncclComm_t c, standin_net *net)
+{
+    c->net = net;
+    c->stuck = net == NULL;
+    if (!c->stuck) {
+        c->rank = standin_net_rank(net);
+        c->nranks = standin_net_size(net);
         standin_connect_created(c);
+    }
+}
+
+/* A communicator over net, which it then owns (freed here on failure). */
+ncclResult_t standin_comm_new(standin_net *net, int nonblocking, ncclComm_t share_with,
+                             ncclComm_t *out)
+{
+    ncclComm_t c = standin_comm_alloc(nonblocking, share_with);
+    if (c == NULL) {
+        standin_net_free(net);
+        return fail(ncclSystemError, "out of memory");
+    }
+    standin_comm_attach(c, net);
     *out = c;
     if (nonblocking && !c->stuck)
         return standin_comm_started(c, ncclSuccess, "ncclCommInitRank");
@@ -194,7 +219,7 @@ static ncclResult_t comm_new(standin_net *net, int nonblocking, ncclComm_t *out)
  * 2.14 to 2.17 (ncclCommInitRankConfig only) honour 1 alone. The value is
  * read as NCCL_PARAM does (misc/param.cc, ncclLoadParam): strtoll base 0 of
  * a non-empty value, so text without digits reads 0. */
-static int env_blocking(int asked, int creation_with_config)
+int standin_env_blocking(int asked, int creation_with_config)
 {
     const char *text = getenv("NCCL_COMM_BLOCKING");
     if (text == NULL || text[0] == '\0')
@@ -213,30 +238,37 @@ static int env_blocking(int asked, int creation_with_config)
  * fails before it leaves the others waiting in it. Non-blocking
  * (ncclCommInitRankConfig with blocking = 0): returns ncclInProgress, and
  * ncclCommGetAsyncError says ncclInProgress for ever when a peer failed
- * before joining. */
+ * before joining. Inside a group NCCL writes *comm at once with a
+ * communicator whose job waits for the outermost group end (init.cc,
+ * ncclCommInitRankDev: "*newcomm = comm;" before ncclAsyncLaunch, 2.18.1 to
+ * 2.30.7; its asyncResult still ncclSuccess, so the call returns that in
+ * both modes); until then it is not initialised (comm->pending). */
 static ncclResult_t init_rank(ncclComm_t *comm, int nranks, ncclUniqueId id, int rank,
-                              int nonblocking, int with_config)
+                              int nonblocking, const ncclConfig_t *config)
 {
     /* NCCL binds a communicator to the calling thread's current device. */
     standin_trace("ncclCommInitRank nranks=%d rank=%d blocking=%d config=%d physical=%d", nranks,
-                  rank, !nonblocking, with_config, standin_current_physical());
+                  rank, !nonblocking, config != NULL, standin_current_physical());
     *comm = NULL;
     if (standin_group_job(!nonblocking, 0, "ncclCommInitRank") != ncclSuccess)
         return ncclInvalidArgument;
     int failing = standin_fault("CB_STANDIN_FAIL_COMMINIT"), stuck = 0;
-    static const char *const injected = "injected ncclCommInitRank failure before the "
-                                        "bootstrap (CB_STANDIN_FAIL_COMMINIT)";
     /* Blocking: the failing rank never reaches the root, and the others
      * wait for its answer. Non-blocking: it tells the root (bootstrap.c). */
     if (failing && !nonblocking)
-        return fail(ncclSystemError, injected);
+        return fail(ncclSystemError, STANDIN_INJECTED_INIT);
+    if (standin_group_depth() > 0)
+        return standin_init_hold(comm, &id, nranks, rank, nonblocking, failing, config);
     standin_net *net = NULL;
     ncclResult_t res = standin_bootstrap_init(&id, nranks, rank, failing, &net, &stuck);
     if (res != ncclSuccess)
         return res;
     if (failing)
-        return fail(ncclSystemError, injected);
-    return comm_new(net, nonblocking, comm);
+        return fail(ncclSystemError, STANDIN_INJECTED_INIT);
+    res = standin_comm_new(net, nonblocking, NULL, comm);
+    if (*comm != NULL)
+        standin_share_config(*comm, config, NULL);
+    return res;
 }
 
 /* NCCL 2.28 (init.cc): no group of its own, so the job runs inline (group.cc,
@@ -244,8 +276,8 @@ static ncclResult_t init_rank(ncclComm_t *comm, int nranks, ncclUniqueId id, int
  * still makes the communicator non-blocking for every later call. */
 ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId id, int rank)
 {
-    ncclResult_t res = init_rank(comm, nranks, id, rank, 0, 0);
-    if (res == ncclSuccess && !env_blocking(1, 0))
+    ncclResult_t res = init_rank(comm, nranks, id, rank, 0, NULL);
+    if (res == ncclSuccess && !standin_env_blocking(1, 0))
         (*comm)->nonblocking = 1;
     return res;
 }
@@ -268,7 +300,9 @@ ncclResult_t ncclCommInitRankConfig(ncclComm_t *comm, int nranks, ncclUniqueId i
         return fail(ncclInvalidArgument, "Invalid config blocking attribute value");
     }
     int asked = config == NULL || config->blocking != 0;
-    return init_rank(comm, nranks, id, rank, !env_blocking(asked, 1), 1);
+    ncclConfig_t defaults = NCCL_CONFIG_INITIALIZER;
+    return init_rank(comm, nranks, id, rank, !standin_env_blocking(asked, 1),
+                     config != NULL ? config : &defaults);
 }
 
 /* A call whose work NCCL hands to its thread but that returns ncclSuccess,
@@ -286,40 +320,18 @@ ncclResult_t standin_comm_started_success(ncclComm_t comm, const char *call)
     return ncclSuccess;
 }
 
-/* A split's or shrink's new communicator over net (none: NULL), blocking
- * or not, made on the parent comm's job, written into *newcomm when it is
- * done. */
-static ncclResult_t child_started(ncclComm_t comm, standin_net *net, ncclComm_t *newcomm,
-                                  const char *call, int nonblocking)
-{
-    ncclComm_t child = NULL;
-    if (net != NULL && comm_new(net, 0, &child) != ncclSuccess)
-        return fail(ncclSystemError, "out of memory");
-    if (child != NULL) {
-        child->nonblocking = nonblocking;
-        comm->split_child = child;
-        comm->split_out = newcomm;
-    }
-    return standin_comm_started_success(comm, call);
-}
-
-/* The new communicator inherits comm's blocking mode (copyCommConfig), or
- * takes config's (parseCommConfig: its blocking field left unset means
- * blocking), NCCL_COMM_BLOCKING overriding either (env_blocking); failures
- * behave as in init_rank. NCCL runs the split as a job of the PARENT's
- * group (init.cc, ncclCommInitChildComm, 2.28.9), so the parent's mode
- * decides whether the call blocks. On a non-blocking parent it returns
- * ncclSuccess while the parent is in progress (standin_parent_started);
- * *newcomm stays NULL until the parent is polled done (NCCL's thread writes
- * it at the end of ncclCommInitRankFunc), also for NCCL_SPLIT_NOCOLOR, and
- * for ever when a peer never joined. */
+/* The call's checks, then its job (jobs.c, standin_split_start). On a
+ * non-blocking parent it returns ncclSuccess while the parent is in
+ * progress; *newcomm stays NULL until the parent is polled done, also for
+ * NCCL_SPLIT_NOCOLOR, and for ever when a peer never joined. NCCL runs the
+ * split as a job of the PARENT's group, so the parent's mode decides
+ * whether the call blocks. */
 ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t *newcomm,
                            ncclConfig_t *config)
 {
-    int child_nonblocking = !env_blocking(config != NULL ? config->blocking != 0
-                                                         : comm == NULL || !comm->nonblocking,
-                                          0);
-    standin_trace("ncclCommSplit color=%d key=%d blocking=%d", color, key, !child_nonblocking);
+    standin_trace("ncclCommSplit color=%d key=%d blocking=%d", color, key,
+                  standin_env_blocking(config != NULL ? config->blocking != 0
+                                              : comm == NULL || !comm->nonblocking, 0));
     *newcomm = NULL;
     if (comm == NULL || comm_unready(comm, "ncclCommSplit"))
         return fail(ncclInvalidArgument, "NULL or unready communicator");
@@ -330,42 +342,10 @@ ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t *newc
     /* CB_STANDIN_FAIL_SPLIT_AFTER=N spares this process's first N splits. */
     static int splits_seen;
     int failing = standin_fault("CB_STANDIN_FAIL_SPLIT") &&
-                  splits_seen++ >= standin_env_long("CB_STANDIN_FAIL_SPLIT_AFTER", 0),
-        stuck = 0;
+                  splits_seen++ >= standin_env_long("CB_STANDIN_FAIL_SPLIT_AFTER", 0);
     if (failing && !comm->nonblocking)
-        return fail(ncclSystemError, "injected ncclCommSplit failure before the bootstrap "
-                                     "(CB_STANDIN_FAIL_SPLIT)");
-    standin_comm_enter(comm, "ncclCommSplit");
-    /* Every rank of comm takes part, those without a colour too: color and
-     * key gathered over the parent (commGetSplitInfo), then the child's
-     * ranks connect (bootstrapSplit). A failing rank of a blocking parent
-     * never comes (the others wait in the gather); of a non-blocking one,
-     * it tells the others, whose communicator of its colour never forms. */
-    standin_net *net = NULL;
-    int no_color = color == NCCL_SPLIT_NOCOLOR;
-    ncclResult_t res = standin_bootstrap_split(comm->net, NULL, color, key, failing, &net, &stuck);
-    standin_comm_leave(comm);
-    if (res != ncclSuccess)
-        return res;
-    if (failing)
-        return fail(ncclSystemError, "injected ncclCommSplit failure before the bootstrap "
-                                     "(CB_STANDIN_FAIL_SPLIT)");
-    if (!comm->nonblocking) {
-        if (no_color)
-            return ncclSuccess;
-        ncclResult_t made = comm_new(net, 0, newcomm);
-        if (made == ncclSuccess)
-            (*newcomm)->nonblocking = child_nonblocking;   /* ready: the call blocked */
-        return made;
-    }
-    if (stuck) {
-        comm->in_progress = -1;
-        standin_trace("ncclCommSplit returned ncclSuccess, the communicator in progress for "
-                      "ever (a peer never joins)");
-        return ncclSuccess;
-    }
-    return child_started(comm, net, newcomm, "ncclCommSplit",
-                         child_nonblocking);
+        return fail(ncclSystemError, STANDIN_INJECTED_SPLIT);
+    return standin_split_start(comm, newcomm, config, color, key, NULL, 0, failing);
 }
 
 /* Unlink and free a communicator that no other call holds. */
@@ -387,6 +367,12 @@ static ncclResult_t comm_free(ncclComm_t comm, const char *how)
     if (comm == NULL)
         return fail(ncclInvalidArgument, "NULL communicator");
     standin_trace("%s", how);
+    /* NCCL's held job would run on freed memory at the group's end. */
+    if (standin_group_holds(comm)) {
+        standin_violation("%s of a communicator whose creation, split or shrink waits for the "
+                          "outermost ncclGroupEnd", how);
+        return fail(ncclInvalidUsage, "communicator held by the open group");
+    }
     standin_comm_enter(comm, how);
     /* A split the caller never saw done: its communicator goes too. */
     if (comm->split_child != NULL) {
@@ -433,33 +419,16 @@ ncclResult_t ncclCommShrink(ncclComm_t comm, int *excludeRanksList, int excludeR
     for (int i = 0; i < excludeRanksCount; i++)
         if (excludeRanksList[i] == comm->rank)
             return fail(ncclInvalidArgument, "ncclCommShrink called by an excluded rank");
-    standin_comm_enter(comm, "ncclCommShrink");
     /* The kept ranks split over the parent in rank order; the excluded
      * take no part (init.cc: the shrink is a split of the kept ranks). */
     unsigned char *kept = malloc((size_t)comm->nranks);
-    standin_net *net = NULL;
-    int stuck = 0;
-    ncclResult_t res = fail(ncclSystemError, "out of memory");
-    if (kept != NULL) {
-        memset(kept, 1, (size_t)comm->nranks);
-        for (int i = 0; i < excludeRanksCount; i++)
-            if (excludeRanksList[i] >= 0 && excludeRanksList[i] < comm->nranks)
-                kept[excludeRanksList[i]] = 0;
-        res = standin_bootstrap_split(comm->net, kept, 0, comm->rank, 0, &net, &stuck);
-    }
-    free(kept);
-    standin_comm_leave(comm);
-    if (res != ncclSuccess)
-        return res;
-    /* As a split: config's blocking mode where given, else the parent's. */
-    int child_nonblocking = !env_blocking(config != NULL ? config->blocking != 0 : !comm->nonblocking, 0);
-    if (!comm->nonblocking) {
-        ncclResult_t made = comm_new(net, 0, newcomm);
-        if (made == ncclSuccess)
-            (*newcomm)->nonblocking = child_nonblocking;
-        return made;
-    }
-    return child_started(comm, net, newcomm, "ncclCommShrink", child_nonblocking);
+    if (kept == NULL)
+        return fail(ncclSystemError, "out of memory");
+    memset(kept, 1, (size_t)comm->nranks);
+    for (int i = 0; i < excludeRanksCount; i++)
+        if (excludeRanksList[i] >= 0 && excludeRanksList[i] < comm->nranks)
+            kept[excludeRanksList[i]] = 0;
+    return standin_split_start(comm, newcomm, config, 0, comm->rank, kept, shrinkFlags, 0);
 }
 
 /* NCCL's destroy first checks that the communicator is ready

@@ -653,6 +653,8 @@ int main(int argc, char **argv)
         {"connect-memory", rules_case_connect_memory},
         {"group-modes", rules_case_group_modes}, {"config-blocking", rules_case_config_blocking},
         {"register-null", rules_case_register_null}, {"group-mixed", rules_case_group_mixed},
+        {"group-create", rules_case_group_create}, {"split-share", rules_case_split_share},
+        {"split-share-env", rules_case_split_share_env},
     };
     int rc = 2;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)

@@ -1,5 +1,5 @@
 /*
- * What the stand-in's rule cases share (rules.c, rules_contract.c): each
+ * What the stand-in's rule cases share (rules.c, rules_contract.c, rules_group.c): each
  * case runs on 2 ranks and returns 0, or names a broken expectation through
  * EXPECT, which ends every rank at once.
  */
@@ -55,5 +55,11 @@ int rules_case_group_mixed(void);
 /* rules_register.c: registrations NCCL does not make (NULL handle or
  * window) by version and environment. */
 int rules_case_register_null(void);
+
+/* rules_group.c: creation, split and shrink inside a group (G5), and the
+ * parent's splitShare and shrinkShare (G9). */
+int rules_case_group_create(void);
+int rules_case_split_share(void);
+int rules_case_split_share_env(void);
 
 #endif

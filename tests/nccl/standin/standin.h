@@ -101,6 +101,18 @@
  * of the other mode than the group's is refused; a config.blocking other
  * than 0, 1 or unset is refused.
  *
+ * Async jobs (jobs.c) inside a group wait for the outermost ncclGroupEnd,
+ * as NCCL's: a creation returns ncclSuccess in both modes with *comm
+ * written but not initialised (any call on it but ncclCommGetAsyncError,
+ * which says ncclSuccess as NCCL's does, is a VIOLATION), a split or shrink
+ * returns ncclSuccess with *newcomm NULL; the group's end runs them before
+ * its collectives and, for a non-blocking group, returns ncclInProgress
+ * with each job's communicator (the new one, or the parent) busy. A group
+ * that failed drops them. A child shares its parent's resource set, and so
+ * its connections' memory (connect.c), when the PARENT's splitShare or
+ * shrinkShare says so (NCCL_COMM_SPLIT_SHARE_RESOURCES and
+ * NCCL_COMM_SHRINK_SHARE_RESOURCES overriding, read at each creation).
+ *
  * Fault injection, FOR TESTING ONLY: each takes the rank of a process as its
  * launcher numbers it (the first set of OMPI_COMM_WORLD_RANK, PMI_RANK,
  * PMIX_RANK, RANK, SLURM_PROCID; 0 when none is), which is also the
@@ -233,6 +245,11 @@ typedef struct standin_custom_op {
 /* transport.c: a communicator's connections to its peers. */
 typedef struct standin_net standin_net;
 
+/* connect.c: a set of resources one or more communicators share (NCCL's
+ * ncclSharedResources: a split child joins its parent's when the parent's
+ * config says splitShare, G9). */
+typedef struct standin_resources standin_resources;
+
 struct ncclComm {
     standin_net *net;   /* NULL when stuck */
     int rank;
@@ -261,9 +278,16 @@ struct ncclComm {
     const void *registered[STANDIN_MAX_REGISTERED];
     int nregistered;
     /* connect.c: the peers a send (bit 1) or receive (bit 2) has connected
-     * to, and the device bytes its collective connections hold. */
+     * to, and the resource set whose connections it uses. */
     unsigned char *p2p_links;
-    size_t connect_bytes;
+    standin_resources *resources;
+    /* Its config's splitShare and shrinkShare as NCCL_COMM_*_SHARE_RESOURCES
+     * left them at its creation: whether ITS children share its resources. */
+    int split_share;
+    int shrink_share;
+    /* Made by ncclCommInitRank inside a group: not yet initialised until the
+     * outermost ncclGroupEnd runs the creation (group.c, standin_job). */
+    int pending;
     struct ncclComm *next_live;
 };
 
@@ -410,9 +434,14 @@ ncclResult_t standin_group_launch_started(struct ncclComm *comm, int group_nonbl
  * communicator not connected before (they are connected from now on). */
 int standin_p2p_connect(const standin_op *op);
 
-/* connect.c: CB_STANDIN_CONNECT_BYTES charged to the device at comm's
- * creation (before 2.22) or at op's first collective on it (2.22 on), and
- * given back when comm ends. */
+/* connect.c: comm's resource set: a new one, or share_with's (a parent
+ * whose config shares, G9). 0, or -1 when out of memory. */
+int standin_resources_join(struct ncclComm *comm, struct ncclComm *share_with);
+
+/* connect.c: CB_STANDIN_CONNECT_BYTES charged to the device once per
+ * resource set, at its first communicator's creation (before 2.22) or at
+ * op's first collective on any of its communicators (2.22 on), and given
+ * back when its last communicator ends. */
 void standin_connect_created(struct ncclComm *comm);
 void standin_connect_used(const standin_op *op);
 void standin_connect_release(struct ncclComm *comm);
@@ -475,6 +504,55 @@ int standin_group_uses(const void *ptr, size_t bytes);
  * nonblocking communicators are not allowed in the same group"); a
  * destroy makes the group blocking. */
 ncclResult_t standin_group_job(int blocking, int destroying, const char *call);
+
+/* group.c: NCCL's async job (creation, split, shrink: group.cc's
+ * ncclAsyncJob) called inside a group, held for the outermost ncclGroupEnd
+ * (group.cc, ncclAsyncLaunch queues it when ncclGroupDepth > 0). There run
+ * does the work, frees the job and returns its result (ncclInProgress when
+ * it left comm in progress for a non-blocking group); a group that failed
+ * first calls drop instead, with its error, which frees the job. */
+typedef struct standin_job standin_job;
+struct standin_job {
+    struct ncclComm *comm;   /* the communicator NCCL's job names: new, or the parent */
+    ncclResult_t (*run)(standin_job *job);
+    void (*drop)(standin_job *job, ncclResult_t why);
+    standin_job *next;
+};
+void standin_group_hold(standin_job *job);
+/* group.c: 1 when a held job names comm. */
+int standin_group_holds(const struct ncclComm *comm);
+
+/* nccl.c: a communicator in share_with's resource set (NULL: its own),
+ * not yet over connections (NULL when out of memory); c over net (NULL:
+ * stuck in the bootstrap); both at once, in progress when non-blocking. */
+struct ncclComm *standin_comm_alloc(int nonblocking, struct ncclComm *share_with);
+void standin_comm_attach(struct ncclComm *c, standin_net *net);
+ncclResult_t standin_comm_new(standin_net *net, int nonblocking, struct ncclComm *share_with,
+                              struct ncclComm **out);
+/* nccl.c: the blocking mode a new communicator gets (asked, then
+ * NCCL_COMM_BLOCKING by version). */
+int standin_env_blocking(int asked, int creation_with_config);
+#define STANDIN_INJECTED_INIT                                                   \
+    "injected ncclCommInitRank failure before the bootstrap (CB_STANDIN_FAIL_COMMINIT)"
+#define STANDIN_INJECTED_SPLIT                                                  \
+    "injected ncclCommSplit failure before the bootstrap (CB_STANDIN_FAIL_SPLIT)"
+
+/* jobs.c: c's own splitShare and shrinkShare (whether ITS children share
+ * its resources), from config, else from parent's (a split given none),
+ * else unset; NCCL_COMM_*_SHARE_RESOURCES overriding (G9). */
+void standin_share_config(struct ncclComm *c, const ncclConfig_t *config,
+                          struct ncclComm *parent);
+/* jobs.c: ncclCommInitRank inside a group: *comm written at once, not yet
+ * initialised (comm->pending), its bootstrap held for the group's end. */
+ncclResult_t standin_init_hold(struct ncclComm **comm, const ncclUniqueId *id, int nranks,
+                               int rank, int nonblocking, int failing,
+                               const ncclConfig_t *config);
+/* jobs.c: a split (kept NULL) or a shrink (kept: the parent's ranks that
+ * stay, freed here) of comm, checked already: run now outside a group,
+ * held inside one; *newcomm written once done. */
+ncclResult_t standin_split_start(struct ncclComm *comm, struct ncclComm **newcomm,
+                                 ncclConfig_t *config, int color, int key, unsigned char *kept,
+                                 int shrink_flags, int failing);
 
 /* group.c: open a group that the caller never ends, as NCCL's refused
  * ncclCommDestroy does (2.24 on). */

@@ -1,0 +1,233 @@
+/*
+ * NCCL's async jobs in the stand-in (see standin.h): a creation, split or
+ * shrink is a job (init.cc's ncclCommInitRankAsyncJob) that runs at once
+ * outside a group and waits for the outermost ncclGroupEnd inside one
+ * (group.cc, ncclAsyncLaunch: "if (ncclGroupDepth == 0) { ret = func(job);
+ * ... } else { ... ncclIntruQueueEnqueue(&ncclAsyncJobs, job); }", 2.18.1 to
+ * 2.30.7); and whether a child shares its parent's resources (G9).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "standin.h"
+
+/* A config's splitShare or shrinkShare as NCCL keeps it: unset reads 0
+ * (parseCommConfig's NCCL_CONFIG_DEFAULT), NCCL_COMM_SPLIT_SHARE_RESOURCES
+ * or NCCL_COMM_SHRINK_SHARE_RESOURCES, when set, replaces it, and a value
+ * other than 0 or 1 becomes 0 (init.cc, envConfigOverride, 2.28.9; 2.18.1
+ * for splitShare). Read at each creation here; NCCL_PARAM reads the
+ * variable once per process. */
+static int share_setting(int field, const char *variable)
+{
+    int value = field == NCCL_CONFIG_UNDEF_INT ? 0 : field;
+    const char *text = getenv(variable);
+    if (text != NULL && text[0] != '\0')
+        value = (int)strtol(text, NULL, 0);
+    return value == 1;
+}
+
+/* c's own splitShare and shrinkShare, from config (NULL: from parent's,
+ * copyCommConfig; neither: NCCL_CONFIG_INITIALIZER's). */
+void standin_share_config(ncclComm_t c, const ncclConfig_t *config, ncclComm_t parent)
+{
+    int split = config != NULL ? config->splitShare
+                : parent != NULL ? parent->split_share : NCCL_CONFIG_UNDEF_INT;
+    int shrink = config != NULL ? config->shrinkShare
+                 : parent != NULL ? parent->shrink_share : NCCL_CONFIG_UNDEF_INT;
+    c->split_share = share_setting(split, "NCCL_COMM_SPLIT_SHARE_RESOURCES");
+    c->shrink_share = share_setting(shrink, "NCCL_COMM_SHRINK_SHARE_RESOURCES");
+}
+
+/* NCCL's async job for a creation, split or shrink (init.cc's
+ * ncclCommInitRankAsyncJob), run at once outside a group and held for the
+ * outermost ncclGroupEnd inside one (standin_job). */
+typedef struct comm_job {
+    standin_job base;     /* base.comm: the new communicator, or the parent */
+    ncclUniqueId id;      /* creation: copied, as NCCL copies the ids */
+    int nranks, rank;
+    ncclComm_t *newcomm;  /* split, shrink: written once done */
+    unsigned char *kept;  /* shrink: the parent's ranks kept; NULL: a split */
+    int color, key, child_nonblocking, share, failing;
+    ncclConfig_t config;  /* split, shrink: the child's, when given */
+    int has_config;
+    const char *call;
+} comm_job;
+
+/* The creation's bootstrap, done by the job: *comm over its connections.
+ * Held, the outermost ncclGroupEnd runs it and a non-blocking group
+ * returns ncclInProgress with the communicator in progress (group.cc,
+ * ncclGroupEndInternal sets it on every job's comm, 2.18.1 to 2.30.7). */
+static ncclResult_t init_run(standin_job *base)
+{
+    comm_job *job = (comm_job *)base;
+    ncclComm_t c = base->comm;
+    standin_net *net = NULL;
+    int stuck = 0, failing = job->failing;
+    ncclResult_t res = standin_bootstrap_init(&job->id, job->nranks, job->rank, failing, &net,
+                                              &stuck);
+    free(job);
+    c->pending = 0;
+    if (res == ncclSuccess && failing)
+        res = standin_fail(ncclSystemError, STANDIN_INJECTED_INIT);
+    if (res != ncclSuccess) {
+        standin_net_free(net);
+        c->async_result = res;
+        return c->nonblocking ? standin_comm_marked_started(c, res, "ncclGroupEnd") : res;
+    }
+    standin_comm_attach(c, net);
+    standin_trace("ncclGroupEnd ran the held ncclCommInitRank");
+    if (c->nonblocking && !c->stuck)
+        return standin_comm_marked_started(c, ncclSuccess, "ncclGroupEnd");
+    return c->nonblocking ? ncclInProgress : ncclSuccess;
+}
+
+/* A job a failed group never runs (group.cc, groupCleanup): a
+ * non-blocking job's communicator keeps the group's error; a creation's
+ * stays never initialised. */
+static void job_drop(standin_job *base, ncclResult_t why)
+{
+    comm_job *job = (comm_job *)base;
+    if (base->comm->nonblocking)
+        base->comm->async_result = why;
+    standin_trace("%s dropped: its group failed", job->call);
+    free(job->kept);
+    free(job);
+}
+
+ncclResult_t standin_init_hold(ncclComm_t *comm, const ncclUniqueId *id, int nranks, int rank,
+                               int nonblocking, int failing, const ncclConfig_t *config)
+{
+    comm_job *job = calloc(1, sizeof *job);
+    ncclComm_t c = job != NULL ? standin_comm_alloc(nonblocking, NULL) : NULL;
+    if (c == NULL) {
+        free(job);
+        return standin_fail(ncclSystemError, "out of memory");
+    }
+    standin_share_config(c, config, NULL);
+    c->pending = 1;
+    *job = (comm_job){.base = {.comm = c, .run = init_run, .drop = job_drop},
+                      .id = *id, .nranks = nranks, .rank = rank, .failing = failing,
+                      .call = "ncclCommInitRank"};
+    standin_group_hold(&job->base);
+    standin_trace("ncclCommInitRank held for the outermost ncclGroupEnd");
+    *comm = c;
+    return ncclSuccess;
+}
+
+/* The split's or shrink's work, done by its job on the parent (init.cc,
+ * ncclCommInitChildComm queues ncclCommInitRankFunc with the parent as the
+ * job's comm, 2.28.9): every rank of the parent takes part, those without
+ * a colour too (commGetSplitInfo, then bootstrapSplit), a shrink's excluded
+ * ranks excepted. A failing rank of a blocking parent never comes (the
+ * others wait in the gather); of a non-blocking one, it tells the others,
+ * whose communicator of its colour never forms. The child joins the
+ * parent's resources when job->share (G9). Outside a group a non-blocking
+ * parent's call returns ncclSuccess with the parent in progress; held, the
+ * outermost ncclGroupEnd returns ncclInProgress (group.cc,
+ * ncclGroupEndInternal). *newcomm is written when the parent is seen done,
+ * as NCCL's thread writes it at the end of ncclCommInitRankFunc. */
+static ncclResult_t split_run(comm_job *job, int held)
+{
+    ncclComm_t comm = job->base.comm, child = NULL;
+    standin_net *net = NULL;
+    int stuck = 0;
+    standin_comm_enter(comm, job->call);
+    ncclResult_t res = standin_bootstrap_split(comm->net, job->kept, job->color, job->key,
+                                               job->failing, &net, &stuck);
+    standin_comm_leave(comm);
+    if (res == ncclSuccess && job->failing)
+        res = standin_fail(ncclSystemError, STANDIN_INJECTED_SPLIT);
+    if (res == ncclSuccess && net != NULL) {
+        res = standin_comm_new(net, 0, job->share ? comm : NULL, &child);
+        if (child != NULL) {
+            child->nonblocking = job->child_nonblocking;
+            standin_share_config(child, job->has_config ? &job->config : NULL, comm);
+        }
+    }
+    ncclComm_t *newcomm = job->newcomm;
+    const char *call = held ? "ncclGroupEnd" : job->call;
+    free(job->kept);
+    free(job);
+    /* A non-blocking group's failed job leaves its error on the parent. */
+    if (res != ncclSuccess && held && comm->nonblocking)
+        return standin_comm_marked_started(comm, res, call);
+    if (res != ncclSuccess || !comm->nonblocking) {
+        if (res == ncclSuccess)
+            *newcomm = child;   /* ready: the call, or the group's end, blocked */
+        return res;
+    }
+    if (stuck) {
+        comm->in_progress = -1;
+        standin_trace("%s returned %s, the communicator in progress for ever (a peer never "
+                      "joins)", call, held ? "ncclInProgress" : "ncclSuccess");
+        return held ? ncclInProgress : ncclSuccess;
+    }
+    comm->split_child = child;
+    comm->split_out = newcomm;
+    return held ? standin_comm_marked_started(comm, ncclSuccess, call)
+                : standin_comm_started_success(comm, call);
+}
+
+static ncclResult_t split_held_run(standin_job *base)
+{
+    comm_job *job = (comm_job *)base;
+    standin_trace("ncclGroupEnd runs the held %s", job->call);
+    return split_run(job, 1);
+}
+
+/* Run job now, outside a group, or hold it for the outermost group end;
+ * *newcomm stays NULL until it is done ("*newcomm should be NCCL_COMM_NULL
+ * until comm split fully complete", ncclCommInitChildComm). */
+static ncclResult_t split_start(comm_job *job)
+{
+    if (standin_group_depth() == 0)
+        return split_run(job, 0);
+    job->base.run = split_held_run;
+    job->base.drop = job_drop;
+    standin_group_hold(&job->base);
+    standin_trace("%s held for the outermost ncclGroupEnd", job->call);
+    return ncclSuccess;
+}
+
+/* A split or shrink job on parent comm, the child's mode and sharing read
+ * as NCCL reads them: the child inherits comm's blocking mode
+ * (copyCommConfig) or takes config's (parseCommConfig: unset means
+ * blocking), NCCL_COMM_BLOCKING overriding either (env_blocking); it
+ * shares comm's resources when COMM's config says so (G9:
+ * ncclCommInitChildComm sets "comm->shareResources = ... (isShrink ? (!(flags
+ * & NCCL_SHRINK_ABORT) && comm->config.shrinkShare) :
+ * comm->config.splitShare)", 2.28.9; ncclCommSplit 2.18.1 tests
+ * comm->config.splitShare), whatever config says. */
+static comm_job *job_new(ncclComm_t comm, ncclComm_t *newcomm, ncclConfig_t *config, int shrink,
+                         int flags)
+{
+    comm_job *job = calloc(1, sizeof *job);
+    if (job == NULL)
+        return NULL;
+    job->base.comm = comm;
+    job->newcomm = newcomm;
+    job->child_nonblocking =
+        !standin_env_blocking(config != NULL ? config->blocking != 0 : !comm->nonblocking, 0);
+    job->share = shrink ? comm->shrink_share && !(flags & NCCL_SHRINK_ABORT) : comm->split_share;
+    job->has_config = config != NULL;
+    if (config != NULL)
+        job->config = *config;
+    job->call = shrink ? "ncclCommShrink" : "ncclCommSplit";
+    return job;
+}
+
+ncclResult_t standin_split_start(ncclComm_t comm, ncclComm_t *newcomm, ncclConfig_t *config,
+                                 int color, int key, unsigned char *kept, int shrink_flags,
+                                 int failing)
+{
+    comm_job *job = job_new(comm, newcomm, config, kept != NULL, shrink_flags);
+    if (job == NULL) {
+        free(kept);
+        return standin_fail(ncclSystemError, "out of memory");
+    }
+    job->color = color;
+    job->key = key;
+    job->kept = kept;
+    job->failing = failing;
+    return split_start(job);
+}
