@@ -12,7 +12,12 @@
 #    unset, 0 and 1 and every -z mode, -G and the splits, the stand-in never
 #    refuses a config's blocking value or a group mixing blocking and
 #    non-blocking communicators (group.cc ncclAsyncLaunch);
-# 5. ncclCommAbort from another thread: while the main thread hangs inside
+# 5. cudaGetLastError after a failed kernel load or launch (-B's compare
+#    kernel): the backend says why it compares on the host, and reads the
+#    error back, so that nothing is left for the next cudaGetLastError (the
+#    stand-in's exit line counts an unread error, which standin_check
+#    rejects);
+# 6. ncclCommAbort from another thread: while the main thread hangs inside
 #    a blocking ncclCommSplit, -T ends the run without the watchdog's thread
 #    calling NCCL (the stand-in flags an abort while any thread is inside
 #    NCCL: communicators.rst, Fault Tolerance).
@@ -126,7 +131,25 @@ standin_check trace --prefix "$CB_TMP/trace" --ranks 2 --teardown destroy
     show_and_fail "-G 2 comm_init: the stand-in refused the mode of a group or a config"
 echo "ok: no config.blocking or group mode refused"
 
-# 5. A hang inside a blocking NCCL call: rank 0 never joins the split, the
+# 5. A failed load and a failed launch of -B's kernel: reported, then read.
+for fault in LIBRARY:'a PTX JIT compilation failed' \
+    LAUNCH:'cudaLaunchKernel failed (compare.c:[0-9]*): too many resources requested for launch'; do
+    what=${fault%%:*}
+    fresh_trace
+    eval "CB_STANDIN_FAIL_$what=0 run 2 --backend nccl -B -b 64 -e 256 -n 2"
+    expect_rc 0 "-B with CB_STANDIN_FAIL_$what"
+    if grep -q 'has no cudaLibraryLoadData' "$CB_TMP/out"; then
+        echo "note: the CUDA runtime built against has no cudaLibraryLoadData: -B loads no kernel"
+        break
+    fi
+    has 1 "^# -B compares on the host (outputs copied from the GPU): the GPU compare kernel failed on rank 0: .*${fault#*:}"
+    grep -q '^cudaGetLastError [1-9]' "$CB_TMP/trace.0" ||
+        show_and_fail "$what: the backend never read the failure back with cudaGetLastError"
+    standin_check trace --prefix "$CB_TMP/trace" --ranks 2 --teardown destroy
+done
+echo "ok: a failed kernel load or launch reported and read back"
+
+# 6. A hang inside a blocking NCCL call: rank 0 never joins the split, the
 # others wait inside ncclCommSplit until -T ends them. Their watchdog's
 # thread must not abort (NCCL forbids it while a thread is inside NCCL).
 CB_RUN_TIMEOUT=40

@@ -74,7 +74,7 @@ static void trace_close(void)
     fprintf(trace_file, "exit");
     for (int k = 0; k < STANDIN_KINDS; k++)
         fprintf(trace_file, " %s=%d", kind_names[k], live[k]);
-    fprintf(trace_file, "\n");
+    fprintf(trace_file, " cuda_error=%d\n", (int)standin_unread_error());
     fclose(trace_file);
     trace_file = NULL;
 }

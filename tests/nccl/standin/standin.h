@@ -511,6 +511,9 @@ ncclResult_t standin_run_collective(const standin_op *op, const char **what);
  * result, with *what naming the failure. */
 ncclResult_t standin_check_args(const standin_op *op, const char **what);
 
+/* kernels.c: the calling thread's error that cudaGetLastError has not read. */
+cudaError_t standin_unread_error(void);
+
 /* kernels.c: cudaGetErrorString's text for the errors of its calls. */
 const char *standin_kernel_error_string(cudaError_t error);
 
