@@ -51,6 +51,7 @@ int rules_case_connect_memory(void);
 int rules_case_group_modes(void);
 int rules_case_config_blocking(void);
 int rules_case_group_mixed(void);
+int rules_case_abort_inside(void);
 
 /* rules_register.c: registrations NCCL does not make (NULL handle or
  * window) by version and environment. */

@@ -42,14 +42,20 @@
  *                         are missing from older libraries; where NCCL's
  *                         behaviour changed between versions the stand-in
  *                         follows it (connect.c, nccl.c, nccl_register.c)
+ *   CB_STANDIN_CUDA_DRIVER=V  version cudaDriverGetVersion reports
+ *                         (default one major version above the runtime's,
+ *                         plus 0.2: newer than the runtime, as usual, and
+ *                         different from it); both versions are traced
  *   CB_STANDIN_CONNECT_BYTES=B  device memory each communicator's
  *                         connections take, at creation before 2.22, at its
  *                         first collective from 2.22 (connect.c; default 0)
  *
  * Kernels (kernels.c, for -B's compare kernel): PTX loaded with
  * cudaLibraryLoadData is checked as a driver does and each launch runs the
- * kernel's CPU model; CB_STANDIN_PTX_MAX, CB_STANDIN_FAIL_LIBRARY and
- * CB_STANDIN_KERNEL_NOOP are described there.
+ * kernel's CPU model; CB_STANDIN_PTX_MAX, CB_STANDIN_FAIL_LIBRARY,
+ * CB_STANDIN_FAIL_LAUNCH and CB_STANDIN_KERNEL_NOOP are described there,
+ * and so is cudaGetLastError (an error unread at exit is counted in the
+ * trace's exit line).
  *
  * NCCL 2.28's ncclAlltoAll, ncclGather, ncclScatter (nccl_native.c) and the
  * buffer registration calls of -R (nccl_register.c, with their rules and
@@ -133,7 +139,12 @@
  * trace rejects) and a line on stderr, then behaves as they do where it can:
  *   - ncclCommAbort and ncclCommDestroy wait until every CUDA graph that
  *     captured the communicator is destroyed (they never return otherwise);
- *   - calls on one communicator from two threads at once;
+ *   - calls on one communicator from two threads at once, and
+ *     ncclCommAbort while another thread is inside any NCCL call (a
+ *     call on a communicator, or a blocking creation's bootstrap): NCCL
+ *     "requires applications to ... make sure no thread is calling any
+ *     NCCL operations while calling ncclCommAbort" (communicators.rst,
+ *     Fault Tolerance, 2.30.7);
  *   - cudaFree waits for all work on the device, and freeing memory that a
  *     live communicator registered while a graph captured it;
  *   - cudaMalloc while a stream captures invalidates the capture;
