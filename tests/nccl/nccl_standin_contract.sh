@@ -38,7 +38,7 @@ no_violation() {
 # 1. Communicators from ids: the run's own, and -o comm_init's per
 # iteration; splits and shrinks need none.
 fresh_trace
-run 3 --backend nccl -o allreduce,comm_init -b 64 -e 64 -n 2 -w 1
+run 3 --backend nccl -o allreduce,comm_init,hier_allreduce --hier-split size:1 -b 64 -e 64 -n 2 -w 1
 expect_rc 0 "communicators from ids"
 standin_check trace --prefix "$CB_TMP/trace" --ranks 3 --teardown destroy
 "$CB_PYTHON" - "$CB_TMP/trace" 3 <<'PY' || show_and_fail "ncclGetUniqueId is not one call on rank 0 per communicator"

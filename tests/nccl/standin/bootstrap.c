@@ -440,7 +440,7 @@ ncclResult_t standin_bootstrap_split(standin_net *parent, const unsigned char *m
                                      int key, int never_joins, standin_net **child, int *stuck)
 {
     int n = standin_net_size(parent), me = standin_net_rank(parent);
-    uint64_t magic = standin_net_child_magic(parent);
+    uint64_t magic = standin_net_child_magic(parent, members);
     *child = NULL;
     *stuck = 0;
     struct sockaddr_in listener;

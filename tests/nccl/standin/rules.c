@@ -653,7 +653,7 @@ int main(int argc, char **argv)
         {"connect-memory", rules_case_connect_memory},
         {"group-modes", rules_case_group_modes}, {"config-blocking", rules_case_config_blocking},
         {"register-null", rules_case_register_null}, {"group-mixed", rules_case_group_mixed},
-        {"abort-inside", rules_case_abort_inside},
+        {"abort-inside", rules_case_abort_inside}, {"shrink-split", rules_case_shrink_split},
     };
     int rc = 2;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)

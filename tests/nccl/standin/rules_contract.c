@@ -368,3 +368,27 @@ int rules_case_abort_inside(void)
     cudaFree(job.buf);
     return 0;
 }
+
+/* A shrink leaves the parent's count of splits as it was (init.cc,
+ * ncclCommInitChildComm 2.28.9: splitCount grows for splits only), so a
+ * split after a shrink that some ranks never called still forms: rank 0
+ * shrinks rank 1 away, then both split. A stand-in that counted the shrink
+ * leaves the split waiting for ever (the test's time limit ends it). */
+int rules_case_shrink_split(void)
+{
+    ncclComm_t comm = NULL, shrunk = NULL, child = NULL;
+    EXPECT(rules_comm_world(&comm, 1) == ncclSuccess, "set-up");
+    if (rules_rank() == 0) {
+        int excluded = 1;
+        EXPECT(ncclCommShrink(comm, &excluded, 1, &shrunk, NULL, NCCL_SHRINK_DEFAULT) ==
+                       ncclSuccess &&
+                   shrunk != NULL,
+               "the shrink");
+        EXPECT(ncclCommDestroy(shrunk) == ncclSuccess, "the shrunk communicator's teardown");
+    }
+    EXPECT(ncclCommSplit(comm, 0, rules_rank(), &child, NULL) == ncclSuccess && child != NULL,
+           "the split after a shrink");
+    EXPECT(ncclCommDestroy(child) == ncclSuccess && ncclCommDestroy(comm) == ncclSuccess,
+           "teardown");
+    return 0;
+}

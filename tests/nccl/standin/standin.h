@@ -325,7 +325,9 @@ void standin_net_set_peer(standin_net *net, int peer, int fd);
 int standin_net_peer(const standin_net *net, int peer);
 int standin_net_rank(const standin_net *net);
 int standin_net_size(const standin_net *net);
-uint64_t standin_net_child_magic(standin_net *net);
+/* The magic of a child's bootstrap: a split's (members NULL; advances the
+ * parent's count of splits) or a shrink's over its kept members. */
+uint64_t standin_net_child_magic(standin_net *net, const unsigned char *members);
 void standin_net_free(standin_net *net);
 int standin_send_all(int fd, const void *buf, size_t bytes);
 int standin_recv_all(int fd, void *buf, size_t bytes);
