@@ -16,18 +16,18 @@
  *                               nothing, as a kernel built wrong
  *   CB_STANDIN_FAIL_LAUNCH=R    cudaLaunchKernel fails as a launch that asks
  *                               too much (cudaErrorLaunchOutOfResources)
+ *   CB_STANDIN_PTX_MAX=V        the newest PTX version the driver reads,
+ *                               major * 10 + minor (default 90: CUDA 13.0)
  *
  * cudaGetLastError, as the header has it: "the last error that has been
  * produced by any of the runtime calls ... in the host thread", then reset
  * to cudaSuccess. Only this file's calls set it here, and each of their
- * errors is one that resets (a failed load or launch configuration; none of
+ * errors is one that resets (a failed load or launch; none of
  * the sticky errors, which leave "the process in an inconsistent state and
  * any further CUDA work will return the same error", driver_types.h
  * cudaErrorIllegalAddress, happens here). An error still unread when the
  * process exits, which the next cudaGetLastError would have blamed on
  * another call, is counted in the trace's exit line (cuda_error=N).
- *   CB_STANDIN_PTX_MAX=V        the newest PTX version the driver reads,
- *                               major * 10 + minor (default 90: CUDA 13.0)
  */
 #include "config.h"
 #include "standin.h"

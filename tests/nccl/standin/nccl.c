@@ -17,7 +17,7 @@ static char last_error[256];
 static struct ncclComm *live_comms;
 static int comm_serials;
 /* Threads inside an NCCL call of the process, and the last call entered,
- * for ncclCommAbort's rule (standin_inside_nccl). */
+ * for ncclCommAbort's rule (inside_nccl). */
 static atomic_int threads_inside;
 static _Atomic(const char *) last_entered;
 
