@@ -25,18 +25,9 @@
 . "$CB_SRCDIR/tests/nccl/standin/lib.sh"
 standin_setup 4 python trace
 
-# no_violation WHAT NP: no rank of NP traced a VIOLATION.
-no_violation() {
-    r=0
-    while [ "$r" -lt "$2" ]; do
-        ! grep -q VIOLATION "$CB_TMP/trace.$r" 2>/dev/null ||
-            show_and_fail "$1: rank $r: $(grep VIOLATION "$CB_TMP/trace.$r" | head -1)"
-        r=$((r + 1))
-    done
-}
-
 # 1. Communicators from ids: the run's own, and -o comm_init's per
-# iteration; splits and shrinks need none.
+# iteration; splits and shrinks need none (hier_allreduce's splits, after
+# comm_init's shrink, which only some ranks call: they must still form).
 fresh_trace
 run 3 --backend nccl -o allreduce,comm_init,hier_allreduce --hier-split size:1 -b 64 -e 64 -n 2 -w 1
 expect_rc 0 "communicators from ids"
@@ -162,6 +153,7 @@ for r in 1 2; do
     grep -q '^ncclCommSplit ' "$CB_TMP/trace.$r" ||
         show_and_fail "a hung split: rank $r never called ncclCommSplit"
 done
-no_violation "a hung split ended by -T" 3
+! grep -H VIOLATION "$CB_TMP"/trace.* ||
+    show_and_fail "a hung split ended by -T: a VIOLATION (above)"
 echo "ok: -T ends a hang inside NCCL without an abort from another thread"
 echo "ok"
