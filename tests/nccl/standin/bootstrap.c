@@ -374,6 +374,10 @@ ncclResult_t standin_bootstrap_init(const ncclUniqueId *id, int nranks, int rank
         return standin_fail(ncclInvalidArgument, "the unique id was not made by ncclGetUniqueId");
     if (nranks < 1 || rank < 0 || rank >= nranks)
         return standin_fail(ncclInvalidArgument, "rank or nranks out of range");
+    /* Which id: its root's address, as ncclGetUniqueId traced it, so that a
+     * test matches each communicator to the one call that made its id. */
+    standin_trace("bootstrap root=%s:%d rank=%d", inet_ntoa(h.root.sin_addr),
+                  ntohs(h.root.sin_port), rank);
     /* NCCL_COMM_ID: the id names an address no root serves yet. */
     if (getenv("NCCL_COMM_ID") != NULL && rank == 0 && !never_joins) {
         struct sockaddr_in where = h.root;
@@ -436,7 +440,7 @@ ncclResult_t standin_bootstrap_split(standin_net *parent, const unsigned char *m
                                      int key, int never_joins, standin_net **child, int *stuck)
 {
     int n = standin_net_size(parent), me = standin_net_rank(parent);
-    uint64_t magic = standin_net_child_magic(parent);
+    uint64_t magic = standin_net_child_magic(parent, members);
     *child = NULL;
     *stuck = 0;
     struct sockaddr_in listener;

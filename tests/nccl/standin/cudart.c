@@ -74,7 +74,7 @@ static void trace_close(void)
     fprintf(trace_file, "exit");
     for (int k = 0; k < STANDIN_KINDS; k++)
         fprintf(trace_file, " %s=%d", kind_names[k], live[k]);
-    fprintf(trace_file, "\n");
+    fprintf(trace_file, " cuda_error=%d\n", (int)standin_unread_error());
     fclose(trace_file);
     trace_file = NULL;
 }
@@ -345,12 +345,16 @@ cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int dev
 cudaError_t cudaRuntimeGetVersion(int *version)
 {
     *version = CUDART_VERSION;
+    standin_trace("cudaRuntimeGetVersion %d", *version);
     return cudaSuccess;
 }
 
+/* The newest CUDA the driver supports (header): a driver newer than the
+ * runtime, as usual, so that a preamble mixing the two up shows it. */
 cudaError_t cudaDriverGetVersion(int *version)
 {
-    *version = CUDART_VERSION;
+    *version = (int)standin_env_long("CB_STANDIN_CUDA_DRIVER", CUDART_VERSION / 1000 * 1000 + 1020);
+    standin_trace("cudaDriverGetVersion %d", *version);
     return cudaSuccess;
 }
 

@@ -14,8 +14,20 @@
  *                               cannot compile the PTX (cudaErrorInvalidPtx)
  *   CB_STANDIN_KERNEL_NOOP=R    kernels launch and complete but write
  *                               nothing, as a kernel built wrong
+ *   CB_STANDIN_FAIL_LAUNCH=R    cudaLaunchKernel fails as a launch that asks
+ *                               too much (cudaErrorLaunchOutOfResources)
  *   CB_STANDIN_PTX_MAX=V        the newest PTX version the driver reads,
  *                               major * 10 + minor (default 90: CUDA 13.0)
+ *
+ * cudaGetLastError, as the header has it: "the last error that has been
+ * produced by any of the runtime calls ... in the host thread", then reset
+ * to cudaSuccess. Only this file's calls set it here, and each of their
+ * errors is one that resets (a failed load or launch; none of
+ * the sticky errors, which leave "the process in an inconsistent state and
+ * any further CUDA work will return the same error", driver_types.h
+ * cudaErrorIllegalAddress, happens here). An error still unread when the
+ * process exits, which the next cudaGetLastError would have blamed on
+ * another call, is counted in the trace's exit line (cuda_error=N).
  */
 #include "config.h"
 #include "standin.h"
@@ -24,8 +36,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* What cudaGetLastError returns once: the last call here that failed. */
-static cudaError_t last_error = cudaSuccess;
+/* What cudaGetLastError returns once: the thread's last call here that failed. */
+static _Thread_local cudaError_t last_error = cudaSuccess;
 
 const char *standin_kernel_error_string(cudaError_t error)
 {
@@ -36,6 +48,7 @@ const char *standin_kernel_error_string(cudaError_t error)
     case cudaErrorSymbolNotFound: return "named symbol not found";
     case cudaErrorInvalidConfiguration: return "invalid configuration argument";
     case cudaErrorInvalidDeviceFunction: return "invalid device function";
+    case cudaErrorLaunchOutOfResources: return "too many resources requested for launch";
     default: return "unknown error (CUDA stand-in)";
     }
 }
@@ -44,7 +57,13 @@ cudaError_t cudaGetLastError(void)
 {
     cudaError_t err = last_error;
     last_error = cudaSuccess;
+    standin_trace("cudaGetLastError %d", (int)err);
     return err;
+}
+
+cudaError_t standin_unread_error(void)
+{
+    return last_error;
 }
 
 /* Where the CUDA runtime's headers lack the library calls (configure's
@@ -225,6 +244,8 @@ cudaError_t cudaLaunchKernel(const void *func, dim3 grid, dim3 block, void **arg
     if (grid.x == 0 || grid.y == 0 || grid.z == 0 || grid.y > 65535 || grid.z > 65535 ||
         threads == 0 || threads > 1024 || block.z > 64 || shared > 48 * 1024)
         return failed(cudaErrorInvalidConfiguration);
+    if (standin_fault("CB_STANDIN_FAIL_LAUNCH"))
+        return failed(cudaErrorLaunchOutOfResources);
     if (standin_stream_capturing(stream)) {
         standin_violation("cudaLaunchKernel of %s while its stream captures: the stand-in "
                           "records no kernels", k->name);

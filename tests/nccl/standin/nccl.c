@@ -16,6 +16,18 @@
 static char last_error[256];
 static struct ncclComm *live_comms;
 static int comm_serials;
+/* Threads inside an NCCL call of the process, and the last call entered,
+ * for ncclCommAbort's rule (inside_nccl). */
+static atomic_int threads_inside;
+static _Atomic(const char *) last_entered;
+
+/* A thread enters or leaves a call that may block inside NCCL. */
+static void inside_nccl(const char *call, int delta)
+{
+    if (delta > 0)
+        atomic_store(&last_entered, call);
+    atomic_fetch_add(&threads_inside, delta);
+}
 
 int standin_overlaps(const void *a, size_t a_bytes, const void *b, size_t b_bytes)
 {
@@ -26,6 +38,7 @@ int standin_overlaps(const void *a, size_t a_bytes, const void *b, size_t b_byte
 /* NCCL forbids calls on one communicator from two threads at once. */
 void standin_comm_enter(ncclComm_t comm, const char *call)
 {
+    inside_nccl(call, 1);
     if (atomic_fetch_add(&comm->in_call, 1) != 0)
         standin_violation("%s on a communicator that another thread is calling", call);
 }
@@ -88,6 +101,7 @@ ncclResult_t standin_comm_marked_started(ncclComm_t comm, ncclResult_t res, cons
 
 void standin_comm_leave(ncclComm_t comm)
 {
+    inside_nccl(NULL, -1);
     atomic_fetch_sub(&comm->in_call, 1);
 }
 
@@ -260,7 +274,9 @@ static ncclResult_t init_rank(ncclComm_t *comm, int nranks, ncclUniqueId id, int
     if (standin_group_depth() > 0)
         return standin_init_hold(comm, &id, nranks, rank, nonblocking, failing, config);
     standin_net *net = NULL;
+    inside_nccl("ncclCommInitRank", 1);   /* blocking: waits for every peer */
     ncclResult_t res = standin_bootstrap_init(&id, nranks, rank, failing, &net, &stuck);
+    inside_nccl(NULL, -1);
     if (res != ncclSuccess)
         return res;
     if (failing)
@@ -394,6 +410,7 @@ static ncclResult_t comm_free(ncclComm_t comm, const char *how)
     if (dropped > 0)
         standin_trace("%s dropped %zu operations waiting for ncclGroupEnd", how, dropped);
     comm_release(comm);
+    inside_nccl(NULL, -1);
     /* Another thread still inside a call (flagged above) keeps the memory. */
     if (atomic_fetch_sub(&comm->in_call, 1) == 1)
         free(comm);
@@ -472,6 +489,13 @@ ncclResult_t ncclCommDestroy(ncclComm_t comm)
 
 ncclResult_t ncclCommAbort(ncclComm_t comm)
 {
+    /* "NCCL requires applications to ... make sure no thread is calling
+     * any NCCL operations while calling ncclCommAbort" (communicators.rst,
+     * Fault Tolerance, 2.30.7): the abort frees what such a call is using.
+     * A NULL communicator returns at once (init.cc ncclCommAbort 2.28.9). */
+    if (comm != NULL && atomic_load(&threads_inside) > 0)
+        standin_violation("ncclCommAbort while another thread is inside NCCL (%s)",
+                          atomic_load(&last_entered));
     /* NCCL 2.28 (init.cc) queues the abort's clean-up as a job of the open
      * group, which then never runs: the thread must end its group first. */
     if (comm != NULL && standin_group_depth() > 0)

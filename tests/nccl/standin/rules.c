@@ -655,6 +655,7 @@ int main(int argc, char **argv)
         {"register-null", rules_case_register_null}, {"group-mixed", rules_case_group_mixed},
         {"group-create", rules_case_group_create}, {"split-share", rules_case_split_share},
         {"split-share-env", rules_case_split_share_env},
+        {"abort-inside", rules_case_abort_inside}, {"shrink-split", rules_case_shrink_split},
     };
     int rc = 2;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)

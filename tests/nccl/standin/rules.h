@@ -51,6 +51,8 @@ int rules_case_connect_memory(void);
 int rules_case_group_modes(void);
 int rules_case_config_blocking(void);
 int rules_case_group_mixed(void);
+int rules_case_abort_inside(void);
+int rules_case_shrink_split(void);
 
 /* rules_register.c: registrations NCCL does not make (NULL handle or
  * window) by version and environment. */

@@ -5,7 +5,9 @@
  * CB_STANDIN_NCCL_VERSION there fails here.
  */
 #define _GNU_SOURCE   /* setenv */
+#include <pthread.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "rules.h"
 
@@ -309,5 +311,84 @@ int rules_case_group_mixed(void)
            "teardown");
     cudaStreamDestroy(s);
     cudaFree(buf);
+    return 0;
+}
+
+/* A collective that waits for the peer, on a thread of its own. */
+typedef struct inside_job {
+    ncclComm_t comm;
+    cudaStream_t stream;
+    float *buf;
+    ncclResult_t res;
+} inside_job;
+
+static void *allreduce_thread(void *arg)
+{
+    inside_job *job = arg;
+    job->res = ncclAllReduce(job->buf, job->buf, 4, ncclFloat32, ncclSum, job->comm, job->stream);
+    return NULL;
+}
+
+/* NCCL requires that no thread be calling NCCL while another aborts
+ * (communicators.rst, Fault Tolerance, 2.30.7), on any communicator. Rank
+ * 1 aborts one communicator while a thread of its own waits inside a
+ * collective on another, which rank 0 joins only afterwards: flagged on
+ * rank 1; rank 0's abort, with no thread inside, is not. */
+int rules_case_abort_inside(void)
+{
+    inside_job job = {.buf = rules_device_memory(4 * sizeof(float)), .res = ncclInternalError};
+    ncclComm_t other = NULL;
+    EXPECT(job.buf != NULL && cudaStreamCreateWithFlags(&job.stream, cudaStreamNonBlocking) ==
+                                  cudaSuccess &&
+               rules_comm_world(&job.comm, 1) == ncclSuccess &&
+               rules_comm_world(&other, 1) == ncclSuccess,
+           "set-up");
+    const char *flagged = "VIOLATION ncclCommAbort while another thread is inside NCCL "
+                          "(ncclAllReduce)";
+    if (rules_rank() == 1) {
+        pthread_t t;
+        EXPECT(pthread_create(&t, NULL, allreduce_thread, &job) == 0, "thread");
+        const struct timespec nap = {0, 5 * 1000 * 1000};
+        for (int i = 0; i < 4000 && rules_trace_count("ncclAllReduce") == 0; i++)
+            nanosleep(&nap, NULL);   /* a deadline, not a timed assertion */
+        nanosleep(&nap, NULL);
+        ncclCommAbort(other);
+        MPI_Barrier(MPI_COMM_WORLD);   /* now rank 0 joins the collective */
+        pthread_join(t, NULL);
+    } else {
+        MPI_Barrier(MPI_COMM_WORLD);
+        job.res = ncclAllReduce(job.buf, job.buf, 4, ncclFloat32, ncclSum, job.comm, job.stream);
+        ncclCommAbort(other);
+    }
+    EXPECT(job.res == ncclSuccess, "the collective");
+    EXPECT(rules_trace_count(flagged) == (rules_rank() == 1),
+           "an abort while another thread was inside NCCL not flagged, or one flagged wrongly");
+    EXPECT(ncclCommDestroy(job.comm) == ncclSuccess, "teardown");
+    cudaStreamDestroy(job.stream);
+    cudaFree(job.buf);
+    return 0;
+}
+
+/* A shrink leaves the parent's count of splits as it was (init.cc,
+ * ncclCommInitChildComm 2.28.9: splitCount grows for splits only), so a
+ * split after a shrink that some ranks never called still forms: rank 0
+ * shrinks rank 1 away, then both split. A stand-in that counted the shrink
+ * leaves the split waiting for ever (the test's time limit ends it). */
+int rules_case_shrink_split(void)
+{
+    ncclComm_t comm = NULL, shrunk = NULL, child = NULL;
+    EXPECT(rules_comm_world(&comm, 1) == ncclSuccess, "set-up");
+    if (rules_rank() == 0) {
+        int excluded = 1;
+        EXPECT(ncclCommShrink(comm, &excluded, 1, &shrunk, NULL, NCCL_SHRINK_DEFAULT) ==
+                       ncclSuccess &&
+                   shrunk != NULL,
+               "the shrink");
+        EXPECT(ncclCommDestroy(shrunk) == ncclSuccess, "the shrunk communicator's teardown");
+    }
+    EXPECT(ncclCommSplit(comm, 0, rules_rank(), &child, NULL) == ncclSuccess && child != NULL,
+           "the split after a shrink");
+    EXPECT(ncclCommDestroy(child) == ncclSuccess && ncclCommDestroy(comm) == ncclSuccess,
+           "teardown");
     return 0;
 }

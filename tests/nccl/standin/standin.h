@@ -42,14 +42,20 @@
  *                         are missing from older libraries; where NCCL's
  *                         behaviour changed between versions the stand-in
  *                         follows it (connect.c, nccl.c, nccl_register.c)
+ *   CB_STANDIN_CUDA_DRIVER=V  version cudaDriverGetVersion reports
+ *                         (default one major version above the runtime's,
+ *                         plus 0.2: newer than the runtime, as usual, and
+ *                         different from it); both versions are traced
  *   CB_STANDIN_CONNECT_BYTES=B  device memory each communicator's
  *                         connections take, at creation before 2.22, at its
  *                         first collective from 2.22 (connect.c; default 0)
  *
  * Kernels (kernels.c, for -B's compare kernel): PTX loaded with
  * cudaLibraryLoadData is checked as a driver does and each launch runs the
- * kernel's CPU model; CB_STANDIN_PTX_MAX, CB_STANDIN_FAIL_LIBRARY and
- * CB_STANDIN_KERNEL_NOOP are described there.
+ * kernel's CPU model; CB_STANDIN_PTX_MAX, CB_STANDIN_FAIL_LIBRARY,
+ * CB_STANDIN_FAIL_LAUNCH and CB_STANDIN_KERNEL_NOOP are described there,
+ * and so is cudaGetLastError (an error unread at exit is counted in the
+ * trace's exit line).
  *
  * NCCL 2.28's ncclAlltoAll, ncclGather, ncclScatter (nccl_native.c) and the
  * buffer registration calls of -R (nccl_register.c, with their rules and
@@ -145,7 +151,12 @@
  * trace rejects) and a line on stderr, then behaves as they do where it can:
  *   - ncclCommAbort and ncclCommDestroy wait until every CUDA graph that
  *     captured the communicator is destroyed (they never return otherwise);
- *   - calls on one communicator from two threads at once;
+ *   - calls on one communicator from two threads at once, and
+ *     ncclCommAbort while another thread is inside any NCCL call (a
+ *     call on a communicator, or a blocking creation's bootstrap): NCCL
+ *     "requires applications to ... make sure no thread is calling any
+ *     NCCL operations while calling ncclCommAbort" (communicators.rst,
+ *     Fault Tolerance, 2.30.7);
  *   - cudaFree waits for all work on the device, and freeing memory that a
  *     live communicator registered while a graph captured it;
  *   - cudaMalloc while a stream captures invalidates the capture;
@@ -338,7 +349,9 @@ void standin_net_set_peer(standin_net *net, int peer, int fd);
 int standin_net_peer(const standin_net *net, int peer);
 int standin_net_rank(const standin_net *net);
 int standin_net_size(const standin_net *net);
-uint64_t standin_net_child_magic(standin_net *net);
+/* The magic of a child's bootstrap: a split's (members NULL; advances the
+ * parent's count of splits) or a shrink's over its kept members. */
+uint64_t standin_net_child_magic(standin_net *net, const unsigned char *members);
 void standin_net_free(standin_net *net);
 int standin_send_all(int fd, const void *buf, size_t bytes);
 int standin_recv_all(int fd, void *buf, size_t bytes);
@@ -588,6 +601,9 @@ ncclResult_t standin_run_collective(const standin_op *op, const char **what);
  * (datatype, root, peer, reduction operator of this communicator); an NCCL
  * result, with *what naming the failure. */
 ncclResult_t standin_check_args(const standin_op *op, const char **what);
+
+/* kernels.c: the calling thread's error that cudaGetLastError has not read. */
+cudaError_t standin_unread_error(void);
 
 /* kernels.c: cudaGetErrorString's text for the errors of its calls. */
 const char *standin_kernel_error_string(cudaError_t error);

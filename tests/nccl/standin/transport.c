@@ -93,10 +93,16 @@ int standin_net_size(const standin_net *net)
     return net->nranks;
 }
 
-uint64_t standin_net_child_magic(standin_net *net)
+uint64_t standin_net_child_magic(standin_net *net, const unsigned char *members)
 {
-    /* Every rank splits in the same order, so all agree on the count. */
-    uint64_t x = net->magic ^ (0x9e3779b97f4a7c15ull * ++net->splits);
+    /* Every rank splits in the same order, so all agree on the count. A
+     * shrink, which the excluded ranks never call, leaves the count as NCCL
+     * leaves its splitCount (init.cc ncclCommInitChildComm 2.28.9: "++comm->
+     * splitCount" for splits only), and takes its kept ranks instead. */
+    uint64_t x = net->magic ^ (0x9e3779b97f4a7c15ull * (members == NULL ? ++net->splits
+                                                                         : net->splits + 1));
+    for (int r = 0; members != NULL && r < net->nranks; r++)
+        x = (x ^ (uint64_t)(members[r] != 0) << (r % 64)) * 0x94d049bb133111ebull;
     x ^= x >> 31;
     return x * 0xbf58476d1ce4e5b9ull;
 }
