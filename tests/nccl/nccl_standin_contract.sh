@@ -2,7 +2,8 @@
 # through the CPU stand-in, each failing if the backend broke its entry:
 # 1. ncclGetUniqueId: one call, on rank 0 only, per communicator made from
 #    an id (the stand-in traces the id's root with the call and with each
-#    rank's bootstrap);
+#    rank's bootstrap), and no split child shares its parent's resources
+#    (splitShare, G9);
 # 2. ncclGetLastError: the backend's one-line message carries the text the
 #    stand-in set for an injected failure (debug.cc's ncclLastError);
 # 3. cudaRuntimeGetVersion and cudaDriverGetVersion: the preamble shows the
@@ -63,6 +64,15 @@ if len(ids) != len(set(joined[0])):
     sys.exit("rank 0 made %d ids for %d communicators" % (len(ids), len(set(joined[0]))))
 print("ok: %d communicators, one id each, made on rank 0" % len(joined[0]))
 PY
+
+# 1b. splitShare (G9): the children measured (hier_allreduce's splits here)
+# are communicators of their own, never on their parent's resources, which
+# NCCL decides from the PARENT's config (init.cc ncclCommInitChildComm).
+grep -q "^ncclCommSplit " "$CB_TMP"/trace.* || show_and_fail "the run made no split to check"
+if grep -n "^resources shared with the parent" "$CB_TMP"/trace.*; then
+    show_and_fail "a measured child shares its parent's resources (splitShare set)"
+fi
+echo "ok: the split children share nothing with their parent"
 
 # 2. NCCL's last error in the message: a creation that fails on its own
 # (one rank: nobody waits) and an asynchronous error.
