@@ -160,7 +160,7 @@ void cb_eng_start_backend(engine *e)
         return;
     }
     cb_watchdog_doing(&e->watch, "starting the %s backend", e->ops->name);
-    if (e->ops->init(e->gcomm, &config, &e->b) != 0)
+    if (e->ops->init(e->groups.gcomm, &config, &e->b) != 0)
         cb_status_set(&e->st, CB_EXIT_RUNTIME, "starting the %s backend failed: %s",
                       e->ops->name, e->b ? e->b->error : "out of memory");
     if (e->b != NULL) {

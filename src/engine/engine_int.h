@@ -49,13 +49,11 @@ typedef struct run_position {
     int coll, ncolls, pass, npasses, combo, ncombos;
 } run_position;
 
-typedef struct engine {
-    const cb_params *p;
-    cb_ctl *comm;
-    int rank;
-    int nranks;
-    /* The ranks measured together: comm itself, or with --split this rank's
-     * group, numbered by its lowest rank. */
+/* groups.c's: the ranks measured together, comm itself or with --split
+ * this rank's group, numbered by its lowest rank. Set by
+ * cb_eng_groups_init and cb_eng_split_groups, freed by cb_eng_groups_free;
+ * the other files only read it. */
+typedef struct cb_eng_groups {
     cb_ctl *gcomm;
     int grank;
     int gsize;
@@ -66,6 +64,14 @@ typedef struct engine {
     int *leaders;           /* comm rank of each group's rank 0 */
     char *group_hosts;      /* rank 0, --split: each group's host (CB_HOSTLEN each), "" when
                              * its ranks are on several */
+} cb_eng_groups;
+
+typedef struct engine {
+    const cb_params *p;
+    cb_ctl *comm;
+    int rank;
+    int nranks;
+    cb_eng_groups groups;   /* groups.c's */
     /* Rank 0: the out-of-place result of each group waiting for its in-place
      * half (npending of them), and a copy of every rank's times for it. */
     cb_result *pending;
@@ -206,6 +212,12 @@ void cb_eng_check_impls(engine *e);
 int cb_eng_backend_step(engine *e, int rc);
 
 /* groups.c */
+/* Before the split: one group, comm itself. */
+void cb_eng_groups_init(engine *e, cb_ctl *comm);
+void cb_eng_groups_free(engine *e);
+/* Before the split: one group, comm itself. */
+void cb_eng_groups_init(engine *e, cb_ctl *comm);
+void cb_eng_groups_free(engine *e);
 int cb_eng_spec_color(engine *e, const cb_split_spec *spec, const char *option, cb_ctl *comm);
 void cb_eng_split_groups(engine *e);
 void cb_eng_note_groups(engine *e, cb_ctl *comm, const char *what, const char *after,

@@ -58,7 +58,7 @@ static void *expect_setup(engine *e)
     }
     char label[CB_HOSTLEN];
     snprintf(label, sizeof label, "%s", e->host);
-    int group = p->split.kind != CB_SPLIT_NONE ? e->group : -1;
+    int group = p->split.kind != CB_SPLIT_NONE ? e->groups.group : -1;
     if (expect_auto(e)) {
         cb_expect_read_rank(dev.index >= 0 ? dev.bus_id : NULL, label, group, mine);
     } else {
@@ -69,7 +69,7 @@ static void *expect_setup(engine *e)
     }
     if (e->rank == 0) {
         x->ranks = calloc((size_t)e->nranks, sizeof *x->ranks);
-        x->groups = e->ngroups > 0 ? e->ngroups : 1;
+        x->groups = e->groups.ngroups > 0 ? e->groups.ngroups : 1;
         x->figs = calloc((size_t)x->groups, sizeof *x->figs);
         if (x->ranks == NULL || x->figs == NULL)
             cb_status_set(&e->st, CB_EXIT_RUNTIME, "out of memory for the facts of %d ranks",

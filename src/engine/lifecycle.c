@@ -85,9 +85,7 @@ int cb_engine_run(const cb_params *p, cb_ctl *comm, cb_watchdog *startup)
     e->sum.min_bw = p->tests_min_bw;
     e->rank = (comm)->rank;
     e->nranks = (comm)->size;
-    e->gcomm = comm;   /* until cb_eng_split_groups */
-    e->grank = e->rank;
-    e->gsize = e->min_gsize = e->nranks;
+    cb_eng_groups_init(e, comm);
     cb_sysinfo_host_label(e->host, sizeof e->host);
     cb_status_clear(&e->st);
     cb_eng_choose_progress(e);
@@ -180,14 +178,10 @@ int cb_engine_run(const cb_params *p, cb_ctl *comm, cb_watchdog *startup)
         cb_sidechannel_close(&e->side);
     pthread_mutex_destroy(&e->outputs_lock);
     free(e->ranks);
-    free(e->gmembers);
-    free(e->leaders);
-    free(e->group_hosts);
     free(e->pending);
     free(e->pending_times);
     cb_eta_free(&e->eta);
-    if (e->gcomm != e->comm && e->gcomm != NULL)
-        cb_ctl_free(&e->gcomm);
+    cb_eng_groups_free(e);
 
     /* Rank 0 alone saw the rows --min-busbw and --expect gate, and counted
      * the measurements. */

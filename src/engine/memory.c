@@ -214,19 +214,19 @@ void cb_eng_allocate_buffers(engine *e)
                   (!e->ops->marks_cost_a_call || figures_asked);
     int marks = cb_iter_plan_room(&req);
     e->samples = malloc((size_t)marks * sizeof *e->samples);
-    if (e->grank == 0)
-        e->rank_times = malloc((size_t)e->gsize * sizeof *e->rank_times);
+    if (e->groups.grank == 0)
+        e->rank_times = malloc((size_t)e->groups.gsize * sizeof *e->rank_times);
     int raw = keeps_raw_samples(e->p);
     e->samples_room = marks;
     if (raw) {
         e->raw_samples = calloc((size_t)marks, sizeof *e->raw_samples);
-        if (e->grank == 0)
-            e->rank_samples = calloc((size_t)e->gsize * marks, sizeof *e->rank_samples);
+        if (e->groups.grank == 0)
+            e->rank_samples = calloc((size_t)e->groups.gsize * marks, sizeof *e->rank_samples);
         if (e->rank == 0)
-            e->pending_samples = calloc((size_t)e->gsize * marks, sizeof *e->pending_samples);
+            e->pending_samples = calloc((size_t)e->groups.gsize * marks, sizeof *e->pending_samples);
     }
-    if (e->samples == NULL || (e->grank == 0 && e->rank_times == NULL) ||
-        (raw && (e->raw_samples == NULL || (e->grank == 0 && e->rank_samples == NULL) ||
+    if (e->samples == NULL || (e->groups.grank == 0 && e->rank_times == NULL) ||
+        (raw && (e->raw_samples == NULL || (e->groups.grank == 0 && e->rank_samples == NULL) ||
                  (e->rank == 0 && e->pending_samples == NULL))))
         cb_status_set(&e->st, CB_EXIT_RUNTIME, "out of memory for timing samples");
     else if (e->sampling)

@@ -498,12 +498,12 @@ void cb_eng_emit_results(engine *e, const cb_result *res, int n, int last_half)
         for (int g = 0; g < n; g++)
             if (res[g].rank_times != NULL) {
                 memcpy(e->pending_times, res[g].rank_times,
-                       (size_t)e->gsize * sizeof *e->pending_times);
+                       (size_t)e->groups.gsize * sizeof *e->pending_times);
                 e->pending[g].rank_times = e->pending_times;
             }
         if (n == 1 && res[0].rank_samples != NULL) {
             memcpy(e->pending_samples, res[0].rank_samples,
-                   (size_t)e->gsize * res[0].samples_room * sizeof *e->pending_samples);
+                   (size_t)e->groups.gsize * res[0].samples_room * sizeof *e->pending_samples);
             e->pending[0].rank_samples = e->pending_samples;
         }
         return;

@@ -153,8 +153,8 @@ static void repeat_on_result(engine *e, void *state, cb_result *res)
      * pattern is decided alike); the counts add up over the group. */
     unsigned long long mine[2] = {r->bad, r->elements}, total[2] = {0, 0};
     unsigned long long checked = r->checked;
-    cb_ctl_allreduce(e->gcomm, mine, total, 2, CB_CTL_U64, CB_CTL_SUM);
-    cb_ctl_allreduce(e->gcomm, CB_CTL_IN_PLACE, &checked, 1, CB_CTL_U64, CB_CTL_MAX);
+    cb_ctl_allreduce(e->groups.gcomm, mine, total, 2, CB_CTL_U64, CB_CTL_SUM);
+    cb_ctl_allreduce(e->groups.gcomm, CB_CTL_IN_PLACE, &checked, 1, CB_CTL_U64, CB_CTL_MAX);
     res->repeat_checked = checked;
     res->unrepeatable = total[0];
     res->unrepeatable_elements = total[1];
@@ -162,8 +162,8 @@ static void repeat_on_result(engine *e, void *state, cb_result *res)
     if (total[0] == 0)
         return;
     /* The lowest rank whose output did not repeat, and its host. */
-    int bad = r->bad > 0 ? e->grank : e->gsize;
-    cb_ctl_allreduce(e->gcomm, CB_CTL_IN_PLACE, &bad, 1, CB_CTL_INT, CB_CTL_MIN);
+    int bad = r->bad > 0 ? e->groups.grank : e->groups.gsize;
+    cb_ctl_allreduce(e->groups.gcomm, CB_CTL_IN_PLACE, &bad, 1, CB_CTL_INT, CB_CTL_MIN);
     struct {
         char host[CB_HOSTLEN];
         int rank;
@@ -171,7 +171,7 @@ static void repeat_on_result(engine *e, void *state, cb_result *res)
     memset(&report, 0, sizeof report);
     snprintf(report.host, sizeof report.host, "%s", e->host);
     report.rank = e->rank;
-    cb_ctl_bcast(e->gcomm, &report, sizeof report, bad);
+    cb_ctl_bcast(e->groups.gcomm, &report, sizeof report, bad);
     res->unrepeatable_rank = report.rank;
     memcpy(res->unrepeatable_host, report.host, sizeof res->unrepeatable_host);
 }

@@ -22,7 +22,7 @@ static int measure_size(engine *e, const cb_collective *coll, cb_call *call, int
     call->send = send;
     if (in_place) {
         /* One buffer holds both sides, as the collective's layout places them. */
-        size_t rank = (size_t)e->grank;
+        size_t rank = (size_t)e->groups.grank;
         call->send = recv + (l->inplace_offset + rank * l->inplace_send_stride) * esize;
         call->recv = recv + rank * l->inplace_recv_stride * esize;
     }
@@ -37,11 +37,11 @@ static int measure_size(engine *e, const cb_collective *coll, cb_call *call, int
     res.count = call->layout.count;
     res.in_place = in_place;
     res.warmup_iters = e->p->warmup;
-    res.group = e->p->split.kind != CB_SPLIT_NONE ? e->group : -1;
+    res.group = e->p->split.kind != CB_SPLIT_NONE ? e->groups.group : -1;
     res.layout = call->layout.rows != 0 ? CB_LAYOUT_COL : CB_LAYOUT_ROW;
     res.rows = call->layout.rows;
-    res.cols = (size_t)e->gsize * call->layout.width;
-    res.group_ranks = e->gsize;
+    res.cols = (size_t)e->groups.gsize * call->layout.width;
+    res.group_ranks = e->groups.gsize;
     res.impl = e->impl_now;
     if (coll->layout_traffic != NULL)
         cb_traffic_format(call->traffic, res.traffic_matrix, sizeof res.traffic_matrix);
@@ -92,14 +92,14 @@ static int measure_size(engine *e, const cb_collective *coll, cb_call *call, int
     res.seconds = cb_eng_combine_time(e, mine.mean);
     int slowest_rank = cb_eng_gather_rank_times(e, &mine, &res);   /* in comm */
     if (e->raw_samples != NULL)
-        cb_ctl_gather(e->gcomm, e->raw_samples, (size_t)e->samples_room * sizeof(double),
+        cb_ctl_gather(e->groups.gcomm, e->raw_samples, (size_t)e->samples_room * sizeof(double),
                       e->rank_samples, 0);
-    if (e->grank == 0) {
+    if (e->groups.grank == 0) {
         res.rank_samples = e->rank_samples;
         res.samples_room = e->samples_room;
     }
     res.algbw = res.seconds > 0 ? (double)bytes / 1e9 / res.seconds : 0;
-    res.busbw = res.algbw * coll->busbw_factor(e->gsize);
+    res.busbw = res.algbw * coll->busbw_factor(e->groups.gsize);
 
     if (checkable) {
         cb_watchdog_doing(&e->watch, "%s, verification", e->measuring);
@@ -144,8 +144,8 @@ static int lay_out(const engine *e, const cb_collective *coll, size_t esize, uin
                    cb_layout *out)
 {
     return coll->layout_traffic != NULL
-               ? coll->layout_traffic(&e->p->a2av_matrix, (size_t)bytes, esize, e->gsize, out)
-               : coll->layout((size_t)bytes, esize, e->gsize, out);
+               ? coll->layout_traffic(&e->p->a2av_matrix, (size_t)bytes, esize, e->groups.gsize, out)
+               : coll->layout((size_t)bytes, esize, e->groups.gsize, out);
 }
 
 /* Whether some selected collective and type lays out bytes over the group. */
@@ -193,10 +193,10 @@ void cb_eng_check_sizes_fit(engine *e)
     char ranks[64];
     if (p->split.kind != CB_SPLIT_NONE)
         snprintf(ranks, sizeof ranks, "every rank of every --split group");
-    else if (e->gsize == 1)
+    else if (e->groups.gsize == 1)
         snprintf(ranks, sizeof ranks, "the one rank");
     else
-        snprintf(ranks, sizeof ranks, "each of the %d ranks", e->gsize);
+        snprintf(ranks, sizeof ranks, "each of the %d ranks", e->groups.gsize);
     cb_status_set(&e->st, CB_EXIT_USAGE,
                   "-b/-e: no size from %s to %s bytes gives %s a whole element in any "
                   "collective and type selected, so nothing would be measured; raise -e%s",
@@ -213,7 +213,7 @@ int cb_eng_sweep(engine *e, const cb_collective *coll, cb_dtype dtype, cb_redop 
     if (coll->flags & CB_COLL_NO_DATA) {
         /* One row: no size to sweep, no placement, nothing to verify. */
         cb_call call = {.dtype = dtype, .redop = redop, .root = root, .state = e->coll_state};
-        if (coll->layout(0, info->size, e->gsize, &call.layout) != 0)
+        if (coll->layout(0, info->size, e->groups.gsize, &call.layout) != 0)
             return CB_EXIT_OK;
         if (e->p->check_passes > 0)
             cb_eng_note(e, "%s moves no data: one row at size 0, not verified", coll->name);
@@ -223,7 +223,7 @@ int cb_eng_sweep(engine *e, const cb_collective *coll, cb_dtype dtype, cb_redop 
     char why[256] = "";
     cb_pattern probe;
     int checkable = e->p->check_passes > 0 &&
-                    cb_pattern_init(&probe, dtype, redop, e->gsize, 0, why, sizeof why) == 0;
+                    cb_pattern_init(&probe, dtype, redop, e->groups.gsize, 0, why, sizeof why) == 0;
     if (e->p->split.kind != CB_SPLIT_NONE)
         cb_ctl_allreduce(e->comm, CB_CTL_IN_PLACE, &checkable, 1, CB_CTL_INT, CB_CTL_MIN);
     if (e->p->check_passes > 0 && !checkable)
@@ -235,7 +235,7 @@ int cb_eng_sweep(engine *e, const cb_collective *coll, cb_dtype dtype, cb_redop 
                         .state = e->coll_state, .traffic = &e->p->a2av_matrix};
         int fits = lay_out(e, coll, info->size, e->sizes[s], &call.layout) == 0;
         if (fits && e->layout_now == CB_LAYOUT_COL)
-            cb_layout_set_columns(&call.layout, e->gsize, coll->column_work);
+            cb_layout_set_columns(&call.layout, e->groups.gsize, coll->column_work);
         /* With --split, every group measures the same sizes. */
         if (e->p->split.kind != CB_SPLIT_NONE)
             cb_ctl_allreduce(e->comm, CB_CTL_IN_PLACE, &fits, 1, CB_CTL_INT, CB_CTL_MIN);
@@ -274,7 +274,7 @@ static int run_combinations(engine *e, const cb_collective *coll)
     if (coll->flags & CB_COLL_ROOTED) {
         first_root = p->root < 0 ? 0 : p->root;
         /* With --split, roots every group has. */
-        last_root = p->root < 0 ? e->min_gsize - 1 : p->root;
+        last_root = p->root < 0 ? e->groups.min_gsize - 1 : p->root;
     }
     int nredops = (coll->flags & CB_COLL_REDUCES) ? p->nredops : 1;
     /* A collective that moves no data is measured once, for the first type. */
@@ -328,14 +328,14 @@ static int run_collective(engine *e, const cb_collective *coll, cb_block_layout 
 
     cb_watchdog_doing(&e->watch, "setting up %s's groups", coll->name);
     /* This rank's inner group among the ranks measured together. */
-    int color = cb_eng_spec_color(e, &e->p->hier, "--hier-split", e->gcomm);
+    int color = cb_eng_spec_color(e, &e->p->hier, "--hier-split", e->groups.gcomm);
     /* A bad colour list stops every rank before the collective set-up. */
     if (cb_eng_agree(e) != CB_EXIT_OK)
         return e->st.code;
     char what[256];
     snprintf(what, sizeof what, "%s inner groups (--hier-split %s)%s", coll->name,
              e->p->hier.text, e->p->split.kind != CB_SPLIT_NONE ? ", ranks of split group 0" : "");
-    cb_eng_note_groups(e, e->gcomm, what, "", color);
+    cb_eng_note_groups(e, e->groups.gcomm, what, "", color);
     e->coll_state = NULL;
     if (coll->prepare(e->b, color, &e->coll_state) != 0)
         cb_status_set(&e->st, CB_EXIT_RUNTIME, "setting up %s failed: %s", coll->name,

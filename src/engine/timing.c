@@ -333,17 +333,17 @@ double cb_eng_combine_time(engine *e, double mine)
     double combined = mine;
     switch (e->p->average) {
     case CB_AVERAGE_RANK0:
-        cb_ctl_bcast(e->gcomm, &combined, sizeof(double), 0);
+        cb_ctl_bcast(e->groups.gcomm, &combined, sizeof(double), 0);
         break;
     case CB_AVERAGE_MEAN:
-        cb_ctl_allreduce(e->gcomm, &mine, &combined, 1, CB_CTL_DOUBLE, CB_CTL_SUM);
-        combined /= e->gsize;
+        cb_ctl_allreduce(e->groups.gcomm, &mine, &combined, 1, CB_CTL_DOUBLE, CB_CTL_SUM);
+        combined /= e->groups.gsize;
         break;
     case CB_AVERAGE_MIN:
-        cb_ctl_allreduce(e->gcomm, &mine, &combined, 1, CB_CTL_DOUBLE, CB_CTL_MIN);
+        cb_ctl_allreduce(e->groups.gcomm, &mine, &combined, 1, CB_CTL_DOUBLE, CB_CTL_MIN);
         break;
     case CB_AVERAGE_MAX:
-        cb_ctl_allreduce(e->gcomm, &mine, &combined, 1, CB_CTL_DOUBLE, CB_CTL_MAX);
+        cb_ctl_allreduce(e->groups.gcomm, &mine, &combined, 1, CB_CTL_DOUBLE, CB_CTL_MAX);
         break;
     }
     return combined;
@@ -351,13 +351,13 @@ double cb_eng_combine_time(engine *e, double mine)
 
 int cb_eng_gather_rank_times(engine *e, const cb_rank_time *mine, cb_result *res)
 {
-    cb_ctl_gather(e->gcomm, mine, sizeof *mine, e->rank_times, 0);
-    if (e->grank != 0)
+    cb_ctl_gather(e->groups.gcomm, mine, sizeof *mine, e->rank_times, 0);
+    if (e->groups.grank != 0)
         return 0;
-    cb_stats_spread(e->rank_times, e->gsize, &res->spread);
+    cb_stats_spread(e->rank_times, e->groups.gsize, &res->spread);
     res->slowest = e->rank_times[res->spread.slowest];
     res->rank_times = e->rank_times;
-    int slowest_rank = e->gmembers[res->spread.slowest];
+    int slowest_rank = e->groups.gmembers[res->spread.slowest];
     if (e->rank == 0)
         snprintf(res->slowest_host, sizeof res->slowest_host, "%s", e->ranks[slowest_rank].host);
     return slowest_rank;
