@@ -66,6 +66,20 @@ typedef struct cb_eng_groups {
                              * its ranks are on several */
 } cb_eng_groups;
 
+/* memory.c's: the backend buffers, set by cb_eng_plan_sizes and
+ * cb_eng_allocate_buffers, freed by cb_eng_free_buffers; the other files
+ * read them and write only into the buffers. */
+typedef struct cb_eng_mem {
+    void *send;          /* backend buffers, buffer_bytes each */
+    void *recv;
+    void *staging;       /* host copy when the backend's buffers are not host accessible */
+    void *work;          /* --layout col: the column copies' work buffer */
+    size_t buffer_bytes;
+    /* -M on a device backend, rank 0: the device memory free before and
+     * after the buffers were allocated (0 where not read). */
+    size_t free_before_buffers, free_after_buffers;
+} cb_eng_mem;
+
 typedef struct engine {
     const cb_params *p;
     cb_ctl *comm;
@@ -82,14 +96,7 @@ typedef struct engine {
 
     const cb_backend_ops *ops;
     cb_backend *b;
-    void *send;          /* backend buffers, buffer_bytes each */
-    void *recv;
-    void *staging;       /* host copy when the backend's buffers are not host accessible */
-    void *work;          /* --layout col: the column copies' work buffer */
-    size_t buffer_bytes;
-    /* -M on a device backend, rank 0: the device memory free before and
-     * after the buffers were allocated (0 where not read). */
-    size_t free_before_buffers, free_after_buffers;
+    cb_eng_mem mem;      /* memory.c's */
     void *coll_state;    /* what the running collective's prepare made */
     cb_block_layout layout_now; /* the layout being measured */
     const char *impl_now;  /* --nccl-impl: the implementation measured, NULL where none applies */

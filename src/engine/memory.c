@@ -127,14 +127,14 @@ void cb_eng_plan_sizes(engine *e)
                  (unsigned long long)e->sizes[e->nsizes - 1],
                  (unsigned long long)e->sizes[fit - 1], smallest);
     e->nsizes = fit;
-    e->buffer_bytes = (size_t)e->sizes[fit - 1];
+    e->mem.buffer_bytes = (size_t)e->sizes[fit - 1];
 }
 
 /* -M: the footprint of this run on rank 0 (ranks differ only in samples). */
 void cb_eng_note_footprint(engine *e)
 {
     cb_footprint fp;
-    footprint(e, e->buffer_bytes, &fp);
+    footprint(e, e->mem.buffer_bytes, &fp);
     char repeat[64] = "";
     if (fp.repeat > 0)
         snprintf(repeat, sizeof repeat, ", -B reference %zu (%s)", fp.repeat,
@@ -143,8 +143,8 @@ void cb_eng_note_footprint(engine *e)
             "samples %zu, check tile up to %zu%s; total %zu bytes, %.3f x the largest "
             "message of %zu bytes",
          fp.send, fp.recv, fp.work, fp.staging, fp.samples, fp.tile, repeat, fp.total,
-         e->buffer_bytes > 0 ? (double)fp.total / (double)e->buffer_bytes : 0.0,
-         e->buffer_bytes);
+         e->mem.buffer_bytes > 0 ? (double)fp.total / (double)e->mem.buffer_bytes : 0.0,
+         e->mem.buffer_bytes);
 }
 
 /* -M: the device memory free now on rank 0, or 0 where not measured. */
@@ -167,11 +167,11 @@ static size_t taken(size_t before, size_t after)
 void cb_eng_note_memory_usage(engine *e)
 {
     size_t after_run = device_free_now(e);
-    if (after_run == 0 || e->free_after_buffers == 0)
+    if (after_run == 0 || e->mem.free_after_buffers == 0)
         return;
-    size_t parts[3] = {taken(e->b->free_before_comm, e->free_before_buffers),
-                       taken(e->free_before_buffers, e->free_after_buffers),
-                       taken(e->free_after_buffers, after_run)};
+    size_t parts[3] = {taken(e->b->free_before_comm, e->mem.free_before_buffers),
+                       taken(e->mem.free_before_buffers, e->mem.free_after_buffers),
+                       taken(e->mem.free_after_buffers, after_run)};
     char text[3][32], total[32];
     for (int i = 0; i < 3; i++)
         cb_format_bytes(parts[i], text[i], sizeof text[i]);
@@ -182,24 +182,25 @@ void cb_eng_note_memory_usage(engine *e)
 
 void cb_eng_allocate_buffers(engine *e)
 {
-    e->free_before_buffers = device_free_now(e);
-    cb_watchdog_doing(&e->watch, "allocating two buffers of %zu bytes", e->buffer_bytes);
-    size_t work_bytes = (size_t)column_work_buffers(e->p) * e->buffer_bytes;
-    size_t bytes = e->buffer_bytes + unalign_pad(e->p);
-    if (e->ops->alloc(e->b, bytes, &e->send) != 0 || e->ops->alloc(e->b, bytes, &e->recv) != 0 ||
-        (work_bytes > 0 && e->ops->alloc(e->b, work_bytes, &e->work) != 0)) {
+    e->mem.free_before_buffers = device_free_now(e);
+    cb_watchdog_doing(&e->watch, "allocating two buffers of %zu bytes", e->mem.buffer_bytes);
+    size_t work_bytes = (size_t)column_work_buffers(e->p) * e->mem.buffer_bytes;
+    size_t bytes = e->mem.buffer_bytes + unalign_pad(e->p);
+    if (e->ops->alloc(e->b, bytes, &e->mem.send) != 0 ||
+        e->ops->alloc(e->b, bytes, &e->mem.recv) != 0 ||
+        (work_bytes > 0 && e->ops->alloc(e->b, work_bytes, &e->mem.work) != 0)) {
         cb_status_set(&e->st, CB_EXIT_RUNTIME, "%s", e->b->error);
         return;
     }
     /* The features' state (-B: a copy of the first launch's output),
      * counted with the buffers. */
     cb_eng_features_buffers(e);
-    e->free_after_buffers = device_free_now(e);
+    e->mem.free_after_buffers = device_free_now(e);
     if (!e->ops->host_accessible) {
-        e->staging = malloc(e->buffer_bytes);
-        if (e->staging == NULL)
+        e->mem.staging = malloc(e->mem.buffer_bytes);
+        if (e->mem.staging == NULL)
             cb_status_set(&e->st, CB_EXIT_RUNTIME, "cannot allocate %zu bytes of host memory",
-                          e->buffer_bytes);
+                          e->mem.buffer_bytes);
     }
     /* The plan until a measurement has an estimate; with -G, for good. */
     cb_iter_request req = cb_eng_iter_request(e->p);
@@ -253,13 +254,13 @@ int cb_eng_copy_out(engine *e, void *dst, const void *src, size_t bytes)
 
 void cb_eng_free_buffers(engine *e)
 {
-    if (e->send)
-        e->ops->free(e->b, e->send);
-    if (e->recv)
-        e->ops->free(e->b, e->recv);
-    if (e->work)
-        e->ops->free(e->b, e->work);
-    free(e->staging);
+    if (e->mem.send)
+        e->ops->free(e->b, e->mem.send);
+    if (e->mem.recv)
+        e->ops->free(e->b, e->mem.recv);
+    if (e->mem.work)
+        e->ops->free(e->b, e->mem.work);
+    free(e->mem.staging);
     cb_eng_features_teardown(e);
     free(e->samples);
     free(e->rank_times);
@@ -267,7 +268,7 @@ void cb_eng_free_buffers(engine *e)
     free(e->rank_samples);
     free(e->pending_samples);
     e->raw_samples = e->rank_samples = e->pending_samples = NULL;
-    e->send = e->recv = e->staging = e->work = NULL;
+    e->mem.send = e->mem.recv = e->mem.staging = e->mem.work = NULL;
     e->samples = NULL;
     e->rank_times = NULL;
 }

@@ -46,7 +46,7 @@ static void *repeat_setup(engine *e)
 static void repeat_buffers(engine *e, void *state)
 {
     repeat_state *r = state;
-    size_t bytes = e->buffer_bytes > 0 ? e->buffer_bytes : 1;
+    size_t bytes = e->mem.buffer_bytes > 0 ? e->mem.buffer_bytes : 1;
     /* Where the backend compares in its own memory, the reference is one
      * of its buffers. */
     if (e->b->repeat_on_device) {
@@ -60,7 +60,7 @@ static void repeat_buffers(engine *e, void *state)
     r->ref = malloc(bytes);
     if (r->ref == NULL)
         cb_status_set(&e->st, CB_EXIT_RUNTIME, "-B: cannot allocate %zu bytes of host memory "
-                      "for the first launch's output", e->buffer_bytes);
+                      "for the first launch's output", e->mem.buffer_bytes);
 }
 
 static void repeat_preamble(engine *e, void *state)
@@ -134,7 +134,7 @@ static int repeat_after_launch(engine *e, void *state, const cb_eng_measure *m)
     /* The first launch's output becomes the reference; every later one is
      * compared with it. */
     if (cb_eng_backend_step(e, e->ops->repeat_check(e->b, call->recv, call->layout.recv_count, esize,
-                                                    r->ref, e->staging, !r->kept,
+                                                    r->ref, e->mem.staging, !r->kept,
                                                     &differing)) != 0)
         return -1;
     if (r->kept) {

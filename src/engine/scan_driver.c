@@ -32,8 +32,8 @@ typedef struct scan_run {
 static int launch_one(engine *e, cb_backend *sub, int peer, size_t count)
 {
     if (sub != NULL)
-        return e->ops->allreduce(sub, e->send, e->recv, count, CB_FLOAT, CB_SUM);
-    return e->ops->sendrecv(e->b, e->send, e->recv, count, CB_FLOAT, peer, peer);
+        return e->ops->allreduce(sub, e->mem.send, e->mem.recv, count, CB_FLOAT, CB_SUM);
+    return e->ops->sendrecv(e->b, e->mem.send, e->mem.recv, count, CB_FLOAT, peer, peer);
 }
 
 /* Wait for every rank, sleeping between polls: ranks that rest in a
@@ -90,7 +90,7 @@ static int scan_measure(scan_run *s, int color, int peer, int longer, const char
     for (size_t i = 0; i < s->count; i++)
         s->host_buf[i] = mine;
     if (active) {
-        rc = cb_eng_copy_in(e, e->send, s->host_buf, bytes);
+        rc = cb_eng_copy_in(e, e->mem.send, s->host_buf, bytes);
         cb_watchdog_loop(&e->watch, p->warmup);
         for (int w = 0; rc == 0 && w < p->warmup; w++)
             rc = launch_counted(e, sub, peer, s->count, w);
@@ -110,7 +110,7 @@ static int scan_measure(scan_run *s, int color, int peer, int longer, const char
             rc = e->ops->timer_stop(e->b, &seconds);
         seconds /= iters;
         if (rc == 0)
-            rc = cb_eng_copy_out(e, s->host_buf, e->recv, bytes);
+            rc = cb_eng_copy_out(e, s->host_buf, e->mem.recv, bytes);
         unsigned long long wrong = 0;
         for (size_t i = 0; rc == 0 && i < s->count; i++)
             wrong += s->host_buf[i] != expect;
@@ -491,8 +491,8 @@ static int scan_setup(scan_run *s)
     char label[SCAN_LABEL];
     snprintf(label, sizeof label, "%s", e->host);
     size_t bytes = e->nsizes > 0 ? (size_t)e->sizes[e->nsizes - 1] : 0;
-    if (bytes > e->buffer_bytes)
-        bytes = e->buffer_bytes;
+    if (bytes > e->mem.buffer_bytes)
+        bytes = e->mem.buffer_bytes;
     s->count = bytes / sizeof(float);
     s->bytes = (double)(s->count * sizeof(float));
     s->host_buf = malloc(s->count * sizeof(float) + 1);

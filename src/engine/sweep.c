@@ -16,8 +16,8 @@ static int measure_size(engine *e, const cb_collective *coll, cb_call *call, int
     size_t esize = cb_dtype_info_of(call->dtype)->size;
     const cb_layout *l = &call->layout;
     /* -u: both buffers start whole elements past their aligned allocation. */
-    char *send = (char *)e->send + (size_t)e->p->unalign * esize;
-    char *recv = (char *)e->recv + (size_t)e->p->unalign * esize;
+    char *send = (char *)e->mem.send + (size_t)e->p->unalign * esize;
+    char *recv = (char *)e->mem.recv + (size_t)e->p->unalign * esize;
     call->recv = recv;
     call->send = send;
     if (in_place) {
@@ -59,7 +59,7 @@ static int measure_size(engine *e, const cb_collective *coll, cb_call *call, int
     size_t unit = (l->send_count > l->recv_count ? l->send_count : l->recv_count) * esize;
     unit = (unit + CB_ROTATE_ALIGN - 1) / CB_ROTATE_ALIGN * CB_ROTATE_ALIGN;
     e->rotate_unit = unit;
-    e->rotate_steps = e->p->rotate && !e->p->repeat_check && unit > 0 ? e->buffer_bytes / unit : 1;
+    e->rotate_steps = e->p->rotate && !e->p->repeat_check && unit > 0 ? e->mem.buffer_bytes / unit : 1;
     if (e->rotate_steps == 0)
         e->rotate_steps = 1;
     e->rotate_last = 0;
@@ -231,7 +231,7 @@ int cb_eng_sweep(engine *e, const cb_collective *coll, cb_dtype dtype, cb_redop 
                     why);
     cb_eng_progress_sweep_begins(e);
     for (int s = 0; s < e->nsizes; s++) {
-        cb_call call = {.dtype = dtype, .redop = redop, .root = root, .work = e->work,
+        cb_call call = {.dtype = dtype, .redop = redop, .root = root, .work = e->mem.work,
                         .state = e->coll_state, .traffic = &e->p->a2av_matrix};
         int fits = lay_out(e, coll, info->size, e->sizes[s], &call.layout) == 0;
         if (fits && e->layout_now == CB_LAYOUT_COL)

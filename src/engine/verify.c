@@ -7,7 +7,7 @@ static int check_output(engine *e, const cb_collective *coll, const cb_call *cal
 {
     size_t esize = cb_dtype_info_of(call->dtype)->size;
     int direct = e->ops->host_accessible;
-    void *output = direct ? call->recv : e->staging;
+    void *output = direct ? call->recv : e->mem.staging;
     if (cb_eng_backend_step(e, cb_eng_copy_out(e, output, call->recv,
                                          call->layout.recv_count * esize)) != 0)
         return -1;
@@ -55,11 +55,11 @@ int cb_eng_fill_input(engine *e, const cb_collective *coll, const cb_call *call,
     int direct = e->ops->host_accessible;
     /* Poison first: in place, the input then lies over its part. A device
      * buffer gets it through the backend's copy from host memory. */
-    void *poison = direct ? call->recv : e->staging;
+    void *poison = direct ? call->recv : e->mem.staging;
     cb_pattern_poison(call->dtype, poison, call->layout.recv_count);
     if (cb_eng_backend_step(e, cb_eng_copy_in(e, call->recv, poison, recv_bytes)) != 0)
         return -1;
-    void *input = direct ? (void *)call->send : e->staging;
+    void *input = direct ? (void *)call->send : e->mem.staging;
     coll->fill_input(pat, e->groups.grank, call, input);
     if (cb_eng_backend_step(e, cb_eng_copy_in(e, (void *)call->send, input,
                                         call->layout.send_count * esize)) != 0)
