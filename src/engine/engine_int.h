@@ -80,6 +80,34 @@ typedef struct cb_eng_mem {
     size_t free_before_buffers, free_after_buffers;
 } cb_eng_mem;
 
+/* timing.c's: the per-iteration timing of the measurement in progress,
+ * set by cb_eng_timing_alloc (with the buffers) and the timing code, freed
+ * by cb_eng_timing_free. sweep.c reads the plan and the samples into the
+ * result and sets launch_singly through the features' measure_begin;
+ * outputs.c copies samples into pending_samples. */
+typedef struct cb_eng_timing {
+    /* The plan of the measurement in progress; its marks are read back
+     * after each timed span. */
+    int sampling;            /* the backend has timer marks */
+    cb_iter_plan plan;
+    int spans_run;           /* timed spans run (fewer after an early stop by --stable) */
+    /* A feature asked for the measurement in progress to launch one at a
+     * time, each waited for and each timed one its own span (-B). */
+    int launch_singly;
+    double prev_op_time;     /* this rank's time per operation at the last size */
+    double ops_alone_s;      /* -z 3: the operations' own time in the last span */
+    size_t prev_count;       /* and that size's count, to tell a new sweep */
+    double *samples;         /* room for cb_iter_plan_room marks */
+    cb_rank_time *rank_times; /* rank 0 only: every rank's times */
+    /* --samples-json with --json: this rank's samples in the order taken,
+     * and on group rank 0 every rank's (samples_room each); on rank 0 also
+     * a copy for the pending out-of-place results. NULL without. */
+    int samples_room;
+    double *raw_samples;
+    double *rank_samples;
+    double *pending_samples;
+} cb_eng_timing;
+
 typedef struct engine {
     const cb_params *p;
     cb_ctl *comm;
@@ -108,32 +136,13 @@ typedef struct engine {
     char impl_notice[256];   /* what --nccl-impl resolved to, for after the preamble */
     char size_notice[256];   /* why the largest size was lowered, for after the preamble */
 
-    /* Per-iteration timing: the plan of the measurement in progress, its
-     * marks read back after each timed span. */
-    int sampling;            /* the backend has timer marks */
-    cb_iter_plan plan;
-    int spans_run;           /* timed spans run (fewer after an early stop by --stable) */
-    /* A feature asked for the measurement in progress to launch one at a
-     * time, each waited for and each timed one its own span (-B). */
-    int launch_singly;
-    double prev_op_time;     /* this rank's time per operation at the last size */
     /* --rotate, as nccl-tests' startColl: operation k of a loop (warmup,
      * timed span, recording) runs on the buffers' slice k % rotate_steps,
      * rotate_unit bytes apart; rotate_last is where the last one ran. */
     size_t rotate_unit;
     size_t rotate_steps;
     size_t rotate_last;
-    double ops_alone_s;      /* -z 3: the operations' own time in the last span */
-    size_t prev_count;       /* and that size's count, to tell a new sweep */
-    double *samples;         /* room for cb_iter_plan_room marks */
-    cb_rank_time *rank_times; /* rank 0 only: every rank's times */
-    /* --samples-json with --json: this rank's samples in the order taken,
-     * and on group rank 0 every rank's (samples_room each); on rank 0 also
-     * a copy for the pending out-of-place results. NULL without. */
-    int samples_room;
-    double *raw_samples;
-    double *rank_samples;
-    double *pending_samples;
+    cb_eng_timing timing;   /* timing.c's */
 
     cb_printer **printers;   /* rank 0 only: the outputs opened */
     int nprinters;
@@ -248,6 +257,13 @@ int cb_eng_copy_in(engine *e, void *dst, const void *src, size_t bytes);
 int cb_eng_copy_out(engine *e, void *dst, const void *src, size_t bytes);
 
 /* timing.c */
+/* With the buffers: the plan until a measurement has an estimate, and the
+ * room for the samples; a failure sets e->st. */
+void cb_eng_timing_alloc(engine *e);
+void cb_eng_timing_free(engine *e);
+/* Whether this rank keeps its samples in the order taken (and rank 0
+ * every rank's). */
+int cb_eng_keeps_raw_samples(const cb_params *p);
 /* Whether launches of call are grouped (-m above 1, where the backend has
  * groups). */
 int cb_eng_launches_grouped(engine *e, const cb_collective *coll, const cb_call *call);

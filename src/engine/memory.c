@@ -42,14 +42,6 @@ static int column_work_buffers(const cb_params *p)
     return most;
 }
 
-/* --samples-json and -I 1: raw samples kept and gathered (not with
- * --split, whose results have no per-rank entries). */
-static int keeps_raw_samples(const cb_params *p)
-{
-    return ((p->samples_json && p->json_path != NULL) || p->per_iter) &&
-           p->split.kind == CB_SPLIT_NONE;
-}
-
 /* -u: the bytes by which the send and receive buffers start past their
  * allocation, for the widest element selected. */
 static size_t unalign_pad(const cb_params *p)
@@ -72,7 +64,7 @@ static void footprint(const engine *e, size_t largest, cb_footprint *fp)
     /* Marks: the engine's samples and the backend's timestamps. */
     fp->samples = 2 * marks * sizeof(double) +
                   (e->rank == 0 ? (size_t)e->nranks * sizeof(cb_rank_time) : 0);
-    if (keeps_raw_samples(p))   /* this rank's; rank 0: every rank's, twice */
+    if (cb_eng_keeps_raw_samples(p))   /* this rank's; rank 0: every rank's, twice */
         fp->samples += marks * sizeof(double) *
                        (1 + (e->rank == 0 ? 2 * (size_t)e->nranks : 0));
     fp->tile = p->check_passes > 0 ? (largest < CB_TILE_MAX_BYTES ? largest : CB_TILE_MAX_BYTES) : 0;
@@ -202,36 +194,7 @@ void cb_eng_allocate_buffers(engine *e)
             cb_status_set(&e->st, CB_EXIT_RUNTIME, "cannot allocate %zu bytes of host memory",
                           e->mem.buffer_bytes);
     }
-    /* The plan until a measurement has an estimate; with -G, for good. */
-    cb_iter_request req = cb_eng_iter_request(e->p);
-    cb_iter_plan_make(&req, 0.0, &e->plan);
-    /* Per-iteration marks: always where a mark reads a clock; where it is
-     * a library call inside the timed span, only for the figures that need
-     * them, so that the default time is one timer pair around the span, as
-     * nccl-tests' without -I. */
-    int figures_asked = e->p->table_stats || e->p->samples_json || e->p->per_iter ||
-                        (e->p->budget_ms > 0 && e->p->stable_pct > 0);
-    e->sampling = e->ops->timer_reserve && e->ops->timer_mark && e->ops->timer_samples &&
-                  (!e->ops->marks_cost_a_call || figures_asked);
-    int marks = cb_iter_plan_room(&req);
-    e->samples = malloc((size_t)marks * sizeof *e->samples);
-    if (e->groups.grank == 0)
-        e->rank_times = malloc((size_t)e->groups.gsize * sizeof *e->rank_times);
-    int raw = keeps_raw_samples(e->p);
-    e->samples_room = marks;
-    if (raw) {
-        e->raw_samples = calloc((size_t)marks, sizeof *e->raw_samples);
-        if (e->groups.grank == 0)
-            e->rank_samples = calloc((size_t)e->groups.gsize * marks, sizeof *e->rank_samples);
-        if (e->rank == 0)
-            e->pending_samples = calloc((size_t)e->groups.gsize * marks, sizeof *e->pending_samples);
-    }
-    if (e->samples == NULL || (e->groups.grank == 0 && e->rank_times == NULL) ||
-        (raw && (e->raw_samples == NULL || (e->groups.grank == 0 && e->rank_samples == NULL) ||
-                 (e->rank == 0 && e->pending_samples == NULL))))
-        cb_status_set(&e->st, CB_EXIT_RUNTIME, "out of memory for timing samples");
-    else if (e->sampling)
-        cb_eng_backend_step(e, e->ops->timer_reserve(e->b, marks));
+    cb_eng_timing_alloc(e);
 }
 
 int cb_eng_copy_in(engine *e, void *dst, const void *src, size_t bytes)
@@ -262,13 +225,6 @@ void cb_eng_free_buffers(engine *e)
         e->ops->free(e->b, e->mem.work);
     free(e->mem.staging);
     cb_eng_features_teardown(e);
-    free(e->samples);
-    free(e->rank_times);
-    free(e->raw_samples);
-    free(e->rank_samples);
-    free(e->pending_samples);
-    e->raw_samples = e->rank_samples = e->pending_samples = NULL;
+    cb_eng_timing_free(e);
     e->mem.send = e->mem.recv = e->mem.staging = e->mem.work = NULL;
-    e->samples = NULL;
-    e->rank_times = NULL;
 }

@@ -502,9 +502,9 @@ void cb_eng_emit_results(engine *e, const cb_result *res, int n, int last_half)
                 e->pending[g].rank_times = e->pending_times;
             }
         if (n == 1 && res[0].rank_samples != NULL) {
-            memcpy(e->pending_samples, res[0].rank_samples,
-                   (size_t)e->groups.gsize * res[0].samples_room * sizeof *e->pending_samples);
-            e->pending[0].rank_samples = e->pending_samples;
+            memcpy(e->timing.pending_samples, res[0].rank_samples, (size_t)e->groups.gsize *
+                   res[0].samples_room * sizeof *e->timing.pending_samples);
+            e->pending[0].rank_samples = e->timing.pending_samples;
         }
         return;
     }

@@ -82,21 +82,22 @@ static int measure_size(engine *e, const cb_collective *coll, cb_call *call, int
      * outputs are compared). A failure here is agreed on after the
      * launches, as every rank's launches and plan must match. */
     cb_eng_measure m = {.coll = coll, .call = call, .size_index = size_index, .in_place = in_place};
-    cb_eng_features_measure_begin(e, &m, &e->launch_singly);
+    cb_eng_features_measure_begin(e, &m, &e->timing.launch_singly);
     cb_eng_time_collective(e, coll, call, &mine);
     if (cb_eng_agree(e) != CB_EXIT_OK)
         return e->st.code;
     res.unrepeatable_rank = -1;   /* until a feature finds one */
     cb_eng_features_on_result(e, &res);
-    res.iters = cb_iter_plan_done(&e->plan, e->spans_run);   /* the same on every rank */
+    /* the same on every rank */
+    res.iters = cb_iter_plan_done(&e->timing.plan, e->timing.spans_run);
     res.seconds = cb_eng_combine_time(e, mine.mean);
     int slowest_rank = cb_eng_gather_rank_times(e, &mine, &res);   /* in comm */
-    if (e->raw_samples != NULL)
-        cb_ctl_gather(e->groups.gcomm, e->raw_samples, (size_t)e->samples_room * sizeof(double),
-                      e->rank_samples, 0);
+    if (e->timing.raw_samples != NULL)
+        cb_ctl_gather(e->groups.gcomm, e->timing.raw_samples,
+                      (size_t)e->timing.samples_room * sizeof(double), e->timing.rank_samples, 0);
     if (e->groups.grank == 0) {
-        res.rank_samples = e->rank_samples;
-        res.samples_room = e->samples_room;
+        res.rank_samples = e->timing.rank_samples;
+        res.samples_room = e->timing.samples_room;
     }
     res.algbw = res.seconds > 0 ? (double)bytes / 1e9 / res.seconds : 0;
     res.busbw = res.algbw * coll->busbw_factor(e->groups.gsize);
