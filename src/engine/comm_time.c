@@ -115,7 +115,7 @@ static int measure_comm_ways(engine *e, const cb_collective *coll, cb_dtype dtyp
 {
     if (e->p->check_passes > 0)
         cb_eng_note(e, "comm_init makes communicators: one row per way, not verified");
-    e->at_largest = 0;   /* --min-busbw: no bandwidth to gate */
+    e->now.at_largest = 0;   /* --min-busbw: no bandwidth to gate */
     for (int op = 0; op < CB_COMM_OPS; op++) {
         cb_rank_time mine;
         int rc = time_one_way(e, (cb_comm_op)op, &mine);

@@ -108,6 +108,24 @@ typedef struct cb_eng_timing {
     double *pending_samples;
 } cb_eng_timing;
 
+/* sweep.c's: what is being measured now, set by the sweep's loops as they
+ * go (-o comm_init's sweep, which measures its own way, clears
+ * at_largest; timing.c records rotate_last). The others read it. */
+typedef struct cb_eng_now {
+    run_position at;       /* where the run is, for the progress line */
+    void *coll_state;      /* what the running collective's prepare made */
+    cb_block_layout layout; /* the layout being measured */
+    const char *impl;      /* --nccl-impl: the implementation measured, NULL where none applies */
+    int at_largest;        /* the size being measured is the sweep's largest */
+    char measuring[192];   /* the measurement in progress, for the watchdog */
+    /* --rotate, as nccl-tests' startColl: operation k of a loop (warmup,
+     * timed span, recording) runs on the buffers' slice k % rotate_steps,
+     * rotate_unit bytes apart; rotate_last is where the last one ran. */
+    size_t rotate_unit;
+    size_t rotate_steps;
+    size_t rotate_last;
+} cb_eng_now;
+
 typedef struct engine {
     const cb_params *p;
     cb_ctl *comm;
@@ -125,9 +143,6 @@ typedef struct engine {
     const cb_backend_ops *ops;
     cb_backend *b;
     cb_eng_mem mem;      /* memory.c's */
-    void *coll_state;    /* what the running collective's prepare made */
-    cb_block_layout layout_now; /* the layout being measured */
-    const char *impl_now;  /* --nccl-impl: the implementation measured, NULL where none applies */
 
     uint64_t sizes[CB_MAX_SIZES];
     int nsizes;
@@ -136,12 +151,7 @@ typedef struct engine {
     char impl_notice[256];   /* what --nccl-impl resolved to, for after the preamble */
     char size_notice[256];   /* why the largest size was lowered, for after the preamble */
 
-    /* --rotate, as nccl-tests' startColl: operation k of a loop (warmup,
-     * timed span, recording) runs on the buffers' slice k % rotate_steps,
-     * rotate_unit bytes apart; rotate_last is where the last one ran. */
-    size_t rotate_unit;
-    size_t rotate_steps;
-    size_t rotate_last;
+    cb_eng_now now;         /* sweep.c's */
     cb_eng_timing timing;   /* timing.c's */
 
     cb_printer **printers;   /* rank 0 only: the outputs opened */
@@ -152,11 +162,9 @@ typedef struct engine {
     double start_time;     /* cb_ctl_now at the engine's start, for the verdict and progress */
     int slow;              /* a figure fell below a threshold (exit 8); rank 0 decides
                             * --min-busbw, agreed at the end */
-    int at_largest;        /* the size being measured is the sweep's largest */
     int cycle;             /* -N: the cycle running, from 1 */
 
     int progress;          /* rank 0: 0 off, 1 one updated line on a terminal, 2 lines */
-    run_position at;       /* where the run is, for the progress line */
     cb_eta eta;            /* the progress line's time left (eta.h) */
 
 
@@ -181,7 +189,6 @@ typedef struct engine {
     cb_summary files_sum;
     double files_sum_at;
     char files_error[CB_MSGLEN];
-    char measuring[192];   /* the measurement in progress, for the watchdog */
 } engine;
 
 

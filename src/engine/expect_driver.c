@@ -202,14 +202,14 @@ static void expect_row_after(engine *e, void *state, const char *what, const cb_
         return;
     /* auto gates every row of the largest size: one it has no figure for
      * is not checked, and the run must not pass on it. */
-    if (expect_auto(e) && e->at_largest && !(res->expected_busbw > 0)) {
+    if (expect_auto(e) && e->now.at_largest && !(res->expected_busbw > 0)) {
         int g = res->group >= 0 ? res->group : 0;
         e->sum.unchecked++;
         cb_eng_note(e, "No expectation: %s: %s", what,
                     g < x->groups ? x->figs[g].how : "no figure for its group");
         return;
     }
-    if (!(res->expected_busbw > 0) || (expect_auto(e) && !e->at_largest))
+    if (!(res->expected_busbw > 0) || (expect_auto(e) && !e->now.at_largest))
         return;
     double ratio = e->p->expect_ratio;
     if (res->busbw >= ratio * res->expected_busbw)

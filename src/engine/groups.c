@@ -295,7 +295,7 @@ int cb_eng_emit_split(engine *e, const cb_collective *coll, cb_result *res, int 
             msg.slowest_rank = slowest_rank;
         }
         msg.res.collective = coll;
-        msg.res.impl = e->impl_now;   /* every rank resolved --nccl-impl alike */
+        msg.res.impl = e->now.impl;   /* every rank resolved --nccl-impl alike */
         msg.res.rank_times = NULL;
         msg.res.rank_samples = NULL;
         snprintf(msg.res.slowest_host, sizeof msg.res.slowest_host, "%s",

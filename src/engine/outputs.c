@@ -136,7 +136,7 @@ void cb_eng_progress_sweep_begins(engine *e)
  * and collectives, and of the cycles of -N, each counting alike. */
 static double sweeps_after(const engine *e)
 {
-    const run_position *at = &e->at;
+    const run_position *at = &e->now.at;
     double combos = at->ncombos > 0 ? at->ncombos : 1, passes = at->npasses > 0 ? at->npasses : 1;
     double colls = at->ncolls > 0 ? at->ncolls : 1;
     double after = (combos - at->combo - 1) + (passes - at->pass - 1) * combos +
@@ -164,8 +164,8 @@ void cb_eng_report_progress(engine *e, const cb_collective *coll, cb_dtype dtype
     if (seconds >= 0)
         snprintf(left, sizeof left, ", about %.0f s left", seconds);
     fprintf(stderr, "%s# progress: %scollective %d of %d, %s %s %s: %d of %d sizes; %.1f s "
-            "elapsed%s%s", e->progress == 1 ? "\r\033[K" : "", cycle, e->at.coll + 1,
-            e->at.ncolls, coll->name, cb_dtype_info_of(dtype)->name, cb_redop_name(redop), done,
+            "elapsed%s%s", e->progress == 1 ? "\r\033[K" : "", cycle, e->now.at.coll + 1,
+            e->now.at.ncolls, coll->name, cb_dtype_info_of(dtype)->name, cb_redop_name(redop), done,
             e->nsizes, elapsed, left, e->progress == 1 ? "" : "\n");
     fflush(stderr);
 }
@@ -454,7 +454,7 @@ static void emit_row(engine *e, const cb_result *out_of_place, const cb_result *
     for (int h = 0; h < 2 && halves[h] != NULL; h++) {
         char what[192];
         describe_result(halves[h], what, sizeof what);
-        if (e->at_largest)
+        if (e->now.at_largest)
             cb_eng_gate_busbw(e, what, halves[h]->busbw);
         cb_eng_features_row_after(e, what, halves[h]);
         count_unrepeatable(e, halves[h]);

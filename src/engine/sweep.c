@@ -42,11 +42,11 @@ static int measure_size(engine *e, const cb_collective *coll, cb_call *call, int
     res.rows = call->layout.rows;
     res.cols = (size_t)e->groups.gsize * call->layout.width;
     res.group_ranks = e->groups.gsize;
-    res.impl = e->impl_now;
+    res.impl = e->now.impl;
     if (coll->layout_traffic != NULL)
         cb_traffic_format(call->traffic, res.traffic_matrix, sizeof res.traffic_matrix);
 
-    snprintf(e->measuring, sizeof e->measuring, "%s %s %s root %d, %llu B %s", coll->name,
+    snprintf(e->now.measuring, sizeof e->now.measuring, "%s %s %s root %d, %llu B %s", coll->name,
              cb_dtype_info_of(call->dtype)->name, cb_redop_name(call->redop), call->root,
              (unsigned long long)bytes, in_place ? "in-place" : "out-of-place");
     cb_watchdog_subject(&e->watch, coll->name, bytes);
@@ -58,18 +58,18 @@ static int measure_size(engine *e, const cb_collective *coll, cb_call *call, int
      * (-u keeps its meaning). -B compares every launch where the first ran. */
     size_t unit = (l->send_count > l->recv_count ? l->send_count : l->recv_count) * esize;
     unit = (unit + CB_ROTATE_ALIGN - 1) / CB_ROTATE_ALIGN * CB_ROTATE_ALIGN;
-    e->rotate_unit = unit;
-    e->rotate_steps = e->p->rotate && !e->p->repeat_check && unit > 0 ? e->mem.buffer_bytes / unit : 1;
-    if (e->rotate_steps == 0)
-        e->rotate_steps = 1;
-    e->rotate_last = 0;
+    e->now.rotate_unit = unit;
+    e->now.rotate_steps = e->p->rotate && !e->p->repeat_check && unit > 0 ? e->mem.buffer_bytes / unit : 1;
+    if (e->now.rotate_steps == 0)
+        e->now.rotate_steps = 1;
+    e->now.rotate_last = 0;
     /* --check-timed: out of place, the timed iterations read checkable input
      * they never change, written on every slice they may run on, and the
      * last one's output is checked where it landed. */
     int timed = checkable && !in_place && e->p->check_timed;
     cb_pattern timed_pat;
     if (timed && cb_eng_check_pattern(e, coll, call, size_index, 0, -1, &timed_pat) == 0)
-        for (size_t k = 0; k < e->rotate_steps; k++) {
+        for (size_t k = 0; k < e->now.rotate_steps; k++) {
             cb_call slice = *call;
             slice.send = (const char *)call->send + k * unit;
             slice.recv = (char *)call->recv + k * unit;
@@ -103,10 +103,10 @@ static int measure_size(engine *e, const cb_collective *coll, cb_call *call, int
     res.busbw = res.algbw * coll->busbw_factor(e->groups.gsize);
 
     if (checkable) {
-        cb_watchdog_doing(&e->watch, "%s, verification", e->measuring);
+        cb_watchdog_doing(&e->watch, "%s, verification", e->now.measuring);
         cb_call last = *call;
-        last.send = (const char *)call->send + e->rotate_last;
-        last.recv = (char *)call->recv + e->rotate_last;
+        last.send = (const char *)call->send + e->now.rotate_last;
+        last.recv = (char *)call->recv + e->now.rotate_last;
         cb_eng_verify(e, coll, call, size_index, &res, timed ? &last : NULL);
     }
     if (e->st.code != CB_EXIT_OK)
@@ -213,12 +213,12 @@ int cb_eng_sweep(engine *e, const cb_collective *coll, cb_dtype dtype, cb_redop 
         return measured_rc;
     if (coll->flags & CB_COLL_NO_DATA) {
         /* One row: no size to sweep, no placement, nothing to verify. */
-        cb_call call = {.dtype = dtype, .redop = redop, .root = root, .state = e->coll_state};
+        cb_call call = {.dtype = dtype, .redop = redop, .root = root, .state = e->now.coll_state};
         if (coll->layout(0, info->size, e->groups.gsize, &call.layout) != 0)
             return CB_EXIT_OK;
         if (e->p->check_passes > 0)
             cb_eng_note(e, "%s moves no data: one row at size 0, not verified", coll->name);
-        e->at_largest = 0;   /* --min-busbw: no bandwidth to gate */
+        e->now.at_largest = 0;   /* --min-busbw: no bandwidth to gate */
         return measure_size(e, coll, &call, 0, 0, 0, 1, 0);
     }
     char why[256] = "";
@@ -233,9 +233,9 @@ int cb_eng_sweep(engine *e, const cb_collective *coll, cb_dtype dtype, cb_redop 
     cb_eng_progress_sweep_begins(e);
     for (int s = 0; s < e->nsizes; s++) {
         cb_call call = {.dtype = dtype, .redop = redop, .root = root, .work = e->mem.work,
-                        .state = e->coll_state, .traffic = &e->p->a2av_matrix};
+                        .state = e->now.coll_state, .traffic = &e->p->a2av_matrix};
         int fits = lay_out(e, coll, info->size, e->sizes[s], &call.layout) == 0;
-        if (fits && e->layout_now == CB_LAYOUT_COL)
+        if (fits && e->now.layout == CB_LAYOUT_COL)
             cb_layout_set_columns(&call.layout, e->groups.gsize, coll->column_work);
         /* With --split, every group measures the same sizes. */
         if (e->p->split.kind != CB_SPLIT_NONE)
@@ -256,7 +256,7 @@ int cb_eng_sweep(engine *e, const cb_collective *coll, cb_dtype dtype, cb_redop 
         /* A column slice is not contiguous, so a column layout has no in-place
          * form: out of place only; nor has alltoallv (CB_COLL_OUT_OF_PLACE). */
         int placements = call.layout.rows != 0 || (coll->flags & CB_COLL_OUT_OF_PLACE) ? 1 : 2;
-        e->at_largest = s == e->nsizes - 1;
+        e->now.at_largest = s == e->nsizes - 1;
         for (int in_place = 0; in_place < placements; in_place++)
             if (measure_size(e, coll, &call, s, bytes, in_place, in_place == placements - 1,
                         checkable) != CB_EXIT_OK)
@@ -281,14 +281,14 @@ static int run_combinations(engine *e, const cb_collective *coll)
     /* A collective that moves no data is measured once, for the first type. */
     int ndtypes = (coll->flags & CB_COLL_NO_DATA) ? 1 : p->ndtypes;
     int nroots = last_root - first_root + 1;
-    e->at.ncombos = ndtypes * nredops * nroots;
+    e->now.at.ncombos = ndtypes * nredops * nroots;
     for (int t = 0; t < ndtypes; t++)
         for (int r = 0; r < nredops; r++) {
             cb_redop redop = (coll->flags & CB_COLL_REDUCES) ? p->redops[r] : CB_REDOP_NONE;
-            e->at.combo = (t * nredops + r) * nroots;
+            e->now.at.combo = (t * nredops + r) * nroots;
             if (!supported_everywhere(e, coll, p->dtypes[t], redop))
                 continue;
-            for (int root = first_root; root <= last_root; root++, e->at.combo++)
+            for (int root = first_root; root <= last_root; root++, e->now.at.combo++)
                 if (cb_eng_sweep(e, coll, p->dtypes[t], redop, root) != CB_EXIT_OK)
                     return e->st.code;
         }
@@ -298,12 +298,12 @@ static int run_combinations(engine *e, const cb_collective *coll)
 /* One collective in one layout: its table, its set-up, its sweeps. */
 static int run_collective(engine *e, const cb_collective *coll, cb_block_layout layout)
 {
-    e->layout_now = layout;
-    e->at.pass++;
-    e->at.combo = 0;
+    e->now.layout = layout;
+    e->now.at.pass++;
+    e->now.at.combo = 0;
     cb_eng_printers_table_begin(e, coll, layout);
-    if (e->impl_now != NULL)
-        cb_eng_note(e, "%s runs as %s (--nccl-impl)", coll->name, e->impl_now);
+    if (e->now.impl != NULL)
+        cb_eng_note(e, "%s runs as %s (--nccl-impl)", coll->name, e->now.impl);
     if (coll->available != NULL && !coll->available(e->ops)) {
         if (coll->needs != NULL)
             cb_eng_note(e, "skipped %s on the %s backend: needs %s", coll->name, e->ops->name,
@@ -337,14 +337,14 @@ static int run_collective(engine *e, const cb_collective *coll, cb_block_layout 
     snprintf(what, sizeof what, "%s inner groups (--hier-split %s)%s", coll->name,
              e->p->hier.text, e->p->split.kind != CB_SPLIT_NONE ? ", ranks of split group 0" : "");
     cb_eng_note_groups(e, e->groups.gcomm, what, "", color);
-    e->coll_state = NULL;
-    if (coll->prepare(e->b, color, &e->coll_state) != 0)
+    e->now.coll_state = NULL;
+    if (coll->prepare(e->b, color, &e->now.coll_state) != 0)
         cb_status_set(&e->st, CB_EXIT_RUNTIME, "setting up %s failed: %s", coll->name,
                       e->b->error);
     if (cb_eng_agree(e) == CB_EXIT_OK)
         run_combinations(e, coll);
-    coll->release(e->coll_state, e->st.code != CB_EXIT_OK);
-    e->coll_state = NULL;
+    coll->release(e->now.coll_state, e->st.code != CB_EXIT_OK);
+    e->now.coll_state = NULL;
     return e->st.code;
 }
 
@@ -352,7 +352,7 @@ static int run_collective(engine *e, const cb_collective *coll, cb_block_layout 
  * backend that can choose; the others once, with no implementation named. */
 static int run_implementations(engine *e, const cb_collective *coll, cb_block_layout layout)
 {
-    e->impl_now = NULL;
+    e->now.impl = NULL;
     if (!(coll->flags & CB_COLL_IMPLS) || e->ops->select_impl == NULL)
         return run_collective(e, coll, layout);
     for (int i = 0; i < e->p->nimpls; i++) {
@@ -362,23 +362,23 @@ static int run_implementations(engine *e, const cb_collective *coll, cb_block_la
                           cb_impl_name(e->p->impls[i]), e->b->error);
         if (cb_eng_agree(e) != CB_EXIT_OK)
             return e->st.code;
-        e->impl_now = cb_impl_name((cb_impl)chosen);
+        e->now.impl = cb_impl_name((cb_impl)chosen);
         if (run_collective(e, coll, layout) != CB_EXIT_OK)
             return e->st.code;
     }
-    e->impl_now = NULL;
+    e->now.impl = NULL;
     return CB_EXIT_OK;
 }
 
 int cb_eng_run_collectives(engine *e)
 {
     const cb_params *p = e->p;
-    e->at.ncolls = p->ncollectives;
+    e->now.at.ncolls = p->ncollectives;
     for (int c = 0; c < p->ncollectives; c++) {
         const cb_collective *coll = p->collectives[c];
         int layouts = coll->column_work != 0 ? p->nlayouts : 1;
         int impls = (coll->flags & CB_COLL_IMPLS) && e->ops->select_impl != NULL ? p->nimpls : 1;
-        e->at = (run_position){.coll = c, .ncolls = p->ncollectives, .pass = -1,
+        e->now.at = (run_position){.coll = c, .ncolls = p->ncollectives, .pass = -1,
                                 .npasses = layouts * impls, .ncombos = 1};
         /* Collectives without a column layout run once, in rows. */
         int ran_rows = 0;

@@ -14,10 +14,10 @@ int cb_eng_launches_grouped(engine *e, const cb_collective *coll, const cb_call 
 static cb_call on_slice(engine *e, const cb_call *call, size_t k)
 {
     cb_call moved = *call;
-    size_t shift = e->rotate_steps > 1 ? e->rotate_unit * (k % e->rotate_steps) : 0;
+    size_t shift = e->now.rotate_steps > 1 ? e->now.rotate_unit * (k % e->now.rotate_steps) : 0;
     moved.send = (const char *)call->send + shift;
     moved.recv = (char *)call->recv + shift;
-    e->rotate_last = shift;
+    e->now.rotate_last = shift;
     return moved;
 }
 
@@ -342,7 +342,7 @@ int cb_eng_time_collective(engine *e, const cb_collective *coll, const cb_call *
                            cb_rank_time *t)
 {
     const cb_params *p = e->p;
-    cb_watchdog_doing(&e->watch, "%s, warmup", e->measuring);
+    cb_watchdog_doing(&e->watch, "%s, warmup", e->now.measuring);
     double warmup_start = cb_ctl_now();
     launch_plan warmup = {.units = p->warmup, .wait = p->blocking};
     double unused = 0;
@@ -359,7 +359,7 @@ int cb_eng_time_collective(engine *e, const cb_collective *coll, const cb_call *
                                                   : 0.0);
     if (warm_rc != 0)
         return -1;
-    cb_watchdog_doing(&e->watch, "%s, timed iterations", e->measuring);
+    cb_watchdog_doing(&e->watch, "%s, timed iterations", e->now.measuring);
     double completion = 0, cpu = 0, ops;
     int rc, nsamples = 0;
     if (p->graph_launches > 0) {

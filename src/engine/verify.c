@@ -34,9 +34,9 @@ int cb_eng_check_pattern(engine *e, const cb_collective *coll, const cb_call *ca
     /* Everything that varies between two checks of one run, so that what
      * one check left in the buffers is never what the next expects. */
     uint32_t what = cb_pattern_seed((uint32_t)call->dtype, (uint32_t)(call->redop + 1),
-                                    (uint32_t)(call->root + 1), (uint32_t)e->layout_now);
+                                    (uint32_t)(call->root + 1), (uint32_t)e->now.layout);
     uint32_t where = cb_pattern_seed((uint32_t)e->cycle, name_word(coll->name),
-                                     name_word(e->impl_now), what);
+                                     name_word(e->now.impl), what);
     char why[256];
     if (cb_pattern_init(pat, call->dtype, call->redop, e->groups.gsize,
                         cb_pattern_seed((uint32_t)size_index, (uint32_t)in_place, (uint32_t)pass,
