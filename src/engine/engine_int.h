@@ -126,17 +126,40 @@ typedef struct cb_eng_now {
     size_t rotate_last;
 } cb_eng_now;
 
+/* outputs.c's: the printers on rank 0 and what they are given, set up by
+ * cb_eng_outputs_init and cb_eng_open_printers, freed by
+ * cb_eng_outputs_free. The pending rows are allocated by
+ * cb_eng_pending_alloc once the groups are known. scan_driver.c calls the
+ * printers under lock; lifecycle.c reads progress. */
+typedef struct cb_eng_out {
+    cb_printer **printers;   /* rank 0 only: the outputs opened */
+    int nprinters;
+    /* Rank 0: the out-of-place result of each group waiting for its in-place
+     * half (npending of them), and a copy of every rank's times for it. */
+    cb_result *pending;
+    int npending;
+    cb_rank_time *pending_times;
+    int progress;          /* rank 0: 0 off, 1 one updated line on a terminal, 2 lines */
+    cb_eta eta;            /* the progress line's time left (eta.h) */
+    /* Rank 0: held around the printers' calls, so that the watchdog thread
+     * finishes the outputs with a hang report only between them. */
+    pthread_mutex_t lock;
+    /* Rank 0, under lock: the summary as the rows given so far make
+     * it, published by the main thread after each row, for the signal
+     * hook (which must not read sum while the main thread writes it); when
+     * it was published (CLOCK_MONOTONIC); and why closing a file the hook
+     * finished failed, for the main thread's status. */
+    cb_summary files_sum;
+    double files_sum_at;
+    char files_error[CB_MSGLEN];
+} cb_eng_out;
+
 typedef struct engine {
     const cb_params *p;
     cb_ctl *comm;
     int rank;
     int nranks;
     cb_eng_groups groups;   /* groups.c's */
-    /* Rank 0: the out-of-place result of each group waiting for its in-place
-     * half (npending of them), and a copy of every rank's times for it. */
-    cb_result *pending;
-    int npending;
-    cb_rank_time *pending_times;
     char host[CB_HOSTLEN]; /* as every output names it: cb_sysinfo_host_label */
     cb_status st;
 
@@ -154,8 +177,7 @@ typedef struct engine {
     cb_eng_now now;         /* sweep.c's */
     cb_eng_timing timing;   /* timing.c's */
 
-    cb_printer **printers;   /* rank 0 only: the outputs opened */
-    int nprinters;
+    cb_eng_out out;         /* outputs.c's */
     cb_rank_info *ranks;                     /* rank 0 only */
     cb_run_info run;
     cb_summary sum;
@@ -163,9 +185,6 @@ typedef struct engine {
     int slow;              /* a figure fell below a threshold (exit 8); rank 0 decides
                             * --min-busbw, agreed at the end */
     int cycle;             /* -N: the cycle running, from 1 */
-
-    int progress;          /* rank 0: 0 off, 1 one updated line on a terminal, 2 lines */
-    cb_eta eta;            /* the progress line's time left (eta.h) */
 
 
     /* The feature table (feature.h) and each feature's state, NULL where
@@ -178,17 +197,6 @@ typedef struct engine {
     cb_ctl_guard guard;    /* on comm while watch runs: its end is not a lost plane's */
     cb_sidechannel side;   /* the hang report's, with -T */
     char side_notice[CB_MSGLEN];   /* why it reaches fewer ranks, for after the preamble */
-    /* Rank 0: held around the printers' calls, so that the watchdog thread
-     * finishes the outputs with a hang report only between them. */
-    pthread_mutex_t outputs_lock;
-    /* Rank 0, under outputs_lock: the summary as the rows given so far make
-     * it, published by the main thread after each row, for the signal
-     * hook (which must not read sum while the main thread writes it); when
-     * it was published (CLOCK_MONOTONIC); and why closing a file the hook
-     * finished failed, for the main thread's status. */
-    cb_summary files_sum;
-    double files_sum_at;
-    char files_error[CB_MSGLEN];
 } engine;
 
 
@@ -196,10 +204,15 @@ typedef struct engine {
 int cb_eng_agree(engine *e);
 
 /* outputs.c */
+/* Whether the progress line shows, and the outputs' lock. */
+void cb_eng_outputs_init(engine *e);
+void cb_eng_outputs_free(engine *e);
+/* Rank 0, once the groups are known: room for the rows that wait for their
+ * in-place half; a failure sets e->st. */
+void cb_eng_pending_alloc(engine *e);
 /* A line for the reader, in the table (rank 0). */
 void cb_eng_note(engine *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void cb_eng_open_printers(engine *e);
-void cb_eng_choose_progress(engine *e);
 /* A sweep of every size begins: the time left counts from here. */
 void cb_eng_progress_sweep_begins(engine *e);
 /* After size done (from 1) of the sweep of coll, dtype, redop. */

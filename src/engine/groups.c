@@ -103,12 +103,7 @@ void cb_eng_split_groups(engine *e)
             e->groups.leaders[e->groups.ngroups++] = r;
         }
     free(lead);
-    if (e->rank == 0) {
-        e->pending = calloc((size_t)e->groups.ngroups, sizeof *e->pending);
-        e->pending_times = calloc((size_t)e->groups.gsize, sizeof *e->pending_times);
-        if (e->pending == NULL || e->pending_times == NULL)
-            cb_status_set(&e->st, CB_EXIT_RUNTIME, "out of memory for %d groups", e->groups.ngroups);
-    }
+    cb_eng_pending_alloc(e);
     check_root(e);
 }
 
@@ -308,7 +303,7 @@ int cb_eng_emit_split(engine *e, const cb_collective *coll, cb_result *res, int 
     }
     if (rows != NULL) {
         /* The out-of-place rows of the groups: these, or those that wait. */
-        const cb_result *out_of_place = res->in_place ? e->pending : rows;
+        const cb_result *out_of_place = res->in_place ? e->out.pending : rows;
         int row_done = res->in_place || last_half;
         cb_eng_emit_results(e, rows, e->groups.ngroups, last_half);
         if (row_done)

@@ -88,8 +88,7 @@ int cb_engine_run(const cb_params *p, cb_ctl *comm, cb_watchdog *startup)
     cb_eng_groups_init(e, comm);
     cb_sysinfo_host_label(e->host, sizeof e->host);
     cb_status_clear(&e->st);
-    cb_eng_choose_progress(e);
-    pthread_mutex_init(&e->outputs_lock, NULL);
+    cb_eng_outputs_init(e);
     /* The hang report's side channel, before anything can hang; its
      * set-up is watched by main's start-up watchdog. */
     int side = p->timeout > 0;
@@ -156,7 +155,7 @@ int cb_engine_run(const cb_params *p, cb_ctl *comm, cb_watchdog *startup)
         if (p->memory_report)
             cb_eng_note_memory_usage(e);
     }
-    if (e->progress == 1) {
+    if (e->out.progress == 1) {
         fputs("\r\033[K", stderr);
         fflush(stderr);
     }
@@ -176,11 +175,8 @@ int cb_engine_run(const cb_params *p, cb_ctl *comm, cb_watchdog *startup)
     cb_watchdog_stop(&e->watch);
     if (side)
         cb_sidechannel_close(&e->side);
-    pthread_mutex_destroy(&e->outputs_lock);
     free(e->ranks);
-    free(e->pending);
-    free(e->pending_times);
-    cb_eta_free(&e->eta);
+    cb_eng_outputs_free(e);
     cb_eng_groups_free(e);
 
     /* Rank 0 alone saw the rows --min-busbw and --expect gate, and counted

@@ -203,11 +203,11 @@ static void scan_row(scan_run *s, const char *part, scan_span span, int a, int b
     }
     cb_row row = {&res, NULL};
     e->sum.measurements++;   /* a figure, as the CSV has one row for it */
-    pthread_mutex_lock(&e->outputs_lock);
-    for (int i = 0; i < e->nprinters; i++)
-        if (e->printers[i]->ops != &cb_printer_table && e->printers[i]->ops->result != NULL)
-            e->printers[i]->ops->result(e->printers[i], &row);
-    pthread_mutex_unlock(&e->outputs_lock);
+    pthread_mutex_lock(&e->out.lock);
+    for (int i = 0; i < e->out.nprinters; i++)
+        if (e->out.printers[i]->ops != &cb_printer_table && e->out.printers[i]->ops->result != NULL)
+            e->out.printers[i]->ops->result(e->out.printers[i], &row);
+    pthread_mutex_unlock(&e->out.lock);
 }
 
 /* Pair figures of every round into matrix (rank 0). */
@@ -453,11 +453,11 @@ static void scan_report(scan_run *s, const cb_scan_input *in, const cb_scan_verd
                           .pair_bw = in->pair_bw, .nrails = in->nrails,
                           .rail_bw = in->rail_busbw, .nsuspects = sus ? v->n : 0,
                           .suspects = sus};
-    pthread_mutex_lock(&e->outputs_lock);
-    for (int i = 0; i < e->nprinters; i++)
-        if (e->printers[i]->ops->scan != NULL)
-            e->printers[i]->ops->scan(e->printers[i], &rep);
-    pthread_mutex_unlock(&e->outputs_lock);
+    pthread_mutex_lock(&e->out.lock);
+    for (int i = 0; i < e->out.nprinters; i++)
+        if (e->out.printers[i]->ops->scan != NULL)
+            e->out.printers[i]->ops->scan(e->out.printers[i], &rep);
+    pthread_mutex_unlock(&e->out.lock);
     free(sus);
     free(hosts);
 }
