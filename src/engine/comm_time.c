@@ -25,16 +25,16 @@ static int time_one_way(engine *e, cb_comm_op op, cb_rank_time *t)
     }
     int rc = 0, taken = 0;
     double seconds = NAN;
-    cb_watchdog_doing(&e->watch, "comm_init %s, warmup", cb_comm_op_name(op));
+    cb_watchdog_doing(&e->safety.watch, "comm_init %s, warmup", cb_comm_op_name(op));
     for (int i = 0; i < p->warmup && rc == 0; i++) {
         rc = e->ops->comm_time(e->b, op, &seconds);
-        cb_watchdog_tick(&e->watch);
+        cb_watchdog_tick(&e->safety.watch);
     }
-    cb_watchdog_doing(&e->watch, "comm_init %s, timed makings", cb_comm_op_name(op));
-    cb_watchdog_loop(&e->watch, n);
+    cb_watchdog_doing(&e->safety.watch, "comm_init %s, timed makings", cb_comm_op_name(op));
+    cb_watchdog_loop(&e->safety.watch, n);
     for (int i = 0; i < n && rc == 0; i++) {
         rc = e->ops->comm_time(e->b, op, &seconds);
-        cb_watchdog_at(&e->watch, i);
+        cb_watchdog_at(&e->safety.watch, i);
         if (rc == 0 && !isnan(seconds))
             samples[taken++] = seconds;
     }

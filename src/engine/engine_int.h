@@ -154,6 +154,16 @@ typedef struct cb_eng_out {
     char files_error[CB_MSGLEN];
 } cb_eng_out;
 
+/* lifecycle.c's: the watchdog and the hang report's side channel, started
+ * and stopped by cb_engine_run. The others tell the watchdog what they
+ * are doing through it. */
+typedef struct cb_eng_safety {
+    cb_watchdog watch;
+    cb_ctl_guard guard;    /* on comm while watch runs: its end is not a lost plane's */
+    cb_sidechannel side;   /* the hang report's, with -T */
+    char side_notice[CB_MSGLEN];   /* why it reaches fewer ranks, for after the preamble */
+} cb_eng_safety;
+
 typedef struct engine {
     const cb_params *p;
     cb_ctl *comm;
@@ -193,10 +203,7 @@ typedef struct engine {
     int nfeatures;
     void *feature_state[ENG_MAX_FEATURES];
 
-    cb_watchdog watch;
-    cb_ctl_guard guard;    /* on comm while watch runs: its end is not a lost plane's */
-    cb_sidechannel side;   /* the hang report's, with -T */
-    char side_notice[CB_MSGLEN];   /* why it reaches fewer ranks, for after the preamble */
+    cb_eng_safety safety;   /* lifecycle.c's */
 } engine;
 
 

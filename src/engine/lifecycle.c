@@ -95,19 +95,19 @@ int cb_engine_run(const cb_params *p, cb_ctl *comm, cb_watchdog *startup)
     if (startup != NULL)
         cb_watchdog_doing(startup, "setting up the hang report's side channel, at start-up");
     if (side)
-        cb_sidechannel_open(&e->side, comm, e->host, e->side_notice, sizeof e->side_notice);
+        cb_sidechannel_open(&e->safety.side, comm, e->host, e->safety.side_notice, sizeof e->safety.side_notice);
     /* Rank 0's thread runs also without -T: it finishes the output files
      * on a signal (cb_eng_end_files_on_signal). */
-    if (cb_watchdog_start(&e->watch, p->timeout, e->rank, e->host, side ? &e->side : NULL,
+    if (cb_watchdog_start(&e->safety.watch, p->timeout, e->rank, e->host, side ? &e->safety.side : NULL,
                           e->rank == 0) != 0)
         cb_status_set(&e->st, CB_EXIT_RUNTIME, "cannot start the watchdog thread");
-    e->guard = (cb_ctl_guard){cb_watchdog_ending, &e->watch};
-    comm->guard = &e->guard;
+    e->safety.guard = (cb_ctl_guard){cb_watchdog_ending, &e->safety.watch};
+    comm->guard = &e->safety.guard;
     if (startup != NULL)
         cb_watchdog_stop(startup);
     if (e->rank == 0) {
-        cb_watchdog_set_report(&e->watch, cb_eng_end_printers_on_hang, e);
-        cb_watchdog_set_signal(&e->watch, cb_eng_end_files_on_signal, e);
+        cb_watchdog_set_report(&e->safety.watch, cb_eng_end_printers_on_hang, e);
+        cb_watchdog_set_signal(&e->safety.watch, cb_eng_end_files_on_signal, e);
     }
 
     /* The set-up, in order; every rank agrees before each next step. */
@@ -128,8 +128,8 @@ int cb_engine_run(const cb_params *p, cb_ctl *comm, cb_watchdog *startup)
             cb_eng_note(e, "%s", e->size_notice);
         if (e->backend_notice[0] != '\0')
             cb_eng_note(e, "%s", e->backend_notice);
-        if (e->side_notice[0] != '\0')
-            cb_eng_note(e, "%s", e->side_notice);
+        if (e->safety.side_notice[0] != '\0')
+            cb_eng_note(e, "%s", e->safety.side_notice);
         if (e->impl_notice[0] != '\0')
             cb_eng_note(e, "%s", e->impl_notice);
         for (const char *line = e->b->notice; *line != '\0';) {
@@ -166,15 +166,15 @@ int cb_engine_run(const cb_params *p, cb_ctl *comm, cb_watchdog *startup)
     cb_eng_flush_pending(e);
     cb_eng_end_printers(e);
     int failed = cb_eng_agree(e) != CB_EXIT_OK;
-    cb_watchdog_doing(&e->watch, "shutting the %s backend down", e->ops ? e->ops->name : "");
+    cb_watchdog_doing(&e->safety.watch, "shutting the %s backend down", e->ops ? e->ops->name : "");
     cb_eng_free_buffers(e);
-    cb_watchdog_set_abort(&e->watch, NULL, NULL);
+    cb_watchdog_set_abort(&e->safety.watch, NULL, NULL);
     if (e->b != NULL)
         e->ops->fini(e->b, failed);
     e->comm->guard = NULL;
-    cb_watchdog_stop(&e->watch);
+    cb_watchdog_stop(&e->safety.watch);
     if (side)
-        cb_sidechannel_close(&e->side);
+        cb_sidechannel_close(&e->safety.side);
     free(e->ranks);
     cb_eng_outputs_free(e);
     cb_eng_groups_free(e);

@@ -175,7 +175,7 @@ void cb_eng_note_memory_usage(engine *e)
 void cb_eng_allocate_buffers(engine *e)
 {
     e->mem.free_before_buffers = device_free_now(e);
-    cb_watchdog_doing(&e->watch, "allocating two buffers of %zu bytes", e->mem.buffer_bytes);
+    cb_watchdog_doing(&e->safety.watch, "allocating two buffers of %zu bytes", e->mem.buffer_bytes);
     size_t work_bytes = (size_t)column_work_buffers(e->p) * e->mem.buffer_bytes;
     size_t bytes = e->mem.buffer_bytes + unalign_pad(e->p);
     if (e->ops->alloc(e->b, bytes, &e->mem.send) != 0 ||

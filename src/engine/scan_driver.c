@@ -49,7 +49,7 @@ static void quiet_barrier(engine *e)
      * catch a measurement that hangs, and a resting rank must not time out
      * while a slow part is measured (a slow link is what the scan finds). */
     for (cb_ctl_test(e->comm, req, &done); !done; cb_ctl_test(e->comm, req, &done)) {
-        cb_watchdog_tick(&e->watch);
+        cb_watchdog_tick(&e->safety.watch);
         nanosleep(&(struct timespec){.tv_nsec = 200000}, NULL);
     }
 }
@@ -58,7 +58,7 @@ static void quiet_barrier(engine *e)
 static int launch_counted(engine *e, cb_backend *sub, int peer, size_t count, long i)
 {
     int rc = launch_one(e, sub, peer, count);
-    cb_watchdog_at(&e->watch, i);
+    cb_watchdog_at(&e->safety.watch, i);
     return rc;
 }
 
@@ -74,7 +74,7 @@ static int scan_measure(scan_run *s, int color, int peer, int longer, const char
     engine *e = s->e;
     const cb_params *p = e->p;
     cb_backend *sub = NULL;
-    cb_watchdog_doing(&e->watch, "the health scan (-o scan), %s", what);
+    cb_watchdog_doing(&e->safety.watch, "the health scan (-o scan), %s", what);
     if (color >= 0 && cb_eng_backend_step(e, e->ops->split(e->b, color, e->rank, &sub)) != 0)
         sub = NULL;
     if (cb_eng_agree(e) != CB_EXIT_OK)
@@ -91,7 +91,7 @@ static int scan_measure(scan_run *s, int color, int peer, int longer, const char
         s->host_buf[i] = mine;
     if (active) {
         rc = cb_eng_copy_in(e, e->mem.send, s->host_buf, bytes);
-        cb_watchdog_loop(&e->watch, p->warmup);
+        cb_watchdog_loop(&e->safety.watch, p->warmup);
         for (int w = 0; rc == 0 && w < p->warmup; w++)
             rc = launch_counted(e, sub, peer, s->count, w);
         if (rc == 0)
@@ -103,7 +103,7 @@ static int scan_measure(scan_run *s, int color, int peer, int longer, const char
     if (cb_eng_agree(e) == CB_EXIT_OK && active) {
         int iters = (p->iters > 0 ? p->iters : 1) * longer;
         rc = e->ops->timer_start(e->b);
-        cb_watchdog_loop(&e->watch, iters);
+        cb_watchdog_loop(&e->safety.watch, iters);
         for (int i = 0; rc == 0 && i < iters; i++)
             rc = launch_counted(e, sub, peer, s->count, i);
         if (rc == 0)

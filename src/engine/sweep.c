@@ -49,7 +49,7 @@ static int measure_size(engine *e, const cb_collective *coll, cb_call *call, int
     snprintf(e->now.measuring, sizeof e->now.measuring, "%s %s %s root %d, %llu B %s", coll->name,
              cb_dtype_info_of(call->dtype)->name, cb_redop_name(call->redop), call->root,
              (unsigned long long)bytes, in_place ? "in-place" : "out-of-place");
-    cb_watchdog_subject(&e->watch, coll->name, bytes);
+    cb_watchdog_subject(&e->safety.watch, coll->name, bytes);
     /* --rotate, as nccl-tests' startColl: operation k of a loop runs
      * max(send, recv) bytes times k % steps past the buffers' start, as many
      * steps as the buffers hold, so that no launch finds the last one's data
@@ -103,7 +103,7 @@ static int measure_size(engine *e, const cb_collective *coll, cb_call *call, int
     res.busbw = res.algbw * coll->busbw_factor(e->groups.gsize);
 
     if (checkable) {
-        cb_watchdog_doing(&e->watch, "%s, verification", e->now.measuring);
+        cb_watchdog_doing(&e->safety.watch, "%s, verification", e->now.measuring);
         cb_call last = *call;
         last.send = (const char *)call->send + e->now.rotate_last;
         last.recv = (char *)call->recv + e->now.rotate_last;
@@ -327,7 +327,7 @@ static int run_collective(engine *e, const cb_collective *coll, cb_block_layout 
     if (coll->prepare == NULL)
         return run_combinations(e, coll);
 
-    cb_watchdog_doing(&e->watch, "setting up %s's groups", coll->name);
+    cb_watchdog_doing(&e->safety.watch, "setting up %s's groups", coll->name);
     /* This rank's inner group among the ranks measured together. */
     int color = cb_eng_spec_color(e, &e->p->hier, "--hier-split", e->groups.gcomm);
     /* A bad colour list stops every rank before the collective set-up. */

@@ -55,7 +55,7 @@ typedef struct launch_plan {
 static int launch_units(engine *e, const cb_collective *coll, const cb_call *call,
                         const launch_plan *lp)
 {
-    cb_watchdog_loop(&e->watch, lp->units);
+    cb_watchdog_loop(&e->safety.watch, lp->units);
     e->timing.ops_alone_s = 0;
     for (int i = 0; i < lp->units; i++) {
         /* -z 3 alone times each unit; other modes read no clock here. */
@@ -64,7 +64,7 @@ static int launch_units(engine *e, const cb_collective *coll, const cb_call *cal
                            : launch_iteration(e, coll, call, i);
         if (rc != 0)
             return -1;
-        cb_watchdog_at(&e->watch, i);
+        cb_watchdog_at(&e->safety.watch, i);
         if (lp->wait != 0 && cb_eng_backend_step(e, e->ops->wait(e->b)) != 0)
             return -1;
         if (lp->wait == 3)
@@ -342,7 +342,7 @@ int cb_eng_time_collective(engine *e, const cb_collective *coll, const cb_call *
                            cb_rank_time *t)
 {
     const cb_params *p = e->p;
-    cb_watchdog_doing(&e->watch, "%s, warmup", e->now.measuring);
+    cb_watchdog_doing(&e->safety.watch, "%s, warmup", e->now.measuring);
     double warmup_start = cb_ctl_now();
     launch_plan warmup = {.units = p->warmup, .wait = p->blocking};
     double unused = 0;
@@ -359,7 +359,7 @@ int cb_eng_time_collective(engine *e, const cb_collective *coll, const cb_call *
                                                   : 0.0);
     if (warm_rc != 0)
         return -1;
-    cb_watchdog_doing(&e->watch, "%s, timed iterations", e->now.measuring);
+    cb_watchdog_doing(&e->safety.watch, "%s, timed iterations", e->now.measuring);
     double completion = 0, cpu = 0, ops;
     int rc, nsamples = 0;
     if (p->graph_launches > 0) {
