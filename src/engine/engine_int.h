@@ -1,6 +1,8 @@
 /*
  * The sweep engine's internal header, shared by the files of src/engine/
- * (HACKING.md, "The engine", and docs/design/engine.md draw them). The engine knows collectives
+ * (HACKING.md, "The engine", and docs/design/engine.md draw them). Each
+ * part's state is a sub-struct of struct engine owned by one file, which
+ * alone sets and frees it; the others read it. The engine knows collectives
  * only through the collective table, communication libraries only through
  * a backend's ops table, and output formats only through printers. The
  * control plane (control/control.h: MPI or TCP) carries what every backend
@@ -165,17 +167,18 @@ typedef struct cb_eng_safety {
 } cb_eng_safety;
 
 typedef struct engine {
+    /* The core's own: the run's parameters, the control plane and this
+     * rank's place in it, the status, the backend, the sizes, and what
+     * the verdict and the printers' run description are made of. */
     const cb_params *p;
     cb_ctl *comm;
     int rank;
     int nranks;
-    cb_eng_groups groups;   /* groups.c's */
     char host[CB_HOSTLEN]; /* as every output names it: cb_sysinfo_host_label */
     cb_status st;
 
     const cb_backend_ops *ops;
     cb_backend *b;
-    cb_eng_mem mem;      /* memory.c's */
 
     uint64_t sizes[CB_MAX_SIZES];
     int nsizes;
@@ -184,10 +187,6 @@ typedef struct engine {
     char impl_notice[256];   /* what --nccl-impl resolved to, for after the preamble */
     char size_notice[256];   /* why the largest size was lowered, for after the preamble */
 
-    cb_eng_now now;         /* sweep.c's */
-    cb_eng_timing timing;   /* timing.c's */
-
-    cb_eng_out out;         /* outputs.c's */
     cb_rank_info *ranks;                     /* rank 0 only */
     cb_run_info run;
     cb_summary sum;
@@ -196,14 +195,20 @@ typedef struct engine {
                             * --min-busbw, agreed at the end */
     int cycle;             /* -N: the cycle running, from 1 */
 
-
     /* The feature table (feature.h) and each feature's state, NULL where
      * it is off. */
     const cb_eng_feature *const *features;
     int nfeatures;
     void *feature_state[ENG_MAX_FEATURES];
 
+    /* The parts' state, each set and freed by the file that owns it (the
+     * types above say what each holds; docs/design/engine.md, "State"). */
     cb_eng_safety safety;   /* lifecycle.c's */
+    cb_eng_groups groups;   /* groups.c's */
+    cb_eng_mem mem;         /* memory.c's */
+    cb_eng_timing timing;   /* timing.c's */
+    cb_eng_now now;         /* sweep.c's */
+    cb_eng_out out;         /* outputs.c's */
 } engine;
 
 

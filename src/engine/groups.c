@@ -220,7 +220,8 @@ void cb_eng_describe_groups(engine *e)
     }
     char what[256];
     snprintf(what, sizeof what, "split %s", e->p->split.text);
-    cb_eng_note(e, "%s: %d group%s measured at once", what, e->groups.ngroups, e->groups.ngroups == 1 ? "" : "s");
+    int n = e->groups.ngroups;
+    cb_eng_note(e, "%s: %d group%s measured at once", what, n, n == 1 ? "" : "s");
     for (int g = 0; ok && e->rank == 0 && g < e->groups.ngroups; g++) {
         char list[400], where[300], one[CB_HOSTLEN] = "";
         int members = group_rank_list(groups, e->nranks, g, list, sizeof list);
@@ -244,8 +245,9 @@ static void aggregate_note(engine *e, const cb_result *rows, const char *placeme
         busbw += rows[g].busbw;
     }
     cb_eng_note(e, "%s%d group%s, %llu B %s: slowest group %.2f us, busbw summed over groups "
-             "%.2f GB/s", e->groups.ngroups == 1 ? "" : "all ", e->groups.ngroups, cb_plural(e->groups.ngroups),
-         (unsigned long long)rows[0].bytes, placement, slowest * 1e6, busbw);
+             "%.2f GB/s", e->groups.ngroups == 1 ? "" : "all ", e->groups.ngroups,
+             cb_plural(e->groups.ngroups), (unsigned long long)rows[0].bytes, placement,
+             slowest * 1e6, busbw);
 }
 
 #define CB_SPLIT_TAG 0x5b17
@@ -281,7 +283,8 @@ int cb_eng_emit_split(engine *e, const cb_collective *coll, cb_result *res, int 
     }
     cb_result *rows = calloc((size_t)e->groups.ngroups, sizeof *rows);
     if (rows == NULL)
-        cb_status_set(&e->st, CB_EXIT_RUNTIME, "out of memory for %d group results", e->groups.ngroups);
+        cb_status_set(&e->st, CB_EXIT_RUNTIME, "out of memory for %d group results",
+                      e->groups.ngroups);
     for (int g = 0; g < e->groups.ngroups; g++) {
         if (g != e->groups.group)
             cb_ctl_recv(e->comm, &msg, sizeof msg, e->groups.leaders[g], CB_SPLIT_TAG);

@@ -95,11 +95,12 @@ int cb_engine_run(const cb_params *p, cb_ctl *comm, cb_watchdog *startup)
     if (startup != NULL)
         cb_watchdog_doing(startup, "setting up the hang report's side channel, at start-up");
     if (side)
-        cb_sidechannel_open(&e->safety.side, comm, e->host, e->safety.side_notice, sizeof e->safety.side_notice);
+        cb_sidechannel_open(&e->safety.side, comm, e->host, e->safety.side_notice,
+                            sizeof e->safety.side_notice);
     /* Rank 0's thread runs also without -T: it finishes the output files
      * on a signal (cb_eng_end_files_on_signal). */
-    if (cb_watchdog_start(&e->safety.watch, p->timeout, e->rank, e->host, side ? &e->safety.side : NULL,
-                          e->rank == 0) != 0)
+    if (cb_watchdog_start(&e->safety.watch, p->timeout, e->rank, e->host,
+                          side ? &e->safety.side : NULL, e->rank == 0) != 0)
         cb_status_set(&e->st, CB_EXIT_RUNTIME, "cannot start the watchdog thread");
     e->safety.guard = (cb_ctl_guard){cb_watchdog_ending, &e->safety.watch};
     comm->guard = &e->safety.guard;

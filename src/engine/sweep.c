@@ -59,7 +59,8 @@ static int measure_size(engine *e, const cb_collective *coll, cb_call *call, int
     size_t unit = (l->send_count > l->recv_count ? l->send_count : l->recv_count) * esize;
     unit = (unit + CB_ROTATE_ALIGN - 1) / CB_ROTATE_ALIGN * CB_ROTATE_ALIGN;
     e->now.rotate_unit = unit;
-    e->now.rotate_steps = e->p->rotate && !e->p->repeat_check && unit > 0 ? e->mem.buffer_bytes / unit : 1;
+    e->now.rotate_steps =
+        e->p->rotate && !e->p->repeat_check && unit > 0 ? e->mem.buffer_bytes / unit : 1;
     if (e->now.rotate_steps == 0)
         e->now.rotate_steps = 1;
     e->now.rotate_last = 0;
@@ -145,7 +146,8 @@ static int lay_out(const engine *e, const cb_collective *coll, size_t esize, uin
                    cb_layout *out)
 {
     return coll->layout_traffic != NULL
-               ? coll->layout_traffic(&e->p->a2av_matrix, (size_t)bytes, esize, e->groups.gsize, out)
+               ? coll->layout_traffic(&e->p->a2av_matrix, (size_t)bytes, esize, e->groups.gsize,
+                                      out)
                : coll->layout((size_t)bytes, esize, e->groups.gsize, out);
 }
 

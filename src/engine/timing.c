@@ -143,7 +143,8 @@ static int single_units(engine *e, const cb_collective *coll, const cb_call *cal
         *completion += span;
         *cpu += launch;
         group += span;
-        if (e->timing.sampling && lp->stride > 0 && (++in_group == lp->stride || u + 1 == lp->units)) {
+        if (e->timing.sampling && lp->stride > 0 &&
+            (++in_group == lp->stride || u + 1 == lp->units)) {
             samples[(*n)++] = group / ((double)in_group * e->p->agg);
             group = 0;
             in_group = 0;
@@ -269,8 +270,9 @@ cb_iter_request cb_eng_iter_request(const cb_params *p)
 static void choose_plan(engine *e, const cb_call *call, double warmup_per_op)
 {
     double estimate = e->p->warmup > 0 ? warmup_per_op : HUGE_VAL;
-    if (e->timing.prev_op_time > 0 && call->layout.count >= e->timing.prev_count && e->timing.prev_op_time < estimate)
-        estimate = e->timing.prev_op_time;
+    const cb_eng_timing *t = &e->timing;
+    if (t->prev_op_time > 0 && call->layout.count >= t->prev_count && t->prev_op_time < estimate)
+        estimate = t->prev_op_time;
     double agreed = estimate;
     cb_ctl_allreduce(e->comm, &estimate, &agreed, 1, CB_CTL_DOUBLE, CB_CTL_MIN);
     cb_iter_request req = cb_eng_iter_request(e->p);
@@ -347,9 +349,9 @@ int cb_eng_time_collective(engine *e, const cb_collective *coll, const cb_call *
     launch_plan warmup = {.units = p->warmup, .wait = p->blocking};
     double unused = 0;
     int nunused = 0;
-    int warm_rc = e->timing.launch_singly ? single_units(e, coll, call, &warmup, 0, &unused, &unused,
-                                                  NULL, &nunused)
-                                   : launch_units(e, coll, call, &warmup);
+    int warm_rc = e->timing.launch_singly
+                      ? single_units(e, coll, call, &warmup, 0, &unused, &unused, NULL, &nunused)
+                      : launch_units(e, coll, call, &warmup);
     /* Also after a launch failed on this rank alone (NCCL may report an
      * asynchronous error at any call): the others are in the plan's
      * reduction, and the agreement that follows tells them. */
@@ -365,8 +367,8 @@ int cb_eng_time_collective(engine *e, const cb_collective *coll, const cb_call *
     if (p->graph_launches > 0) {
         rc = time_graph(e, coll, call, &completion, &cpu);
         if (rc == 0)
-            rc = read_samples(e, (double)p->iters * p->agg, e->timing.plan.units, e->timing.plan.stride,
-                              e->timing.samples, &nsamples);
+            rc = read_samples(e, (double)p->iters * p->agg, e->timing.plan.units,
+                              e->timing.plan.stride, e->timing.samples, &nsamples);
         e->timing.spans_run = 1;
         ops = (double)p->iters * p->agg * p->graph_launches;
     } else {
@@ -380,7 +382,8 @@ int cb_eng_time_collective(engine *e, const cb_collective *coll, const cb_call *
     e->timing.prev_count = call->layout.count;
     /* --samples-json: the samples in the order taken, before sorting. */
     if (e->timing.raw_samples != NULL)
-        memcpy(e->timing.raw_samples, e->timing.samples, (size_t)nsamples * sizeof *e->timing.samples);
+        memcpy(e->timing.raw_samples, e->timing.samples,
+               (size_t)nsamples * sizeof *e->timing.samples);
     cb_stats_from_samples(e->timing.samples, nsamples, t);
     return 0;
 }
