@@ -96,9 +96,9 @@ typedef struct cb_eng_timing {
     /* A feature asked for the measurement in progress to launch one at a
      * time, each waited for and each timed one its own span (-B). */
     int launch_singly;
-    double prev_op_time;     /* this rank's time per operation at the last size */
-    double ops_alone_s;      /* -z 3: the operations' own time in the last span */
-    size_t prev_count;       /* and that size's count, to tell a new sweep */
+    /* What one measurement leaves for the next, private to timing.c
+     * (which alone reads it): allocated with the samples. */
+    struct cb_eng_timing_history *history;
     double *samples;         /* room for cb_iter_plan_room marks */
     cb_rank_time *rank_times; /* rank 0 only: every rank's times */
     /* --samples-json with --json: this rank's samples in the order taken,
