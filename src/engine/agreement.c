@@ -6,7 +6,7 @@
 int cb_eng_agree(engine *e)
 {
     /* Reaching an agreement is progress: every rank got this far. */
-    cb_watchdog_tick(&e->watch);
+    cb_watchdog_tick(&e->safety.watch);
     int sig = cb_signals_pending();
     if (sig != 0)
         cb_status_set(&e->st, sig == SIGINT ? CB_EXIT_SIGINT : CB_EXIT_SIGTERM,

@@ -107,7 +107,7 @@ static void abort_backend(void *ctx)
 
 static void watchdog_tick(void *ctx)
 {
-    cb_watchdog_tick(&((engine *)ctx)->watch);
+    cb_watchdog_tick(&((engine *)ctx)->safety.watch);
 }
 
 /* --nccl-impl: every implementation listed must exist before anything is
@@ -159,13 +159,13 @@ void cb_eng_start_backend(engine *e)
                       e->ops->name);
         return;
     }
-    cb_watchdog_doing(&e->watch, "starting the %s backend", e->ops->name);
-    if (e->ops->init(e->gcomm, &config, &e->b) != 0)
+    cb_watchdog_doing(&e->safety.watch, "starting the %s backend", e->ops->name);
+    if (e->ops->init(e->groups.gcomm, &config, &e->b) != 0)
         cb_status_set(&e->st, CB_EXIT_RUNTIME, "starting the %s backend failed: %s",
                       e->ops->name, e->b ? e->b->error : "out of memory");
     if (e->b != NULL) {
         e->b->ops = e->ops;
-        cb_watchdog_set_abort(&e->watch, abort_backend, e);
+        cb_watchdog_set_abort(&e->safety.watch, abort_backend, e);
     }
 
 }

@@ -17,7 +17,7 @@ static int time_one_way(engine *e, cb_comm_op op, cb_rank_time *t)
     int n = p->iters > 0 ? p->iters : 1;
     double *samples = calloc((size_t)n, sizeof *samples);
     int oom = samples == NULL, any_oom = 0;
-    cb_ctl_allreduce(e->gcomm, &oom, &any_oom, 1, CB_CTL_INT, CB_CTL_MAX);
+    cb_ctl_allreduce(e->groups.gcomm, &oom, &any_oom, 1, CB_CTL_INT, CB_CTL_MAX);
     if (any_oom) {
         free(samples);
         cb_status_set(&e->st, CB_EXIT_RUNTIME, "out of memory for %d comm_init samples", n);
@@ -25,16 +25,16 @@ static int time_one_way(engine *e, cb_comm_op op, cb_rank_time *t)
     }
     int rc = 0, taken = 0;
     double seconds = NAN;
-    cb_watchdog_doing(&e->watch, "comm_init %s, warmup", cb_comm_op_name(op));
+    cb_watchdog_doing(&e->safety.watch, "comm_init %s, warmup", cb_comm_op_name(op));
     for (int i = 0; i < p->warmup && rc == 0; i++) {
         rc = e->ops->comm_time(e->b, op, &seconds);
-        cb_watchdog_tick(&e->watch);
+        cb_watchdog_tick(&e->safety.watch);
     }
-    cb_watchdog_doing(&e->watch, "comm_init %s, timed makings", cb_comm_op_name(op));
-    cb_watchdog_loop(&e->watch, n);
+    cb_watchdog_doing(&e->safety.watch, "comm_init %s, timed makings", cb_comm_op_name(op));
+    cb_watchdog_loop(&e->safety.watch, n);
     for (int i = 0; i < n && rc == 0; i++) {
         rc = e->ops->comm_time(e->b, op, &seconds);
-        cb_watchdog_at(&e->watch, i);
+        cb_watchdog_at(&e->safety.watch, i);
         if (rc == 0 && !isnan(seconds))
             samples[taken++] = seconds;
     }
@@ -62,21 +62,21 @@ static double combined(engine *e, double mine)
 {
     double in = isnan(mine) ? 0 : mine, out = 0;
     int part = !isnan(mine), parts = 0;
-    cb_ctl_allreduce(e->gcomm, &part, &parts, 1, CB_CTL_INT, CB_CTL_SUM);
+    cb_ctl_allreduce(e->groups.gcomm, &part, &parts, 1, CB_CTL_INT, CB_CTL_SUM);
     switch (e->p->average) {
     case CB_AVERAGE_RANK0:
         out = mine;
-        cb_ctl_bcast(e->gcomm, &out, sizeof(double), 0);
+        cb_ctl_bcast(e->groups.gcomm, &out, sizeof(double), 0);
         return out;
     case CB_AVERAGE_MEAN:
-        cb_ctl_allreduce(e->gcomm, &in, &out, 1, CB_CTL_DOUBLE, CB_CTL_SUM);
+        cb_ctl_allreduce(e->groups.gcomm, &in, &out, 1, CB_CTL_DOUBLE, CB_CTL_SUM);
         return parts > 0 ? out / parts : NAN;
     case CB_AVERAGE_MIN:
         in = isnan(mine) ? INFINITY : mine;
-        cb_ctl_allreduce(e->gcomm, &in, &out, 1, CB_CTL_DOUBLE, CB_CTL_MIN);
+        cb_ctl_allreduce(e->groups.gcomm, &in, &out, 1, CB_CTL_DOUBLE, CB_CTL_MIN);
         return parts > 0 ? out : NAN;
     case CB_AVERAGE_MAX:
-        cb_ctl_allreduce(e->gcomm, &in, &out, 1, CB_CTL_DOUBLE, CB_CTL_MAX);
+        cb_ctl_allreduce(e->groups.gcomm, &in, &out, 1, CB_CTL_DOUBLE, CB_CTL_MAX);
         return parts > 0 ? out : NAN;
     }
     return NAN;
@@ -115,7 +115,7 @@ static int measure_comm_ways(engine *e, const cb_collective *coll, cb_dtype dtyp
 {
     if (e->p->check_passes > 0)
         cb_eng_note(e, "comm_init makes communicators: one row per way, not verified");
-    e->at_largest = 0;   /* --min-busbw: no bandwidth to gate */
+    e->now.at_largest = 0;   /* --min-busbw: no bandwidth to gate */
     for (int op = 0; op < CB_COMM_OPS; op++) {
         cb_rank_time mine;
         int rc = time_one_way(e, (cb_comm_op)op, &mine);
@@ -134,8 +134,8 @@ static int measure_comm_ways(engine *e, const cb_collective *coll, cb_dtype dtyp
         res.root = -1;
         res.warmup_iters = e->p->warmup;
         res.iters = e->p->iters > 0 ? e->p->iters : 1;
-        res.group = e->p->split.kind != CB_SPLIT_NONE ? e->group : -1;
-        res.group_ranks = e->gsize;
+        res.group = e->p->split.kind != CB_SPLIT_NONE ? e->groups.group : -1;
+        res.group_ranks = e->groups.gsize;
         res.round = -1;
         snprintf(res.comm_op, sizeof res.comm_op, "%s", cb_comm_op_name((cb_comm_op)op));
         res.seconds = combined(e, mine.mean);

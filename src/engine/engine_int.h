@@ -1,6 +1,8 @@
 /*
  * The sweep engine's internal header, shared by the files of src/engine/
- * (HACKING.md, "The engine", and docs/design/engine.md draw them). The engine knows collectives
+ * (HACKING.md, "The engine", and docs/design/engine.md draw them). Each
+ * part's state is a sub-struct of struct engine owned by one file, which
+ * alone sets and frees it; the others read it. The engine knows collectives
  * only through the collective table, communication libraries only through
  * a backend's ops table, and output formats only through printers. The
  * control plane (control/control.h: MPI or TCP) carries what every backend
@@ -49,13 +51,11 @@ typedef struct run_position {
     int coll, ncolls, pass, npasses, combo, ncombos;
 } run_position;
 
-typedef struct engine {
-    const cb_params *p;
-    cb_ctl *comm;
-    int rank;
-    int nranks;
-    /* The ranks measured together: comm itself, or with --split this rank's
-     * group, numbered by its lowest rank. */
+/* groups.c's: the ranks measured together, comm itself or with --split
+ * this rank's group, numbered by its lowest rank. Set by
+ * cb_eng_groups_init and cb_eng_split_groups, freed by cb_eng_groups_free;
+ * the other files only read it. */
+typedef struct cb_eng_groups {
     cb_ctl *gcomm;
     int grank;
     int gsize;
@@ -66,16 +66,12 @@ typedef struct engine {
     int *leaders;           /* comm rank of each group's rank 0 */
     char *group_hosts;      /* rank 0, --split: each group's host (CB_HOSTLEN each), "" when
                              * its ranks are on several */
-    /* Rank 0: the out-of-place result of each group waiting for its in-place
-     * half (npending of them), and a copy of every rank's times for it. */
-    cb_result *pending;
-    int npending;
-    cb_rank_time *pending_times;
-    char host[CB_HOSTLEN]; /* as every output names it: cb_sysinfo_host_label */
-    cb_status st;
+} cb_eng_groups;
 
-    const cb_backend_ops *ops;
-    cb_backend *b;
+/* memory.c's: the backend buffers, set by cb_eng_plan_sizes and
+ * cb_eng_allocate_buffers, freed by cb_eng_free_buffers; the other files
+ * read them and write only into the buffers. */
+typedef struct cb_eng_mem {
     void *send;          /* backend buffers, buffer_bytes each */
     void *recv;
     void *staging;       /* host copy when the backend's buffers are not host accessible */
@@ -84,34 +80,25 @@ typedef struct engine {
     /* -M on a device backend, rank 0: the device memory free before and
      * after the buffers were allocated (0 where not read). */
     size_t free_before_buffers, free_after_buffers;
-    void *coll_state;    /* what the running collective's prepare made */
-    cb_block_layout layout_now; /* the layout being measured */
-    const char *impl_now;  /* --nccl-impl: the implementation measured, NULL where none applies */
+} cb_eng_mem;
 
-    uint64_t sizes[CB_MAX_SIZES];
-    int nsizes;
-
-    char backend_notice[CB_MSGLEN];   /* why auto chose its backend, for after the preamble */
-    char impl_notice[256];   /* what --nccl-impl resolved to, for after the preamble */
-    char size_notice[256];   /* why the largest size was lowered, for after the preamble */
-
-    /* Per-iteration timing: the plan of the measurement in progress, its
-     * marks read back after each timed span. */
+/* timing.c's: the per-iteration timing of the measurement in progress,
+ * set by cb_eng_timing_alloc (with the buffers) and the timing code, freed
+ * by cb_eng_timing_free. sweep.c reads the plan and the samples into the
+ * result and sets launch_singly through the features' measure_begin;
+ * outputs.c copies samples into pending_samples. */
+typedef struct cb_eng_timing {
+    /* The plan of the measurement in progress; its marks are read back
+     * after each timed span. */
     int sampling;            /* the backend has timer marks */
     cb_iter_plan plan;
     int spans_run;           /* timed spans run (fewer after an early stop by --stable) */
     /* A feature asked for the measurement in progress to launch one at a
      * time, each waited for and each timed one its own span (-B). */
     int launch_singly;
-    double prev_op_time;     /* this rank's time per operation at the last size */
-    /* --rotate, as nccl-tests' startColl: operation k of a loop (warmup,
-     * timed span, recording) runs on the buffers' slice k % rotate_steps,
-     * rotate_unit bytes apart; rotate_last is where the last one ran. */
-    size_t rotate_unit;
-    size_t rotate_steps;
-    size_t rotate_last;
-    double ops_alone_s;      /* -z 3: the operations' own time in the last span */
-    size_t prev_count;       /* and that size's count, to tell a new sweep */
+    /* What one measurement leaves for the next, private to timing.c
+     * (which alone reads it): allocated with the samples. */
+    struct cb_eng_timing_history *history;
     double *samples;         /* room for cb_iter_plan_room marks */
     cb_rank_time *rank_times; /* rank 0 only: every rank's times */
     /* --samples-json with --json: this rank's samples in the order taken,
@@ -121,37 +108,45 @@ typedef struct engine {
     double *raw_samples;
     double *rank_samples;
     double *pending_samples;
+} cb_eng_timing;
 
+/* sweep.c's: what is being measured now, set by the sweep's loops as they
+ * go (-o comm_init's sweep, which measures its own way, clears
+ * at_largest; timing.c records rotate_last). The others read it. */
+typedef struct cb_eng_now {
+    run_position at;       /* where the run is, for the progress line */
+    void *coll_state;      /* what the running collective's prepare made */
+    cb_block_layout layout; /* the layout being measured */
+    const char *impl;      /* --nccl-impl: the implementation measured, NULL where none applies */
+    int at_largest;        /* the size being measured is the sweep's largest */
+    char measuring[192];   /* the measurement in progress, for the watchdog */
+    /* --rotate, as nccl-tests' startColl: operation k of a loop (warmup,
+     * timed span, recording) runs on the buffers' slice k % rotate_steps,
+     * rotate_unit bytes apart; rotate_last is where the last one ran. */
+    size_t rotate_unit;
+    size_t rotate_steps;
+    size_t rotate_last;
+} cb_eng_now;
+
+/* outputs.c's: the printers on rank 0 and what they are given, set up by
+ * cb_eng_outputs_init and cb_eng_open_printers, freed by
+ * cb_eng_outputs_free. The pending rows are allocated by
+ * cb_eng_pending_alloc once the groups are known. scan_driver.c calls the
+ * printers under lock; lifecycle.c reads progress. */
+typedef struct cb_eng_out {
     cb_printer **printers;   /* rank 0 only: the outputs opened */
     int nprinters;
-    cb_rank_info *ranks;                     /* rank 0 only */
-    cb_run_info run;
-    cb_summary sum;
-    double start_time;     /* cb_ctl_now at the engine's start, for the verdict and progress */
-    int slow;              /* a figure fell below a threshold (exit 8); rank 0 decides
-                            * --min-busbw, agreed at the end */
-    int at_largest;        /* the size being measured is the sweep's largest */
-    int cycle;             /* -N: the cycle running, from 1 */
-
+    /* Rank 0: the out-of-place result of each group waiting for its in-place
+     * half (npending of them), and a copy of every rank's times for it. */
+    cb_result *pending;
+    int npending;
+    cb_rank_time *pending_times;
     int progress;          /* rank 0: 0 off, 1 one updated line on a terminal, 2 lines */
-    run_position at;       /* where the run is, for the progress line */
     cb_eta eta;            /* the progress line's time left (eta.h) */
-
-
-    /* The feature table (feature.h) and each feature's state, NULL where
-     * it is off. */
-    const cb_eng_feature *const *features;
-    int nfeatures;
-    void *feature_state[ENG_MAX_FEATURES];
-
-    cb_watchdog watch;
-    cb_ctl_guard guard;    /* on comm while watch runs: its end is not a lost plane's */
-    cb_sidechannel side;   /* the hang report's, with -T */
-    char side_notice[CB_MSGLEN];   /* why it reaches fewer ranks, for after the preamble */
     /* Rank 0: held around the printers' calls, so that the watchdog thread
      * finishes the outputs with a hang report only between them. */
-    pthread_mutex_t outputs_lock;
-    /* Rank 0, under outputs_lock: the summary as the rows given so far make
+    pthread_mutex_t lock;
+    /* Rank 0, under lock: the summary as the rows given so far make
      * it, published by the main thread after each row, for the signal
      * hook (which must not read sum while the main thread writes it); when
      * it was published (CLOCK_MONOTONIC); and why closing a file the hook
@@ -159,7 +154,61 @@ typedef struct engine {
     cb_summary files_sum;
     double files_sum_at;
     char files_error[CB_MSGLEN];
-    char measuring[192];   /* the measurement in progress, for the watchdog */
+} cb_eng_out;
+
+/* lifecycle.c's: the watchdog and the hang report's side channel, started
+ * and stopped by cb_engine_run. The others tell the watchdog what they
+ * are doing through it. */
+typedef struct cb_eng_safety {
+    cb_watchdog watch;
+    cb_ctl_guard guard;    /* on comm while watch runs: its end is not a lost plane's */
+    cb_sidechannel side;   /* the hang report's, with -T */
+    char side_notice[CB_MSGLEN];   /* why it reaches fewer ranks, for after the preamble */
+} cb_eng_safety;
+
+typedef struct engine {
+    /* The core's own: the run's parameters, the control plane and this
+     * rank's place in it, the status, the backend, the sizes, and what
+     * the verdict and the printers' run description are made of. */
+    const cb_params *p;
+    cb_ctl *comm;
+    int rank;
+    int nranks;
+    char host[CB_HOSTLEN]; /* as every output names it: cb_sysinfo_host_label */
+    cb_status st;
+
+    const cb_backend_ops *ops;
+    cb_backend *b;
+
+    uint64_t sizes[CB_MAX_SIZES];
+    int nsizes;
+
+    char backend_notice[CB_MSGLEN];   /* why auto chose its backend, for after the preamble */
+    char impl_notice[256];   /* what --nccl-impl resolved to, for after the preamble */
+    char size_notice[256];   /* why the largest size was lowered, for after the preamble */
+
+    cb_rank_info *ranks;                     /* rank 0 only */
+    cb_run_info run;
+    cb_summary sum;
+    double start_time;     /* cb_ctl_now at the engine's start, for the verdict and progress */
+    int slow;              /* a figure fell below a threshold (exit 8); rank 0 decides
+                            * --min-busbw, agreed at the end */
+    int cycle;             /* -N: the cycle running, from 1 */
+
+    /* The feature table (feature.h) and each feature's state, NULL where
+     * it is off. */
+    const cb_eng_feature *const *features;
+    int nfeatures;
+    void *feature_state[ENG_MAX_FEATURES];
+
+    /* The parts' state, each set and freed by the file that owns it (the
+     * types above say what each holds; docs/design/engine.md, "State"). */
+    cb_eng_safety safety;   /* lifecycle.c's */
+    cb_eng_groups groups;   /* groups.c's */
+    cb_eng_mem mem;         /* memory.c's */
+    cb_eng_timing timing;   /* timing.c's */
+    cb_eng_now now;         /* sweep.c's */
+    cb_eng_out out;         /* outputs.c's */
 } engine;
 
 
@@ -167,10 +216,15 @@ typedef struct engine {
 int cb_eng_agree(engine *e);
 
 /* outputs.c */
+/* Whether the progress line shows, and the outputs' lock. */
+void cb_eng_outputs_init(engine *e);
+void cb_eng_outputs_free(engine *e);
+/* Rank 0, once the groups are known: room for the rows that wait for their
+ * in-place half; a failure sets e->st. */
+void cb_eng_pending_alloc(engine *e);
 /* A line for the reader, in the table (rank 0). */
 void cb_eng_note(engine *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void cb_eng_open_printers(engine *e);
-void cb_eng_choose_progress(engine *e);
 /* A sweep of every size begins: the time left counts from here. */
 void cb_eng_progress_sweep_begins(engine *e);
 /* After size done (from 1) of the sweep of coll, dtype, redop. */
@@ -206,6 +260,12 @@ void cb_eng_check_impls(engine *e);
 int cb_eng_backend_step(engine *e, int rc);
 
 /* groups.c */
+/* Before the split: one group, comm itself. */
+void cb_eng_groups_init(engine *e, cb_ctl *comm);
+void cb_eng_groups_free(engine *e);
+/* Before the split: one group, comm itself. */
+void cb_eng_groups_init(engine *e, cb_ctl *comm);
+void cb_eng_groups_free(engine *e);
 int cb_eng_spec_color(engine *e, const cb_split_spec *spec, const char *option, cb_ctl *comm);
 void cb_eng_split_groups(engine *e);
 void cb_eng_note_groups(engine *e, cb_ctl *comm, const char *what, const char *after,
@@ -229,6 +289,13 @@ int cb_eng_copy_in(engine *e, void *dst, const void *src, size_t bytes);
 int cb_eng_copy_out(engine *e, void *dst, const void *src, size_t bytes);
 
 /* timing.c */
+/* With the buffers: the plan until a measurement has an estimate, and the
+ * room for the samples; a failure sets e->st. */
+void cb_eng_timing_alloc(engine *e);
+void cb_eng_timing_free(engine *e);
+/* Whether this rank keeps its samples in the order taken (and rank 0
+ * every rank's). */
+int cb_eng_keeps_raw_samples(const cb_params *p);
 /* Whether launches of call are grouped (-m above 1, where the backend has
  * groups). */
 int cb_eng_launches_grouped(engine *e, const cb_collective *coll, const cb_call *call);

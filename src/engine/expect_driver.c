@@ -58,7 +58,7 @@ static void *expect_setup(engine *e)
     }
     char label[CB_HOSTLEN];
     snprintf(label, sizeof label, "%s", e->host);
-    int group = p->split.kind != CB_SPLIT_NONE ? e->group : -1;
+    int group = p->split.kind != CB_SPLIT_NONE ? e->groups.group : -1;
     if (expect_auto(e)) {
         cb_expect_read_rank(dev.index >= 0 ? dev.bus_id : NULL, label, group, mine);
     } else {
@@ -69,7 +69,7 @@ static void *expect_setup(engine *e)
     }
     if (e->rank == 0) {
         x->ranks = calloc((size_t)e->nranks, sizeof *x->ranks);
-        x->groups = e->ngroups > 0 ? e->ngroups : 1;
+        x->groups = e->groups.ngroups > 0 ? e->groups.ngroups : 1;
         x->figs = calloc((size_t)x->groups, sizeof *x->figs);
         if (x->ranks == NULL || x->figs == NULL)
             cb_status_set(&e->st, CB_EXIT_RUNTIME, "out of memory for the facts of %d ranks",
@@ -202,14 +202,14 @@ static void expect_row_after(engine *e, void *state, const char *what, const cb_
         return;
     /* auto gates every row of the largest size: one it has no figure for
      * is not checked, and the run must not pass on it. */
-    if (expect_auto(e) && e->at_largest && !(res->expected_busbw > 0)) {
+    if (expect_auto(e) && e->now.at_largest && !(res->expected_busbw > 0)) {
         int g = res->group >= 0 ? res->group : 0;
         e->sum.unchecked++;
         cb_eng_note(e, "No expectation: %s: %s", what,
                     g < x->groups ? x->figs[g].how : "no figure for its group");
         return;
     }
-    if (!(res->expected_busbw > 0) || (expect_auto(e) && !e->at_largest))
+    if (!(res->expected_busbw > 0) || (expect_auto(e) && !e->now.at_largest))
         return;
     double ratio = e->p->expect_ratio;
     if (res->busbw >= ratio * res->expected_busbw)

@@ -30,13 +30,29 @@ int cb_eng_spec_color(engine *e, const cb_split_spec *spec, const char *option, 
     return color;
 }
 
+void cb_eng_groups_init(engine *e, cb_ctl *comm)
+{
+    e->groups.gcomm = comm;   /* until cb_eng_split_groups */
+    e->groups.grank = e->rank;
+    e->groups.gsize = e->groups.min_gsize = e->nranks;
+}
+
+void cb_eng_groups_free(engine *e)
+{
+    free(e->groups.gmembers);
+    free(e->groups.leaders);
+    free(e->groups.group_hosts);
+    if (e->groups.gcomm != e->comm && e->groups.gcomm != NULL)
+        cb_ctl_free(&e->groups.gcomm);
+}
+
 /* -r: every group measured must have the root, so the smallest decides.
  * Checked here only, where the groups are known (--split node's only at
  * run time); the same on every rank, as min_gsize is agreed. */
 static void check_root(engine *e)
 {
     const cb_params *p = e->p;
-    if (p->root < e->min_gsize)
+    if (p->root < e->groups.min_gsize)
         return;
     if (p->split.kind == CB_SPLIT_NONE)
         cb_status_set(&e->st, CB_EXIT_USAGE,
@@ -45,8 +61,8 @@ static void check_root(engine *e)
     else
         cb_status_set(&e->st, CB_EXIT_USAGE,
                       "-r: root %d is not a rank of every --split %s group: the smallest has %d "
-                      "rank%s", p->root, p->split.text, e->min_gsize,
-                      e->min_gsize == 1 ? "" : "s");
+                      "rank%s", p->root, p->split.text, e->groups.min_gsize,
+                      e->groups.min_gsize == 1 ? "" : "s");
 }
 
 /* --split: this rank's group communicator, the group numbers (in the order
@@ -54,45 +70,40 @@ static void check_root(engine *e)
 void cb_eng_split_groups(engine *e)
 {
     const cb_params *p = e->p;
-    e->gcomm = e->comm;
-    e->grank = e->rank;
-    e->gsize = e->nranks;
-    e->group = 0;
-    e->ngroups = 1;
+    e->groups.gcomm = e->comm;
+    e->groups.grank = e->rank;
+    e->groups.gsize = e->nranks;
+    e->groups.group = 0;
+    e->groups.ngroups = 1;
     if (p->split.kind != CB_SPLIT_NONE) {
         /* cb_params_check_ranks has checked the spec against the rank count. */
         int color = cb_eng_spec_color(e, &p->split, "--split", e->comm);
-        cb_ctl_split(e->comm, color < 0 ? 0 : color, e->rank, &e->gcomm);
+        cb_ctl_split(e->comm, color < 0 ? 0 : color, e->rank, &e->groups.gcomm);
     }
-    e->grank = (e->gcomm)->rank;
-    e->gsize = (e->gcomm)->size;
-    cb_ctl_allreduce(e->comm, &e->gsize, &e->min_gsize, 1, CB_CTL_INT, CB_CTL_MIN);
+    e->groups.grank = (e->groups.gcomm)->rank;
+    e->groups.gsize = (e->groups.gcomm)->size;
+    cb_ctl_allreduce(e->comm, &e->groups.gsize, &e->groups.min_gsize, 1, CB_CTL_INT, CB_CTL_MIN);
     int *lead = malloc((size_t)e->nranks * sizeof *lead);
-    e->leaders = malloc((size_t)e->nranks * sizeof *e->leaders);
-    e->gmembers = malloc((size_t)e->gsize * sizeof *e->gmembers);
-    if (lead == NULL || e->leaders == NULL || e->gmembers == NULL) {
+    e->groups.leaders = malloc((size_t)e->nranks * sizeof *e->groups.leaders);
+    e->groups.gmembers = malloc((size_t)e->groups.gsize * sizeof *e->groups.gmembers);
+    if (lead == NULL || e->groups.leaders == NULL || e->groups.gmembers == NULL) {
         cb_status_set(&e->st, CB_EXIT_RUNTIME, "out of memory for %d group records", e->nranks);
         free(lead);
         return;
     }
-    int leader = e->rank, is_leader = e->grank == 0;
-    cb_ctl_bcast(e->gcomm, &leader, sizeof(int), 0);
-    cb_ctl_gather(e->gcomm, &e->rank, sizeof(int), e->gmembers, 0);
+    int leader = e->rank, is_leader = e->groups.grank == 0;
+    cb_ctl_bcast(e->groups.gcomm, &leader, sizeof(int), 0);
+    cb_ctl_gather(e->groups.gcomm, &e->rank, sizeof(int), e->groups.gmembers, 0);
     cb_ctl_allgather(e->comm, &is_leader, sizeof(int), lead);
-    e->ngroups = 0;
+    e->groups.ngroups = 0;
     for (int r = 0; r < e->nranks; r++)
         if (lead[r]) {
             if (r == leader)
-                e->group = e->ngroups;
-            e->leaders[e->ngroups++] = r;
+                e->groups.group = e->groups.ngroups;
+            e->groups.leaders[e->groups.ngroups++] = r;
         }
     free(lead);
-    if (e->rank == 0) {
-        e->pending = calloc((size_t)e->ngroups, sizeof *e->pending);
-        e->pending_times = calloc((size_t)e->gsize, sizeof *e->pending_times);
-        if (e->pending == NULL || e->pending_times == NULL)
-            cb_status_set(&e->st, CB_EXIT_RUNTIME, "out of memory for %d groups", e->ngroups);
-    }
+    cb_eng_pending_alloc(e);
     check_root(e);
 }
 
@@ -199,22 +210,23 @@ void cb_eng_describe_groups(engine *e)
     if (e->rank == 0) {
         labels = calloc((size_t)e->nranks, CB_HOSTLEN);
         groups = calloc((size_t)e->nranks, sizeof *groups);
-        e->group_hosts = calloc((size_t)e->ngroups, CB_HOSTLEN);
+        e->groups.group_hosts = calloc((size_t)e->groups.ngroups, CB_HOSTLEN);
     }
-    int ok = e->rank != 0 || (labels != NULL && groups != NULL && e->group_hosts != NULL);
+    int ok = e->rank != 0 || (labels != NULL && groups != NULL && e->groups.group_hosts != NULL);
     cb_ctl_bcast(e->comm, &ok, sizeof(int), 0);
     if (ok) {
         cb_ctl_gather(e->comm, mine, (size_t)CB_HOSTLEN, labels, 0);
-        cb_ctl_gather(e->comm, &e->group, sizeof(int), groups, 0);
+        cb_ctl_gather(e->comm, &e->groups.group, sizeof(int), groups, 0);
     }
     char what[256];
     snprintf(what, sizeof what, "split %s", e->p->split.text);
-    cb_eng_note(e, "%s: %d group%s measured at once", what, e->ngroups, e->ngroups == 1 ? "" : "s");
-    for (int g = 0; ok && e->rank == 0 && g < e->ngroups; g++) {
+    int n = e->groups.ngroups;
+    cb_eng_note(e, "%s: %d group%s measured at once", what, n, n == 1 ? "" : "s");
+    for (int g = 0; ok && e->rank == 0 && g < e->groups.ngroups; g++) {
         char list[400], where[300], one[CB_HOSTLEN] = "";
         int members = group_rank_list(groups, e->nranks, g, list, sizeof list);
         if (group_hosts_text(labels, groups, e->nranks, g, where, sizeof where, one, sizeof one))
-            snprintf(e->group_hosts + (size_t)g * CB_HOSTLEN, CB_HOSTLEN, "%s", one);
+            snprintf(e->groups.group_hosts + (size_t)g * CB_HOSTLEN, CB_HOSTLEN, "%s", one);
         cb_eng_note(e, "group %d: %d rank%s: %s%s", g, members, members == 1 ? "" : "s", list,
                     where);
     }
@@ -227,14 +239,15 @@ void cb_eng_describe_groups(engine *e)
 static void aggregate_note(engine *e, const cb_result *rows, const char *placement)
 {
     double slowest = 0, busbw = 0;
-    for (int g = 0; g < e->ngroups; g++) {
+    for (int g = 0; g < e->groups.ngroups; g++) {
         if (rows[g].seconds > slowest)
             slowest = rows[g].seconds;
         busbw += rows[g].busbw;
     }
     cb_eng_note(e, "%s%d group%s, %llu B %s: slowest group %.2f us, busbw summed over groups "
-             "%.2f GB/s", e->ngroups == 1 ? "" : "all ", e->ngroups, cb_plural(e->ngroups),
-         (unsigned long long)rows[0].bytes, placement, slowest * 1e6, busbw);
+             "%.2f GB/s", e->groups.ngroups == 1 ? "" : "all ", e->groups.ngroups,
+             cb_plural(e->groups.ngroups), (unsigned long long)rows[0].bytes, placement,
+             slowest * 1e6, busbw);
 }
 
 #define CB_SPLIT_TAG 0x5b17
@@ -245,8 +258,8 @@ static void aggregate_note(engine *e, const cb_result *rows, const char *placeme
 int cb_eng_emit_split(engine *e, const cb_collective *coll, cb_result *res, int slowest_rank,
                int last_half)
 {
-    unsigned long long mine[2] = {e->grank == 0 ? res->wrong : 0,
-                                  e->grank == 0 ? res->unrepeatable : 0};
+    unsigned long long mine[2] = {e->groups.grank == 0 ? res->wrong : 0,
+                                  e->groups.grank == 0 ? res->unrepeatable : 0};
     unsigned long long total[2] = {0, 0};
     cb_ctl_allreduce(e->comm, mine, total, 2, CB_CTL_U64, CB_CTL_SUM);
     e->sum.wrong += total[0];
@@ -264,37 +277,38 @@ int cb_eng_emit_split(engine *e, const cb_collective *coll, cb_result *res, int 
     msg.res.impl = NULL;
     msg.slowest_rank = slowest_rank;
     if (e->rank != 0) {
-        if (e->grank == 0)
+        if (e->groups.grank == 0)
             cb_ctl_send(e->comm, &msg, sizeof msg, 0, CB_SPLIT_TAG);
         return cb_eng_agree(e);
     }
-    cb_result *rows = calloc((size_t)e->ngroups, sizeof *rows);
+    cb_result *rows = calloc((size_t)e->groups.ngroups, sizeof *rows);
     if (rows == NULL)
-        cb_status_set(&e->st, CB_EXIT_RUNTIME, "out of memory for %d group results", e->ngroups);
-    for (int g = 0; g < e->ngroups; g++) {
-        if (g != e->group)
-            cb_ctl_recv(e->comm, &msg, sizeof msg, e->leaders[g], CB_SPLIT_TAG);
+        cb_status_set(&e->st, CB_EXIT_RUNTIME, "out of memory for %d group results",
+                      e->groups.ngroups);
+    for (int g = 0; g < e->groups.ngroups; g++) {
+        if (g != e->groups.group)
+            cb_ctl_recv(e->comm, &msg, sizeof msg, e->groups.leaders[g], CB_SPLIT_TAG);
         else {
             msg.res = *res;
             msg.slowest_rank = slowest_rank;
         }
         msg.res.collective = coll;
-        msg.res.impl = e->impl_now;   /* every rank resolved --nccl-impl alike */
+        msg.res.impl = e->now.impl;   /* every rank resolved --nccl-impl alike */
         msg.res.rank_times = NULL;
         msg.res.rank_samples = NULL;
         snprintf(msg.res.slowest_host, sizeof msg.res.slowest_host, "%s",
                  e->ranks[msg.slowest_rank].host);
-        if (e->group_hosts != NULL)
+        if (e->groups.group_hosts != NULL)
             snprintf(msg.res.group_host, sizeof msg.res.group_host, "%s",
-                     e->group_hosts + (size_t)g * CB_HOSTLEN);
+                     e->groups.group_hosts + (size_t)g * CB_HOSTLEN);
         if (rows != NULL)
             rows[g] = msg.res;
     }
     if (rows != NULL) {
         /* The out-of-place rows of the groups: these, or those that wait. */
-        const cb_result *out_of_place = res->in_place ? e->pending : rows;
+        const cb_result *out_of_place = res->in_place ? e->out.pending : rows;
         int row_done = res->in_place || last_half;
-        cb_eng_emit_results(e, rows, e->ngroups, last_half);
+        cb_eng_emit_results(e, rows, e->groups.ngroups, last_half);
         if (row_done)
             aggregate_note(e, out_of_place, "out-of-place");
         if (res->in_place)

@@ -85,32 +85,30 @@ int cb_engine_run(const cb_params *p, cb_ctl *comm, cb_watchdog *startup)
     e->sum.min_bw = p->tests_min_bw;
     e->rank = (comm)->rank;
     e->nranks = (comm)->size;
-    e->gcomm = comm;   /* until cb_eng_split_groups */
-    e->grank = e->rank;
-    e->gsize = e->min_gsize = e->nranks;
+    cb_eng_groups_init(e, comm);
     cb_sysinfo_host_label(e->host, sizeof e->host);
     cb_status_clear(&e->st);
-    cb_eng_choose_progress(e);
-    pthread_mutex_init(&e->outputs_lock, NULL);
+    cb_eng_outputs_init(e);
     /* The hang report's side channel, before anything can hang; its
      * set-up is watched by main's start-up watchdog. */
     int side = p->timeout > 0;
     if (startup != NULL)
         cb_watchdog_doing(startup, "setting up the hang report's side channel, at start-up");
     if (side)
-        cb_sidechannel_open(&e->side, comm, e->host, e->side_notice, sizeof e->side_notice);
+        cb_sidechannel_open(&e->safety.side, comm, e->host, e->safety.side_notice,
+                            sizeof e->safety.side_notice);
     /* Rank 0's thread runs also without -T: it finishes the output files
      * on a signal (cb_eng_end_files_on_signal). */
-    if (cb_watchdog_start(&e->watch, p->timeout, e->rank, e->host, side ? &e->side : NULL,
-                          e->rank == 0) != 0)
+    if (cb_watchdog_start(&e->safety.watch, p->timeout, e->rank, e->host,
+                          side ? &e->safety.side : NULL, e->rank == 0) != 0)
         cb_status_set(&e->st, CB_EXIT_RUNTIME, "cannot start the watchdog thread");
-    e->guard = (cb_ctl_guard){cb_watchdog_ending, &e->watch};
-    comm->guard = &e->guard;
+    e->safety.guard = (cb_ctl_guard){cb_watchdog_ending, &e->safety.watch};
+    comm->guard = &e->safety.guard;
     if (startup != NULL)
         cb_watchdog_stop(startup);
     if (e->rank == 0) {
-        cb_watchdog_set_report(&e->watch, cb_eng_end_printers_on_hang, e);
-        cb_watchdog_set_signal(&e->watch, cb_eng_end_files_on_signal, e);
+        cb_watchdog_set_report(&e->safety.watch, cb_eng_end_printers_on_hang, e);
+        cb_watchdog_set_signal(&e->safety.watch, cb_eng_end_files_on_signal, e);
     }
 
     /* The set-up, in order; every rank agrees before each next step. */
@@ -131,8 +129,8 @@ int cb_engine_run(const cb_params *p, cb_ctl *comm, cb_watchdog *startup)
             cb_eng_note(e, "%s", e->size_notice);
         if (e->backend_notice[0] != '\0')
             cb_eng_note(e, "%s", e->backend_notice);
-        if (e->side_notice[0] != '\0')
-            cb_eng_note(e, "%s", e->side_notice);
+        if (e->safety.side_notice[0] != '\0')
+            cb_eng_note(e, "%s", e->safety.side_notice);
         if (e->impl_notice[0] != '\0')
             cb_eng_note(e, "%s", e->impl_notice);
         for (const char *line = e->b->notice; *line != '\0';) {
@@ -158,7 +156,7 @@ int cb_engine_run(const cb_params *p, cb_ctl *comm, cb_watchdog *startup)
         if (p->memory_report)
             cb_eng_note_memory_usage(e);
     }
-    if (e->progress == 1) {
+    if (e->out.progress == 1) {
         fputs("\r\033[K", stderr);
         fflush(stderr);
     }
@@ -169,25 +167,18 @@ int cb_engine_run(const cb_params *p, cb_ctl *comm, cb_watchdog *startup)
     cb_eng_flush_pending(e);
     cb_eng_end_printers(e);
     int failed = cb_eng_agree(e) != CB_EXIT_OK;
-    cb_watchdog_doing(&e->watch, "shutting the %s backend down", e->ops ? e->ops->name : "");
+    cb_watchdog_doing(&e->safety.watch, "shutting the %s backend down", e->ops ? e->ops->name : "");
     cb_eng_free_buffers(e);
-    cb_watchdog_set_abort(&e->watch, NULL, NULL);
+    cb_watchdog_set_abort(&e->safety.watch, NULL, NULL);
     if (e->b != NULL)
         e->ops->fini(e->b, failed);
     e->comm->guard = NULL;
-    cb_watchdog_stop(&e->watch);
+    cb_watchdog_stop(&e->safety.watch);
     if (side)
-        cb_sidechannel_close(&e->side);
-    pthread_mutex_destroy(&e->outputs_lock);
+        cb_sidechannel_close(&e->safety.side);
     free(e->ranks);
-    free(e->gmembers);
-    free(e->leaders);
-    free(e->group_hosts);
-    free(e->pending);
-    free(e->pending_times);
-    cb_eta_free(&e->eta);
-    if (e->gcomm != e->comm && e->gcomm != NULL)
-        cb_ctl_free(&e->gcomm);
+    cb_eng_outputs_free(e);
+    cb_eng_groups_free(e);
 
     /* Rank 0 alone saw the rows --min-busbw and --expect gate, and counted
      * the measurements. */

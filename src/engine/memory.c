@@ -42,14 +42,6 @@ static int column_work_buffers(const cb_params *p)
     return most;
 }
 
-/* --samples-json and -I 1: raw samples kept and gathered (not with
- * --split, whose results have no per-rank entries). */
-static int keeps_raw_samples(const cb_params *p)
-{
-    return ((p->samples_json && p->json_path != NULL) || p->per_iter) &&
-           p->split.kind == CB_SPLIT_NONE;
-}
-
 /* -u: the bytes by which the send and receive buffers start past their
  * allocation, for the widest element selected. */
 static size_t unalign_pad(const cb_params *p)
@@ -72,7 +64,7 @@ static void footprint(const engine *e, size_t largest, cb_footprint *fp)
     /* Marks: the engine's samples and the backend's timestamps. */
     fp->samples = 2 * marks * sizeof(double) +
                   (e->rank == 0 ? (size_t)e->nranks * sizeof(cb_rank_time) : 0);
-    if (keeps_raw_samples(p))   /* this rank's; rank 0: every rank's, twice */
+    if (cb_eng_keeps_raw_samples(p))   /* this rank's; rank 0: every rank's, twice */
         fp->samples += marks * sizeof(double) *
                        (1 + (e->rank == 0 ? 2 * (size_t)e->nranks : 0));
     fp->tile = p->check_passes > 0 ? (largest < CB_TILE_MAX_BYTES ? largest : CB_TILE_MAX_BYTES) : 0;
@@ -127,14 +119,14 @@ void cb_eng_plan_sizes(engine *e)
                  (unsigned long long)e->sizes[e->nsizes - 1],
                  (unsigned long long)e->sizes[fit - 1], smallest);
     e->nsizes = fit;
-    e->buffer_bytes = (size_t)e->sizes[fit - 1];
+    e->mem.buffer_bytes = (size_t)e->sizes[fit - 1];
 }
 
 /* -M: the footprint of this run on rank 0 (ranks differ only in samples). */
 void cb_eng_note_footprint(engine *e)
 {
     cb_footprint fp;
-    footprint(e, e->buffer_bytes, &fp);
+    footprint(e, e->mem.buffer_bytes, &fp);
     char repeat[64] = "";
     if (fp.repeat > 0)
         snprintf(repeat, sizeof repeat, ", -B reference %zu (%s)", fp.repeat,
@@ -143,8 +135,8 @@ void cb_eng_note_footprint(engine *e)
             "samples %zu, check tile up to %zu%s; total %zu bytes, %.3f x the largest "
             "message of %zu bytes",
          fp.send, fp.recv, fp.work, fp.staging, fp.samples, fp.tile, repeat, fp.total,
-         e->buffer_bytes > 0 ? (double)fp.total / (double)e->buffer_bytes : 0.0,
-         e->buffer_bytes);
+         e->mem.buffer_bytes > 0 ? (double)fp.total / (double)e->mem.buffer_bytes : 0.0,
+         e->mem.buffer_bytes);
 }
 
 /* -M: the device memory free now on rank 0, or 0 where not measured. */
@@ -167,11 +159,11 @@ static size_t taken(size_t before, size_t after)
 void cb_eng_note_memory_usage(engine *e)
 {
     size_t after_run = device_free_now(e);
-    if (after_run == 0 || e->free_after_buffers == 0)
+    if (after_run == 0 || e->mem.free_after_buffers == 0)
         return;
-    size_t parts[3] = {taken(e->b->free_before_comm, e->free_before_buffers),
-                       taken(e->free_before_buffers, e->free_after_buffers),
-                       taken(e->free_after_buffers, after_run)};
+    size_t parts[3] = {taken(e->b->free_before_comm, e->mem.free_before_buffers),
+                       taken(e->mem.free_before_buffers, e->mem.free_after_buffers),
+                       taken(e->mem.free_after_buffers, after_run)};
     char text[3][32], total[32];
     for (int i = 0; i < 3; i++)
         cb_format_bytes(parts[i], text[i], sizeof text[i]);
@@ -182,55 +174,27 @@ void cb_eng_note_memory_usage(engine *e)
 
 void cb_eng_allocate_buffers(engine *e)
 {
-    e->free_before_buffers = device_free_now(e);
-    cb_watchdog_doing(&e->watch, "allocating two buffers of %zu bytes", e->buffer_bytes);
-    size_t work_bytes = (size_t)column_work_buffers(e->p) * e->buffer_bytes;
-    size_t bytes = e->buffer_bytes + unalign_pad(e->p);
-    if (e->ops->alloc(e->b, bytes, &e->send) != 0 || e->ops->alloc(e->b, bytes, &e->recv) != 0 ||
-        (work_bytes > 0 && e->ops->alloc(e->b, work_bytes, &e->work) != 0)) {
+    e->mem.free_before_buffers = device_free_now(e);
+    cb_watchdog_doing(&e->safety.watch, "allocating two buffers of %zu bytes", e->mem.buffer_bytes);
+    size_t work_bytes = (size_t)column_work_buffers(e->p) * e->mem.buffer_bytes;
+    size_t bytes = e->mem.buffer_bytes + unalign_pad(e->p);
+    if (e->ops->alloc(e->b, bytes, &e->mem.send) != 0 ||
+        e->ops->alloc(e->b, bytes, &e->mem.recv) != 0 ||
+        (work_bytes > 0 && e->ops->alloc(e->b, work_bytes, &e->mem.work) != 0)) {
         cb_status_set(&e->st, CB_EXIT_RUNTIME, "%s", e->b->error);
         return;
     }
     /* The features' state (-B: a copy of the first launch's output),
      * counted with the buffers. */
     cb_eng_features_buffers(e);
-    e->free_after_buffers = device_free_now(e);
+    e->mem.free_after_buffers = device_free_now(e);
     if (!e->ops->host_accessible) {
-        e->staging = malloc(e->buffer_bytes);
-        if (e->staging == NULL)
+        e->mem.staging = malloc(e->mem.buffer_bytes);
+        if (e->mem.staging == NULL)
             cb_status_set(&e->st, CB_EXIT_RUNTIME, "cannot allocate %zu bytes of host memory",
-                          e->buffer_bytes);
+                          e->mem.buffer_bytes);
     }
-    /* The plan until a measurement has an estimate; with -G, for good. */
-    cb_iter_request req = cb_eng_iter_request(e->p);
-    cb_iter_plan_make(&req, 0.0, &e->plan);
-    /* Per-iteration marks: always where a mark reads a clock; where it is
-     * a library call inside the timed span, only for the figures that need
-     * them, so that the default time is one timer pair around the span, as
-     * nccl-tests' without -I. */
-    int figures_asked = e->p->table_stats || e->p->samples_json || e->p->per_iter ||
-                        (e->p->budget_ms > 0 && e->p->stable_pct > 0);
-    e->sampling = e->ops->timer_reserve && e->ops->timer_mark && e->ops->timer_samples &&
-                  (!e->ops->marks_cost_a_call || figures_asked);
-    int marks = cb_iter_plan_room(&req);
-    e->samples = malloc((size_t)marks * sizeof *e->samples);
-    if (e->grank == 0)
-        e->rank_times = malloc((size_t)e->gsize * sizeof *e->rank_times);
-    int raw = keeps_raw_samples(e->p);
-    e->samples_room = marks;
-    if (raw) {
-        e->raw_samples = calloc((size_t)marks, sizeof *e->raw_samples);
-        if (e->grank == 0)
-            e->rank_samples = calloc((size_t)e->gsize * marks, sizeof *e->rank_samples);
-        if (e->rank == 0)
-            e->pending_samples = calloc((size_t)e->gsize * marks, sizeof *e->pending_samples);
-    }
-    if (e->samples == NULL || (e->grank == 0 && e->rank_times == NULL) ||
-        (raw && (e->raw_samples == NULL || (e->grank == 0 && e->rank_samples == NULL) ||
-                 (e->rank == 0 && e->pending_samples == NULL))))
-        cb_status_set(&e->st, CB_EXIT_RUNTIME, "out of memory for timing samples");
-    else if (e->sampling)
-        cb_eng_backend_step(e, e->ops->timer_reserve(e->b, marks));
+    cb_eng_timing_alloc(e);
 }
 
 int cb_eng_copy_in(engine *e, void *dst, const void *src, size_t bytes)
@@ -253,21 +217,14 @@ int cb_eng_copy_out(engine *e, void *dst, const void *src, size_t bytes)
 
 void cb_eng_free_buffers(engine *e)
 {
-    if (e->send)
-        e->ops->free(e->b, e->send);
-    if (e->recv)
-        e->ops->free(e->b, e->recv);
-    if (e->work)
-        e->ops->free(e->b, e->work);
-    free(e->staging);
+    if (e->mem.send)
+        e->ops->free(e->b, e->mem.send);
+    if (e->mem.recv)
+        e->ops->free(e->b, e->mem.recv);
+    if (e->mem.work)
+        e->ops->free(e->b, e->mem.work);
+    free(e->mem.staging);
     cb_eng_features_teardown(e);
-    free(e->samples);
-    free(e->rank_times);
-    free(e->raw_samples);
-    free(e->rank_samples);
-    free(e->pending_samples);
-    e->raw_samples = e->rank_samples = e->pending_samples = NULL;
-    e->send = e->recv = e->staging = e->work = NULL;
-    e->samples = NULL;
-    e->rank_times = NULL;
+    cb_eng_timing_free(e);
+    e->mem.send = e->mem.recv = e->mem.staging = e->mem.work = NULL;
 }

@@ -15,9 +15,9 @@ static double monotonic_s(void)
  * writes into the files, as the rows given so far make it. */
 static void publish_summary(engine *e)
 {
-    e->files_sum = e->sum;   /* below_expectation: expect_driver.c's finish hook sets it */
-    e->files_sum.elapsed_s = cb_ctl_now() - e->start_time;
-    e->files_sum_at = monotonic_s();
+    e->out.files_sum = e->sum;   /* below_expectation: expect_driver.c's finish hook sets it */
+    e->out.files_sum.elapsed_s = cb_ctl_now() - e->start_time;
+    e->out.files_sum_at = monotonic_s();
 }
 
 static void open_printers(engine *e)
@@ -25,8 +25,8 @@ static void open_printers(engine *e)
     int nformats = 0;
     while (cb_output_formats[nformats] != NULL)
         nformats++;
-    e->printers = calloc((size_t)nformats, sizeof *e->printers);
-    if (e->printers == NULL) {
+    e->out.printers = calloc((size_t)nformats, sizeof *e->out.printers);
+    if (e->out.printers == NULL) {
         cb_status_set(&e->st, CB_EXIT_RUNTIME, "out of memory for %d outputs", nformats);
         return;
     }
@@ -41,7 +41,7 @@ static void open_printers(engine *e)
             cb_status_set(&e->st, CB_EXIT_RUNTIME, "%s: %s", format->option, err);
             return;
         }
-        e->printers[e->nprinters++] = pr;
+        e->out.printers[e->out.nprinters++] = pr;
     }
 }
 
@@ -51,20 +51,20 @@ void cb_eng_open_printers(engine *e)
     if (e->rank != 0)
         return;
     /* The signal hook may look at the printers from now on. */
-    pthread_mutex_lock(&e->outputs_lock);
+    pthread_mutex_lock(&e->out.lock);
     publish_summary(e);
     open_printers(e);
-    pthread_mutex_unlock(&e->outputs_lock);
+    pthread_mutex_unlock(&e->out.lock);
 }
 
 /* The run described, before the first table. */
 void cb_eng_printers_begin(engine *e)
 {
-    pthread_mutex_lock(&e->outputs_lock);
-    for (int i = 0; i < e->nprinters; i++)
-        if (e->printers[i]->ops->begin != NULL)
-            e->printers[i]->ops->begin(e->printers[i], &e->run);
-    pthread_mutex_unlock(&e->outputs_lock);
+    pthread_mutex_lock(&e->out.lock);
+    for (int i = 0; i < e->out.nprinters; i++)
+        if (e->out.printers[i]->ops->begin != NULL)
+            e->out.printers[i]->ops->begin(e->out.printers[i], &e->run);
+    pthread_mutex_unlock(&e->out.lock);
 }
 
 /* A new table: coll measured in layout. */
@@ -72,11 +72,11 @@ void cb_eng_printers_table_begin(engine *e, const cb_collective *coll, cb_block_
 {
     /* Before the lock: the features' lines go out through cb_eng_note(). */
     cb_eng_features_table_begin(e, coll);
-    pthread_mutex_lock(&e->outputs_lock);
-    for (int i = 0; i < e->nprinters; i++)
-        if (e->printers[i]->ops->table_begin != NULL)
-            e->printers[i]->ops->table_begin(e->printers[i], coll, layout);
-    pthread_mutex_unlock(&e->outputs_lock);
+    pthread_mutex_lock(&e->out.lock);
+    for (int i = 0; i < e->out.nprinters; i++)
+        if (e->out.printers[i]->ops->table_begin != NULL)
+            e->out.printers[i]->ops->table_begin(e->out.printers[i], coll, layout);
+    pthread_mutex_unlock(&e->out.lock);
 }
 
 /* A line for the reader, in the table. */
@@ -94,23 +94,23 @@ void cb_eng_note(engine *e, const char *fmt, ...)
 
 void cb_eng_printers_note(engine *e, const char *text)
 {
-    pthread_mutex_lock(&e->outputs_lock);
-    for (int i = 0; i < e->nprinters; i++)
-        if (e->printers[i]->ops->note != NULL)
-            e->printers[i]->ops->note(e->printers[i], text);
-    pthread_mutex_unlock(&e->outputs_lock);
+    pthread_mutex_lock(&e->out.lock);
+    for (int i = 0; i < e->out.nprinters; i++)
+        if (e->out.printers[i]->ops->note != NULL)
+            e->out.printers[i]->ops->note(e->out.printers[i], text);
+    pthread_mutex_unlock(&e->out.lock);
 }
 
 /* Progress on stderr, by default when the person at the terminal sees it
  * and the table goes elsewhere: stderr reaches the controlling terminal
  * (itself, or through the launcher that forwards it, as mpirun does) and
  * stdout does not. --progress forces it, --no-progress stops it. */
-void cb_eng_choose_progress(engine *e)
+static void choose_progress(engine *e)
 {
     const cb_params *p = e->p;
     int table_on_stderr = p->csv_path != NULL && strcmp(p->csv_path, "-") == 0;
     if (e->rank != 0 || p->progress < 0) {
-        e->progress = 0;
+        e->out.progress = 0;
         return;
     }
     /* One line rewritten in place only where no table shares the terminal;
@@ -118,25 +118,49 @@ void cb_eng_choose_progress(engine *e)
     int own_line = !table_on_stderr && cb_reaches_terminal(STDERR_FILENO) &&
                    !cb_reaches_terminal(STDOUT_FILENO);
     if (own_line)
-        e->progress = 1;
+        e->out.progress = 1;
     else
-        e->progress = p->progress > 0 ? 2 : 0;
+        e->out.progress = p->progress > 0 ? 2 : 0;
+}
+
+void cb_eng_outputs_init(engine *e)
+{
+    choose_progress(e);
+    pthread_mutex_init(&e->out.lock, NULL);
+}
+
+void cb_eng_outputs_free(engine *e)
+{
+    pthread_mutex_destroy(&e->out.lock);
+    free(e->out.pending);
+    free(e->out.pending_times);
+    cb_eta_free(&e->out.eta);
+}
+
+void cb_eng_pending_alloc(engine *e)
+{
+    if (e->rank != 0)
+        return;
+    e->out.pending = calloc((size_t)e->groups.ngroups, sizeof *e->out.pending);
+    e->out.pending_times = calloc((size_t)e->groups.gsize, sizeof *e->out.pending_times);
+    if (e->out.pending == NULL || e->out.pending_times == NULL)
+        cb_status_set(&e->st, CB_EXIT_RUNTIME, "out of memory for %d groups", e->groups.ngroups);
 }
 
 void cb_eng_progress_sweep_begins(engine *e)
 {
-    if (e->progress == 0)
+    if (e->out.progress == 0)
         return;
-    if (e->eta.took == NULL && cb_eta_init(&e->eta, e->sizes, e->nsizes) != 0)
+    if (e->out.eta.took == NULL && cb_eta_init(&e->out.eta, e->sizes, e->nsizes) != 0)
         return;   /* no memory: progress without the time left */
-    cb_eta_sweep_begins(&e->eta, cb_ctl_now());
+    cb_eta_sweep_begins(&e->out.eta, cb_ctl_now());
 }
 
 /* Sweeps after the one in progress: the rest of its combinations, passes
  * and collectives, and of the cycles of -N, each counting alike. */
 static double sweeps_after(const engine *e)
 {
-    const run_position *at = &e->at;
+    const run_position *at = &e->now.at;
     double combos = at->ncombos > 0 ? at->ncombos : 1, passes = at->npasses > 0 ? at->npasses : 1;
     double colls = at->ncolls > 0 ? at->ncolls : 1;
     double after = (combos - at->combo - 1) + (passes - at->pass - 1) * combos +
@@ -149,10 +173,10 @@ static double sweeps_after(const engine *e)
 void cb_eng_report_progress(engine *e, const cb_collective *coll, cb_dtype dtype, cb_redop redop,
                      int done)
 {
-    if (e->progress == 0)
+    if (e->out.progress == 0)
         return;
     double now = cb_ctl_now(), elapsed = now - e->start_time;
-    cb_eta_size_done(&e->eta, done, now);
+    cb_eta_size_done(&e->out.eta, done, now);
     char cycle[48] = "", left[48] = "";
     if (e->p->cycles > 1)
         snprintf(cycle, sizeof cycle, "cycle %d of %d, ", e->cycle, e->p->cycles);
@@ -160,13 +184,13 @@ void cb_eng_report_progress(engine *e, const cb_collective *coll, cb_dtype dtype
         snprintf(cycle, sizeof cycle, "cycle %d (until stopped), ", e->cycle);
     /* -N 0 runs until stopped: nothing is left to estimate; nor is there
      * an estimate before the sizes measured can tell. */
-    double seconds = e->p->cycles != 0 ? cb_eta_left(&e->eta, sweeps_after(e)) : -1;
+    double seconds = e->p->cycles != 0 ? cb_eta_left(&e->out.eta, sweeps_after(e)) : -1;
     if (seconds >= 0)
         snprintf(left, sizeof left, ", about %.0f s left", seconds);
     fprintf(stderr, "%s# progress: %scollective %d of %d, %s %s %s: %d of %d sizes; %.1f s "
-            "elapsed%s%s", e->progress == 1 ? "\r\033[K" : "", cycle, e->at.coll + 1,
-            e->at.ncolls, coll->name, cb_dtype_info_of(dtype)->name, cb_redop_name(redop), done,
-            e->nsizes, elapsed, left, e->progress == 1 ? "" : "\n");
+            "elapsed%s%s", e->out.progress == 1 ? "\r\033[K" : "", cycle, e->now.at.coll + 1,
+            e->now.at.ncolls, coll->name, cb_dtype_info_of(dtype)->name, cb_redop_name(redop), done,
+            e->nsizes, elapsed, left, e->out.progress == 1 ? "" : "\n");
     fflush(stderr);
 }
 
@@ -205,7 +229,7 @@ int cb_eng_final_status(const engine *e)
 /* Whether printer i writes to stdout or stderr rather than a file. */
 static int on_stream(const engine *e, int i)
 {
-    const char *where = e->printers[i]->ops->destination(e->p);
+    const char *where = e->out.printers[i]->ops->destination(e->p);
     return where != NULL && (strcmp(where, "-") == 0 || strcmp(where, CB_PRINTER_STDERR) == 0);
 }
 
@@ -215,9 +239,9 @@ static void end_one(engine *e, int i)
     char err[CB_MSGLEN];
     sum->exit_status = cb_eng_final_status(e);
     snprintf(sum->error, sizeof sum->error, "%s", e->st.code != CB_EXIT_OK ? e->st.msg : "");
-    if (e->printers[i]->ops->end != NULL)
-        e->printers[i]->ops->end(e->printers[i], sum);
-    if (e->printers[i]->ops->close(e->printers[i], err, sizeof err) != 0)
+    if (e->out.printers[i]->ops->end != NULL)
+        e->out.printers[i]->ops->end(e->out.printers[i], sum);
+    if (e->out.printers[i]->ops->close(e->out.printers[i], err, sizeof err) != 0)
         cb_status_set(&e->st, CB_EXIT_RUNTIME, "%s", err);
 }
 
@@ -233,25 +257,25 @@ void cb_eng_end_printers(engine *e)
     check_min_bw(e);
     cb_eng_features_finish(e);
     e->sum.elapsed_s = cb_ctl_now() - e->start_time;
-    pthread_mutex_lock(&e->outputs_lock);
-    if (e->files_error[0] != '\0')
-        cb_status_set(&e->st, CB_EXIT_RUNTIME, "%s", e->files_error);
+    pthread_mutex_lock(&e->out.lock);
+    if (e->out.files_error[0] != '\0')
+        cb_status_set(&e->st, CB_EXIT_RUNTIME, "%s", e->out.files_error);
     int files_first = cb_signals_pending() != 0;
     unsigned long streams = 0;   /* read before any printer is closed (freed) */
-    for (int i = 0; i < e->nprinters && i < 64; i++)
+    for (int i = 0; i < e->out.nprinters && i < 64; i++)
         streams |= (unsigned long)on_stream(e, i) << i;
     for (int pass = 0; pass < 2; pass++) {
-        for (int i = 0; i < e->nprinters; i++)
+        for (int i = 0; i < e->out.nprinters; i++)
             if (!files_first ? pass == 0 : (int)(streams >> i & 1) == (pass == 1))
                 end_one(e, i);
         if (files_first && pass == 0)
             cb_signals_restore_streams();
     }
     cb_signals_restore_streams();   /* every rank: its stderr for the last messages */
-    e->nprinters = 0;
-    free(e->printers);
-    e->printers = NULL;
-    pthread_mutex_unlock(&e->outputs_lock);
+    e->out.nprinters = 0;
+    free(e->out.printers);
+    e->out.printers = NULL;
+    pthread_mutex_unlock(&e->out.lock);
 }
 
 void cb_eng_end_printers_on_hang(void *ctx, const cb_hang_report *rep)
@@ -262,27 +286,27 @@ void cb_eng_end_printers_on_hang(void *ctx, const cb_hang_report *rep)
     struct timespec until;
     clock_gettime(CLOCK_REALTIME, &until);
     until.tv_sec += 2;
-    if (pthread_mutex_timedlock(&e->outputs_lock, &until) != 0) {
+    if (pthread_mutex_timedlock(&e->out.lock, &until) != 0) {
         fprintf(stderr, "nccl-collbench: the outputs stayed busy; they end without the hang "
                 "report\n");
         return;
     }
     /* The summary as published, not e->sum, which the main thread writes. */
-    cb_summary files_sum = e->files_sum, *sum = &files_sum;
+    cb_summary files_sum = e->out.files_sum, *sum = &files_sum;
     mark_min_bw(sum);
-    sum->elapsed_s += monotonic_s() - e->files_sum_at;
+    sum->elapsed_s += monotonic_s() - e->out.files_sum_at;
     sum->hang = rep;
     sum->exit_status = CB_EXIT_TIMEOUT;
     snprintf(sum->error, sizeof sum->error, "hang: %s (the '# Hang:' lines on stderr say who "
              "is behind)", rep->nlines > 0 ? rep->lines[0] + strlen("# Hang: ") : "");
     char err[CB_MSGLEN];
-    for (int i = 0; i < e->nprinters; i++) {
-        if (e->printers[i]->ops->end != NULL)
-            e->printers[i]->ops->end(e->printers[i], sum);
-        if (e->printers[i]->ops->close(e->printers[i], err, sizeof err) != 0)
+    for (int i = 0; i < e->out.nprinters; i++) {
+        if (e->out.printers[i]->ops->end != NULL)
+            e->out.printers[i]->ops->end(e->out.printers[i], sum);
+        if (e->out.printers[i]->ops->close(e->out.printers[i], err, sizeof err) != 0)
             fprintf(stderr, "nccl-collbench: %s\n", err);
     }
-    e->nprinters = 0;
+    e->out.nprinters = 0;
 }
 
 void cb_eng_end_files_on_signal(void *ctx, int sig)
@@ -293,15 +317,15 @@ void cb_eng_end_files_on_signal(void *ctx, int sig)
     struct timespec until;
     clock_gettime(CLOCK_REALTIME, &until);
     until.tv_sec += 2;
-    if (pthread_mutex_timedlock(&e->outputs_lock, &until) != 0) {
+    if (pthread_mutex_timedlock(&e->out.lock, &until) != 0) {
         fprintf(stderr, "nccl-collbench: the outputs stayed busy; the files are finished only "
                 "when the run stops\n");
         return;
     }
     const char *name = sig == SIGINT ? "SIGINT" : "SIGTERM";
-    cb_summary sum = e->files_sum;
+    cb_summary sum = e->out.files_sum;
     mark_min_bw(&sum);
-    sum.elapsed_s += monotonic_s() - e->files_sum_at;
+    sum.elapsed_s += monotonic_s() - e->out.files_sum_at;
     sum.exit_status = sig == SIGINT ? CB_EXIT_SIGINT : CB_EXIT_SIGTERM;
     snprintf(sum.error, sizeof sum.error, "interrupted by %s: stopped early; the files hold the "
              "%d results finished before it", name, sum.results);
@@ -309,22 +333,22 @@ void cb_eng_end_files_on_signal(void *ctx, int sig)
      * them when the run stops (a launcher may no longer read them). */
     int kept = 0, ended = 0;
     char err[CB_MSGLEN];
-    for (int i = 0; i < e->nprinters; i++) {
-        cb_printer *pr = e->printers[i];
+    for (int i = 0; i < e->out.nprinters; i++) {
+        cb_printer *pr = e->out.printers[i];
         if (on_stream(e, i)) {
-            e->printers[kept++] = pr;
+            e->out.printers[kept++] = pr;
             continue;
         }
         if (pr->ops->end != NULL)
             pr->ops->end(pr, &sum);
         if (pr->ops->close(pr, err, sizeof err) != 0) {
             fprintf(stderr, "nccl-collbench: %s\n", err);
-            snprintf(e->files_error, sizeof e->files_error, "%s", err);
+            snprintf(e->out.files_error, sizeof e->out.files_error, "%s", err);
         }
         ended++;
     }
-    e->nprinters = kept;
-    pthread_mutex_unlock(&e->outputs_lock);
+    e->out.nprinters = kept;
+    pthread_mutex_unlock(&e->out.lock);
     if (ended > 0) {
         fprintf(stderr, "nccl-collbench: stopped early by %s; rank 0 finished %d output "
                 "file%s at once with the %d results finished before it\n", name, ended,
@@ -335,24 +359,24 @@ void cb_eng_end_files_on_signal(void *ctx, int sig)
 
 static void check_printers(engine *e)
 {
-    for (int i = 0; i < e->nprinters; i++)
-        if (e->printers[i]->write_failed && e->printers[i]->failure[0] != '\0')
-            cb_status_set(&e->st, CB_EXIT_RUNTIME, "%s", e->printers[i]->failure);
-        else if (e->printers[i]->write_failed)
+    for (int i = 0; i < e->out.nprinters; i++)
+        if (e->out.printers[i]->write_failed && e->out.printers[i]->failure[0] != '\0')
+            cb_status_set(&e->st, CB_EXIT_RUNTIME, "%s", e->out.printers[i]->failure);
+        else if (e->out.printers[i]->write_failed)
             cb_status_set(&e->st, CB_EXIT_RUNTIME, "writing the %s output failed",
-                          e->printers[i]->ops->name);
+                          e->out.printers[i]->ops->name);
 }
 
 /* Rank 0: cycle e->cycle ran whole (its results and scan given). */
 void cb_eng_printers_cycle_end(engine *e)
 {
-    pthread_mutex_lock(&e->outputs_lock);
-    for (int i = 0; i < e->nprinters; i++)
-        if (e->printers[i]->ops->cycle_end != NULL)
-            e->printers[i]->ops->cycle_end(e->printers[i], e->cycle);
+    pthread_mutex_lock(&e->out.lock);
+    for (int i = 0; i < e->out.nprinters; i++)
+        if (e->out.printers[i]->ops->cycle_end != NULL)
+            e->out.printers[i]->ops->cycle_end(e->out.printers[i], e->cycle);
     check_printers(e);
     publish_summary(e);
-    pthread_mutex_unlock(&e->outputs_lock);
+    pthread_mutex_unlock(&e->out.lock);
 }
 
 /* A result as the notes under the table name it. */
@@ -446,22 +470,22 @@ static void emit_row(engine *e, const cb_result *out_of_place, const cb_result *
         count_wrong(&e->sum, halves[h]);
     }
     cb_row row = {out_of_place, in_place};
-    pthread_mutex_lock(&e->outputs_lock);
-    for (int i = 0; i < e->nprinters; i++)
-        e->printers[i]->ops->result(e->printers[i], &row);
+    pthread_mutex_lock(&e->out.lock);
+    for (int i = 0; i < e->out.nprinters; i++)
+        e->out.printers[i]->ops->result(e->out.printers[i], &row);
     check_printers(e);
-    pthread_mutex_unlock(&e->outputs_lock);
+    pthread_mutex_unlock(&e->out.lock);
     for (int h = 0; h < 2 && halves[h] != NULL; h++) {
         char what[192];
         describe_result(halves[h], what, sizeof what);
-        if (e->at_largest)
+        if (e->now.at_largest)
             cb_eng_gate_busbw(e, what, halves[h]->busbw);
         cb_eng_features_row_after(e, what, halves[h]);
         count_unrepeatable(e, halves[h]);
     }
-    pthread_mutex_lock(&e->outputs_lock);
+    pthread_mutex_lock(&e->out.lock);
     publish_summary(e);
-    pthread_mutex_unlock(&e->outputs_lock);
+    pthread_mutex_unlock(&e->out.lock);
 }
 
 void cb_eng_stamp_result(engine *e, cb_result *res)
@@ -492,35 +516,35 @@ void cb_eng_emit_results(engine *e, const cb_result *res, int n, int last_half)
     if (e->rank != 0)
         return;
     if (!res[0].in_place && !last_half) {
-        memcpy(e->pending, res, (size_t)n * sizeof *res);
-        e->npending = n;
+        memcpy(e->out.pending, res, (size_t)n * sizeof *res);
+        e->out.npending = n;
         /* Every rank's times live in a buffer the next measurement reuses. */
         for (int g = 0; g < n; g++)
             if (res[g].rank_times != NULL) {
-                memcpy(e->pending_times, res[g].rank_times,
-                       (size_t)e->gsize * sizeof *e->pending_times);
-                e->pending[g].rank_times = e->pending_times;
+                memcpy(e->out.pending_times, res[g].rank_times,
+                       (size_t)e->groups.gsize * sizeof *e->out.pending_times);
+                e->out.pending[g].rank_times = e->out.pending_times;
             }
         if (n == 1 && res[0].rank_samples != NULL) {
-            memcpy(e->pending_samples, res[0].rank_samples,
-                   (size_t)e->gsize * res[0].samples_room * sizeof *e->pending_samples);
-            e->pending[0].rank_samples = e->pending_samples;
+            memcpy(e->timing.pending_samples, res[0].rank_samples, (size_t)e->groups.gsize *
+                   res[0].samples_room * sizeof *e->timing.pending_samples);
+            e->out.pending[0].rank_samples = e->timing.pending_samples;
         }
         return;
     }
     for (int g = 0; g < n; g++)
         if (!res[g].in_place)
             emit_row(e, &res[g], NULL);
-        else if (g < e->npending)
-            emit_row(e, &e->pending[g], &res[g]);
-    e->npending = 0;
+        else if (g < e->out.npending)
+            emit_row(e, &e->out.pending[g], &res[g]);
+    e->out.npending = 0;
 }
 
 /* Out-of-place results whose in-place halves will not come: the run
  * stopped between the two. */
 void cb_eng_flush_pending(engine *e)
 {
-    for (int g = 0; g < e->npending; g++)
-        emit_row(e, &e->pending[g], NULL);
-    e->npending = 0;
+    for (int g = 0; g < e->out.npending; g++)
+        emit_row(e, &e->out.pending[g], NULL);
+    e->out.npending = 0;
 }

@@ -46,7 +46,7 @@ static void *repeat_setup(engine *e)
 static void repeat_buffers(engine *e, void *state)
 {
     repeat_state *r = state;
-    size_t bytes = e->buffer_bytes > 0 ? e->buffer_bytes : 1;
+    size_t bytes = e->mem.buffer_bytes > 0 ? e->mem.buffer_bytes : 1;
     /* Where the backend compares in its own memory, the reference is one
      * of its buffers. */
     if (e->b->repeat_on_device) {
@@ -60,7 +60,7 @@ static void repeat_buffers(engine *e, void *state)
     r->ref = malloc(bytes);
     if (r->ref == NULL)
         cb_status_set(&e->st, CB_EXIT_RUNTIME, "-B: cannot allocate %zu bytes of host memory "
-                      "for the first launch's output", e->buffer_bytes);
+                      "for the first launch's output", e->mem.buffer_bytes);
 }
 
 static void repeat_preamble(engine *e, void *state)
@@ -134,7 +134,7 @@ static int repeat_after_launch(engine *e, void *state, const cb_eng_measure *m)
     /* The first launch's output becomes the reference; every later one is
      * compared with it. */
     if (cb_eng_backend_step(e, e->ops->repeat_check(e->b, call->recv, call->layout.recv_count, esize,
-                                                    r->ref, e->staging, !r->kept,
+                                                    r->ref, e->mem.staging, !r->kept,
                                                     &differing)) != 0)
         return -1;
     if (r->kept) {
@@ -153,8 +153,8 @@ static void repeat_on_result(engine *e, void *state, cb_result *res)
      * pattern is decided alike); the counts add up over the group. */
     unsigned long long mine[2] = {r->bad, r->elements}, total[2] = {0, 0};
     unsigned long long checked = r->checked;
-    cb_ctl_allreduce(e->gcomm, mine, total, 2, CB_CTL_U64, CB_CTL_SUM);
-    cb_ctl_allreduce(e->gcomm, CB_CTL_IN_PLACE, &checked, 1, CB_CTL_U64, CB_CTL_MAX);
+    cb_ctl_allreduce(e->groups.gcomm, mine, total, 2, CB_CTL_U64, CB_CTL_SUM);
+    cb_ctl_allreduce(e->groups.gcomm, CB_CTL_IN_PLACE, &checked, 1, CB_CTL_U64, CB_CTL_MAX);
     res->repeat_checked = checked;
     res->unrepeatable = total[0];
     res->unrepeatable_elements = total[1];
@@ -162,8 +162,8 @@ static void repeat_on_result(engine *e, void *state, cb_result *res)
     if (total[0] == 0)
         return;
     /* The lowest rank whose output did not repeat, and its host. */
-    int bad = r->bad > 0 ? e->grank : e->gsize;
-    cb_ctl_allreduce(e->gcomm, CB_CTL_IN_PLACE, &bad, 1, CB_CTL_INT, CB_CTL_MIN);
+    int bad = r->bad > 0 ? e->groups.grank : e->groups.gsize;
+    cb_ctl_allreduce(e->groups.gcomm, CB_CTL_IN_PLACE, &bad, 1, CB_CTL_INT, CB_CTL_MIN);
     struct {
         char host[CB_HOSTLEN];
         int rank;
@@ -171,7 +171,7 @@ static void repeat_on_result(engine *e, void *state, cb_result *res)
     memset(&report, 0, sizeof report);
     snprintf(report.host, sizeof report.host, "%s", e->host);
     report.rank = e->rank;
-    cb_ctl_bcast(e->gcomm, &report, sizeof report, bad);
+    cb_ctl_bcast(e->groups.gcomm, &report, sizeof report, bad);
     res->unrepeatable_rank = report.rank;
     memcpy(res->unrepeatable_host, report.host, sizeof res->unrepeatable_host);
 }

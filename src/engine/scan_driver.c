@@ -32,8 +32,8 @@ typedef struct scan_run {
 static int launch_one(engine *e, cb_backend *sub, int peer, size_t count)
 {
     if (sub != NULL)
-        return e->ops->allreduce(sub, e->send, e->recv, count, CB_FLOAT, CB_SUM);
-    return e->ops->sendrecv(e->b, e->send, e->recv, count, CB_FLOAT, peer, peer);
+        return e->ops->allreduce(sub, e->mem.send, e->mem.recv, count, CB_FLOAT, CB_SUM);
+    return e->ops->sendrecv(e->b, e->mem.send, e->mem.recv, count, CB_FLOAT, peer, peer);
 }
 
 /* Wait for every rank, sleeping between polls: ranks that rest in a
@@ -49,7 +49,7 @@ static void quiet_barrier(engine *e)
      * catch a measurement that hangs, and a resting rank must not time out
      * while a slow part is measured (a slow link is what the scan finds). */
     for (cb_ctl_test(e->comm, req, &done); !done; cb_ctl_test(e->comm, req, &done)) {
-        cb_watchdog_tick(&e->watch);
+        cb_watchdog_tick(&e->safety.watch);
         nanosleep(&(struct timespec){.tv_nsec = 200000}, NULL);
     }
 }
@@ -58,7 +58,7 @@ static void quiet_barrier(engine *e)
 static int launch_counted(engine *e, cb_backend *sub, int peer, size_t count, long i)
 {
     int rc = launch_one(e, sub, peer, count);
-    cb_watchdog_at(&e->watch, i);
+    cb_watchdog_at(&e->safety.watch, i);
     return rc;
 }
 
@@ -74,7 +74,7 @@ static int scan_measure(scan_run *s, int color, int peer, int longer, const char
     engine *e = s->e;
     const cb_params *p = e->p;
     cb_backend *sub = NULL;
-    cb_watchdog_doing(&e->watch, "the health scan (-o scan), %s", what);
+    cb_watchdog_doing(&e->safety.watch, "the health scan (-o scan), %s", what);
     if (color >= 0 && cb_eng_backend_step(e, e->ops->split(e->b, color, e->rank, &sub)) != 0)
         sub = NULL;
     if (cb_eng_agree(e) != CB_EXIT_OK)
@@ -90,8 +90,8 @@ static int scan_measure(scan_run *s, int color, int peer, int longer, const char
     for (size_t i = 0; i < s->count; i++)
         s->host_buf[i] = mine;
     if (active) {
-        rc = cb_eng_copy_in(e, e->send, s->host_buf, bytes);
-        cb_watchdog_loop(&e->watch, p->warmup);
+        rc = cb_eng_copy_in(e, e->mem.send, s->host_buf, bytes);
+        cb_watchdog_loop(&e->safety.watch, p->warmup);
         for (int w = 0; rc == 0 && w < p->warmup; w++)
             rc = launch_counted(e, sub, peer, s->count, w);
         if (rc == 0)
@@ -103,14 +103,14 @@ static int scan_measure(scan_run *s, int color, int peer, int longer, const char
     if (cb_eng_agree(e) == CB_EXIT_OK && active) {
         int iters = (p->iters > 0 ? p->iters : 1) * longer;
         rc = e->ops->timer_start(e->b);
-        cb_watchdog_loop(&e->watch, iters);
+        cb_watchdog_loop(&e->safety.watch, iters);
         for (int i = 0; rc == 0 && i < iters; i++)
             rc = launch_counted(e, sub, peer, s->count, i);
         if (rc == 0)
             rc = e->ops->timer_stop(e->b, &seconds);
         seconds /= iters;
         if (rc == 0)
-            rc = cb_eng_copy_out(e, s->host_buf, e->recv, bytes);
+            rc = cb_eng_copy_out(e, s->host_buf, e->mem.recv, bytes);
         unsigned long long wrong = 0;
         for (size_t i = 0; rc == 0 && i < s->count; i++)
             wrong += s->host_buf[i] != expect;
@@ -203,11 +203,11 @@ static void scan_row(scan_run *s, const char *part, scan_span span, int a, int b
     }
     cb_row row = {&res, NULL};
     e->sum.measurements++;   /* a figure, as the CSV has one row for it */
-    pthread_mutex_lock(&e->outputs_lock);
-    for (int i = 0; i < e->nprinters; i++)
-        if (e->printers[i]->ops != &cb_printer_table && e->printers[i]->ops->result != NULL)
-            e->printers[i]->ops->result(e->printers[i], &row);
-    pthread_mutex_unlock(&e->outputs_lock);
+    pthread_mutex_lock(&e->out.lock);
+    for (int i = 0; i < e->out.nprinters; i++)
+        if (e->out.printers[i]->ops != &cb_printer_table && e->out.printers[i]->ops->result != NULL)
+            e->out.printers[i]->ops->result(e->out.printers[i], &row);
+    pthread_mutex_unlock(&e->out.lock);
 }
 
 /* Pair figures of every round into matrix (rank 0). */
@@ -453,11 +453,11 @@ static void scan_report(scan_run *s, const cb_scan_input *in, const cb_scan_verd
                           .pair_bw = in->pair_bw, .nrails = in->nrails,
                           .rail_bw = in->rail_busbw, .nsuspects = sus ? v->n : 0,
                           .suspects = sus};
-    pthread_mutex_lock(&e->outputs_lock);
-    for (int i = 0; i < e->nprinters; i++)
-        if (e->printers[i]->ops->scan != NULL)
-            e->printers[i]->ops->scan(e->printers[i], &rep);
-    pthread_mutex_unlock(&e->outputs_lock);
+    pthread_mutex_lock(&e->out.lock);
+    for (int i = 0; i < e->out.nprinters; i++)
+        if (e->out.printers[i]->ops->scan != NULL)
+            e->out.printers[i]->ops->scan(e->out.printers[i], &rep);
+    pthread_mutex_unlock(&e->out.lock);
     free(sus);
     free(hosts);
 }
@@ -491,8 +491,8 @@ static int scan_setup(scan_run *s)
     char label[SCAN_LABEL];
     snprintf(label, sizeof label, "%s", e->host);
     size_t bytes = e->nsizes > 0 ? (size_t)e->sizes[e->nsizes - 1] : 0;
-    if (bytes > e->buffer_bytes)
-        bytes = e->buffer_bytes;
+    if (bytes > e->mem.buffer_bytes)
+        bytes = e->mem.buffer_bytes;
     s->count = bytes / sizeof(float);
     s->bytes = (double)(s->count * sizeof(float));
     s->host_buf = malloc(s->count * sizeof(float) + 1);

@@ -16,13 +16,13 @@ static int measure_size(engine *e, const cb_collective *coll, cb_call *call, int
     size_t esize = cb_dtype_info_of(call->dtype)->size;
     const cb_layout *l = &call->layout;
     /* -u: both buffers start whole elements past their aligned allocation. */
-    char *send = (char *)e->send + (size_t)e->p->unalign * esize;
-    char *recv = (char *)e->recv + (size_t)e->p->unalign * esize;
+    char *send = (char *)e->mem.send + (size_t)e->p->unalign * esize;
+    char *recv = (char *)e->mem.recv + (size_t)e->p->unalign * esize;
     call->recv = recv;
     call->send = send;
     if (in_place) {
         /* One buffer holds both sides, as the collective's layout places them. */
-        size_t rank = (size_t)e->grank;
+        size_t rank = (size_t)e->groups.grank;
         call->send = recv + (l->inplace_offset + rank * l->inplace_send_stride) * esize;
         call->recv = recv + rank * l->inplace_recv_stride * esize;
     }
@@ -37,19 +37,19 @@ static int measure_size(engine *e, const cb_collective *coll, cb_call *call, int
     res.count = call->layout.count;
     res.in_place = in_place;
     res.warmup_iters = e->p->warmup;
-    res.group = e->p->split.kind != CB_SPLIT_NONE ? e->group : -1;
+    res.group = e->p->split.kind != CB_SPLIT_NONE ? e->groups.group : -1;
     res.layout = call->layout.rows != 0 ? CB_LAYOUT_COL : CB_LAYOUT_ROW;
     res.rows = call->layout.rows;
-    res.cols = (size_t)e->gsize * call->layout.width;
-    res.group_ranks = e->gsize;
-    res.impl = e->impl_now;
+    res.cols = (size_t)e->groups.gsize * call->layout.width;
+    res.group_ranks = e->groups.gsize;
+    res.impl = e->now.impl;
     if (coll->layout_traffic != NULL)
         cb_traffic_format(call->traffic, res.traffic_matrix, sizeof res.traffic_matrix);
 
-    snprintf(e->measuring, sizeof e->measuring, "%s %s %s root %d, %llu B %s", coll->name,
+    snprintf(e->now.measuring, sizeof e->now.measuring, "%s %s %s root %d, %llu B %s", coll->name,
              cb_dtype_info_of(call->dtype)->name, cb_redop_name(call->redop), call->root,
              (unsigned long long)bytes, in_place ? "in-place" : "out-of-place");
-    cb_watchdog_subject(&e->watch, coll->name, bytes);
+    cb_watchdog_subject(&e->safety.watch, coll->name, bytes);
     /* --rotate, as nccl-tests' startColl: operation k of a loop runs
      * max(send, recv) bytes times k % steps past the buffers' start, as many
      * steps as the buffers hold, so that no launch finds the last one's data
@@ -58,18 +58,19 @@ static int measure_size(engine *e, const cb_collective *coll, cb_call *call, int
      * (-u keeps its meaning). -B compares every launch where the first ran. */
     size_t unit = (l->send_count > l->recv_count ? l->send_count : l->recv_count) * esize;
     unit = (unit + CB_ROTATE_ALIGN - 1) / CB_ROTATE_ALIGN * CB_ROTATE_ALIGN;
-    e->rotate_unit = unit;
-    e->rotate_steps = e->p->rotate && !e->p->repeat_check && unit > 0 ? e->buffer_bytes / unit : 1;
-    if (e->rotate_steps == 0)
-        e->rotate_steps = 1;
-    e->rotate_last = 0;
+    e->now.rotate_unit = unit;
+    e->now.rotate_steps =
+        e->p->rotate && !e->p->repeat_check && unit > 0 ? e->mem.buffer_bytes / unit : 1;
+    if (e->now.rotate_steps == 0)
+        e->now.rotate_steps = 1;
+    e->now.rotate_last = 0;
     /* --check-timed: out of place, the timed iterations read checkable input
      * they never change, written on every slice they may run on, and the
      * last one's output is checked where it landed. */
     int timed = checkable && !in_place && e->p->check_timed;
     cb_pattern timed_pat;
     if (timed && cb_eng_check_pattern(e, coll, call, size_index, 0, -1, &timed_pat) == 0)
-        for (size_t k = 0; k < e->rotate_steps; k++) {
+        for (size_t k = 0; k < e->now.rotate_steps; k++) {
             cb_call slice = *call;
             slice.send = (const char *)call->send + k * unit;
             slice.recv = (char *)call->recv + k * unit;
@@ -82,30 +83,31 @@ static int measure_size(engine *e, const cb_collective *coll, cb_call *call, int
      * outputs are compared). A failure here is agreed on after the
      * launches, as every rank's launches and plan must match. */
     cb_eng_measure m = {.coll = coll, .call = call, .size_index = size_index, .in_place = in_place};
-    cb_eng_features_measure_begin(e, &m, &e->launch_singly);
+    cb_eng_features_measure_begin(e, &m, &e->timing.launch_singly);
     cb_eng_time_collective(e, coll, call, &mine);
     if (cb_eng_agree(e) != CB_EXIT_OK)
         return e->st.code;
     res.unrepeatable_rank = -1;   /* until a feature finds one */
     cb_eng_features_on_result(e, &res);
-    res.iters = cb_iter_plan_done(&e->plan, e->spans_run);   /* the same on every rank */
+    /* the same on every rank */
+    res.iters = cb_iter_plan_done(&e->timing.plan, e->timing.spans_run);
     res.seconds = cb_eng_combine_time(e, mine.mean);
     int slowest_rank = cb_eng_gather_rank_times(e, &mine, &res);   /* in comm */
-    if (e->raw_samples != NULL)
-        cb_ctl_gather(e->gcomm, e->raw_samples, (size_t)e->samples_room * sizeof(double),
-                      e->rank_samples, 0);
-    if (e->grank == 0) {
-        res.rank_samples = e->rank_samples;
-        res.samples_room = e->samples_room;
+    if (e->timing.raw_samples != NULL)
+        cb_ctl_gather(e->groups.gcomm, e->timing.raw_samples,
+                      (size_t)e->timing.samples_room * sizeof(double), e->timing.rank_samples, 0);
+    if (e->groups.grank == 0) {
+        res.rank_samples = e->timing.rank_samples;
+        res.samples_room = e->timing.samples_room;
     }
     res.algbw = res.seconds > 0 ? (double)bytes / 1e9 / res.seconds : 0;
-    res.busbw = res.algbw * coll->busbw_factor(e->gsize);
+    res.busbw = res.algbw * coll->busbw_factor(e->groups.gsize);
 
     if (checkable) {
-        cb_watchdog_doing(&e->watch, "%s, verification", e->measuring);
+        cb_watchdog_doing(&e->safety.watch, "%s, verification", e->now.measuring);
         cb_call last = *call;
-        last.send = (const char *)call->send + e->rotate_last;
-        last.recv = (char *)call->recv + e->rotate_last;
+        last.send = (const char *)call->send + e->now.rotate_last;
+        last.recv = (char *)call->recv + e->now.rotate_last;
         cb_eng_verify(e, coll, call, size_index, &res, timed ? &last : NULL);
     }
     if (e->st.code != CB_EXIT_OK)
@@ -144,8 +146,9 @@ static int lay_out(const engine *e, const cb_collective *coll, size_t esize, uin
                    cb_layout *out)
 {
     return coll->layout_traffic != NULL
-               ? coll->layout_traffic(&e->p->a2av_matrix, (size_t)bytes, esize, e->gsize, out)
-               : coll->layout((size_t)bytes, esize, e->gsize, out);
+               ? coll->layout_traffic(&e->p->a2av_matrix, (size_t)bytes, esize, e->groups.gsize,
+                                      out)
+               : coll->layout((size_t)bytes, esize, e->groups.gsize, out);
 }
 
 /* Whether some selected collective and type lays out bytes over the group. */
@@ -193,10 +196,10 @@ void cb_eng_check_sizes_fit(engine *e)
     char ranks[64];
     if (p->split.kind != CB_SPLIT_NONE)
         snprintf(ranks, sizeof ranks, "every rank of every --split group");
-    else if (e->gsize == 1)
+    else if (e->groups.gsize == 1)
         snprintf(ranks, sizeof ranks, "the one rank");
     else
-        snprintf(ranks, sizeof ranks, "each of the %d ranks", e->gsize);
+        snprintf(ranks, sizeof ranks, "each of the %d ranks", e->groups.gsize);
     cb_status_set(&e->st, CB_EXIT_USAGE,
                   "-b/-e: no size from %s to %s bytes gives %s a whole element in any "
                   "collective and type selected, so nothing would be measured; raise -e%s",
@@ -212,18 +215,18 @@ int cb_eng_sweep(engine *e, const cb_collective *coll, cb_dtype dtype, cb_redop 
         return measured_rc;
     if (coll->flags & CB_COLL_NO_DATA) {
         /* One row: no size to sweep, no placement, nothing to verify. */
-        cb_call call = {.dtype = dtype, .redop = redop, .root = root, .state = e->coll_state};
-        if (coll->layout(0, info->size, e->gsize, &call.layout) != 0)
+        cb_call call = {.dtype = dtype, .redop = redop, .root = root, .state = e->now.coll_state};
+        if (coll->layout(0, info->size, e->groups.gsize, &call.layout) != 0)
             return CB_EXIT_OK;
         if (e->p->check_passes > 0)
             cb_eng_note(e, "%s moves no data: one row at size 0, not verified", coll->name);
-        e->at_largest = 0;   /* --min-busbw: no bandwidth to gate */
+        e->now.at_largest = 0;   /* --min-busbw: no bandwidth to gate */
         return measure_size(e, coll, &call, 0, 0, 0, 1, 0);
     }
     char why[256] = "";
     cb_pattern probe;
     int checkable = e->p->check_passes > 0 &&
-                    cb_pattern_init(&probe, dtype, redop, e->gsize, 0, why, sizeof why) == 0;
+                    cb_pattern_init(&probe, dtype, redop, e->groups.gsize, 0, why, sizeof why) == 0;
     if (e->p->split.kind != CB_SPLIT_NONE)
         cb_ctl_allreduce(e->comm, CB_CTL_IN_PLACE, &checkable, 1, CB_CTL_INT, CB_CTL_MIN);
     if (e->p->check_passes > 0 && !checkable)
@@ -231,11 +234,11 @@ int cb_eng_sweep(engine *e, const cb_collective *coll, cb_dtype dtype, cb_redop 
                     why);
     cb_eng_progress_sweep_begins(e);
     for (int s = 0; s < e->nsizes; s++) {
-        cb_call call = {.dtype = dtype, .redop = redop, .root = root, .work = e->work,
-                        .state = e->coll_state, .traffic = &e->p->a2av_matrix};
+        cb_call call = {.dtype = dtype, .redop = redop, .root = root, .work = e->mem.work,
+                        .state = e->now.coll_state, .traffic = &e->p->a2av_matrix};
         int fits = lay_out(e, coll, info->size, e->sizes[s], &call.layout) == 0;
-        if (fits && e->layout_now == CB_LAYOUT_COL)
-            cb_layout_set_columns(&call.layout, e->gsize, coll->column_work);
+        if (fits && e->now.layout == CB_LAYOUT_COL)
+            cb_layout_set_columns(&call.layout, e->groups.gsize, coll->column_work);
         /* With --split, every group measures the same sizes. */
         if (e->p->split.kind != CB_SPLIT_NONE)
             cb_ctl_allreduce(e->comm, CB_CTL_IN_PLACE, &fits, 1, CB_CTL_INT, CB_CTL_MIN);
@@ -255,7 +258,7 @@ int cb_eng_sweep(engine *e, const cb_collective *coll, cb_dtype dtype, cb_redop 
         /* A column slice is not contiguous, so a column layout has no in-place
          * form: out of place only; nor has alltoallv (CB_COLL_OUT_OF_PLACE). */
         int placements = call.layout.rows != 0 || (coll->flags & CB_COLL_OUT_OF_PLACE) ? 1 : 2;
-        e->at_largest = s == e->nsizes - 1;
+        e->now.at_largest = s == e->nsizes - 1;
         for (int in_place = 0; in_place < placements; in_place++)
             if (measure_size(e, coll, &call, s, bytes, in_place, in_place == placements - 1,
                         checkable) != CB_EXIT_OK)
@@ -274,20 +277,20 @@ static int run_combinations(engine *e, const cb_collective *coll)
     if (coll->flags & CB_COLL_ROOTED) {
         first_root = p->root < 0 ? 0 : p->root;
         /* With --split, roots every group has. */
-        last_root = p->root < 0 ? e->min_gsize - 1 : p->root;
+        last_root = p->root < 0 ? e->groups.min_gsize - 1 : p->root;
     }
     int nredops = (coll->flags & CB_COLL_REDUCES) ? p->nredops : 1;
     /* A collective that moves no data is measured once, for the first type. */
     int ndtypes = (coll->flags & CB_COLL_NO_DATA) ? 1 : p->ndtypes;
     int nroots = last_root - first_root + 1;
-    e->at.ncombos = ndtypes * nredops * nroots;
+    e->now.at.ncombos = ndtypes * nredops * nroots;
     for (int t = 0; t < ndtypes; t++)
         for (int r = 0; r < nredops; r++) {
             cb_redop redop = (coll->flags & CB_COLL_REDUCES) ? p->redops[r] : CB_REDOP_NONE;
-            e->at.combo = (t * nredops + r) * nroots;
+            e->now.at.combo = (t * nredops + r) * nroots;
             if (!supported_everywhere(e, coll, p->dtypes[t], redop))
                 continue;
-            for (int root = first_root; root <= last_root; root++, e->at.combo++)
+            for (int root = first_root; root <= last_root; root++, e->now.at.combo++)
                 if (cb_eng_sweep(e, coll, p->dtypes[t], redop, root) != CB_EXIT_OK)
                     return e->st.code;
         }
@@ -297,12 +300,12 @@ static int run_combinations(engine *e, const cb_collective *coll)
 /* One collective in one layout: its table, its set-up, its sweeps. */
 static int run_collective(engine *e, const cb_collective *coll, cb_block_layout layout)
 {
-    e->layout_now = layout;
-    e->at.pass++;
-    e->at.combo = 0;
+    e->now.layout = layout;
+    e->now.at.pass++;
+    e->now.at.combo = 0;
     cb_eng_printers_table_begin(e, coll, layout);
-    if (e->impl_now != NULL)
-        cb_eng_note(e, "%s runs as %s (--nccl-impl)", coll->name, e->impl_now);
+    if (e->now.impl != NULL)
+        cb_eng_note(e, "%s runs as %s (--nccl-impl)", coll->name, e->now.impl);
     if (coll->available != NULL && !coll->available(e->ops)) {
         if (coll->needs != NULL)
             cb_eng_note(e, "skipped %s on the %s backend: needs %s", coll->name, e->ops->name,
@@ -326,24 +329,24 @@ static int run_collective(engine *e, const cb_collective *coll, cb_block_layout 
     if (coll->prepare == NULL)
         return run_combinations(e, coll);
 
-    cb_watchdog_doing(&e->watch, "setting up %s's groups", coll->name);
+    cb_watchdog_doing(&e->safety.watch, "setting up %s's groups", coll->name);
     /* This rank's inner group among the ranks measured together. */
-    int color = cb_eng_spec_color(e, &e->p->hier, "--hier-split", e->gcomm);
+    int color = cb_eng_spec_color(e, &e->p->hier, "--hier-split", e->groups.gcomm);
     /* A bad colour list stops every rank before the collective set-up. */
     if (cb_eng_agree(e) != CB_EXIT_OK)
         return e->st.code;
     char what[256];
     snprintf(what, sizeof what, "%s inner groups (--hier-split %s)%s", coll->name,
              e->p->hier.text, e->p->split.kind != CB_SPLIT_NONE ? ", ranks of split group 0" : "");
-    cb_eng_note_groups(e, e->gcomm, what, "", color);
-    e->coll_state = NULL;
-    if (coll->prepare(e->b, color, &e->coll_state) != 0)
+    cb_eng_note_groups(e, e->groups.gcomm, what, "", color);
+    e->now.coll_state = NULL;
+    if (coll->prepare(e->b, color, &e->now.coll_state) != 0)
         cb_status_set(&e->st, CB_EXIT_RUNTIME, "setting up %s failed: %s", coll->name,
                       e->b->error);
     if (cb_eng_agree(e) == CB_EXIT_OK)
         run_combinations(e, coll);
-    coll->release(e->coll_state, e->st.code != CB_EXIT_OK);
-    e->coll_state = NULL;
+    coll->release(e->now.coll_state, e->st.code != CB_EXIT_OK);
+    e->now.coll_state = NULL;
     return e->st.code;
 }
 
@@ -351,7 +354,7 @@ static int run_collective(engine *e, const cb_collective *coll, cb_block_layout 
  * backend that can choose; the others once, with no implementation named. */
 static int run_implementations(engine *e, const cb_collective *coll, cb_block_layout layout)
 {
-    e->impl_now = NULL;
+    e->now.impl = NULL;
     if (!(coll->flags & CB_COLL_IMPLS) || e->ops->select_impl == NULL)
         return run_collective(e, coll, layout);
     for (int i = 0; i < e->p->nimpls; i++) {
@@ -361,23 +364,23 @@ static int run_implementations(engine *e, const cb_collective *coll, cb_block_la
                           cb_impl_name(e->p->impls[i]), e->b->error);
         if (cb_eng_agree(e) != CB_EXIT_OK)
             return e->st.code;
-        e->impl_now = cb_impl_name((cb_impl)chosen);
+        e->now.impl = cb_impl_name((cb_impl)chosen);
         if (run_collective(e, coll, layout) != CB_EXIT_OK)
             return e->st.code;
     }
-    e->impl_now = NULL;
+    e->now.impl = NULL;
     return CB_EXIT_OK;
 }
 
 int cb_eng_run_collectives(engine *e)
 {
     const cb_params *p = e->p;
-    e->at.ncolls = p->ncollectives;
+    e->now.at.ncolls = p->ncollectives;
     for (int c = 0; c < p->ncollectives; c++) {
         const cb_collective *coll = p->collectives[c];
         int layouts = coll->column_work != 0 ? p->nlayouts : 1;
         int impls = (coll->flags & CB_COLL_IMPLS) && e->ops->select_impl != NULL ? p->nimpls : 1;
-        e->at = (run_position){.coll = c, .ncolls = p->ncollectives, .pass = -1,
+        e->now.at = (run_position){.coll = c, .ncolls = p->ncollectives, .pass = -1,
                                 .npasses = layouts * impls, .ncombos = 1};
         /* Collectives without a column layout run once, in rows. */
         int ran_rows = 0;

@@ -1,6 +1,13 @@
 /* Timing: launch loops, timed spans, marks, rounds, and combining ranks' times. */
 #include "engine_int.h"
 
+/* e->timing.history: timing.c's alone. */
+struct cb_eng_timing_history {
+    double prev_op_time;     /* this rank's time per operation at the last size */
+    size_t prev_count;       /* and that size's count, to tell a new sweep */
+    double ops_alone_s;      /* -z 3: the operations' own time in the last span */
+};
+
 int cb_eng_launches_grouped(engine *e, const cb_collective *coll, const cb_call *call)
 {
     /* A group launches its collectives at its end, after copies launched
@@ -14,10 +21,10 @@ int cb_eng_launches_grouped(engine *e, const cb_collective *coll, const cb_call 
 static cb_call on_slice(engine *e, const cb_call *call, size_t k)
 {
     cb_call moved = *call;
-    size_t shift = e->rotate_steps > 1 ? e->rotate_unit * (k % e->rotate_steps) : 0;
+    size_t shift = e->now.rotate_steps > 1 ? e->now.rotate_unit * (k % e->now.rotate_steps) : 0;
     moved.send = (const char *)call->send + shift;
     moved.recv = (char *)call->recv + shift;
-    e->rotate_last = shift;
+    e->now.rotate_last = shift;
     return moved;
 }
 
@@ -55,8 +62,8 @@ typedef struct launch_plan {
 static int launch_units(engine *e, const cb_collective *coll, const cb_call *call,
                         const launch_plan *lp)
 {
-    cb_watchdog_loop(&e->watch, lp->units);
-    e->ops_alone_s = 0;
+    cb_watchdog_loop(&e->safety.watch, lp->units);
+    e->timing.history->ops_alone_s = 0;
     for (int i = 0; i < lp->units; i++) {
         /* -z 3 alone times each unit; other modes read no clock here. */
         double unit_start = lp->wait == 3 ? cb_ctl_now() : 0;
@@ -64,14 +71,14 @@ static int launch_units(engine *e, const cb_collective *coll, const cb_call *cal
                            : launch_iteration(e, coll, call, i);
         if (rc != 0)
             return -1;
-        cb_watchdog_at(&e->watch, i);
+        cb_watchdog_at(&e->safety.watch, i);
         if (lp->wait != 0 && cb_eng_backend_step(e, e->ops->wait(e->b)) != 0)
             return -1;
         if (lp->wait == 3)
-            e->ops_alone_s += cb_ctl_now() - unit_start;
+            e->timing.history->ops_alone_s += cb_ctl_now() - unit_start;
         /* Marks are read back only after the span. */
         int due = lp->stride > 0 && ((i + 1) % lp->stride == 0 || i + 1 == lp->units);
-        if (due && e->sampling && cb_eng_backend_step(e, e->ops->timer_mark(e->b)) != 0)
+        if (due && e->timing.sampling && cb_eng_backend_step(e, e->ops->timer_mark(e->b)) != 0)
             return -1;
         /* The barrier, as nccl-tests' -z 1 and 3; also an agreement, so a
          * rank that failed stops the others here. */
@@ -99,7 +106,7 @@ static int timed_span(engine *e, const cb_collective *coll, const cb_call *call,
     int device = e->p->clock == CB_CLOCK_DEVICE;
     if (e->ops->span != NULL)
         e->ops->span(e->b, 1);
-    int rc = (device || e->sampling) ? cb_eng_backend_step(e, e->ops->timer_start(e->b)) : 0;
+    int rc = (device || e->timing.sampling) ? cb_eng_backend_step(e, e->ops->timer_start(e->b)) : 0;
     double start = cb_ctl_now();
     if (rc == 0)
         rc = launch_units(e, coll, call, lp);
@@ -109,13 +116,13 @@ static int timed_span(engine *e, const cb_collective *coll, const cb_call *call,
     else if (rc == 0)
         rc = cb_eng_backend_step(e, e->ops->wait(e->b));
     if (rc == 0 && !device)
-        *completion = lp->wait == 3 ? e->ops_alone_s : cb_ctl_now() - start;
+        *completion = lp->wait == 3 ? e->timing.history->ops_alone_s : cb_ctl_now() - start;
     if (e->ops->span != NULL)
         e->ops->span(e->b, 0);
     return rc;
 }
 
-/* A feature's launches one at a time (e->launch_singly, -B): units
+/* A feature's launches one at a time (e->timing.launch_singly, -B): units
  * iterations one by one, each waited for, with the features' hooks around
  * it outside any timed span (the warmup), or each its own timed span
  * (timed: the spans' times summed into completion and cpu, and per stride
@@ -143,7 +150,8 @@ static int single_units(engine *e, const cb_collective *coll, const cb_call *cal
         *completion += span;
         *cpu += launch;
         group += span;
-        if (e->sampling && lp->stride > 0 && (++in_group == lp->stride || u + 1 == lp->units)) {
+        if (e->timing.sampling && lp->stride > 0 &&
+            (++in_group == lp->stride || u + 1 == lp->units)) {
             samples[(*n)++] = group / ((double)in_group * e->p->agg);
             group = 0;
             in_group = 0;
@@ -157,8 +165,8 @@ static int time_graph(engine *e, const cb_collective *coll, const cb_call *call,
                       double *completion, double *cpu)
 {
     launch_plan record = {.units = e->p->iters};
-    launch_plan launches = {.units = e->plan.units, .graph = 1, .wait = e->p->blocking,
-                            .stride = e->plan.stride};
+    launch_plan launches = {.units = e->timing.plan.units, .graph = 1, .wait = e->p->blocking,
+                            .stride = e->timing.plan.stride};
     /* The warmup ends before capture: graph and non-graph work overlapping
      * on one stream rely on NCCL_GRAPH_MIXING_SUPPORT, which can deadlock
      * with several communicators' graphs. */
@@ -185,7 +193,7 @@ static int time_graph(engine *e, const cb_collective *coll, const cb_call *call,
 static int read_samples(engine *e, double ops_per_unit, int units, int stride, double *out,
                         int *n)
 {
-    *n = e->sampling ? cb_iter_plan_marks(units, stride) : 0;
+    *n = e->timing.sampling ? cb_iter_plan_marks(units, stride) : 0;
     if (*n > 0 && cb_eng_backend_step(e, e->ops->timer_samples(e->b, out, *n)) != 0)
         return -1;
     for (int j = 0; j < *n; j++) {
@@ -193,6 +201,66 @@ static int read_samples(engine *e, double ops_per_unit, int units, int stride, d
         out[j] /= in_mark * ops_per_unit;
     }
     return 0;
+}
+
+/* --samples-json and -I 1: raw samples kept and gathered (not with
+ * --split, whose results have no per-rank entries). */
+int cb_eng_keeps_raw_samples(const cb_params *p)
+{
+    return ((p->samples_json && p->json_path != NULL) || p->per_iter) &&
+           p->split.kind == CB_SPLIT_NONE;
+}
+
+void cb_eng_timing_alloc(engine *e)
+{
+    cb_eng_timing *t = &e->timing;
+    int lead = e->groups.grank == 0, gsize = e->groups.gsize;
+    /* The plan until a measurement has an estimate; with -G, for good. */
+    cb_iter_request req = cb_eng_iter_request(e->p);
+    cb_iter_plan_make(&req, 0.0, &t->plan);
+    /* Per-iteration marks: always where a mark reads a clock; where it is
+     * a library call inside the timed span, only for the figures that need
+     * them, so that the default time is one timer pair around the span, as
+     * nccl-tests' without -I. */
+    int figures_asked = e->p->table_stats || e->p->samples_json || e->p->per_iter ||
+                        (e->p->budget_ms > 0 && e->p->stable_pct > 0);
+    t->sampling = e->ops->timer_reserve && e->ops->timer_mark && e->ops->timer_samples &&
+                  (!e->ops->marks_cost_a_call || figures_asked);
+    int marks = cb_iter_plan_room(&req);
+    t->history = calloc(1, sizeof *t->history);
+    t->samples = malloc((size_t)marks * sizeof *t->samples);
+    if (lead)
+        t->rank_times = malloc((size_t)gsize * sizeof *t->rank_times);
+    int raw = cb_eng_keeps_raw_samples(e->p);
+    t->samples_room = marks;
+    if (raw) {
+        t->raw_samples = calloc((size_t)marks, sizeof *t->raw_samples);
+        if (lead)
+            t->rank_samples = calloc((size_t)gsize * marks, sizeof *t->rank_samples);
+        if (e->rank == 0)
+            t->pending_samples = calloc((size_t)gsize * marks, sizeof *t->pending_samples);
+    }
+    if (t->history == NULL || t->samples == NULL || (lead && t->rank_times == NULL) ||
+        (raw && (t->raw_samples == NULL || (lead && t->rank_samples == NULL) ||
+                 (e->rank == 0 && t->pending_samples == NULL))))
+        cb_status_set(&e->st, CB_EXIT_RUNTIME, "out of memory for timing samples");
+    else if (t->sampling)
+        cb_eng_backend_step(e, e->ops->timer_reserve(e->b, marks));
+}
+
+void cb_eng_timing_free(engine *e)
+{
+    cb_eng_timing *t = &e->timing;
+    free(t->history);
+    t->history = NULL;
+    free(t->samples);
+    free(t->rank_times);
+    free(t->raw_samples);
+    free(t->rank_samples);
+    free(t->pending_samples);
+    t->raw_samples = t->rank_samples = t->pending_samples = NULL;
+    t->samples = NULL;
+    t->rank_times = NULL;
 }
 
 /* The command line's part of the iteration plan. */
@@ -212,12 +280,13 @@ cb_iter_request cb_eng_iter_request(const cb_params *p)
 static void choose_plan(engine *e, const cb_call *call, double warmup_per_op)
 {
     double estimate = e->p->warmup > 0 ? warmup_per_op : HUGE_VAL;
-    if (e->prev_op_time > 0 && call->layout.count >= e->prev_count && e->prev_op_time < estimate)
-        estimate = e->prev_op_time;
+    const struct cb_eng_timing_history *h = e->timing.history;
+    if (h->prev_op_time > 0 && call->layout.count >= h->prev_count && h->prev_op_time < estimate)
+        estimate = h->prev_op_time;
     double agreed = estimate;
     cb_ctl_allreduce(e->comm, &estimate, &agreed, 1, CB_CTL_DOUBLE, CB_CTL_MIN);
     cb_iter_request req = cb_eng_iter_request(e->p);
-    cb_iter_plan_make(&req, agreed, &e->plan);
+    cb_iter_plan_make(&req, agreed, &e->timing.plan);
 }
 
 /* The timed iterations without -G: the plan's spans, one by one. With
@@ -227,7 +296,7 @@ static void choose_plan(engine *e, const cb_call *call, double warmup_per_op)
  * --stable percent of their median. The ranks agree on stopping between
  * rounds, outside any timed span, so that all run the same count. Sums the
  * completion and CPU times of the spans and leaves the per-operation
- * samples of every round in e->samples. */
+ * samples of every round in e->timing.samples. */
 static int time_rounds(engine *e, const cb_collective *coll, const cb_call *call,
                        double *completion, double *cpu, int *nsamples)
 {
@@ -237,11 +306,11 @@ static int time_rounds(engine *e, const cb_collective *coll, const cb_call *call
     int rc = 0;
     *completion = *cpu = 0;
     *nsamples = 0;
-    e->spans_run = 0;
-    for (int r = 0; rc == 0 && cb_iter_plan_span(&e->plan, r, &lp.units, &lp.stride); r++) {
-        double span = 0, launch = 0, *samples = e->samples + *nsamples;
+    e->timing.spans_run = 0;
+    for (int r = 0; rc == 0 && cb_iter_plan_span(&e->timing.plan, r, &lp.units, &lp.stride); r++) {
+        double span = 0, launch = 0, *samples = e->timing.samples + *nsamples;
         int n = 0;
-        if (e->launch_singly) {
+        if (e->timing.launch_singly) {
             rc = single_units(e, coll, call, &lp, 1, &span, &launch, samples, &n);
         } else {
             rc = timed_span(e, coll, call, &lp, &span, &launch);
@@ -253,8 +322,8 @@ static int time_rounds(engine *e, const cb_collective *coll, const cb_call *call
         *completion += span;
         *cpu += launch;
         *nsamples += n;
-        e->spans_run = r + 1;
-        if (e->spans_run >= e->plan.nrounds)
+        e->timing.spans_run = r + 1;
+        if (e->timing.spans_run >= e->timing.plan.nrounds)
             break;
         /* The round's median sample (its time per operation without marks),
          * and its time per operation, the quantity the tool reports: both
@@ -285,14 +354,14 @@ int cb_eng_time_collective(engine *e, const cb_collective *coll, const cb_call *
                            cb_rank_time *t)
 {
     const cb_params *p = e->p;
-    cb_watchdog_doing(&e->watch, "%s, warmup", e->measuring);
+    cb_watchdog_doing(&e->safety.watch, "%s, warmup", e->now.measuring);
     double warmup_start = cb_ctl_now();
     launch_plan warmup = {.units = p->warmup, .wait = p->blocking};
     double unused = 0;
     int nunused = 0;
-    int warm_rc = e->launch_singly ? single_units(e, coll, call, &warmup, 0, &unused, &unused,
-                                                  NULL, &nunused)
-                                   : launch_units(e, coll, call, &warmup);
+    int warm_rc = e->timing.launch_singly
+                      ? single_units(e, coll, call, &warmup, 0, &unused, &unused, NULL, &nunused)
+                      : launch_units(e, coll, call, &warmup);
     /* Also after a launch failed on this rank alone (NCCL may report an
      * asynchronous error at any call): the others are in the plan's
      * reduction, and the agreement that follows tells them. */
@@ -302,29 +371,30 @@ int cb_eng_time_collective(engine *e, const cb_collective *coll, const cb_call *
                                                   : 0.0);
     if (warm_rc != 0)
         return -1;
-    cb_watchdog_doing(&e->watch, "%s, timed iterations", e->measuring);
+    cb_watchdog_doing(&e->safety.watch, "%s, timed iterations", e->now.measuring);
     double completion = 0, cpu = 0, ops;
     int rc, nsamples = 0;
     if (p->graph_launches > 0) {
         rc = time_graph(e, coll, call, &completion, &cpu);
         if (rc == 0)
-            rc = read_samples(e, (double)p->iters * p->agg, e->plan.units, e->plan.stride,
-                              e->samples, &nsamples);
-        e->spans_run = 1;
+            rc = read_samples(e, (double)p->iters * p->agg, e->timing.plan.units,
+                              e->timing.plan.stride, e->timing.samples, &nsamples);
+        e->timing.spans_run = 1;
         ops = (double)p->iters * p->agg * p->graph_launches;
     } else {
         rc = time_rounds(e, coll, call, &completion, &cpu, &nsamples);
-        ops = (double)cb_iter_plan_done(&e->plan, e->spans_run) * p->agg;
+        ops = (double)cb_iter_plan_done(&e->timing.plan, e->timing.spans_run) * p->agg;
     }
     if (rc != 0)
         return -1;
     t->mean = (p->report_cputime ? cpu : completion) / ops;
-    e->prev_op_time = completion / ops;
-    e->prev_count = call->layout.count;
+    e->timing.history->prev_op_time = completion / ops;
+    e->timing.history->prev_count = call->layout.count;
     /* --samples-json: the samples in the order taken, before sorting. */
-    if (e->raw_samples != NULL)
-        memcpy(e->raw_samples, e->samples, (size_t)nsamples * sizeof *e->samples);
-    cb_stats_from_samples(e->samples, nsamples, t);
+    if (e->timing.raw_samples != NULL)
+        memcpy(e->timing.raw_samples, e->timing.samples,
+               (size_t)nsamples * sizeof *e->timing.samples);
+    cb_stats_from_samples(e->timing.samples, nsamples, t);
     return 0;
 }
 
@@ -333,17 +403,17 @@ double cb_eng_combine_time(engine *e, double mine)
     double combined = mine;
     switch (e->p->average) {
     case CB_AVERAGE_RANK0:
-        cb_ctl_bcast(e->gcomm, &combined, sizeof(double), 0);
+        cb_ctl_bcast(e->groups.gcomm, &combined, sizeof(double), 0);
         break;
     case CB_AVERAGE_MEAN:
-        cb_ctl_allreduce(e->gcomm, &mine, &combined, 1, CB_CTL_DOUBLE, CB_CTL_SUM);
-        combined /= e->gsize;
+        cb_ctl_allreduce(e->groups.gcomm, &mine, &combined, 1, CB_CTL_DOUBLE, CB_CTL_SUM);
+        combined /= e->groups.gsize;
         break;
     case CB_AVERAGE_MIN:
-        cb_ctl_allreduce(e->gcomm, &mine, &combined, 1, CB_CTL_DOUBLE, CB_CTL_MIN);
+        cb_ctl_allreduce(e->groups.gcomm, &mine, &combined, 1, CB_CTL_DOUBLE, CB_CTL_MIN);
         break;
     case CB_AVERAGE_MAX:
-        cb_ctl_allreduce(e->gcomm, &mine, &combined, 1, CB_CTL_DOUBLE, CB_CTL_MAX);
+        cb_ctl_allreduce(e->groups.gcomm, &mine, &combined, 1, CB_CTL_DOUBLE, CB_CTL_MAX);
         break;
     }
     return combined;
@@ -351,13 +421,13 @@ double cb_eng_combine_time(engine *e, double mine)
 
 int cb_eng_gather_rank_times(engine *e, const cb_rank_time *mine, cb_result *res)
 {
-    cb_ctl_gather(e->gcomm, mine, sizeof *mine, e->rank_times, 0);
-    if (e->grank != 0)
+    cb_ctl_gather(e->groups.gcomm, mine, sizeof *mine, e->timing.rank_times, 0);
+    if (e->groups.grank != 0)
         return 0;
-    cb_stats_spread(e->rank_times, e->gsize, &res->spread);
-    res->slowest = e->rank_times[res->spread.slowest];
-    res->rank_times = e->rank_times;
-    int slowest_rank = e->gmembers[res->spread.slowest];
+    cb_stats_spread(e->timing.rank_times, e->groups.gsize, &res->spread);
+    res->slowest = e->timing.rank_times[res->spread.slowest];
+    res->rank_times = e->timing.rank_times;
+    int slowest_rank = e->groups.gmembers[res->spread.slowest];
     if (e->rank == 0)
         snprintf(res->slowest_host, sizeof res->slowest_host, "%s", e->ranks[slowest_rank].host);
     return slowest_rank;

@@ -7,12 +7,12 @@ static int check_output(engine *e, const cb_collective *coll, const cb_call *cal
 {
     size_t esize = cb_dtype_info_of(call->dtype)->size;
     int direct = e->ops->host_accessible;
-    void *output = direct ? call->recv : e->staging;
+    void *output = direct ? call->recv : e->mem.staging;
     if (cb_eng_backend_step(e, cb_eng_copy_out(e, output, call->recv,
                                          call->layout.recv_count * esize)) != 0)
         return -1;
     cb_mismatch here;
-    size_t n = coll->check_output(pat, e->grank, call, output, &here);
+    size_t n = coll->check_output(pat, e->groups.grank, call, output, &here);
     if (n > 0 && *wrong == 0)
         *first = here;
     *wrong += n;
@@ -34,11 +34,11 @@ int cb_eng_check_pattern(engine *e, const cb_collective *coll, const cb_call *ca
     /* Everything that varies between two checks of one run, so that what
      * one check left in the buffers is never what the next expects. */
     uint32_t what = cb_pattern_seed((uint32_t)call->dtype, (uint32_t)(call->redop + 1),
-                                    (uint32_t)(call->root + 1), (uint32_t)e->layout_now);
+                                    (uint32_t)(call->root + 1), (uint32_t)e->now.layout);
     uint32_t where = cb_pattern_seed((uint32_t)e->cycle, name_word(coll->name),
-                                     name_word(e->impl_now), what);
+                                     name_word(e->now.impl), what);
     char why[256];
-    if (cb_pattern_init(pat, call->dtype, call->redop, e->gsize,
+    if (cb_pattern_init(pat, call->dtype, call->redop, e->groups.gsize,
                         cb_pattern_seed((uint32_t)size_index, (uint32_t)in_place, (uint32_t)pass,
                                         where),
                         why, sizeof why) != 0)
@@ -55,12 +55,12 @@ int cb_eng_fill_input(engine *e, const cb_collective *coll, const cb_call *call,
     int direct = e->ops->host_accessible;
     /* Poison first: in place, the input then lies over its part. A device
      * buffer gets it through the backend's copy from host memory. */
-    void *poison = direct ? call->recv : e->staging;
+    void *poison = direct ? call->recv : e->mem.staging;
     cb_pattern_poison(call->dtype, poison, call->layout.recv_count);
     if (cb_eng_backend_step(e, cb_eng_copy_in(e, call->recv, poison, recv_bytes)) != 0)
         return -1;
-    void *input = direct ? (void *)call->send : e->staging;
-    coll->fill_input(pat, e->grank, call, input);
+    void *input = direct ? (void *)call->send : e->mem.staging;
+    coll->fill_input(pat, e->groups.grank, call, input);
     if (cb_eng_backend_step(e, cb_eng_copy_in(e, (void *)call->send, input,
                                         call->layout.send_count * esize)) != 0)
         return -1;
@@ -115,12 +115,12 @@ void cb_eng_verify(engine *e, const cb_collective *coll, const cb_call *call, in
     /* Within the group measured (every rank without --split). */
     unsigned long long mine = wrong, total = 0;
     cb_eng_features_count(e, ENG_FAULT_WRONG, mine);   /* the -N tally */
-    cb_ctl_allreduce(e->gcomm, &mine, &total, 1, CB_CTL_U64, CB_CTL_SUM);
+    cb_ctl_allreduce(e->groups.gcomm, &mine, &total, 1, CB_CTL_U64, CB_CTL_SUM);
     res->wrong = total;
     if (total == 0)
         return;
-    int bad = wrong > 0 ? e->grank : e->gsize;
-    cb_ctl_allreduce(e->gcomm, CB_CTL_IN_PLACE, &bad, 1, CB_CTL_INT, CB_CTL_MIN);
+    int bad = wrong > 0 ? e->groups.grank : e->groups.gsize;
+    cb_ctl_allreduce(e->groups.gcomm, CB_CTL_IN_PLACE, &bad, 1, CB_CTL_INT, CB_CTL_MIN);
     struct {
         cb_mismatch first;
         char host[CB_HOSTLEN];
@@ -130,7 +130,7 @@ void cb_eng_verify(engine *e, const cb_collective *coll, const cb_call *call, in
     report.first = first;
     memcpy(report.host, e->host, sizeof report.host);
     report.rank = e->rank;
-    cb_ctl_bcast(e->gcomm, &report, sizeof report, bad);
+    cb_ctl_bcast(e->groups.gcomm, &report, sizeof report, bad);
     res->bad_rank = report.rank;
     res->first = report.first;
     memcpy(res->bad_host, report.host, sizeof res->bad_host);
