@@ -11,7 +11,7 @@ static double monotonic_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* Rank 0, the main thread, under outputs_lock: the summary the signal hook
+/* Rank 0, the main thread, under out.lock: the summary the signal hook
  * writes into the files, as the rows given so far make it. */
 static void publish_summary(engine *e)
 {
