@@ -159,17 +159,50 @@ ncclResult_t ncclCommDeregister(const ncclComm_t comm, void *handle)
     return ncclSuccess;
 }
 
+/* The granularity ncclMemAlloc rounds size up to, 0 for none (cudaMalloc).
+ * 2.19.3 to 2.23.4 (init.cc): cuMem only on a device with multicast
+ * support, rounding to cuMulticastGetGranularity(RECOMMENDED), else
+ * cudaMalloc. 2.24.3 to 2.25.1: cuMem when ncclCuMemEnable(), rounding to
+ * the multicast granularity on such a device, else to
+ * cuMemGetAllocationGranularity(CU_MEM_ALLOC_GRANULARITY_RECOMMENDED).
+ * 2.26.2 on (allocator.cc from 2.28): cuMem when ncclCuMemEnable(), the
+ * physical handle's size rounded to that allocation granularity
+ * ("ALIGN_SIZE(handleSize, memGran)"). The device's granularities are
+ * CB_STANDIN_MEM_GRANULARITY (default 2 MiB) and
+ * CB_STANDIN_MULTICAST_GRANULARITY (default 0: no multicast support). */
+static size_t memalloc_granularity(void)
+{
+    long version = standin_nccl_version();
+    size_t mem = (size_t)standin_env_long("CB_STANDIN_MEM_GRANULARITY", 2L << 20);
+    size_t multicast = (size_t)standin_env_long("CB_STANDIN_MULTICAST_GRANULARITY", 0);
+    if (version < NCCL_VERSION(2, 24, 0))
+        return multicast;
+    if (!standin_cumem_enabled())
+        return 0;
+    return version < NCCL_VERSION(2, 26, 0) && multicast > 0 ? multicast : mem;
+}
+
+/* The device is charged the rounded size, as cuMemCreate takes it; the
+ * bounds checks (devmem.c) keep to the size asked for, so that an overrun
+ * into the rounding is still flagged. */
 ncclResult_t ncclMemAlloc(void **ptr, size_t size)
 {
-    standin_trace("ncclMemAlloc bytes=%zu", size);
+    size_t granularity = memalloc_granularity(), charged = size;
+    if (granularity > 0 && size % granularity != 0)
+        charged = (size / granularity + 1) * granularity;
+    standin_trace("ncclMemAlloc bytes=%zu charged=%zu", size, charged);
     if (lacks("ncclMemAlloc", STANDIN_FIRST_REGISTER))
         return ncclInvalidUsage;
     int slot = -1;
     for (int i = 0; i < STANDIN_MAX_REGISTRATIONS && slot < 0; i++)
         if (mem_blocks[i].ptr == NULL)
             slot = i;
-    if (ptr == NULL || slot < 0 || cudaMalloc(ptr, size) != cudaSuccess)
+    if (ptr == NULL || slot < 0 || cudaMalloc(ptr, charged) != cudaSuccess)
         return ncclSystemError;
+    if (charged != size) {
+        standin_devmem_remove(*ptr);
+        standin_devmem_add(*ptr, size);
+    }
     mem_blocks[slot] = (mem_block){*ptr, size};
     return ncclSuccess;
 }

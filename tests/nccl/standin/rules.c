@@ -655,6 +655,11 @@ int main(int argc, char **argv)
         {"register-null", rules_case_register_null}, {"group-mixed", rules_case_group_mixed},
         {"group-create", rules_case_group_create}, {"split-share", rules_case_split_share},
         {"split-share-env", rules_case_split_share_env},
+        {"capture-query", rules_case_capture_query},
+        {"capture-modes", rules_case_capture_modes},
+        {"config-share", rules_case_config_share},
+        {"runtime-connect", rules_case_runtime_connect},
+        {"memalloc-granularity", rules_case_memalloc_granularity},
     };
     int rc = 2;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)

@@ -1,7 +1,8 @@
 /*
- * What the stand-in's rule cases share (rules.c, rules_contract.c, rules_group.c): each
- * case runs on 2 ranks and returns 0, or names a broken expectation through
- * EXPECT, which ends every rank at once.
+ * What the stand-in's rule cases share (rules.c, rules_contract.c,
+ * rules_group.c, rules_register.c, rules_cuda.c): each case runs on 2 ranks
+ * and returns 0, or names a broken expectation through EXPECT, which ends
+ * every rank at once.
  */
 #ifndef CB_STANDIN_RULES_H
 #define CB_STANDIN_RULES_H
@@ -61,5 +62,13 @@ int rules_case_register_null(void);
 int rules_case_group_create(void);
 int rules_case_split_share(void);
 int rules_case_split_share_env(void);
+
+/* rules_cuda.c: stream capture by mode, the config's share fields, when
+ * NCCL connects, and ncclMemAlloc's granularity. */
+int rules_case_capture_query(void);
+int rules_case_capture_modes(void);
+int rules_case_config_share(void);
+int rules_case_runtime_connect(void);
+int rules_case_memalloc_granularity(void);
 
 #endif
