@@ -9,7 +9,15 @@
  * of ncclMemAlloc memory, ncclMemFree of other memory; a window on memory
  * not from ncclMemAlloc; destroying a communicator with registrations left.
  * Window registration is collective, as NCCL's (a barrier on the
- * communicator). And one behaviour: reductions of half and bfloat16 whose
+ * communicator); deregistration is not (no bootstrap call in register.cc's
+ * ncclCommWindowDeregister 2.27.3, nor in dev_runtime.cc's
+ * symWindowDestroy 2.28.9 to 2.30.7). NCCL checks no readiness in
+ * ncclCommRegister, ncclCommDeregister or ncclCommWindowDeregister
+ * (register.cc, dev_runtime.cc, 2.19.3 to 2.30.7): the stand-in flags a
+ * call on a communicator not ready (comms.rst 2.30.7, ncclCommGetAsyncError:
+ * "users must query the states of the communicators until all the states
+ * become ncclSuccess before calling another NCCL function") and goes on as
+ * NCCL does. And one behaviour: reductions of half and bfloat16 whose
  * input lies in a symmetric window accumulate in float, rounded to the type
  * once at the end, as NCCL's symmetric kernels do.
  *
@@ -121,9 +129,9 @@ ncclResult_t ncclCommRegister(const ncclComm_t comm, void *buff, size_t size, vo
     standin_trace("ncclCommRegister bytes=%zu", size);
     if (lacks("ncclCommRegister", STANDIN_FIRST_REGISTER))
         return ncclInvalidUsage;
-    if (comm == NULL || buff == NULL || handle == NULL ||
-        standin_comm_unready(comm, "ncclCommRegister"))
+    if (comm == NULL || buff == NULL || handle == NULL)
         return ncclInvalidArgument;
+    (void)standin_comm_unready(comm, "ncclCommRegister");
     /* 2.24 on (register.cc, ncclCommRegister, 2.24.3 to 2.30.7): with
      * NCCL_LOCAL_REGISTER=0 a NULL handle and ncclSuccess; before 2.24 the
      * variable does not reach this call. */
@@ -148,8 +156,8 @@ ncclResult_t ncclCommDeregister(const ncclComm_t comm, void *handle)
     standin_trace("ncclCommDeregister");
     if (lacks("ncclCommDeregister", STANDIN_FIRST_REGISTER))
         return ncclInvalidUsage;
-    if (comm != NULL && standin_comm_unready(comm, "ncclCommDeregister"))
-        return ncclInvalidArgument;
+    if (comm != NULL)
+        (void)standin_comm_unready(comm, "ncclCommDeregister");
     if (handle == NULL)   /* commDeregister, register.cc 2.19.3 to 2.30.7 */
         return ncclSuccess;
     registration *r = live(REG_BUFFER, comm, handle, "ncclCommDeregister");
@@ -291,15 +299,15 @@ ncclResult_t ncclCommWindowDeregister(ncclComm_t comm, ncclWindow_t win)
     standin_trace("ncclCommWindowDeregister");
     if (lacks("ncclCommWindowDeregister", STANDIN_FIRST_WINDOW))
         return ncclInvalidUsage;
-    if (comm != NULL && standin_comm_unready(comm, "ncclCommWindowDeregister"))
-        return ncclInvalidArgument;
+    if (comm != NULL)
+        (void)standin_comm_unready(comm, "ncclCommWindowDeregister");
     if (win == NULL)   /* dev_runtime.cc 2.28 on, register.cc 2.27 */
         return ncclSuccess;
     registration *r = live(REG_WINDOW, comm, (void *)win, "ncclCommWindowDeregister");
     if (r == NULL)
         return ncclInvalidArgument;
     r->kind = 0;
-    return standin_net_barrier(comm->net);
+    return ncclSuccess;
 }
 #endif
 

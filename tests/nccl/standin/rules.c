@@ -660,6 +660,8 @@ int main(int argc, char **argv)
         {"config-share", rules_case_config_share},
         {"runtime-connect", rules_case_runtime_connect},
         {"memalloc-granularity", rules_case_memalloc_granularity},
+        {"unready-unchecked", rules_case_unready_unchecked},
+        {"window-deregister", rules_case_window_deregister},
     };
     int rc = 2;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)

@@ -54,8 +54,11 @@ int rules_case_config_blocking(void);
 int rules_case_group_mixed(void);
 
 /* rules_register.c: registrations NCCL does not make (NULL handle or
- * window) by version and environment. */
+ * window) by version and environment; calls without a readiness check;
+ * window deregistration without a barrier. */
 int rules_case_register_null(void);
+int rules_case_unready_unchecked(void);
+int rules_case_window_deregister(void);
 
 /* rules_group.c: creation, split and shrink inside a group (G5), and the
  * parent's splitShare and shrinkShare (G9). */

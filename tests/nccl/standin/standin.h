@@ -43,8 +43,15 @@
  *                         behaviour changed between versions the stand-in
  *                         follows it (connect.c, nccl.c, nccl_register.c)
  *   CB_STANDIN_CONNECT_BYTES=B  device memory each communicator's
- *                         connections take, at creation before 2.22, at its
- *                         first collective from 2.22 (connect.c; default 0)
+ *                         connections take, at creation before 2.22 (or
+ *                         with NCCL_RUNTIME_CONNECT=0 or NCCL_CUMEM_ENABLE=0),
+ *                         at its first collective from 2.22 (connect.c;
+ *                         default 0)
+ *   CB_STANDIN_MEM_GRANULARITY=B, CB_STANDIN_MULTICAST_GRANULARITY=B  the
+ *                         device's cuMem allocation granularity (default
+ *                         2 MiB) and multicast one (default 0: no multicast
+ *                         support), which ncclMemAlloc rounds its size to
+ *                         by version (nccl_register.c)
  *
  * Kernels (kernels.c, for -B's compare kernel): PTX loaded with
  * cudaLibraryLoadData is checked as a driver does and each launch runs the
