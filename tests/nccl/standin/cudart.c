@@ -349,12 +349,19 @@ cudaError_t cudaDriverGetVersion(int *version)
     return cudaSuccess;
 }
 
+size_t standin_device_free(void)
+{
+    /* NCCL's connections and ncclMemAlloc's rounding take memory too. */
+    size_t used = allocated + standin_connected() + standin_memalloc_rounding();
+    size_t total = (size_t)standin_env_long("CB_STANDIN_GPU_MEM", (long)STANDIN_DEFAULT_MEM);
+    return total > used ? total - used : 0;
+}
+
 cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total)
 {
     standin_trace("cudaMemGetInfo");
-    size_t used = allocated + standin_connected();   /* NCCL's connections too */
     *total = (size_t)standin_env_long("CB_STANDIN_GPU_MEM", (long)STANDIN_DEFAULT_MEM);
-    *free_bytes = *total > used ? *total - used : 0;
+    *free_bytes = standin_device_free();
     return cudaSuccess;
 }
 
@@ -364,9 +371,7 @@ cudaError_t cudaMalloc(void **ptr, size_t size)
                   standin_current_physical());
     if (standin_capture_unsafe_call("cudaMalloc"))
         return cudaErrorStreamCaptureUnsupported;
-    size_t total = (size_t)standin_env_long("CB_STANDIN_GPU_MEM", (long)STANDIN_DEFAULT_MEM);
-    size_t used = allocated + standin_connected(), mem = total > used ? total - used : 0;
-    if (standin_fault("CB_STANDIN_FAIL_MALLOC") || size > mem)
+    if (standin_fault("CB_STANDIN_FAIL_MALLOC") || size > standin_device_free())
         return cudaErrorMemoryAllocation;
     void *block = NULL;
     if (posix_memalign(&block, STANDIN_ALIGN, size + STANDIN_ALIGN) != 0)

@@ -51,6 +51,7 @@ typedef struct registration {
 typedef struct mem_block {
     void *ptr;
     size_t bytes;
+    size_t rounding;   /* charged to the device beyond bytes */
 } mem_block;
 
 static registration registrations[STANDIN_MAX_REGISTRATIONS];
@@ -190,9 +191,17 @@ static size_t memalloc_granularity(void)
     return version < NCCL_VERSION(2, 26, 0) && multicast > 0 ? multicast : mem;
 }
 
-/* The device is charged the rounded size, as cuMemCreate takes it; the
- * bounds checks (devmem.c) keep to the size asked for, so that an overrun
- * into the rounding is still flagged. */
+/* The device is charged the rounded size, as cuMemCreate takes it: the
+ * size asked for as a cudaMalloc, so that the bounds checks (devmem.c)
+ * still flag an overrun into the rounding and the blocks lie as before,
+ * and the rest as a count of its own (standin_memalloc_rounding). */
+static size_t rounding_total;
+
+size_t standin_memalloc_rounding(void)
+{
+    return rounding_total;
+}
+
 ncclResult_t ncclMemAlloc(void **ptr, size_t size)
 {
     size_t granularity = memalloc_granularity(), charged = size;
@@ -205,13 +214,14 @@ ncclResult_t ncclMemAlloc(void **ptr, size_t size)
     for (int i = 0; i < STANDIN_MAX_REGISTRATIONS && slot < 0; i++)
         if (mem_blocks[i].ptr == NULL)
             slot = i;
-    if (ptr == NULL || slot < 0 || cudaMalloc(ptr, charged) != cudaSuccess)
+    if (ptr == NULL || slot < 0 || cudaMalloc(ptr, size) != cudaSuccess)
         return ncclSystemError;
-    if (charged != size) {
-        standin_devmem_remove(*ptr);
-        standin_devmem_add(*ptr, size);
+    if (charged - size > standin_device_free()) {
+        cudaFree(*ptr);
+        return ncclSystemError;
     }
-    mem_blocks[slot] = (mem_block){*ptr, size};
+    rounding_total += charged - size;
+    mem_blocks[slot] = (mem_block){*ptr, size, charged - size};
     return ncclSuccess;
 }
 
@@ -226,6 +236,7 @@ ncclResult_t ncclMemFree(void *ptr)
         return ncclInvalidArgument;
     }
     check_unregistered(ptr, m->bytes, "ncclMemFree");
+    rounding_total -= m->rounding;
     m->ptr = NULL;
     cudaFree(ptr);
     return ncclSuccess;

@@ -464,6 +464,13 @@ void standin_connect_release(struct ncclComm *comm);
 /* connect.c: whether NCCL would use cuMem (ncclCuMemEnable: NCCL_CUMEM_ENABLE). */
 int standin_cumem_enabled(void);
 
+/* cudart.c: the device's free bytes, as cudaMemGetInfo says (untraced). */
+size_t standin_device_free(void);
+
+/* nccl_register.c: the device bytes that ncclMemAlloc's rounding takes
+ * beyond the blocks' own sizes. */
+size_t standin_memalloc_rounding(void);
+
 /* connect.c: the device bytes that NCCL's connections hold now (cudart.c's
  * cudaMemGetInfo and cudaMalloc count them as allocated). */
 size_t standin_connected(void);
