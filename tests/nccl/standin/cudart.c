@@ -417,6 +417,8 @@ cudaError_t cudaMemset(void *ptr, int value, size_t count)
 
 cudaError_t cudaMemsetAsync(void *ptr, int value, size_t count, cudaStream_t stream)
 {
+    if (standin_capture_invalidated(stream))   /* capture.c */
+        return cudaErrorStreamCaptureInvalidated;
     if (stream_of(stream)->capturing)
         return cudaErrorStreamCaptureUnsupported;
     memset(ptr, value, count);
@@ -426,6 +428,8 @@ cudaError_t cudaMemsetAsync(void *ptr, int value, size_t count, cudaStream_t str
 cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind,
                             cudaStream_t stream)
 {
+    if (standin_capture_invalidated(stream))   /* capture.c */
+        return cudaErrorStreamCaptureInvalidated;
     if (kind == cudaMemcpyDeviceToDevice)
         standin_trace("cudaMemcpyAsync d2d %zu capturing=%d", count, stream_of(stream)->capturing);
     if (kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice)
@@ -450,6 +454,8 @@ cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t 
                               size_t width, size_t height, enum cudaMemcpyKind kind,
                               cudaStream_t stream)
 {
+    if (standin_capture_invalidated(stream))   /* capture.c */
+        return cudaErrorStreamCaptureInvalidated;
     standin_trace("cudaMemcpy2DAsync %zux%zu capturing=%d", width, height,
                   stream_of(stream)->capturing);
     if (kind != cudaMemcpyDeviceToDevice || width > dpitch || width > spitch)
@@ -551,6 +557,8 @@ cudaError_t cudaEventDestroy(cudaEvent_t event)
 
 cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
 {
+    if (standin_capture_invalidated(stream))   /* capture.c */
+        return cudaErrorStreamCaptureInvalidated;
     standin_trace("cudaEventRecord");
     if (stream_of(stream)->capturing)
         return cudaErrorStreamCaptureUnsupported;

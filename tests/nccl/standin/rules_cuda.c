@@ -43,6 +43,9 @@ int rules_case_capture_query(void)
                "the invalidated capture's stream did not say so");
         EXPECT(ncclAllReduce(buf, buf, 4, ncclFloat32, ncclSum, comm, s) != ncclSuccess,
                "a collective was captured into an invalidated capture");
+        EXPECT(cudaMemcpyAsync(buf, buf + 2, 2 * sizeof *buf, cudaMemcpyDeviceToDevice, s) ==
+                   cudaErrorStreamCaptureInvalidated,
+               "a copy was captured into an invalidated capture");
         EXPECT(cudaStreamEndCapture(s, &graph) == cudaErrorStreamCaptureInvalidated &&
                    graph == NULL,
                "the capture survived a query of its stream");
