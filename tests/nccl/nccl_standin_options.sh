@@ -101,12 +101,14 @@ run 2 --backend nccl -o ring_allreduce,allreduce -b 1K -e 4K
 expect_rc 0 "a skipped collective beside a measured one"
 
 # -M 1 (nccl-tests' grammar): after the run, their GPU memory line from the
-# device's free memory: the buffers are the two of 1M (the stand-in counts
-# what it allocates); the mpi backend has no device and no such line.
+# device's free memory: the buffers are the two of 1M, each taking the 2M
+# of the allocation granularity that ncclMemAlloc rounds to (cuMem; the
+# stand-in's CB_STANDIN_MEM_GRANULARITY); the mpi backend has no device and
+# no such line.
 run 2 --backend nccl -M 1 -b 1M -e 1M -n 2 -w 1
 expect_rc 0 "-M 1 on nccl"
-grep -q '^# GPU memory usage : Initialization [0-9.]*[KMG]* | User-Allocated 2M | Collective [0-9.]*[KMG]* | Total ' "$CB_TMP/out" ||
-    show_and_fail "-M 1: no GPU memory line with the 2M of buffers"
+grep -q '^# GPU memory usage : Initialization [0-9.]*[KMG]* | User-Allocated 4M | Collective [0-9.]*[KMG]* | Total ' "$CB_TMP/out" ||
+    show_and_fail "-M 1: no GPU memory line with the 4M of buffers"
 run 2 --backend mpi -M 1 -b 1M -e 1M -n 2 -w 1
 expect_rc 0 "-M 1 on mpi"
 grep -q 'GPU memory usage' "$CB_TMP/out" && show_and_fail "-M 1 on mpi: a GPU memory line"

@@ -19,8 +19,10 @@
  * initTransportsRank, 2.18.1 to 2.21.5); from 2.22 an algorithm is
  * connected when a task first uses it (init.cc: runtimeConn; enqueue.cc:
  * initAlgoChannels; group.cc: ncclCollPreconnect), modelled here as the
- * first collective on the communicator. cudaMemGetInfo's free bytes lose B
- * from then until the communicator is destroyed or aborted.
+ * first collective on the communicator, unless NCCL_RUNTIME_CONNECT=0 or
+ * NCCL_CUMEM_ENABLE=0 (runtime_connect below), which connect at creation.
+ * cudaMemGetInfo's free bytes lose B from then until the communicator is
+ * destroyed or aborted.
  *
  * Shared resources (G9): a child whose PARENT's config says splitShare
  * (shrinkShare for a shrink) joins the parent's resource set instead of
@@ -142,16 +144,40 @@ static void charge(ncclComm_t comm, const char *when)
     standin_trace("NCCL connections %zu bytes %s", set->connect_bytes, when);
 }
 
+int standin_cumem_enabled(void)
+{
+    /* ncclCuMemEnable (misc/cudawrap.cc, 2.19.3 to 2.30.7): NCCL_CUMEM_ENABLE
+     * when 0 or more, its default -2 meaning "if the driver supports cuMem",
+     * which the stand-in's does; any other negative value disables it. */
+    long cumem = standin_env_long("NCCL_CUMEM_ENABLE", -2);
+    return cumem >= 0 ? cumem != 0 : cumem == -2;
+}
+
+/* Whether NCCL connects at first use: from 2.22, "comm->runtimeConn =
+ * comm->cuMemSupport && ncclParamRuntimeConnect();" (init.cc,
+ * initTransportsRank, 2.22.3 to 2.30.7; NCCL_RUNTIME_CONNECT, default 1),
+ * cuMemSupport being every rank's ncclCuMemEnable. Without it NCCL
+ * connects every channel at creation, as before 2.22. Read at each
+ * creation here; NCCL_PARAM reads a variable once per process. */
+static int runtime_connect(void)
+{
+    return standin_nccl_version() >= NCCL_VERSION(2, 22, 0) &&
+           standin_env_long("NCCL_RUNTIME_CONNECT", 1) != 0 && standin_cumem_enabled();
+}
+
 void standin_connect_created(ncclComm_t comm)
 {
-    if (standin_nccl_version() < NCCL_VERSION(2, 22, 0))
-        charge(comm, "at creation (before 2.22)");
+    comm->runtime_connect = runtime_connect();
+    if (!comm->runtime_connect)
+        charge(comm, standin_nccl_version() < NCCL_VERSION(2, 22, 0)
+                         ? "at creation (before 2.22)"
+                         : "at creation (no runtime connection)");
 }
 
 void standin_connect_used(const standin_op *op)
 {
     if (op->comm != NULL && op->kind != STANDIN_OP_P2P && op->kind != STANDIN_OP_COPY &&
-        op->kind != STANDIN_OP_COPY2D && standin_nccl_version() >= NCCL_VERSION(2, 22, 0))
+        op->kind != STANDIN_OP_COPY2D && op->comm->runtime_connect)
         charge(op->comm, "at first use (2.22 on)");
 }
 

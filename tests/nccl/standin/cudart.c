@@ -28,8 +28,6 @@ static int trace_failed;
 static int trace_polling;   /* the last line traced is a cudaStreamQuery */
 static struct CUstream_st legacy_stream;   /* stream 0 */
 static double device_busy_until;           /* the latest busy_until of any stream */
-static int streams_capturing;
-static int capture_invalidated;            /* a cudaMalloc happened while capturing */
 /* Polling without yielding: the program's sched_yield calls, and how many
  * polls of unfinished work came since the last one. */
 static atomic_ulong yields;
@@ -40,11 +38,6 @@ static int polls_without_yield;
 struct CUevent_st {
     double when;       /* the recording stream's clock at the record */
     int recorded;
-};
-
-struct CUgraph_st {
-    standin_op *ops;
-    size_t nops;
 };
 
 struct CUgraphExec_st {
@@ -166,6 +159,8 @@ int standin_stream_capturing(cudaStream_t s)
 ncclResult_t standin_stream_submit(cudaStream_t s, const standin_op *op)
 {
     s = stream_of(s);
+    if (standin_capture_invalidated(s))
+        return ncclUnhandledCudaError;   /* cudaErrorStreamCaptureInvalidated */
     if (!s->capturing) {
         ncclResult_t res = standin_run(s, op, 0);
         s->plain_until = s->busy_until;
@@ -358,12 +353,19 @@ cudaError_t cudaDriverGetVersion(int *version)
     return cudaSuccess;
 }
 
+size_t standin_device_free(void)
+{
+    /* NCCL's connections and ncclMemAlloc's rounding take memory too. */
+    size_t used = allocated + standin_connected() + standin_memalloc_rounding();
+    size_t total = (size_t)standin_env_long("CB_STANDIN_GPU_MEM", (long)STANDIN_DEFAULT_MEM);
+    return total > used ? total - used : 0;
+}
+
 cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total)
 {
     standin_trace("cudaMemGetInfo");
-    size_t used = allocated + standin_connected();   /* NCCL's connections too */
     *total = (size_t)standin_env_long("CB_STANDIN_GPU_MEM", (long)STANDIN_DEFAULT_MEM);
-    *free_bytes = *total > used ? *total - used : 0;
+    *free_bytes = standin_device_free();
     return cudaSuccess;
 }
 
@@ -371,14 +373,9 @@ cudaError_t cudaMalloc(void **ptr, size_t size)
 {
     standin_trace("cudaMalloc %zu device=%d physical=%d", size, current_device,
                   standin_current_physical());
-    if (streams_capturing > 0) {
-        standin_violation("cudaMalloc while a stream captures: the capture is invalidated");
-        capture_invalidated = 1;
+    if (standin_capture_unsafe_call("cudaMalloc"))
         return cudaErrorStreamCaptureUnsupported;
-    }
-    size_t total = (size_t)standin_env_long("CB_STANDIN_GPU_MEM", (long)STANDIN_DEFAULT_MEM);
-    size_t used = allocated + standin_connected(), mem = total > used ? total - used : 0;
-    if (standin_fault("CB_STANDIN_FAIL_MALLOC") || size > mem)
+    if (standin_fault("CB_STANDIN_FAIL_MALLOC") || size > standin_device_free())
         return cudaErrorMemoryAllocation;
     void *block = NULL;
     if (posix_memalign(&block, STANDIN_ALIGN, size + STANDIN_ALIGN) != 0)
@@ -424,6 +421,8 @@ cudaError_t cudaMemset(void *ptr, int value, size_t count)
 
 cudaError_t cudaMemsetAsync(void *ptr, int value, size_t count, cudaStream_t stream)
 {
+    if (standin_capture_invalidated(stream))   /* capture.c */
+        return cudaErrorStreamCaptureInvalidated;
     if (stream_of(stream)->capturing)
         return cudaErrorStreamCaptureUnsupported;
     memset(ptr, value, count);
@@ -433,6 +432,8 @@ cudaError_t cudaMemsetAsync(void *ptr, int value, size_t count, cudaStream_t str
 cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind,
                             cudaStream_t stream)
 {
+    if (standin_capture_invalidated(stream))   /* capture.c */
+        return cudaErrorStreamCaptureInvalidated;
     if (kind == cudaMemcpyDeviceToDevice)
         standin_trace("cudaMemcpyAsync d2d %zu capturing=%d", count, stream_of(stream)->capturing);
     if (kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice)
@@ -457,6 +458,8 @@ cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t 
                               size_t width, size_t height, enum cudaMemcpyKind kind,
                               cudaStream_t stream)
 {
+    if (standin_capture_invalidated(stream))   /* capture.c */
+        return cudaErrorStreamCaptureInvalidated;
     standin_trace("cudaMemcpy2DAsync %zux%zu capturing=%d", width, height,
                   stream_of(stream)->capturing);
     if (kind != cudaMemcpyDeviceToDevice || width > dpitch || width > spitch)
@@ -491,6 +494,7 @@ cudaError_t cudaStreamDestroy(cudaStream_t stream)
     if (stream == NULL)
         return cudaErrorInvalidResourceHandle;
     standin_trace("cudaStreamDestroy");
+    standin_capture_forget(stream);
     if (standin_group_drop(NULL, stream) > 0)
         standin_violation("cudaStreamDestroy of a stream that operations of the open group "
                           "are to be launched on at ncclGroupEnd");
@@ -504,8 +508,9 @@ cudaError_t cudaStreamQuery(cudaStream_t stream)
 {
     standin_trace("cudaStreamQuery");
     stream = stream_of(stream);
-    if (stream->capturing)
-        return cudaErrorStreamCaptureUnsupported;
+    cudaError_t capturing = standin_capture_sync_call(stream, "cudaStreamQuery");
+    if (capturing != cudaSuccess)
+        return capturing;
     if (standin_now() >= stream->busy_until)
         return cudaSuccess;
     polled_unfinished();
@@ -518,8 +523,9 @@ cudaError_t cudaStreamSynchronize(cudaStream_t stream)
 {
     standin_trace("cudaStreamSynchronize");
     stream = stream_of(stream);
-    if (stream->capturing)
-        return cudaErrorStreamCaptureUnsupported;
+    cudaError_t capturing = standin_capture_sync_call(stream, "cudaStreamSynchronize");
+    if (capturing != cudaSuccess)
+        return capturing;
     while (standin_now() < stream->busy_until)
         ;
     return cudaSuccess;
@@ -555,6 +561,8 @@ cudaError_t cudaEventDestroy(cudaEvent_t event)
 
 cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
 {
+    if (standin_capture_invalidated(stream))   /* capture.c */
+        return cudaErrorStreamCaptureInvalidated;
     standin_trace("cudaEventRecord");
     if (stream_of(stream)->capturing)
         return cudaErrorStreamCaptureUnsupported;
@@ -579,50 +587,6 @@ cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end)
     if (standin_now() < end->when || standin_now() < start->when)
         return cudaErrorNotReady;
     *ms = (float)((end->when - start->when) * 1e3);
-    return cudaSuccess;
-}
-
-cudaError_t cudaStreamBeginCapture(cudaStream_t stream, enum cudaStreamCaptureMode mode)
-{
-    (void)mode;
-    standin_trace("cudaStreamBeginCapture");
-    if (stream == NULL)
-        return cudaErrorStreamCaptureUnsupported; /* the legacy stream cannot be captured */
-    if (standin_fault("CB_STANDIN_FAIL_CAPTURE"))
-        return cudaErrorStreamCaptureUnsupported;
-    if (stream->capturing)
-        return cudaErrorIllegalState;
-    if (standin_now() < stream->plain_until)
-        standin_violation("capture begun while work launched outside a graph still runs on "
-                          "the stream (relies on NCCL_GRAPH_MIXING_SUPPORT)");
-    stream->capturing = 1;
-    stream->nrecorded = 0;
-    streams_capturing++;
-    capture_invalidated = 0;
-    return cudaSuccess;
-}
-
-cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *graph)
-{
-    standin_trace("cudaStreamEndCapture %zu", stream != NULL ? stream->nrecorded : 0);
-    if (stream == NULL || !stream->capturing)
-        return cudaErrorStreamCaptureUnmatched;
-    stream->capturing = 0;
-    streams_capturing--;
-    if (capture_invalidated) {
-        stream->nrecorded = 0;
-        return cudaErrorStreamCaptureInvalidated;
-    }
-    struct CUgraph_st *g = calloc(1, sizeof *g);
-    if (g == NULL)
-        return cudaErrorMemoryAllocation;
-    g->ops = stream->recorded;
-    g->nops = stream->nrecorded;
-    stream->recorded = NULL;
-    stream->nrecorded = stream->cap = 0;
-    standin_graph_refs(g->ops, g->nops, 1);
-    standin_count(STANDIN_GRAPH, 1);
-    *graph = g;
     return cudaSuccess;
 }
 

@@ -15,8 +15,9 @@
  * (parseCommConfig's NCCL_CONFIG_DEFAULT), NCCL_COMM_SPLIT_SHARE_RESOURCES
  * or NCCL_COMM_SHRINK_SHARE_RESOURCES, when set, replaces it, and a value
  * other than 0 or 1 becomes 0 (init.cc, envConfigOverride, 2.28.9; 2.18.1
- * for splitShare). Read at each creation here; NCCL_PARAM reads the
- * variable once per process. */
+ * for splitShare): only the variable's can be, as parseCommConfig refuses
+ * such a config (nccl.c, bad_config). Read at each creation here;
+ * NCCL_PARAM reads the variable once per process. */
 static int share_setting(int field, const char *variable)
 {
     int value = field == NCCL_CONFIG_UNDEF_INT ? 0 : field;

@@ -298,22 +298,41 @@ ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId id, int
     return res;
 }
 
-/* NCCL refuses a blocking field other than 0, 1 or unset (init.cc,
- * parseCommConfig, 2.17.1 to 2.30.7; ncclCommInitRankConfig, 2.14.3),
- * before NCCL_COMM_BLOCKING is read. */
-static int bad_blocking(const ncclConfig_t *config)
+/* NCCL refuses a config field it cannot read (init.cc, parseCommConfig),
+ * before NCCL_COMM_BLOCKING or NCCL_COMM_SPLIT_SHARE_RESOURCES is read: the
+ * name of the bad field, or NULL. blocking other than 0, 1 or unset,
+ * 2.17.1 to 2.30.7 (ncclCommInitRankConfig, 2.14.3); splitShare the same
+ * from 2.18.1, when the field came with ncclCommSplit; shrinkShare the same
+ * from 2.27.3, with ncclCommShrink ("Invalid config splitShare attribute
+ * value", ncclInvalidArgument). envConfigOverride's later "set it to 0"
+ * only ever sees the variable's value. */
+static int zero_one_or_unset(int field)
 {
-    return config != NULL && config->blocking != NCCL_CONFIG_UNDEF_INT && config->blocking != 0 &&
-           config->blocking != 1;
+    return field == NCCL_CONFIG_UNDEF_INT || field == 0 || field == 1;
+}
+
+static const char *bad_config(const ncclConfig_t *config)
+{
+    if (config == NULL)
+        return NULL;
+    long version = standin_nccl_version();
+    if (!zero_one_or_unset(config->blocking))
+        return "blocking";
+    if (version >= NCCL_VERSION(2, 18, 0) && !zero_one_or_unset(config->splitShare))
+        return "splitShare";
+    if (version >= NCCL_VERSION(2, 27, 0) && !zero_one_or_unset(config->shrinkShare))
+        return "shrinkShare";
+    return NULL;
 }
 
 ncclResult_t ncclCommInitRankConfig(ncclComm_t *comm, int nranks, ncclUniqueId id, int rank,
                                     ncclConfig_t *config)
 {
-    if (bad_blocking(config)) {
+    const char *bad = bad_config(config);
+    if (bad != NULL) {
         *comm = NULL;
-        standin_trace("ncclCommInitRankConfig refused: config blocking=%d", config->blocking);
-        return fail(ncclInvalidArgument, "Invalid config blocking attribute value");
+        standin_trace("ncclCommInitRankConfig refused: config %s", bad);
+        return fail(ncclInvalidArgument, "Invalid config attribute value");
     }
     int asked = config == NULL || config->blocking != 0;
     ncclConfig_t defaults = NCCL_CONFIG_INITIALIZER;
@@ -351,8 +370,8 @@ ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t *newc
     *newcomm = NULL;
     if (comm == NULL || comm_unready(comm, "ncclCommSplit"))
         return fail(ncclInvalidArgument, "NULL or unready communicator");
-    if (bad_blocking(config))
-        return fail(ncclInvalidArgument, "Invalid config blocking attribute value");
+    if (bad_config(config) != NULL)
+        return fail(ncclInvalidArgument, "Invalid config attribute value");
     if (standin_group_job(!comm->nonblocking, 0, "ncclCommSplit") != ncclSuccess)
         return ncclInvalidArgument;
     /* CB_STANDIN_FAIL_SPLIT_AFTER=N spares this process's first N splits. */
@@ -429,8 +448,8 @@ ncclResult_t ncclCommShrink(ncclComm_t comm, int *excludeRanksList, int excludeR
     *newcomm = NULL;
     if (excludeRanksList == NULL || excludeRanksCount <= 0)
         return fail(ncclInvalidArgument, "ncclCommShrink: no rank to exclude");
-    if (bad_blocking(config))
-        return fail(ncclInvalidArgument, "Invalid config blocking attribute value");
+    if (bad_config(config) != NULL)
+        return fail(ncclInvalidArgument, "Invalid config attribute value");
     if (standin_group_job(!comm->nonblocking, 0, "ncclCommShrink") != ncclSuccess)
         return ncclInvalidArgument;
     for (int i = 0; i < excludeRanksCount; i++)

@@ -9,7 +9,15 @@
  * of ncclMemAlloc memory, ncclMemFree of other memory; a window on memory
  * not from ncclMemAlloc; destroying a communicator with registrations left.
  * Window registration is collective, as NCCL's (a barrier on the
- * communicator). And one behaviour: reductions of half and bfloat16 whose
+ * communicator); deregistration is not (no bootstrap call in register.cc's
+ * ncclCommWindowDeregister 2.27.3, nor in dev_runtime.cc's
+ * symWindowDestroy 2.28.9 to 2.30.7). NCCL checks no readiness in
+ * ncclCommRegister, ncclCommDeregister or ncclCommWindowDeregister
+ * (register.cc, dev_runtime.cc, 2.19.3 to 2.30.7): the stand-in flags a
+ * call on a communicator not ready (comms.rst 2.30.7, ncclCommGetAsyncError:
+ * "users must query the states of the communicators until all the states
+ * become ncclSuccess before calling another NCCL function") and goes on as
+ * NCCL does. And one behaviour: reductions of half and bfloat16 whose
  * input lies in a symmetric window accumulate in float, rounded to the type
  * once at the end, as NCCL's symmetric kernels do.
  *
@@ -43,6 +51,7 @@ typedef struct registration {
 typedef struct mem_block {
     void *ptr;
     size_t bytes;
+    size_t rounding;   /* charged to the device beyond bytes */
 } mem_block;
 
 static registration registrations[STANDIN_MAX_REGISTRATIONS];
@@ -121,9 +130,9 @@ ncclResult_t ncclCommRegister(const ncclComm_t comm, void *buff, size_t size, vo
     standin_trace("ncclCommRegister bytes=%zu", size);
     if (lacks("ncclCommRegister", STANDIN_FIRST_REGISTER))
         return ncclInvalidUsage;
-    if (comm == NULL || buff == NULL || handle == NULL ||
-        standin_comm_unready(comm, "ncclCommRegister"))
+    if (comm == NULL || buff == NULL || handle == NULL)
         return ncclInvalidArgument;
+    (void)standin_comm_unready(comm, "ncclCommRegister");
     /* 2.24 on (register.cc, ncclCommRegister, 2.24.3 to 2.30.7): with
      * NCCL_LOCAL_REGISTER=0 a NULL handle and ncclSuccess; before 2.24 the
      * variable does not reach this call. */
@@ -148,8 +157,8 @@ ncclResult_t ncclCommDeregister(const ncclComm_t comm, void *handle)
     standin_trace("ncclCommDeregister");
     if (lacks("ncclCommDeregister", STANDIN_FIRST_REGISTER))
         return ncclInvalidUsage;
-    if (comm != NULL && standin_comm_unready(comm, "ncclCommDeregister"))
-        return ncclInvalidArgument;
+    if (comm != NULL)
+        (void)standin_comm_unready(comm, "ncclCommDeregister");
     if (handle == NULL)   /* commDeregister, register.cc 2.19.3 to 2.30.7 */
         return ncclSuccess;
     registration *r = live(REG_BUFFER, comm, handle, "ncclCommDeregister");
@@ -159,9 +168,46 @@ ncclResult_t ncclCommDeregister(const ncclComm_t comm, void *handle)
     return ncclSuccess;
 }
 
+/* The granularity ncclMemAlloc rounds size up to, 0 for none (cudaMalloc).
+ * 2.19.3 to 2.23.4 (init.cc): cuMem only on a device with multicast
+ * support, rounding to cuMulticastGetGranularity(RECOMMENDED), else
+ * cudaMalloc. 2.24.3 to 2.25.1: cuMem when ncclCuMemEnable(), rounding to
+ * the multicast granularity on such a device, else to
+ * cuMemGetAllocationGranularity(CU_MEM_ALLOC_GRANULARITY_RECOMMENDED).
+ * 2.26.2 on (allocator.cc from 2.28): cuMem when ncclCuMemEnable(), the
+ * physical handle's size rounded to that allocation granularity
+ * ("ALIGN_SIZE(handleSize, memGran)"). The device's granularities are
+ * CB_STANDIN_MEM_GRANULARITY (default 2 MiB) and
+ * CB_STANDIN_MULTICAST_GRANULARITY (default 0: no multicast support). */
+static size_t memalloc_granularity(void)
+{
+    long version = standin_nccl_version();
+    size_t mem = (size_t)standin_env_long("CB_STANDIN_MEM_GRANULARITY", 2L << 20);
+    size_t multicast = (size_t)standin_env_long("CB_STANDIN_MULTICAST_GRANULARITY", 0);
+    if (version < NCCL_VERSION(2, 24, 0))
+        return multicast;
+    if (!standin_cumem_enabled())
+        return 0;
+    return version < NCCL_VERSION(2, 26, 0) && multicast > 0 ? multicast : mem;
+}
+
+/* The device is charged the rounded size, as cuMemCreate takes it: the
+ * size asked for as a cudaMalloc, so that the bounds checks (devmem.c)
+ * still flag an overrun into the rounding and the blocks lie as before,
+ * and the rest as a count of its own (standin_memalloc_rounding). */
+static size_t rounding_total;
+
+size_t standin_memalloc_rounding(void)
+{
+    return rounding_total;
+}
+
 ncclResult_t ncclMemAlloc(void **ptr, size_t size)
 {
-    standin_trace("ncclMemAlloc bytes=%zu", size);
+    size_t granularity = memalloc_granularity(), charged = size;
+    if (granularity > 0 && size % granularity != 0)
+        charged = (size / granularity + 1) * granularity;
+    standin_trace("ncclMemAlloc bytes=%zu charged=%zu", size, charged);
     if (lacks("ncclMemAlloc", STANDIN_FIRST_REGISTER))
         return ncclInvalidUsage;
     int slot = -1;
@@ -170,7 +216,12 @@ ncclResult_t ncclMemAlloc(void **ptr, size_t size)
             slot = i;
     if (ptr == NULL || slot < 0 || cudaMalloc(ptr, size) != cudaSuccess)
         return ncclSystemError;
-    mem_blocks[slot] = (mem_block){*ptr, size};
+    if (charged - size > standin_device_free()) {
+        cudaFree(*ptr);
+        return ncclSystemError;
+    }
+    rounding_total += charged - size;
+    mem_blocks[slot] = (mem_block){*ptr, size, charged - size};
     return ncclSuccess;
 }
 
@@ -185,6 +236,7 @@ ncclResult_t ncclMemFree(void *ptr)
         return ncclInvalidArgument;
     }
     check_unregistered(ptr, m->bytes, "ncclMemFree");
+    rounding_total -= m->rounding;
     m->ptr = NULL;
     cudaFree(ptr);
     return ncclSuccess;
@@ -258,15 +310,15 @@ ncclResult_t ncclCommWindowDeregister(ncclComm_t comm, ncclWindow_t win)
     standin_trace("ncclCommWindowDeregister");
     if (lacks("ncclCommWindowDeregister", STANDIN_FIRST_WINDOW))
         return ncclInvalidUsage;
-    if (comm != NULL && standin_comm_unready(comm, "ncclCommWindowDeregister"))
-        return ncclInvalidArgument;
+    if (comm != NULL)
+        (void)standin_comm_unready(comm, "ncclCommWindowDeregister");
     if (win == NULL)   /* dev_runtime.cc 2.28 on, register.cc 2.27 */
         return ncclSuccess;
     registration *r = live(REG_WINDOW, comm, (void *)win, "ncclCommWindowDeregister");
     if (r == NULL)
         return ncclInvalidArgument;
     r->kind = 0;
-    return standin_net_barrier(comm->net);
+    return ncclSuccess;
 }
 #endif
 

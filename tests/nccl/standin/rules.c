@@ -656,6 +656,13 @@ int main(int argc, char **argv)
         {"group-create", rules_case_group_create}, {"split-share", rules_case_split_share},
         {"split-share-env", rules_case_split_share_env},
         {"abort-inside", rules_case_abort_inside}, {"shrink-split", rules_case_shrink_split},
+        {"capture-query", rules_case_capture_query},
+        {"capture-modes", rules_case_capture_modes},
+        {"config-share", rules_case_config_share},
+        {"runtime-connect", rules_case_runtime_connect},
+        {"memalloc-granularity", rules_case_memalloc_granularity},
+        {"unready-unchecked", rules_case_unready_unchecked},
+        {"window-deregister", rules_case_window_deregister},
     };
     int rc = 2;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)

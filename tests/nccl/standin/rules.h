@@ -1,7 +1,8 @@
 /*
- * What the stand-in's rule cases share (rules.c, rules_contract.c, rules_group.c): each
- * case runs on 2 ranks and returns 0, or names a broken expectation through
- * EXPECT, which ends every rank at once.
+ * What the stand-in's rule cases share (rules.c, rules_contract.c,
+ * rules_group.c, rules_register.c, rules_cuda.c): each case runs on 2 ranks
+ * and returns 0, or names a broken expectation through EXPECT, which ends
+ * every rank at once.
  */
 #ifndef CB_STANDIN_RULES_H
 #define CB_STANDIN_RULES_H
@@ -55,13 +56,24 @@ int rules_case_abort_inside(void);
 int rules_case_shrink_split(void);
 
 /* rules_register.c: registrations NCCL does not make (NULL handle or
- * window) by version and environment. */
+ * window) by version and environment; calls without a readiness check;
+ * window deregistration without a barrier. */
 int rules_case_register_null(void);
+int rules_case_unready_unchecked(void);
+int rules_case_window_deregister(void);
 
 /* rules_group.c: creation, split and shrink inside a group (G5), and the
  * parent's splitShare and shrinkShare (G9). */
 int rules_case_group_create(void);
 int rules_case_split_share(void);
 int rules_case_split_share_env(void);
+
+/* rules_cuda.c: stream capture by mode, the config's share fields, when
+ * NCCL connects, and ncclMemAlloc's granularity. */
+int rules_case_capture_query(void);
+int rules_case_capture_modes(void);
+int rules_case_config_share(void);
+int rules_case_runtime_connect(void);
+int rules_case_memalloc_granularity(void);
 
 #endif

@@ -3,10 +3,12 @@
  * registration where NCCL registers nothing and says ncclSuccess
  * (docs/design/nccl-contract.md, ncclCommRegister and
  * ncclCommWindowRegister): a stand-in that always hands out a handle or a
- * window fails here.
+ * window fails here. Also the calls NCCL runs without checking readiness,
+ * and window deregistration, which is no barrier.
  */
-#define _GNU_SOURCE   /* setenv */
+#define _GNU_SOURCE   /* setenv, usleep */
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "rules.h"
 
@@ -96,3 +98,92 @@ int rules_case_register_null(void)
     EXPECT(ncclCommDestroy(comm) == ncclSuccess && ncclMemFree(buf) == ncclSuccess, "teardown");
     return 0;
 }
+
+/* ncclCommRegister, ncclCommDeregister, ncclCommWindowDeregister and
+ * ncclRedOpDestroy check no readiness in NCCL (register.cc, dev_runtime.cc,
+ * enqueue.cc, 2.18.1 to 2.30.7): on a non-blocking communicator in
+ * progress they do their work and return ncclSuccess. The guide forbids
+ * the call all the same (comms.rst 2.30.7, ncclCommGetAsyncError), so the
+ * stand-in flags each. */
+int rules_case_unready_unchecked(void)
+{
+    const size_t bytes = 256;
+    float scalar = 2;
+    ncclComm_t comm = NULL;
+    ncclRedOp_t op;
+    ncclResult_t state;
+    cudaStream_t s;
+    void *buf = NULL, *handle = NULL;
+    EXPECT(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) == cudaSuccess &&
+               ncclMemAlloc(&buf, bytes) == ncclSuccess &&
+               rules_comm_world(&comm, 0) == ncclInProgress,
+           "set-up");
+    EXPECT(ncclCommRegister(comm, buf, bytes, &handle) == ncclSuccess && handle != NULL &&
+               ncclCommDeregister(comm, handle) == ncclSuccess,
+           "ncclCommRegister or ncclCommDeregister refused while the creation runs");
+    EXPECT(rules_polls_until_done(comm, &state) >= 0 && state == ncclSuccess, "creation");
+    EXPECT(ncclRedOpCreatePreMulSum(&op, &scalar, ncclFloat32, ncclScalarHostImmediate, comm) ==
+                   ncclSuccess &&
+               ncclAllReduce(buf, buf, 4, ncclFloat32, ncclSum, comm, s) == ncclInProgress,
+           "an operator, then a launch in progress");
+    EXPECT(ncclRedOpDestroy(op, comm) == ncclSuccess,
+           "ncclRedOpDestroy refused on a communicator in progress");
+    EXPECT(rules_polls_until_done(comm, &state) >= 0 && state == ncclSuccess, "the launch");
+    int flagged = 3;
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 27, 0)
+    ncclWindow_t win = NULL;
+    EXPECT(ncclCommWindowRegister(comm, buf, bytes, &win, NCCL_WIN_COLL_SYMMETRIC) ==
+                   ncclSuccess &&
+               rules_polls_until_done(comm, &state) >= 0 && state == ncclSuccess && win != NULL,
+           "a window");
+    EXPECT(ncclAllReduce(buf, buf, 4, ncclFloat32, ncclSum, comm, s) == ncclInProgress &&
+               ncclCommWindowDeregister(comm, win) == ncclSuccess,
+           "ncclCommWindowDeregister refused on a communicator in progress");
+    EXPECT(rules_polls_until_done(comm, &state) >= 0 && state == ncclSuccess, "the launch");
+    flagged++;
+#endif
+    EXPECT(rules_trace_count("on a non-blocking communicator that is not ready") == flagged,
+           "the calls on a communicator in progress were not flagged");
+    EXPECT(ncclCommDestroy(comm) == ncclSuccess && ncclMemFree(buf) == ncclSuccess &&
+               cudaStreamDestroy(s) == cudaSuccess,
+           "teardown");
+    return 0;
+}
+
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 27, 0)
+/* Window deregistration is no barrier (register.cc 2.27.3,
+ * ncclCommWindowDeregister; dev_runtime.cc 2.28.9 to 2.30.7,
+ * symWindowDestroy): rank 0 deregisters before rank 1 reaches its own. */
+int rules_case_window_deregister(void)
+{
+    const size_t bytes = 256;
+    ncclComm_t comm = NULL;
+    ncclWindow_t win = NULL;
+    void *buf = NULL;
+    MPI_Request request;
+    int done = 0;
+    EXPECT(rules_comm_world(&comm, 1) == ncclSuccess && ncclMemAlloc(&buf, bytes) == ncclSuccess &&
+               ncclCommWindowRegister(comm, buf, bytes, &win, NCCL_WIN_COLL_SYMMETRIC) ==
+                   ncclSuccess &&
+               win != NULL,
+           "set-up");
+    if (rules_rank() == 0)
+        EXPECT(ncclCommWindowDeregister(comm, win) == ncclSuccess, "rank 0's deregistration");
+    MPI_Ibarrier(MPI_COMM_WORLD, &request);
+    for (int waited_ms = 0; !done && waited_ms < 10000; waited_ms++) {
+        MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+        if (!done)
+            usleep(1000);
+    }
+    EXPECT(done, "rank 0's ncclCommWindowDeregister waited for rank 1's (a barrier)");
+    if (rules_rank() != 0)
+        EXPECT(ncclCommWindowDeregister(comm, win) == ncclSuccess, "rank 1's deregistration");
+    EXPECT(ncclCommDestroy(comm) == ncclSuccess && ncclMemFree(buf) == ncclSuccess, "teardown");
+    return 0;
+}
+#else
+int rules_case_window_deregister(void)
+{
+    return 0;   /* no windows before NCCL 2.27 */
+}
+#endif

@@ -47,8 +47,15 @@
  *                         plus 0.2: newer than the runtime, as usual, and
  *                         different from it); both versions are traced
  *   CB_STANDIN_CONNECT_BYTES=B  device memory each communicator's
- *                         connections take, at creation before 2.22, at its
- *                         first collective from 2.22 (connect.c; default 0)
+ *                         connections take, at creation before 2.22 (or
+ *                         with NCCL_RUNTIME_CONNECT=0 or NCCL_CUMEM_ENABLE=0),
+ *                         at its first collective from 2.22 (connect.c;
+ *                         default 0)
+ *   CB_STANDIN_MEM_GRANULARITY=B, CB_STANDIN_MULTICAST_GRANULARITY=B  the
+ *                         device's cuMem allocation granularity (default
+ *                         2 MiB) and multicast one (default 0: no multicast
+ *                         support), which ncclMemAlloc rounds its size to
+ *                         by version (nccl_register.c)
  *
  * Kernels (kernels.c, for -B's compare kernel): PTX loaded with
  * cudaLibraryLoadData is checked as a driver does and each launch runs the
@@ -159,7 +166,8 @@
  *     Fault Tolerance, 2.30.7);
  *   - cudaFree waits for all work on the device, and freeing memory that a
  *     live communicator registered while a graph captured it;
- *   - cudaMalloc while a stream captures invalidates the capture;
+ *   - cudaMalloc while a capture prohibits it (by its mode, capture.c)
+ *     invalidates the capture;
  *   - capture begun, or a graph launched, while non-graph work is still
  *     running on the stream (NCCL_GRAPH_MIXING_SUPPORT may deadlock);
  *   - polling unfinished work 100 times without a sched_yield between
@@ -299,6 +307,8 @@ struct ncclComm {
     /* Made by ncclCommInitRank inside a group: not yet initialised until the
      * outermost ncclGroupEnd runs the creation (group.c, standin_job). */
     int pending;
+    /* NCCL's runtimeConn: connections at first use (connect.c). */
+    int runtime_connect;
     struct ncclComm *next_live;
 };
 
@@ -306,6 +316,10 @@ struct CUstream_st {
     double busy_until;     /* standin_now() when the last launched work completes */
     double plain_until;    /* the same for work launched outside a graph */
     int capturing;
+    int capture_mode;           /* cudaStreamBeginCapture's (capture.c) */
+    int capture_invalidated;    /* a prohibited call broke the capture */
+    const void *capture_thread; /* the thread that began it */
+    struct CUstream_st *next_capturing;
     standin_op *recorded;  /* while capturing */
     size_t nrecorded;
     size_t cap;
@@ -452,12 +466,23 @@ int standin_p2p_connect(const standin_op *op);
 int standin_resources_join(struct ncclComm *comm, struct ncclComm *share_with);
 
 /* connect.c: CB_STANDIN_CONNECT_BYTES charged to the device once per
- * resource set, at its first communicator's creation (before 2.22) or at
- * op's first collective on any of its communicators (2.22 on), and given
- * back when its last communicator ends. */
+ * resource set, at its first communicator's creation (before 2.22, or
+ * with NCCL_RUNTIME_CONNECT=0 or NCCL_CUMEM_ENABLE=0) or at op's first
+ * collective on any of its communicators (2.22 on), and given back when
+ * its last communicator ends. */
 void standin_connect_created(struct ncclComm *comm);
 void standin_connect_used(const standin_op *op);
 void standin_connect_release(struct ncclComm *comm);
+
+/* connect.c: whether NCCL would use cuMem (ncclCuMemEnable: NCCL_CUMEM_ENABLE). */
+int standin_cumem_enabled(void);
+
+/* cudart.c: the device's free bytes, as cudaMemGetInfo says (untraced). */
+size_t standin_device_free(void);
+
+/* nccl_register.c: the device bytes that ncclMemAlloc's rounding takes
+ * beyond the blocks' own sizes. */
+size_t standin_memalloc_rounding(void);
 
 /* connect.c: the device bytes that NCCL's connections hold now (cudart.c's
  * cudaMemGetInfo and cudaMalloc count them as allocated). */
@@ -589,6 +614,27 @@ ncclResult_t standin_stream_submit(cudaStream_t s, const standin_op *op);
 
 /* cudart.c: whether s (NULL: the legacy stream) is capturing. */
 int standin_stream_capturing(cudaStream_t s);
+
+/* A graph: the operations a capture recorded (capture.c, cudart.c). */
+struct CUgraph_st {
+    standin_op *ops;
+    size_t nops;
+};
+
+/* capture.c: 1 when a potentially unsafe call (cudaMalloc) is prohibited
+ * by a capture's mode, having invalidated those captures and flagged it. */
+int standin_capture_unsafe_call(const char *call);
+
+/* capture.c: cudaSuccess unless s is capturing; else query or synchronise
+ * (call) invalidates the capture and gives cudaErrorStreamCaptureUnsupported
+ * (cudaErrorStreamCaptureInvalidated once invalidated). */
+cudaError_t standin_capture_sync_call(cudaStream_t s, const char *call);
+
+/* capture.c: 1 while s captures and its capture is invalidated. */
+int standin_capture_invalidated(cudaStream_t s);
+
+/* capture.c: s is destroyed: no longer one of the capturing streams. */
+void standin_capture_forget(cudaStream_t s);
 
 /* Advance s's clock for work launched now that takes extra seconds. */
 void standin_stream_busy(cudaStream_t s, double extra);

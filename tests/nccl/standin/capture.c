@@ -1,0 +1,154 @@
+/*
+ * Stream capture in the stand-in (see standin.h): which calls a capture
+ * prohibits, by its mode, and what a prohibited call does to it, as CUDA
+ * documents them (not checked on a GPU here).
+ *
+ * Modes (cuda_runtime_api.h, cudaThreadExchangeStreamCaptureMode, CUDA
+ * 13.0): a "potentially unsafe" call such as cudaMalloc is prohibited on a
+ * thread that has a capture of its own begun in global or thread-local
+ * mode, and on every thread while any thread has one in global mode; a
+ * relaxed capture prohibits none. The stand-in's threads all keep CUDA's
+ * default thread mode (global): it has no cudaThreadExchangeStreamCaptureMode.
+ *
+ * Invalidation (cudaStreamEndCapture: "If capture was invalidated, due to a
+ * violation of the rules of stream capture, then a NULL graph will be
+ * returned"; cudaStreamIsCapturing's cudaStreamCaptureStatusInvalidated;
+ * driver_types.h, cudaErrorStreamCaptureInvalidated: "invalidated due to a
+ * previous error"): the prohibited call fails with
+ * cudaErrorStreamCaptureUnsupported ("The operation is not permitted when
+ * the stream is capturing") and the captures that prohibit it are
+ * invalidated; their streams refuse further work and the end of the
+ * capture returns cudaErrorStreamCaptureInvalidated and a NULL graph.
+ * Querying or synchronising the capturing stream itself is such a call in
+ * every mode, relaxed too (cudaThreadExchangeStreamCaptureMode: a relaxed
+ * thread "is still prohibited from API calls which necessarily conflict
+ * with stream capture"): the CUDA programming guide's "Prohibited and
+ * Unhandled Operations" (stream capture) names synchronising or querying
+ * a capturing stream as invalid, and an invalid operation as invalidating
+ * the capture (*the guide's text not available here*).
+ */
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "standin.h"
+
+/* Its address tells the calling thread apart. */
+static _Thread_local char this_thread;
+/* The streams now capturing, linked through next_capturing; any thread
+ * may call cudaMalloc. */
+static struct CUstream_st *capturing_streams;
+static pthread_mutex_t capturing_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* 1 when s's capture prohibits the calling thread's potentially unsafe calls. */
+static int prohibits(const struct CUstream_st *s)
+{
+    if (s->capture_mode == cudaStreamCaptureModeRelaxed)
+        return 0;
+    return s->capture_thread == &this_thread || s->capture_mode == cudaStreamCaptureModeGlobal;
+}
+
+int standin_capture_unsafe_call(const char *call)
+{
+    int prohibited = 0;
+    pthread_mutex_lock(&capturing_lock);
+    for (struct CUstream_st *s = capturing_streams; s != NULL; s = s->next_capturing)
+        if (prohibits(s)) {
+            s->capture_invalidated = 1;
+            prohibited = 1;
+        }
+    pthread_mutex_unlock(&capturing_lock);
+    if (prohibited)
+        standin_violation("%s while a stream captures: the capture is invalidated", call);
+    return prohibited;
+}
+
+cudaError_t standin_capture_sync_call(cudaStream_t s, const char *call)
+{
+    if (s == NULL || !s->capturing)
+        return cudaSuccess;
+    if (s->capture_invalidated)
+        return cudaErrorStreamCaptureInvalidated;
+    s->capture_invalidated = 1;
+    standin_trace("%s on a capturing stream: the capture is invalidated", call);
+    return cudaErrorStreamCaptureUnsupported;
+}
+
+int standin_capture_invalidated(cudaStream_t s)
+{
+    return s != NULL && s->capturing && s->capture_invalidated;
+}
+
+static void unlink_capturing(struct CUstream_st *stream)
+{
+    pthread_mutex_lock(&capturing_lock);
+    for (struct CUstream_st **p = &capturing_streams; *p != NULL; p = &(*p)->next_capturing)
+        if (*p == stream) {
+            *p = stream->next_capturing;
+            break;
+        }
+    stream->next_capturing = NULL;
+    stream->capturing = 0;
+    pthread_mutex_unlock(&capturing_lock);
+}
+
+void standin_capture_forget(cudaStream_t stream)
+{
+    if (stream != NULL && stream->capturing)
+        unlink_capturing(stream);
+}
+
+cudaError_t cudaStreamBeginCapture(cudaStream_t stream, enum cudaStreamCaptureMode mode)
+{
+    standin_trace("cudaStreamBeginCapture mode=%d", (int)mode);
+    if (stream == NULL)
+        return cudaErrorStreamCaptureUnsupported; /* the legacy stream cannot be captured */
+    if (standin_fault("CB_STANDIN_FAIL_CAPTURE"))
+        return cudaErrorStreamCaptureUnsupported;
+    if (stream->capturing)
+        return cudaErrorIllegalState;
+    if (mode != cudaStreamCaptureModeGlobal && mode != cudaStreamCaptureModeThreadLocal &&
+        mode != cudaStreamCaptureModeRelaxed)
+        return cudaErrorInvalidValue;
+    if (standin_now() < stream->plain_until)
+        standin_violation("capture begun while work launched outside a graph still runs on "
+                          "the stream (relies on NCCL_GRAPH_MIXING_SUPPORT)");
+    stream->capturing = 1;
+    stream->capture_mode = (int)mode;
+    stream->capture_invalidated = 0;
+    stream->capture_thread = &this_thread;
+    stream->nrecorded = 0;
+    pthread_mutex_lock(&capturing_lock);
+    stream->next_capturing = capturing_streams;
+    capturing_streams = stream;
+    pthread_mutex_unlock(&capturing_lock);
+    return cudaSuccess;
+}
+
+/* A capture not begun in relaxed mode ends on the thread that began it
+ * (cudaStreamEndCapture: cudaErrorStreamCaptureWrongThread). */
+cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *graph)
+{
+    standin_trace("cudaStreamEndCapture %zu", stream != NULL ? stream->nrecorded : 0);
+    if (stream == NULL || !stream->capturing)
+        return cudaErrorStreamCaptureUnmatched;
+    if (stream->capture_mode != cudaStreamCaptureModeRelaxed &&
+        stream->capture_thread != &this_thread)
+        return cudaErrorStreamCaptureWrongThread;
+    unlink_capturing(stream);
+    if (stream->capture_invalidated) {
+        stream->nrecorded = 0;
+        *graph = NULL;
+        return cudaErrorStreamCaptureInvalidated;
+    }
+    struct CUgraph_st *g = calloc(1, sizeof *g);
+    if (g == NULL)
+        return cudaErrorMemoryAllocation;
+    g->ops = stream->recorded;
+    g->nops = stream->nrecorded;
+    stream->recorded = NULL;
+    stream->nrecorded = stream->cap = 0;
+    standin_graph_refs(g->ops, g->nops, 1);
+    standin_count(STANDIN_GRAPH, 1);
+    *graph = g;
+    return cudaSuccess;
+}
