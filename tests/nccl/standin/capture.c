@@ -67,10 +67,10 @@ cudaError_t standin_capture_sync_call(cudaStream_t s, const char *call)
     if (s == NULL || !s->capturing)
         return cudaSuccess;
     if (s->capture_invalidated)
-        return cudaErrorStreamCaptureInvalidated;
+        return standin_cuda_fail(cudaErrorStreamCaptureInvalidated);
     s->capture_invalidated = 1;
     standin_trace("%s on a capturing stream: the capture is invalidated", call);
-    return cudaErrorStreamCaptureUnsupported;
+    return standin_cuda_fail(cudaErrorStreamCaptureUnsupported);
 }
 
 int standin_capture_invalidated(cudaStream_t s)
@@ -100,15 +100,15 @@ void standin_capture_forget(cudaStream_t stream)
 cudaError_t cudaStreamBeginCapture(cudaStream_t stream, enum cudaStreamCaptureMode mode)
 {
     standin_trace("cudaStreamBeginCapture mode=%d", (int)mode);
-    if (stream == NULL)
-        return cudaErrorStreamCaptureUnsupported; /* the legacy stream cannot be captured */
+    if (stream == NULL)   /* the legacy stream cannot be captured */
+        return standin_cuda_fail(cudaErrorStreamCaptureUnsupported);
     if (standin_fault("CB_STANDIN_FAIL_CAPTURE"))
-        return cudaErrorStreamCaptureUnsupported;
+        return standin_cuda_fail(cudaErrorStreamCaptureUnsupported);
     if (stream->capturing)
-        return cudaErrorIllegalState;
+        return standin_cuda_fail(cudaErrorIllegalState);
     if (mode != cudaStreamCaptureModeGlobal && mode != cudaStreamCaptureModeThreadLocal &&
         mode != cudaStreamCaptureModeRelaxed)
-        return cudaErrorInvalidValue;
+        return standin_cuda_fail(cudaErrorInvalidValue);
     if (standin_now() < stream->plain_until)
         standin_violation("capture begun while work launched outside a graph still runs on "
                           "the stream (relies on NCCL_GRAPH_MIXING_SUPPORT)");
@@ -130,19 +130,19 @@ cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *graph)
 {
     standin_trace("cudaStreamEndCapture %zu", stream != NULL ? stream->nrecorded : 0);
     if (stream == NULL || !stream->capturing)
-        return cudaErrorStreamCaptureUnmatched;
+        return standin_cuda_fail(cudaErrorStreamCaptureUnmatched);
     if (stream->capture_mode != cudaStreamCaptureModeRelaxed &&
         stream->capture_thread != &this_thread)
-        return cudaErrorStreamCaptureWrongThread;
+        return standin_cuda_fail(cudaErrorStreamCaptureWrongThread);
     unlink_capturing(stream);
     if (stream->capture_invalidated) {
         stream->nrecorded = 0;
         *graph = NULL;
-        return cudaErrorStreamCaptureInvalidated;
+        return standin_cuda_fail(cudaErrorStreamCaptureInvalidated);
     }
     struct CUgraph_st *g = calloc(1, sizeof *g);
     if (g == NULL)
-        return cudaErrorMemoryAllocation;
+        return standin_cuda_fail(cudaErrorMemoryAllocation);
     g->ops = stream->recorded;
     g->nops = stream->nrecorded;
     stream->recorded = NULL;

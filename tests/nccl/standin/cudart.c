@@ -270,10 +270,10 @@ cudaError_t cudaGetDeviceCount(int *count)
     int physical[STANDIN_MAX_GPUS];
     *count = 0;
     if (standin_fault("CB_STANDIN_FAIL_DRIVER"))   /* a driver older than the runtime */
-        return cudaErrorInsufficientDriver;
+        return standin_cuda_fail(cudaErrorInsufficientDriver);
     *count = visible_devices(physical, STANDIN_MAX_GPUS);
     standin_trace("cudaGetDeviceCount %d", *count);
-    return *count > 0 ? cudaSuccess : cudaErrorNoDevice;
+    return *count > 0 ? cudaSuccess : standin_cuda_fail(cudaErrorNoDevice);
 }
 
 cudaError_t cudaSetDevice(int device)
@@ -281,11 +281,11 @@ cudaError_t cudaSetDevice(int device)
     int p = physical_device(device);
     if (p < 0) {
         standin_trace("cudaSetDevice %d physical=-1 (no such device)", device);
-        return cudaErrorInvalidDevice;
+        return standin_cuda_fail(cudaErrorInvalidDevice);
     }
     standin_trace("cudaSetDevice %d physical=%d bus=0000:%02x:00.0", device, p, p + 1);
     if (standin_fault("CB_STANDIN_FAIL_SETDEVICE"))
-        return cudaErrorDevicesUnavailable;
+        return standin_cuda_fail(cudaErrorDevicesUnavailable);
     current_device = device;
     return cudaSuccess;
 }
@@ -300,9 +300,9 @@ cudaError_t cudaDeviceGetPCIBusId(char *pciBusId, int len, int device)
 {
     int p = physical_device(device);
     if (p < 0)
-        return cudaErrorInvalidDevice;
+        return standin_cuda_fail(cudaErrorInvalidDevice);
     if (len <= 0)
-        return cudaErrorInvalidValue;
+        return standin_cuda_fail(cudaErrorInvalidValue);
     snprintf(pciBusId, (size_t)len, "0000:%02x:00.0", p + 1);
     return cudaSuccess;
 }
@@ -311,7 +311,7 @@ cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device)
 {
     int p = physical_device(device);
     if (p < 0)
-        return cudaErrorInvalidDevice;
+        return standin_cuda_fail(cudaErrorInvalidDevice);
     memset(prop, 0, sizeof *prop);
     snprintf(prop->name, sizeof prop->name, "CPU stand-in GPU %d", p);
     prop->totalGlobalMem = (size_t)standin_env_long("CB_STANDIN_GPU_MEM", (long)STANDIN_DEFAULT_MEM);
@@ -327,13 +327,13 @@ cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device)
 cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int device)
 {
     if (physical_device(device) < 0)
-        return cudaErrorInvalidDevice;
+        return standin_cuda_fail(cudaErrorInvalidDevice);
     long capability = standin_env_long("CB_STANDIN_CC", 90);
     switch (attr) {
     case cudaDevAttrComputeCapabilityMajor: *value = (int)(capability / 10); return cudaSuccess;
     case cudaDevAttrComputeCapabilityMinor: *value = (int)(capability % 10); return cudaSuccess;
     case cudaDevAttrMultiProcessorCount: *value = 132; return cudaSuccess;   /* an H100's */
-    default: return cudaErrorInvalidValue;
+    default: return standin_cuda_fail(cudaErrorInvalidValue);
     }
 }
 
@@ -374,12 +374,12 @@ cudaError_t cudaMalloc(void **ptr, size_t size)
     standin_trace("cudaMalloc %zu device=%d physical=%d", size, current_device,
                   standin_current_physical());
     if (standin_capture_unsafe_call("cudaMalloc"))
-        return cudaErrorStreamCaptureUnsupported;
+        return standin_cuda_fail(cudaErrorStreamCaptureUnsupported);
     if (standin_fault("CB_STANDIN_FAIL_MALLOC") || size > standin_device_free())
-        return cudaErrorMemoryAllocation;
+        return standin_cuda_fail(cudaErrorMemoryAllocation);
     void *block = NULL;
     if (posix_memalign(&block, STANDIN_ALIGN, size + STANDIN_ALIGN) != 0)
-        return cudaErrorMemoryAllocation;
+        return standin_cuda_fail(cudaErrorMemoryAllocation);
     memcpy(block, &size, sizeof size);
     allocated += size;
     standin_count(STANDIN_ALLOC, 1);
@@ -422,9 +422,9 @@ cudaError_t cudaMemset(void *ptr, int value, size_t count)
 cudaError_t cudaMemsetAsync(void *ptr, int value, size_t count, cudaStream_t stream)
 {
     if (standin_capture_invalidated(stream))   /* capture.c */
-        return cudaErrorStreamCaptureInvalidated;
+        return standin_cuda_fail(cudaErrorStreamCaptureInvalidated);
     if (stream_of(stream)->capturing)
-        return cudaErrorStreamCaptureUnsupported;
+        return standin_cuda_fail(cudaErrorStreamCaptureUnsupported);
     memset(ptr, value, count);
     return cudaSuccess;
 }
@@ -433,7 +433,7 @@ cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, enum cudaM
                             cudaStream_t stream)
 {
     if (standin_capture_invalidated(stream))   /* capture.c */
-        return cudaErrorStreamCaptureInvalidated;
+        return standin_cuda_fail(cudaErrorStreamCaptureInvalidated);
     if (kind == cudaMemcpyDeviceToDevice)
         standin_trace("cudaMemcpyAsync d2d %zu capturing=%d", count, stream_of(stream)->capturing);
     if (kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice)
@@ -445,10 +445,11 @@ cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, enum cudaM
     if (stream_of(stream)->capturing) {
         /* A device-to-device copy is captured like a collective. */
         if (kind != cudaMemcpyDeviceToDevice)
-            return cudaErrorStreamCaptureUnsupported;
+            return standin_cuda_fail(cudaErrorStreamCaptureUnsupported);
         standin_op copy = {.send = src, .recv = dst, .count = count, .kind = STANDIN_OP_COPY};
-        return standin_stream_submit(stream, &copy) == ncclSuccess ? cudaSuccess
-                                                                   : cudaErrorMemoryAllocation;
+        if (standin_stream_submit(stream, &copy) != ncclSuccess)
+            return standin_cuda_fail(cudaErrorMemoryAllocation);
+        return cudaSuccess;
     }
     memmove(dst, src, count);
     return cudaSuccess;
@@ -459,11 +460,11 @@ cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t 
                               cudaStream_t stream)
 {
     if (standin_capture_invalidated(stream))   /* capture.c */
-        return cudaErrorStreamCaptureInvalidated;
+        return standin_cuda_fail(cudaErrorStreamCaptureInvalidated);
     standin_trace("cudaMemcpy2DAsync %zux%zu capturing=%d", width, height,
                   stream_of(stream)->capturing);
     if (kind != cudaMemcpyDeviceToDevice || width > dpitch || width > spitch)
-        return cudaErrorInvalidValue;
+        return standin_cuda_fail(cudaErrorInvalidValue);
     if (height > 0) {
         standin_devmem_check(dst, (height - 1) * dpitch + width, "cudaMemcpy2DAsync's destination");
         standin_devmem_check(src, (height - 1) * spitch + width, "cudaMemcpy2DAsync's source");
@@ -471,8 +472,9 @@ cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t 
     standin_op copy = {.send = src, .recv = dst, .count = width, .pitch_dst = dpitch,
                        .pitch_src = spitch, .height = height, .kind = STANDIN_OP_COPY2D};
     /* Run now (also inside an NCCL group), or recorded when capturing. */
-    return standin_stream_submit(stream, &copy) == ncclSuccess ? cudaSuccess
-                                                               : cudaErrorMemoryAllocation;
+    if (standin_stream_submit(stream, &copy) != ncclSuccess)
+        return standin_cuda_fail(cudaErrorMemoryAllocation);
+    return cudaSuccess;
 }
 
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t *stream, unsigned int flags)
@@ -480,10 +482,10 @@ cudaError_t cudaStreamCreateWithFlags(cudaStream_t *stream, unsigned int flags)
     (void)flags;
     standin_trace("cudaStreamCreateWithFlags");
     if (standin_fault("CB_STANDIN_FAIL_STREAM"))
-        return cudaErrorMemoryAllocation;
+        return standin_cuda_fail(cudaErrorMemoryAllocation);
     struct CUstream_st *s = calloc(1, sizeof *s);
     if (s == NULL)
-        return cudaErrorMemoryAllocation;
+        return standin_cuda_fail(cudaErrorMemoryAllocation);
     standin_count(STANDIN_STREAM, 1);
     *stream = s;
     return cudaSuccess;
@@ -492,7 +494,7 @@ cudaError_t cudaStreamCreateWithFlags(cudaStream_t *stream, unsigned int flags)
 cudaError_t cudaStreamDestroy(cudaStream_t stream)
 {
     if (stream == NULL)
-        return cudaErrorInvalidResourceHandle;
+        return standin_cuda_fail(cudaErrorInvalidResourceHandle);
     standin_trace("cudaStreamDestroy");
     standin_capture_forget(stream);
     if (standin_group_drop(NULL, stream) > 0)
@@ -544,7 +546,7 @@ cudaError_t cudaEventCreate(cudaEvent_t *event)
 {
     struct CUevent_st *e = calloc(1, sizeof *e);
     if (e == NULL)
-        return cudaErrorMemoryAllocation;
+        return standin_cuda_fail(cudaErrorMemoryAllocation);
     standin_count(STANDIN_EVENT, 1);
     *event = e;
     return cudaSuccess;
@@ -553,7 +555,7 @@ cudaError_t cudaEventCreate(cudaEvent_t *event)
 cudaError_t cudaEventDestroy(cudaEvent_t event)
 {
     if (event == NULL)
-        return cudaErrorInvalidResourceHandle;
+        return standin_cuda_fail(cudaErrorInvalidResourceHandle);
     free(event);
     standin_count(STANDIN_EVENT, -1);
     return cudaSuccess;
@@ -562,10 +564,10 @@ cudaError_t cudaEventDestroy(cudaEvent_t event)
 cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
 {
     if (standin_capture_invalidated(stream))   /* capture.c */
-        return cudaErrorStreamCaptureInvalidated;
+        return standin_cuda_fail(cudaErrorStreamCaptureInvalidated);
     standin_trace("cudaEventRecord");
     if (stream_of(stream)->capturing)
-        return cudaErrorStreamCaptureUnsupported;
+        return standin_cuda_fail(cudaErrorStreamCaptureUnsupported);
     event->when = stream_clock(stream);
     event->recorded = 1;
     return cudaSuccess;
@@ -583,7 +585,7 @@ cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end)
 {
     standin_trace("cudaEventElapsedTime");
     if (!start->recorded || !end->recorded)
-        return cudaErrorInvalidResourceHandle;
+        return standin_cuda_fail(cudaErrorInvalidResourceHandle);
     if (standin_now() < end->when || standin_now() < start->when)
         return cudaErrorNotReady;
     *ms = (float)((end->when - start->when) * 1e3);
@@ -593,7 +595,7 @@ cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end)
 cudaError_t cudaGraphDestroy(cudaGraph_t graph)
 {
     if (graph == NULL)
-        return cudaErrorInvalidResourceHandle;
+        return standin_cuda_fail(cudaErrorInvalidResourceHandle);
     standin_graph_refs(graph->ops, graph->nops, -1);
     free(graph->ops);
     free(graph);
@@ -606,15 +608,15 @@ cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *exec, cudaGraph_t gra
 {
     (void)flags;
     if (graph == NULL)
-        return cudaErrorInvalidResourceHandle;
+        return standin_cuda_fail(cudaErrorInvalidResourceHandle);
     struct CUgraphExec_st *x = calloc(1, sizeof *x);
     if (x == NULL)
-        return cudaErrorMemoryAllocation;
+        return standin_cuda_fail(cudaErrorMemoryAllocation);
     if (graph->nops > 0) {
         x->ops = malloc(graph->nops * sizeof *x->ops);
         if (x->ops == NULL) {
             free(x);
-            return cudaErrorMemoryAllocation;
+            return standin_cuda_fail(cudaErrorMemoryAllocation);
         }
         memcpy(x->ops, graph->ops, graph->nops * sizeof *x->ops);
     }
@@ -628,7 +630,7 @@ cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *exec, cudaGraph_t gra
 cudaError_t cudaGraphExecDestroy(cudaGraphExec_t exec)
 {
     if (exec == NULL)
-        return cudaErrorInvalidResourceHandle;
+        return standin_cuda_fail(cudaErrorInvalidResourceHandle);
     standin_graph_refs(exec->ops, exec->nops, -1);
     free(exec->ops);
     free(exec);
@@ -640,15 +642,15 @@ cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t stream)
 {
     standin_trace("cudaGraphLaunch %zu", exec != NULL ? exec->nops : 0);
     if (exec == NULL)
-        return cudaErrorInvalidResourceHandle;
+        return standin_cuda_fail(cudaErrorInvalidResourceHandle);
     if (stream_of(stream)->capturing)
-        return cudaErrorStreamCaptureUnsupported;
+        return standin_cuda_fail(cudaErrorStreamCaptureUnsupported);
     if (standin_now() < stream_of(stream)->plain_until)
         standin_violation("graph launched while work launched outside a graph still runs on "
                           "the stream (relies on NCCL_GRAPH_MIXING_SUPPORT)");
     for (size_t i = 0; i < exec->nops; i++)
         if (standin_run(stream_of(stream), &exec->ops[i], 1) != ncclSuccess)
-            return cudaErrorInvalidValue;
+            return standin_cuda_fail(cudaErrorInvalidValue);
     if (standin_fault("CB_STANDIN_STUCK_GRAPH")) {
         standin_trace("graph launch stuck (CB_STANDIN_STUCK_GRAPH)");
         stream_of(stream)->busy_until = 1e300;

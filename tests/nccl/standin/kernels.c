@@ -19,15 +19,21 @@
  *   CB_STANDIN_PTX_MAX=V        the newest PTX version the driver reads,
  *                               major * 10 + minor (default 90: CUDA 13.0)
  *
- * cudaGetLastError, as the header has it: "the last error that has been
- * produced by any of the runtime calls ... in the host thread", then reset
- * to cudaSuccess. Only this file's calls set it here, and each of their
- * errors is one that resets (a failed load or launch; none of
- * the sticky errors, which leave "the process in an inconsistent state and
- * any further CUDA work will return the same error", driver_types.h
- * cudaErrorIllegalAddress, happens here). An error still unread when the
- * process exits, which the next cudaGetLastError would have blamed on
- * another call, is counted in the trace's exit line (cuda_error=N).
+ * cudaGetLastError, as cuda_runtime_api.h has it: "Returns the last error
+ * that has been produced by any of the runtime calls in the same instance
+ * of the CUDA Runtime library in the host thread and resets it to
+ * ::cudaSuccess". Every cuda* call of the stand-in (cudart.c, capture.c,
+ * this file) returns its errors through standin_cuda_fail, which records
+ * them, except cudaErrorNotReady, which "is not actually an error"
+ * (driver_types.h). None of the stand-in's errors is sticky (those leave
+ * "the process in an inconsistent state and any further CUDA work will
+ * return the same error", driver_types.h cudaErrorIllegalAddress), so each
+ * resets once read. NCCL links its own runtime (src/Makefile, CUDARTLIB
+ * ?= cudart_static, v2.28.9-1), whose errors are not the program's: the
+ * stand-in's NCCL calls that fail a cuda* call put the error back. An
+ * error still unread when the process exits, which the next
+ * cudaGetLastError would have blamed on another call, is counted in the
+ * trace's exit line (cuda_error=N).
  */
 #include "config.h"
 #include "standin.h"
@@ -36,7 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* What cudaGetLastError returns once: the thread's last call here that failed. */
+/* What cudaGetLastError returns once: the thread's last cuda* call that failed. */
 static _Thread_local cudaError_t last_error = cudaSuccess;
 
 const char *standin_kernel_error_string(cudaError_t error)
@@ -66,6 +72,18 @@ cudaError_t standin_unread_error(void)
     return last_error;
 }
 
+cudaError_t standin_cuda_fail(cudaError_t err)
+{
+    if (err != cudaErrorNotReady)
+        last_error = err;
+    return err;
+}
+
+void standin_cuda_restore(cudaError_t unread)
+{
+    last_error = unread;
+}
+
 /* Where the CUDA runtime's headers lack the library calls (configure's
  * check), the program makes none, and the stand-in models none. */
 #ifdef CB_HAVE_CUDA_LIBRARY
@@ -85,12 +103,6 @@ struct CUlib_st {
 };
 
 static struct CUlib_st *loaded[MAX_LIBRARIES];
-
-static cudaError_t failed(cudaError_t err)
-{
-    last_error = err;
-    return err;
-}
 
 /* The number after prefix at the start of a line of ptx: "7.0" as 70,
  * "sm_90" (prefix ".target sm_") as 90; -1 without one. */
@@ -139,27 +151,27 @@ cudaError_t cudaLibraryLoadData(cudaLibrary_t *library, const void *code,
     (void)jit_options, (void)jit_values, (void)njit;
     (void)library_options, (void)library_values, (void)nlibrary;
     if (library == NULL || code == NULL)
-        return failed(cudaErrorInvalidValue);
+        return standin_cuda_fail(cudaErrorInvalidValue);
     const char *ptx = code;
     int version = declared(ptx, ".version "), target = declared(ptx, ".target sm_");
     int newest = (int)standin_env_long("CB_STANDIN_PTX_MAX", 90);
     int device = (int)standin_env_long("CB_STANDIN_CC", 90);
     standin_trace("cudaLibraryLoadData version=%d target=%d", version, target);
     if (standin_fault("CB_STANDIN_FAIL_LIBRARY") || version < 0 || target < 0)
-        return failed(cudaErrorInvalidPtx);
+        return standin_cuda_fail(cudaErrorInvalidPtx);
     if (version > newest)
-        return failed(cudaErrorUnsupportedPtxVersion);
+        return standin_cuda_fail(cudaErrorUnsupportedPtxVersion);
     if (target > device)   /* ptxas: the .target is newer than the GPU */
-        return failed(cudaErrorInvalidPtx);
+        return standin_cuda_fail(cudaErrorInvalidPtx);
     int slot = 0;
     while (slot < MAX_LIBRARIES && loaded[slot] != NULL)
         slot++;
     struct CUlib_st *lib = slot < MAX_LIBRARIES ? calloc(1, sizeof *lib) : NULL;
     if (lib == NULL)
-        return failed(cudaErrorMemoryAllocation);
+        return standin_cuda_fail(cudaErrorMemoryAllocation);
     if (read_entries(ptx, lib) != 0) {
         free(lib);
-        return failed(cudaErrorInvalidPtx);
+        return standin_cuda_fail(cudaErrorInvalidPtx);
     }
     loaded[slot] = lib;
     standin_count(STANDIN_LIBRARY, 1);
@@ -179,20 +191,20 @@ static int slot_of(const struct CUlib_st *lib)
 cudaError_t cudaLibraryGetKernel(cudaKernel_t *kernel, cudaLibrary_t library, const char *name)
 {
     if (slot_of(library) < 0)
-        return failed(cudaErrorInvalidResourceHandle);
+        return standin_cuda_fail(cudaErrorInvalidResourceHandle);
     for (int i = 0; i < library->nentries; i++)
         if (strcmp(library->entries[i].name, name) == 0) {
             *kernel = &library->entries[i];
             return cudaSuccess;
         }
-    return failed(cudaErrorSymbolNotFound);
+    return standin_cuda_fail(cudaErrorSymbolNotFound);
 }
 
 cudaError_t cudaLibraryUnload(cudaLibrary_t library)
 {
     int slot = slot_of(library);
     if (slot < 0)
-        return failed(cudaErrorInvalidResourceHandle);
+        return standin_cuda_fail(cudaErrorInvalidResourceHandle);
     loaded[slot] = NULL;
     free(library);
     standin_count(STANDIN_LIBRARY, -1);
@@ -237,19 +249,19 @@ cudaError_t cudaLaunchKernel(const void *func, dim3 grid, dim3 block, void **arg
                 k = &loaded[i]->entries[e];
     if (k == NULL) {
         standin_violation("cudaLaunchKernel of a kernel that no loaded library holds");
-        return failed(cudaErrorInvalidDeviceFunction);
+        return standin_cuda_fail(cudaErrorInvalidDeviceFunction);
     }
     standin_trace("cudaLaunchKernel %s grid=%u block=%u", k->name, grid.x, block.x);
     unsigned long long threads = (unsigned long long)block.x * block.y * block.z;
     if (grid.x == 0 || grid.y == 0 || grid.z == 0 || grid.y > 65535 || grid.z > 65535 ||
         threads == 0 || threads > 1024 || block.z > 64 || shared > 48 * 1024)
-        return failed(cudaErrorInvalidConfiguration);
+        return standin_cuda_fail(cudaErrorInvalidConfiguration);
     if (standin_fault("CB_STANDIN_FAIL_LAUNCH"))
-        return failed(cudaErrorLaunchOutOfResources);
+        return standin_cuda_fail(cudaErrorLaunchOutOfResources);
     if (standin_stream_capturing(stream)) {
         standin_violation("cudaLaunchKernel of %s while its stream captures: the stand-in "
                           "records no kernels", k->name);
-        return failed(cudaErrorStreamCaptureUnsupported);
+        return standin_cuda_fail(cudaErrorStreamCaptureUnsupported);
     }
     for (size_t m = 0; m < sizeof models / sizeof models[0]; m++) {
         if (strcmp(models[m].name, k->name) != 0)
@@ -258,13 +270,13 @@ cudaError_t cudaLaunchKernel(const void *func, dim3 grid, dim3 block, void **arg
             standin_violation("cudaLaunchKernel of %s: its PTX declares %d parameters, the "
                               "model %d%s", k->name, k->nparams, models[m].nparams,
                               args == NULL ? ", and no arguments were given" : "");
-            return failed(cudaErrorInvalidValue);
+            return standin_cuda_fail(cudaErrorInvalidValue);
         }
         if (!standin_fault("CB_STANDIN_KERNEL_NOOP"))
             models[m].run(args);
         return cudaSuccess;
     }
     standin_violation("cudaLaunchKernel of %s, which the stand-in has no model of", k->name);
-    return failed(cudaErrorInvalidDeviceFunction);
+    return standin_cuda_fail(cudaErrorInvalidDeviceFunction);
 }
 #endif

@@ -214,8 +214,11 @@ ncclResult_t ncclMemAlloc(void **ptr, size_t size)
     for (int i = 0; i < STANDIN_MAX_REGISTRATIONS && slot < 0; i++)
         if (mem_blocks[i].ptr == NULL)
             slot = i;
-    if (ptr == NULL || slot < 0 || cudaMalloc(ptr, size) != cudaSuccess)
+    cudaError_t unread = standin_unread_error();   /* NCCL's runtime is its own */
+    if (ptr == NULL || slot < 0 || cudaMalloc(ptr, size) != cudaSuccess) {
+        standin_cuda_restore(unread);
         return ncclSystemError;
+    }
     if (charged - size > standin_device_free()) {
         cudaFree(*ptr);
         return ncclSystemError;

@@ -661,6 +661,7 @@ int main(int argc, char **argv)
         {"config-share", rules_case_config_share},
         {"runtime-connect", rules_case_runtime_connect},
         {"memalloc-granularity", rules_case_memalloc_granularity},
+        {"last-error", rules_case_last_error},
         {"unready-unchecked", rules_case_unready_unchecked},
         {"window-deregister", rules_case_window_deregister},
     };

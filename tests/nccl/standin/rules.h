@@ -1,8 +1,8 @@
 /*
  * What the stand-in's rule cases share (rules.c, rules_contract.c,
- * rules_group.c, rules_register.c, rules_cuda.c): each case runs on 2 ranks
- * and returns 0, or names a broken expectation through EXPECT, which ends
- * every rank at once.
+ * rules_group.c, rules_register.c, rules_cuda.c, rules_lasterr.c): each
+ * case runs on 2 ranks and returns 0, or names a broken expectation
+ * through EXPECT, which ends every rank at once.
  */
 #ifndef CB_STANDIN_RULES_H
 #define CB_STANDIN_RULES_H
@@ -75,5 +75,8 @@ int rules_case_capture_modes(void);
 int rules_case_config_share(void);
 int rules_case_runtime_connect(void);
 int rules_case_memalloc_granularity(void);
+
+/* rules_lasterr.c: cudaGetLastError keeps any runtime call's error. */
+int rules_case_last_error(void);
 
 #endif

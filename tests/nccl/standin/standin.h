@@ -61,8 +61,8 @@
  * cudaLibraryLoadData is checked as a driver does and each launch runs the
  * kernel's CPU model; CB_STANDIN_PTX_MAX, CB_STANDIN_FAIL_LIBRARY,
  * CB_STANDIN_FAIL_LAUNCH and CB_STANDIN_KERNEL_NOOP are described there,
- * and so is cudaGetLastError (an error unread at exit is counted in the
- * trace's exit line).
+ * and so is cudaGetLastError (every cuda* call's error sets it; an error
+ * unread at exit is counted in the trace's exit line).
  *
  * NCCL 2.28's ncclAlltoAll, ncclGather, ncclScatter (nccl_native.c) and the
  * buffer registration calls of -R (nccl_register.c, with their rules and
@@ -650,6 +650,14 @@ ncclResult_t standin_check_args(const standin_op *op, const char **what);
 
 /* kernels.c: the calling thread's error that cudaGetLastError has not read. */
 cudaError_t standin_unread_error(void);
+
+/* kernels.c: err, recorded for cudaGetLastError (every cuda* call's error
+ * return goes through it). */
+cudaError_t standin_cuda_fail(cudaError_t err);
+
+/* kernels.c: puts back the error that was unread before a failed cuda*
+ * call that NCCL, with its own runtime, made. */
+void standin_cuda_restore(cudaError_t unread);
 
 /* kernels.c: cudaGetErrorString's text for the errors of its calls. */
 const char *standin_kernel_error_string(cudaError_t error);
