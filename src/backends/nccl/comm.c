@@ -29,6 +29,10 @@ int cb_nccl_cuda_check(cb_backend *b, cudaError_t err, const char *call, const c
 {
     if (err == cudaSuccess)
         return 0;
+    /* Handled here, so read: the runtime keeps "the last error that has
+     * been produced by any of the runtime calls" until cudaGetLastError
+     * (cuda_runtime_api.h), and a later reader would blame another call. */
+    cudaGetLastError();
     return cb_backend_fail(b, "%.*s failed (%s:%d): %s", (int)strcspn(call, "("), call,
                            base_name(file), line, cudaGetErrorString(err));
 }

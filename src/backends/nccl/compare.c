@@ -150,8 +150,8 @@ void cb_nccl_compare_prepare(nccl_backend *nb)
             snprintf(why, sizeof why, "the GPU compare kernel failed on rank %d: %.300s", me,
                      b->error);
         memcpy(b->error, kept, sizeof kept);   /* a fallback, not a failure */
-        /* A failed launch leaves its error for the next CUDA call to find. */
-        cudaGetLastError();
+        /* A failed call's error was read where it was reported
+         * (cb_nccl_cuda_check): a later cudaGetLastError sees none. */
     }
 #else
     (void)host;

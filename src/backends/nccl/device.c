@@ -22,6 +22,7 @@ static int cuda_failed(cb_backend *b, cudaError_t err, const char *call)
 {
     if (err == cudaSuccess)
         return 0;
+    cudaGetLastError();   /* handled: read, as cb_nccl_cuda_check does */
     return cb_backend_fail(b, "%s failed: %s", call, cudaGetErrorString(err));
 }
 

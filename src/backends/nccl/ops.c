@@ -100,6 +100,7 @@ static int nccl_usable(char *why, size_t why_len)
     int n = 0;
     cudaError_t err = cudaGetDeviceCount(&n);
     if (err != cudaSuccess) {
+        cudaGetLastError();   /* handled: read, as cb_nccl_cuda_check does */
         snprintf(why, why_len, "no usable CUDA device (cudaGetDeviceCount: %s)",
                  cudaGetErrorString(err));
         return 0;
@@ -173,6 +174,8 @@ static int nccl_init(cb_ctl *comm, const cb_backend_config *config, cb_backend *
     size_t free_bytes = 0, total = 0;
     if (config->memory_report && cudaMemGetInfo(&free_bytes, &total) == cudaSuccess)
         nb->base.free_before_comm = free_bytes;
+    else if (config->memory_report)
+        cudaGetLastError();   /* -M then has no figure: tolerated, so read */
     if (cb_nccl_create_comm(nb) != 0)
         return -1;
     /* After the communicator: the kernel's waits watch it for errors. */
