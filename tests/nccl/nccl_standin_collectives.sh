@@ -7,6 +7,9 @@
 . "$CB_SRCDIR/tests/support/lib.sh"
 . "$CB_SRCDIR/tests/nccl/standin/lib.sh"
 standin_setup 4 python
+# Each run sweeps hundreds of combinations over TCP on a shared 2-core
+# machine: a hang is still ended, but a loaded run is not taken for one.
+CB_RUN_TIMEOUT=180
 
 sizes=5,15,45,135,405,1215,3645
 for np in 1 2 3 4; do
