@@ -1,6 +1,8 @@
 /* --output NAME=PATH: any output format by its name, so that a new format
  * needs no option of its own. The options never know the names: main.c
  * checks them against the printer table after parsing. */
+#include <inttypes.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -63,17 +65,25 @@ const char *cb_params_option_path(const cb_params *p, const char *option)
 }
 
 /* The pairs as given, so that ranks given them in another order differ too
- * (the order is the message's, not the run's; one rule for every list). */
+ * (the order is the message's, not the run's; one rule for every list).
+ * Eight paths may not fit the agreement's text: then its end is a digest
+ * of them all, so that ranks differing past the cut still differ. */
 void cb_agree_outputs(const cb_params *p, char *text, size_t len)
 {
     size_t used = 0;
+    uint64_t digest = 14695981039346656037ULL;   /* FNV-1a */
     snprintf(text, len, "(none)");
-    for (int i = 0; i < p->noutputs && used < len; i++) {
+    for (int i = 0; i < p->noutputs; i++) {
         const cb_output_spec *o = &p->outputs[i];
-        int n = snprintf(text + used, len - used, "%s%.*s=%s", i ? "," : "", (int)o->name_len,
-                         o->name, o->path);
-        if (n < 0)
-            return;
-        used += (size_t)n;
+        for (const char *c = o->name; *c != '\0'; c++)   /* NAME=PATH, argv's word */
+            digest = (digest ^ (unsigned char)*c) * 1099511628211ULL;
+        digest = (digest ^ 0xff) * 1099511628211ULL;   /* ends each pair */
+        if (used >= len)
+            continue;
+        int n = snprintf(text + used, len - used, "%s%.*s=%s", i ? "," : "",
+                         (int)o->name_len, o->name, o->path);
+        used += n > 0 ? (size_t)n : 0;
     }
+    if (used >= len && len > 18)
+        snprintf(text + len - 18, 18, "~%016" PRIx64, digest);
 }
