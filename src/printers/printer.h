@@ -22,7 +22,9 @@ typedef struct cb_printer cb_printer;
 
 typedef struct cb_printer_ops {
     const char *name;
-    /* How messages name this output ("--csv"). */
+    /* How messages name this output: its own option ("--csv"; main.c
+     * refuses it given with --output NAME=), or "--output NAME" for a
+     * format that has none. */
     const char *option;
     /* Where this format goes under the command line p: a path, "-" for
      * stdout, CB_PRINTER_STDERR, or NULL when p does not ask for it. */
