@@ -129,9 +129,54 @@ static const char *output_file(const cb_printer_ops *f, const cb_params *p)
     return path;
 }
 
+/* Whether an --output NAME=PATH is bad: NAME no format's, "-" for a format
+ * that needs a file, or a format its own option names too. 1 with the
+ * message in err, else 0. The options cannot know the names: the printer
+ * table has them. */
+static int bad_output(const cb_params *p, char *err, size_t err_len)
+{
+    for (int i = 0; i < p->noutputs; i++) {
+        const cb_output_spec *o = &p->outputs[i];
+        int len = (int)o->name_len;
+        const cb_printer_ops *f = cb_output_format(o->name, o->name_len);
+        if (f == NULL) {
+            char known[256] = "";
+            size_t used = 0;
+            for (const cb_printer_ops *const *k = cb_output_formats; *k != NULL; k++)
+                if (used < sizeof known)
+                    used += (size_t)snprintf(known + used, sizeof known - used, "%s%s",
+                                             used ? ", " : "", (*k)->name);
+            snprintf(err, err_len, "--output: '%.*s=%s': no output format is named '%.*s' "
+                     "(known: %s)", len, o->name, o->path, len, o->name, known);
+            return 1;
+        }
+        if (f->needs_file != NULL && strcmp(o->path, "-") == 0) {
+            snprintf(err, err_len, "--output: '%.*s=-': %s", len, o->name, f->needs_file);
+            return 1;
+        }
+        const char *own = cb_params_option_path(p, f->option);
+        if (own != NULL) {
+            snprintf(err, err_len, "%s %s and --output %.*s=%s both ask for the %s output; "
+                     "give one", f->option, own, len, o->name, o->path, f->name);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* How the command line asked for format f's file: "--csv F" or
+ * "--output csv=F". */
+static void asked_as(const cb_printer_ops *f, const cb_params *p, char *text, size_t len)
+{
+    if (cb_params_option_path(p, f->option) != NULL)
+        snprintf(text, len, "%s %s", f->option, output_file(f, p));
+    else
+        snprintf(text, len, "--output %s=%s", f->name, output_file(f, p));
+}
+
 /* Whether two outputs of the printer table go to one file: 1 with the
- * message in err, naming the pair in the order of their option names (so
- * that the message does not follow the table's order), else 0. */
+ * message in err, naming the pair in the order of how they were asked for
+ * (so that the message does not follow the table's order), else 0. */
 static int same_file(const cb_params *p, char *err, size_t err_len)
 {
     for (const cb_printer_ops *const *a = cb_output_formats; *a != NULL; a++)
@@ -139,14 +184,12 @@ static int same_file(const cb_params *p, char *err, size_t err_len)
             const char *pa = output_file(*a, p), *pb = output_file(*b, p);
             if (pa == NULL || pb == NULL || !cb_outfile_same(pa, pb))
                 continue;
-            const cb_printer_ops *first = *a, *second = *b;
-            if (strcmp(first->option, second->option) > 0) {
-                first = *b;
-                second = *a;
-            }
-            snprintf(err, err_len, "%s %s and %s %s are the same file; give each its own",
-                     first->option, output_file(first, p), second->option,
-                     output_file(second, p));
+            char first[CB_MSGLEN / 2], second[CB_MSGLEN / 2];
+            asked_as(*a, p, first, sizeof first);
+            asked_as(*b, p, second, sizeof second);
+            int swap = strcmp(first, second) > 0;
+            snprintf(err, err_len, "%.200s and %.200s are the same file; give each its own",
+                     swap ? second : first, swap ? first : second);
             return 1;
         }
     return 0;
@@ -201,6 +244,8 @@ int main(int argc, char **argv)
               cb_params_check_sizes(&params, err, sizeof err) != 0 ||
               cb_params_check_floors(&params, err, sizeof err) != 0;
     }
+    if (!bad)
+        bad = bad_output(&params, err, sizeof err);
     /* Two outputs in one file would leave only the last; rank 0 writes them. */
     if (!bad && rank == 0)
         bad = same_file(&params, err, sizeof err);

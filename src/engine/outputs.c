@@ -108,7 +108,7 @@ void cb_eng_printers_note(engine *e, const char *text)
 static void choose_progress(engine *e)
 {
     const cb_params *p = e->p;
-    int table_on_stderr = p->csv_path != NULL && strcmp(p->csv_path, "-") == 0;
+    int table_on_stderr = cb_printer_csv_on_stdout(p);
     if (e->rank != 0 || p->progress < 0) {
         e->out.progress = 0;
         return;

@@ -207,7 +207,7 @@ static int read_samples(engine *e, double ops_per_unit, int units, int stride, d
  * --split, whose results have no per-rank entries). */
 int cb_eng_keeps_raw_samples(const cb_params *p)
 {
-    return ((p->samples_json && p->json_path != NULL) || p->per_iter) &&
+    return ((p->samples_json && cb_params_json_path(p) != NULL) || p->per_iter) &&
            p->split.kind == CB_SPLIT_NONE;
 }
 

@@ -384,6 +384,9 @@ static const cb_option_spec option_table[] = {
                            "(for node_exporter's textfile collector), replaced whole after "
                            "each cycle", cb_params_opt_prom, AGREE_STRING(prom_path),
      CB_HELP_OUTPUTS},
+    {'\0', "output", "NAME=PATH", "also write the output format NAME to PATH ('-': "
+     "stdout, where NAME allows it); repeatable; an unknown NAME lists the formats",
+     cb_params_opt_output, AGREE_DESCRIBED(cb_agree_outputs), CB_HELP_OUTPUTS},
     {'\0', "prom-sizes", "WHICH", "sizes --prom keeps: all, largest (each series' largest) "
                                   "or a comma list of byte counts [all]",
      cb_params_opt_prom_sizes, AGREE_DESCRIBED(cb_agree_prom_sizes), CB_HELP_OUTPUTS},

@@ -15,6 +15,16 @@
 #define CB_MAX_SIZES 4096
 /* --prom-sizes: the most sizes a list may give. */
 #define CB_MAX_PROM_SIZES 64
+/* --output NAME=PATH: the most pairs a command line may give. */
+#define CB_MAX_OUTPUTS 8
+
+/* One --output NAME=PATH, pointing into argv: name is the text before the
+ * first '=' (name_len bytes, not ended there), path the text after it. */
+typedef struct cb_output_spec {
+    const char *name;
+    size_t name_len;
+    const char *path;
+} cb_output_spec;
 
 /* How per-rank times become the one time reported (-a). */
 typedef enum cb_average {
@@ -103,6 +113,8 @@ typedef struct cb_params {
     int unalign;           /* -u: buffers start this many elements past their allocation [0] */
     int memory_report;     /* -M: the memory footprint per rank in the preamble */
     const char *tests_json_path; /* -J: nccl-tests' JSON document; NULL: none */
+    cb_output_spec outputs[CB_MAX_OUTPUTS]; /* --output NAME=PATH, in the order given */
+    int noutputs;
     int per_iter;          /* -I 1: i_min i_max i_p99 i_cv% columns, per-iteration JSON */
     int per_iter_skip;     /* -K: leading samples left out of -I's statistics */
     int timestamps;        /* -S 1: each table row ends with its time stamp */
@@ -153,6 +165,22 @@ void cb_params_defaults(cb_params *p);
  * and the bad value (the caller adds the pointer to --help).
  */
 int cb_params_parse(cb_params *p, int argc, char **argv, char *err, size_t err_len);
+
+/* The PATH --output name=PATH gave, or NULL when none names name. The
+ * options never know the format names: the printers ask by their own
+ * (src/printers/printer.h), and main.c refuses a name no format has. */
+const char *cb_params_output(const cb_params *p, const char *name);
+
+/* The value of the file option named option ("--csv", "-J": a line of the
+ * option table whose value is one string), or NULL when it was not given
+ * or is no such option: main.c refuses a format named both ways. */
+const char *cb_params_option_path(const cb_params *p, const char *option);
+
+/* The JSON document's and the Prometheus file's path, by their own option
+ * or --output, or NULL: the options that shape them (--samples-json,
+ * --prom-sizes) have effect only with them. */
+const char *cb_params_json_path(const cb_params *p);
+const char *cb_params_prom_path(const cb_params *p);
 
 /* The --help text, from the same tables the parser uses, in sections, no
  * line wider than CB_HELP_WIDTH (src/options/params_help.c). */

@@ -65,11 +65,11 @@ int cb_params_note(const cb_params *p, int index, char *text, size_t len)
                  "timed iterations", p->iters);
         return 1;
     }
-    if (p->samples_json && p->json_path == NULL && n++ == index) {
+    if (p->samples_json && cb_params_json_path(p) == NULL && n++ == index) {
         snprintf(text, len, "--samples-json has no effect without --json");
         return 1;
     }
-    if (p->samples_json && p->json_path != NULL && p->split.kind != CB_SPLIT_NONE &&
+    if (p->samples_json && cb_params_json_path(p) != NULL && p->split.kind != CB_SPLIT_NONE &&
         n++ == index) {
         snprintf(text, len, "--samples-json has no effect with --split: its results have no "
                  "per-rank entries");
@@ -100,15 +100,16 @@ int cb_params_note(const cb_params *p, int index, char *text, size_t len)
         snprintf(text, len, "--a2av-matrix has no effect: only alltoallv has a traffic matrix");
         return 1;
     }
-    if ((p->prom_largest || p->nprom_sizes > 0) && p->prom_path == NULL && n++ == index) {
+    const char *prom = cb_params_prom_path(p);
+    if ((p->prom_largest || p->nprom_sizes > 0) && prom == NULL && n++ == index) {
         snprintf(text, len, "--prom-sizes has no effect without --prom");
         return 1;
     }
-    size_t plen = p->prom_path != NULL ? strlen(p->prom_path) : 0;
-    if (p->prom_path != NULL && (plen < 5 || strcmp(p->prom_path + plen - 5, ".prom") != 0) &&
-        n++ == index) {
-        snprintf(text, len, "--prom %s: node_exporter's textfile collector reads only files "
-                 "whose names end in .prom", p->prom_path);
+    size_t plen = prom != NULL ? strlen(prom) : 0;
+    if (prom != NULL && (plen < 5 || strcmp(prom + plen - 5, ".prom") != 0) && n++ == index) {
+        snprintf(text, len, "%s%s: node_exporter's textfile collector reads only files "
+                 "whose names end in .prom", p->prom_path != NULL ? "--prom " : "--output prom=",
+                 prom);
         return 1;
     }
     return 0;

@@ -55,7 +55,7 @@ typedef struct cb_agree_value {
 /* The hooks for the options whose value is more than one field. */
 cb_agree_describe cb_agree_collectives, cb_agree_dtypes, cb_agree_redops, cb_agree_step,
     cb_agree_root, cb_agree_average, cb_agree_split, cb_agree_hier, cb_agree_layouts,
-    cb_agree_a2av_matrix, cb_agree_nccl_impls, cb_agree_prom_sizes;
+    cb_agree_a2av_matrix, cb_agree_nccl_impls, cb_agree_prom_sizes, cb_agree_outputs;
 
 /* The sections of --help, in their order (src/options/params_help.c);
  * the option table lists its lines in the same order, so that "the first
@@ -119,6 +119,8 @@ int cb_params_opt_register(parse_state *s, const char *v);
 /* params_prom.c: --prom and --prom-sizes. */
 int cb_params_opt_prom(parse_state *s, const char *v);
 int cb_params_opt_prom_sizes(parse_state *s, const char *v);
+/* params_output.c: --output NAME=PATH. */
+int cb_params_opt_output(parse_state *s, const char *v);
 /* params_nccltests.c: nccl-tests' options. Whether letter is one of
  * theirs without a line in our table; the letter a long name of theirs
  * stands for ('\0' when none); whether a letter is one of theirs; parse one of their letters with its value

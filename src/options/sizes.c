@@ -113,7 +113,7 @@ int cb_params_check_sizes(const cb_params *p, char *err, size_t err_len)
     }
     int n = cb_size_list(p, sizes, CB_MAX_SIZES, err, err_len);
     uint64_t largest = n > 0 ? sizes[n - 1] : 0;
-    int prom_kept = n < 0 || p->prom_path == NULL || p->nprom_sizes == 0 ? 1 : 0;
+    int prom_kept = n < 0 || cb_params_prom_path(p) == NULL || p->nprom_sizes == 0 ? 1 : 0;
     for (int i = 0; i < n && !prom_kept; i++)
         for (int k = 0; k < p->nprom_sizes; k++)
             prom_kept |= sizes[i] == p->prom_sizes[k];

@@ -336,7 +336,7 @@ static int csv_close(cb_printer *pr, char *err, size_t err_len)
 
 static const char *csv_destination(const cb_params *p)
 {
-    return p->csv_path;
+    return p->csv_path != NULL ? p->csv_path : cb_params_output(p, "csv");
 }
 
 const cb_printer_ops cb_printer_csv = {

@@ -2,8 +2,9 @@
  * Output formats: one ops table per format, each reading the records of
  * result.h and the parameters the run record points to (never changing
  * them), all listed in cb_output_formats (src/printers/formats.c): a new
- * format is one file and one line there, plus its option where it has one
- * (HACKING.md, "Adding an output format"). Printers live on rank 0 only.
+ * format is one file and one line there, its destination asking
+ * cb_params_output for its name (--output NAME=PATH; HACKING.md, "Adding
+ * an output format"). Printers live on rank 0 only.
  */
 #ifndef CB_PRINTER_H
 #define CB_PRINTER_H
@@ -21,11 +22,16 @@ typedef struct cb_printer cb_printer;
 
 typedef struct cb_printer_ops {
     const char *name;
-    /* How messages name this output ("--csv"). */
+    /* How messages name this output: its own option ("--csv"; main.c
+     * refuses it given with --output NAME=), or "--output NAME" for a
+     * format that has none. */
     const char *option;
     /* Where this format goes under the command line p: a path, "-" for
      * stdout, CB_PRINTER_STDERR, or NULL when p does not ask for it. */
     const char *(*destination)(const cb_params *p);
+    /* Why the format needs a file, refusing "-" (--output NAME=-); NULL
+     * where "-" writes it to stdout. */
+    const char *needs_file;
     /* Open on path ("-" for stdout, CB_PRINTER_STDERR for stderr). Returns
      * NULL with err set on failure. */
     cb_printer *(*open)(const char *path, char *err, size_t err_len);
@@ -58,6 +64,13 @@ struct cb_printer {
 /* Every output format, in the order they are opened and ended, NULL-ended
  * (src/printers/formats.c: a format's ops table is named only there). */
 extern const cb_printer_ops *const cb_output_formats[];
+
+/* The format named name (len bytes, not ended there), or NULL. */
+const cb_printer_ops *cb_output_format(const char *name, size_t len);
+
+/* Whether the CSV goes to stdout (--csv - or --output csv=-): the table
+ * then goes to stderr. */
+int cb_printer_csv_on_stdout(const cb_params *p);
 
 /* The human table, the one format the engine names: the health scan's
  * figures go to every other format as rows, and to the table as its own

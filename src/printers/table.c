@@ -283,10 +283,14 @@ static int table_close(cb_printer *pr, char *err, size_t err_len)
     return rc;
 }
 
-/* Always: on stdout, or on stderr when CSV takes stdout. */
+/* Always: where --output table=PATH says, else on stdout, or on stderr
+ * when CSV takes stdout. */
 static const char *table_destination(const cb_params *p)
 {
-    return p->csv_path != NULL && strcmp(p->csv_path, "-") == 0 ? CB_PRINTER_STDERR : "-";
+    const char *given = cb_params_output(p, "table");
+    if (given != NULL)
+        return given;
+    return cb_printer_csv_on_stdout(p) ? CB_PRINTER_STDERR : "-";
 }
 
 const cb_printer_ops cb_printer_table = {

@@ -277,13 +277,14 @@ static int tests_json_close(cb_printer *pr, char *err, size_t err_len)
 
 static const char *tests_json_destination(const cb_params *p)
 {
-    return p->tests_json_path;
+    return p->tests_json_path != NULL ? p->tests_json_path : cb_params_output(p, "tests-json");
 }
 
 const cb_printer_ops cb_printer_tests_json = {
     .name = "tests-json",
     .option = "-J",
     .destination = tests_json_destination,
+    .needs_file = "the JSON document goes to a file (it is written whole, then renamed)",
     .open = tests_json_open,
     .begin = tests_json_begin,
     .result = tests_json_result,

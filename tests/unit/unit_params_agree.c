@@ -28,6 +28,8 @@ static const struct sample {
     {"csv", ARGS("--csv", "out.csv")}, {"json", ARGS("--json", "out.json")},
     {"prom", ARGS("--prom", "out.prom")}, {"prom-sizes", ARGS("--prom-sizes", "largest")},
     {"prom-sizes", ARGS("--prom-sizes", "8,1K")},
+    {"output", ARGS("--output", "csv=out.csv")},
+    {"output", ARGS("--output", "x=-", "--output", "y=b")},
     {"stats", ARGS("--stats")}, {"samples-json", ARGS("--samples-json")},
     {"tests-json", ARGS("-J", "out.json")}, {"per-iter", ARGS("-I", "1")},
     {"per-iter-skip", ARGS("-I", "1", "-K", "2")}, {"timestamps", ARGS("-S", "1")},

@@ -1,0 +1,89 @@
+/* --output NAME=PATH: any output format by its name, so that a new format
+ * needs no option of its own. The options never know the names: main.c
+ * checks them against the printer table after parsing. */
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "options/params_parse.h"
+
+#define fail cb_params_fail
+
+int cb_params_opt_output(parse_state *s, const char *v)
+{
+    cb_params *p = s->p;
+    const char *eq = strchr(v, '=');
+    if (eq == NULL || eq == v || eq[1] == '\0')
+        return fail(s, "'%s' is not NAME=PATH (a format's name, '=', then a file, or '-' "
+                       "for stdout)", v);
+    size_t len = (size_t)(eq - v);
+    for (int i = 0; i < p->noutputs; i++)
+        if (p->outputs[i].name_len == len && strncmp(p->outputs[i].name, v, len) == 0)
+            return fail(s, "'%s': %.*s is given twice", v, (int)len, v);
+    if (p->noutputs == CB_MAX_OUTPUTS)
+        return fail(s, "'%s': more than %d outputs", v, CB_MAX_OUTPUTS);
+    p->outputs[p->noutputs++] = (cb_output_spec){v, len, eq + 1};
+    return 0;
+}
+
+const char *cb_params_output(const cb_params *p, const char *name)
+{
+    size_t len = strlen(name);
+    for (int i = 0; i < p->noutputs; i++)
+        if (p->outputs[i].name_len == len && strncmp(p->outputs[i].name, name, len) == 0)
+            return p->outputs[i].path;
+    return NULL;
+}
+
+const char *cb_params_json_path(const cb_params *p)
+{
+    return p->json_path != NULL ? p->json_path : cb_params_output(p, "json");
+}
+
+const char *cb_params_prom_path(const cb_params *p)
+{
+    return p->prom_path != NULL ? p->prom_path : cb_params_output(p, "prom");
+}
+
+const char *cb_params_option_path(const cb_params *p, const char *option)
+{
+    size_t count;
+    const cb_option_spec *table = cb_params_options(&count);
+    int letter = option[0] == '-' && option[1] != '-' && option[1] != '\0' && option[2] == '\0';
+    for (size_t i = 0; i < count; i++) {
+        const cb_option_spec *o = &table[i];
+        int named = letter ? o->short_name == option[1]
+                           : strncmp(option, "--", 2) == 0 && strcmp(option + 2, o->long_name) == 0;
+        if (!named || o->agree.kind != CB_AGREE_STRING)
+            continue;
+        const char *value;
+        memcpy(&value, (const char *)p + o->agree.offset, sizeof value);
+        return value;
+    }
+    return NULL;
+}
+
+/* The pairs as given, so that ranks given them in another order differ too
+ * (the order is the message's, not the run's; one rule for every list).
+ * Eight paths may not fit the agreement's text: then its end is a digest
+ * of them all, so that ranks differing past the cut still differ. */
+void cb_agree_outputs(const cb_params *p, char *text, size_t len)
+{
+    size_t used = 0;
+    uint64_t digest = 14695981039346656037ULL;   /* FNV-1a */
+    snprintf(text, len, "(none)");
+    for (int i = 0; i < p->noutputs; i++) {
+        const cb_output_spec *o = &p->outputs[i];
+        for (const char *c = o->name; *c != '\0'; c++)   /* NAME=PATH, argv's word */
+            digest = (digest ^ (unsigned char)*c) * 1099511628211ULL;
+        digest = (digest ^ 0xff) * 1099511628211ULL;   /* ends each pair */
+        if (used >= len)
+            continue;
+        int n = snprintf(text + used, len - used, "%s%.*s=%s", i ? "," : "",
+                         (int)o->name_len, o->name, o->path);
+        used += n > 0 ? (size_t)n : 0;
+    }
+    if (used >= len && len > 18)
+        snprintf(text + len - 18, 18, "~%016" PRIx64, digest);
+}
