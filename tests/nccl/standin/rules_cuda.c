@@ -81,6 +81,8 @@ static void *end_elsewhere(void *arg)
     other_thread *t = arg;
     cudaGraph_t graph = NULL;
     t->end_result = cudaStreamEndCapture(t->stream, &graph);
+    if (t->end_result == cudaSuccess && graph != NULL)
+        cudaGraphDestroy(graph);   /* a relaxed capture ends here, whole */
     return NULL;
 }
 
