@@ -154,8 +154,10 @@ static int bad_output(const cb_params *p, char *err, size_t err_len)
             snprintf(err, err_len, "--output: '%.*s=-': %s", len, o->name, f->needs_file);
             return 1;
         }
-        const char *own = cb_params_option_path(p, f->option);
-        if (own != NULL) {
+        /* A destination prefers the format's own option (--csv F): a path
+         * other than this pair's is that option's. */
+        const char *own = f->destination(p);
+        if (own != o->path) {
             snprintf(err, err_len, "%s %s and --output %.*s=%s both ask for the %s output; "
                      "give one", f->option, own, len, o->name, o->path, f->name);
             return 1;
@@ -164,14 +166,15 @@ static int bad_output(const cb_params *p, char *err, size_t err_len)
     return 0;
 }
 
-/* How the command line asked for format f's file: "--csv F" or
- * "--output csv=F". */
-static void asked_as(const cb_printer_ops *f, const cb_params *p, char *text, size_t len)
+/* How the command line asked for format f's file path: "--csv F" or
+ * "--output csv=F" (bad_output refused both). */
+static void asked_as(const cb_printer_ops *f, const cb_params *p, const char *path, char *text,
+                     size_t len)
 {
-    if (cb_params_option_path(p, f->option) != NULL)
-        snprintf(text, len, "%s %s", f->option, output_file(f, p));
+    if (cb_params_output(p, f->name) == NULL)
+        snprintf(text, len, "%s %s", f->option, path);
     else
-        snprintf(text, len, "--output %s=%s", f->name, output_file(f, p));
+        snprintf(text, len, "--output %s=%s", f->name, path);
 }
 
 /* Whether two outputs of the printer table go to one file: 1 with the
@@ -179,19 +182,21 @@ static void asked_as(const cb_printer_ops *f, const cb_params *p, char *text, si
  * (so that the message does not follow the table's order), else 0. */
 static int same_file(const cb_params *p, char *err, size_t err_len)
 {
-    for (const cb_printer_ops *const *a = cb_output_formats; *a != NULL; a++)
-        for (const cb_printer_ops *const *b = a + 1; *b != NULL; b++) {
-            const char *pa = output_file(*a, p), *pb = output_file(*b, p);
-            if (pa == NULL || pb == NULL || !cb_outfile_same(pa, pb))
+    for (const cb_printer_ops *const *a = cb_output_formats; *a != NULL; a++) {
+        const char *pa = output_file(*a, p);
+        for (const cb_printer_ops *const *b = a + 1; pa != NULL && *b != NULL; b++) {
+            const char *pb = output_file(*b, p);
+            if (pb == NULL || !cb_outfile_same(pa, pb))
                 continue;
             char first[CB_MSGLEN / 2], second[CB_MSGLEN / 2];
-            asked_as(*a, p, first, sizeof first);
-            asked_as(*b, p, second, sizeof second);
+            asked_as(*a, p, pa, first, sizeof first);
+            asked_as(*b, p, pb, second, sizeof second);
             int swap = strcmp(first, second) > 0;
             snprintf(err, err_len, "%.200s and %.200s are the same file; give each its own",
                      swap ? second : first, swap ? first : second);
             return 1;
         }
+    }
     return 0;
 }
 

@@ -96,9 +96,11 @@ typedef struct cb_eng_timing {
     /* A feature asked for the measurement in progress to launch one at a
      * time, each waited for and each timed one its own span (-B). */
     int launch_singly;
-    /* What one measurement leaves for the next, private to timing.c
-     * (which alone reads it): allocated with the samples. */
-    struct cb_eng_timing_history *history;
+    /* What one measurement leaves for the next: this rank's time per
+     * operation at the last size, and that size's count (to tell a new
+     * sweep), for the next plan's estimate. */
+    double prev_op_time;
+    size_t prev_count;
     double *samples;         /* room for cb_iter_plan_room marks */
     cb_rank_time *rank_times; /* rank 0 only: every rank's times */
     /* --samples-json with --json: this rank's samples in the order taken,

@@ -8,9 +8,7 @@
  * set on a colour list that does not fit comm, or out of memory. */
 int cb_eng_spec_color(engine *e, const cb_split_spec *spec, const char *option, cb_ctl *comm)
 {
-    int rank = 0, size = 1;
-    rank = (comm)->rank;
-    size = (comm)->size;
+    int rank = comm->rank, size = comm->size;
     if (spec->kind != CB_SPLIT_NODE) {
         char err[CB_MSGLEN];
         int color = cb_split_color(spec, option, rank, size, err, sizeof err);
@@ -132,9 +130,7 @@ static int group_rank_list(const int *groups, int n, int g, char *list, size_t s
 void cb_eng_note_groups(engine *e, cb_ctl *comm, const char *what, const char *after,
                  int color)
 {
-    int crank = 0, csize = 1;
-    crank = (comm)->rank;
-    csize = (comm)->size;
+    int crank = comm->rank, csize = comm->size;
     int *colors = crank == 0 ? malloc((size_t)csize * sizeof *colors) : NULL;
     int *groups = crank == 0 ? malloc((size_t)csize * sizeof *groups) : NULL;
     int ok = crank != 0 || (colors != NULL && groups != NULL);

@@ -26,8 +26,8 @@ static void gather_ranks(engine *e)
     cb_ctl *node;
     int node_rank = 0, node_size = 1;
     if (cb_sysinfo_host_comm(e->comm, 0, &node) == 0) {
-        node_rank = (node)->rank;
-        node_size = (node)->size;
+        node_rank = node->rank;
+        node_size = node->size;
         cb_ctl_free(&node);
     } else {
         cb_status_set(&e->st, CB_EXIT_RUNTIME, "out of memory for the host ids of %d ranks",
@@ -83,8 +83,8 @@ int cb_engine_run(const cb_params *p, cb_ctl *comm, cb_watchdog *startup)
     e->sum.first_wrong_rank = -1;
     e->sum.first_unrepeatable_rank = -1;
     e->sum.min_bw = p->tests_min_bw;
-    e->rank = (comm)->rank;
-    e->nranks = (comm)->size;
+    e->rank = comm->rank;
+    e->nranks = comm->size;
     cb_eng_groups_init(e, comm);
     cb_sysinfo_host_label(e->host, sizeof e->host);
     cb_status_clear(&e->st);

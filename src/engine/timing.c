@@ -1,13 +1,6 @@
 /* Timing: launch loops, timed spans, marks, rounds, and combining ranks' times. */
 #include "engine_int.h"
 
-/* e->timing.history: timing.c's alone. */
-struct cb_eng_timing_history {
-    double prev_op_time;     /* this rank's time per operation at the last size */
-    size_t prev_count;       /* and that size's count, to tell a new sweep */
-    double ops_alone_s;      /* -z 3: the operations' own time in the last span */
-};
-
 int cb_eng_launches_grouped(engine *e, const cb_collective *coll, const cb_call *call)
 {
     /* A group launches its collectives at its end, after copies launched
@@ -59,11 +52,13 @@ typedef struct launch_plan {
     int stride;   /* timed spans: a mark every stride units and after the last; 0: none */
 } launch_plan;
 
+/* The units of lp; with -z 3 (lp->wait 3) their own time, barriers left
+ * out, into *alone_s (NULL: not wanted). */
 static int launch_units(engine *e, const cb_collective *coll, const cb_call *call,
-                        const launch_plan *lp)
+                        const launch_plan *lp, double *alone_s)
 {
     cb_watchdog_loop(&e->safety.watch, lp->units);
-    e->timing.history->ops_alone_s = 0;
+    double alone = 0;
     for (int i = 0; i < lp->units; i++) {
         /* -z 3 alone times each unit; other modes read no clock here. */
         double unit_start = lp->wait == 3 ? cb_ctl_now() : 0;
@@ -75,7 +70,7 @@ static int launch_units(engine *e, const cb_collective *coll, const cb_call *cal
         if (lp->wait != 0 && cb_eng_backend_step(e, e->ops->wait(e->b)) != 0)
             return -1;
         if (lp->wait == 3)
-            e->timing.history->ops_alone_s += cb_ctl_now() - unit_start;
+            alone += cb_ctl_now() - unit_start;
         /* Marks are read back only after the span. */
         int due = lp->stride > 0 && ((i + 1) % lp->stride == 0 || i + 1 == lp->units);
         if (due && e->timing.sampling && cb_eng_backend_step(e, e->ops->timer_mark(e->b)) != 0)
@@ -85,6 +80,8 @@ static int launch_units(engine *e, const cb_collective *coll, const cb_call *cal
         if ((lp->wait == 1 || lp->wait == 3) && cb_eng_agree(e) != CB_EXIT_OK)
             return -1;
     }
+    if (alone_s != NULL)
+        *alone_s = alone;
     return 0;
 }
 
@@ -107,16 +104,16 @@ static int timed_span(engine *e, const cb_collective *coll, const cb_call *call,
     if (e->ops->span != NULL)
         e->ops->span(e->b, 1);
     int rc = (device || e->timing.sampling) ? cb_eng_backend_step(e, e->ops->timer_start(e->b)) : 0;
-    double start = cb_ctl_now();
+    double start = cb_ctl_now(), alone = 0;
     if (rc == 0)
-        rc = launch_units(e, coll, call, lp);
+        rc = launch_units(e, coll, call, lp, &alone);
     *cpu = cb_ctl_now() - start;
     if (rc == 0 && device)
         rc = cb_eng_backend_step(e, e->ops->timer_stop(e->b, completion));
     else if (rc == 0)
         rc = cb_eng_backend_step(e, e->ops->wait(e->b));
     if (rc == 0 && !device)
-        *completion = lp->wait == 3 ? e->timing.history->ops_alone_s : cb_ctl_now() - start;
+        *completion = lp->wait == 3 ? alone : cb_ctl_now() - start;
     if (e->ops->span != NULL)
         e->ops->span(e->b, 0);
     return rc;
@@ -142,7 +139,7 @@ static int single_units(engine *e, const cb_collective *coll, const cb_call *cal
         if (cb_eng_features_before_launch(e, &m) != 0)
             return -1;
         int rc = timed ? timed_span(e, coll, call, &one, &span, &launch)
-                       : launch_units(e, coll, call, &one);
+                       : launch_units(e, coll, call, &one, NULL);
         if (rc != 0 || cb_eng_features_after_launch(e, &m) != 0)
             return -1;
         if (!timed)
@@ -174,7 +171,7 @@ static int time_graph(engine *e, const cb_collective *coll, const cb_call *call,
     if (rc == 0)
         rc = cb_eng_backend_step(e, e->ops->graph_begin(e->b));
     if (rc == 0)
-        rc = launch_units(e, coll, call, &record);
+        rc = launch_units(e, coll, call, &record, NULL);
     if (rc == 0)
         rc = cb_eng_backend_step(e, e->ops->graph_end(e->b));
     /* Recording is local: agree on it before launching what others would wait on. */
@@ -227,7 +224,6 @@ void cb_eng_timing_alloc(engine *e)
     t->sampling = e->ops->timer_reserve && e->ops->timer_mark && e->ops->timer_samples &&
                   (!e->ops->marks_cost_a_call || figures_asked);
     int marks = cb_iter_plan_room(&req);
-    t->history = calloc(1, sizeof *t->history);
     t->samples = malloc((size_t)marks * sizeof *t->samples);
     if (lead)
         t->rank_times = malloc((size_t)gsize * sizeof *t->rank_times);
@@ -240,7 +236,7 @@ void cb_eng_timing_alloc(engine *e)
         if (e->rank == 0)
             t->pending_samples = calloc((size_t)gsize * marks, sizeof *t->pending_samples);
     }
-    if (t->history == NULL || t->samples == NULL || (lead && t->rank_times == NULL) ||
+    if (t->samples == NULL || (lead && t->rank_times == NULL) ||
         (raw && (t->raw_samples == NULL || (lead && t->rank_samples == NULL) ||
                  (e->rank == 0 && t->pending_samples == NULL))))
         cb_status_set(&e->st, CB_EXIT_RUNTIME, "out of memory for timing samples");
@@ -251,8 +247,6 @@ void cb_eng_timing_alloc(engine *e)
 void cb_eng_timing_free(engine *e)
 {
     cb_eng_timing *t = &e->timing;
-    free(t->history);
-    t->history = NULL;
     free(t->samples);
     free(t->rank_times);
     free(t->raw_samples);
@@ -280,9 +274,9 @@ cb_iter_request cb_eng_iter_request(const cb_params *p)
 static void choose_plan(engine *e, const cb_call *call, double warmup_per_op)
 {
     double estimate = e->p->warmup > 0 ? warmup_per_op : HUGE_VAL;
-    const struct cb_eng_timing_history *h = e->timing.history;
-    if (h->prev_op_time > 0 && call->layout.count >= h->prev_count && h->prev_op_time < estimate)
-        estimate = h->prev_op_time;
+    const cb_eng_timing *t = &e->timing;
+    if (t->prev_op_time > 0 && call->layout.count >= t->prev_count && t->prev_op_time < estimate)
+        estimate = t->prev_op_time;
     double agreed = estimate;
     cb_ctl_allreduce(e->comm, &estimate, &agreed, 1, CB_CTL_DOUBLE, CB_CTL_MIN);
     cb_iter_request req = cb_eng_iter_request(e->p);
@@ -361,7 +355,7 @@ int cb_eng_time_collective(engine *e, const cb_collective *coll, const cb_call *
     int nunused = 0;
     int warm_rc = e->timing.launch_singly
                       ? single_units(e, coll, call, &warmup, 0, &unused, &unused, NULL, &nunused)
-                      : launch_units(e, coll, call, &warmup);
+                      : launch_units(e, coll, call, &warmup, NULL);
     /* Also after a launch failed on this rank alone (NCCL may report an
      * asynchronous error at any call): the others are in the plan's
      * reduction, and the agreement that follows tells them. */
@@ -388,8 +382,8 @@ int cb_eng_time_collective(engine *e, const cb_collective *coll, const cb_call *
     if (rc != 0)
         return -1;
     t->mean = (p->report_cputime ? cpu : completion) / ops;
-    e->timing.history->prev_op_time = completion / ops;
-    e->timing.history->prev_count = call->layout.count;
+    e->timing.prev_op_time = completion / ops;
+    e->timing.prev_count = call->layout.count;
     /* --samples-json: the samples in the order taken, before sorting. */
     if (e->timing.raw_samples != NULL)
         memcpy(e->timing.raw_samples, e->timing.samples,

@@ -57,10 +57,9 @@ void cb_sysinfo_cpu_model(char *buf, size_t len)
 int cb_sysinfo_local_ranks(cb_ctl *comm)
 {
     cb_ctl *local = NULL;
-    int n = 1;
     if (cb_ctl_split_node(comm, 0, &local) != 0 || local == NULL)
         return 1;
-    n = (local)->size;
+    int n = local->size;
     cb_ctl_free(&local);
     return n;
 }
@@ -74,9 +73,7 @@ int cb_sysinfo_same_text_comm(cb_ctl *comm, int key, const char *text, cb_ctl **
     /* The colour: the lowest rank on this machine with the same text, found
      * by comparing the texts in full (length -1: NULL). */
     int my_len = text != NULL ? (int)strlen(text) : -1;
-    int nlocal = 1, local = 0;
-    nlocal = (machine)->size;
-    local = (machine)->rank;
+    int nlocal = machine->size, local = machine->rank;
     int *lens = malloc((size_t)nlocal * sizeof *lens);
     int *offsets = malloc((size_t)nlocal * sizeof *offsets);
     int *counts = malloc((size_t)nlocal * sizeof *counts);
@@ -128,8 +125,7 @@ int cb_sysinfo_host_comm(cb_ctl *comm, int key, cb_ctl **host)
 
 int cb_sysinfo_flagged_ranks(cb_ctl *comm, int flagged, char *buf, size_t len)
 {
-    int size = 1, count = 0;
-    size = (comm)->size;
+    int size = comm->size, count = 0;
     flagged = flagged != 0;
     cb_ctl_allreduce(comm, &flagged, &count, 1, CB_CTL_INT, CB_CTL_SUM);
     int *flags = malloc((size_t)size * sizeof *flags);

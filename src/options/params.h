@@ -171,11 +171,6 @@ int cb_params_parse(cb_params *p, int argc, char **argv, char *err, size_t err_l
  * (src/printers/printer.h), and main.c refuses a name no format has. */
 const char *cb_params_output(const cb_params *p, const char *name);
 
-/* The value of the file option named option ("--csv", "-J": a line of the
- * option table whose value is one string), or NULL when it was not given
- * or is no such option: main.c refuses a format named both ways. */
-const char *cb_params_option_path(const cb_params *p, const char *option);
-
 /* The JSON document's and the Prometheus file's path, by their own option
  * or --output, or NULL: the options that shape them (--samples-json,
  * --prom-sizes) have effect only with them. */

@@ -175,10 +175,7 @@ static uint64_t digest(const char *text, uint64_t h)
 
 int cb_params_agree(const cb_params *p, cb_ctl *comm, char *err, size_t err_len)
 {
-    int rank = 0;
-    int nranks = 1;
-    rank = (comm)->rank;
-    nranks = (comm)->size;
+    int rank = comm->rank, nranks = comm->size;
     /* Options with nothing to agree hash as "": every rank has the same. */
     int count = (int)cb_params_agree_count();
     uint64_t hashes[CB_MAX_OPTIONS];

@@ -46,24 +46,6 @@ const char *cb_params_prom_path(const cb_params *p)
     return p->prom_path != NULL ? p->prom_path : cb_params_output(p, "prom");
 }
 
-const char *cb_params_option_path(const cb_params *p, const char *option)
-{
-    size_t count;
-    const cb_option_spec *table = cb_params_options(&count);
-    int letter = option[0] == '-' && option[1] != '-' && option[1] != '\0' && option[2] == '\0';
-    for (size_t i = 0; i < count; i++) {
-        const cb_option_spec *o = &table[i];
-        int named = letter ? o->short_name == option[1]
-                           : strncmp(option, "--", 2) == 0 && strcmp(option + 2, o->long_name) == 0;
-        if (!named || o->agree.kind != CB_AGREE_STRING)
-            continue;
-        const char *value;
-        memcpy(&value, (const char *)p + o->agree.offset, sizeof value);
-        return value;
-    }
-    return NULL;
-}
-
 /* The pairs as given, so that ranks given them in another order differ too
  * (the order is the message's, not the run's; one rule for every list).
  * Eight paths may not fit the agreement's text: then its end is a digest

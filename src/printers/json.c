@@ -604,15 +604,10 @@ static int json_close(cb_printer *pr, char *err, size_t err_len)
     return rc;
 }
 
-static const char *json_destination(const cb_params *p)
-{
-    return p->json_path != NULL ? p->json_path : cb_params_output(p, "json");
-}
-
 const cb_printer_ops cb_printer_json = {
     .name = "json",
     .option = "--json",
-    .destination = json_destination,
+    .destination = cb_params_json_path,
     .needs_file = "the JSON document goes to a file (it is written whole, then renamed)",
     .open = json_open,
     .begin = json_begin,

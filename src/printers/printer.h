@@ -27,7 +27,9 @@ typedef struct cb_printer_ops {
      * format that has none. */
     const char *option;
     /* Where this format goes under the command line p: a path, "-" for
-     * stdout, CB_PRINTER_STDERR, or NULL when p does not ask for it. */
+     * stdout, CB_PRINTER_STDERR, or NULL when p does not ask for it. Its
+     * own option's path comes first, else the one cb_params_output gives
+     * (the same pointer): main.c tells by it a format asked for both ways. */
     const char *(*destination)(const cb_params *p);
     /* Why the format needs a file, refusing "-" (--output NAME=-); NULL
      * where "-" writes it to stdout. */

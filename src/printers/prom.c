@@ -586,15 +586,10 @@ static int prom_close(cb_printer *pr, char *err, size_t err_len)
     return rc;
 }
 
-static const char *prom_destination(const cb_params *p)
-{
-    return p->prom_path != NULL ? p->prom_path : cb_params_output(p, "prom");
-}
-
 const cb_printer_ops cb_printer_prom = {
     .name = "prom",
     .option = "--prom",
-    .destination = prom_destination,
+    .destination = cb_params_prom_path,
     .needs_file = "the Prometheus file goes to a file (it is written whole, then renamed, so that a scrape never reads half of it)",
     .open = prom_open,
     .begin = prom_begin,

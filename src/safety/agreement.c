@@ -41,9 +41,7 @@ int cb_status_set(cb_status *st, int code, const char *fmt, ...)
 
 int cb_first_failure(cb_ctl *comm, int failed, int code, const char *msg, cb_failure *out)
 {
-    int rank = 0, size = 1;
-    rank = (comm)->rank;
-    size = (comm)->size;
+    int rank = comm->rank, size = comm->size;
     int mine = failed ? rank : size, first = size;
     cb_ctl_allreduce(comm, &mine, &first, 1, CB_CTL_INT, CB_CTL_MIN);
     if (first == size)
@@ -67,9 +65,7 @@ int cb_status_agree(cb_ctl *comm, cb_status *st)
     cb_failure f;
     if (!cb_first_failure(comm, st->code != CB_EXIT_OK, st->code, st->msg, &f))
         return CB_EXIT_OK;
-    int rank = 0;
-    rank = (comm)->rank;
-    if (rank == 0) {
+    if (comm->rank == 0) {
         fprintf(stderr, "nccl-collbench: rank %d (%s): %.*s\n", f.rank, f.host,
                 (int)sizeof f.msg, f.msg);
         fflush(stderr);

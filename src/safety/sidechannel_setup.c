@@ -329,8 +329,8 @@ int cb_sidechannel_open(cb_sidechannel *sc, cb_ctl *comm, const char *host, char
                         size_t why_len)
 {
     memset(sc, 0, sizeof *sc);
-    sc->rank = (comm)->rank;
-    sc->nranks = (comm)->size;
+    sc->rank = comm->rank;
+    sc->nranks = comm->size;
     why[0] = '\0';
     side_invite inv;
     memset(&inv, 0, sizeof inv);

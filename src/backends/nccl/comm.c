@@ -24,15 +24,18 @@ static const char *base_name(const char *path)
     return slash ? slash + 1 : path;
 }
 
+cudaError_t cb_nccl_cuda_read(cudaError_t err)
+{
+    if (err != cudaSuccess)
+        cudaGetLastError();
+    return err;
+}
+
 int cb_nccl_cuda_check(cb_backend *b, cudaError_t err, const char *call, const char *file,
                        int line)
 {
-    if (err == cudaSuccess)
+    if (cb_nccl_cuda_read(err) == cudaSuccess)
         return 0;
-    /* Handled here, so read: the runtime keeps "the last error that has
-     * been produced by any of the runtime calls" until cudaGetLastError
-     * (cuda_runtime_api.h), and a later reader would blame another call. */
-    cudaGetLastError();
     return cb_backend_fail(b, "%.*s failed (%s:%d): %s", (int)strcspn(call, "("), call,
                            base_name(file), line, cudaGetErrorString(err));
 }
@@ -447,8 +450,8 @@ int cb_nccl_split(cb_backend *b, int color, int key, cb_backend **out)
         nb->base.ops = b->ops;
         nb->base.comm = sub;
         if (sub != NULL) {
-            nb->base.rank = (sub)->rank;
-            nb->base.nranks = (sub)->size;
+            nb->base.rank = sub->rank;
+            nb->base.nranks = sub->size;
         }
         nb->parent = parent;
         nb->comm = comm;

@@ -126,9 +126,7 @@ void cb_nccl_compare_prepare(nccl_backend *nb)
 {
     cb_backend *b = &nb->base;
     cb_ctl *run = nb->config.run_comm;
-    int me = 0, nranks = 1, ok = 0;
-    me = (run)->rank;
-    nranks = (run)->size;
+    int me = run->rank, nranks = run->size, ok = 0;
     char why[CB_BACKEND_ERRLEN];
     const char *host = getenv(CB_NCCL_HOST_COMPARE_ENV);
 #ifdef CB_HAVE_CUDA_LIBRARY

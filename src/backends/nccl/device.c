@@ -13,18 +13,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "api.h"
 #include "host/sysinfo.h"
+#include "nccl_backend.h"
 
 #define BUS_ID_LEN 32
-
-static int cuda_failed(cb_backend *b, cudaError_t err, const char *call)
-{
-    if (err == cudaSuccess)
-        return 0;
-    cudaGetLastError();   /* handled: read, as cb_nccl_cuda_check does */
-    return cb_backend_fail(b, "%s failed: %s", call, cudaGetErrorString(err));
-}
 
 /* The override's device ordinal, -1 when unset; -2 with b->error set when
  * it names no device among the ndev this rank sees. */
@@ -69,8 +61,7 @@ static char *visible_bus_ids(cb_backend *b, int ndev)
     size_t used = 0;
     for (int d = 0; d < ndev; d++) {
         char bus[BUS_ID_LEN] = "";
-        if (cuda_failed(b, cudaDeviceGetPCIBusId(bus, (int)sizeof bus, d),
-                        "cudaDeviceGetPCIBusId") != 0) {
+        if (CUDA_CALL(b, cudaDeviceGetPCIBusId(bus, (int)sizeof bus, d)) != 0) {
             free(ids);
             return NULL;
         }
@@ -94,9 +85,7 @@ static void host_name(char *buf, size_t len)
  * same. */
 static void member_ranks(cb_ctl *same, cb_ctl *run, char *buf, size_t len)
 {
-    int n = 1, me = 0;
-    n = (same)->size;
-    me = (run)->rank;
+    int n = same->size, me = run->rank;
     int *ranks = malloc((size_t)n * sizeof *ranks);
     int ok = ranks != NULL;
     cb_ctl_allreduce(same, CB_CTL_IN_PLACE, &ok, 1, CB_CTL_INT, CB_CTL_LAND);
@@ -133,21 +122,19 @@ static int check_sharing(cb_backend *b, cb_ctl *run, cb_ctl *host, cb_nccl_devic
                          int ndev, int viewers)
 {
     char bus[BUS_ID_LEN] = "";
-    int failed = cuda_failed(b, cudaDeviceGetPCIBusId(bus, (int)sizeof bus, out->device),
-                             "cudaDeviceGetPCIBusId") != 0;
+    int failed = CUDA_CALL(b, cudaDeviceGetPCIBusId(bus, (int)sizeof bus, out->device)) != 0;
     if (cb_backend_agree(run, b, failed) != 0)
         return -1;
-    int rank = 0;
-    rank = (run)->rank;
+    int rank = run->rank;
     cb_ctl *machine = NULL, *same_host = NULL;
     if (cb_sysinfo_same_text_comm(run, rank, bus, &machine) != 0)
         return cb_backend_fail(b, "out of memory for the GPU ids of this machine's ranks");
-    out->sharers = (machine)->size;
+    out->sharers = machine->size;
     cb_ctl_free(&machine);
     if (cb_sysinfo_same_text_comm(host, out->local_rank, bus, &same_host) != 0)
         return cb_backend_fail(b, "out of memory for the GPU ids of this host's ranks");
     int together = 1;
-    together = (same_host)->size;
+    together = same_host->size;
     if (together > 1) {
         char where[CB_CTL_HOSTLEN + 64], ranks[160], advice[96] = "";
         host_name(where, sizeof where);
@@ -172,7 +159,7 @@ int cb_nccl_device_choose(cb_backend *b, cb_ctl *run, cb_nccl_device *out)
     out->device = -1;
     int ndev = 0, forced = -1;
     char *ids = NULL;
-    int failed = cuda_failed(b, cudaGetDeviceCount(&ndev), "cudaGetDeviceCount") != 0;
+    int failed = CUDA_CALL(b, cudaGetDeviceCount(&ndev)) != 0;
     if (!failed && (forced = override_device(b, ndev)) == -2)
         failed = 1;
     if (!failed && (ids = visible_bus_ids(b, ndev)) == NULL)
@@ -182,16 +169,15 @@ int cb_nccl_device_choose(cb_backend *b, cb_ctl *run, cb_nccl_device *out)
         return -1;
     }
 
-    int rank = 0;
-    rank = (run)->rank;
+    int rank = run->rank;
     cb_ctl *host;
     failed = cb_sysinfo_host_comm(run, rank, &host) != 0;
     if (failed)
         cb_backend_fail(b, "out of memory for the host ids of this machine's ranks");
     int place = 0, viewers = 1;
     if (!failed) {
-        out->local_rank = (host)->rank;
-        out->local_ranks = (host)->size;
+        out->local_rank = host->rank;
+        out->local_ranks = host->size;
         if (same_view(host, out->local_rank, ids, &place, &viewers) != 0)
             failed = cb_backend_fail(b, "out of memory for the GPU lists of this host's ranks");
     }
@@ -202,7 +188,7 @@ int cb_nccl_device_choose(cb_backend *b, cb_ctl *run, cb_nccl_device *out)
          * each alone, taking its first, when each was given its own. Ranks
          * beyond the GPUs wrap round, so that the sharing check names them. */
         out->device = forced >= 0 ? forced : place % ndev;
-        failed = cuda_failed(b, cudaSetDevice(out->device), "cudaSetDevice") != 0;
+        failed = CUDA_CALL(b, cudaSetDevice(out->device)) != 0;
     }
     if (cb_backend_agree(run, b, failed) != 0) {
         if (host != NULL)

@@ -10,14 +10,10 @@ void cb_nccl_graph_free(cb_backend *b)
     nccl_backend *nb = (nccl_backend *)b;
     if (nb->capturing) {
         cudaGraph_t unfinished = NULL;
-        cudaError_t ended = cudaStreamEndCapture(nb->stream, &unfinished);
+        /* An invalidated capture's end fails, as expected here. */
+        cudaError_t ended = cb_nccl_cuda_read(cudaStreamEndCapture(nb->stream, &unfinished));
         if (ended == cudaSuccess && unfinished != NULL)
             cudaGraphDestroy(unfinished);
-        /* An invalidated capture's end fails, as expected here: read its
-         * error, which the runtime keeps for cudaGetLastError
-         * (cuda_runtime_api.h). */
-        if (ended != cudaSuccess)
-            cudaGetLastError();
         nb->capturing = 0;
     }
     if (nb->graph_exec != NULL)

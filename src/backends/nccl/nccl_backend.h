@@ -104,6 +104,11 @@ int cb_nccl_cuda_check(cb_backend *b, cudaError_t err, const char *call, const c
                        int line);
 int cb_nccl_check(cb_backend *b, ncclComm_t comm, ncclResult_t res, const char *call,
                   const char *file, int line);
+/* err, read if it is one: the runtime keeps "the last error that has been
+ * produced by any of the runtime calls" until cudaGetLastError
+ * (cuda_runtime_api.h), so an error this code reports or tolerates is read
+ * here, or a later reader would blame another call. */
+cudaError_t cb_nccl_cuda_read(cudaError_t err);
 #define CUDA_CALL(b, call) cb_nccl_cuda_check((b), (call), #call, __FILE__, __LINE__)
 #define NCCL_CALL(b, comm, call) cb_nccl_check((b), (comm), (call), #call, __FILE__, __LINE__)
 

@@ -98,9 +98,8 @@ static ncclRedOp_t nccl_op_of(cb_redop redop, int *ok)
 static int nccl_usable(char *why, size_t why_len)
 {
     int n = 0;
-    cudaError_t err = cudaGetDeviceCount(&n);
+    cudaError_t err = cb_nccl_cuda_read(cudaGetDeviceCount(&n));
     if (err != cudaSuccess) {
-        cudaGetLastError();   /* handled: read, as cb_nccl_cuda_check does */
         snprintf(why, why_len, "no usable CUDA device (cudaGetDeviceCount: %s)",
                  cudaGetErrorString(err));
         return 0;
@@ -153,8 +152,8 @@ static int nccl_init(cb_ctl *comm, const cb_backend_config *config, cb_backend *
     nb->base.comm = comm;
     nb->device = -1;
     nb->config = *config;
-    nb->base.rank = (comm)->rank;
-    nb->base.nranks = (comm)->size;
+    nb->base.rank = comm->rank;
+    nb->base.nranks = comm->size;
     /* The device is chosen over the whole run, before any --split. */
     cb_nccl_device chosen;
     if (cb_nccl_device_choose(&nb->base, config->run_comm, &chosen) != 0)
@@ -172,10 +171,10 @@ static int nccl_init(cb_ctl *comm, const cb_backend_config *config, cb_backend *
         return -1;
     /* -M: what NCCL's own set-up takes is measured from here. */
     size_t free_bytes = 0, total = 0;
-    if (config->memory_report && cudaMemGetInfo(&free_bytes, &total) == cudaSuccess)
+    /* A failure leaves -M without this figure: tolerated. */
+    if (config->memory_report &&
+        cb_nccl_cuda_read(cudaMemGetInfo(&free_bytes, &total)) == cudaSuccess)
         nb->base.free_before_comm = free_bytes;
-    else if (config->memory_report)
-        cudaGetLastError();   /* -M then has no figure: tolerated, so read */
     if (cb_nccl_create_comm(nb) != 0)
         return -1;
     /* After the communicator: the kernel's waits watch it for errors. */
