@@ -1,7 +1,8 @@
 /*
  * What the stand-in's rule cases share (rules.c, rules_contract.c,
- * rules_group.c, rules_register.c, rules_cuda.c, rules_lasterr.c): each
- * case runs on 2 ranks and returns 0, or names a broken expectation
+ * rules_group.c, rules_register.c, rules_cuda.c, rules_lasterr.c,
+ * rules_nvls.c): each case runs on 2 ranks (rules_nvls.c's on 4) and
+ * returns 0, or names a broken expectation
  * through EXPECT, which ends every rank at once.
  */
 #ifndef CB_STANDIN_RULES_H
@@ -78,5 +79,9 @@ int rules_case_memalloc_granularity(void);
 
 /* rules_lasterr.c: cudaGetLastError keeps any runtime call's error. */
 int rules_case_last_error(void);
+
+/* rules_nvls.c: NVLS buffers by version, and split children's (4 ranks). */
+int rules_case_nvls_memory(void);
+int rules_case_nvls_split(void);
 
 #endif
