@@ -167,8 +167,8 @@ void standin_nvls_used(ncclComm_t comm)
     if (set == NULL || set->used)
         return;
     set->used = 1;
-    charge(set->at_first_use,
-           comm->runtime_connect ? "at first use (2.22 on)" : "at creation (no runtime connection)");
+    charge(set->at_first_use, comm->runtime_connect ? "at first use (2.22 on)"
+                                                    : "at creation (no runtime connection)");
 }
 
 void standin_nvls_release(ncclComm_t comm)

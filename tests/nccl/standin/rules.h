@@ -75,6 +75,11 @@ int rules_case_capture_query(void);
 int rules_case_capture_modes(void);
 int rules_case_config_share(void);
 int rules_case_runtime_connect(void);
+/* One communicator over every rank at version (variable=value while it
+ * lives): what its creation and its first collective took from the
+ * device; 0, or -1 when a call failed or its end gave not all back. */
+int rules_connect_costs(const char *version, const char *variable, const char *value,
+                        size_t *at_creation, size_t *at_first_use);
 int rules_case_memalloc_granularity(void);
 
 /* rules_lasterr.c: cudaGetLastError keeps any runtime call's error. */

@@ -48,38 +48,6 @@ static int all_reduce(ncclComm_t comm, cudaStream_t s, float *buf)
                : -1;
 }
 
-/* What one communicator over every rank took from the device at its
- * creation and at its first collective, at version (variable=value). */
-static int nvls_costs(const char *version, const char *variable, const char *value,
-                      size_t *at_creation, size_t *at_first_use)
-{
-    ncclComm_t comm = NULL;
-    cudaStream_t s;
-    float *buf = rules_device_memory(4 * sizeof *buf);
-    setenv("CB_STANDIN_NCCL_VERSION", version, 1);
-    if (variable != NULL)
-        setenv(variable, value, 1);
-    size_t before = free_now();
-    int rc = buf != NULL && cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) == cudaSuccess &&
-                     world_sharing(&comm, 0) == ncclSuccess
-                 ? 0
-                 : -1;
-    size_t created = free_now();
-    if (rc == 0)
-        rc = all_reduce(comm, s, buf);
-    *at_creation = before - created;
-    *at_first_use = created - free_now();
-    if (rc == 0) {
-        ncclCommDestroy(comm);
-        cudaStreamDestroy(s);
-        rc = free_now() == before ? 0 : -1;   /* all given back */
-    }
-    cudaFree(buf);
-    if (variable != NULL)
-        unsetenv(variable);
-    return rc;
-}
-
 /* The NVLS buffers' size and moment by version (nvls.c's formulas with
  * 16 channels, one head per rank, 2 MiB granularities), none without
  * multicast or with NCCL_NVLS_ENABLE=0. */
@@ -88,31 +56,32 @@ int rules_case_nvls_memory(void)
     size_t per_head = 16 * 2 * (size_t)world_size();   /* channels, both ways, heads */
     size_t created = 0, used = 0;
     EXPECT(world_size() >= 3, "run on 3 ranks or more (NVLS needs 3 GPUs before 2.28.7)");
-    EXPECT(nvls_costs("22105", NULL, NULL, &created, &used) == 0 && created == 0 && used == 0,
+    EXPECT(rules_connect_costs("22105", NULL, NULL, &created, &used) == 0 && created == 0 &&
+               used == 0,
            "2.21 without multicast: NVLS buffers charged");
     setenv("CB_STANDIN_MULTICAST_GRANULARITY", "2097152", 1);
-    EXPECT(nvls_costs("21801", NULL, NULL, &created, &used) == 0 &&
+    EXPECT(rules_connect_costs("21801", NULL, NULL, &created, &used) == 0 &&
                created == per_head * 6 * MIB && used == 0,
            "2.18: not C * 2 * (4 MiB + 2 MiB) * heads at creation");
-    EXPECT(nvls_costs("22105", NULL, NULL, &created, &used) == 0 &&
+    EXPECT(rules_connect_costs("22105", NULL, NULL, &created, &used) == 0 &&
                created == per_head * 3 * MIB && used == 0,
            "2.21: not C * 2 * (8 * 128 KiB + 2 MiB) * heads at creation");
-    EXPECT(nvls_costs("22203", NULL, NULL, &created, &used) == 0 && created == 2 * MIB &&
+    EXPECT(rules_connect_costs("22203", NULL, NULL, &created, &used) == 0 && created == 2 * MIB &&
                used == per_head * MIB,
            "2.22: not the credits at creation and C * 2 * 1 MiB * heads at first use");
-    EXPECT(nvls_costs("22809", NULL, NULL, &created, &used) == 0 && created == 2 * MIB &&
+    EXPECT(rules_connect_costs("22809", NULL, NULL, &created, &used) == 0 && created == 2 * MIB &&
                used == per_head * MIB,
            "2.28: not the credits at creation and the buffers at first use");
-    EXPECT(nvls_costs("22809", "NCCL_RUNTIME_CONNECT", "0", &created, &used) == 0 &&
+    EXPECT(rules_connect_costs("22809", "NCCL_RUNTIME_CONNECT", "0", &created, &used) == 0 &&
                created == 2 * MIB + per_head * MIB && used == 0,
            "2.28, NCCL_RUNTIME_CONNECT=0: not all at creation");
-    EXPECT(nvls_costs("22105", "NCCL_NVLS_ENABLE", "0", &created, &used) == 0 && created == 0 &&
-               used == 0,
+    EXPECT(rules_connect_costs("22105", "NCCL_NVLS_ENABLE", "0", &created, &used) == 0 &&
+               created == 0 && used == 0,
            "2.21, NCCL_NVLS_ENABLE=0: NVLS buffers charged");
-    EXPECT(nvls_costs("22809", "NCCL_NVLS_ENABLE", "0", &created, &used) == 0 && created == 0 &&
-               used == 0,
+    EXPECT(rules_connect_costs("22809", "NCCL_NVLS_ENABLE", "0", &created, &used) == 0 &&
+               created == 0 && used == 0,
            "2.28, NCCL_NVLS_ENABLE=0: NVLS buffers charged");
-    EXPECT(nvls_costs("22105", "NCCL_NVLS_NCHANNELS", "4", &created, &used) == 0 &&
+    EXPECT(rules_connect_costs("22105", "NCCL_NVLS_NCHANNELS", "4", &created, &used) == 0 &&
                created == per_head / 4 * 3 * MIB,
            "2.21: NCCL_NVLS_NCHANNELS=4 not followed");
     EXPECT(rules_trace_count("NVLS buffers ") > 0, "the NVLS buffers were not traced");
