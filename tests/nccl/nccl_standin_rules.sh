@@ -21,4 +21,13 @@ for case in graph-abort device bootstrap async group memory redop inprogress bou
         show_and_fail "rule case $case: not ok on both ranks"
     echo "ok: $case"
 done
+# NVLS needs more than 2 GPUs on the node before 2.28.7 (rules_nvls.c).
+for case in nvls-memory nvls-split; do
+    fresh_trace
+    CB_STANDIN_GPUS=4 CB_RUN_BIN=$RULES run 4 "$case"
+    expect_rc 0 "rule case $case"
+    [ "$(grep -c "^ok: $case " "$CB_TMP/out")" = 4 ] ||
+        show_and_fail "rule case $case: not ok on all 4 ranks"
+    echo "ok: $case"
+done
 echo "ok"

@@ -32,6 +32,9 @@
  * parent->config.splitShare), and the channels' peers, and so their
  * connections, live in that set (sharedRes->peers). B is charged once per
  * set and given back when its last communicator ends (sharedRes->refCount).
+ *
+ * NVLS buffers, on a device with multicast, are nvls.c's, charged at the
+ * same moments.
  */
 #include <stdlib.h>
 
@@ -121,6 +124,7 @@ int standin_resources_join(ncclComm_t comm, ncclComm_t share_with)
     if (share_with != NULL && share_with->resources != NULL) {
         comm->resources = share_with->resources;
         comm->resources->members++;
+        standin_nvls_share(comm, share_with);
         standin_trace("resources shared with the parent (%d communicators)",
                       comm->resources->members);
         return 0;
@@ -172,19 +176,23 @@ void standin_connect_created(ncclComm_t comm)
         charge(comm, standin_nccl_version() < NCCL_VERSION(2, 22, 0)
                          ? "at creation (before 2.22)"
                          : "at creation (no runtime connection)");
+    standin_nvls_created(comm);
 }
 
 void standin_connect_used(const standin_op *op)
 {
     if (op->comm != NULL && op->kind != STANDIN_OP_P2P && op->kind != STANDIN_OP_COPY &&
-        op->kind != STANDIN_OP_COPY2D && op->comm->runtime_connect)
+        op->kind != STANDIN_OP_COPY2D && op->comm->runtime_connect) {
         charge(op->comm, "at first use (2.22 on)");
+        standin_nvls_used(op->comm);
+    }
 }
 
 void standin_connect_release(ncclComm_t comm)
 {
     standin_resources *set = comm->resources;
     comm->resources = NULL;
+    standin_nvls_release(comm);
     if (set != NULL && --set->members == 0) {
         connected -= set->connect_bytes;
         free(set);

@@ -355,8 +355,10 @@ cudaError_t cudaDriverGetVersion(int *version)
 
 size_t standin_device_free(void)
 {
-    /* NCCL's connections and ncclMemAlloc's rounding take memory too. */
-    size_t used = allocated + standin_connected() + standin_memalloc_rounding();
+    /* NCCL's connections, NVLS buffers and ncclMemAlloc's rounding take
+     * memory too. */
+    size_t used = allocated + standin_connected() + standin_nvls_held() +
+                  standin_memalloc_rounding();
     size_t total = (size_t)standin_env_long("CB_STANDIN_GPU_MEM", (long)STANDIN_DEFAULT_MEM);
     return total > used ? total - used : 0;
 }

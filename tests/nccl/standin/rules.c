@@ -664,6 +664,7 @@ int main(int argc, char **argv)
         {"last-error", rules_case_last_error},
         {"unready-unchecked", rules_case_unready_unchecked},
         {"window-deregister", rules_case_window_deregister},
+        {"nvls-memory", rules_case_nvls_memory}, {"nvls-split", rules_case_nvls_split},
     };
     int rc = 2;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)

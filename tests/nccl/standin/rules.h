@@ -1,7 +1,8 @@
 /*
  * What the stand-in's rule cases share (rules.c, rules_contract.c,
- * rules_group.c, rules_register.c, rules_cuda.c, rules_lasterr.c): each
- * case runs on 2 ranks and returns 0, or names a broken expectation
+ * rules_group.c, rules_register.c, rules_cuda.c, rules_lasterr.c,
+ * rules_nvls.c): each case runs on 2 ranks (rules_nvls.c's on 4) and
+ * returns 0, or names a broken expectation
  * through EXPECT, which ends every rank at once.
  */
 #ifndef CB_STANDIN_RULES_H
@@ -74,9 +75,18 @@ int rules_case_capture_query(void);
 int rules_case_capture_modes(void);
 int rules_case_config_share(void);
 int rules_case_runtime_connect(void);
+/* One communicator over every rank at version (variable=value while it
+ * lives): what its creation and its first collective took from the
+ * device; 0, or -1 when a call failed or its end gave not all back. */
+int rules_connect_costs(const char *version, const char *variable, const char *value,
+                        size_t *at_creation, size_t *at_first_use);
 int rules_case_memalloc_granularity(void);
 
 /* rules_lasterr.c: cudaGetLastError keeps any runtime call's error. */
 int rules_case_last_error(void);
+
+/* rules_nvls.c: NVLS buffers by version, and split children's (4 ranks). */
+int rules_case_nvls_memory(void);
+int rules_case_nvls_split(void);
 
 #endif

@@ -180,10 +180,8 @@ int rules_case_config_share(void)
     return 0;
 }
 
-/* One communicator at version with variable=value: how much its creation
- * and its first collective took from the device. */
-static int connect_costs(const char *version, const char *variable, const char *value,
-                         size_t *at_creation, size_t *at_first_use)
+int rules_connect_costs(const char *version, const char *variable, const char *value,
+                        size_t *at_creation, size_t *at_first_use)
 {
     ncclComm_t comm = NULL;
     cudaStream_t s;
@@ -204,6 +202,8 @@ static int connect_costs(const char *version, const char *variable, const char *
     *at_first_use = created - free_now();
     ncclCommDestroy(comm);
     cudaStreamDestroy(s);
+    if (free_now() != before)   /* not all given back */
+        rc = -1;
     cudaFree(buf);
     if (variable != NULL)
         unsetenv(variable);
@@ -217,16 +217,16 @@ int rules_case_runtime_connect(void)
 {
     size_t created = 0, used = 0;
     setenv("CB_STANDIN_CONNECT_BYTES", "1048576", 1);
-    EXPECT(connect_costs("22809", NULL, NULL, &created, &used) == 0 && created == 0 &&
+    EXPECT(rules_connect_costs("22809", NULL, NULL, &created, &used) == 0 && created == 0 &&
                used == mib,
            "2.28: not connected at first use by default");
-    EXPECT(connect_costs("22809", "NCCL_RUNTIME_CONNECT", "0", &created, &used) == 0 &&
+    EXPECT(rules_connect_costs("22809", "NCCL_RUNTIME_CONNECT", "0", &created, &used) == 0 &&
                created == mib && used == 0,
            "2.28: NCCL_RUNTIME_CONNECT=0 did not connect at creation");
-    EXPECT(connect_costs("22203", "NCCL_CUMEM_ENABLE", "0", &created, &used) == 0 &&
+    EXPECT(rules_connect_costs("22203", "NCCL_CUMEM_ENABLE", "0", &created, &used) == 0 &&
                created == mib && used == 0,
            "2.22: NCCL_CUMEM_ENABLE=0 did not connect at creation");
-    EXPECT(connect_costs("22105", "NCCL_RUNTIME_CONNECT", "1", &created, &used) == 0 &&
+    EXPECT(rules_connect_costs("22105", "NCCL_RUNTIME_CONNECT", "1", &created, &used) == 0 &&
                created == mib && used == 0,
            "2.21: NCCL_RUNTIME_CONNECT=1 connected at first use");
     EXPECT(rules_trace_count("NCCL connections 1048576 bytes at creation (no runtime "

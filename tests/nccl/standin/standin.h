@@ -55,7 +55,12 @@
  *                         device's cuMem allocation granularity (default
  *                         2 MiB) and multicast one (default 0: no multicast
  *                         support), which ncclMemAlloc rounds its size to
- *                         by version (nccl_register.c)
+ *                         by version (nccl_register.c); with multicast,
+ *                         a communicator of 3 or more ranks (2 from
+ *                         2.28.7) maps NVLS buffers as NCCL's, at
+ *                         creation before 2.22, at its first collective
+ *                         from 2.22, shared by a sharing child, none with
+ *                         NCCL_NVLS_ENABLE=0 (nvls.c)
  *
  * Kernels (kernels.c, for -B's compare kernel): PTX loaded with
  * cudaLibraryLoadData is checked as a driver does and each launch runs the
@@ -269,6 +274,9 @@ typedef struct standin_net standin_net;
  * config says splitShare, G9). */
 typedef struct standin_resources standin_resources;
 
+/* nvls.c: NVLS buffers one or more communicators share. */
+typedef struct standin_nvls standin_nvls;
+
 struct ncclComm {
     standin_net *net;   /* NULL when stuck */
     int rank;
@@ -309,6 +317,8 @@ struct ncclComm {
     int pending;
     /* NCCL's runtimeConn: connections at first use (connect.c). */
     int runtime_connect;
+    /* Its NVLS buffers (nvls.c); NULL without NVLS. */
+    standin_nvls *nvls;
     struct ncclComm *next_live;
 };
 
@@ -473,6 +483,17 @@ int standin_resources_join(struct ncclComm *comm, struct ncclComm *share_with);
 void standin_connect_created(struct ncclComm *comm);
 void standin_connect_used(const standin_op *op);
 void standin_connect_release(struct ncclComm *comm);
+
+/* nvls.c: NVLS buffers by version (connect.c calls these at its own
+ * moments): share the parent's (a child of a sharing parent), charge at
+ * creation (credits from 2.22, the whole before), charge the buffers at
+ * the first collective (from 2.22 with runtime connection), give back with
+ * the set's last communicator; and what all of them hold now. */
+void standin_nvls_share(struct ncclComm *comm, struct ncclComm *parent);
+void standin_nvls_created(struct ncclComm *comm);
+void standin_nvls_used(struct ncclComm *comm);
+void standin_nvls_release(struct ncclComm *comm);
+size_t standin_nvls_held(void);
 
 /* connect.c: whether NCCL would use cuMem (ncclCuMemEnable: NCCL_CUMEM_ENABLE). */
 int standin_cumem_enabled(void);
