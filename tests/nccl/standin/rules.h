@@ -1,6 +1,7 @@
 /*
  * What the stand-in's rule cases share (rules.c, rules_contract.c,
- * rules_group.c, rules_register.c, rules_cuda.c, rules_lasterr.c): each
+ * rules_group.c, rules_register.c, rules_cuda.c, rules_lasterr.c,
+ * rules_capture2.c, rules_abort.c): each
  * case runs on 2 ranks and returns 0, or names a broken expectation
  * through EXPECT, which ends every rank at once.
  */
@@ -78,5 +79,20 @@ int rules_case_memalloc_granularity(void);
 
 /* rules_lasterr.c: cudaGetLastError keeps any runtime call's error. */
 int rules_case_last_error(void);
+
+/* rules_capture2.c: memsets, copies, event records and kernels captured
+ * and replayed in order. */
+int rules_case_capture_work(void);
+int rules_case_capture_kernel(void);
+/* PTX of -B's compare kernel (cb_count_differing), for the kernel cases. */
+extern const char rules_count_differing_ptx[];
+/* Device buffers a and b of 8 bytes that differ in one, and a zeroed
+ * count, for that kernel; -1 when cudaMalloc failed. */
+int rules_kernel_buffers(unsigned char **a, unsigned char **b, unsigned long long **count);
+
+/* rules_abort.c: ncclCommAbort inside a group by version; injected job
+ * failures at the group's end. */
+int rules_case_abort_group_version(void);
+int rules_case_fail_at_group_end(void);
 
 #endif

@@ -215,9 +215,17 @@ enum standin_op_kind {
     STANDIN_OP_BROADCAST,
     STANDIN_OP_REDUCE,
     STANDIN_OP_P2P,       /* the sends and receives of one group */
-    STANDIN_OP_COPY,      /* cudaMemcpyAsync device to device */
-    STANDIN_OP_COPY2D     /* cudaMemcpy2DAsync device to device */
+    STANDIN_OP_COPY,      /* cudaMemcpyAsync (any kind) */
+    STANDIN_OP_COPY2D,    /* cudaMemcpy2DAsync (any kind) */
+    /* Only captured (copies.c, cudart.c, kernels.c); outside a capture
+     * these run at the call. */
+    STANDIN_OP_MEMSET,    /* cudaMemsetAsync */
+    STANDIN_OP_EVENT,     /* cudaEventRecordWithFlags, cudaEventRecordExternal */
+    STANDIN_OP_KERNEL     /* cudaLaunchKernel */
 };
+
+/* A captured kernel's arguments: up to this many, each in an 8-byte slot. */
+#define STANDIN_KERNEL_MAX_ARGS 8
 
 #define STANDIN_MAX_P2P 1024
 
@@ -238,6 +246,10 @@ typedef struct standin_op {
     size_t pitch_dst;     /* a 2-D copy's row pitches and row count */
     size_t pitch_src;
     size_t height;
+    int fill;                     /* a memset's byte */
+    struct CUevent_st *event;     /* an event record's event */
+    int kernel_model;             /* a kernel's model (kernels.c) and its arguments' values */
+    _Alignas(8) unsigned char kernel_args[8 * STANDIN_KERNEL_MAX_ARGS];
     ncclDataType_t type;
     ncclRedOp_t op;
     struct ncclComm *comm;
@@ -319,6 +331,7 @@ struct CUstream_st {
     int capture_mode;           /* cudaStreamBeginCapture's (capture.c) */
     int capture_invalidated;    /* a prohibited call broke the capture */
     const void *capture_thread; /* the thread that began it */
+    unsigned long capture_seq;  /* which capture, of all the process began (capture.c) */
     struct CUstream_st *next_capturing;
     standin_op *recorded;  /* while capturing */
     size_t nrecorded;
@@ -635,6 +648,17 @@ int standin_capture_invalidated(cudaStream_t s);
 
 /* capture.c: s is destroyed: no longer one of the capturing streams. */
 void standin_capture_forget(cudaStream_t s);
+
+/* capture.c: cudaSuccess for an event last recorded outside any capture
+ * (capture_seq 0); else call (a query, wait or timing of it) is refused,
+ * invalidating that capture if it still runs. */
+cudaError_t standin_capture_event_use(unsigned long capture_seq, const char *call);
+
+/* cudart.c: a graph launch on s reached event's external record node. */
+void standin_event_replayed(struct CUevent_st *event, cudaStream_t s);
+
+/* kernels.c: op (STANDIN_OP_KERNEL), captured, runs its model. */
+ncclResult_t standin_kernel_replay(const standin_op *op);
 
 /* Advance s's clock for work launched now that takes extra seconds. */
 void standin_stream_busy(cudaStream_t s, double extra);
