@@ -13,8 +13,10 @@
  * at once outside a group, at the outermost ncclGroupEnd inside one (see
  * Groups below); a stream runs everything synchronously but keeps a virtual
  * clock, so that work can look unfinished for a while (CB_STANDIN_OP_US) and
- * events record that clock; stream capture records the collectives and
- * copies that reach the stream, and a graph launch runs the recording again.
+ * events record that clock; stream capture records the collectives, copies
+ * of every kind, memsets, kernel launches and external event records that
+ * reach the stream (capture.c), and a graph launch runs the recording again
+ * in order.
  *
  * Environment (all optional):
  *   CB_STANDIN_GPUS=N     physical GPUs of the machine (default 1; 0: none;
@@ -138,7 +140,9 @@
  *   CB_STANDIN_FAIL_COMMINIT=R   ncclCommInitRank fails before it joins the
  *                                bootstrap: the other ranks wait there for
  *                                ever (blocking), or their communicators
- *                                never become ready (non-blocking)
+ *                                never become ready (non-blocking); inside
+ *                                a group it fails at the outermost
+ *                                ncclGroupEnd, where NCCL's job runs
  *   CB_STANDIN_FAIL_ASYNC=R      ncclCommGetAsyncError reports a remote error
  *                                once the communicator has run a collective
  *                                of more than one element (not the backend's
@@ -146,6 +150,7 @@
  *   CB_STANDIN_FAIL_CAPTURE=R    cudaStreamBeginCapture fails
  *   CB_STANDIN_FAIL_SPLIT=R      ncclCommSplit fails before it joins the
  *                                split's bootstrap, with the same effects
+ *                                (inside a group, at its outermost end)
  *                                (CB_STANDIN_FAIL_SPLIT_AFTER=N: not the
  *                                process's first N splits, the first being
  *                                the backend's own measured communicator)
@@ -178,9 +183,11 @@
  *     the communicator's operations still waiting for the group's end;
  *   - a reduction operator used or destroyed with another communicator;
  *   - a call on a non-blocking communicator still in progress (above);
- *   - ncclCommAbort while the calling thread has a group open: NCCL 2.28
- *     queues the abort's clean-up as a job of that group, where it never
- *     runs (the caller must end its groups first).
+ *   - ncclCommAbort of a communicator whose operations wait in the
+ *     calling thread's open group: NCCL reclaims it before the group's
+ *     end launches them (nccl.c). Its abort with no operations there is
+ *     no violation: done at once before 2.22, a job of the group run at
+ *     its outermost end from 2.22.
  * rules.c (tests/nccl/nccl_standin_rules.sh) breaks each rule on purpose and
  * fails if the stand-in stops enforcing it; docs/design/standin.md maps each rule to
  * the tests that rely on it.
