@@ -257,10 +257,12 @@ static cudaError_t capture_launch(int model, void **args, cudaStream_t stream)
 
 ncclResult_t standin_kernel_replay(const standin_op *op)
 {
-    standin_op copy = *op;   /* the model may write through no argument, but reads them */
+    /* The models take void **, as cudaLaunchKernel's args: a copy of the values. */
+    _Alignas(8) unsigned char values[sizeof op->kernel_args];
+    memcpy(values, op->kernel_args, sizeof values);
     void *args[STANDIN_KERNEL_MAX_ARGS];
     for (int i = 0; i < STANDIN_KERNEL_MAX_ARGS; i++)
-        args[i] = copy.kernel_args + 8 * i;
+        args[i] = values + 8 * i;
     if (!standin_fault("CB_STANDIN_KERNEL_NOOP"))
         models[op->kernel_model].run(args);
     return ncclSuccess;
