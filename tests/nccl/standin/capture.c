@@ -26,6 +26,11 @@
  * Unhandled Operations" (stream capture) names synchronising or querying
  * a capturing stream as invalid, and an invalid operation as invalidating
  * the capture (*the guide's text not available here*).
+ *
+ * What a capture records (cudart.c, copies.c, kernels.c): collectives,
+ * copies of every kind, memsets, kernel launches and external event
+ * records (cudaEventRecordWithFlags with cudaEventRecordExternal), in call
+ * order; a graph launch replays them in that order (standin_run).
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -38,6 +43,9 @@ static _Thread_local char this_thread;
  * may call cudaMalloc. */
 static struct CUstream_st *capturing_streams;
 static pthread_mutex_t capturing_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Captures begun so far: each one's number tells it apart from a later
+ * capture on the same stream (an event names the capture it was recorded in). */
+static unsigned long captures_begun;
 
 /* 1 when s's capture prohibits the calling thread's potentially unsafe calls. */
 static int prohibits(const struct CUstream_st *s)
@@ -70,6 +78,29 @@ cudaError_t standin_capture_sync_call(cudaStream_t s, const char *call)
         return standin_cuda_fail(cudaErrorStreamCaptureInvalidated);
     s->capture_invalidated = 1;
     standin_trace("%s on a capturing stream: the capture is invalidated", call);
+    return standin_cuda_fail(cudaErrorStreamCaptureUnsupported);
+}
+
+/* cudaEventRecord on a capturing stream records no node (cuda.h,
+ * CU_EVENT_RECORD_EXTERNAL: "When using stream capture, create an event
+ * record node instead of the default behavior"): the event then stands for
+ * captured work, which never runs as such, and querying it is a call that
+ * "necessarily conflict[s] with stream capture"
+ * (cudaThreadExchangeStreamCaptureMode: "attempting cudaEventQuery on an
+ * event that was last recorded inside a capture sequence"), in every mode.
+ * Refused until recorded again outside a capture, also once the capture
+ * ended (*not verified on a GPU*). */
+cudaError_t standin_capture_event_use(unsigned long capture_seq, const char *call)
+{
+    if (capture_seq == 0)
+        return cudaSuccess;
+    pthread_mutex_lock(&capturing_lock);
+    for (struct CUstream_st *s = capturing_streams; s != NULL; s = s->next_capturing)
+        if (s->capture_seq == capture_seq)
+            s->capture_invalidated = 1;
+    pthread_mutex_unlock(&capturing_lock);
+    standin_trace("%s of an event recorded inside a capture: refused, the capture invalidated",
+                  call);
     return standin_cuda_fail(cudaErrorStreamCaptureUnsupported);
 }
 
@@ -118,6 +149,7 @@ cudaError_t cudaStreamBeginCapture(cudaStream_t stream, enum cudaStreamCaptureMo
     stream->capture_thread = &this_thread;
     stream->nrecorded = 0;
     pthread_mutex_lock(&capturing_lock);
+    stream->capture_seq = ++captures_begun;
     stream->next_capturing = capturing_streams;
     capturing_streams = stream;
     pthread_mutex_unlock(&capturing_lock);

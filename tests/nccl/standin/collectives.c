@@ -340,6 +340,12 @@ ncclResult_t standin_run_collective(const standin_op *op, const char **what)
                     (const char *)op->send + row * op->pitch_src, op->count);
         return ncclSuccess;
     }
+    if (op->kind == STANDIN_OP_MEMSET) {
+        memset(op->recv, op->fill, op->count);
+        return ncclSuccess;
+    }
+    if (op->kind == STANDIN_OP_KERNEL)
+        return standin_kernel_replay(op);
     if (op->kind == STANDIN_OP_P2P)
         return run_p2p(op, what);
     size_t esize = standin_type_size(op->type);

@@ -38,6 +38,7 @@ static int polls_without_yield;
 struct CUevent_st {
     double when;       /* the recording stream's clock at the record */
     int recorded;
+    unsigned long capture_seq;   /* last recorded inside this capture (capture.c); 0: not */
 };
 
 struct CUgraphExec_st {
@@ -415,70 +416,6 @@ cudaError_t cudaFree(void *ptr)
     return cudaSuccess;
 }
 
-cudaError_t cudaMemset(void *ptr, int value, size_t count)
-{
-    memset(ptr, value, count);
-    return cudaSuccess;
-}
-
-cudaError_t cudaMemsetAsync(void *ptr, int value, size_t count, cudaStream_t stream)
-{
-    if (standin_capture_invalidated(stream))   /* capture.c */
-        return standin_cuda_fail(cudaErrorStreamCaptureInvalidated);
-    if (stream_of(stream)->capturing)
-        return standin_cuda_fail(cudaErrorStreamCaptureUnsupported);
-    memset(ptr, value, count);
-    return cudaSuccess;
-}
-
-cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind,
-                            cudaStream_t stream)
-{
-    if (standin_capture_invalidated(stream))   /* capture.c */
-        return standin_cuda_fail(cudaErrorStreamCaptureInvalidated);
-    if (kind == cudaMemcpyDeviceToDevice)
-        standin_trace("cudaMemcpyAsync d2d %zu capturing=%d", count, stream_of(stream)->capturing);
-    if (kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice)
-        standin_devmem_check(dst, count, "cudaMemcpyAsync's destination");
-    if (kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice)
-        standin_devmem_check(src, count, "cudaMemcpyAsync's source");
-    /* On the stream at once, also inside an NCCL group: before the group's
-     * operations, which reach the stream only at its end. */
-    if (stream_of(stream)->capturing) {
-        /* A device-to-device copy is captured like a collective. */
-        if (kind != cudaMemcpyDeviceToDevice)
-            return standin_cuda_fail(cudaErrorStreamCaptureUnsupported);
-        standin_op copy = {.send = src, .recv = dst, .count = count, .kind = STANDIN_OP_COPY};
-        if (standin_stream_submit(stream, &copy) != ncclSuccess)
-            return standin_cuda_fail(cudaErrorMemoryAllocation);
-        return cudaSuccess;
-    }
-    memmove(dst, src, count);
-    return cudaSuccess;
-}
-
-cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch,
-                              size_t width, size_t height, enum cudaMemcpyKind kind,
-                              cudaStream_t stream)
-{
-    if (standin_capture_invalidated(stream))   /* capture.c */
-        return standin_cuda_fail(cudaErrorStreamCaptureInvalidated);
-    standin_trace("cudaMemcpy2DAsync %zux%zu capturing=%d", width, height,
-                  stream_of(stream)->capturing);
-    if (kind != cudaMemcpyDeviceToDevice || width > dpitch || width > spitch)
-        return standin_cuda_fail(cudaErrorInvalidValue);
-    if (height > 0) {
-        standin_devmem_check(dst, (height - 1) * dpitch + width, "cudaMemcpy2DAsync's destination");
-        standin_devmem_check(src, (height - 1) * spitch + width, "cudaMemcpy2DAsync's source");
-    }
-    standin_op copy = {.send = src, .recv = dst, .count = width, .pitch_dst = dpitch,
-                       .pitch_src = spitch, .height = height, .kind = STANDIN_OP_COPY2D};
-    /* Run now (also inside an NCCL group), or recorded when capturing. */
-    if (standin_stream_submit(stream, &copy) != ncclSuccess)
-        return standin_cuda_fail(cudaErrorMemoryAllocation);
-    return cudaSuccess;
-}
-
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t *stream, unsigned int flags)
 {
     (void)flags;
@@ -537,6 +474,9 @@ cudaError_t cudaStreamSynchronize(cudaStream_t stream)
 
 cudaError_t cudaEventSynchronize(cudaEvent_t event)
 {
+    cudaError_t captured = standin_capture_event_use(event->capture_seq, "cudaEventSynchronize");
+    if (captured != cudaSuccess)
+        return captured;
     if (!event->recorded)
         return cudaSuccess;
     while (standin_now() < event->when)
@@ -568,15 +508,45 @@ cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
     if (standin_capture_invalidated(stream))   /* capture.c */
         return standin_cuda_fail(cudaErrorStreamCaptureInvalidated);
     standin_trace("cudaEventRecord");
-    if (stream_of(stream)->capturing)
-        return standin_cuda_fail(cudaErrorStreamCaptureUnsupported);
-    event->when = stream_clock(stream);
+    /* Capturing: the capture's own event, no node (capture.c). */
+    if (stream_of(stream)->capturing) {
+        event->capture_seq = stream_of(stream)->capture_seq;
+        return cudaSuccess;
+    }
+    standin_event_replayed(event, stream);
+    return cudaSuccess;
+}
+
+void standin_event_replayed(struct CUevent_st *event, cudaStream_t s)
+{
+    event->when = stream_clock(s);
     event->recorded = 1;
+    event->capture_seq = 0;
+}
+
+/* cudaEventRecordExternal: on a capturing stream an event record node,
+ * which each graph launch runs; "invalid when used outside of capture"
+ * (cuda.h, CU_EVENT_RECORD_EXTERNAL). */
+cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream, unsigned int flags)
+{
+    if (flags == cudaEventRecordDefault)
+        return cudaEventRecord(event, stream);
+    if (standin_capture_invalidated(stream))   /* capture.c */
+        return standin_cuda_fail(cudaErrorStreamCaptureInvalidated);
+    standin_trace("cudaEventRecordWithFlags %u capturing=%d", flags, stream_of(stream)->capturing);
+    if (flags != cudaEventRecordExternal || !stream_of(stream)->capturing)
+        return standin_cuda_fail(cudaErrorInvalidValue);
+    standin_op node = {.event = event, .kind = STANDIN_OP_EVENT};
+    if (standin_stream_submit(stream, &node) != ncclSuccess)
+        return standin_cuda_fail(cudaErrorMemoryAllocation);
     return cudaSuccess;
 }
 
 cudaError_t cudaEventQuery(cudaEvent_t event)
 {
+    cudaError_t captured = standin_capture_event_use(event->capture_seq, "cudaEventQuery");
+    if (captured != cudaSuccess)
+        return captured;
     if (standin_now() >= event->when)
         return cudaSuccess;
     polled_unfinished();
@@ -586,6 +556,11 @@ cudaError_t cudaEventQuery(cudaEvent_t event)
 cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end)
 {
     standin_trace("cudaEventElapsedTime");
+    cudaError_t captured = standin_capture_event_use(start->capture_seq, "cudaEventElapsedTime");
+    if (captured == cudaSuccess)
+        captured = standin_capture_event_use(end->capture_seq, "cudaEventElapsedTime");
+    if (captured != cudaSuccess)
+        return captured;
     if (!start->recorded || !end->recorded)
         return standin_cuda_fail(cudaErrorInvalidResourceHandle);
     if (standin_now() < end->when || standin_now() < start->when)

@@ -16,7 +16,8 @@ static const char *const op_kind_names[] = {
     [STANDIN_OP_ALLREDUCE] = "allreduce", [STANDIN_OP_ALLGATHER] = "allgather",
     [STANDIN_OP_REDUCESCATTER] = "reducescatter", [STANDIN_OP_BROADCAST] = "broadcast",
     [STANDIN_OP_REDUCE] = "reduce", [STANDIN_OP_P2P] = "p2p", [STANDIN_OP_COPY] = "copy",
-    [STANDIN_OP_COPY2D] = "copy2d",
+    [STANDIN_OP_COPY2D] = "copy2d", [STANDIN_OP_MEMSET] = "memset", [STANDIN_OP_EVENT] = "event",
+    [STANDIN_OP_KERNEL] = "kernel",
 };
 
 static const char *op_kind_name(enum standin_op_kind kind)
@@ -39,14 +40,20 @@ ncclResult_t standin_run(cudaStream_t s, const standin_op *op, int replayed)
 {
     standin_trace("run %s count=%zu inplace=%d replayed=%d", op_kind_name(op->kind), op->count,
                   op->send == op->recv, replayed);
+    if (op->kind == STANDIN_OP_EVENT) {   /* an event record node: the stream's clock */
+        standin_event_replayed(op->event, s);
+        return ncclSuccess;
+    }
     const char *what = "";
     ncclResult_t res = standin_run_collective(op, &what);
     if (res != ncclSuccess)
         return standin_fail(res, what);
-    if (op->comm != NULL && op_elements(op) > 1)
-        op->comm->ran++;
-    if (op->kind != STANDIN_OP_COPY && op->kind != STANDIN_OP_COPY2D)
+    /* NCCL's work only (copies, memsets and kernels take no modelled time). */
+    if (op->comm != NULL) {
+        if (op_elements(op) > 1)
+            op->comm->ran++;
         standin_stream_busy(s, (double)standin_env_long("CB_STANDIN_OP_US", 0) * 1e-6);
+    }
     return ncclSuccess;
 }
 

@@ -64,8 +64,11 @@ static ncclResult_t init_run(standin_job *base)
     ncclComm_t c = base->comm;
     standin_net *net = NULL;
     int stuck = 0, failing = job->failing;
-    ncclResult_t res = standin_bootstrap_init(&job->id, job->nranks, job->rank, failing, &net,
-                                              &stuck);
+    /* A blocking rank that fails never comes to the bootstrap (nccl.c). */
+    ncclResult_t res = failing && !c->nonblocking
+                           ? ncclSuccess
+                           : standin_bootstrap_init(&job->id, job->nranks, job->rank, failing,
+                                                    &net, &stuck);
     free(job);
     c->pending = 0;
     if (res == ncclSuccess && failing)
@@ -132,10 +135,13 @@ static ncclResult_t split_run(comm_job *job, int held)
     ncclComm_t comm = job->base.comm, child = NULL;
     standin_net *net = NULL;
     int stuck = 0;
-    standin_comm_enter(comm, job->call);
-    ncclResult_t res = standin_bootstrap_split(comm->net, job->kept, job->color, job->key,
-                                               job->failing, &net, &stuck);
-    standin_comm_leave(comm);
+    ncclResult_t res = ncclSuccess;
+    if (!job->failing || comm->nonblocking) {   /* a failing blocking rank never comes */
+        standin_comm_enter(comm, job->call);
+        res = standin_bootstrap_split(comm->net, job->kept, job->color, job->key, job->failing,
+                                      &net, &stuck);
+        standin_comm_leave(comm);
+    }
     if (res == ncclSuccess && job->failing)
         res = standin_fail(ncclSystemError, STANDIN_INJECTED_SPLIT);
     if (res == ncclSuccess && net != NULL) {

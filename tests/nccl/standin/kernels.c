@@ -5,9 +5,11 @@
  * what this driver reads, its .target no newer than the device, each
  * .entry and its parameters); cudaLibraryGetKernel finds an entry by name;
  * cudaLaunchKernel checks the launch's configuration and buffers and runs
- * the kernel's CPU model, at once, like the stand-in's copies. A kernel
- * with no model here, a launch of a kernel whose library was unloaded, or
- * one inside a capture is a VIOLATION.
+ * the kernel's CPU model, at once, like the stand-in's copies, or, on a
+ * capturing stream, records it with its arguments' values for each graph
+ * launch to run (capture.c). A kernel with no model here or a launch of a
+ * kernel whose library was unloaded is a VIOLATION (a graph launched after
+ * its kernel's library was unloaded is not checked).
  *
  * Environment, FOR TESTING ONLY (each takes a process's rank, standin.h):
  *   CB_STANDIN_FAIL_LIBRARY=R   cudaLibraryLoadData fails as a driver that
@@ -229,13 +231,42 @@ static void count_differing(void **args)
     *differing += found;
 }
 
+/* Each model's parameters' sizes (a captured launch copies their values). */
 static const struct {
     const char *name;
     int nparams;
+    size_t sizes[STANDIN_KERNEL_MAX_ARGS];
     void (*run)(void **args);
 } models[] = {
-    {"cb_count_differing", 5, count_differing},
+    {"cb_count_differing", 5, {8, 8, 8, 4, 8}, count_differing},
 };
+
+/* A launch on a capturing stream becomes a kernel node holding the
+ * arguments' values as they are now (cudaLaunchKernel: each args[i]
+ * points "to the region of memory from which the actual parameter will be
+ * copied", at the call), run at each graph launch. */
+static cudaError_t capture_launch(int model, void **args, cudaStream_t stream)
+{
+    standin_op node = {.kind = STANDIN_OP_KERNEL, .kernel_model = model};
+    for (int i = 0; i < models[model].nparams; i++)
+        memcpy(node.kernel_args + 8 * i, args[i], models[model].sizes[i]);
+    if (standin_stream_submit(stream, &node) != ncclSuccess)
+        return standin_cuda_fail(cudaErrorMemoryAllocation);
+    return cudaSuccess;
+}
+
+ncclResult_t standin_kernel_replay(const standin_op *op)
+{
+    /* The models take void **, as cudaLaunchKernel's args: a copy of the values. */
+    _Alignas(8) unsigned char values[sizeof op->kernel_args];
+    memcpy(values, op->kernel_args, sizeof values);
+    void *args[STANDIN_KERNEL_MAX_ARGS];
+    for (int i = 0; i < STANDIN_KERNEL_MAX_ARGS; i++)
+        args[i] = values + 8 * i;
+    if (!standin_fault("CB_STANDIN_KERNEL_NOOP"))
+        models[op->kernel_model].run(args);
+    return ncclSuccess;
+}
 
 cudaError_t cudaLaunchKernel(const void *func, dim3 grid, dim3 block, void **args,
                              size_t shared, cudaStream_t stream)
@@ -258,11 +289,8 @@ cudaError_t cudaLaunchKernel(const void *func, dim3 grid, dim3 block, void **arg
         return standin_cuda_fail(cudaErrorInvalidConfiguration);
     if (standin_fault("CB_STANDIN_FAIL_LAUNCH"))
         return standin_cuda_fail(cudaErrorLaunchOutOfResources);
-    if (standin_stream_capturing(stream)) {
-        standin_violation("cudaLaunchKernel of %s while its stream captures: the stand-in "
-                          "records no kernels", k->name);
-        return standin_cuda_fail(cudaErrorStreamCaptureUnsupported);
-    }
+    if (standin_capture_invalidated(stream))   /* capture.c */
+        return standin_cuda_fail(cudaErrorStreamCaptureInvalidated);
     for (size_t m = 0; m < sizeof models / sizeof models[0]; m++) {
         if (strcmp(models[m].name, k->name) != 0)
             continue;
@@ -272,11 +300,19 @@ cudaError_t cudaLaunchKernel(const void *func, dim3 grid, dim3 block, void **arg
                               args == NULL ? ", and no arguments were given" : "");
             return standin_cuda_fail(cudaErrorInvalidValue);
         }
+        if (standin_stream_capturing(stream))
+            return capture_launch((int)m, args, stream);
         if (!standin_fault("CB_STANDIN_KERNEL_NOOP"))
             models[m].run(args);
         return cudaSuccess;
     }
     standin_violation("cudaLaunchKernel of %s, which the stand-in has no model of", k->name);
     return standin_cuda_fail(cudaErrorInvalidDeviceFunction);
+}
+#else
+ncclResult_t standin_kernel_replay(const standin_op *op)
+{
+    (void)op;   /* no cudaLaunchKernel to capture one */
+    return ncclInternalError;
 }
 #endif

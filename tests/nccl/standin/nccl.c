@@ -268,11 +268,12 @@ static ncclResult_t init_rank(ncclComm_t *comm, int nranks, ncclUniqueId id, int
         return ncclInvalidArgument;
     int failing = standin_fault("CB_STANDIN_FAIL_COMMINIT"), stuck = 0;
     /* Blocking: the failing rank never reaches the root, and the others
-     * wait for its answer. Non-blocking: it tells the root (bootstrap.c). */
-    if (failing && !nonblocking)
-        return fail(ncclSystemError, STANDIN_INJECTED_INIT);
+     * wait for its answer. Non-blocking: it tells the root (bootstrap.c).
+     * Inside a group it fails where NCCL's job would: at the group's end. */
     if (standin_group_depth() > 0)
         return standin_init_hold(comm, &id, nranks, rank, nonblocking, failing, config);
+    if (failing && !nonblocking)
+        return fail(ncclSystemError, STANDIN_INJECTED_INIT);
     standin_net *net = NULL;
     inside_nccl("ncclCommInitRank", 1);   /* blocking: waits for every peer */
     ncclResult_t res = standin_bootstrap_init(&id, nranks, rank, failing, &net, &stuck);
@@ -378,7 +379,7 @@ ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t *newc
     static int splits_seen;
     int failing = standin_fault("CB_STANDIN_FAIL_SPLIT") &&
                   splits_seen++ >= standin_env_long("CB_STANDIN_FAIL_SPLIT_AFTER", 0);
-    if (failing && !comm->nonblocking)
+    if (failing && !comm->nonblocking && standin_group_depth() == 0)   /* else at the end */
         return fail(ncclSystemError, STANDIN_INJECTED_SPLIT);
     return standin_split_start(comm, newcomm, config, color, key, NULL, 0, failing);
 }
@@ -506,6 +507,58 @@ ncclResult_t ncclCommDestroy(ncclComm_t comm)
     return comm_free(comm, "ncclCommDestroy");
 }
 
+/* The abort's reclaim, held for the outermost ncclGroupEnd. */
+static ncclResult_t abort_held_run(standin_job *job)
+{
+    ncclComm_t comm = job->comm;
+    free(job);
+    standin_trace("ncclGroupEnd ran the held ncclCommAbort");
+    standin_end_registrations(comm, 0);
+    return comm_free(comm, "ncclCommAbort");
+}
+
+/* A failed group drops its jobs (group.cc, groupCleanup): NCCL never
+ * reclaims the communicator; the stand-in frees its memory all the same. */
+static void abort_held_drop(standin_job *job, ncclResult_t why)
+{
+    (void)why;
+    ncclComm_t comm = job->comm;
+    free(job);
+    standin_trace("ncclCommAbort dropped with its failed group: never reclaimed in NCCL");
+    standin_end_registrations(comm, 0);
+    comm_free(comm, "ncclCommAbort");
+}
+
+/* Inside a group. Before 2.22 the reclaim is done at once (init.cc,
+ * ncclCommAbort calls commReclaim, 2.18.1 to 2.21.5); from 2.22 it is an
+ * async job (ncclAsyncLaunch(..., commReclaim, ...), 2.22.3; 2.28.9 the
+ * same between ncclGroupStartInternal and ncclGroupEndInternal, which
+ * inside the caller's group only nest), which group.cc's ncclAsyncLaunch
+ * queues for the outermost ncclGroupEnd and whose comm->destroyFlag makes
+ * the group blocking. Either way the communicator's operations in the open
+ * group would then be launched on a reclaimed communicator (2.21.5: nothing
+ * in init.cc unlinks it from ncclGroupCommHead; 2.22.3: groupLaunch runs
+ * the async jobs before doLaunches): flagged, and dropped here. Returns 1
+ * when the reclaim is held. */
+static int abort_in_group(ncclComm_t comm)
+{
+    size_t waiting = standin_group_drop(comm, NULL);
+    if (waiting > 0)
+        standin_violation("ncclCommAbort of a communicator whose operations wait in the open "
+                          "group: NCCL reclaims it before the group's end launches them "
+                          "(%zu dropped)", waiting);
+    if (standin_nccl_version() < NCCL_VERSION(2, 22, 0) || standin_group_holds(comm))
+        return 0;   /* a held creation or split: comm_free flags it */
+    standin_job *job = calloc(1, sizeof *job);
+    if (job == NULL)
+        return 0;
+    *job = (standin_job){.comm = comm, .run = abort_held_run, .drop = abort_held_drop};
+    standin_group_job(1, 1, "ncclCommAbort");
+    standin_group_hold(job);
+    standin_trace("ncclCommAbort held for the outermost ncclGroupEnd");
+    return 1;
+}
+
 ncclResult_t ncclCommAbort(ncclComm_t comm)
 {
     /* "NCCL requires applications to ... make sure no thread is calling
@@ -515,11 +568,8 @@ ncclResult_t ncclCommAbort(ncclComm_t comm)
     if (comm != NULL && atomic_load(&threads_inside) > 0)
         standin_violation("ncclCommAbort while another thread is inside NCCL (%s)",
                           atomic_load(&last_entered));
-    /* NCCL 2.28 (init.cc) queues the abort's clean-up as a job of the open
-     * group, which then never runs: the thread must end its group first. */
-    if (comm != NULL && standin_group_depth() > 0)
-        standin_violation("ncclCommAbort while the calling thread has a group open (depth %d)",
-                          standin_group_depth());
+    if (comm != NULL && standin_group_depth() > 0 && abort_in_group(comm))
+        return ncclSuccess;
     standin_end_registrations(comm, 0);
     return comm_free(comm, "ncclCommAbort");
 }

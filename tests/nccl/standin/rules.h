@@ -1,8 +1,8 @@
 /*
  * What the stand-in's rule cases share (rules.c, rules_contract.c,
  * rules_group.c, rules_register.c, rules_cuda.c, rules_lasterr.c,
- * rules_nvls.c): each case runs on 2 ranks (rules_nvls.c's on 4) and
- * returns 0, or names a broken expectation
+ * rules_capture2.c, rules_abort.c, rules_nvls.c): each case runs on 2
+ * ranks (rules_nvls.c's on 4) and returns 0, or names a broken expectation
  * through EXPECT, which ends every rank at once.
  */
 #ifndef CB_STANDIN_RULES_H
@@ -88,5 +88,19 @@ int rules_case_last_error(void);
 /* rules_nvls.c: NVLS buffers by version, and split children's (4 ranks). */
 int rules_case_nvls_memory(void);
 int rules_case_nvls_split(void);
+/* rules_capture2.c: memsets, copies, event records and kernels captured
+ * and replayed in order. */
+int rules_case_capture_work(void);
+int rules_case_capture_kernel(void);
+/* PTX of -B's compare kernel (cb_count_differing), for the kernel cases. */
+extern const char rules_count_differing_ptx[];
+/* Device buffers a and b of 8 bytes that differ in one, and a zeroed
+ * count, for that kernel; -1 when cudaMalloc failed. */
+int rules_kernel_buffers(unsigned char **a, unsigned char **b, unsigned long long **count);
+
+/* rules_abort.c: ncclCommAbort inside a group by version; injected job
+ * failures at the group's end. */
+int rules_case_abort_group_version(void);
+int rules_case_fail_at_group_end(void);
 
 #endif

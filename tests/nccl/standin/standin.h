@@ -13,8 +13,10 @@
  * at once outside a group, at the outermost ncclGroupEnd inside one (see
  * Groups below); a stream runs everything synchronously but keeps a virtual
  * clock, so that work can look unfinished for a while (CB_STANDIN_OP_US) and
- * events record that clock; stream capture records the collectives and
- * copies that reach the stream, and a graph launch runs the recording again.
+ * events record that clock; stream capture records the collectives, copies
+ * of every kind, memsets, kernel launches and external event records that
+ * reach the stream (capture.c), and a graph launch runs the recording again
+ * in order.
  *
  * Environment (all optional):
  *   CB_STANDIN_GPUS=N     physical GPUs of the machine (default 1; 0: none;
@@ -143,7 +145,9 @@
  *   CB_STANDIN_FAIL_COMMINIT=R   ncclCommInitRank fails before it joins the
  *                                bootstrap: the other ranks wait there for
  *                                ever (blocking), or their communicators
- *                                never become ready (non-blocking)
+ *                                never become ready (non-blocking); inside
+ *                                a group it fails at the outermost
+ *                                ncclGroupEnd, where NCCL's job runs
  *   CB_STANDIN_FAIL_ASYNC=R      ncclCommGetAsyncError reports a remote error
  *                                once the communicator has run a collective
  *                                of more than one element (not the backend's
@@ -151,6 +155,7 @@
  *   CB_STANDIN_FAIL_CAPTURE=R    cudaStreamBeginCapture fails
  *   CB_STANDIN_FAIL_SPLIT=R      ncclCommSplit fails before it joins the
  *                                split's bootstrap, with the same effects
+ *                                (inside a group, at its outermost end)
  *                                (CB_STANDIN_FAIL_SPLIT_AFTER=N: not the
  *                                process's first N splits, the first being
  *                                the backend's own measured communicator)
@@ -183,9 +188,11 @@
  *     the communicator's operations still waiting for the group's end;
  *   - a reduction operator used or destroyed with another communicator;
  *   - a call on a non-blocking communicator still in progress (above);
- *   - ncclCommAbort while the calling thread has a group open: NCCL 2.28
- *     queues the abort's clean-up as a job of that group, where it never
- *     runs (the caller must end its groups first).
+ *   - ncclCommAbort of a communicator whose operations wait in the
+ *     calling thread's open group: NCCL reclaims it before the group's
+ *     end launches them (nccl.c). Its abort with no operations there is
+ *     no violation: done at once before 2.22, a job of the group run at
+ *     its outermost end from 2.22.
  * rules.c (tests/nccl/nccl_standin_rules.sh) breaks each rule on purpose and
  * fails if the stand-in stops enforcing it; docs/design/standin.md maps each rule to
  * the tests that rely on it.
@@ -220,9 +227,17 @@ enum standin_op_kind {
     STANDIN_OP_BROADCAST,
     STANDIN_OP_REDUCE,
     STANDIN_OP_P2P,       /* the sends and receives of one group */
-    STANDIN_OP_COPY,      /* cudaMemcpyAsync device to device */
-    STANDIN_OP_COPY2D     /* cudaMemcpy2DAsync device to device */
+    STANDIN_OP_COPY,      /* cudaMemcpyAsync (any kind) */
+    STANDIN_OP_COPY2D,    /* cudaMemcpy2DAsync (any kind) */
+    /* Only captured (copies.c, cudart.c, kernels.c); outside a capture
+     * these run at the call. */
+    STANDIN_OP_MEMSET,    /* cudaMemsetAsync */
+    STANDIN_OP_EVENT,     /* cudaEventRecordWithFlags, cudaEventRecordExternal */
+    STANDIN_OP_KERNEL     /* cudaLaunchKernel */
 };
+
+/* A captured kernel's arguments: up to this many, each in an 8-byte slot. */
+#define STANDIN_KERNEL_MAX_ARGS 8
 
 #define STANDIN_MAX_P2P 1024
 
@@ -243,6 +258,10 @@ typedef struct standin_op {
     size_t pitch_dst;     /* a 2-D copy's row pitches and row count */
     size_t pitch_src;
     size_t height;
+    int fill;                     /* a memset's byte */
+    struct CUevent_st *event;     /* an event record's event */
+    int kernel_model;             /* a kernel's model (kernels.c) and its arguments' values */
+    _Alignas(8) unsigned char kernel_args[8 * STANDIN_KERNEL_MAX_ARGS];
     ncclDataType_t type;
     ncclRedOp_t op;
     struct ncclComm *comm;
@@ -329,6 +348,7 @@ struct CUstream_st {
     int capture_mode;           /* cudaStreamBeginCapture's (capture.c) */
     int capture_invalidated;    /* a prohibited call broke the capture */
     const void *capture_thread; /* the thread that began it */
+    unsigned long capture_seq;  /* which capture, of all the process began (capture.c) */
     struct CUstream_st *next_capturing;
     standin_op *recorded;  /* while capturing */
     size_t nrecorded;
@@ -656,6 +676,17 @@ int standin_capture_invalidated(cudaStream_t s);
 
 /* capture.c: s is destroyed: no longer one of the capturing streams. */
 void standin_capture_forget(cudaStream_t s);
+
+/* capture.c: cudaSuccess for an event last recorded outside any capture
+ * (capture_seq 0); else call (a query, wait or timing of it) is refused,
+ * invalidating that capture if it still runs. */
+cudaError_t standin_capture_event_use(unsigned long capture_seq, const char *call);
+
+/* cudart.c: a graph launch on s reached event's external record node. */
+void standin_event_replayed(struct CUevent_st *event, cudaStream_t s);
+
+/* kernels.c: op (STANDIN_OP_KERNEL), captured, runs its model. */
+ncclResult_t standin_kernel_replay(const standin_op *op);
 
 /* Advance s's clock for work launched now that takes extra seconds. */
 void standin_stream_busy(cudaStream_t s, double extra);
