@@ -426,14 +426,15 @@ static int case_inprogress(void)
     EXPECT(rules_polls_until_done(comm, &state) >= 1 && state == ncclSuccess, "init");
     for (int i = 0; i < 2 * N; i++)
         buf[i] = (float)(me + 1);
-    /* Outside a group, twice: seen done after one poll, then two, in turn. */
+    /* Outside a group, twice: seen done after one poll, then two, in turn,
+     * at the least (more while NCCL's launch thread works, threads.c). */
     for (int round = 0; round < 2; round++) {
         EXPECT(ncclAllReduce(buf, buf, N, ncclFloat32, ncclSum, comm, s) == ncclInProgress,
                "a collective outside a group did not return ncclInProgress");
         polls[round] = rules_polls_until_done(comm, &state);
         EXPECT(state == ncclSuccess, "its completion");
     }
-    EXPECT(polls[0] + polls[1] == 3 && polls[0] * polls[1] == 2,
+    EXPECT(polls[0] >= 1 && polls[1] >= 1 && polls[0] + polls[1] >= 3,
            "not one and two queries saying ncclInProgress");
     EXPECT(buf[0] == 6, "the all-reduces' result");   /* (1 + 2) * 2 */
     /* Ignored: the next call on the communicator is flagged and refused. */
@@ -648,7 +649,7 @@ int main(int argc, char **argv)
         {"bounds", case_bounds},           {"failed", case_failed},
         {"abort-in-group", case_abort_group}, {"kernel", case_kernel},
         {"env-blocking", case_env_blocking},
-        {"launch-thread", rules_case_launch_thread},
+        {"launch-thread", rules_case_launch_thread}, {"launch-threads", rules_case_launch_threads},
         {"destroy-error", rules_case_destroy_error},
         {"connect-memory", rules_case_connect_memory},
         {"group-modes", rules_case_group_modes}, {"config-blocking", rules_case_config_blocking},

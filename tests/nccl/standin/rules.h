@@ -76,6 +76,9 @@ int rules_case_config_share(void);
 int rules_case_runtime_connect(void);
 int rules_case_memalloc_granularity(void);
 
+/* rules_thread.c: NCCL's launch thread, by version and mode. */
+int rules_case_launch_threads(void);
+
 /* rules_lasterr.c: cudaGetLastError keeps any runtime call's error. */
 int rules_case_last_error(void);
 

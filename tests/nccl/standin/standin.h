@@ -309,6 +309,9 @@ struct ncclComm {
     int pending;
     /* NCCL's runtimeConn: connections at first use (connect.c). */
     int runtime_connect;
+    /* threads.c: NCCL's launch thread that has this communicator's launch
+     * (comm->groupJob), until joined. */
+    struct standin_thread_job *launch_job;
     struct ncclComm *next_live;
 };
 
@@ -334,6 +337,7 @@ enum standin_kind {
     STANDIN_GRAPH_EXEC,
     STANDIN_COMM,
     STANDIN_LIBRARY,
+    STANDIN_THREAD,    /* launch threads started and not joined (threads.c) */
     STANDIN_KINDS
 };
 void standin_count(enum standin_kind kind, int delta);
@@ -620,6 +624,33 @@ struct CUgraph_st {
     standin_op *ops;
     size_t nops;
 };
+
+/* threads.c: NCCL's launch thread (see there). standin_lock guards what
+ * the thread shares with the caller (recursive). A launch of a group in
+ * mode nonblocking goes to a thread when standin_launch_threaded says so:
+ * its operations are added in order (traced_p2p: traced as a send and
+ * receive group when run), every member linked, then it starts (call
+ * names the launch in the trace's "launch-thread start N by CALL").
+ * standin_thread_running is 1 until its work is on the streams, and then
+ * leaves its result as comm's async error; standin_thread_join joins it
+ * (waiting if need be) where NCCL does, traced "launch-thread join N by". */
+typedef struct standin_thread_job standin_thread_job;
+typedef struct standin_thread_op {
+    cudaStream_t stream;
+    int traced_p2p;
+    standin_op op;
+} standin_thread_op;
+void standin_lock(void);
+void standin_unlock(void);
+int standin_launch_threaded(int nonblocking, int needs_connect);
+standin_thread_job *standin_thread_new(void);
+void standin_thread_discard(standin_thread_job *job);   /* never started */
+int standin_thread_add(standin_thread_job *job, cudaStream_t stream, const standin_op *op,
+                       int traced_p2p);
+void standin_thread_link(struct ncclComm *comm, standin_thread_job *job);
+ncclResult_t standin_thread_start(standin_thread_job *job, const char *call);
+int standin_thread_running(struct ncclComm *comm);
+void standin_thread_join(struct ncclComm *comm, const char *by);
 
 /* capture.c: 1 when a potentially unsafe call (cudaMalloc) is prohibited
  * by a capture's mode, having invalidated those captures and flagged it. */
