@@ -1,6 +1,7 @@
 /*
  * What the stand-in's rule cases share (rules.c, rules_contract.c,
- * rules_group.c, rules_register.c, rules_cuda.c, rules_lasterr.c): each
+ * rules_group.c, rules_register.c, rules_cuda.c, rules_lasterr.c,
+ * rules_thread.c): each
  * case runs on 2 ranks and returns 0, or names a broken expectation
  * through EXPECT, which ends every rank at once.
  */

@@ -33,6 +33,7 @@
  *                         microseconds after it was launched (default 0)
  *   CB_STANDIN_TRACE=P    append one line per call of interest to P.RANK,
  *                         and at exit a line counting what was left alive
+ *                         (launch threads never joined included)
  *   CB_STANDIN_CC=MM      compute capability of every device, major * 10 +
  *                         minor (default 90, which runs fp8)
  *   CB_STANDIN_NCCL_VERSION=V  version code ncclGetVersion reports (default
@@ -96,9 +97,11 @@
  *
  * Non-blocking communicators (ncclCommInitRankConfig with blocking = 0), as
  * NCCL's: the calls that NCCL hands to a thread of its own leave the
- * communicator busy, their work done here at once, until
- * ncclCommGetAsyncError has said so, after one or two queries that say
- * ncclInProgress (in turn). Creation returns ncclInProgress; a collective
+ * communicator busy until ncclCommGetAsyncError has said so, after one or
+ * two queries that say ncclInProgress (in turn), and more while the work
+ * runs: a launch's on a real thread of the stand-in's (threads.c, joined
+ * where NCCL joins its own), an async job's here at once. Creation returns
+ * ncclInProgress; a collective
  * or send or receive outside a group and the outermost ncclGroupEnd (every
  * communicator of the group) return it from 2.23, and before 2.23 only
  * when they connect a send or receive to a new peer (connect.c);
@@ -625,15 +628,12 @@ struct CUgraph_st {
     size_t nops;
 };
 
-/* threads.c: NCCL's launch thread (see there). standin_lock guards what
- * the thread shares with the caller (recursive). A launch of a group in
- * mode nonblocking goes to a thread when standin_launch_threaded says so:
- * its operations are added in order (traced_p2p: traced as a send and
- * receive group when run), every member linked, then it starts (call
- * names the launch in the trace's "launch-thread start N by CALL").
- * standin_thread_running is 1 until its work is on the streams, and then
- * leaves its result as comm's async error; standin_thread_join joins it
- * (waiting if need be) where NCCL does, traced "launch-thread join N by". */
+/* threads.c: NCCL's launch thread; standin_lock (recursive) guards what it
+ * shares with the caller. A launch goes to a thread when
+ * standin_launch_threaded says so: its ops added in order (traced_p2p:
+ * traced as a send and receive group), every member linked, then started.
+ * standin_thread_running: 1 until its work is on the streams, then its
+ * result is comm's async error; standin_thread_join joins it where NCCL does. */
 typedef struct standin_thread_job standin_thread_job;
 typedef struct standin_thread_op {
     cudaStream_t stream;
