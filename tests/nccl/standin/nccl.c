@@ -529,6 +529,8 @@ ncclResult_t ncclCommAbort(ncclComm_t comm)
         standin_violation("ncclCommAbort while the calling thread has a group open (depth %d)",
                           standin_group_depth());
     standin_end_registrations(comm, 0);
+    if (comm != NULL)
+        standin_thread_abort(comm);
     return comm_free(comm, "ncclCommAbort");
 }
 

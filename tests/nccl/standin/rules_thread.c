@@ -1,8 +1,8 @@
 /*
  * Rule case of the stand-in (tests/nccl/nccl_standin_rules.sh) for NCCL's
  * launch thread (threads.c, docs/design/nccl-contract.md G1): which
- * launches start one, by version and mode, who joins it, and that the
- * launch really runs beside the caller. Threads are counted by the trace's
+ * launches start one, by version and mode, who joins it, that the launch
+ * really runs beside the caller, and that an abort ends it. Threads are counted by the trace's
  * "launch-thread start N" and "launch-thread join N by CALL" lines.
  */
 #define _GNU_SOURCE   /* setenv */
@@ -97,6 +97,25 @@ static int runs_beside_caller(ncclComm_t comm, float *buf, cudaStream_t s)
     return 0;
 }
 
+/* 2.23.4: rank 0 aborts while its thread waits for rank 1's all-reduce,
+ * which never comes: NCCL's abort flag ends the thread (ncclGroupJobAbort,
+ * group.cc), so the abort returns. Rank 1 then aborts its own. */
+static int abort_ends_thread(float *buf, cudaStream_t s)
+{
+    ncclComm_t comm = made_nonblocking();
+    EXPECT(comm != NULL, "non-blocking creation");
+    if (rules_rank() == 0) {
+        EXPECT(ncclAllReduce(buf, buf, 1, ncclFloat32, ncclSum, comm, s) == ncclInProgress,
+               "2.23: the all-reduce did not return ncclInProgress");
+        EXPECT(ncclCommAbort(comm) == ncclSuccess && rules_trace_count("launch-thread abort ") == 1,
+               "2.23: the abort did not end the waiting launch thread");
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rules_rank() == 1)
+        EXPECT(ncclCommAbort(comm) == ncclSuccess, "abort");
+    return 0;
+}
+
 int rules_case_launch_threads(void)
 {
     enum { N = 4 };
@@ -155,6 +174,8 @@ int rules_case_launch_threads(void)
            "2.22: a group connecting a send and a receive started no thread");
     EXPECT(swap(buf, N, old, s) == ncclSuccess && started() == before + 1,
            "2.22: a group of connected sends and receives started a thread");
+    setenv("CB_STANDIN_NCCL_VERSION", "22304", 1);
+    EXPECT(abort_ends_thread(buf, s) == 0, "abort");
     unsetenv("CB_STANDIN_NCCL_VERSION");
     EXPECT(ncclCommDestroy(old) == ncclSuccess && ncclCommDestroy(now) == ncclSuccess &&
                ncclCommDestroy(blocking) == ncclSuccess && joined() == started(),

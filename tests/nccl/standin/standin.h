@@ -99,10 +99,9 @@
  * NCCL's: the calls that NCCL hands to a thread of its own leave the
  * communicator busy until ncclCommGetAsyncError has said so, after one or
  * two queries that say ncclInProgress (in turn), and more while the work
- * runs: a launch's on a real thread of the stand-in's (threads.c, joined
- * where NCCL joins its own), an async job's here at once. Creation returns
- * ncclInProgress; a collective
- * or send or receive outside a group and the outermost ncclGroupEnd (every
+ * runs: a launch's on a real thread (threads.c), an async job's here at
+ * once. Creation returns ncclInProgress; a collective or send or receive
+ * outside a group and the outermost ncclGroupEnd (every
  * communicator of the group) return it from 2.23, and before 2.23 only
  * when they connect a send or receive to a new peer (connect.c);
  * ncclCommSplit and ncclCommShrink return ncclSuccess with the PARENT busy
@@ -312,9 +311,7 @@ struct ncclComm {
     int pending;
     /* NCCL's runtimeConn: connections at first use (connect.c). */
     int runtime_connect;
-    /* threads.c: NCCL's launch thread that has this communicator's launch
-     * (comm->groupJob), until joined. */
-    struct standin_thread_job *launch_job;
+    struct standin_thread_job *launch_job;   /* NCCL's comm->groupJob (threads.c) */
     struct ncclComm *next_live;
 };
 
@@ -374,6 +371,7 @@ int standin_net_size(const standin_net *net);
  * parent's count of splits) or a shrink's over its kept members. */
 uint64_t standin_net_child_magic(standin_net *net, const unsigned char *members);
 void standin_net_free(standin_net *net);
+void standin_net_shutdown(standin_net *net);   /* its connections fail from now on */
 int standin_send_all(int fd, const void *buf, size_t bytes);
 int standin_recv_all(int fd, void *buf, size_t bytes);
 ncclResult_t standin_net_exchange(standin_net *net, const void *const *send,
@@ -629,11 +627,11 @@ struct CUgraph_st {
 };
 
 /* threads.c: NCCL's launch thread; standin_lock (recursive) guards what it
- * shares with the caller. A launch goes to a thread when
- * standin_launch_threaded says so: its ops added in order (traced_p2p:
- * traced as a send and receive group), every member linked, then started.
- * standin_thread_running: 1 until its work is on the streams, then its
- * result is comm's async error; standin_thread_join joins it where NCCL does. */
+ * shares with the caller. A launch goes to one when standin_launch_threaded
+ * says so: ops added in order (traced_p2p: traced as a p2p group), members
+ * linked, started (discarded if never started). standin_thread_running: 1
+ * until its work is on the streams, then its result is comm's async error.
+ * Joined where NCCL does; ncclCommAbort's standin_thread_abort fails it. */
 typedef struct standin_thread_job standin_thread_job;
 typedef struct standin_thread_op {
     cudaStream_t stream;
@@ -644,13 +642,14 @@ void standin_lock(void);
 void standin_unlock(void);
 int standin_launch_threaded(int nonblocking, int needs_connect);
 standin_thread_job *standin_thread_new(void);
-void standin_thread_discard(standin_thread_job *job);   /* never started */
+void standin_thread_discard(standin_thread_job *job);
 int standin_thread_add(standin_thread_job *job, cudaStream_t stream, const standin_op *op,
                        int traced_p2p);
 void standin_thread_link(struct ncclComm *comm, standin_thread_job *job);
 ncclResult_t standin_thread_start(standin_thread_job *job, const char *call);
 int standin_thread_running(struct ncclComm *comm);
 void standin_thread_join(struct ncclComm *comm, const char *by);
+void standin_thread_abort(struct ncclComm *comm);
 
 /* capture.c: 1 when a potentially unsafe call (cudaMalloc) is prohibited
  * by a capture's mode, having invalidated those captures and flagged it. */

@@ -22,7 +22,8 @@
  * abort (init.cc), v2.19.3-1 to v2.28.9-1; from v2.26.2-1 also by
  * ncclCommGetAsyncError itself once it says ncclSuccess (init.cc). A group
  * of several communicators has one thread, joined once (2.28.9: the job's
- * "joined" flag and groupRefCount).
+ * "joined" flag and groupRefCount). ncclCommAbort sets the abort flag
+ * first, which the thread sees (ncclGroupJobAbort, group.cc).
  *
  * Not modelled: the threads groupLaunch starts and joins itself for each
  * async job and preconnect (asyncJobLaunch), and async jobs (creation,
@@ -189,4 +190,16 @@ void standin_thread_join(struct ncclComm *comm, const char *by)
         free(job->ops);
         free(job);
     }
+}
+
+/* NCCL's abort sets the communicator's abort flag, which its thread sees
+ * and leaves with an error (ncclGroupJobAbort, group.cc); here its
+ * connections fail, so that a collective waiting for a peer returns. */
+void standin_thread_abort(struct ncclComm *comm)
+{
+    standin_thread_job *job = comm->launch_job;
+    if (job == NULL || atomic_load(&job->done))
+        return;
+    standin_trace("launch-thread abort %d", job->serial);
+    standin_net_shutdown(comm->net);
 }
