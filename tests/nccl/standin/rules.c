@@ -397,13 +397,17 @@ static int case_redop(void)
 }
 
 /* Queries until comm is seen done: how many said ncclInProgress (-1 after
- * 1000), *state the last answer. */
+ * 1000 and 20 s more, a deadline: NCCL's launch thread may be slow to run
+ * on a loaded machine), *state the last answer. */
 int rules_polls_until_done(ncclComm_t comm, ncclResult_t *state)
 {
-    for (int n = 0; n < 1000; n++) {
+    const struct timespec nap = {0, 1000 * 1000};
+    for (int n = 0; n < 21000; n++) {
         if (ncclCommGetAsyncError(comm, state) != ncclSuccess || *state != ncclInProgress)
             return n;
         sched_yield();
+        if (n >= 1000)
+            nanosleep(&nap, NULL);
     }
     return -1;
 }
