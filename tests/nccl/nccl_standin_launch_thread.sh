@@ -6,7 +6,10 @@
 # 2.23 every launch returns ncclInProgress (v2.23.4-1). The backend must
 # poll whatever the version: a backend that took ncclInProgress for an
 # error before 2.23, or polled only from 2.23, fails here at 2.22. The
-# preamble says which kind of launch pays NCCL's thread.
+# preamble says which kind of launch pays NCCL's thread. Each launch that
+# returns ncclInProgress starts exactly one real thread in the stand-in
+# (its trace's "launch-thread start" lines), every one joined by exit, and
+# a blocking communicator starts none (tests/nccl/standin/threads.c).
 . "$CB_SRCDIR/tests/support/lib.sh"
 . "$CB_SRCDIR/tests/nccl/standin/lib.sh"
 standin_setup 2 python trace
@@ -27,6 +30,11 @@ for version in 22203 22304; do
         inline=$(count "launched on the calling thread (NCCL before 2.23)$" "$r")
         outside=$(count "^ncclInProgress from a call outside a group$" "$r")
         ended=$(count "^ncclInProgress from ncclGroupEnd$" "$r")
+        started=$(count "^launch-thread start " "$r")
+        joined=$(count "^launch-thread join " "$r")
+        [ "$started" = $((outside + ended)) ] && [ "$started" -ge 1 ] &&
+            [ "$joined" = "$started" ] ||
+            show_and_fail "$version, rank $r: $started launch threads started, $joined joined, for $outside + $ended launches in progress"
         if [ "$version" = 22203 ]; then
             [ "$inline" -gt 0 ] && [ "$outside" = 0 ] ||
                 show_and_fail "2.22, rank $r: $inline launches on the calling thread, $outside outside a group in progress"
@@ -45,4 +53,16 @@ for version in 22203 22304; do
     fi
     echo "ok: NCCL_COMM_BLOCKING=0 at $version"
 done
+
+# A blocking communicator: every launch on the calling thread, at 2.23 too.
+fresh_trace
+NCCL_COMM_BLOCKING=1 CB_STANDIN_NCCL_VERSION=22304 run 2 --backend nccl \
+    -o allreduce,sendrecv -b 48 -e 96 -f 2 -n 2 -c 1 -m 2
+expect_rc 0 "NCCL_COMM_BLOCKING=1 at 22304"
+standin_check trace --prefix "$CB_TMP/trace" --ranks 2 --teardown destroy
+for r in 0 1; do
+    started=$(count "^launch-thread start " "$r")
+    [ "$started" = 0 ] || show_and_fail "blocking, rank $r: $started launch threads started"
+done
+echo "ok: NCCL_COMM_BLOCKING=1 starts no launch thread"
 echo "ok"

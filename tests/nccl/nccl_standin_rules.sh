@@ -10,7 +10,7 @@ RULES="$CB_BUILDDIR/tests/nccl-standin-rules"
 [ -x "$RULES" ] || skip "the stand-in's test program was not built"
 
 for case in graph-abort device bootstrap async group memory redop inprogress bounds failed \
-    abort-in-group kernel env-blocking launch-thread destroy-error connect-memory group-modes config-blocking \
+    abort-in-group kernel env-blocking launch-thread launch-threads destroy-error connect-memory group-modes config-blocking \
     register-null group-mixed group-create split-share split-share-env abort-inside \
     shrink-split capture-query capture-modes config-share runtime-connect memalloc-granularity \
     unready-unchecked window-deregister last-error capture-work capture-kernel \

@@ -48,6 +48,7 @@ struct CUgraphExec_st {
 
 static const char *const kind_names[STANDIN_KINDS] = {
     "allocs", "streams", "events", "graphs", "graph_execs", "comms", "libraries",
+    "launch_threads",
 };
 
 void standin_count(enum standin_kind kind, int delta)
@@ -63,14 +64,18 @@ int standin_fault(const char *name)
 
 static void trace_close(void)
 {
-    if (trace_file == NULL)
+    standin_lock();
+    if (trace_file == NULL) {
+        standin_unlock();
         return;
+    }
     fprintf(trace_file, "exit");
     for (int k = 0; k < STANDIN_KINDS; k++)
         fprintf(trace_file, " %s=%d", kind_names[k], live[k]);
     fprintf(trace_file, " cuda_error=%d\n", (int)standin_unread_error());
     fclose(trace_file);
     trace_file = NULL;
+    standin_unlock();
 }
 
 void standin_trace(const char *fmt, ...)
@@ -79,8 +84,14 @@ void standin_trace(const char *fmt, ...)
     /* One line per run of polls: a 100 ms modelled launch is polled ~10^5
      * times, and the checks ask only whether a wait came between launches. */
     int poll_line = strcmp(fmt, "cudaStreamQuery") == 0;
-    if (prefix == NULL || prefix[0] == '\0' || trace_failed || (poll_line && trace_polling))
+    if (prefix == NULL || prefix[0] == '\0')
         return;
+    /* NCCL's launch thread (threads.c) traces too. */
+    standin_lock();
+    if (trace_failed || (poll_line && trace_polling)) {
+        standin_unlock();
+        return;
+    }
     trace_polling = poll_line;
     if (trace_file == NULL) {
         char path[4096];
@@ -89,6 +100,7 @@ void standin_trace(const char *fmt, ...)
         if (trace_file == NULL) {
             trace_failed = 1;
             fprintf(stderr, "cuda stand-in: cannot open the trace file %s\n", path);
+            standin_unlock();
             return;
         }
         atexit(trace_close);
@@ -99,6 +111,7 @@ void standin_trace(const char *fmt, ...)
     va_end(ap);
     fputc('\n', trace_file);
     fflush(trace_file);
+    standin_unlock();
 }
 
 void standin_violation(const char *fmt, ...)
@@ -146,10 +159,21 @@ static double stream_clock(cudaStream_t s)
 
 void standin_stream_busy(cudaStream_t s, double extra)
 {
+    standin_lock();
     double start = stream_clock(s);
     stream_of(s)->busy_until = start + extra;
     if (stream_of(s)->busy_until > device_busy_until)
         device_busy_until = stream_of(s)->busy_until;
+    standin_unlock();
+}
+
+/* When s's work completes, as NCCL's launch thread may be moving it on. */
+static double busy_until(cudaStream_t s)
+{
+    standin_lock();
+    double until = stream_of(s)->busy_until;
+    standin_unlock();
+    return until;
 }
 
 int standin_stream_capturing(cudaStream_t s)
@@ -163,21 +187,28 @@ ncclResult_t standin_stream_submit(cudaStream_t s, const standin_op *op)
     if (standin_capture_invalidated(s))
         return ncclUnhandledCudaError;   /* cudaErrorStreamCaptureInvalidated */
     if (!s->capturing) {
+        /* The collective itself runs unlocked: it may wait for the peers. */
         ncclResult_t res = standin_run(s, op, 0);
+        standin_lock();
         s->plain_until = s->busy_until;
+        standin_unlock();
         return res;
     }
+    ncclResult_t res = ncclSuccess;
+    standin_lock();
     standin_register(op);
     if (s->nrecorded == s->cap) {
         size_t cap = s->cap ? 2 * s->cap : 16;
         standin_op *grown = realloc(s->recorded, cap * sizeof *grown);
         if (grown == NULL)
-            return ncclSystemError;
-        s->recorded = grown;
-        s->cap = cap;
+            res = ncclSystemError;
+        else
+            s->recorded = grown, s->cap = cap;
     }
-    s->recorded[s->nrecorded++] = *op;
-    return ncclSuccess;
+    if (res == ncclSuccess)
+        s->recorded[s->nrecorded++] = *op;
+    standin_unlock();
+    return res;
 }
 
 const char *cudaGetErrorString(cudaError_t error)
@@ -407,7 +438,10 @@ cudaError_t cudaFree(void *ptr)
         standin_violation("cudaFree of memory that an operation of the open group uses: "
                           "NCCL launches it only at the outermost ncclGroupEnd");
     /* cudaFree synchronises the device: it waits for all launched work. */
-    while (standin_now() < device_busy_until)
+    standin_lock();
+    double device_until = device_busy_until;
+    standin_unlock();
+    while (standin_now() < device_until)
         ;
     allocated -= size;
     standin_count(STANDIN_ALLOC, -1);
@@ -452,7 +486,7 @@ cudaError_t cudaStreamQuery(cudaStream_t stream)
     cudaError_t capturing = standin_capture_sync_call(stream, "cudaStreamQuery");
     if (capturing != cudaSuccess)
         return capturing;
-    if (standin_now() >= stream->busy_until)
+    if (standin_now() >= busy_until(stream))
         return cudaSuccess;
     polled_unfinished();
     return cudaErrorNotReady;
@@ -467,7 +501,7 @@ cudaError_t cudaStreamSynchronize(cudaStream_t stream)
     cudaError_t capturing = standin_capture_sync_call(stream, "cudaStreamSynchronize");
     if (capturing != cudaSuccess)
         return capturing;
-    while (standin_now() < stream->busy_until)
+    while (standin_now() < busy_until(stream))
         ;
     return cudaSuccess;
 }
@@ -517,9 +551,12 @@ cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
     return cudaSuccess;
 }
 
+/* Under the lock: the stream's clock is the launch thread's too (threads.c). */
 void standin_event_replayed(struct CUevent_st *event, cudaStream_t s)
 {
+    standin_lock();
     event->when = stream_clock(s);
+    standin_unlock();
     event->recorded = 1;
     event->capture_seq = 0;
 }

@@ -120,18 +120,50 @@ static ncclResult_t group_started(ncclResult_t res, int needs_connect, int group
     return out;
 }
 
+/* The group handed to NCCL's launch thread (threads.c): its operations in
+ * launch order, every member in progress and linked to the thread. */
+static ncclResult_t run_on_thread(int group_nonblocking, int needs_connect)
+{
+    standin_thread_job *job = standin_thread_new();
+    int failed = job == NULL;
+    for (size_t i = 0; i < collectives.n && !failed; i++)
+        failed = standin_thread_add(job, collectives.items[i].stream, &collectives.items[i].op, 0);
+    for (size_t i = 0; i < p2p_batches.n && !failed; i++)
+        failed = standin_thread_add(job, p2p_batches.items[i].stream, &p2p_batches.items[i].op, 1);
+    if (failed) {
+        standin_thread_discard(job);
+        return standin_fail(ncclSystemError, "out of memory");
+    }
+    ncclResult_t res = group_started(ncclSuccess, needs_connect, group_nonblocking);
+    for (size_t i = 0, n = collectives.n + p2p_batches.n; i < n; i++) {
+        ncclComm_t comm = queued_comm(i);
+        if (comm->launch_job != job)
+            standin_thread_link(comm, job);
+    }
+    standin_thread_start(job, "ncclGroupEnd");
+    return res;
+}
+
 /* Launch everything queued on its stream (recorded when the stream is
- * capturing by then) and forget it. The first failure is returned; the rest
- * of the group is dropped, as NCCL abandons a group whose launch failed. */
+ * capturing by then) and forget it, on NCCL's thread where NCCL starts
+ * one. The first failure is returned; the rest of the group is dropped,
+ * as NCCL abandons a group whose launch failed. */
 static ncclResult_t run_queued(int group_nonblocking, int needs_connect)
 {
     ncclResult_t res = ncclSuccess;
     for (size_t i = 0; i < p2p_batches.n; i++)
         needs_connect |= standin_p2p_connect(&p2p_batches.items[i].op);
-    for (size_t i = 0; i < collectives.n && res == ncclSuccess; i++) {
+    for (size_t i = 0; i < collectives.n; i++)
         standin_connect_used(&collectives.items[i].op);
-        res = standin_stream_submit(collectives.items[i].stream, &collectives.items[i].op);
+    if (collectives.n + p2p_batches.n > 0 &&
+        standin_launch_threaded(group_nonblocking, needs_connect)) {
+        res = run_on_thread(group_nonblocking, needs_connect);
+        list_clear(&collectives);
+        list_clear(&p2p_batches);
+        return res;
     }
+    for (size_t i = 0; i < collectives.n && res == ncclSuccess; i++)
+        res = standin_stream_submit(collectives.items[i].stream, &collectives.items[i].op);
     for (size_t i = 0; i < p2p_batches.n && res == ncclSuccess; i++) {
         const queued_op *b = &p2p_batches.items[i];
         standin_trace("p2p group sends+receives=%zu capturing=%d", b->op.np2p,
@@ -141,6 +173,22 @@ static ncclResult_t run_queued(int group_nonblocking, int needs_connect)
     res = group_started(res, needs_connect, group_nonblocking);
     list_clear(&collectives);
     list_clear(&p2p_batches);
+    return res;
+}
+
+/* A call outside a group on NCCL's launch thread: a group of one. */
+static ncclResult_t launch_alone_on_thread(cudaStream_t stream, const standin_op *op,
+                                           int needs_connect)
+{
+    standin_thread_job *job = standin_thread_new();
+    if (job == NULL || standin_thread_add(job, stream, op, 0) != 0) {
+        standin_thread_discard(job);
+        return standin_fail(ncclSystemError, "out of memory");
+    }
+    ncclResult_t res = standin_launch_started(op->comm, ncclSuccess, "a call outside a group",
+                                              needs_connect);
+    standin_thread_link(op->comm, job);
+    standin_thread_start(job, "a call outside a group");
     return res;
 }
 
@@ -155,6 +203,8 @@ ncclResult_t standin_launch(cudaStream_t stream, const standin_op *op)
          * NCCL's thread launches it (by version, connect.c). */
         int needs_connect = standin_p2p_connect(op);
         standin_connect_used(op);
+        if (standin_launch_threaded(op->comm->nonblocking, needs_connect))
+            return launch_alone_on_thread(stream, op, needs_connect);
         return standin_launch_started(op->comm, standin_stream_submit(stream, op),
                                       "a call outside a group", needs_connect);
     }

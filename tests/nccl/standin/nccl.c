@@ -55,8 +55,11 @@ int standin_comm_unready(ncclComm_t comm, const char *call)
                           "ncclGroupEnd (NCCL: not yet initialised)", call);
         return 1;
     }
-    if (!comm->stuck && comm->in_progress == 0)
+    if (!comm->stuck && comm->in_progress == 0) {
+        /* NCCL's ncclCommEnsureReady joins the launch thread (init.cc). */
+        standin_thread_join(comm, call);
         return 0;
+    }
     standin_violation("%s on a non-blocking communicator that is not ready", call);
     return 1;
 }
@@ -142,7 +145,9 @@ int standin_registered(const void *ptr, size_t bytes)
 
 ncclResult_t standin_fail(ncclResult_t res, const char *what)
 {
+    standin_lock();   /* NCCL's launch thread fails calls too (threads.c) */
     snprintf(last_error, sizeof last_error, "NCCL stand-in: %s", what);
+    standin_unlock();
     return res;
 }
 
@@ -410,6 +415,9 @@ static ncclResult_t comm_free(ncclComm_t comm, const char *how)
         return fail(ncclInvalidUsage, "communicator held by the open group");
     }
     standin_comm_enter(comm, how);
+    /* NCCL's ncclCommEnsureReady joins the launch thread (init.cc); the
+     * stand-in's thread cannot be aborted, so this waits for its work. */
+    standin_thread_join(comm, how);
     /* A split the caller never saw done: its communicator goes too. */
     if (comm->split_child != NULL) {
         comm_release(comm->split_child);
@@ -571,6 +579,8 @@ ncclResult_t ncclCommAbort(ncclComm_t comm)
     if (comm != NULL && standin_group_depth() > 0 && abort_in_group(comm))
         return ncclSuccess;
     standin_end_registrations(comm, 0);
+    if (comm != NULL)
+        standin_thread_abort(comm);
     return comm_free(comm, "ncclCommAbort");
 }
 
@@ -584,6 +594,10 @@ ncclResult_t ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t *async_error)
      * queries (standin_comm_started), never when a peer never joined. */
     *async_error = ncclInProgress;
     if (comm->stuck || comm->in_progress < 0)
+        return ncclSuccess;
+    /* In progress until NCCL's launch thread has put the work on its
+     * streams too (threads.c): the last query of the count waits for it. */
+    if (standin_thread_running(comm) && comm->in_progress == 1)
         return ncclSuccess;
     if (comm->in_progress > 1) {
         comm->in_progress--;
@@ -599,6 +613,10 @@ ncclResult_t ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t *async_error)
     *async_error = comm->async_result;
     if (*async_error != ncclSuccess)
         return ncclSuccess;
+    /* 2.26 on, ncclCommGetAsyncError joins it once it says ncclSuccess
+     * (init.cc, v2.26.2-1 to v2.28.9-1). */
+    if (standin_nccl_version() >= NCCL_VERSION(2, 26, 0))
+        standin_thread_join(comm, "ncclCommGetAsyncError");
     if (comm->ran > 0 && standin_fault("CB_STANDIN_FAIL_ASYNC")) {
         fail(ncclRemoteError, "injected asynchronous error (CB_STANDIN_FAIL_ASYNC)");
         *async_error = comm->async_result = ncclRemoteError;

@@ -397,13 +397,17 @@ static int case_redop(void)
 }
 
 /* Queries until comm is seen done: how many said ncclInProgress (-1 after
- * 1000), *state the last answer. */
+ * 1000 and 20 s more, a deadline: NCCL's launch thread may be slow to run
+ * on a loaded machine), *state the last answer. */
 int rules_polls_until_done(ncclComm_t comm, ncclResult_t *state)
 {
-    for (int n = 0; n < 1000; n++) {
+    const struct timespec nap = {0, 1000 * 1000};
+    for (int n = 0; n < 21000; n++) {
         if (ncclCommGetAsyncError(comm, state) != ncclSuccess || *state != ncclInProgress)
             return n;
         sched_yield();
+        if (n >= 1000)
+            nanosleep(&nap, NULL);
     }
     return -1;
 }
@@ -426,14 +430,15 @@ static int case_inprogress(void)
     EXPECT(rules_polls_until_done(comm, &state) >= 1 && state == ncclSuccess, "init");
     for (int i = 0; i < 2 * N; i++)
         buf[i] = (float)(me + 1);
-    /* Outside a group, twice: seen done after one poll, then two, in turn. */
+    /* Outside a group, twice: seen done after one poll, then two, in turn,
+     * at the least (more while NCCL's launch thread works, threads.c). */
     for (int round = 0; round < 2; round++) {
         EXPECT(ncclAllReduce(buf, buf, N, ncclFloat32, ncclSum, comm, s) == ncclInProgress,
                "a collective outside a group did not return ncclInProgress");
         polls[round] = rules_polls_until_done(comm, &state);
         EXPECT(state == ncclSuccess, "its completion");
     }
-    EXPECT(polls[0] + polls[1] == 3 && polls[0] * polls[1] == 2,
+    EXPECT(polls[0] >= 1 && polls[1] >= 1 && polls[0] + polls[1] >= 3,
            "not one and two queries saying ncclInProgress");
     EXPECT(buf[0] == 6, "the all-reduces' result");   /* (1 + 2) * 2 */
     /* Ignored: the next call on the communicator is flagged and refused. */
@@ -642,7 +647,7 @@ int main(int argc, char **argv)
         {"bounds", case_bounds},           {"failed", case_failed},
         {"abort-in-group", case_abort_group}, {"kernel", case_kernel},
         {"env-blocking", case_env_blocking},
-        {"launch-thread", rules_case_launch_thread},
+        {"launch-thread", rules_case_launch_thread}, {"launch-threads", rules_case_launch_threads},
         {"destroy-error", rules_case_destroy_error},
         {"connect-memory", rules_case_connect_memory},
         {"group-modes", rules_case_group_modes}, {"config-blocking", rules_case_config_blocking},

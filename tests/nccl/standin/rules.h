@@ -1,8 +1,9 @@
 /*
  * What the stand-in's rule cases share (rules.c, rules_contract.c,
  * rules_group.c, rules_register.c, rules_cuda.c, rules_lasterr.c,
- * rules_capture2.c, rules_abort.c, rules_nvls.c): each case runs on 2
- * ranks (rules_nvls.c's on 4) and returns 0, or names a broken expectation
+ * rules_capture2.c, rules_abort.c, rules_nvls.c, rules_thread.c): each
+ * case runs on 2 ranks (rules_nvls.c's on 4) and returns 0, or names a
+ * broken expectation
  * through EXPECT, which ends every rank at once.
  */
 #ifndef CB_STANDIN_RULES_H
@@ -81,6 +82,9 @@ int rules_case_runtime_connect(void);
 int rules_connect_costs(const char *version, const char *variable, const char *value,
                         size_t *at_creation, size_t *at_first_use);
 int rules_case_memalloc_granularity(void);
+
+/* rules_thread.c: NCCL's launch thread, by version and mode. */
+int rules_case_launch_threads(void);
 
 /* rules_lasterr.c: cudaGetLastError keeps any runtime call's error. */
 int rules_case_last_error(void);

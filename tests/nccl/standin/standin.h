@@ -18,51 +18,7 @@
  * reach the stream (capture.c), and a graph launch runs the recording again
  * in order.
  *
- * Environment (all optional):
- *   CB_STANDIN_GPUS=N     physical GPUs of the machine (default 1; 0: none;
- *                         at most STANDIN_MAX_GPUS); physical GPU p has bus
- *                         id 0000:<p + 1>:00.0 (hexadecimal) and UUID
- *                         GPU-5ca1ab1e-0000-4000-8000-<p as 12 hex digits>.
- *                         A process sees them filtered and renumbered by
- *                         CUDA_VISIBLE_DEVICES as the CUDA runtime does
- *                         (indices or UUIDs, any unique UUID prefix; the
- *                         first entry naming no GPU, or one already listed,
- *                         ends the list). The current device is per thread,
- *                         0 until set; the trace's cudaSetDevice and
- *                         cudaMalloc lines name the physical GPU.
- *   CB_STANDIN_GPU_MEM=B  bytes per device (default 16 GiB)
- *   CB_STANDIN_OP_US=U    each collective keeps its stream busy U more
- *                         microseconds after it was launched (default 0)
- *   CB_STANDIN_TRACE=P    append one line per call of interest to P.RANK,
- *                         and at exit a line counting what was left alive
- *   CB_STANDIN_CC=MM      compute capability of every device, major * 10 +
- *                         minor (default 90, which runs fp8)
- *   CB_STANDIN_NCCL_VERSION=V  version code ncclGetVersion reports (default
- *                         the header's NCCL_VERSION_CODE); below 2.28 a call
- *                         of ncclAlltoAll, ncclGather or ncclScatter
- *                         (nccl_native.c) is a VIOLATION, as those symbols
- *                         are missing from older libraries; where NCCL's
- *                         behaviour changed between versions the stand-in
- *                         follows it (connect.c, nccl.c, nccl_register.c)
- *   CB_STANDIN_CUDA_DRIVER=V  version cudaDriverGetVersion reports
- *                         (default one major version above the runtime's,
- *                         plus 0.2: newer than the runtime, as usual, and
- *                         different from it); both versions are traced
- *   CB_STANDIN_CONNECT_BYTES=B  device memory each communicator's
- *                         connections take, at creation before 2.22 (or
- *                         with NCCL_RUNTIME_CONNECT=0 or NCCL_CUMEM_ENABLE=0),
- *                         at its first collective from 2.22 (connect.c;
- *                         default 0)
- *   CB_STANDIN_MEM_GRANULARITY=B, CB_STANDIN_MULTICAST_GRANULARITY=B  the
- *                         device's cuMem allocation granularity (default
- *                         2 MiB) and multicast one (default 0: no multicast
- *                         support), which ncclMemAlloc rounds its size to
- *                         by version (nccl_register.c); with multicast,
- *                         a communicator of 3 or more ranks (2 from
- *                         2.28.7) maps NVLS buffers as NCCL's, at
- *                         creation before 2.22, at its first collective
- *                         from 2.22, shared by a sharing child, none with
- *                         NCCL_NVLS_ENABLE=0 (nvls.c)
+ * Environment (all optional): docs/design/standin.md, "Environment".
  *
  * Kernels (kernels.c, for -B's compare kernel): PTX loaded with
  * cudaLibraryLoadData is checked as a driver does and each launch runs the
@@ -103,10 +59,11 @@
  *
  * Non-blocking communicators (ncclCommInitRankConfig with blocking = 0), as
  * NCCL's: the calls that NCCL hands to a thread of its own leave the
- * communicator busy, their work done here at once, until
- * ncclCommGetAsyncError has said so, after one or two queries that say
- * ncclInProgress (in turn). Creation returns ncclInProgress; a collective
- * or send or receive outside a group and the outermost ncclGroupEnd (every
+ * communicator busy until ncclCommGetAsyncError has said so, after one or
+ * two queries that say ncclInProgress (in turn), and more while the work
+ * runs: a launch's on a real thread (threads.c), an async job's here at
+ * once. Creation returns ncclInProgress; a collective or send or receive
+ * outside a group and the outermost ncclGroupEnd (every
  * communicator of the group) return it from 2.23, and before 2.23 only
  * when they connect a send or receive to a new peer (connect.c);
  * ncclCommSplit and ncclCommShrink return ncclSuccess with the PARENT busy
@@ -133,35 +90,8 @@
  * shrinkShare says so (NCCL_COMM_SPLIT_SHARE_RESOURCES and
  * NCCL_COMM_SHRINK_SHARE_RESOURCES overriding, read at each creation).
  *
- * Fault injection, FOR TESTING ONLY: each takes the rank of a process as its
- * launcher numbers it (the first set of OMPI_COMM_WORLD_RANK, PMI_RANK,
- * PMIX_RANK, RANK, SLURM_PROCID; 0 when none is), which is also the
- * suffix of its trace file; only that rank sees the failure.
- *   CB_STANDIN_FAIL_DRIVER=R     cudaGetDeviceCount fails as with a driver
- *                                older than the runtime
- *   CB_STANDIN_FAIL_SETDEVICE=R  cudaSetDevice fails
- *   CB_STANDIN_FAIL_STREAM=R     cudaStreamCreateWithFlags fails
- *   CB_STANDIN_FAIL_MALLOC=R     cudaMalloc fails
- *   CB_STANDIN_FAIL_COMMINIT=R   ncclCommInitRank fails before it joins the
- *                                bootstrap: the other ranks wait there for
- *                                ever (blocking), or their communicators
- *                                never become ready (non-blocking); inside
- *                                a group it fails at the outermost
- *                                ncclGroupEnd, where NCCL's job runs
- *   CB_STANDIN_FAIL_ASYNC=R      ncclCommGetAsyncError reports a remote error
- *                                once the communicator has run a collective
- *                                of more than one element (not the backend's
- *                                one-element warmup of each kind)
- *   CB_STANDIN_FAIL_CAPTURE=R    cudaStreamBeginCapture fails
- *   CB_STANDIN_FAIL_SPLIT=R      ncclCommSplit fails before it joins the
- *                                split's bootstrap, with the same effects
- *                                (inside a group, at its outermost end)
- *                                (CB_STANDIN_FAIL_SPLIT_AFTER=N: not the
- *                                process's first N splits, the first being
- *                                the backend's own measured communicator)
- *   CB_STANDIN_FAIL_SEND=R       ncclSend of more than one element fails
- *   CB_STANDIN_STUCK_GRAPH=R     graph launches never complete (the stream
- *                                stays busy), as behind a hung kernel
+ * Fault injection (CB_STANDIN_FAIL_*, CB_STANDIN_STUCK_GRAPH), FOR TESTING
+ * ONLY: docs/design/standin.md, "Environment".
  *
  * Strictness: where real CUDA or NCCL would hang, fail or corrupt data, the
  * stand-in writes "VIOLATION what" into the trace (which check_standin.py
@@ -338,6 +268,7 @@ struct ncclComm {
     int runtime_connect;
     /* Its NVLS buffers (nvls.c); NULL without NVLS. */
     standin_nvls *nvls;
+    struct standin_thread_job *launch_job;   /* NCCL's comm->groupJob (threads.c) */
     struct ncclComm *next_live;
 };
 
@@ -364,6 +295,7 @@ enum standin_kind {
     STANDIN_GRAPH_EXEC,
     STANDIN_COMM,
     STANDIN_LIBRARY,
+    STANDIN_THREAD,    /* launch threads started and not joined (threads.c) */
     STANDIN_KINDS
 };
 void standin_count(enum standin_kind kind, int delta);
@@ -374,7 +306,7 @@ int standin_current_physical(void);
 
 long standin_env_long(const char *name, long fallback);
 
-/* The process's rank as its launcher gives it (see Fault injection above). */
+/* The process's rank as its launcher gives it (docs/design/standin.md, "Environment"). */
 int standin_process_rank(void);
 
 /* 1 when the fault variable name holds this process's rank. */
@@ -397,6 +329,7 @@ int standin_net_size(const standin_net *net);
  * parent's count of splits) or a shrink's over its kept members. */
 uint64_t standin_net_child_magic(standin_net *net, const unsigned char *members);
 void standin_net_free(standin_net *net);
+void standin_net_shutdown(standin_net *net);   /* its connections fail from now on */
 int standin_send_all(int fd, const void *buf, size_t bytes);
 int standin_recv_all(int fd, void *buf, size_t bytes);
 ncclResult_t standin_net_exchange(standin_net *net, const void *const *send,
@@ -661,6 +594,31 @@ struct CUgraph_st {
     standin_op *ops;
     size_t nops;
 };
+
+/* threads.c: NCCL's launch thread; standin_lock (recursive) guards what it
+ * shares with the caller. A launch goes to one when standin_launch_threaded
+ * says so: ops added in order (traced_p2p: traced as a p2p group), members
+ * linked, started (discarded if never started). standin_thread_running: 1
+ * until its work is on the streams, then its result is comm's async error.
+ * Joined where NCCL does; ncclCommAbort's standin_thread_abort fails it. */
+typedef struct standin_thread_job standin_thread_job;
+typedef struct standin_thread_op {
+    cudaStream_t stream;
+    int traced_p2p;
+    standin_op op;
+} standin_thread_op;
+void standin_lock(void);
+void standin_unlock(void);
+int standin_launch_threaded(int nonblocking, int needs_connect);
+standin_thread_job *standin_thread_new(void);
+void standin_thread_discard(standin_thread_job *job);
+int standin_thread_add(standin_thread_job *job, cudaStream_t stream, const standin_op *op,
+                       int traced_p2p);
+void standin_thread_link(struct ncclComm *comm, standin_thread_job *job);
+ncclResult_t standin_thread_start(standin_thread_job *job, const char *call);
+int standin_thread_running(struct ncclComm *comm);
+void standin_thread_join(struct ncclComm *comm, const char *by);
+void standin_thread_abort(struct ncclComm *comm);
 
 /* capture.c: 1 when a potentially unsafe call (cudaMalloc) is prohibited
  * by a capture's mode, having invalidated those captures and flagged it. */

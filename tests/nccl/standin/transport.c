@@ -118,6 +118,13 @@ void standin_net_free(standin_net *net)
     free(net);
 }
 
+void standin_net_shutdown(standin_net *net)
+{
+    for (int p = 0; net != NULL && p < net->nranks; p++)
+        if (net->fds[p] >= 0)
+            shutdown(net->fds[p], SHUT_RDWR);
+}
+
 int standin_send_all(int fd, const void *buf, size_t bytes)
 {
     const char *p = buf;
