@@ -14,7 +14,7 @@ for case in graph-abort device bootstrap async group memory redop inprogress bou
     register-null group-mixed group-create split-share split-share-env abort-inside \
     shrink-split capture-query capture-modes config-share runtime-connect memalloc-granularity \
     unready-unchecked window-deregister last-error capture-work capture-kernel \
-    abort-group-version fail-at-group-end; do
+    abort-group-version fail-at-group-end async-jobs; do
     fresh_trace
     CB_RUN_BIN=$RULES run 2 "$case"
     expect_rc 0 "rule case $case"

@@ -43,7 +43,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "standin.h"
+#include "async_jobs.h"
 
 #define STANDIN_ID_TAG "nccl stand-in"
 
@@ -321,7 +321,8 @@ static struct sockaddr_in reachable(int connected_fd, const struct sockaddr_in *
  * listener queues the connection) and accepts one from each higher rank.
  * Consumes listen_fd. */
 static ncclResult_t connect_all(int listen_fd, const struct sockaddr_in *table, int rank,
-                                int nranks, uint64_t magic, standin_net **out)
+                                int nranks, uint64_t magic, standin_net **out,
+                                standin_cancel *cancel)
 {
     standin_net *net = standin_net_new(rank, nranks, magic);
     ncclResult_t res = ncclSystemError;
@@ -354,6 +355,7 @@ static ncclResult_t connect_all(int listen_fd, const struct sockaddr_in *table, 
     }
     res = ncclSuccess;
 done:
+    standin_cancel_watch(cancel, 1, -1);
     close(listen_fd);
     if (res != ncclSuccess) {
         standin_net_free(net);
@@ -365,6 +367,15 @@ done:
 
 ncclResult_t standin_bootstrap_init(const ncclUniqueId *id, int nranks, int rank,
                                     int never_joins, standin_net **net, int *stuck)
+{
+    return standin_bootstrap_cancellable(id, nranks, rank, never_joins, net, stuck, NULL);
+}
+
+/* The sockets it waits on are watched by cancel: the root's, for its
+ * answer (a peer that never comes), and the listener, for the peers. */
+ncclResult_t standin_bootstrap_cancellable(const ncclUniqueId *id, int nranks, int rank,
+                                           int never_joins, standin_net **net, int *stuck,
+                                           standin_cancel *cancel)
 {
     id_handle h;
     memcpy(&h, id->internal, sizeof h);
@@ -394,6 +405,11 @@ ncclResult_t standin_bootstrap_init(const ncclUniqueId *id, int nranks, int rank
         close(listen_fd);
         return standin_fail(ncclSystemError, "cannot connect to the bootstrap root");
     }
+    /* Aborted before the sockets were watched: the waits below fail. */
+    if (standin_cancel_watch(cancel, 0, root) | standin_cancel_watch(cancel, 1, listen_fd)) {
+        shutdown(root, SHUT_RDWR);
+        shutdown(listen_fd, SHUT_RDWR);
+    }
     rank_hello hello = {.magic = h.magic, .nranks = nranks, .rank = rank,
                         .never_joins = never_joins, .listen = reachable(root, &listener)};
     int32_t status = ROOT_OK;
@@ -416,12 +432,14 @@ ncclResult_t standin_bootstrap_init(const ncclUniqueId *id, int nranks, int rank
             res = ncclSuccess;
         }
     }
+    standin_cancel_watch(cancel, 0, -1);
     close(root);
     if (res == ncclSuccess && !never_joins && status == ROOT_OK) {
-        res = connect_all(listen_fd, table, rank, nranks, h.magic, net);
+        res = connect_all(listen_fd, table, rank, nranks, h.magic, net, cancel);
         free(table);
         return res;
     }
+    standin_cancel_watch(cancel, 1, -1);
     close(listen_fd);
     free(table);
     *stuck = res == ncclSuccess && status == ROOT_PEER_NEVER_JOINS;
@@ -477,7 +495,7 @@ ncclResult_t standin_bootstrap_split(standin_net *parent, const unsigned char *m
             child_rank = i;
     }
     if (res == ncclSuccess && !never_joins && !peer_fails && child_rank >= 0) {
-        res = connect_all(listen_fd, table, child_rank, nchild, magic, child);   /* closes it */
+        res = connect_all(listen_fd, table, child_rank, nchild, magic, child, NULL);   /* closes it */
     } else {
         close(listen_fd);
         if (res != ncclSuccess)

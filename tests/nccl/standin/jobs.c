@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "standin.h"
+#include "async_jobs.h"
 
 /* A config's splitShare or shrinkShare as NCCL keeps it: unset reads 0
  * (parseCommConfig's NCCL_CONFIG_DEFAULT), NCCL_COMM_SPLIT_SHARE_RESOURCES
@@ -237,4 +237,72 @@ ncclResult_t standin_split_start(ncclComm_t comm, ncclComm_t *newcomm, ncclConfi
     job->kept = kept;
     job->failing = failing;
     return split_start(job);
+}
+
+/* A non-blocking creation outside a group. NCCL's ncclCommInitRankConfig
+ * opens a group of its own around ncclCommInitRankDev, whose
+ * ncclAsyncLaunch queues the job (ncclCommInitRankFunc: bootstrap,
+ * transports), and ncclGroupEndInternal, the group being non-blocking,
+ * sets the communicator's async error to ncclInProgress, links it to the
+ * group job and runs groupLaunch on a pthread (init.cc, group.cc; 2.18.1,
+ * 2.22.3, 2.28.9); asyncJobLaunch then runs the job on a thread of its own
+ * (2.18.1, 2.22.3) or, when it is alone, on that one (2.28.9): one thread
+ * here. It is joined where the launch thread is (threads.c). */
+typedef struct create_job {
+    ncclUniqueId id;
+    int nranks, rank;
+    standin_net *net;
+    int stuck;
+    standin_cancel cancel;
+} create_job;
+
+static ncclResult_t create_work(void *arg)
+{
+    create_job *job = arg;
+    return standin_bootstrap_cancellable(&job->id, job->nranks, job->rank, 0, &job->net,
+                                         &job->stuck, &job->cancel);
+}
+
+/* On the caller: the communicator over the job's connections, stuck when a
+ * peer never joined, or in the job's error. */
+static void create_finish(ncclComm_t c, void *arg, ncclResult_t res)
+{
+    create_job *job = arg;
+    if (res == ncclSuccess)
+        standin_comm_attach(c, job->net);
+    else
+        standin_net_free(job->net);
+    if (res == ncclSuccess && c->stuck) {
+        c->in_progress = -1;
+        standin_trace("ncclCommInitRank's job done: in progress for ever (a peer never joins)");
+    }
+    free(job);
+}
+
+static void create_cancel(void *arg)
+{
+    standin_cancel_fire(&((create_job *)arg)->cancel);
+}
+
+ncclResult_t standin_init_async(ncclComm_t *comm, const ncclUniqueId *id, int nranks, int rank,
+                                const ncclConfig_t *config)
+{
+    create_job *job = calloc(1, sizeof *job);
+    standin_thread_job *thread =
+        job != NULL ? standin_async_job_new(create_work, create_finish, create_cancel, job)
+                    : NULL;
+    ncclComm_t c = thread != NULL ? standin_comm_alloc(1, NULL) : NULL;
+    if (c == NULL) {
+        free(job);
+        standin_thread_discard(thread);
+        return standin_fail(ncclSystemError, "out of memory");
+    }
+    *job = (create_job){.id = *id, .nranks = nranks, .rank = rank};
+    standin_cancel_init(&job->cancel);
+    standin_share_config(c, config, NULL);
+    standin_thread_link(c, thread);
+    *comm = c;
+    ncclResult_t res = standin_comm_marked_started(c, ncclSuccess, "ncclCommInitRank");
+    standin_thread_start(thread, "ncclCommInitRank");
+    return res;
 }

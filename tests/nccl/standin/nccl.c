@@ -11,7 +11,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "standin.h"
+#include "async_jobs.h"
 
 static char last_error[256];
 static struct ncclComm *live_comms;
@@ -279,6 +279,9 @@ static ncclResult_t init_rank(ncclComm_t *comm, int nranks, ncclUniqueId id, int
         return standin_init_hold(comm, &id, nranks, rank, nonblocking, failing, config);
     if (failing && !nonblocking)
         return fail(ncclSystemError, STANDIN_INJECTED_INIT);
+    /* The injected failure stays on the caller (the stand-in's own). */
+    if (nonblocking && !failing)
+        return standin_init_async(comm, &id, nranks, rank, config);
     standin_net *net = NULL;
     inside_nccl("ncclCommInitRank", 1);   /* blocking: waits for every peer */
     ncclResult_t res = standin_bootstrap_init(&id, nranks, rank, failing, &net, &stuck);
@@ -593,11 +596,10 @@ ncclResult_t ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t *async_error)
     /* A call that returned ncclInProgress is seen done after one or two
      * queries (standin_comm_started), never when a peer never joined. */
     *async_error = ncclInProgress;
-    if (comm->stuck || comm->in_progress < 0)
-        return ncclSuccess;
-    /* In progress until NCCL's launch thread has put the work on its
-     * streams too (threads.c): the last query of the count waits for it. */
-    if (standin_thread_running(comm) && comm->in_progress == 1)
+    /* In progress until NCCL's thread has done its job or put the work on
+     * its streams (threads.c): the last query of the count waits for it. */
+    int running = standin_thread_running(comm);
+    if (comm->stuck || comm->in_progress < 0 || (running && comm->in_progress == 1))
         return ncclSuccess;
     if (comm->in_progress > 1) {
         comm->in_progress--;

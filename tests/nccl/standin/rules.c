@@ -666,7 +666,7 @@ int main(int argc, char **argv)
         {"nvls-memory", rules_case_nvls_memory}, {"nvls-split", rules_case_nvls_split},
         {"capture-work", rules_case_capture_work}, {"capture-kernel", rules_case_capture_kernel},
         {"abort-group-version", rules_case_abort_group_version},
-        {"fail-at-group-end", rules_case_fail_at_group_end},
+        {"fail-at-group-end", rules_case_fail_at_group_end}, {"async-jobs", rules_case_async_jobs},
     };
     int rc = 2;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)

@@ -1,7 +1,7 @@
 /*
  * What the stand-in's rule cases share (rules.c, rules_contract.c,
  * rules_group.c, rules_register.c, rules_cuda.c, rules_lasterr.c,
- * rules_capture2.c, rules_abort.c, rules_nvls.c, rules_thread.c): each
+ * rules_capture2.c, rules_abort.c, rules_nvls.c, rules_thread.c, rules_jobs.c): each
  * case runs on 2 ranks (rules_nvls.c's on 4) and returns 0, or names a
  * broken expectation
  * through EXPECT, which ends every rank at once.
@@ -106,5 +106,8 @@ int rules_kernel_buffers(unsigned char **a, unsigned char **b, unsigned long lon
  * failures at the group's end. */
 int rules_case_abort_group_version(void);
 int rules_case_fail_at_group_end(void);
+
+/* rules_jobs.c: NCCL's async jobs (creation) on a thread. */
+int rules_case_async_jobs(void);
 
 #endif

@@ -37,8 +37,9 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
-#include "standin.h"
+#include "async_jobs.h"
 
 struct standin_thread_job {
     pthread_t thread;
@@ -51,6 +52,13 @@ struct standin_thread_job {
     size_t nops;
     size_t room;
     standin_thread_op *ops;
+    /* An async job's (NULL: a launch of ops): see async_jobs.h. */
+    ncclResult_t (*work)(void *arg);
+    void (*finish)(struct ncclComm *comm, void *arg, ncclResult_t res);
+    void (*cancel)(void *arg);
+    void *arg;
+    int finished;       /* finish ran */
+    const char *kind;   /* the trace's name for it */
 };
 
 static pthread_mutex_t state_lock;
@@ -85,7 +93,23 @@ int standin_launch_threaded(int nonblocking, int needs_connect)
 
 standin_thread_job *standin_thread_new(void)
 {
-    return calloc(1, sizeof(standin_thread_job));
+    standin_thread_job *job = calloc(1, sizeof(standin_thread_job));
+    if (job != NULL)
+        job->kind = "launch-thread";
+    return job;
+}
+
+standin_thread_job *standin_async_job_new(ncclResult_t (*work)(void *arg),
+                                          void (*finish)(struct ncclComm *comm, void *arg,
+                                                         ncclResult_t res),
+                                          void (*cancel)(void *arg), void *arg)
+{
+    standin_thread_job *job = calloc(1, sizeof(standin_thread_job));
+    if (job == NULL)
+        return NULL;
+    *job = (standin_thread_job){.work = work, .finish = finish, .cancel = cancel, .arg = arg,
+                                .kind = "async-job"};
+    return job;
 }
 
 int standin_thread_add(standin_thread_job *job, cudaStream_t stream, const standin_op *op,
@@ -124,7 +148,7 @@ static ncclResult_t run_ops(standin_thread_job *job)
 static void *thread_main(void *arg)
 {
     standin_thread_job *job = arg;
-    job->result = run_ops(job);
+    job->result = job->work != NULL ? job->work(job->arg) : run_ops(job);
     atomic_store(&job->done, 1);
     return NULL;
 }
@@ -147,10 +171,13 @@ void standin_thread_link(struct ncclComm *comm, standin_thread_job *job)
 ncclResult_t standin_thread_start(standin_thread_job *job, const char *call)
 {
     job->serial = atomic_fetch_add(&threads_started, 1) + 1;
-    standin_trace("launch-thread start %d by %s ops=%zu", job->serial, call, job->nops);
+    if (job->work != NULL)
+        standin_trace("%s start %d by %s", job->kind, job->serial, call);
+    else
+        standin_trace("%s start %d by %s ops=%zu", job->kind, job->serial, call, job->nops);
     if (pthread_create(&job->thread, NULL, thread_main, job) != 0) {
         /* NCCL fails the group (PTHREADCHECKGOTO); the stand-in keeps going. */
-        standin_violation("the stand-in could not create its launch thread");
+        standin_violation("the stand-in could not create its %s thread", job->kind);
         thread_main(job);
         return ncclSuccess;
     }
@@ -159,14 +186,25 @@ ncclResult_t standin_thread_start(standin_thread_job *job, const char *call)
     return ncclSuccess;
 }
 
+/* A done job's result reaches comm: an async job's through its finish,
+ * once, on the caller's thread (the job's thread never writes comm). */
+static void take_result(struct ncclComm *comm, standin_thread_job *job)
+{
+    if (job->finish != NULL && !job->finished) {
+        job->finished = 1;
+        job->finish(comm, job->arg, job->result);
+    }
+    if (job->result != ncclSuccess && comm->async_result == ncclSuccess)
+        comm->async_result = job->result;
+}
+
 int standin_thread_running(struct ncclComm *comm)
 {
     standin_thread_job *job = comm->launch_job;
     if (job == NULL || !atomic_load(&job->done))
         return job != NULL;
     /* Done: the members leave ncclInProgress with the launch's result. */
-    if (job->result != ncclSuccess && comm->async_result == ncclSuccess)
-        comm->async_result = job->result;
+    take_result(comm, job);
     return 0;
 }
 
@@ -182,10 +220,9 @@ void standin_thread_join(struct ncclComm *comm, const char *by)
             pthread_join(job->thread, NULL);
             standin_count(STANDIN_THREAD, -1);
         }
-        standin_trace("launch-thread join %d by %s", job->serial, by);
+        standin_trace("%s join %d by %s", job->kind, job->serial, by);
     }
-    if (job->result != ncclSuccess && comm->async_result == ncclSuccess)
-        comm->async_result = job->result;
+    take_result(comm, job);
     if (--job->links == 0) {
         free(job->ops);
         free(job);
@@ -193,13 +230,45 @@ void standin_thread_join(struct ncclComm *comm, const char *by)
 }
 
 /* NCCL's abort sets the communicator's abort flag, which its thread sees
- * and leaves with an error (ncclGroupJobAbort, group.cc); here its
- * connections fail, so that a collective waiting for a peer returns. */
+ * and leaves with an error (ncclGroupJobAbort, group.cc; the bootstrap's
+ * sockets check comm->abortFlag, bootstrap.cc 2.28.9); here its
+ * connections fail, so that a collective, or a creation, waiting for a
+ * peer returns. */
 void standin_thread_abort(struct ncclComm *comm)
 {
     standin_thread_job *job = comm->launch_job;
     if (job == NULL || atomic_load(&job->done))
         return;
-    standin_trace("launch-thread abort %d", job->serial);
-    standin_net_shutdown(comm->net);
+    standin_trace("%s abort %d", job->kind, job->serial);
+    if (job->cancel != NULL)
+        job->cancel(job->arg);
+    else
+        standin_net_shutdown(comm->net);
+}
+
+void standin_cancel_init(standin_cancel *cancel)
+{
+    atomic_init(&cancel->fired, 0);
+    cancel->fds[0] = cancel->fds[1] = -1;
+}
+
+int standin_cancel_watch(standin_cancel *cancel, int slot, int fd)
+{
+    if (cancel == NULL)
+        return 0;
+    standin_lock();
+    cancel->fds[slot] = fd;
+    int fired = atomic_load(&cancel->fired);
+    standin_unlock();
+    return fired;
+}
+
+void standin_cancel_fire(standin_cancel *cancel)
+{
+    standin_lock();
+    atomic_store(&cancel->fired, 1);
+    for (int i = 0; i < 2; i++)
+        if (cancel->fds[i] >= 0)
+            shutdown(cancel->fds[i], SHUT_RDWR);
+    standin_unlock();
 }
