@@ -1,9 +1,10 @@
 /*
  * NCCL's async jobs on a thread in the stand-in (threads.c, jobs.c,
  * bootstrap.c; docs/design/nccl-contract.md G1 and discrepancy 5): a
- * non-blocking creation outside a group runs its bootstrap on a real
- * pthread, the communicator in progress until it is done, and
- * ncclCommAbort can end one that waits for a peer.
+ * non-blocking creation, or a non-blocking parent's split or shrink,
+ * outside a group runs its bootstrap on a real pthread, the communicator
+ * in progress until it is done, and ncclCommAbort can end one that waits
+ * for a peer.
  */
 #ifndef CB_STANDIN_ASYNC_JOBS_H
 #define CB_STANDIN_ASYNC_JOBS_H

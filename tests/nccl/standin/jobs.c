@@ -4,7 +4,9 @@
  * outside a group and waits for the outermost ncclGroupEnd inside one
  * (group.cc, ncclAsyncLaunch: "if (ncclGroupDepth == 0) { ret = func(job);
  * ... } else { ... ncclIntruQueueEnqueue(&ncclAsyncJobs, job); }", 2.18.1 to
- * 2.30.7); and whether a child shares its parent's resources (G9).
+ * 2.30.7); the calls wrap it in a group of their own, so that a
+ * non-blocking one runs on NCCL's thread (standin_init_async, split_async,
+ * async_jobs.h); and whether a child shares its parent's resources (G9).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +54,8 @@ typedef struct comm_job {
     ncclConfig_t config;  /* split, shrink: the child's, when given */
     int has_config;
     const char *call;
+    standin_net *net;     /* on an async job's thread: what it made */
+    int stuck;
 } comm_job;
 
 /* The creation's bootstrap, done by the job: *comm over its connections.
@@ -182,11 +186,71 @@ static ncclResult_t split_held_run(standin_job *base)
     return split_run(job, 1);
 }
 
-/* Run job now, outside a group, or hold it for the outermost group end;
- * *newcomm stays NULL until it is done ("*newcomm should be NCCL_COMM_NULL
- * until comm split fully complete", ncclCommInitChildComm). */
+/* A non-blocking parent's split or shrink outside a group on an async
+ * job's thread: NCCL's call opens a group of its own around
+ * ncclAsyncLaunch of ncclCommInitRankFunc on the parent, and its
+ * ncclGroupEndInternal, the group being non-blocking, runs it on the
+ * group thread (init.cc ncclCommSplit 2.18.1, 2.22.3;
+ * ncclCommInitChildComm 2.28.9). The thread only all-gathers over the
+ * parent's connections and connects the child's; the child is made on
+ * the caller (split_finish). An abort fails the parent's connections
+ * (threads.c). */
+static ncclResult_t split_work(void *arg)
+{
+    comm_job *job = arg;
+    return standin_bootstrap_split(job->base.comm->net, job->kept, job->color, job->key, 0,
+                                   &job->net, &job->stuck);
+}
+
+static void split_finish(ncclComm_t comm, void *arg, ncclResult_t res)
+{
+    comm_job *job = arg;
+    ncclComm_t child = NULL;
+    if (res == ncclSuccess && job->net != NULL) {
+        res = standin_comm_new(job->net, 0, job->share ? comm : NULL, &child);
+        if (child != NULL) {
+            child->nonblocking = job->child_nonblocking;
+            standin_share_config(child, job->has_config ? &job->config : NULL, comm);
+        }
+    }
+    if (res != ncclSuccess) {
+        comm->async_result = res;
+    } else if (job->stuck) {
+        comm->in_progress = -1;
+        standin_trace("%s's job done: in progress for ever (a peer never joins)", job->call);
+    } else {
+        comm->split_child = child;
+        comm->split_out = job->newcomm;
+    }
+    free(job->kept);
+    free(job);
+}
+
+static ncclResult_t split_async(comm_job *job)
+{
+    ncclComm_t comm = job->base.comm;
+    standin_thread_job *thread = standin_async_job_new(split_work, split_finish, NULL, job);
+    if (thread == NULL) {
+        free(job->kept);
+        free(job);
+        return standin_fail(ncclSystemError, "out of memory");
+    }
+    const char *call = job->call;
+    standin_thread_link(comm, thread);
+    ncclResult_t res = standin_comm_started_success(comm, call);
+    standin_thread_start(thread, call);
+    return res;
+}
+
+/* Run job now, outside a group (on a thread when the parent is
+ * non-blocking, the injected failure excepted), or hold it for the
+ * outermost group end; *newcomm stays NULL until it is done ("*newcomm
+ * should be NCCL_COMM_NULL until comm split fully complete",
+ * ncclCommInitChildComm). */
 static ncclResult_t split_start(comm_job *job)
 {
+    if (standin_group_depth() == 0 && job->base.comm->nonblocking && !job->failing)
+        return split_async(job);
     if (standin_group_depth() == 0)
         return split_run(job, 0);
     job->base.run = split_held_run;

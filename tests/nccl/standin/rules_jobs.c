@@ -1,9 +1,10 @@
 /*
  * Rule case of the stand-in (tests/nccl/nccl_standin_rules.sh) for NCCL's
  * async jobs on a thread (async_jobs.h, docs/design/nccl-contract.md
- * discrepancy 5): a non-blocking creation returns before its peers join
- * and starts one thread, a blocking one starts none, ncclCommAbort ends a
- * creation that waits for a peer, and every thread is joined. Threads are
+ * discrepancy 5): a non-blocking creation, and a split of a non-blocking
+ * parent, return before their peers join and start one thread each, a
+ * blocking creation starts none, ncclCommAbort ends a creation or a split
+ * that waits for a peer, and every thread is joined. Threads are
  * counted by the trace's "async-job start N" and "async-job join N" lines.
  */
 #include <time.h>
@@ -82,6 +83,50 @@ static int creation_returns_early(ncclComm_t *comm)
     return 0;
 }
 
+/* Rank 0's split of comm returns before rank 1 splits: its all-gather
+ * waits on a thread; *newcomm is written once the parent is seen done. */
+static int split_returns_early(ncclComm_t comm)
+{
+    ncclComm_t child = NULL;
+    ncclResult_t state = ncclSuccess;
+    int before = started();
+    if (rules_rank() == 1)
+        EXPECT(word_came(13), "rank 0's split of a non-blocking parent blocked its caller until "
+                              "this rank split");
+    EXPECT(ncclCommSplit(comm, 0, rules_rank(), &child, NULL) == ncclSuccess &&
+               started() == before + 1,
+           "a split of a non-blocking parent started no async-job thread");
+    if (rules_rank() == 0) {
+        EXPECT(ncclCommGetAsyncError(comm, &state) == ncclSuccess && state == ncclInProgress &&
+                   child == NULL,
+               "the split was done before its peer split");
+        send_word(13);
+    }
+    EXPECT(rules_polls_until_done(comm, &state) >= 1 && state == ncclSuccess && child != NULL,
+           "the split's thread never finished it");
+    EXPECT(ncclCommDestroy(child) == ncclSuccess, "destroy the child");
+    return 0;
+}
+
+/* Rank 0 splits alone and aborts the parent: its connections fail, the
+ * all-gather ends and the abort joins the thread. Rank 1 then aborts. */
+static int abort_ends_split(ncclComm_t comm)
+{
+    ncclComm_t child = NULL;
+    if (rules_rank() == 0) {
+        int aborts = rules_trace_count("async-job abort ");
+        EXPECT(ncclCommSplit(comm, 0, 0, &child, NULL) == ncclSuccess, "split");
+        EXPECT(ncclCommAbort(comm) == ncclSuccess &&
+                   rules_trace_count("async-job abort ") == aborts + 1 && child == NULL,
+               "the abort did not end the split waiting for its peer");
+        send_word(14);
+    } else {
+        EXPECT(word_came(14), "rank 0's abort did not end its split waiting for this rank");
+        EXPECT(ncclCommAbort(comm) == ncclSuccess, "abort");
+    }
+    return 0;
+}
+
 /* Rank 0 creates alone and aborts: NCCL's abort flag ends the bootstrap's
  * wait and ncclCommAbort joins the thread (init.cc, ncclCommAbort calls
  * ncclCommEnsureReady, which calls ncclGroupJobAbort, 2.22.3, 2.28.9).
@@ -113,9 +158,11 @@ int rules_case_async_jobs(void)
     EXPECT(rules_comm_world(&blocking, 1) == ncclSuccess && started() == 0,
            "a blocking creation started an async-job thread");
     EXPECT(creation_returns_early(&comm) == 0, "early return");
+    EXPECT(split_returns_early(comm) == 0, "early split");
     EXPECT(abort_ends_creation() == 0, "abort");
-    EXPECT(ncclCommDestroy(comm) == ncclSuccess && ncclCommDestroy(blocking) == ncclSuccess &&
-               started() == 1 + (rules_rank() == 0) && joined() == started(),
+    EXPECT(abort_ends_split(comm) == 0, "abort of a split");
+    EXPECT(ncclCommDestroy(blocking) == ncclSuccess &&
+               started() == 2 + 2 * (rules_rank() == 0) && joined() == started(),
            "an async-job thread was never joined");
     return 0;
 }

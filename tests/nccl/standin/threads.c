@@ -26,11 +26,12 @@
  * first, which the thread sees (ncclGroupJobAbort, group.cc).
  *
  * An async job (async_jobs.h) runs on such a thread too: a non-blocking
- * creation's bootstrap (jobs.c), traced "async-job", its result given to
- * the communicator on the caller's thread. Not modelled: the threads
+ * creation's bootstrap, or a non-blocking parent's split or shrink, outside
+ * a group (jobs.c), traced "async-job", its result given to the
+ * communicator on the caller's thread. Not modelled: the threads
  * groupLaunch starts and joins itself for each async job and preconnect
- * (asyncJobLaunch), and the jobs of splits, shrinks and creations held in
- * a group, which the stand-in still runs on the calling thread.
+ * (asyncJobLaunch), and the jobs held in a group, which the stand-in still
+ * runs on the calling thread.
  *
  * State shared with the calling thread (the streams' clocks and captures,
  * the trace, ncclGetLastError's text) is guarded by standin_lock; the
