@@ -134,6 +134,21 @@ ncclResult_t standin_init_hold(ncclComm_t *comm, const ncclUniqueId *id, int nra
  * outermost ncclGroupEnd returns ncclInProgress (group.cc,
  * ncclGroupEndInternal). *newcomm is written when the parent is seen done,
  * as NCCL's thread writes it at the end of ncclCommInitRankFunc. */
+/* The child over net (NULL: this rank is in no child), in the job's mode
+ * and sharing its parent's resources as the job says. */
+static ncclResult_t make_child(comm_job *job, ncclComm_t parent, standin_net *net,
+                               ncclComm_t *child)
+{
+    if (net == NULL)
+        return ncclSuccess;
+    ncclResult_t res = standin_comm_new(net, 0, job->share ? parent : NULL, child);
+    if (*child != NULL) {
+        (*child)->nonblocking = job->child_nonblocking;
+        standin_share_config(*child, job->has_config ? &job->config : NULL, parent);
+    }
+    return res;
+}
+
 static ncclResult_t split_run(comm_job *job, int held)
 {
     ncclComm_t comm = job->base.comm, child = NULL;
@@ -148,13 +163,8 @@ static ncclResult_t split_run(comm_job *job, int held)
     }
     if (res == ncclSuccess && job->failing)
         res = standin_fail(ncclSystemError, STANDIN_INJECTED_SPLIT);
-    if (res == ncclSuccess && net != NULL) {
-        res = standin_comm_new(net, 0, job->share ? comm : NULL, &child);
-        if (child != NULL) {
-            child->nonblocking = job->child_nonblocking;
-            standin_share_config(child, job->has_config ? &job->config : NULL, comm);
-        }
-    }
+    if (res == ncclSuccess)
+        res = make_child(job, comm, net, &child);
     ncclComm_t *newcomm = job->newcomm;
     const char *call = held ? "ncclGroupEnd" : job->call;
     free(job->kept);
@@ -206,13 +216,8 @@ static void split_finish(ncclComm_t comm, void *arg, ncclResult_t res)
 {
     comm_job *job = arg;
     ncclComm_t child = NULL;
-    if (res == ncclSuccess && job->net != NULL) {
-        res = standin_comm_new(job->net, 0, job->share ? comm : NULL, &child);
-        if (child != NULL) {
-            child->nonblocking = job->child_nonblocking;
-            standin_share_config(child, job->has_config ? &job->config : NULL, comm);
-        }
-    }
+    if (res == ncclSuccess)
+        res = make_child(job, comm, job->net, &child);
     if (res != ncclSuccess) {
         comm->async_result = res;
     } else if (job->stuck) {
@@ -315,16 +320,16 @@ ncclResult_t standin_split_start(ncclComm_t comm, ncclComm_t *newcomm, ncclConfi
 typedef struct create_job {
     ncclUniqueId id;
     int nranks, rank;
-    standin_net *net;
-    int stuck;
+    standin_net *net;   /* NULL: a peer never joins (standin_comm_attach) */
     standin_cancel cancel;
 } create_job;
 
 static ncclResult_t create_work(void *arg)
 {
     create_job *job = arg;
-    return standin_bootstrap_cancellable(&job->id, job->nranks, job->rank, 0, &job->net,
-                                         &job->stuck, &job->cancel);
+    int stuck = 0;
+    return standin_bootstrap_cancellable(&job->id, job->nranks, job->rank, 0, &job->net, &stuck,
+                                         &job->cancel);
 }
 
 /* On the caller: the communicator over the job's connections, stuck when a

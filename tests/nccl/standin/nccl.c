@@ -519,13 +519,18 @@ ncclResult_t ncclCommDestroy(ncclComm_t comm)
 }
 
 /* The abort's reclaim, held for the outermost ncclGroupEnd. */
-static ncclResult_t abort_held_run(standin_job *job)
+static ncclResult_t reclaim_held(standin_job *job, const char *what)
 {
     ncclComm_t comm = job->comm;
     free(job);
-    standin_trace("ncclGroupEnd ran the held ncclCommAbort");
+    standin_trace("%s", what);
     standin_end_registrations(comm, 0);
     return comm_free(comm, "ncclCommAbort");
+}
+
+static ncclResult_t abort_held_run(standin_job *job)
+{
+    return reclaim_held(job, "ncclGroupEnd ran the held ncclCommAbort");
 }
 
 /* A failed group drops its jobs (group.cc, groupCleanup): NCCL never
@@ -533,11 +538,7 @@ static ncclResult_t abort_held_run(standin_job *job)
 static void abort_held_drop(standin_job *job, ncclResult_t why)
 {
     (void)why;
-    ncclComm_t comm = job->comm;
-    free(job);
-    standin_trace("ncclCommAbort dropped with its failed group: never reclaimed in NCCL");
-    standin_end_registrations(comm, 0);
-    comm_free(comm, "ncclCommAbort");
+    reclaim_held(job, "ncclCommAbort dropped with its failed group: never reclaimed in NCCL");
 }
 
 /* Inside a group. Before 2.22 the reclaim is done at once (init.cc,

@@ -179,11 +179,25 @@ ncclResult_t ncclCommDeregister(const ncclComm_t comm, void *handle)
  * ("ALIGN_SIZE(handleSize, memGran)"). The device's granularities are
  * CB_STANDIN_MEM_GRANULARITY (default 2 MiB) and
  * CB_STANDIN_MULTICAST_GRANULARITY (default 0: no multicast support). */
+size_t standin_mem_granularity(void)
+{
+    return (size_t)standin_env_long("CB_STANDIN_MEM_GRANULARITY", 2L << 20);
+}
+
+size_t standin_multicast_granularity(void)
+{
+    return (size_t)standin_env_long("CB_STANDIN_MULTICAST_GRANULARITY", 0);
+}
+
+size_t standin_round_up(size_t bytes, size_t granularity)
+{
+    return granularity == 0 ? bytes : (bytes + granularity - 1) / granularity * granularity;
+}
+
 static size_t memalloc_granularity(void)
 {
     long version = standin_nccl_version();
-    size_t mem = (size_t)standin_env_long("CB_STANDIN_MEM_GRANULARITY", 2L << 20);
-    size_t multicast = (size_t)standin_env_long("CB_STANDIN_MULTICAST_GRANULARITY", 0);
+    size_t mem = standin_mem_granularity(), multicast = standin_multicast_granularity();
     if (version < NCCL_VERSION(2, 24, 0))
         return multicast;
     if (!standin_cumem_enabled())
@@ -204,9 +218,7 @@ size_t standin_memalloc_rounding(void)
 
 ncclResult_t ncclMemAlloc(void **ptr, size_t size)
 {
-    size_t granularity = memalloc_granularity(), charged = size;
-    if (granularity > 0 && size % granularity != 0)
-        charged = (size / granularity + 1) * granularity;
+    size_t charged = standin_round_up(size, memalloc_granularity());
     standin_trace("ncclMemAlloc bytes=%zu charged=%zu", size, charged);
     if (lacks("ncclMemAlloc", STANDIN_FIRST_REGISTER))
         return ncclInvalidUsage;

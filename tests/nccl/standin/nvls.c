@@ -74,11 +74,6 @@ size_t standin_nvls_held(void)
     return held;
 }
 
-static size_t round_up(size_t bytes, size_t granularity)
-{
-    return granularity == 0 ? bytes : (bytes + granularity - 1) / granularity * granularity;
-}
-
 static int nvls_channels(long version)
 {
     long cc = standin_env_long("CB_STANDIN_CC", 90);
@@ -99,26 +94,24 @@ static int nvls_channels(long version)
 static int nvls_sizes(int nranks, size_t *at_creation, size_t *at_first_use)
 {
     long version = standin_nccl_version();
-    size_t multicast = (size_t)standin_env_long("CB_STANDIN_MULTICAST_GRANULARITY", 0);
+    size_t multicast = standin_multicast_granularity();
     int min_gpus = version >= NCCL_VERSION(2, 28, 7) ? 2 : 3;
     *at_creation = *at_first_use = 0;
     if (version < NCCL_VERSION(2, 18, 0) || standin_env_long("NCCL_NVLS_ENABLE", 2) == 0 ||
         multicast == 0 || nranks < min_gpus || standin_env_long("CB_STANDIN_CC", 90) < 90)
         return 0;
-    size_t granularity = version >= NCCL_VERSION(2, 26, 0)
-                             ? (size_t)standin_env_long("CB_STANDIN_MEM_GRANULARITY", 2L << 20)
-                             : multicast;
+    size_t granularity = version >= NCCL_VERSION(2, 26, 0) ? standin_mem_granularity() : multicast;
     size_t per_head = (size_t)nvls_channels(version) * 2 * (size_t)nranks;
     size_t chunk = (size_t)standin_env_long("NCCL_NVLS_CHUNKSIZE", 128L << 10);
     size_t align = 2u << 20;   /* NVLS_MEM_ALIGN_SIZE: head and tail */
     if (version < NCCL_VERSION(2, 21, 0)) {
         size_t buff = (size_t)standin_env_long("NCCL_BUFFSIZE", 4L << 20);
-        *at_creation = round_up(per_head * (buff + align), granularity);
+        *at_creation = standin_round_up(per_head * (buff + align), granularity);
     } else if (version < NCCL_VERSION(2, 22, 0)) {
-        *at_creation = round_up(per_head * (chunk * 8 + align), granularity);
+        *at_creation = standin_round_up(per_head * (chunk * 8 + align), granularity);
     } else {
-        *at_creation = round_up(per_head * 16, granularity);
-        *at_first_use = round_up(per_head * chunk * 8, granularity);
+        *at_creation = standin_round_up(per_head * 16, granularity);
+        *at_first_use = standin_round_up(per_head * chunk * 8, granularity);
     }
     return 1;
 }

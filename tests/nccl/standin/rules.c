@@ -20,27 +20,6 @@
 #include "config.h"
 #include "rules.h"
 
-int rules_rank(void)
-{
-    int rank = 0;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    return rank;
-}
-
-/* How many lines of this rank's trace contain text. */
-int rules_trace_count(const char *text)
-{
-    char path[4096], line[1024];
-    snprintf(path, sizeof path, "%s.%d", getenv("CB_STANDIN_TRACE"), rules_rank());
-    FILE *f = fopen(path, "r");
-    int n = 0;
-    while (f != NULL && fgets(line, sizeof line, f) != NULL)
-        n += strstr(line, text) != NULL;
-    if (f != NULL)
-        fclose(f);
-    return n;
-}
-
 /* Wait for a trace line, up to 20 s: a deadline, not a timed assertion. */
 static int trace_wait(const char *text)
 {
@@ -48,26 +27,6 @@ static int trace_wait(const char *text)
     for (int i = 0; i < 4000 && rules_trace_count(text) == 0; i++)
         nanosleep(&nap, NULL);
     return rules_trace_count(text) > 0;
-}
-
-/* A blocking (or non-blocking) communicator over every rank. */
-ncclResult_t rules_comm_world(ncclComm_t *comm, int blocking)
-{
-    ncclUniqueId id;
-    if (rules_rank() == 0)
-        ncclGetUniqueId(&id);
-    MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, MPI_COMM_WORLD);
-    int nranks = 0;
-    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
-    ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
-    config.blocking = blocking;
-    return ncclCommInitRankConfig(comm, nranks, id, rules_rank(), &config);
-}
-
-void *rules_device_memory(size_t bytes)
-{
-    void *p = NULL;
-    return cudaMalloc(&p, bytes) == cudaSuccess ? p : NULL;
 }
 
 /* Abort on another thread while a graph holds the communicator. */
@@ -394,22 +353,6 @@ static int case_redop(void)
     cudaStreamDestroy(s);
     cudaFree(buf);
     return 0;
-}
-
-/* Queries until comm is seen done: how many said ncclInProgress (-1 after
- * 1000 and 20 s more, a deadline: NCCL's launch thread may be slow to run
- * on a loaded machine), *state the last answer. */
-int rules_polls_until_done(ncclComm_t comm, ncclResult_t *state)
-{
-    const struct timespec nap = {0, 1000 * 1000};
-    for (int n = 0; n < 21000; n++) {
-        if (ncclCommGetAsyncError(comm, state) != ncclSuccess || *state != ncclInProgress)
-            return n;
-        sched_yield();
-        if (n >= 1000)
-            nanosleep(&nap, NULL);
-    }
-    return -1;
 }
 
 /* On a non-blocking communicator the calls that NCCL 2.28 hands to its own

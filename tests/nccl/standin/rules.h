@@ -1,9 +1,9 @@
 /*
- * What the stand-in's rule cases share (rules.c, rules_contract.c,
- * rules_group.c, rules_register.c, rules_cuda.c, rules_lasterr.c,
- * rules_capture2.c, rules_abort.c, rules_nvls.c, rules_thread.c, rules_jobs.c): each
- * case runs on 2 ranks (rules_nvls.c's on 4) and returns 0, or names a
- * broken expectation
+ * What the stand-in's rule cases share (rules_common.c) and where they
+ * live (rules.c, rules_contract.c, rules_group.c, rules_register.c,
+ * rules_cuda.c, rules_lasterr.c, rules_capture2.c, rules_abort.c,
+ * rules_nvls.c, rules_thread.c, rules_jobs.c): each case runs on 2 ranks
+ * (rules_nvls.c's on 4) and returns 0, or names a broken expectation
  * through EXPECT, which ends every rank at once.
  */
 #ifndef CB_STANDIN_RULES_H
@@ -32,14 +32,20 @@ int rules_rank(void);
 /* How many lines of this rank's trace contain text. */
 int rules_trace_count(const char *text);
 
-/* A blocking (or non-blocking) communicator over every rank. */
+/* A fresh unique id, the same on every rank. */
+ncclUniqueId rules_world_id(void);
+/* A communicator over every rank: with config, or blocking (or not). */
+ncclResult_t rules_comm_world_config(ncclComm_t *comm, ncclConfig_t *config);
 ncclResult_t rules_comm_world(ncclComm_t *comm, int blocking);
+/* A non-blocking one, polled until it is made; NULL on failure. */
+ncclComm_t rules_nonblocking_world(void);
 
 /* cudaMalloc'd bytes, or NULL. */
 void *rules_device_memory(size_t bytes);
 
 /* Queries until comm is seen done: how many said ncclInProgress (-1 after
- * 1000), *state the last answer. */
+ * 1000 and 20 s more, a deadline: NCCL's launch thread may be slow to
+ * run on a loaded machine), *state the last answer. */
 int rules_polls_until_done(ncclComm_t comm, ncclResult_t *state);
 
 /* rules_contract.c: 1 when a refused ncclCommDestroy leaves the thread in

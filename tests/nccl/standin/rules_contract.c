@@ -22,17 +22,6 @@ static ncclResult_t exchange(float *buf, size_t n, ncclComm_t comm, cudaStream_t
     return ncclGroupEnd();
 }
 
-/* A non-blocking communicator, polled until it is made. */
-static ncclComm_t nonblocking_world(void)
-{
-    ncclComm_t comm = NULL;
-    ncclResult_t state = ncclInProgress;
-    if (rules_comm_world(&comm, 0) != ncclInProgress || rules_polls_until_done(comm, &state) < 1 ||
-        state != ncclSuccess)
-        return NULL;
-    return comm;
-}
-
 /* A stream, and a blocking and a non-blocking communicator of every rank,
  * for the cases that mix them in one group; 0, or -1. */
 static int mixed_world(cudaStream_t *s, ncclComm_t *blocking, ncclComm_t *nonblocking)
@@ -40,7 +29,7 @@ static int mixed_world(cudaStream_t *s, ncclComm_t *blocking, ncclComm_t *nonblo
     if (cudaStreamCreateWithFlags(s, cudaStreamNonBlocking) != cudaSuccess ||
         rules_comm_world(blocking, 1) != ncclSuccess)
         return -1;
-    *nonblocking = nonblocking_world();
+    *nonblocking = rules_nonblocking_world();
     return *nonblocking != NULL ? 0 : -1;
 }
 
@@ -58,7 +47,7 @@ int rules_case_launch_thread(void)
     EXPECT(buf != NULL && cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) == cudaSuccess,
            "set-up");
     setenv("CB_STANDIN_NCCL_VERSION", "22203", 1);
-    ncclComm_t old = nonblocking_world();
+    ncclComm_t old = rules_nonblocking_world();
     EXPECT(old != NULL, "2.22: non-blocking creation not in progress, or not done");
     EXPECT(ncclAllReduce(buf, buf, N, ncclFloat32, ncclSum, old, s) == ncclSuccess &&
                rules_polls_until_done(old, &state) == 0 && state == ncclSuccess,
@@ -75,7 +64,7 @@ int rules_case_launch_thread(void)
     EXPECT(rules_trace_count("launched on the calling thread (NCCL before 2.23)") == 3,
            "2.22: the launches on the calling thread not traced");
     setenv("CB_STANDIN_NCCL_VERSION", "22304", 1);
-    ncclComm_t now = nonblocking_world();
+    ncclComm_t now = rules_nonblocking_world();
     EXPECT(now != NULL, "2.23: non-blocking creation");
     for (int round = 0; round < 2; round++) {
         EXPECT(ncclAllReduce(buf, buf, N, ncclFloat32, ncclSum, now, s) == ncclInProgress &&

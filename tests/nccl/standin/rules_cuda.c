@@ -140,16 +140,10 @@ int rules_case_capture_modes(void)
 
 static ncclResult_t world_config(ncclComm_t *comm, int split_share, int shrink_share)
 {
-    ncclUniqueId id;
-    int nranks = 0;
-    if (rules_rank() == 0)
-        ncclGetUniqueId(&id);
-    MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, MPI_COMM_WORLD);
-    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
     ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
     config.splitShare = split_share;
     config.shrinkShare = shrink_share;
-    return ncclCommInitRankConfig(comm, nranks, id, rules_rank(), &config);
+    return rules_comm_world_config(comm, &config);
 }
 
 /* splitShare other than 0, 1 or unset is refused from 2.18, shrinkShare

@@ -18,16 +18,6 @@ static size_t free_now(void)
     return free_bytes;
 }
 
-/* A fresh unique id, the same on every rank. */
-static ncclUniqueId world_id(void)
-{
-    ncclUniqueId id;
-    if (rules_rank() == 0)
-        ncclGetUniqueId(&id);
-    MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, MPI_COMM_WORLD);
-    return id;
-}
-
 static ncclResult_t init_config(ncclComm_t *comm, ncclUniqueId id, int blocking, int split_share,
                                 int shrink_share)
 {
@@ -63,7 +53,7 @@ int rules_case_group_create(void)
     EXPECT(buf != NULL && cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) == cudaSuccess &&
                rules_comm_world(&world, 1) == ncclSuccess,
            "set-up");
-    ncclUniqueId id = world_id();
+    ncclUniqueId id = rules_world_id();
     EXPECT(ncclGroupStart() == ncclSuccess && init_config(&made, id, 1, 0, 0) == ncclSuccess &&
                made != NULL,
            "blocking: creation in a group did not write *comm");
@@ -78,7 +68,7 @@ int rules_case_group_create(void)
     /* A collective on the created communicator before the group's end: it
      * fails the group (ncclEnqueueCheck's ncclGroupErrCheck), whose end
      * then drops the creation (groupCleanup): never initialised. */
-    id = world_id();
+    id = rules_world_id();
     EXPECT(ncclGroupStart() == ncclSuccess && init_config(&pending, id, 1, 0, 0) == ncclSuccess &&
                pending != NULL && all_reduce(buf, pending, s) == ncclInvalidArgument &&
                ncclGroupEnd() == ncclInvalidArgument,
@@ -96,7 +86,7 @@ int rules_case_group_create(void)
     EXPECT(rules_comm_world(&world, 0) == ncclInProgress &&
                rules_polls_until_done(world, &state) >= 0 && state == ncclSuccess,
            "non-blocking set-up");
-    id = world_id();
+    id = rules_world_id();
     made = child = NULL;
     EXPECT(ncclGroupStart() == ncclSuccess && init_config(&made, id, 0, 0, 0) == ncclSuccess &&
                made != NULL,
@@ -135,14 +125,14 @@ int rules_case_split_share(void)
     setenv("CB_STANDIN_NCCL_VERSION", "22105", 1);   /* connected at creation */
     ncclConfig_t sharing = NCCL_CONFIG_INITIALIZER;
     sharing.splitShare = 1;
-    EXPECT(init_config(&parent, world_id(), 1, 0, 0) == ncclSuccess &&
+    EXPECT(init_config(&parent, rules_world_id(), 1, 0, 0) == ncclSuccess &&
                ncclCommSplit(parent, 0, me, &child, &sharing) == ncclSuccess &&
                free_now() == before - 2 * cost,
            "2.21: splitShare in the child's config made the child share");
     EXPECT(ncclCommDestroy(child) == ncclSuccess && ncclCommDestroy(parent) == ncclSuccess &&
                free_now() == before,
            "2.21: teardown");
-    EXPECT(init_config(&parent, world_id(), 1, 1, 0) == ncclSuccess &&
+    EXPECT(init_config(&parent, rules_world_id(), 1, 1, 0) == ncclSuccess &&
                free_now() == before - cost &&
                ncclCommSplit(parent, 0, me, &child, NULL) == ncclSuccess &&
                free_now() == before - cost,
@@ -151,7 +141,7 @@ int rules_case_split_share(void)
                ncclCommDestroy(child) == ncclSuccess && free_now() == before,
            "2.21: the shared set was not given back with its last communicator");
     setenv("CB_STANDIN_NCCL_VERSION", "22809", 1);   /* connected at first use */
-    EXPECT(init_config(&parent, world_id(), 1, 1, 0) == ncclSuccess &&
+    EXPECT(init_config(&parent, rules_world_id(), 1, 1, 0) == ncclSuccess &&
                ncclCommSplit(parent, 0, me, &child, NULL) == ncclSuccess &&
                all_reduce(buf, child, s) == ncclSuccess && free_now() == before - cost &&
                all_reduce(buf, parent, s) == ncclSuccess && free_now() == before - cost,
@@ -168,7 +158,7 @@ int rules_case_split_share(void)
         ncclCommDestroy(child);
     }
     ncclCommDestroy(parent);
-    EXPECT(init_config(&parent, world_id(), 1, 0, 1) == ncclSuccess &&
+    EXPECT(init_config(&parent, rules_world_id(), 1, 0, 1) == ncclSuccess &&
                all_reduce(buf, parent, s) == ncclSuccess,
            "2.28: shrinkShare parent");
     if (me == 0) {
@@ -202,7 +192,7 @@ int rules_case_split_share_env(void)
     setenv("CB_STANDIN_CONNECT_BYTES", "1048576", 1);
     setenv("CB_STANDIN_NCCL_VERSION", "22105", 1);
     size_t before = free_now();
-    EXPECT(init_config(&parent, world_id(), 1, 0, 0) == ncclSuccess &&
+    EXPECT(init_config(&parent, rules_world_id(), 1, 0, 0) == ncclSuccess &&
                ncclCommSplit(parent, 0, rules_rank(), &child, NULL) == ncclSuccess &&
                free_now() == before - cost,
            "NCCL_COMM_SPLIT_SHARE_RESOURCES=1 did not override the parent's splitShare = 0");

@@ -51,20 +51,11 @@ static ncclResult_t create_nonblocking(ncclComm_t *comm, ncclUniqueId id)
     return ncclCommInitRankConfig(comm, 2, id, rules_rank(), &config);
 }
 
-static ncclUniqueId shared_id(void)
-{
-    ncclUniqueId id;
-    if (rules_rank() == 0)
-        ncclGetUniqueId(&id);
-    MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, MPI_COMM_WORLD);
-    return id;
-}
-
 /* Rank 0 creates and says so before rank 1 has called: its bootstrap
  * waits for rank 1 on a thread, not on the caller. */
 static int creation_returns_early(ncclComm_t *comm)
 {
-    ncclUniqueId id = shared_id();
+    ncclUniqueId id = rules_world_id();
     ncclResult_t state = ncclSuccess;
     int before = started();
     if (rules_rank() == 1)
@@ -133,7 +124,7 @@ static int abort_ends_split(ncclComm_t comm)
  * Rank 1 never joins that id. */
 static int abort_ends_creation(void)
 {
-    ncclUniqueId id = shared_id();
+    ncclUniqueId id = rules_world_id();
     if (rules_rank() == 0) {
         ncclComm_t comm = NULL;
         ncclResult_t state = ncclSuccess;

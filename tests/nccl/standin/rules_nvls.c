@@ -29,14 +29,10 @@ static int world_size(void)
  * resources when split_share says so. */
 static ncclResult_t world_sharing(ncclComm_t *comm, int split_share)
 {
-    ncclUniqueId id;
-    if (rules_rank() == 0)
-        ncclGetUniqueId(&id);
-    MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, MPI_COMM_WORLD);
     ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
     config.blocking = 1;
     config.splitShare = split_share;
-    return ncclCommInitRankConfig(comm, world_size(), id, rules_rank(), &config);
+    return rules_comm_world_config(comm, &config);
 }
 
 /* One allreduce on comm, waited for: 0, or -1. */

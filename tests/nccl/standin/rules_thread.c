@@ -21,17 +21,6 @@ static int joined(void)
     return rules_trace_count("launch-thread join ");
 }
 
-/* A non-blocking communicator over every rank, polled until made. */
-static ncclComm_t made_nonblocking(void)
-{
-    ncclComm_t comm = NULL;
-    ncclResult_t state = ncclInProgress;
-    if (rules_comm_world(&comm, 0) != ncclInProgress || rules_polls_until_done(comm, &state) < 1 ||
-        state != ncclSuccess)
-        return NULL;
-    return comm;
-}
-
 /* A send to the peer and a receive from it, in one group. */
 static ncclResult_t swap(float *buf, size_t n, ncclComm_t comm, cudaStream_t s)
 {
@@ -102,7 +91,7 @@ static int runs_beside_caller(ncclComm_t comm, float *buf, cudaStream_t s)
  * group.cc), so the abort returns. Rank 1 then aborts its own. */
 static int abort_ends_thread(float *buf, cudaStream_t s)
 {
-    ncclComm_t comm = made_nonblocking();
+    ncclComm_t comm = rules_nonblocking_world();
     EXPECT(comm != NULL, "non-blocking creation");
     if (rules_rank() == 0) {
         EXPECT(ncclAllReduce(buf, buf, 1, ncclFloat32, ncclSum, comm, s) == ncclInProgress,
@@ -126,8 +115,8 @@ int rules_case_launch_threads(void)
     EXPECT(buf != NULL && cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) == cudaSuccess &&
                rules_comm_world(&blocking, 1) == ncclSuccess,
            "set-up");
-    now = made_nonblocking();
-    old = made_nonblocking();
+    now = rules_nonblocking_world();
+    old = rules_nonblocking_world();
     EXPECT(now != NULL && old != NULL, "non-blocking creation");
     int base = started();
     setenv("CB_STANDIN_NCCL_VERSION", "22304", 1);

@@ -454,6 +454,14 @@ int standin_cumem_enabled(void);
 /* cudart.c: the device's free bytes, as cudaMemGetInfo says (untraced). */
 size_t standin_device_free(void);
 
+/* nccl_register.c: the device's cuMem allocation granularity
+ * (CB_STANDIN_MEM_GRANULARITY, 2 MiB) and multicast one
+ * (CB_STANDIN_MULTICAST_GRANULARITY; 0: no multicast support); bytes
+ * rounded up to a granularity (0: left as they are). */
+size_t standin_mem_granularity(void);
+size_t standin_multicast_granularity(void);
+size_t standin_round_up(size_t bytes, size_t granularity);
+
 /* nccl_register.c: the device bytes that ncclMemAlloc's rounding takes
  * beyond the blocks' own sizes. */
 size_t standin_memalloc_rounding(void);

@@ -62,8 +62,13 @@ struct standin_thread_job {
     void (*cancel)(void *arg);
     void *arg;
     int finished;       /* finish ran */
-    const char *kind;   /* the trace's name for it */
 };
+
+/* The trace's name for job. */
+static const char *kind(const standin_thread_job *job)
+{
+    return job->work != NULL ? "async-job" : "launch-thread";
+}
 
 static pthread_mutex_t state_lock;
 static pthread_once_t state_lock_once = PTHREAD_ONCE_INIT;
@@ -97,10 +102,7 @@ int standin_launch_threaded(int nonblocking, int needs_connect)
 
 standin_thread_job *standin_thread_new(void)
 {
-    standin_thread_job *job = calloc(1, sizeof(standin_thread_job));
-    if (job != NULL)
-        job->kind = "launch-thread";
-    return job;
+    return calloc(1, sizeof(standin_thread_job));
 }
 
 standin_thread_job *standin_async_job_new(ncclResult_t (*work)(void *arg),
@@ -108,11 +110,9 @@ standin_thread_job *standin_async_job_new(ncclResult_t (*work)(void *arg),
                                                          ncclResult_t res),
                                           void (*cancel)(void *arg), void *arg)
 {
-    standin_thread_job *job = calloc(1, sizeof(standin_thread_job));
-    if (job == NULL)
-        return NULL;
-    *job = (standin_thread_job){.work = work, .finish = finish, .cancel = cancel, .arg = arg,
-                                .kind = "async-job"};
+    standin_thread_job *job = standin_thread_new();
+    if (job != NULL)
+        *job = (standin_thread_job){.work = work, .finish = finish, .cancel = cancel, .arg = arg};
     return job;
 }
 
@@ -176,12 +176,12 @@ ncclResult_t standin_thread_start(standin_thread_job *job, const char *call)
 {
     job->serial = atomic_fetch_add(&threads_started, 1) + 1;
     if (job->work != NULL)
-        standin_trace("%s start %d by %s", job->kind, job->serial, call);
+        standin_trace("%s start %d by %s", kind(job), job->serial, call);
     else
-        standin_trace("%s start %d by %s ops=%zu", job->kind, job->serial, call, job->nops);
+        standin_trace("%s start %d by %s ops=%zu", kind(job), job->serial, call, job->nops);
     if (pthread_create(&job->thread, NULL, thread_main, job) != 0) {
         /* NCCL fails the group (PTHREADCHECKGOTO); the stand-in keeps going. */
-        standin_violation("the stand-in could not create its %s thread", job->kind);
+        standin_violation("the stand-in could not create its %s thread", kind(job));
         thread_main(job);
         return ncclSuccess;
     }
@@ -224,13 +224,11 @@ void standin_thread_join(struct ncclComm *comm, const char *by)
             pthread_join(job->thread, NULL);
             standin_count(STANDIN_THREAD, -1);
         }
-        standin_trace("%s join %d by %s", job->kind, job->serial, by);
+        standin_trace("%s join %d by %s", kind(job), job->serial, by);
     }
     take_result(comm, job);
-    if (--job->links == 0) {
-        free(job->ops);
-        free(job);
-    }
+    if (--job->links == 0)
+        standin_thread_discard(job);
 }
 
 /* NCCL's abort sets the communicator's abort flag, which its thread sees
@@ -243,7 +241,7 @@ void standin_thread_abort(struct ncclComm *comm)
     standin_thread_job *job = comm->launch_job;
     if (job == NULL || atomic_load(&job->done))
         return;
-    standin_trace("%s abort %d", job->kind, job->serial);
+    standin_trace("%s abort %d", kind(job), job->serial);
     if (job->cancel != NULL)
         job->cancel(job->arg);
     else
