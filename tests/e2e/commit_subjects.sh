@@ -1,4 +1,5 @@
-# ci/commit_subjects.sh names every commit since a base whose subject has 72
+# ci/commit_subjects.sh names every commit since a base (given, or by
+# default the commit in ci/commit_subjects.since) whose subject has 72
 # characters or more and fails; it passes a history of short subjects (and
 # merges are not its business); ci/commit-msg refuses a long subject and
 # takes a short one. On a scratch git repository.
@@ -23,6 +24,28 @@ rc=0
 [ "$rc" = 1 ] || { cat "$CB_TMP/bad"; fail "a ${#long}-character subject passed (rc $rc)"; }
 grep -q "(${#long} characters): $long" "$CB_TMP/bad" || { cat "$CB_TMP/bad"; fail "the long subject is not named"; }
 grep -q "a short subject" "$CB_TMP/bad" && { cat "$CB_TMP/bad"; fail "a short subject was named"; }
+
+# With no BASE, as CI runs it on its clone of main (HEAD is main, so
+# main..HEAD would be empty): every commit after ci/commit_subjects.since.
+mkdir -p "$repo/ci"
+cp "$check" "$repo/ci/commit_subjects.sh"
+g rev-parse base >"$repo/ci/commit_subjects.since"
+g branch -q -f main HEAD
+g checkout -q main
+rc=0
+(cd "$repo" && sh ci/commit_subjects.sh) >"$CB_TMP/ci" 2>&1 || rc=$?
+[ "$rc" = 1 ] || { cat "$CB_TMP/ci"; fail "on main, a long subject after the recorded commit passed (rc $rc)"; }
+grep -q "(${#long} characters): $long" "$CB_TMP/ci" || { cat "$CB_TMP/ci"; fail "on main, the long subject is not named"; }
+# Commits up to the recorded one are not its business.
+g rev-parse HEAD >"$repo/ci/commit_subjects.since"
+(cd "$repo" && sh ci/commit_subjects.sh) >"$CB_TMP/ci" 2>&1 ||
+    { cat "$CB_TMP/ci"; fail "a long subject before the recorded commit was refused"; }
+grep -q "0 commit(s) since" "$CB_TMP/ci" || { cat "$CB_TMP/ci"; fail "count since the recorded commit"; }
+# A recorded commit this clone lacks (a shallow clone): every commit is checked.
+echo 0123456789abcdef0123456789abcdef01234567 >"$repo/ci/commit_subjects.since"
+rc=0
+(cd "$repo" && sh ci/commit_subjects.sh) >"$CB_TMP/ci" 2>&1 || rc=$?
+[ "$rc" = 1 ] || { cat "$CB_TMP/ci"; fail "with the recorded commit absent, a long subject passed (rc $rc)"; }
 
 # A base that is no commit is a usage error.
 rc=0
