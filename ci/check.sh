@@ -118,7 +118,7 @@ san_tests=$(for t in $again_tests; do case "$t" in
         tests/e2e/plot_untrusted.sh | tests/e2e/budget.sh | tests/e2e/min_busbw.sh | \
         tests/e2e/split.sh | tests/e2e/reduce_root_inplace.sh | \
         tests/e2e/alltoallv.sh | tests/e2e/comm_init.sh | tests/e2e/progress.sh | \
-        tests/e2e/plot_series.sh) echo "$t" ;;
+        tests/e2e/plot_series.sh | tests/e2e/nccl_tests_layout.sh) echo "$t" ;;
     tests/faults/faults.sh | tests/faults/corrupt.sh | tests/faults/check_timed.sh | tests/faults/repeat_check.sh | \
         tests/faults/hang_report.sh | tests/faults/startup_hang.sh | tests/faults/side_channel.sh) echo "$t" ;;
     tests/nccl/nccl_standin_sweep.sh | tests/nccl/nccl_standin_strict.sh | \

@@ -34,3 +34,24 @@ void cb_format_bytes(uint64_t bytes, char *buf, size_t len)
     else
         snprintf(buf, len, "%llu%c", (unsigned long long)bytes, suffix[unit]);
 }
+
+void cb_format_squeezed(double value, int width, char *buf, size_t len)
+{
+    /* nccl-tests' rule (src/util.cu, getFloatStr): two decimals, else one,
+     * else none, else an exponent: the first that fits in width. */
+    if (len == 0)
+        return;
+    int n = snprintf(buf, len, "%*.2f", width, value);
+    if (n < 0 || n > width)
+        n = snprintf(buf, len, "%*.1f", width, value);
+    if (n < 0 || n > width)
+        n = snprintf(buf, len, "%*.0f", width, value);
+    if (n < 0 || n > width) {
+        if (width >= 7)
+            snprintf(buf, len, "%*.1e", width, value);
+        else
+            snprintf(buf, len, "%*.0e", width, value);
+    }
+    if (strlen(buf) > (size_t)width && (size_t)width < len)
+        buf[width] = '\0';   /* theirs writes into width + 1 bytes: cut there too */
+}

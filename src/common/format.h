@@ -15,4 +15,9 @@ const char *cb_plural(long long n);
  * cut where the room ends; a full text is left as it is. */
 void cb_append(char *text, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/* value in width characters as nccl-tests squeezes its table's figures:
+ * "%*.2f" if that fits in width, else "%*.1f", else "%*.0f", else an
+ * exponent ("%*.1e" from width 7, "%*.0e" below), cut at width. */
+void cb_format_squeezed(double value, int width, char *buf, size_t len);
+
 #endif

@@ -190,6 +190,10 @@ void cb_params_fold(FILE *out, const char *text, size_t width);
  * name (src/options/params_nccltests.c). */
 const char *cb_params_nccl_tests_program(const char *argv0);
 
+/* The nccl-tests program name that stands for collective (allreduce:
+ * all_reduce_perf), or NULL. */
+const char *cb_params_nccl_tests_name(const char *collective);
+
 /* --help under an nccl-tests program name: their options, what each does. */
 void cb_params_nccl_tests_usage(FILE *out, const char *prog, const char *collective);
 

@@ -11,6 +11,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "common/parse.h"
 #include "options/params_parse.h"
@@ -135,6 +136,37 @@ const char *cb_params_nccl_tests_program(const char *argv0)
     return NULL;
 }
 
+const char *cb_params_nccl_tests_name(const char *collective)
+{
+    for (size_t i = 0; collective != NULL && i < PROGRAM_COUNT; i++)
+        if (strcmp(collective, programs[i][1]) == 0)
+            return programs[i][0];
+    return NULL;
+}
+
+/* Their -o all: every reduction in their order (common.cu's test_opnames:
+ * sum prod max min avg mulsum), which the rows follow. */
+static int their_redops_all(parse_state *s)
+{
+    static const cb_redop order[] = {CB_SUM, CB_PROD, CB_MAX, CB_MIN, CB_AVG, CB_PREMULSUM};
+    for (size_t i = 0; i < sizeof order / sizeof order[0]; i++)
+        s->p->redops[i] = order[i];
+    s->p->nredops = (int)(sizeof order / sizeof order[0]);
+    return 0;
+}
+
+/* Their -d all: every type in their order (common.cu's test_typenames). */
+static int their_dtypes_all(parse_state *s)
+{
+    static const cb_dtype order[] = {CB_INT8,  CB_UINT8, CB_INT32,    CB_UINT32,
+                                     CB_INT64, CB_UINT64, CB_HALF,    CB_FLOAT,
+                                     CB_DOUBLE, CB_BFLOAT16, CB_FP8_E4M3, CB_FP8_E5M2};
+    for (size_t i = 0; i < sizeof order / sizeof order[0]; i++)
+        s->p->dtypes[i] = order[i];
+    s->p->ndtypes = (int)(sizeof order / sizeof order[0]);
+    return 0;
+}
+
 char cb_params_nccl_tests_long(const char *name, size_t len)
 {
     for (size_t i = 0; i < THEIR_COUNT; i++)
@@ -208,7 +240,13 @@ int cb_params_nccl_tests_option(parse_state *s, char letter, const char *value, 
     if (dropin && letter == 'o') {
         /* Their -o is the reduction; mulsum is NCCL's premulsum. */
         s->spec = NULL;
+        if (strcasecmp(value, "all") == 0)
+            return their_redops_all(s);
         return cb_params_opt_redop(s, strcmp(value, "mulsum") == 0 ? "premulsum" : value);
+    }
+    if (dropin && letter == 'd' && strcasecmp(value, "all") == 0) {
+        s->spec = NULL;
+        return their_dtypes_all(s);
     }
     if (letter == 'M')
         return memory_value(s, value);

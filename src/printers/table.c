@@ -9,6 +9,7 @@
 #include "common/format.h"
 #include "common/stats.h"
 #include "printers/printer.h"
+#include "printers/table_tests.h"
 
 typedef struct table_printer {
     cb_printer base;
@@ -20,6 +21,14 @@ typedef struct table_printer {
     int per_iter;           /* -I 1: i_min i_max i_p99 i_cv% after each half */
     int skip;               /* -K: samples left out of those */
     int timestamps;         /* -S 1: the row's time stamp ends it */
+    /* Under an nccl-tests program name: their layout (table_tests.c), and
+     * our own lines held in later until their footer is out, so that
+     * none falls inside a block their parsers read. */
+    const cb_params *tests;
+    int titled;             /* their titles are out (once, as theirs) */
+    FILE *later;
+    char *later_text;
+    size_t later_len;
 } table_printer;
 
 static cb_printer *table_open(const char *path, char *err, size_t err_len)
@@ -41,6 +50,7 @@ static void table_begin(cb_printer *pr, const cb_run_info *run)
 {
     FILE *out = pr->out;
     const cb_params *p = run->params;
+    table_printer *tp = (table_printer *)pr;
     ((table_printer *)pr)->stats = p->table_stats;
     ((table_printer *)pr)->split = p->split.kind != CB_SPLIT_NONE;
     ((table_printer *)pr)->begun = 1;
@@ -56,8 +66,15 @@ static void table_begin(cb_printer *pr, const cb_run_info *run)
     else
         snprintf(step_text, sizeof step_text, "x%llu", (unsigned long long)p->step_factor);
 
+    /* Our version line stands where theirs does. */
     fprintf(out, "# nccl-collbench %s  run %s  started %s\n", run->tool_version, run->run_id,
             run->start_utc);
+    if (p->tests_program != NULL &&
+        (tp->later = open_memstream(&tp->later_text, &tp->later_len)) != NULL) {
+        tp->tests = p;
+        cb_table_tests_begin(out, run);
+        out = tp->later;
+    }
     fprintf(out, "# backend: %s (%s)  MPI: %s\n", run->backend, run->ranks[0].device.library,
             run->mpi_library);
     if (run->backend_versions[0] != '\0')
@@ -76,6 +93,10 @@ static void table_begin(cb_printer *pr, const cb_run_info *run)
     if (p->unalign > 0)
         fprintf(out, "# buffers: send and receive start %d element%s past their aligned "
                      "start (-u)\n", p->unalign, cb_plural(p->unalign));
+    if (tp->tests != NULL) {
+        fflush(pr->out);
+        return;
+    }
     fprintf(out, "#\n# Using devices\n");
     for (int r = 0; r < run->nranks; r++) {
         const cb_rank_info *ri = &run->ranks[r];
@@ -92,6 +113,16 @@ static void table_begin_collective(cb_printer *pr, const cb_collective *coll,
     table_printer *tp = (table_printer *)pr;
     int split = tp->split;
     tp->columns = layout == CB_LAYOUT_COL;
+    if (tp->tests != NULL) {
+        fprintf(tp->later, "# Collective: %s%s\n", coll->name,
+                tp->columns ? ", column layout (each row's matrix on the comment line under it)"
+                            : "");
+        if (!tp->titled)
+            cb_table_tests_titles(out, tp->tests);
+        tp->titled = 1;
+        fflush(out);
+        return;
+    }
     if (tp->columns)
         fprintf(out, "#\n# Collective: %s, column layout (each rank's block is a column "
                 "slice of a rows x cols matrix; out of place only)\n",
@@ -120,7 +151,8 @@ static void table_begin_collective(cb_printer *pr, const cb_collective *coll,
 
 static void table_note(cb_printer *pr, const char *text)
 {
-    fprintf(pr->out, "# %s\n", text);
+    table_printer *tp = (table_printer *)pr;
+    fprintf(tp->tests != NULL ? tp->later : pr->out, "# %s\n", text);
     fflush(pr->out);
 }
 
@@ -168,18 +200,11 @@ static void print_stats(FILE *out, const cb_result *res)
 static void print_iter_columns(FILE *out, const table_printer *tp, const cb_result *res)
 {
     cb_iter_stats st;
-    double *times = NULL;
-    int n = 0;
-    if (res != NULL && res->rank_samples != NULL && res->rank_times != NULL &&
-        (times = malloc((size_t)res->samples_room * sizeof *times)) != NULL)
-        n = cb_stats_iteration_max(res->rank_samples, res->samples_room, res->rank_times,
-                                   res->group_ranks, times);
-    if (n > 0 && cb_stats_per_iter(times, n, tp->skip, &st) == 0)
+    if (cb_table_iter_stats(res, tp->skip, &st) == 0)
         fprintf(out, " %9.2f %9.2f %9.2f %7.2f", st.min * 1e6, st.max * 1e6, st.p99 * 1e6,
                 st.cv_pct);
     else
         fprintf(out, " %9s %9s %9s %7s", "N/A", "N/A", "N/A", "N/A");
-    free(times);
 }
 
 /* --efficiency: busbw over the expected busbw of each half. */
@@ -198,11 +223,9 @@ static void print_efficiency(FILE *out, const cb_result *oop, const cb_result *i
     fputc('\n', out);
 }
 
-/* One row: the out-of-place half, and the in-place half or dashes. */
-static void table_result(cb_printer *pr, const cb_row *row)
+/* Our row: nccl-tests' fields, ours widths. */
+static void our_row(FILE *out, const table_printer *tp, const cb_row *row)
 {
-    table_printer *tp = (table_printer *)pr;
-    FILE *out = pr->out;
     const cb_result *oop = row->out_of_place, *inp = row->in_place;
     /* comm_init: the way of making the communicator in the redop column. */
     fprintf(out, "%12llu %13zu %8s %9s %5d", (unsigned long long)oop->bytes, oop->count,
@@ -224,6 +247,19 @@ static void table_result(cb_printer *pr, const cb_row *row)
     if (tp->split)
         fprintf(out, " %5d  %s", oop->group, oop->group_host[0] ? oop->group_host : "-");
     fputc('\n', out);
+}
+
+/* One row: the out-of-place half, and the in-place half or dashes; the
+ * comment lines under it. */
+static void table_result(cb_printer *pr, const cb_row *row)
+{
+    table_printer *tp = (table_printer *)pr;
+    FILE *out = pr->out;
+    const cb_result *oop = row->out_of_place, *inp = row->in_place;
+    if (tp->tests != NULL)
+        cb_table_tests_row(out, tp->tests, row);
+    else
+        our_row(out, tp, row);
     /* The matrix goes on a comment line, so that every data row keeps the
      * 13 fields that log parsers count on (15 with --split). */
     if (tp->columns)
@@ -245,12 +281,26 @@ static void table_result(cb_printer *pr, const cb_row *row)
     fflush(out);
 }
 
+static void end_verdict(FILE *out, const cb_summary *sum);
+
 static void table_end(cb_printer *pr, const cb_summary *sum)
 {
     FILE *out = pr->out;
     table_printer *tp = (table_printer *)pr;
     if (!tp->begun)
         return;
+    if (tp->tests != NULL) {
+        /* Their footer, then ours: what was held back, and the verdict. */
+        cb_table_tests_footer(out, tp->tests, sum);
+        if (sum->error[0] != '\0')
+            fprintf(tp->later, "# Stopped early: %s\n", sum->error);
+        fclose(tp->later);
+        tp->later = NULL;
+        if (tp->later_text != NULL)
+            fwrite(tp->later_text, 1, tp->later_len, out);
+        end_verdict(out, sum);
+        return;
+    }
     if (sum->error[0] != '\0')
         fprintf(out, "# Stopped early: %s\n", sum->error);
     fprintf(out, "# Out of bounds values : %llu %s\n", (unsigned long long)sum->wrong,
@@ -268,6 +318,12 @@ static void table_end(cb_printer *pr, const cb_summary *sum)
         fprintf(out, "# %s : %g%s\n", label, a->cells ? a->sum / a->cells : 0.0,
                 isnan(sum->min_bw) ? "" : a->min_bw_failed ? " FAILED" : " OK");
     }
+    end_verdict(out, sum);
+}
+
+/* Ours: "# Result: VERDICT (reasons) N measurements in T s". */
+static void end_verdict(FILE *out, const cb_summary *sum)
+{
     char reasons[512];
     const char *verdict = cb_verdict(sum, reasons, sizeof reasons);
     fprintf(out, "#\n# Result: %s%s%s%s %d measurement%s in %.1f s\n", verdict,
@@ -278,6 +334,10 @@ static void table_end(cb_printer *pr, const cb_summary *sum)
 
 static int table_close(cb_printer *pr, char *err, size_t err_len)
 {
+    table_printer *tp = (table_printer *)pr;
+    if (tp->later != NULL)
+        fclose(tp->later);
+    free(tp->later_text);
     int rc = cb_printer_close_stream(pr, "table", err, err_len);
     free(pr);
     return rc;

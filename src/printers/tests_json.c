@@ -16,6 +16,7 @@
 #include "printers/json_write.h"
 #include "common/stats.h"
 #include "printers/printer.h"
+#include "printers/table_tests.h"
 #include "safety/agreement.h"
 #include "safety/outfile.h"
 
@@ -137,19 +138,6 @@ static void tests_json_begin(cb_printer *pr, const cb_run_info *run)
     fputs(",\n \"results\": [", f);
 }
 
-/* Their names where they differ from ours. */
-static const char *their_type(cb_dtype t)
-{
-    return t == CB_FP8_E4M3 ? "f8e4m3" : t == CB_FP8_E5M2 ? "f8e5m2" : cb_dtype_info_of(t)->name;
-}
-
-static const char *their_redop(const cb_result *res)
-{
-    if (!(res->collective->flags & CB_COLL_REDUCES))
-        return "none";
-    return res->redop == CB_PREMULSUM ? "mulsum" : cb_redop_name(res->redop);
-}
-
 static void write_half(FILE *f, const cb_params *p, const cb_result *res)
 {
     fprintf(f, ", \"%s\": {", res->in_place ? "in_place" : "out_of_place");
@@ -221,8 +209,8 @@ static void tests_json_result(cb_printer *pr, const cb_row *row)
     const cb_params *p = tp->run->params;
     fprintf(f, "%s\n  {\"size\": %llu, \"count\": %zu", tp->results++ ? "," : "",
             (unsigned long long)oop->bytes, oop->count);
-    json_field_string(f, "type", their_type(oop->dtype));
-    json_field_string(f, "redop", their_redop(oop));
+    json_field_string(f, "type", cb_tests_type_name(oop->dtype));
+    json_field_string(f, "redop", cb_tests_redop_name(p, oop));
     fprintf(f, ", \"root\": \"%6d\"", oop->root);
     write_half(f, p, oop);
     write_per_iter(f, p, oop);

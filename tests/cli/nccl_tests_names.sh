@@ -19,7 +19,7 @@ run_as() {
 for pair in all_reduce_perf:allreduce:1 all_gather_perf:allgather:0 \
     broadcast_perf:broadcast:0 reduce_perf:reduce:1 reduce_scatter_perf:reducescatter:1 \
     alltoall_perf:alltoall:0 alltoallv_perf:alltoallv:0 gather_perf:gather:0 \
-    scatter_perf:scatter:0 sendrecv_perf:sendrecv:0; do
+    scatter_perf:scatter:0 sendrecv_perf:sendrecv:1; do
     name=${pair%%:*}
     rest=${pair#*:}
     coll=${rest%%:*}
@@ -30,7 +30,8 @@ for pair in all_reduce_perf:allreduce:1 all_gather_perf:allgather:0 \
     grep -q "^# Collective: $coll\$" "$CB_TMP/out" || show_and_fail "$name did not measure $coll"
     grep -q '^# Memory per rank' "$CB_TMP/out" || show_and_fail "$name -M 1: no memory report"
     has 4 '^ *[0-9]'
-    # Every row: type int32, and the reduction max where the collective reduces.
+    # Every row: type int32, and the reduction max where the collective reduces
+    # (and in sendrecv's, whose redop column shows -o's as theirs does).
     want=none
     [ "$reduces" = 1 ] && want=max
     bad=$(awk -v want="$want" '/^ *[0-9]/ && ($3 != "int32" || $4 != want)' "$CB_TMP/out")
@@ -38,11 +39,21 @@ for pair in all_reduce_perf:allreduce:1 all_gather_perf:allgather:0 \
 done
 prog=$links/all_reduce_perf
 
-# -o all: every reduction, one row each at one size.
+# -o all: every reduction, one row each at one size, in their order and
+# spelling; -d all: every type in theirs (common.cu, test_opnames and
+# test_typenames; fp8 only where the backend has it).
 run_as "$prog" 2 -b 8 -e 8 -n 1 -o all
 expect_rc 0 "all_reduce_perf -o all"
-[ "$(awk '/^ *[0-9]/ {print $4}' "$CB_TMP/out" | sort | tr '\n' ' ')" = \
-    "avg max min premulsum prod sum " ] || show_and_fail "-o all: not every reduction"
+[ "$(awk '/^ *[0-9]/ {print $4}' "$CB_TMP/out" | tr '\n' ' ')" = \
+    "sum prod max min avg mulsum " ] || show_and_fail "-o all: not every reduction in their order"
+run_as "$links/all_gather_perf" 2 -b 64 -e 64 -n 1 -w 0 -d all
+expect_rc 0 "all_gather_perf -d all"
+types=$(awk '/^ *[0-9]/ {print $3}' "$CB_TMP/out" | tr '\n' ' ')
+case $types in
+"int8 uint8 int32 uint32 int64 uint64 half float double bfloat16 "*) ;;
+*) show_and_fail "-d all: not their order: $types" ;;
+esac
+case $types in *fp8*) show_and_fail "-d all: our fp8 spelling: $types" ;; esac
 
 # Their defaults: one size, 32 MiB.
 run_as "$prog" 2 -n 1 -w 0 -c 0
@@ -65,8 +76,9 @@ grep -q '^# *size .*i_cv%.*timestamp' "$CB_TMP/out" || show_and_fail "no -I or -
 grep -q 'iters: 3 .*time: max over ranks' "$CB_TMP/out" || show_and_fail "--iters/--average lost"
 grep -q '^# Memory per rank' "$CB_TMP/out" || show_and_fail "--memory 1: no memory report"
 [ -s "$CB_TMP/t.json" ] || fail "--output_file wrote nothing"
-# Each row ends with its UTC time stamp.
-awk '/^ *[0-9]/ && $NF !~ /^[0-9-]+T[0-9:]+Z$/' "$CB_TMP/out" | grep -q . &&
+# Each row ends with its time stamp, in their shape (UTC here).
+awk '/^ *[0-9]/ && ($(NF-1) !~ /^[0-9]+-[0-9]+-[0-9]+$/ || $NF !~ /^[0-9]+:[0-9]+:[0-9]+$/)' \
+    "$CB_TMP/out" | grep -q . &&
     show_and_fail "-S 1: a row without a time stamp"
 
 # Refused, status 2, naming what this program has instead.

@@ -4,6 +4,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "common/format.h"
 #include "options/params.h"
 #include "unit.h"
 #include "unit_params.h"
@@ -186,9 +187,49 @@ static void test_programs(unit_state *u)
              strcmp(p.csv_path, "x.csv") == 0);
 }
 
+/* -o all and -d all in their order (common.cu, test_opnames and
+ * test_typenames). */
+static void test_their_order(unit_state *u)
+{
+    cb_params p;
+    char err[256];
+    static const cb_redop ops[] = {CB_SUM, CB_PROD, CB_MAX, CB_MIN, CB_AVG, CB_PREMULSUM};
+    CHECK(u, parse_as("all_reduce_perf", &p, err, sizeof err, ARGS("-o", "all")) == 0 &&
+             p.nredops == 6 && memcmp(p.redops, ops, sizeof ops) == 0);
+    static const cb_dtype types[] = {CB_INT8,  CB_UINT8,  CB_INT32,  CB_UINT32,
+                                     CB_INT64, CB_UINT64, CB_HALF,   CB_FLOAT,
+                                     CB_DOUBLE, CB_BFLOAT16, CB_FP8_E4M3, CB_FP8_E5M2};
+    CHECK(u, parse_as("all_gather_perf", &p, err, sizeof err, ARGS("-d", "all")) == 0 &&
+             p.ndtypes == 12 && memcmp(p.dtypes, types, sizeof types) == 0);
+    CHECK(u, strcmp(cb_params_nccl_tests_name("allreduce"), "all_reduce_perf") == 0 &&
+             cb_params_nccl_tests_name("barrier") == NULL);
+}
+
+/* Their table's figures in 7 or 6 characters (util.cu, getFloatStr). */
+static void test_squeezed(unit_state *u)
+{
+    static const struct {
+        double value;
+        int width;
+        const char *want;
+    } squeezed[] = {
+        {0.6, 7, "   0.60"},    {1234.567, 7, "1234.57"}, {12345.67, 7, "12345.7"},
+        {123456.7, 7, " 123457"}, {1234567.0, 7, "1234567"}, {12345678.0, 7, "1.2e+07"},
+        {0.0, 6, "  0.00"},     {123.456, 6, "123.46"},   {1234.56, 6, "1234.6"},
+        {123456.0, 6, "123456"}, {1234567.0, 6, " 1e+06"},
+    };
+    for (size_t i = 0; i < sizeof squeezed / sizeof squeezed[0]; i++) {
+        char buf[16];
+        cb_format_squeezed(squeezed[i].value, squeezed[i].width, buf, sizeof buf);
+        CHECK(u, strcmp(buf, squeezed[i].want) == 0);
+    }
+}
+
 int main(void)
 {
     unit_state u = {0, 0};
+    test_their_order(&u);
+    test_squeezed(&u);
     test_long_options(&u);
     test_ours_first(&u);
     test_programs(&u);
