@@ -6,6 +6,7 @@
 
 #include "config.h"
 #include "backends/backend.h"
+#include "control/elastic.h"
 #include "control/launch.h"
 #include "control/local.h"
 #include "control/mpi.h"
@@ -50,6 +51,26 @@ static int finish(int code, const cb_params *p, cb_ctl *world, cb_watchdog *star
 static const char *read_env(const char *name)
 {
     return getenv(name);
+}
+
+/* Under torchrun: the failure, for its agent's report (its error file),
+ * which would otherwise say only "exit code N". why: the message, or ""
+ * where the status's meaning is all there is (its lines are in the
+ * outputs). */
+static void tell_torchrun(int code, int rank, const char *why)
+{
+    if (code == CB_EXIT_OK)
+        return;
+    const char *meaning = "failure";
+    for (const cb_exit_meaning *x = cb_exit_meanings; x->meaning != NULL; x++)
+        if (x->code == code)
+            meaning = x->meaning;
+    char host[64] = "", text[CB_MSGLEN + 256], err[CB_MSGLEN];
+    cb_sysinfo_host_label(host, sizeof host);
+    snprintf(text, sizeof text, "nccl-collbench rank %d on %s: exit status %d (%s)%s%.*s", rank,
+             host, code, meaning, why[0] ? ": " : "", CB_MSGLEN, why);
+    if (cb_elastic_error_file(read_env, code, text, err, sizeof err) != 0)
+        fprintf(stderr, "nccl-collbench: rank %d: %s\n", rank, err);
 }
 
 /* The least time the start-up watchdog gives a step: MPI_Init on a loaded
@@ -114,6 +135,7 @@ static int start_world(int *argc, char ***argv, const cb_launch *l, int timeout,
     double wait_s = timeout > 0 ? (timeout < STARTUP_MIN_S ? STARTUP_MIN_S : timeout) : 600;
     if (cb_ctl_tcp_world(l, wait_s, world, err, sizeof err) != 0) {
         fprintf(stderr, "nccl-collbench: rank %d: %s\n", l->rank, err);
+        tell_torchrun(CB_EXIT_RUNTIME, l->rank, err);
         return -1;
     }
     return 0;
@@ -217,6 +239,7 @@ int main(int argc, char **argv)
     char err[CB_MSGLEN] = "";
     if (cb_launch_detect(read_env, &launch, err, sizeof err) != 0) {
         fprintf(stderr, "nccl-collbench: %s\n%s\n", err, CB_USAGE_HINT);
+        tell_torchrun(CB_EXIT_USAGE, cb_launch_env_rank(read_env), err);
         return CB_EXIT_USAGE;
     }
     cb_watchdog startup;
@@ -289,12 +312,15 @@ int main(int argc, char **argv)
         if (rank == 0)
             fprintf(stderr, "%s: %s%s\nTry '%s --help' for more information.\n", prog,
                     whose, err, prog);
+        if (rank == 0 || rank == first_bad)
+            tell_torchrun(CB_EXIT_USAGE, rank, err);
         return finish(CB_EXIT_USAGE, &params, world, &startup);
     }
     /* Ranks given different options would wait in different collectives. */
     if (cb_params_agree(&params, world, err, sizeof err) != 0) {
         if (rank == 0)
             fprintf(stderr, "nccl-collbench: %s\n", err);
+        tell_torchrun(CB_EXIT_USAGE, rank, err);
         return finish(CB_EXIT_USAGE, &params, world, &startup);
     }
     if (params.help || params.version) {
@@ -309,6 +335,8 @@ int main(int argc, char **argv)
         return finish(CB_EXIT_OK, &params, world, &startup);
     }
     cb_signals_install();
-    int code = cb_engine_run(&params, world, &startup);
+    char why[CB_MSGLEN] = "";
+    int code = cb_engine_run(&params, world, &startup, why, sizeof why);
+    tell_torchrun(code, rank, why);
     return finish(code, &params, world, &startup);
 }

@@ -44,6 +44,7 @@ typedef struct cb_run_info {
     const char *allocator;      /* the call the buffers came from; "" unknown */
     const char *registration;   /* "none", "ncclCommRegister" (-R 1), "window" (-R 2) */
     const char *repeat_compare; /* -B: "device" or "host"; NULL without -B */
+    int restart_count;          /* torchrun's TORCHELASTIC_RESTART_COUNT; -1 when unset */
 } cb_run_info;
 
 typedef struct cb_result {

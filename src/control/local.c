@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -108,6 +109,51 @@ static int common_env(int n, long *first, char *err, size_t len, int *usage)
     return 0;
 }
 
+/* Whether path names the file this process runs (same device and inode). */
+static int is_self(const char *path, const struct stat *self)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && st.st_dev == self->st_dev && st.st_ino == self->st_ino;
+}
+
+/* The path the ranks are started by. The kernel names a process after the
+ * file it executes, so /proc/self/exe would show every rank as "exe" in ps
+ * and top: take argv[0] (a path, or found in PATH, so that a link such as
+ * all_reduce_perf keeps its name) when it is this program, else the
+ * program's own path; /proc/self/exe only when neither can be read. */
+static void rank_program(const char *argv0, char *out, size_t len)
+{
+    struct stat self;
+    snprintf(out, len, "/proc/self/exe");
+    if (argv0 == NULL || stat("/proc/self/exe", &self) != 0)
+        return;
+    if (strchr(argv0, '/') != NULL) {
+        if (is_self(argv0, &self)) {
+            snprintf(out, len, "%s", argv0);
+            return;
+        }
+    } else {
+        const char *dirs = getenv("PATH");
+        while (dirs != NULL && *dirs != '\0') {
+            size_t n = strcspn(dirs, ":");
+            char cand[PATH_MAX];
+            int w = snprintf(cand, sizeof cand, "%.*s/%s", (int)n, n ? dirs : ".", argv0);
+            if (w > 0 && (size_t)w < sizeof cand && (size_t)w < len && is_self(cand, &self)) {
+                snprintf(out, len, "%s", cand);
+                return;
+            }
+            dirs += n + (dirs[n] == ':');
+        }
+    }
+    char real[PATH_MAX];
+    ssize_t r = readlink("/proc/self/exe", real, sizeof real - 1);
+    if (r > 0) {
+        real[r] = '\0';
+        if ((size_t)r < len && is_self(real, &self))
+            snprintf(out, len, "%s", real);
+    }
+}
+
 /* A rank's status as the shell writes it (a signal: 128 + its number). */
 static int status_of(int wstatus)
 {
@@ -134,6 +180,8 @@ int cb_local_run(int n, char **argv, double grace_s, int *usage, char *err, size
         snprintf(err, len, "out of memory for %d ranks", n);
         return -1;
     }
+    char program[PATH_MAX];
+    rank_program(argv[0], program, sizeof program);
     int started = 0;
     for (int i = 0; i < n; i++) {
         setenv_long("RANK", first + i);
@@ -142,7 +190,7 @@ int cb_local_run(int n, char **argv, double grace_s, int *usage, char *err, size
         pid_t pid = fork();
         if (pid == 0) {
             sigprocmask(SIG_SETMASK, &old, NULL);
-            execv("/proc/self/exe", argv);
+            execv(program, argv);
             fprintf(stderr, "nccl-collbench: -g: cannot start rank %ld: %s\n", first + i,
                     strerror(errno));
             _exit(127);

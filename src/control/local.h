@@ -1,6 +1,7 @@
 /*
  * `-g N`: this process starts N ranks on its node, one per GPU, and waits
- * for them; no MPI. Each rank is this program again (/proc/self/exe, the
+ * for them; no MPI. Each rank is this program again (by its own path, so
+ * that ps and top show its name, not "exe"; the
  * same arguments) with torchrun's variables (RANK, WORLD_SIZE, LOCAL_RANK,
  * LOCAL_WORLD_SIZE, MASTER_ADDR, MASTER_PORT), NCCL_COLLBENCH_LOCAL=1 and a
  * fresh NCCL_COLLBENCH_KEY, so that they meet over the TCP control plane

@@ -47,8 +47,12 @@ void cb_eng_select_backend(engine *e)
                           e->p->backend, why);
         return;
     }
-    const char *lacked = NULL, *lacking = NULL, *unusable = NULL;
+    const char *lacked = NULL, *lacking = NULL, *unusable = NULL, *no_mpi = NULL;
     char unusable_why[CB_MSGLEN] = "";
+    /* Every rank has the same control plane: a TCP one has no MPI for a
+     * backend that moves its data through MPI, which would otherwise abort
+     * inside the MPI library at its first call. */
+    int have_mpi = strcmp(e->comm->ops->name, "mpi") == 0;
     for (const cb_backend_ops *const *b = cb_backend_list(); *b != NULL; b++) {
         const char *lack = backend_lacks(*b, e->p);
         if (lack != NULL) {
@@ -56,6 +60,10 @@ void cb_eng_select_backend(engine *e)
                 lacked = lack;
                 lacking = (*b)->name;
             }
+            continue;
+        }
+        if ((*b)->needs_mpi && !have_mpi) {
+            no_mpi = (*b)->name;
             continue;
         }
         int usable = (*b)->usable(why, sizeof why), nusable = 0;
@@ -89,7 +97,17 @@ void cb_eng_select_backend(engine *e)
             snprintf(unusable_why, sizeof unusable_why, "%s", why);
         }
     }
-    if (lacked != NULL)
+    if (no_mpi != NULL && lacked == NULL) {
+        if (gpu_left_unused(e, unusable, unusable_why))
+            return;
+        char other[CB_MSGLEN / 2] = "";
+        if (unusable != NULL)
+            snprintf(other, sizeof other, "the %s backend cannot (%.200s); ", unusable,
+                     unusable_why);
+        cb_status_set(&e->st, CB_EXIT_USAGE, "--backend auto: no backend can run in this launch, "
+                      "which has no MPI: %sthe %s backend needs MPI (launch with mpirun or srun "
+                      "--mpi, or run where a GPU is)", other, no_mpi);
+    } else if (lacked != NULL)
         cb_status_set(&e->st, CB_EXIT_RUNTIME,
                       "no backend can run on every rank with these options (%s: %s)", lacking,
                       lacked);

@@ -188,6 +188,7 @@ typedef struct engine {
     char backend_notice[CB_MSGLEN];   /* why auto chose its backend, for after the preamble */
     char impl_notice[256];   /* what --nccl-impl resolved to, for after the preamble */
     char size_notice[256];   /* why the largest size was lowered, for after the preamble */
+    char restart_notice[CB_MSGLEN];   /* torchrun's attempt, earlier files kept (rank 0) */
 
     cb_rank_info *ranks;                     /* rank 0 only */
     cb_run_info run;

@@ -65,7 +65,8 @@ static void describe_run(engine *e)
     snprintf(run->run_id, sizeof run->run_id, "%08x%08x", (unsigned)now.tv_sec, (unsigned)salt);
 }
 
-int cb_engine_run(const cb_params *p, cb_ctl *comm, cb_watchdog *startup)
+int cb_engine_run(const cb_params *p, cb_ctl *comm, cb_watchdog *startup, char *why,
+                  size_t why_len)
 {
     engine *e = calloc(1, sizeof *e);
     int local_ok = e != NULL, all_ok = 0;
@@ -125,6 +126,9 @@ int cb_engine_run(const cb_params *p, cb_ctl *comm, cb_watchdog *startup)
         describe_run(e);
         cb_eng_printers_begin(e);
         cb_eng_describe_groups(e);
+        if (e->run.restart_count >= 0)
+            cb_eng_note(e, "torchrun attempt %d (TORCHELASTIC_RESTART_COUNT=%d)%s",
+                        e->run.restart_count + 1, e->run.restart_count, e->restart_notice);
         if (e->size_notice[0] != '\0')
             cb_eng_note(e, "%s", e->size_notice);
         if (e->backend_notice[0] != '\0')
@@ -188,6 +192,8 @@ int cb_engine_run(const cb_params *p, cb_ctl *comm, cb_watchdog *startup)
     int code = cb_eng_final_status(e);
     if (code == CB_EXIT_USAGE && e->rank == 0)
         fputs(CB_USAGE_HINT "\n", stderr);
+    if (why != NULL && why_len > 0)
+        snprintf(why, why_len, "%s", code != CB_EXIT_OK && e->st.code != CB_EXIT_OK ? e->st.msg : "");
     free(e);
     return code;
 }

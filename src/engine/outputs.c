@@ -1,5 +1,6 @@
 /* The printers (rank 0 only) and the progress line. */
 #include "engine_int.h"
+#include "control/elastic.h"
 #include "host/terminal.h"
 
 /* Rank 0 opens the outputs the command line asks for before anything is
@@ -20,6 +21,31 @@ static void publish_summary(engine *e)
     e->out.files_sum_at = monotonic_s();
 }
 
+static const char *read_env(const char *name)
+{
+    return getenv(name);
+}
+
+/* A restarted torchrun attempt (TORCHELASTIC_RESTART_COUNT >= 1) keeps
+ * an earlier attempt's file at path under another name, said in the
+ * preamble: a retry that passes must not hide the failure before it. */
+static int keep_earlier(engine *e, const cb_printer_ops *format, const char *path)
+{
+    if (e->run.restart_count < 1 || strcmp(path, "-") == 0 || strcmp(path, CB_PRINTER_STDERR) == 0)
+        return 0;
+    char kept[CB_MSGLEN / 2], err[CB_MSGLEN];
+    if (cb_elastic_keep_earlier(path, e->run.restart_count, kept, sizeof kept, err,
+                                sizeof err) != 0) {
+        cb_status_set(&e->st, CB_EXIT_RUNTIME, "%s: %s", format->option, err);
+        return -1;
+    }
+    size_t used = strlen(e->restart_notice);
+    if (kept[0] != '\0' && used < sizeof e->restart_notice)
+        snprintf(e->restart_notice + used, sizeof e->restart_notice - used, "%s%.200s",
+                 used ? ", " : "; the earlier attempt's files kept as ", kept);
+    return 0;
+}
+
 static void open_printers(engine *e)
 {
     int nformats = 0;
@@ -36,6 +62,8 @@ static void open_printers(engine *e)
         const char *path = format->destination(e->p);
         if (path == NULL)
             continue;
+        if (keep_earlier(e, format, path) != 0)
+            return;
         cb_printer *pr = format->open(path, err, sizeof err);
         if (pr == NULL) {
             cb_status_set(&e->st, CB_EXIT_RUNTIME, "%s: %s", format->option, err);
@@ -48,6 +76,7 @@ static void open_printers(engine *e)
 void cb_eng_open_printers(engine *e)
 {
     e->run.params = e->p;   /* printers read the command line in place */
+    e->run.restart_count = cb_elastic_restart_count(read_env);
     if (e->rank != 0)
         return;
     /* The signal hook may look at the printers from now on. */

@@ -64,12 +64,16 @@ typedef struct cb_expect_rank {
     cb_expect_gpu gpu;
     char nic_why[CB_EXPECT_WHYLEN]; /* "" when the NICs were read */
     int nnics;
+    /* Ports found, nnics and those past CB_EXPECT_MAX_NICS (the fixed
+     * size every rank sends): the preamble names what was not read. */
+    int nics_found;
     cb_expect_nic nics[CB_EXPECT_MAX_NICS];
 } cb_expect_rank;
 
 /* links.c: the index-th link fault among the facts of nranks (a port
  * down or inactive; below its maximum width or speed; a NIC below the
- * node's other NICs or the same NIC on other nodes), one line naming the
+ * node's other NICs or the same NIC on other nodes; a node with fewer NIC
+ * ports than another, those missing from its sysfs), one line naming the
  * node, the device and the port; 1 with the line in text, 0 when there
  * are no more. Each node's NICs are judged once, from its first rank. */
 int cb_expect_link_fault(const cb_expect_rank *ranks, int nranks, int index, char *text,

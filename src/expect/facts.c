@@ -12,10 +12,13 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* NVML's ABI as its documentation gives it: an int status (0 success), an
  * opaque device handle, unsigned int outputs. */
@@ -147,14 +150,26 @@ static void read_gpu(nvml_api *api, cb_expect_gpu *g)
 }
 
 /* The first line of root/rel, trimmed; -1 when it cannot be read, -2
- * when it is longer than buf (a line cut short is not the line). */
+ * when it is longer than buf (a line cut short is not the line), -3 when
+ * it is no regular file: a FIFO would block open and read forever, and
+ * the run would hang at start-up (every sysfs attribute is a regular file). */
 static int read_line(const char *root, const char *rel, char *buf, size_t len)
 {
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/%s", root, rel);
-    FILE *f = fopen(path, "r");
-    if (f == NULL)
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
         return -1;
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return -3;
+    }
+    FILE *f = fdopen(fd, "r");
+    if (f == NULL) {
+        close(fd);
+        return -1;
+    }
     int ok = fgets(buf, (int)len, f) != NULL;
     int cut = ok && strchr(buf, '\n') == NULL && fgetc(f) != EOF;
     fclose(f);
@@ -254,6 +269,7 @@ typedef struct port_facts {
 static void add_nic(cb_expect_rank *r, const char *name, const char *root, const char *dev_rel,
                     const port_facts *port, const char *gpu_path)
 {
+    r->nics_found++;
     if (r->nnics >= CB_EXPECT_MAX_NICS)
         return;
     cb_expect_nic *n = &r->nics[r->nnics++];
@@ -341,7 +357,9 @@ static void read_infiniband(cb_expect_rank *r, const char *root, const char *gpu
                      devs[d]->d_name, ports[p]->d_name);
             double gbit = -1;
             int got = read_line(root, rel, line, sizeof line);
-            if (got != 0)
+            if (got == -3)
+                snprintf(why, sizeof why, "rate file not a regular file");
+            else if (got != 0)
                 snprintf(why, sizeof why, got == -2 ? "rate longer than %zu characters"
                                                     : "no rate file", sizeof line - 2);
             else if ((gbit = in_range(line, CB_EXPECT_MIN_GBIT, CB_EXPECT_MAX_GBIT, &after)) < 0 ||
@@ -384,7 +402,9 @@ static void read_ethernet(cb_expect_rank *r, const char *root, const char *gpu_p
         const char *after = NULL;
         double mbit = -1;
         int got = read_line(root, probe, line, sizeof line);
-        if (got != 0)
+        if (got == -3)
+            snprintf(why, sizeof why, "speed file not a regular file");
+        else if (got != 0)
             snprintf(why, sizeof why, got == -2 ? "speed longer than %zu characters"
                                                 : "no speed file", sizeof line - 2);
         else if ((mbit = in_range(line, CB_EXPECT_MIN_GBIT * 1000, CB_EXPECT_MAX_GBIT * 1000,

@@ -62,10 +62,41 @@ static const cb_expect_nic *fastest(const cb_expect_rank *ranks, int nranks, int
     return best;
 }
 
+/* A node with fewer NIC ports than another: ports missing from sysfs
+ * (a card or its driver gone) are not DOWN, so nothing else names them,
+ * and the model, counting only what it finds, would lower the figure to
+ * match. Names the other node's ports this one lacks. */
+static int nic_count_fault(const cb_expect_rank *ranks, int nranks, int r, fault_cursor *c)
+{
+    int most = -1;
+    for (int q = 0; q < nranks; q++)
+        if (first_of_node(ranks, q) && strcmp(ranks[q].host, ranks[r].host) != 0 &&
+            (most < 0 || ranks[q].nics_found > ranks[most].nics_found))
+            most = q;
+    if (most < 0 || ranks[r].nics_found >= ranks[most].nics_found)
+        return 0;
+    char missing[160] = "";
+    size_t used = 0;
+    for (int k = 0; k < ranks[most].nnics && used < sizeof missing; k++) {
+        int here = 0;
+        for (int j = 0; j < ranks[r].nnics && !here; j++)
+            here = strcmp(ranks[r].nics[j].name, ranks[most].nics[k].name) == 0;
+        if (!here)
+            used += (size_t)snprintf(missing + used, sizeof missing - used, "%s%s",
+                                     used ? ", " : "", ranks[most].nics[k].name);
+    }
+    return fault(c, "node %s has %d NIC port%s, below node %s with %d%s%s%s", ranks[r].host,
+                 ranks[r].nics_found, ranks[r].nics_found == 1 ? "" : "s", ranks[most].host,
+                 ranks[most].nics_found, used ? " (not in this node's sysfs: " : "", missing,
+                 used ? ")" : "");
+}
+
 /* The faults of one node's ports; 1 when the index-th line is among them. */
 static int nic_faults(const cb_expect_rank *ranks, int nranks, int r, fault_cursor *c)
 {
     const char *host = ranks[r].host;
+    if (nic_count_fault(ranks, nranks, r, c))
+        return 1;
     for (int k = 0; k < ranks[r].nnics; k++) {
         const cb_expect_nic *n = &ranks[r].nics[k];
         if (!n->up) {

@@ -299,6 +299,9 @@ static void describe_node(const cb_expect_rank *r, char *text, size_t len)
         else
             cb_append(text, len, "%s %s DOWN", i ? "," : "", nic->name);
     }
+    if (r->nics_found > r->nnics)
+        cb_append(text, len, "; %d more NIC ports not read (at most %d a node; the expectation "
+                  "counts these %d)", r->nics_found - r->nnics, CB_EXPECT_MAX_NICS, r->nnics);
 }
 
 int cb_expect_describe(const cb_expect_rank *ranks, int nranks, int host_memory, int index,

@@ -429,7 +429,8 @@ static const cb_option_spec option_table[] = {
      "ncclMemAlloc'd in a symmetric window (NCCL 2.27); 0 neither [0]", cb_params_opt_register,
      AGREE_INT(registration), CB_HELP_BACKENDS},
     {'g', "ngpus", "N", "start N ranks on this node, one per GPU, without MPI (torchrun's "
-     "variables and NNODES, NODE_RANK span nodes) [1]", opt_ngpus, AGREE_INT(local_ranks),
+     "variables and NNODES, NODE_RANK span nodes; torchrun itself starts the "
+     "program with --no-python) [1]", opt_ngpus, AGREE_INT(local_ranks),
      CB_HELP_NCCL_TESTS},
     {'t', "nthreads", "1", "accepted for nccl-tests scripts: one thread per rank, so only 1",
      opt_one_per_rank, AGREE_NOTHING, CB_HELP_NCCL_TESTS},

@@ -231,9 +231,9 @@ int cb_split_color(const cb_split_spec *spec, const char *option, int rank, int 
  * one line in err naming the range and the type. */
 int cb_params_check_sizes(const cb_params *p, char *err, size_t err_len);
 
-/* Usage error when --min-busbw or NCCL_TESTS_MIN_BW is given and no
+/* Usage error when --min-busbw, --expect or NCCL_TESTS_MIN_BW is given and no
  * collective selected moves data (barrier, comm_init; the health scan's
- * figures count for --min-busbw only): the floor would judge nothing
+ * figures count for --min-busbw and --expect): the floor would judge nothing
  * (src/options/params_checks.c). Returns 0, or -1 with one line in err
  * naming the floor. */
 int cb_params_check_floors(const cb_params *p, char *err, size_t err_len);

@@ -37,6 +37,12 @@ int cb_params_check_floors(const cb_params *p, char *err, size_t err_len)
                  "--min-busbw", p->min_busbw, none);
         return -1;
     }
+    if (p->expect != NULL && p->scan == 0) {
+        snprintf(err, err_len, "--expect %.200s: no collective selected moves data (%s has no "
+                 "busbw), so the expectation would judge nothing; select one that moves data "
+                 "or drop --expect", p->expect, none);
+        return -1;
+    }
     if (p->tests_min_bw > 0) {
         snprintf(err, err_len, "NCCL_TESTS_MIN_BW=%g: no collective selected moves data (%s "
                  "has no average busbw), so the floor would judge nothing; select one that "

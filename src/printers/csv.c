@@ -133,6 +133,15 @@ static void row_repeat(row *r, const cb_result *res, uint64_t n)
         row_field(r, "");
 }
 
+/* torchrun's attempt; empty outside torchrun's elastic agent. */
+static void row_restart(row *r, int restart_count)
+{
+    if (restart_count >= 0)
+        row_fieldf(r, "%d", restart_count);
+    else
+        row_field(r, "");
+}
+
 static void row_unrepeatable_rank(row *r, const cb_result *res)
 {
     if (res->unrepeatable > 0)
@@ -249,7 +258,8 @@ static void row_scan_round(row *r, const cb_result *res)
     X(unrepeatable_host, row_field(r, res->unrepeatable > 0 ? res->unrepeatable_host : "")) \
     X(clock, row_field(r, cb_clock_name(set->clock)))                                      \
     X(blocking_mode, row_fieldf(r, "%d", set->blocking))                   \
-    X(rotate, row_fieldf(r, "%d", set->rotate))
+    X(rotate, row_fieldf(r, "%d", set->rotate))                            \
+    X(restart_count, row_restart(r, run->restart_count))
 
 static void row_header(row *r)
 {

@@ -163,6 +163,10 @@ static void json_begin(cb_printer *pr, const cb_run_info *run)
     json_string(f, run->run_id);
     fprintf(f, ",\n  \"start_utc\": ");
     json_string(f, run->start_utc);
+    if (run->restart_count >= 0)
+        fprintf(f, ",\n  \"restart_count\": %d", run->restart_count);
+    else
+        fprintf(f, ",\n  \"restart_count\": null");
     fprintf(f, ",\n  \"command_line\": [");
     for (int i = 0; i < run->params->argc; i++) {
         fputs(i ? ", " : "", f);

@@ -73,6 +73,7 @@ from 1 to 3 bytes holds a whole float	-b 1 -e 3 -d double,float
 did you mean --min-busbw?	--min-bw 3
 --min-busbw 5: no collective selected moves data (barrier	-o barrier --min-busbw 5
 --min-busbw 5: no collective selected moves data (comm_init	-o comm_init --min-busbw 5
+--expect auto: no collective selected moves data (barrier	-o barrier --expect auto
 --prom-sizes 100,200: no size of the sweep	--prom nothing.prom --prom-sizes 100,200 -b 1K -e 4K
 did you mean --iters?	--iter 3
 did you mean allreduce?	-o allreduc

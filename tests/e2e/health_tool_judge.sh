@@ -25,18 +25,27 @@
 need_mpirun
 health_stubs
 
-# A program that prints one gate note and exits with a status ($CB_TMP/fake.rc
-# and $CB_TMP/fake.note), started by a launcher that runs it once.
-# A scan's second call prints $CB_TMP/fake.note2 where that exists.
+# A program that prints one gate note and the verdict of its status and
+# exits with it ($CB_TMP/fake.rc and $CB_TMP/fake.note; $CB_TMP/fake.verdict,
+# where it exists, instead of the verdict), started by a launcher that runs
+# it once. A scan's second call prints $CB_TMP/fake.note2 where that exists.
 cat >"$CB_TMP/fake" <<STUB
 #!/bin/sh
 if [ -f "$CB_TMP/fake.called" ] && [ -f "$CB_TMP/fake.note2" ]; then
     cat "$CB_TMP/fake.note2"
+    echo '# Result: FAIL (fake) 1 measurement in 0.1 s'
     exit 8
 fi
 touch "$CB_TMP/fake.called"
 cat "$CB_TMP/fake.note"
-exit \$(cat "$CB_TMP/fake.rc")
+rc=\$(cat "$CB_TMP/fake.rc")
+if [ -f "$CB_TMP/fake.verdict" ]; then
+    cat "$CB_TMP/fake.verdict"
+else
+    case \$rc in 0) v=PASS ;; 5|6) v=UNCHECKED ;; *) v=FAIL ;; esac
+    echo "# Result: \$v (fake) 1 measurement in 0.1 s"
+fi
+exit \$rc
 STUB
 cat >"$CB_TMP/direct" <<'STUB'
 #!/bin/sh
@@ -96,6 +105,25 @@ grep '^scontrol update ' "$CB_TMP/out" >"$CB_TMP/pasted"
 grep -qxF "Reason=nccl-collbench: $evil below the floor 1.00 GB/s [cb:$(sed -n 's/.*\[cb:\([0-9a-f]*\)\].*/\1/p' "$CB_TMP/pasted")]" \
     "$CB_TMP/scontrol.log" || fail "the pasted reason is not the figure as it was: $(cat "$CB_TMP/scontrol.log")"
 grep -qxF 'NodeName=hq' "$CB_TMP/scontrol.log" || fail "pasted: no NodeName=hq: $(cat "$CB_TMP/scontrol.log")"
+: >"$CB_TMP/scontrol.log"
+
+# 1b. The verdict, not the status alone (issue 44): status 0 with
+# "# Result: FAIL", or with no output at all, is could-not-check (3),
+# nothing drained or returned.
+good
+echo '# Result: FAIL (1 wrong) 1 measurement in 0.1 s' >"$CB_TMP/fake.verdict"
+node_set hv 'IDLE|'
+health hv --dry-run
+expect_rc 3 "status 0 with a FAIL verdict"
+grep -q 'could not check: .*exited with status 0 but its verdict is FAIL' "$CB_TMP/err" ||
+    show_and_fail "status 0 with a FAIL verdict: not named"
+: >"$CB_TMP/fake.verdict"
+health hv --dry-run
+expect_rc 3 "status 0 and no output"
+grep -q "could not check: .*exited with status 0 but wrote no verdict (no '# Result:' line)" "$CB_TMP/err" ||
+    show_and_fail "status 0 and no output: not named"
+has 0 '^scontrol update '
+rm -f "$CB_TMP/fake.verdict"
 : >"$CB_TMP/scontrol.log"
 
 # 2. States. Nodes that are not up, or drained by someone else: left

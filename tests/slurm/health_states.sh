@@ -24,8 +24,9 @@ mkdir -p "$CB_TMP/h" || exit 99
 chmod 755 "$CB_TMP" "$CB_TMP/h"
 cat >"$CB_TMP/h/fake" <<STUB
 #!/bin/sh
-[ -f "$CB_TMP/h/pass" ] && exit 0
+[ -f "$CB_TMP/h/pass" ] && { echo '# Result: PASS 1 measurement in 0.1 s'; exit 0; }
 echo '# Below --min-busbw 1.00 GB/s: allreduce float sum 4096 B out-of-place busbw 0.01 GB/s'
+echo '# Result: FAIL (1 below --min-busbw) 1 measurement in 0.1 s'
 exit 8
 STUB
 cat >"$CB_TMP/h/direct" <<'STUB'

@@ -34,6 +34,7 @@ CSV_V1_COLUMNS = [
     "rank_time_median_us", "expected_busbw_gbps", "efficiency", "group_host", "allocator",
     "registration", "repeat_checked", "unrepeatable", "unrepeatable_elements",
     "unrepeatable_rank", "unrepeatable_host", "clock", "blocking_mode", "rotate",
+    "restart_count",
 ]
 
 DTYPE_SIZES = {"int8": 1, "uint8": 1, "int32": 4, "uint32": 4, "int64": 8,

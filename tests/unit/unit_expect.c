@@ -30,7 +30,7 @@ static void h100(cb_expect_rank *r, const char *host, int k)
     g->pcie_gen = 5;
     g->pcie_gen_now = 1;
     g->pcie_width = g->pcie_width_max = 16;
-    r->nnics = 8;
+    r->nnics = r->nics_found = 8;
     for (int i = 0; i < 8; i++) {
         snprintf(r->nics[i].name, sizeof r->nics[i].name, "mlx5_%d port 1", i);
         r->nics[i].up = 1;
@@ -253,7 +253,7 @@ static void test_rules(unit_state *u)
 static void test_link_faults(unit_state *u)
 {
     cb_expect_rank r[4];
-    char line[256];
+    char line[512];
     h100(&r[0], "a", 0);
     h100(&r[1], "a", 1);
     h100(&r[2], "b", 0);
@@ -290,6 +290,25 @@ static void test_link_faults(unit_state *u)
                           "400 Gb/s") == 0);
     CHECK(u, cb_expect_link_fault(r, 3, 7, line, sizeof line) == 1);
     CHECK(u, cb_expect_link_fault(r, 3, 8, line, sizeof line) == 0);
+    /* b's mlx5_4..7 absent from its sysfs (not DOWN): a fault, though
+     * every port b has is up at its rate (issue 44). */
+    h100(&r[2], "b", 0);
+    r[2].nnics = r[2].nics_found = 4;
+    CHECK(u, cb_expect_link_fault(r, 3, 0, line, sizeof line) == 1);
+    CHECK(u, strcmp(line, "node b has 4 NIC ports, below node a with 8 (not in this node's "
+                          "sysfs: mlx5_4 port 1, mlx5_5 port 1, mlx5_6 port 1, mlx5_7 port 1)")
+                 == 0);
+    CHECK(u, cb_expect_link_fault(r, 3, 1, line, sizeof line) == 0);
+    /* More ports than the facts hold: the node's line says how many were
+     * not read. */
+    r[2].nnics = 8;
+    r[2].nics_found = 20;
+    r[0].nics_found = r[1].nics_found = 20;
+    int noted = 0;
+    for (int i = 0; cb_expect_describe(r, 3, 0, i, line, sizeof line); i++)
+        noted += strstr(line, "Expect node b:") != NULL &&
+                 strstr(line, "; 12 more NIC ports not read (at most 16 a node") != NULL;
+    CHECK(u, noted == 1);
 }
 
 int main(void)
