@@ -34,6 +34,13 @@ void cb_ctl_lost(const cb_ctl *c, const char *op)
     _exit(1);
 }
 
+void cb_ctl_abort(cb_ctl *c, int code)
+{
+    fflush(NULL);
+    c->ops->abort(c, code);
+    _exit(code);   /* where the library's abort returned */
+}
+
 double cb_ctl_now(void)
 {
     struct timespec ts;

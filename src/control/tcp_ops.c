@@ -11,6 +11,9 @@
  * groups and point-to-point streams never mix.
  */
 #include "control/tcp_int.h"
+#include "control/local.h"
+
+#include <unistd.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -480,6 +483,17 @@ static void tcp_free(cb_ctl *c)
     cb_tcp_world_release(w);
 }
 
+/* No rank can be reached to end the others (they wait inside NCCL, not in
+ * this plane): the launcher does it. A -g parent kills them at once on
+ * word from this rank; torchrun's agent stops every worker once one has
+ * failed. */
+static void tcp_abort(cb_ctl *c, int code)
+{
+    (void)c;
+    cb_local_end_job();
+    _exit(code);
+}
+
 static const cb_ctl_ops tcp_ops = {
     .name = "tcp",
     .barrier = tcp_barrier,
@@ -496,6 +510,7 @@ static const cb_ctl_ops tcp_ops = {
     .secret = tcp_secret,
     .describe = tcp_describe,
     .free = tcp_free,
+    .abort = tcp_abort,
     .fatal_errors = 1,
 };
 

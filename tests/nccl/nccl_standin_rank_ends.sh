@@ -1,0 +1,119 @@
+# A rank that fails or dies, and signals (issue 44, item 3), on the NCCL
+# stand-in: nothing hangs, nothing is lost.
+# a. A rank whose blocking ncclCommInitRankConfig fails before NCCL's
+#    bootstrap (CB_STANDIN_FAIL_COMMINIT=2 of 4) ends the job within
+#    seconds with status 1 and its own failure as the one reason, with
+#    -T 0 (no watchdog to end it), under -g 4 and under mpirun.
+# c. SIGKILL and SIGHUP to the -g parent: its ranks end within seconds,
+#    and rank 0 finishes the JSON (complete false) and whole CSV rows.
+# d. SIGTERM to a -g job's whole process group reaches each rank twice
+#    (the shell's, then the parent's): one stop, status 143, and the JSON
+#    says 143 too.
+. "$CB_SRCDIR/tests/support/lib.sh"
+. "$CB_SRCDIR/tests/nccl/standin/lib.sh"
+need_standin
+need_python
+CB_STANDIN_GPUS=4
+export CB_STANDIN_GPUS
+unset CB_STANDIN_OP_US CB_STANDIN_TRACE
+
+# alone ARGS...: the stand-in program, no launcher, under a time limit;
+# $secs is how long it took.
+alone() {
+    rc=0
+    t0=$(date +%s)
+    timeout -k 5 "${limit:-60}" "$CB_STANDIN_BIN" "$@" </dev/null >"$CB_TMP/out" 2>"$CB_TMP/err" || rc=$?
+    secs=$(($(date +%s) - t0))
+}
+
+# json_says FILE: the JSON's complete and exit_status, "false 143".
+json_says() {
+    "$CB_PYTHON" -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+s = d["summary"] if "summary" in d else d
+print(str(d.get("complete", s.get("complete"))).lower(), s.get("exit_status", d.get("exit_status")))' "$1"
+}
+
+# whole_rows FILE: every CSV row has the header's number of fields.
+whole_rows() {
+    "$CB_PYTHON" -c 'import csv, sys
+rows = list(csv.reader(open(sys.argv[1])))
+assert len(rows) >= 2, "no rows"
+bad = [r for r in rows if len(r) != len(rows[0])]
+assert not bad, "torn rows: %r" % bad[:2]' "$1" || show_and_fail "$2: CSV rows are not whole"
+}
+
+# a. -g 4: the failing rank ends the job at once (the others would wait in
+# NCCL's bootstrap for ever: -T 0), status 1, one message with the reason.
+limit=30 CB_STANDIN_FAIL_COMMINIT=2 alone -g 4 --backend nccl -b 1K -e 1K -n 1 -T 0
+[ "$rc" != 124 ] && [ "$rc" != 137 ] || show_and_fail "-g 4, creation failed on rank 2: hung"
+expect_rc 1 "-g 4, creation failed on rank 2"
+[ "$secs" -le 15 ] || show_and_fail "-g 4, creation failed on rank 2: took $secs s"
+grep -q '^nccl-collbench: rank 2 .*ncclCommInitRankConfig failed.*injected ncclCommInitRank failure.*ending the job (status 1)' "$CB_TMP/err" ||
+    show_and_fail "-g 4, creation failed on rank 2: the reason is not given"
+if [ -n "$CB_MPIRUN" ]; then
+    CB_RUN_BIN=$CB_STANDIN_BIN
+    CB_RUN_TIMEOUT=40
+    t0=$(date +%s)
+    CB_STANDIN_FAIL_COMMINIT=2 run 4 --backend nccl -b 1K -e 1K -n 1 -T 0
+    secs=$(($(date +%s) - t0))
+    [ "$rc" != 124 ] && [ "$rc" != 137 ] || show_and_fail "mpirun, creation failed on rank 2: hung"
+    [ "$rc" != 0 ] || show_and_fail "mpirun, creation failed on rank 2: status 0"
+    [ "$secs" -le 25 ] || show_and_fail "mpirun, creation failed on rank 2: took $secs s"
+    grep -q '^nccl-collbench: rank 2 .*ncclCommInitRankConfig failed.*ending the job' "$CB_TMP/err" ||
+        show_and_fail "mpirun, creation failed on rank 2: the reason is not given"
+fi
+echo "ok: a"
+
+# A -g 2 run long enough to be stopped part way (20 ms per collective).
+# start_long [setsid]: in the background, $pid the -g parent; returns once
+# the CSV holds 2 rows.
+start_long() {
+    rm -f "$CB_TMP/r.csv" "$CB_TMP/r.json"
+    CB_STANDIN_OP_US=20000 $1 "$CB_STANDIN_BIN" -g 2 --backend nccl -b 8 -e 1M -f 2 -n 10 -w 1 \
+        -T 60 --csv "$CB_TMP/r.csv" --json "$CB_TMP/r.json" </dev/null >"$CB_TMP/out" 2>"$CB_TMP/err" &
+    pid=$!
+    i=0
+    while [ "$(grep -c . "$CB_TMP/r.csv" 2>/dev/null || echo 0)" -lt 3 ]; do
+        i=$((i + 1))
+        [ $i -le 300 ] || { kill -KILL $pid; fail "no CSV rows within 30 s"; }
+        kill -0 $pid 2>/dev/null || show_and_fail "the run ended before it could be stopped"
+        sleep 0.1
+    done
+    ranks=$(cat "/proc/$pid/task/$pid/children")
+}
+
+# c. The parent killed (SIGKILL), or ended by SIGHUP: the ranks follow it
+# within seconds and rank 0 finishes its files.
+for sig in KILL HUP; do
+    start_long
+    kill -$sig $pid
+    wait $pid 2>/dev/null || true
+    i=0
+    for r in $ranks; do
+        while kill -0 "$r" 2>/dev/null; do
+            i=$((i + 1))
+            [ $i -le 150 ] || { kill -KILL $ranks 2>/dev/null; show_and_fail "SIG$sig to the -g parent: its ranks still run 15 s later"; }
+            sleep 0.1
+        done
+    done
+    [ -f "$CB_TMP/r.json" ] || show_and_fail "SIG$sig to the -g parent: no JSON"
+    [ "$(json_says "$CB_TMP/r.json")" = "false 143" ] ||
+        show_and_fail "SIG$sig to the -g parent: the JSON says '$(json_says "$CB_TMP/r.json")', not 'false 143'"
+    whole_rows "$CB_TMP/r.csv" "SIG$sig to the -g parent"
+    echo "ok: c, SIG$sig"
+done
+
+# d. SIGTERM to the process group: each rank gets it from the shell and
+# again from the parent, within milliseconds: one stop, 143 both ways.
+start_long setsid
+[ "$(ps -o pgid= -p $pid | tr -d ' ')" = "$pid" ] || fail "setsid did not make the run a process group"
+kill -TERM -$pid
+rc=0
+wait $pid || rc=$?
+expect_rc 143 "SIGTERM to the -g job's process group"
+[ "$(json_says "$CB_TMP/r.json")" = "false 143" ] ||
+    show_and_fail "SIGTERM to the process group: the JSON says '$(json_says "$CB_TMP/r.json")'"
+whole_rows "$CB_TMP/r.csv" "SIGTERM to the process group"
+echo "ok: d"
+echo "ok"
