@@ -518,8 +518,9 @@ int cb_ctl_tcp_world(const cb_launch *l, double timeout_s, cb_ctl **out, char *e
 {
     tcp_world *w = NULL;
     *out = NULL;
-    if (cb_tcp_rendezvous(l, timeout_s, &w, err, len) != 0)
-        return -1;
+    int rc = cb_tcp_rendezvous(l, timeout_s, &w, err, len);
+    if (rc != 0)
+        return rc;
     char how[160];
     cb_launch_describe(l, how, sizeof how);
     snprintf(w->desc, sizeof w->desc, "none (%s)", how);

@@ -9,6 +9,9 @@
 # d. SIGTERM to a -g job's whole process group reaches each rank twice
 #    (the shell's, then the parent's): one stop, status 143, and the JSON
 #    says 143 too.
+# e. A missing rank 0 and a missing rank 1 (torchrun's variables, one
+#    process of two started): both end at the rendezvous' deadline, before
+#    the start-up watchdog's, with the timeout's status 3.
 . "$CB_SRCDIR/tests/support/lib.sh"
 . "$CB_SRCDIR/tests/nccl/standin/lib.sh"
 need_standin
@@ -116,4 +119,28 @@ expect_rc 143 "SIGTERM to the -g job's process group"
     show_and_fail "SIGTERM to the process group: the JSON says '$(json_says "$CB_TMP/r.json")'"
 whole_rows "$CB_TMP/r.csv" "SIGTERM to the process group"
 echo "ok: d"
+
+# e. Both at once, each alone at its own port; -T 1 gives the start-up its
+# least, 15 s, of which the rendezvous takes 10.
+port0=$("$CB_PYTHON" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+port1=$((port0 % 60000 + 1024))
+env RANK=1 WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=$port0 NCCL_COLLBENCH_KEY=k \
+    timeout -k 5 60 "$CB_STANDIN_BIN" --backend nccl -T 1 -b 1K -e 1K </dev/null \
+    >"$CB_TMP/out1" 2>"$CB_TMP/err1" &
+no_root=$!
+env RANK=0 WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=$port1 NCCL_COLLBENCH_KEY=k \
+    timeout -k 5 60 "$CB_STANDIN_BIN" --backend nccl -T 1 -b 1K -e 1K </dev/null \
+    >"$CB_TMP/out" 2>"$CB_TMP/err" &
+no_one=$!
+rc1=0
+wait $no_root || rc1=$?
+rc=0
+wait $no_one || rc=$?
+cat "$CB_TMP/err1" >>"$CB_TMP/err"
+[ "$rc1" = 3 ] && [ "$rc" = 3 ] ||
+    show_and_fail "missing rank 0: status $rc1, missing rank 1: status $rc; expected 3 and 3"
+grep -q '^nccl-collbench: rank 1: rank 1 could not reach rank 0 ' "$CB_TMP/err" &&
+    grep -q '^nccl-collbench: rank 0: the rendezvous on port [0-9]* timed out after 10 s; missing rank 1 (of 2)' "$CB_TMP/err" ||
+    show_and_fail "missing ranks: the rendezvous does not say which"
+echo "ok: e"
 echo "ok"
