@@ -84,6 +84,12 @@ typedef struct cb_ctl_ops {
 typedef struct cb_ctl_guard {
     int (*ending)(void *ctx);
     void *ctx;
+    /* Called by cb_ctl_lost before the rank ends (not while ending), with
+     * the reason: rank 0 finishes its outputs with what finished, so that
+     * a peer's death (SIGKILL, the OOM killer) loses no result. May be
+     * NULL. */
+    void (*lost)(void *ctx, const char *why);
+    void *lost_ctx;
 } cb_ctl_guard;
 
 struct cb_ctl {

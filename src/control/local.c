@@ -112,6 +112,22 @@ static int common_env(int n, long *first, char *err, size_t len, int *usage)
     return 0;
 }
 
+/* Rank r, which this process started, was killed by sig without being sent
+ * it from here (the OOM killer, a crash, a user's kill): its peers can only
+ * say that "a peer ended", so the parent names it, and its host. */
+static void say_killed(long r, pid_t pid, int sig)
+{
+    char host[256] = "";
+    const char *id = getenv("NCCL_HOSTID");
+    if (id != NULL && id[0] != '\0')
+        snprintf(host, sizeof host, "%s", id);
+    else if (gethostname(host, sizeof host - 1) != 0)
+        snprintf(host, sizeof host, "unknown host");
+    fprintf(stderr, "nccl-collbench: -g: rank %ld (%s, pid %d) ended, killed by signal %d (%s)\n",
+            r, host, (int)pid, sig, strsignal(sig));
+    fflush(stderr);
+}
+
 /* A rank's status as the shell writes it (a signal: 128 + its number). */
 static int status_of(int wstatus)
 {
@@ -195,6 +211,7 @@ int cb_local_run(int n, char **argv, double grace_s, int *usage, char *err, size
     }
     int code = started < n ? 1 : 0, left = started, root_status = 0;
     int ender = -1;   /* the rank that ended the job (cb_local_end_job) */
+    int sent = started < n;   /* this process signalled the ranks */
     double kill_at = started < n ? cb_ctl_now() : -1;
     int termed = 0;
     for (int i = 0; i < n; i++)
@@ -205,6 +222,7 @@ int cb_local_run(int n, char **argv, double grace_s, int *usage, char *err, size
         siginfo_t info;
         int sig = sigtimedwait(&stop, &info, &turn);
         if (sig == SIGINT || sig == SIGTERM) {
+            sent = 1;
             for (int i = 0; i < n; i++)
                 if (pids[i] > 0)
                     kill(pids[i], sig);
@@ -216,6 +234,7 @@ int cb_local_run(int n, char **argv, double grace_s, int *usage, char *err, size
         for (int i = 0; sig == CB_LOCAL_END_SIGNAL && ender < 0 && i < n; i++)
             if (pids[i] != 0 && (pids[i] == info.si_pid || -pids[i] == info.si_pid)) {
                 ender = i;
+                sent = 1;
                 for (int j = 0; j < n; j++)
                     if (j != i && pids[j] > 0)
                         kill(pids[j], SIGKILL);
@@ -229,6 +248,8 @@ int cb_local_run(int n, char **argv, double grace_s, int *usage, char *err, size
                     left--;
                     int st = status_of(wstatus);
                     ends[i] = st;
+                    if (WIFSIGNALED(wstatus) && !sent)
+                        say_killed(first + i, done, WTERMSIG(wstatus));
                     if (i == 0 && first == 0)
                         root_status = st;
                     if (st != 0 && code == 0) {
@@ -238,6 +259,7 @@ int cb_local_run(int n, char **argv, double grace_s, int *usage, char *err, size
                 }
         }
         if (kill_at >= 0 && left > 0 && cb_ctl_now() > kill_at) {
+            sent = 1;
             for (int i = 0; i < n; i++)
                 if (pids[i] > 0)
                     kill(pids[i], termed ? SIGKILL : SIGTERM);

@@ -4,6 +4,9 @@
 #    bootstrap (CB_STANDIN_FAIL_COMMINIT=2 of 4) ends the job within
 #    seconds with status 1 and its own failure as the one reason, with
 #    -T 0 (no watchdog to end it), under -g 4 and under mpirun.
+# b. A rank of -g killed mid-run (SIGKILL, as the OOM killer's): rank 0
+#    finishes its JSON with what finished (complete false, status 1) and
+#    whole CSV rows, and the parent names the rank that ended.
 # c. SIGKILL and SIGHUP to the -g parent: its ranks end within seconds,
 #    and rank 0 finishes the JSON (complete false) and whole CSV rows.
 # d. SIGTERM to a -g job's whole process group reaches each rank twice
@@ -85,6 +88,22 @@ start_long() {
     done
     ranks=$(cat "/proc/$pid/task/$pid/children")
 }
+
+# b. Rank 1 killed: rank 0 loses its control plane, ends with 1, and
+# keeps its results.
+start_long
+set -- $ranks
+kill -KILL "$2"
+rc=0
+wait $pid || rc=$?
+expect_rc 1 "-g 2, rank 1 killed"
+[ -f "$CB_TMP/r.json" ] || show_and_fail "-g 2, rank 1 killed: no JSON"
+[ "$(json_says "$CB_TMP/r.json")" = "false 1" ] ||
+    show_and_fail "-g 2, rank 1 killed: the JSON says '$(json_says "$CB_TMP/r.json")', not 'false 1'"
+whole_rows "$CB_TMP/r.csv" "-g 2, rank 1 killed"
+grep -q "^nccl-collbench: -g: rank 1 (.*) ended, killed by signal 9" "$CB_TMP/err" ||
+    show_and_fail "-g 2, rank 1 killed: the rank that ended is not named"
+echo "ok: b"
 
 # c. The parent killed (SIGKILL), or ended by SIGHUP: the ranks follow it
 # within seconds and rank 0 finishes its files.
