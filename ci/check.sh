@@ -128,7 +128,8 @@ san_tests=$(for t in $again_tests; do case "$t" in
         tests/nccl/nccl_standin_unalign.sh | tests/nccl/nccl_standin_teardown.sh | \
         tests/nccl/nccl_standin_comm_init.sh | tests/nccl/nccl_standin_repeat.sh | \
         tests/nccl/nccl_standin_znow.sh | tests/nccl/nccl_standin_launch.sh | \
-        tests/nccl/nccl_standin_nompi.sh | tests/nccl/nccl_standin_torchrun.sh) echo "$t" ;;
+        tests/nccl/nccl_standin_nompi.sh | tests/nccl/nccl_standin_torchrun.sh | \
+        tests/nccl/nccl_standin_rank_ends.sh) echo "$t" ;;
     tests/expect/expect_auto.sh | tests/expect/expect_file.sh | tests/expect/expect_links.sh | \
         tests/expect/expect_nics.sh) echo "$t" ;;
     tests/nccl/nccl_standin_auto_gpu.sh) echo "$t" ;;

@@ -83,10 +83,18 @@ static void tell_torchrun(int code, int rank, const char *why)
  * pure (no MPI, no output), and its errors are reported after MPI_Init by
  * the real parse. A line that fails before -T keeps the default. The
  * start-up gets at least STARTUP_MIN_S; 0 still turns it off. */
+static int startup_limit_s(int timeout)
+{
+    return timeout > 0 && timeout < STARTUP_MIN_S ? STARTUP_MIN_S : timeout;
+}
+
 static int startup_limit(const cb_params *early)
 {
-    return early->timeout > 0 && early->timeout < STARTUP_MIN_S ? STARTUP_MIN_S : early->timeout;
+    return startup_limit_s(early->timeout);
 }
+
+/* What the rendezvous leaves of the start-up watchdog's limit. */
+#define RENDEZVOUS_MARGIN_S 5
 
 /* Whether the backend the command line names moves its data through MPI
  * itself (its table says so); "auto" and unknown names do not. */
@@ -122,7 +130,7 @@ static int run_local(const cb_params *early, char **argv)
 }
 
 /* The world of this run: MPI's, or the TCP rendezvous launch detection
- * names. */
+ * names. 0, or the status to exit with. */
 static int start_world(int *argc, char ***argv, const cb_launch *l, int timeout, cb_ctl **world)
 {
     char err[CB_MSGLEN] = "";
@@ -130,13 +138,19 @@ static int start_world(int *argc, char ***argv, const cb_launch *l, int timeout,
         if (cb_ctl_mpi_world(argc, argv, world) == 0)
             return 0;
         fprintf(stderr, "nccl-collbench: MPI_Init failed\n");
-        return -1;
+        return CB_EXIT_RUNTIME;
     }
-    double wait_s = timeout > 0 ? (timeout < STARTUP_MIN_S ? STARTUP_MIN_S : timeout) : 600;
-    if (cb_ctl_tcp_world(l, wait_s, world, err, sizeof err) != 0) {
+    /* The rendezvous ends before the start-up watchdog would (its limit,
+     * less a rank's 3 s wait for rank 0's table and a margin), so that a
+     * missing rank is named by the rendezvous on every rank, rank 0 or
+     * not, with one status: a timeout's. */
+    double wait_s = timeout > 0 ? startup_limit_s(timeout) - RENDEZVOUS_MARGIN_S : 600;
+    int rc = cb_ctl_tcp_world(l, wait_s, world, err, sizeof err);
+    if (rc != 0) {
         fprintf(stderr, "nccl-collbench: rank %d: %s\n", l->rank, err);
-        tell_torchrun(CB_EXIT_RUNTIME, l->rank, err);
-        return -1;
+        rc = rc == CB_CTL_TCP_LATE ? CB_EXIT_TIMEOUT : CB_EXIT_RUNTIME;
+        tell_torchrun(rc, l->rank, err);
+        return rc;
     }
     return 0;
 }
@@ -252,8 +266,9 @@ int main(int argc, char **argv)
                                     ? "MPI_Init, at start-up"
                                     : "the TCP rendezvous, at start-up");
     cb_ctl *world = NULL;
-    if (start_world(&argc, &argv, &launch, early.timeout, &world) != 0)
-        return CB_EXIT_RUNTIME;
+    int started = start_world(&argc, &argv, &launch, early.timeout, &world);
+    if (started != 0)
+        return started;
     int rank = world->rank, nranks = world->size;
     cb_watchdog_set_rank(&startup, rank);
     cb_watchdog_doing(&startup, "checking the command line across ranks, at start-up");

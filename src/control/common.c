@@ -27,11 +27,22 @@ void cb_ctl_lost(const cb_ctl *c, const char *op)
         snprintf(host, sizeof host, "%s", id);
     else if (gethostname(host, sizeof host - 1) != 0)
         snprintf(host, sizeof host, "unknown host");
-    fprintf(stderr, "nccl-collbench: rank %d (%s): the %s control plane failed in %s: a peer "
-            "ended or its connection broke; this rank ends (status 1)\n", c->rank, host,
-            c->ops->name, op);
+    char why[160];
+    snprintf(why, sizeof why, "the %s control plane failed in %s: a peer ended or its "
+             "connection broke", c->ops->name, op);
+    if (c->guard != NULL && c->guard->lost != NULL)
+        c->guard->lost(c->guard->lost_ctx, why);
+    fprintf(stderr, "nccl-collbench: rank %d (%s): %s; this rank ends (status 1)\n", c->rank,
+            host, why);
     fflush(NULL);
     _exit(1);
+}
+
+void cb_ctl_abort(cb_ctl *c, int code)
+{
+    fflush(NULL);
+    c->ops->abort(c, code);
+    _exit(code);   /* where the library's abort returned */
 }
 
 double cb_ctl_now(void)

@@ -66,6 +66,12 @@ typedef struct cb_ctl_ops {
      * library's version, or "none (...)" and how the ranks met. */
     void (*describe)(cb_ctl *c, char *buf, size_t len);
     void (*free)(cb_ctl *c);
+    /* Not collective: end every rank of the job at once with status code,
+     * for a rank whose peers cannot learn of its failure (they wait for it
+     * inside NCCL). MPI: MPI_Abort. TCP: this rank exits, its -g parent
+     * told to kill the others (torchrun's agent and mpirun end a job when
+     * one rank fails). Never returns. */
+    void (*abort)(cb_ctl *c, int code);
     /* A failed call ends the rank (cb_ctl_lost), as MPI's default error
      * handler does: a run whose peers are gone has nothing left to agree
      * on, and a caller that went on would compute from garbage. */
@@ -78,6 +84,12 @@ typedef struct cb_ctl_ops {
 typedef struct cb_ctl_guard {
     int (*ending)(void *ctx);
     void *ctx;
+    /* Called by cb_ctl_lost before the rank ends (not while ending), with
+     * the reason: rank 0 finishes its outputs with what finished, so that
+     * a peer's death (SIGKILL, the OOM killer) loses no result. May be
+     * NULL. */
+    void (*lost)(void *ctx, const char *why);
+    void *lost_ctx;
 } cb_ctl_guard;
 
 struct cb_ctl {
@@ -87,6 +99,9 @@ struct cb_ctl {
     void *impl;                  /* the implementation's own state */
     const cb_ctl_guard *guard;   /* NULL: none */
 };
+
+/* c's job ends now with status code (ops->abort); outputs are flushed. */
+void cb_ctl_abort(cb_ctl *c, int code) __attribute__((noreturn));
 
 /* c's rank failed in op (a peer ended, or its connection broke): one line
  * on stderr naming the rank, its host and op, then exit status 1. */

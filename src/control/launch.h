@@ -65,7 +65,10 @@ const char *cb_launch_mode_name(cb_launch_mode m);
 void cb_launch_describe(const cb_launch *l, char *buf, size_t len);
 
 /* The TCP plane over the rendezvous l names: every rank of l->size joins
- * within timeout_s, or -1 with a message in err. */
+ * within timeout_s, or -1 with a message in err; CB_CTL_TCP_LATE where a
+ * rank did not come within timeout_s (on every rank that waited for it,
+ * rank 0 or not: one cause, one status). */
+#define CB_CTL_TCP_LATE (-2)
 int cb_ctl_tcp_world(const cb_launch *l, double timeout_s, cb_ctl **out, char *err, size_t len);
 
 #endif

@@ -13,6 +13,9 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 #include <time.h>
 #include <unistd.h>
 
@@ -105,6 +108,7 @@ static int common_env(int n, long *first, char *err, size_t len, int *usage)
     setenv_long("WORLD_SIZE", nnodes * n);
     setenv_long("LOCAL_WORLD_SIZE", n);
     setenv(CB_LOCAL_ENV, "1", 1);
+    setenv_long(CB_LOCAL_PARENT_ENV, (long)getpid());
     *first = node * n;
     return 0;
 }
@@ -154,6 +158,22 @@ static void rank_program(const char *argv0, char *out, size_t len)
     }
 }
 
+/* Rank r, which this process started, was killed by sig without being sent
+ * it from here (the OOM killer, a crash, a user's kill): its peers can only
+ * say that "a peer ended", so the parent names it, and its host. */
+static void say_killed(long r, pid_t pid, int sig)
+{
+    char host[256] = "";
+    const char *id = getenv("NCCL_HOSTID");
+    if (id != NULL && id[0] != '\0')
+        snprintf(host, sizeof host, "%s", id);
+    else if (gethostname(host, sizeof host - 1) != 0)
+        snprintf(host, sizeof host, "unknown host");
+    fprintf(stderr, "nccl-collbench: -g: rank %ld (%s, pid %d) ended, killed by signal %d (%s)\n",
+            r, host, (int)pid, sig, strsignal(sig));
+    fflush(stderr);
+}
+
 /* A rank's status as the shell writes it (a signal: 128 + its number). */
 static int status_of(int wstatus)
 {
@@ -162,21 +182,55 @@ static int status_of(int wstatus)
     return WIFSIGNALED(wstatus) ? 128 + WTERMSIG(wstatus) : 1;
 }
 
+/* In a rank, before it runs: the parent's death (SIGKILL, or a SIGHUP
+ * that ends it) sends the rank SIGTERM, so that it stops after the
+ * measurement in progress and writes what finished, never running on as an
+ * orphan. The parent may already be gone: then there is no one to report
+ * to, and nothing was measured. */
+static void orphan_ends(pid_t parent)
+{
+#ifdef __linux__
+    (void)prctl(PR_SET_PDEATHSIG, SIGTERM);
+#endif
+    if (getppid() != parent)
+        _exit(1);
+}
+
+void cb_local_end_job(void)
+{
+    const char *v = getenv(CB_LOCAL_PARENT_ENV);
+    char *end = NULL;
+    long parent = v != NULL ? strtol(v, &end, 10) : 0;
+    /* Only to the -g parent that started this rank: never to whatever
+     * adopted it after that parent died. */
+    if (parent > 1 && end != NULL && *end == '\0' && (pid_t)parent == getppid())
+        kill((pid_t)parent, CB_LOCAL_END_SIGNAL);
+}
+
 int cb_local_run(int n, char **argv, double grace_s, int *usage, char *err, size_t len)
 {
     long first = 0;
+    pid_t parent = getpid();
     if (common_env(n, &first, err, len, usage) != 0)
         return -1;
     /* SIGINT and SIGTERM reach the ranks (the terminal's SIGINT reaches
-     * them by the process group already); the parent waits for them. */
+     * them by the process group already); the parent waits for them.
+     * CB_LOCAL_END_SIGNAL is a rank's cb_local_end_job. */
     sigset_t stop, old;
     sigemptyset(&stop);
     sigaddset(&stop, SIGINT);
     sigaddset(&stop, SIGTERM);
     sigaddset(&stop, SIGCHLD);
+    sigaddset(&stop, CB_LOCAL_END_SIGNAL);
     sigprocmask(SIG_BLOCK, &stop, &old);
+    /* A rank's pid, negated once it was reaped (its status in ends[i]):
+     * the signal of a rank that ends the job may be read after its exit. */
     pid_t *pids = calloc((size_t)n, sizeof *pids);
-    if (pids == NULL) {
+    int *ends = calloc((size_t)n, sizeof *ends);
+    if (pids == NULL || ends == NULL) {
+        free(pids);
+        free(ends);
+        sigprocmask(SIG_SETMASK, &old, NULL);
         snprintf(err, len, "out of memory for %d ranks", n);
         return -1;
     }
@@ -190,6 +244,7 @@ int cb_local_run(int n, char **argv, double grace_s, int *usage, char *err, size
         pid_t pid = fork();
         if (pid == 0) {
             sigprocmask(SIG_SETMASK, &old, NULL);
+            orphan_ends(parent);
             execv(program, argv);
             fprintf(stderr, "nccl-collbench: -g: cannot start rank %ld: %s\n", first + i,
                     strerror(errno));
@@ -203,6 +258,8 @@ int cb_local_run(int n, char **argv, double grace_s, int *usage, char *err, size
         started++;
     }
     int code = started < n ? 1 : 0, left = started, root_status = 0;
+    int ender = -1;   /* the rank that ended the job (cb_local_end_job) */
+    int sent = started < n;   /* this process signalled the ranks */
     double kill_at = started < n ? cb_ctl_now() : -1;
     int termed = 0;
     for (int i = 0; i < n; i++)
@@ -213,18 +270,34 @@ int cb_local_run(int n, char **argv, double grace_s, int *usage, char *err, size
         siginfo_t info;
         int sig = sigtimedwait(&stop, &info, &turn);
         if (sig == SIGINT || sig == SIGTERM) {
+            sent = 1;
             for (int i = 0; i < n; i++)
                 if (pids[i] > 0)
                     kill(pids[i], sig);
         }
+        /* A rank that cannot go on and whose peers cannot learn it (they
+         * wait inside NCCL for it): the job ends now, with its status. The
+         * others hold nothing to save (a SIGTERM would have rank 0 write
+         * files claiming 143). */
+        for (int i = 0; sig == CB_LOCAL_END_SIGNAL && ender < 0 && i < n; i++)
+            if (pids[i] != 0 && (pids[i] == info.si_pid || -pids[i] == info.si_pid)) {
+                ender = i;
+                sent = 1;
+                for (int j = 0; j < n; j++)
+                    if (j != i && pids[j] > 0)
+                        kill(pids[j], SIGKILL);
+            }
         int wstatus = 0;
         pid_t done;
         while ((done = waitpid(-1, &wstatus, WNOHANG)) > 0) {
             for (int i = 0; i < n; i++)
                 if (pids[i] == done) {
-                    pids[i] = 0;
+                    pids[i] = -done;
                     left--;
                     int st = status_of(wstatus);
+                    ends[i] = st;
+                    if (WIFSIGNALED(wstatus) && !sent)
+                        say_killed(first + i, done, WTERMSIG(wstatus));
                     if (i == 0 && first == 0)
                         root_status = st;
                     if (st != 0 && code == 0) {
@@ -234,6 +307,7 @@ int cb_local_run(int n, char **argv, double grace_s, int *usage, char *err, size
                 }
         }
         if (kill_at >= 0 && left > 0 && cb_ctl_now() > kill_at) {
+            sent = 1;
             for (int i = 0; i < n; i++)
                 if (pids[i] > 0)
                     kill(pids[i], termed ? SIGKILL : SIGTERM);
@@ -241,9 +315,15 @@ int cb_local_run(int n, char **argv, double grace_s, int *usage, char *err, size
             termed = 1;
         }
     }
-    free(pids);
-    sigprocmask(SIG_SETMASK, &old, NULL);
     /* Rank 0 speaks for the run (it agreed with the others and wrote the
-     * outputs); the first failure where it has nothing to say. */
-    return root_status != 0 ? root_status : code;
+     * outputs); the first failure where it has nothing to say; a rank that
+     * ended the job, for the job. */
+    if (ender >= 0)
+        code = ends[ender] != 0 ? ends[ender] : 1;
+    else if (root_status != 0)
+        code = root_status;
+    free(pids);
+    free(ends);
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    return code;
 }

@@ -13,15 +13,28 @@
 #ifndef CB_LOCAL_H
 #define CB_LOCAL_H
 
+#include <signal.h>
 #include <stddef.h>
 
 /* The variable that marks a rank started by -g. */
 #define CB_LOCAL_ENV "NCCL_COLLBENCH_LOCAL"
+/* The -g parent's pid, in every rank it starts. */
+#define CB_LOCAL_PARENT_ENV "NCCL_COLLBENCH_LOCAL_PARENT"
+/* What a rank sends its -g parent to end the job at once. */
+#define CB_LOCAL_END_SIGNAL SIGUSR1
+
+/* In a rank of -g: ask the parent that started it to end every other rank
+ * at once (SIGKILL) and to exit with this rank's status; nothing where the
+ * process is no -g rank or its parent is gone. The rank then exits. */
+void cb_local_end_job(void);
 
 /* Start the n ranks, forward SIGINT and SIGTERM to them, and wait. When one
  * rank ends with a failure, the others get grace_s seconds to end by
  * themselves (they agree on failures, and their watchdogs bound every
- * wait), then SIGTERM, then SIGKILL. Returns the run's status: rank 0's
+ * wait), then SIGTERM, then SIGKILL; a rank that ends the job
+ * (cb_local_end_job) has the others killed at once and gives the status.
+ * Each rank gets SIGTERM when this process dies (PR_SET_PDEATHSIG), so
+ * none outlives it. Returns the run's status: rank 0's
  * when it failed, else the first failing rank's (a signal: 128 + its
  * number), else 0; or -1 with a
  * message in err when the ranks could not be started (a usage error in

@@ -186,6 +186,11 @@ static void mpi_free(cb_ctl *c)
     free(m);
 }
 
+static void mpi_abort(cb_ctl *c, int code)
+{
+    MPI_Abort(((mpi_ctl *)c->impl)->comm, code);
+}
+
 static const cb_ctl_ops mpi_ops = {
     .name = "mpi",
     .barrier = mpi_barrier,
@@ -202,6 +207,7 @@ static const cb_ctl_ops mpi_ops = {
     .secret = mpi_secret,
     .describe = mpi_describe,
     .free = mpi_free,
+    .abort = mpi_abort,
 };
 
 int cb_ctl_mpi_world(int *argc, char ***argv, cb_ctl **out)

@@ -153,8 +153,10 @@ void cb_tcp_close_all(tcp_world *w);
 tcp_conn *cb_tcp_link(tcp_world *w, int dest);
 
 /* tcp_world.c: every rank of l joins the world within timeout_s (the
- * rendezvous); 0 and *out, or -1 with a message in err. The world's
- * handle, a group of every rank, is tcp_ops.c's cb_ctl_tcp_world. */
+ * rendezvous); 0 and *out, or -1 with a message in err, TCP_RV_LATE
+ * (CB_CTL_TCP_LATE) when that was a rank that did not come in time. The
+ * world's handle, a group of every rank, is tcp_ops.c's cb_ctl_tcp_world. */
+#define TCP_RV_LATE CB_CTL_TCP_LATE
 int cb_tcp_rendezvous(const cb_launch *l, double timeout_s, tcp_world **out, char *err,
                       size_t len);
 

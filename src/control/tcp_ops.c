@@ -11,6 +11,9 @@
  * groups and point-to-point streams never mix.
  */
 #include "control/tcp_int.h"
+#include "control/local.h"
+
+#include <unistd.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -480,6 +483,17 @@ static void tcp_free(cb_ctl *c)
     cb_tcp_world_release(w);
 }
 
+/* No rank can be reached to end the others (they wait inside NCCL, not in
+ * this plane): the launcher does it. A -g parent kills them at once on
+ * word from this rank; torchrun's agent stops every worker once one has
+ * failed. */
+static void tcp_abort(cb_ctl *c, int code)
+{
+    (void)c;
+    cb_local_end_job();
+    _exit(code);
+}
+
 static const cb_ctl_ops tcp_ops = {
     .name = "tcp",
     .barrier = tcp_barrier,
@@ -496,6 +510,7 @@ static const cb_ctl_ops tcp_ops = {
     .secret = tcp_secret,
     .describe = tcp_describe,
     .free = tcp_free,
+    .abort = tcp_abort,
     .fatal_errors = 1,
 };
 
@@ -503,8 +518,9 @@ int cb_ctl_tcp_world(const cb_launch *l, double timeout_s, cb_ctl **out, char *e
 {
     tcp_world *w = NULL;
     *out = NULL;
-    if (cb_tcp_rendezvous(l, timeout_s, &w, err, len) != 0)
-        return -1;
+    int rc = cb_tcp_rendezvous(l, timeout_s, &w, err, len);
+    if (rc != 0)
+        return rc;
     char how[160];
     cb_launch_describe(l, how, sizeof how);
     snprintf(w->desc, sizeof w->desc, "none (%s)", how);

@@ -200,12 +200,16 @@ static int room_for_fds(int size, char *err, size_t len)
 
 /* Tells every rank that joined (and also, when not NULL, the one that
  * did not fit) why the rendezvous failed, then fails. */
-static int refuse_all(tcp_world *w, tcp_conn **joined, tcp_conn *also, char *err)
+/* Rank 0's refusal, err, to every rank that joined and also: its first
+ * byte says whether a rank was late (2) or something else was wrong (1),
+ * so that every rank ends with one status for one cause. Returns the
+ * rendezvous' result, -1, or TCP_RV_LATE. */
+static int refuse_all(tcp_world *w, tcp_conn **joined, tcp_conn *also, char *err, int late)
 {
     size_t n = strlen(err);
     unsigned char *msg = malloc(n + 1);
     if (msg != NULL) {
-        msg[0] = 1;
+        msg[0] = late ? 2 : 1;
         memcpy(msg + 1, err, n);
         for (int r = 1; r < w->size; r++)
             if (joined[r] != NULL)
@@ -214,7 +218,7 @@ static int refuse_all(tcp_world *w, tcp_conn **joined, tcp_conn *also, char *err
             cb_tcp_send(w, also, TCP_GROUP_RENDEZVOUS, TCP_RV_TABLE, msg, n + 1);
     }
     free(msg);
-    return -1;
+    return late ? TCP_RV_LATE : -1;
 }
 
 static int missing_ranks(tcp_world *w, tcp_conn **joined, int port, char *err, size_t len)
@@ -294,12 +298,12 @@ static int serve_rendezvous(tcp_world *w, int port, const unsigned char *machine
         int got = cb_tcp_take(w, TCP_GROUP_RENDEZVOUS, TCP_RV_JOIN, -1, NULL, deadline, &m);
         if (got == 0) {
             missing_ranks(w, joined, port, err, len);
-            rc = refuse_all(w, joined, NULL, err);
+            rc = refuse_all(w, joined, NULL, err, 1);
             goto out;
         }
         int bad = take_join(w, joined, m, err, len);
         if (bad != 0) {
-            rc = refuse_all(w, joined, m->conn, err);
+            rc = refuse_all(w, joined, m->conn, err, 0);
             cb_tcp_msg_free(m);
             goto out;
         }
@@ -319,7 +323,7 @@ static int serve_rendezvous(tcp_world *w, int port, const unsigned char *machine
     get_entry(entry, &w->peers[0]);
     if (cb_random_bytes(w->run_nonce, TCP_NONCE_LEN) != 0) {
         fail(err, len, "no random bytes for the run's nonce");
-        rc = refuse_all(w, joined, NULL, err);
+        rc = refuse_all(w, joined, NULL, err, 0);
         goto out;
     }
     table[0] = 0;
@@ -342,9 +346,10 @@ out:
     return rc;
 }
 
-/* Connects to rank 0's rendezvous, retrying until the deadline. */
-static tcp_conn *reach_root(tcp_world *w, const cb_launch *l, double deadline, char *err,
-                            size_t len)
+/* Connects to rank 0's rendezvous, retrying until the deadline (*late
+ * set when that passed). */
+static tcp_conn *reach_root(tcp_world *w, const cb_launch *l, double deadline, int *late,
+                            char *err, size_t len)
 {
     char port[16], where[128] = "";
     snprintf(port, sizeof port, "%d", l->port);
@@ -382,6 +387,7 @@ static tcp_conn *reach_root(tcp_world *w, const cb_launch *l, double deadline, c
         cb_tcp_progress(w, 100);   /* rank 0 may not listen yet */
     }
     freeaddrinfo(res);
+    *late = 1;
     fail(err, len, "rank %d could not reach rank 0 at %s:%d (%s) within %g s: %s", w->rank,
          l->addr, l->port, where, w->timeout_s, strerror(last));
     return NULL;
@@ -391,9 +397,10 @@ static int join_rendezvous(tcp_world *w, const cb_launch *l, const unsigned char
                            char *err, size_t len)
 {
     double deadline = cb_ctl_now() + w->timeout_s;
-    tcp_conn *root = reach_root(w, l, deadline, err, len);
+    int late = 0;
+    tcp_conn *root = reach_root(w, l, deadline, &late, err, len);
     if (root == NULL)
-        return -1;
+        return late ? TCP_RV_LATE : -1;
     unsigned char join[JOIN_LEN];
     put32s(join, w->rank);
     put32s(join + 4, w->size);
@@ -410,10 +417,11 @@ static int join_rendezvous(tcp_world *w, const cb_launch *l, const unsigned char
         fail(err, len, "rank 0 at %s:%d closed the rendezvous before sending its table",
              l->addr, l->port);
     else if (got == 0)
-        fail(err, len, "rank 0 at %s:%d sent no table within %g s", l->addr, l->port,
-             w->timeout_s);
-    else if (m->len >= 1 && m->data[0] == 1)
-        fail(err, len, "rank 0 refused the rendezvous: %.*s", (int)(m->len - 1), m->data + 1);
+        late = fail(err, len, "rank 0 at %s:%d sent no table within %g s", l->addr, l->port,
+                    w->timeout_s) != 0;
+    else if (m->len >= 1 && (m->data[0] == 1 || m->data[0] == 2))
+        late = fail(err, len, "rank 0 refused the rendezvous: %.*s", (int)(m->len - 1),
+                    m->data + 1) != 0 && m->data[0] == 2;
     else if (m->len != want || get32s(m->data + 1 + TCP_NONCE_LEN) != w->size)
         fail(err, len, "rank 0 sent a table of %zu bytes, not %zu", m->len, want);
     else
@@ -425,7 +433,7 @@ static int join_rendezvous(tcp_world *w, const cb_launch *l, const unsigned char
         memcpy(w->run_nonce, m->data + 1, TCP_NONCE_LEN);
     cb_tcp_msg_free(m);
     cb_tcp_conn_drop(w, root);
-    return rc;
+    return rc != 0 && late ? TCP_RV_LATE : rc;
 }
 
 int cb_tcp_rendezvous(const cb_launch *l, double timeout_s, tcp_world **out, char *err,

@@ -239,6 +239,10 @@ void cb_eng_printers_note(engine *e, const char *text);
 void cb_eng_end_printers(engine *e);
 /* Rank 0's report hook: the outputs finished with the hang report. */
 void cb_eng_end_printers_on_hang(void *ctx, const cb_hang_report *rep);
+/* Rank 0, as the control plane is lost (a peer ended: cb_ctl_guard's
+ * lost): every output ended with the results finished, status 1 and why;
+ * nothing on other ranks. */
+void cb_eng_end_printers_on_lost(void *ctx, const char *why);
 /* Rank 0's signal hook (watchdog thread): the output files (not stdout or
  * stderr) finished at once with the rows given so far, status 130 or 143. */
 void cb_eng_end_files_on_signal(void *ctx, int sig);

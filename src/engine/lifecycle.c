@@ -103,7 +103,8 @@ int cb_engine_run(const cb_params *p, cb_ctl *comm, cb_watchdog *startup, char *
     if (cb_watchdog_start(&e->safety.watch, p->timeout, e->rank, e->host,
                           side ? &e->safety.side : NULL, e->rank == 0) != 0)
         cb_status_set(&e->st, CB_EXIT_RUNTIME, "cannot start the watchdog thread");
-    e->safety.guard = (cb_ctl_guard){cb_watchdog_ending, &e->safety.watch};
+    e->safety.guard = (cb_ctl_guard){cb_watchdog_ending, &e->safety.watch,
+                                     cb_eng_end_printers_on_lost, e};
     comm->guard = &e->safety.guard;
     if (startup != NULL)
         cb_watchdog_stop(startup);

@@ -338,6 +338,35 @@ void cb_eng_end_printers_on_hang(void *ctx, const cb_hang_report *rep)
     e->out.nprinters = 0;
 }
 
+void cb_eng_end_printers_on_lost(void *ctx, const char *why)
+{
+    engine *e = ctx;
+    if (e->rank != 0)
+        return;
+    /* Called on the main thread, which may be inside a printer call (the
+     * lock held): then the outputs end without this. The process ends
+     * after this. */
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += 2;
+    if (pthread_mutex_timedlock(&e->out.lock, &until) != 0)
+        return;
+    cb_summary files_sum = e->out.files_sum, *sum = &files_sum;
+    mark_min_bw(sum);
+    sum->elapsed_s += monotonic_s() - e->out.files_sum_at;
+    sum->exit_status = CB_EXIT_RUNTIME;
+    snprintf(sum->error, sizeof sum->error, "%s; the outputs hold the %d results finished "
+             "before it", why, sum->results);
+    char err[CB_MSGLEN];
+    for (int i = 0; i < e->out.nprinters; i++) {
+        if (e->out.printers[i]->ops->end != NULL)
+            e->out.printers[i]->ops->end(e->out.printers[i], sum);
+        if (e->out.printers[i]->ops->close(e->out.printers[i], err, sizeof err) != 0)
+            fprintf(stderr, "nccl-collbench: %s\n", err);
+    }
+    e->out.nprinters = 0;
+}
+
 void cb_eng_end_files_on_signal(void *ctx, int sig)
 {
     engine *e = ctx;

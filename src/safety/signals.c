@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 /* The only mutable global state: a signal handler can reach no other.
@@ -15,6 +16,14 @@ static volatile sig_atomic_t received_signal;
 /* Each standard stream's file status flags before the handler made it
  * non-blocking, -1 where it did not. */
 static volatile sig_atomic_t flags_before[2] = {-1, -1};
+/* When the first signal came (CLOCK_MONOTONIC, in milliseconds), 0 before. */
+static volatile sig_atomic_t first_ms;
+
+/* A launcher's one stop may reach a rank twice at once: torchrun forwards
+ * SIGTERM twice within 2 ms, and a SIGTERM to the process group reaches a
+ * -g rank from the shell and again from its parent. Signals this close to
+ * the first are that same stop; only a later one forces the exit. */
+#define CB_SIGNAL_WINDOW_MS 1000
 
 /* A launcher that ends a job (Open MPI's mpirun: SIGTERM, then SIGKILL a
  * second later) may stop reading the ranks' output at that moment: a rank
@@ -32,9 +41,32 @@ static void unblock_stream(int fd, int slot)
         flags_before[slot] = flags;
 }
 
+/* Now in milliseconds, from a handler (clock_gettime is async-signal-safe);
+ * at least 1 so that 0 stays "no signal yet". */
+static long monotonic_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    long ms = (long)(ts.tv_sec % 1000000) * 1000 + ts.tv_nsec / 1000000;
+    return ms > 0 ? ms : 1;
+}
+
 static void on_signal(int sig)
 {
     int saved = errno;
+    long now = monotonic_ms();
+    if (first_ms != 0) {
+        long since = now - (long)first_ms;   /* < 0: the clock wrapped */
+        if (since >= 0 && since < CB_SIGNAL_WINDOW_MS) {
+            errno = saved;
+            return;   /* the same stop, delivered twice */
+        }
+        signal(sig, SIG_DFL);   /* a later one: the default action, now */
+        raise(sig);
+        errno = saved;
+        return;
+    }
+    first_ms = (sig_atomic_t)now;
     received_signal = sig;
     unblock_stream(STDOUT_FILENO, 0);
     unblock_stream(STDERR_FILENO, 1);
@@ -47,9 +79,10 @@ void cb_signals_install(void)
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
-    /* A second signal of the same kind takes the default action at once.
-     * No SA_RESTART: a write blocked on a pipe must return (see above). */
-    sa.sa_flags = SA_RESETHAND;
+    /* A second signal more than CB_SIGNAL_WINDOW_MS after the first takes
+     * the default action (on_signal). No SA_RESTART: a write blocked on a
+     * pipe must return (see above). */
+    sa.sa_flags = 0;
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
 }

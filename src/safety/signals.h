@@ -1,8 +1,10 @@
 /*
  * SIGINT and SIGTERM: the first one asks the engine to stop after the
  * measurement in progress (every rank agrees on it at the next step), so the
- * files stay whole and the footer is printed; a second one ends the process
- * at once (the handler is reset after the first). The first also makes a
+ * files stay whole and the footer is printed. Signals within 1 s of the
+ * first are the same stop (torchrun sends SIGTERM twice within 2 ms; a
+ * signal to a -g job's process group reaches each rank twice); a later one
+ * ends the process at once, by the signal's default action. The first also makes a
  * pipe or socket on stdout or stderr non-blocking (a launcher ending the
  * job may stop reading it), so the output files are finished before
  * anything waits on those streams; cb_signals_restore_streams undoes it.

@@ -31,8 +31,11 @@ CB_RUN_BIN="$CB_TMP/rank.sh"
 # abort would wait for. COMMINIT and SPLIT fail one rank inside NCCL before
 # its peers joined the bootstrap (SPLIT: hier_allreduce's split; also
 # tests/e2e/hier_layout.sh). Blocking, as by default, the peers wait in
-# NCCL's bootstrap: the failing rank names the call (after 5 s of waiting,
-# well inside -T 10), and the watchdog (-T) ends every rank with status 3.
+# NCCL's bootstrap. COMMINIT: the failing rank names the call and ends the
+# job (MPI_Abort, status 1) whatever -T says (-T 0 here), so the launch
+# ends with its status and no rank's own status is left to check (ended).
+# SPLIT: the failing rank names the call (after 5 s of waiting, well inside
+# -T 10), and the watchdog (-T) ends every rank with status 3.
 # With NCCL_COMM_BLOCKING=0 the creation and the split are polled while the
 # ranks agree, and every rank stops with 1.
 # A communicator in error is only aborted: NCCL's ncclCommDestroy returns
@@ -42,7 +45,7 @@ CB_RUN_BIN="$CB_TMP/rank.sh"
 cases=$(cat <<'CASES'
 SETDEVICE	cudaSetDevice failed	nocomm	1	-	-n 2
 STREAM	cudaStreamCreateWithFlags failed	nocomm	1	-	-n 2
-COMMINIT	ncclCommInitRankConfig failed	hang	3	-	-n 2 -T 10
+COMMINIT	ncclCommInitRankConfig failed	ended	1	-	-n 2 -T 0
 COMMINIT	ncclCommInitRankConfig failed	nodestroy	1	NCCL_COMM_BLOCKING=0	-n 2
 SPLIT	ncclCommSplit failed	hang	3	-	-n 2 -o hier_allreduce --hier-split size:2 -T 10
 SPLIT	ncclCommSplit failed	abort	1	NCCL_COMM_BLOCKING=0	-n 2 -o hier_allreduce --hier-split size:2
@@ -55,7 +58,7 @@ CASES
 echo "$cases" | while IFS='	' read -r fault text teardown status env opts; do
     for spec in 2:1 3:0 4:2; do
         # A hang ends only at -T: one placement of the failing rank says it.
-        [ "$teardown" != hang ] || [ "$spec" = 3:0 ] || continue
+        [ "$teardown" != hang ] && [ "$teardown" != ended ] || [ "$spec" = 3:0 ] || continue
         np=${spec%:*}
         bad=${spec#*:}
         rm -f "$CB_TMP"/rc.* "$CB_TMP"/trace.*
@@ -72,7 +75,11 @@ echo "$cases" | while IFS='	' read -r fault text teardown status env opts; do
         grep '^nccl-collbench: ' "$CB_TMP/err" | grep -q "rank $bad " ||
             show_and_fail "$what: the message does not name rank $bad"
         grep -qi 'core dumped\|segmentation' "$CB_TMP/err" && show_and_fail "$what: crashed"
-        if [ -f "$CB_TMP/rc.unknown" ]; then
+        if [ "$teardown" = ended ]; then
+            [ "$rc" != 0 ] || show_and_fail "$what: the launch's status is 0"
+            [ ! -f "$CB_TMP/rc.$bad" ] || [ "$(cat "$CB_TMP/rc.$bad")" = "$status" ] ||
+                show_and_fail "$what: rank $bad exited with '$(cat "$CB_TMP/rc.$bad")', not $status"
+        elif [ -f "$CB_TMP/rc.unknown" ]; then
             echo "note: the launcher does not say which rank is which; per-rank statuses not checked"
             [ "$rc" != 0 ] || show_and_fail "$what: exit status 0"
         else
@@ -88,7 +95,7 @@ echo "$cases" | while IFS='	' read -r fault text teardown status env opts; do
         case "$teardown" in
             abort) standin_check trace --prefix "$CB_TMP/trace" --ranks "$np" --teardown abort ;;
             # Ended by the watchdog, blocked in NCCL: nothing is torn down.
-            hang) ! grep -q '^ncclCommDestroy' "$CB_TMP"/trace.* ||
+            hang|ended) ! grep -q '^ncclCommDestroy' "$CB_TMP"/trace.* ||
                       show_and_fail "$what: a communicator was destroyed in a hang" ;;
             nodestroy) standin_check trace --prefix "$CB_TMP/trace" --ranks "$np" \
                            --count "ncclCommDestroy=0" ;;

@@ -12,6 +12,7 @@
 
 #include "nccl_backend.h"
 #include "host/sysinfo.h"
+#include "safety/agreement.h"
 
 #ifndef NCCL_SPLIT_NOCOLOR
 #define NCCL_SPLIT_NOCOLOR (-1)   /* headers before 2.18: never passed to NCCL */
@@ -98,10 +99,22 @@ int cb_nccl_check(cb_backend *b, ncclComm_t comm, ncclResult_t res, const char *
  * agree (they may be blocked in NCCL, waiting for it), so that the root
  * cause is never lost to a rank stuck elsewhere: after this long. */
 #define CB_NCCL_TELL_AFTER_S 5.0
+/* How long a rank that failed a blocking creation waits for its peers to
+ * agree before it ends the job: enough for peers that failed too (they
+ * agree within milliseconds), and no more, since peers that did not fail
+ * never come (see cb_nccl_agree_telling). */
+#define CB_NCCL_STRANDED_S 2.0
 
 /* cb_backend_agree, but a rank that failed prints its error itself when the
- * others are slow to agree (they may never come). */
-int cb_nccl_agree_telling(cb_ctl *comm, nccl_backend *nb, int failed)
+ * others are slow to agree (they may never come). A blocking creation that
+ * failed on this rank before it joined NCCL's bootstrap strands the others
+ * in it: NCCL's bootstrap root accepts until every rank has sent its
+ * address (src/bootstrap.cc, bootstrapRoot: "do { ncclSocketAccept ... }
+ * while (c < nrecv)"), and each rank then waits in bootstrapInit for the
+ * root's answer (ncclSocketAccept on its root listener), with no deadline.
+ * Only the end of their processes ends that wait, so this rank ends the
+ * job, under any -T, with its own failure as the reason. */
+int cb_nccl_agree_telling(cb_ctl *comm, nccl_backend *nb, int failed, int stranded)
 {
     int any = 0, done = 0, told = 0;
     cb_ctl_req *req = NULL;
@@ -111,6 +124,14 @@ int cb_nccl_agree_telling(cb_ctl *comm, nccl_backend *nb, int failed)
     while (!done) {
         if (cb_ctl_test(comm, req, &done) != 0)
             return cb_backend_fail(&nb->base, "the control plane failed while the ranks agreed");
+        if (!done && failed && stranded && cb_ctl_now() - since > CB_NCCL_STRANDED_S) {
+            char host[CB_CTL_HOSTLEN];
+            cb_sysinfo_host_label(host, sizeof host);
+            fprintf(stderr, "nccl-collbench: rank %d (%s): %s; the other ranks wait for this one "
+                    "in NCCL's bootstrap, which nothing but the job's end ends: ending the job "
+                    "(status %d)\n", nb->base.rank, host, nb->base.error, CB_EXIT_RUNTIME);
+            cb_ctl_abort(comm, CB_EXIT_RUNTIME);
+        }
         if (!done && failed && !told && cb_ctl_now() - since > CB_NCCL_TELL_AFTER_S) {
             char host[CB_CTL_HOSTLEN];
             cb_sysinfo_host_label(host, sizeof host);
@@ -274,7 +295,7 @@ int cb_nccl_create_comm(nccl_backend *nb)
     failed = nb->nonblocking ? cb_nccl_await_comm(nb, b->comm, &comm, NULL, res, call)
                              : cb_nccl_check(b, NULL, res, call, __FILE__, __LINE__) != 0;
     nb->comm = failed ? NULL : comm;
-    if (cb_nccl_agree_telling(b->comm, nb, failed) != 0 || nb->comm == NULL)
+    if (cb_nccl_agree_telling(b->comm, nb, failed, !nb->nonblocking) != 0 || nb->comm == NULL)
         return -1;
     /* How many communicators the run holds, and in which mode: what a
      * reader comparing with nccl-tests must know. From 2.23 NCCL's thread
@@ -468,7 +489,7 @@ int cb_nccl_split(cb_backend *b, int color, int key, cb_backend **out)
         nb->nonblocking = parent->nonblocking;
         nb->base.repeat_on_device = parent->base.repeat_on_device;
     }
-    if (cb_nccl_agree_telling(b->comm, parent, failed) != 0 || (color >= 0 && comm == NULL)) {
+    if (cb_nccl_agree_telling(b->comm, parent, failed, 0) != 0 || (color >= 0 && comm == NULL)) {
         if (nb != NULL)
             cb_nccl_fini(&nb->base, 1);
         return -1;

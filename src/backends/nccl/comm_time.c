@@ -129,5 +129,5 @@ int cb_nccl_comm_time(cb_backend *b, cb_comm_op op, double *seconds)
     failed = make(nb, op, &id, &made, seconds);
     if (made != NULL)
         ncclCommDestroy(made);
-    return cb_nccl_agree_telling(b->comm, nb, failed) != 0 ? -1 : 0;
+    return cb_nccl_agree_telling(b->comm, nb, failed, 0) != 0 ? -1 : 0;
 }

@@ -133,8 +133,11 @@ int cb_nccl_env_nonblocking(int library_version);
 int cb_nccl_await_comm(nccl_backend *nb, cb_ctl *mpi, ncclComm_t *comm, ncclComm_t parent,
                        ncclResult_t res, const char *call);
 /* cb_backend_agree, but a failed rank speaks for itself when the others are
- * slow to agree (they may never come). */
-int cb_nccl_agree_telling(cb_ctl *comm, nccl_backend *nb, int failed);
+ * slow to agree (they may never come). stranded: the others may wait for
+ * this rank inside NCCL for ever (a blocking creation it failed before the
+ * bootstrap), so a failed rank whose peers have not agreed within
+ * CB_NCCL_STRANDED_S ends the job (cb_ctl_abort) with status 1. */
+int cb_nccl_agree_telling(cb_ctl *comm, nccl_backend *nb, int failed, int stranded);
 void cb_nccl_fini(cb_backend *b, int aborting);
 int cb_nccl_split(cb_backend *b, int color, int key, cb_backend **out);
 void cb_nccl_abort(cb_backend *b);
