@@ -22,7 +22,7 @@ port=$(free_port)
 pids=""
 for r in 0 1; do
     env RANK=$r WORLD_SIZE=2 LOCAL_RANK=$r LOCAL_WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 \
-        MASTER_PORT=$port NCCL_COLLBENCH_KEY=$KEY NCCL_PLUGIN_TOKEN=$TOKEN NCCL_DEBUG=WARN \
+        MASTER_PORT=$port NCCL_COLLBENCH_KEY=$KEY NCCL_PLUGIN_TOKEN=$TOKEN NCCL_db_Password=$TOKEN NCCL_DEBUG=WARN \
         timeout -k 5 120 "$CB_STANDIN_BIN" --backend nccl $SWEEP --json "$CB_TMP/r0.json" \
         -J "$CB_TMP/t0.json" --csv "$CB_TMP/r0.csv" --prom "$CB_TMP/r0.prom" \
         </dev/null >"$CB_TMP/out$r" 2>"$CB_TMP/err$r" &
@@ -46,6 +46,7 @@ ours, theirs = (json.load(open(p)) for p in sys.argv[1:])
 env = ours["environment"]
 assert env.get("NCCL_COLLBENCH_KEY") == "set, not shown", env
 assert env.get("NCCL_PLUGIN_TOKEN") == "set, not shown", env
+assert env.get("NCCL_db_Password") == "set, not shown", env   # in any case
 assert env.get("NCCL_DEBUG") == "WARN", env      # the rest as before
 assert "NCCL_COLLBENCH_KEY=set, not shown" in theirs["env"], theirs["env"]
 assert "NCCL_DEBUG=WARN" in theirs["env"], theirs["env"]
