@@ -129,6 +129,30 @@ static int run_local(const cb_params *early, char **argv)
     return code;
 }
 
+/* --require-key or NCCL_COLLBENCH_REQUIRE_KEY=1: a TCP launch must be
+ * keyed. Checked by every rank before the rendezvous, so that each says
+ * why it did not start: 0, or -1 with the message in err. -g N on one
+ * node is keyed by its parent's fresh key; MPI's launch and a run alone
+ * have no TCP rendezvous to key. */
+static int check_key_required(const cb_params *early, const cb_launch *l, char *err, size_t len)
+{
+    const char *v = read_env("NCCL_COLLBENCH_REQUIRE_KEY");
+    int required = early->require_key;
+    if (v != NULL && v[0] != '\0' && strcmp(v, "0") != 0 && strcmp(v, "1") != 0) {
+        snprintf(err, len, "NCCL_COLLBENCH_REQUIRE_KEY=%.40s: 1 or 0 only", v);
+        return -1;
+    }
+    required |= v != NULL && strcmp(v, "1") == 0;
+    if (!required || !cb_launch_uses_tcp(l) || l->keyed)
+        return 0;
+    snprintf(err, len, "rank %d: %s, and NCCL_COLLBENCH_KEY is not set: the %s launch's TCP "
+             "rendezvous at %.60s:%d would not be authenticated (give every rank the same "
+             "secret in NCCL_COLLBENCH_KEY)", l->rank,
+             early->require_key ? "--require-key" : "NCCL_COLLBENCH_REQUIRE_KEY=1",
+             cb_launch_mode_name(l->mode), l->addr, l->port);
+    return -1;
+}
+
 /* The world of this run: MPI's, or the TCP rendezvous launch detection
  * names. 0, or the status to exit with. */
 static int start_world(int *argc, char ***argv, const cb_launch *l, int timeout, cb_ctl **world)
@@ -251,7 +275,8 @@ int main(int argc, char **argv)
         return run_local(&early, argv);
     cb_launch launch;
     char err[CB_MSGLEN] = "";
-    if (cb_launch_detect(read_env, &launch, err, sizeof err) != 0) {
+    if (cb_launch_detect(read_env, &launch, err, sizeof err) != 0 ||
+        check_key_required(&early, &launch, err, sizeof err) != 0) {
         fprintf(stderr, "nccl-collbench: %s\n%s\n", err, CB_USAGE_HINT);
         tell_torchrun(CB_EXIT_USAGE, cb_launch_env_rank(read_env), err);
         return CB_EXIT_USAGE;

@@ -31,6 +31,9 @@ typedef struct cb_run_info {
     char run_id[20];            /* 16 hex digits, unique per run */
     char start_utc[24];         /* ISO 8601, e.g. 2026-11-21T16:30:00Z */
     char mpi_library[CB_DEVICE_DESCLEN];
+    /* The TCP rendezvous: 1 keyed, 0 not (anyone may derive its key); -1
+     * none (MPI's launch, or alone). */
+    int rendezvous_authenticated;
     char backend_versions[CB_BACKEND_VERSIONSLEN]; /* "" when the backend adds none */
     int nranks;
     int nnodes;
@@ -202,6 +205,7 @@ typedef struct cb_summary {
     int unchecked;             /* rows --expect gates that have no expectation (status 6) */
     int link_faults;           /* --expect auto: links down or degraded (status 8) */
     const char *auto_host_backend; /* --backend auto chose this host-memory backend, else NULL */
+    int unauthenticated;       /* a TCP rendezvous without NCCL_COLLBENCH_KEY */
     int exit_status;           /* enum cb_exit the run ends with */
     char error[512];           /* the agreed failure, "" when none */
     const struct cb_hang_report *hang;   /* the watchdog's hang report, NULL when none */

@@ -98,6 +98,9 @@ struct cb_ctl {
     int size;
     void *impl;                  /* the implementation's own state */
     const cb_ctl_guard *guard;   /* NULL: none */
+    /* A TCP world met under a key anyone may derive (no NCCL_COLLBENCH_KEY):
+     * the preamble, the JSON and the closing verdict say so. */
+    int unkeyed;
 };
 
 /* c's job ends now with status code (ops->abort); outputs are flushed. */

@@ -20,9 +20,13 @@
  * MASTER_PORT + 1.
  *
  * The key: SHA-256 of NCCL_COLLBENCH_KEY when set and not empty (keyed);
- * else of the job's identity (TORCHELASTIC_RUN_ID, SLURM_JOB_ID and
- * SLURM_STEP_ID, MASTER_ADDR:MASTER_PORT, the uid), which every rank of
- * the job computes alike and which a stranger may guess (not keyed).
+ * else of MASTER_ADDR:MASTER_PORT and the uid, which every rank of the job
+ * computes alike and which a stranger may guess (not keyed).
+ *
+ * The job's identity (NCCL_COLLBENCH_JOB, else TORCHELASTIC_RUN_ID, else
+ * SLURM_JOB_ID.SLURM_STEP_ID) is not in the key: it travels in the JOIN,
+ * so that rank 0 can refuse a rank of another job naming both jobs,
+ * rather than count it as a wrong key with no word of why.
  */
 #include "control/launch.h"
 #include "control/launch_int.h"
@@ -164,15 +168,27 @@ int cb_launch_first_host(const char *list, char *out, size_t len, char *err, siz
     return 0;
 }
 
-/* The job's identity for the key when NCCL_COLLBENCH_KEY is unset. */
-static void identity_key(const char *(*get)(const char *), const cb_launch *l, unsigned char *key)
+/* The launcher's job identity, "" where there is none (launch.h). */
+static void job_identity(const char *(*get)(const char *), cb_launch *l)
 {
-    const char *run = var(get, "TORCHELASTIC_RUN_ID"), *job = var(get, "SLURM_JOB_ID");
-    const char *step = var(get, "SLURM_STEP_ID");
-    char id[CB_LAUNCH_ADDRLEN + 256];
-    snprintf(id, sizeof id, "nccl-collbench|run=%s|job=%s.%s|master=%s:%d|uid=%lu",
-             run != NULL ? run : "", job != NULL ? job : "", step != NULL ? step : "", l->addr,
-             l->port, (unsigned long)getuid());
+    const char *ours = var(get, CB_LAUNCH_JOB_ENV), *run = var(get, "TORCHELASTIC_RUN_ID");
+    const char *job = var(get, "SLURM_JOB_ID"), *step = var(get, "SLURM_STEP_ID");
+    if (ours != NULL)
+        snprintf(l->job, sizeof l->job, "job %.80s", ours);
+    else if (run != NULL)
+        snprintf(l->job, sizeof l->job, "torchrun run %.70s", run);
+    else if (job != NULL)
+        snprintf(l->job, sizeof l->job, "slurm job %.40s.%.30s", job, step != NULL ? step : "0");
+    else
+        l->job[0] = '\0';
+}
+
+/* The key when NCCL_COLLBENCH_KEY is unset: public facts, not a secret. */
+static void identity_key(const cb_launch *l, unsigned char *key)
+{
+    char id[CB_LAUNCH_ADDRLEN + 64];
+    snprintf(id, sizeof id, "nccl-collbench|master=%s:%d|uid=%lu", l->addr, l->port,
+             (unsigned long)getuid());
     cb_sha256 s;
     cb_sha256_init(&s);
     cb_sha256_update(&s, id, strlen(id));
@@ -377,8 +393,9 @@ int cb_launch_detect(const char *(*get)(const char *), cb_launch *out, char *err
         cb_sha256_final(&s, l.key);
         l.keyed = 1;
     } else {
-        identity_key(get, &l, l.key);
+        identity_key(&l, l.key);
     }
+    job_identity(get, &l);
     *out = l;
     return 0;
 }
@@ -398,6 +415,12 @@ const char *cb_launch_mode_name(cb_launch_mode m)
         return "local";
     }
     return "unknown";
+}
+
+int cb_launch_uses_tcp(const cb_launch *l)
+{
+    return l->mode == CB_LAUNCH_TORCHRUN || l->mode == CB_LAUNCH_SLURM ||
+           l->mode == CB_LAUNCH_LOCAL;
 }
 
 void cb_launch_describe(const cb_launch *l, char *buf, size_t len)

@@ -32,6 +32,10 @@ typedef enum cb_launch_mode {
 
 #define CB_LAUNCH_ADDRLEN 256
 #define CB_LAUNCH_KEYLEN 32
+#define CB_LAUNCH_JOBLEN 96
+/* The job identity -g N's parent gives its ranks on one node (its own
+ * random nonce); a user may set it too, to tell jobs apart on one port. */
+#define CB_LAUNCH_JOB_ENV "NCCL_COLLBENCH_JOB"
 
 typedef struct cb_launch {
     cb_launch_mode mode;
@@ -43,6 +47,11 @@ typedef struct cb_launch {
      * identity when none is given (keyed = 0: the preamble says so). */
     unsigned char key[CB_LAUNCH_KEYLEN];
     int keyed;
+    /* The launcher's job identity, "" where there is none:
+     * "job NCCL_COLLBENCH_JOB", "torchrun run TORCHELASTIC_RUN_ID" or
+     * "slurm job SLURM_JOB_ID.SLURM_STEP_ID". Every rank's must match rank
+     * 0's at the rendezvous: two jobs on one port never measure together. */
+    char job[CB_LAUNCH_JOBLEN];
 } cb_launch;
 
 /* The environment through a reader (tests pass their own). Returns 0, or
@@ -63,6 +72,10 @@ const char *cb_launch_mode_name(cb_launch_mode m);
 /* "torchrun launch, TCP rendezvous at HOST:PORT", and that it is not
  * authenticated where no NCCL_COLLBENCH_KEY was given. */
 void cb_launch_describe(const cb_launch *l, char *buf, size_t len);
+
+/* Whether the launch meets over TCP (torchrun, slurm, local): where a
+ * key matters, and where --require-key asks for one. */
+int cb_launch_uses_tcp(const cb_launch *l);
 
 /* The TCP plane over the rendezvous l names: every rank of l->size joins
  * within timeout_s, or -1 with a message in err; CB_CTL_TCP_LATE where a

@@ -21,6 +21,7 @@
 
 #include "common/hmac.h"
 #include "control/control.h"
+#include "control/launch.h"
 
 /* A free TCP port on the loopback: bound, read, closed. Another process may
  * take it before rank 0 binds it; rank 0 then fails with a message naming
@@ -98,12 +99,15 @@ static int common_env(int n, long *first, char *err, size_t len, int *usage)
         }
         setenv("MASTER_ADDR", "127.0.0.1", 1);
         setenv_long("MASTER_PORT", port);
-        char key[80] = "";
-        if (fresh_key(key, sizeof key) != 0) {
+        /* A fresh key, and a nonce of our own as the job's identity: no
+         * other job's rank can join ours, nor be taken for one. */
+        char key[80] = "", job[80] = "";
+        if (fresh_key(key, sizeof key) != 0 || fresh_key(job, 33) != 0) {
             snprintf(err, len, "no random bytes for the ranks' key: %s", strerror(errno));
             return -1;
         }
         setenv("NCCL_COLLBENCH_KEY", key, 1);
+        setenv(CB_LAUNCH_JOB_ENV, job, 1);
     }
     setenv_long("WORLD_SIZE", nnodes * n);
     setenv_long("LOCAL_WORLD_SIZE", n);

@@ -112,13 +112,15 @@ typedef struct tcp_world {
     int auth_failures;     /* connections refused for a bad key */
     char auth_from[64];    /* the last one's address */
     char desc[192];        /* "none (...)": how the ranks met, for the preamble */
+    char job[CB_LAUNCH_JOBLEN];   /* the launcher's job identity, "" none (launch.h) */
 } tcp_world;
 
 void cb_tcp_addr_text(const struct sockaddr *sa, char *out, size_t len);
 
-/* A listener on port (0: ephemeral) of every interface, IPv6 with IPv4
- * too where the kernel has IPv6. The fd, or -1 with errno. */
-int cb_tcp_listen(int port, int backlog);
+/* A listener on port (0: ephemeral) of the address at; at NULL: of every
+ * interface, IPv6 with IPv4 too where the kernel has IPv6. The fd, or -1
+ * with errno. */
+int cb_tcp_listen(const struct sockaddr *at, socklen_t atlen, int port, int backlog);
 
 /* Starts a connection to addr (rank peer's, or rank 0's rendezvous); NULL
  * with errno when the socket cannot even be made. */

@@ -345,7 +345,7 @@ static cb_ctl *group_new(tcp_world *w, uint64_t id, int *members, int size, int 
     tcp_group *g = calloc(1, sizeof *g);
     if (g == NULL)
         return NULL;
-    g->ctl = (cb_ctl){&tcp_ops, rank, size, g, NULL};
+    g->ctl = (cb_ctl){.ops = &tcp_ops, .rank = rank, .size = size, .impl = g};
     g->w = w;
     g->id = id;
     g->members = members;
@@ -529,5 +529,6 @@ int cb_ctl_tcp_world(const cb_launch *l, double timeout_s, cb_ctl **out, char *e
         cb_tcp_world_release(w);
         return -1;
     }
+    (*out)->unkeyed = !l->keyed;
     return 0;
 }

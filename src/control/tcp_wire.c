@@ -56,38 +56,20 @@ static void set_socket_options(int fd)
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
 }
 
-int cb_tcp_listen(int port, int backlog)
+/* A listener bound to a (its port replaced by port); dual: an IPv6 one
+ * that takes IPv4 too. */
+static int listen_at(struct sockaddr_storage *a, socklen_t alen, int port, int backlog, int dual)
 {
-    int one = 1, zero = 0;
-    int fd = socket(AF_INET6, SOCK_STREAM, 0);
-    if (fd >= 0) {
-        struct sockaddr_in6 a6;
-        memset(&a6, 0, sizeof a6);
-        a6.sin6_family = AF_INET6;
-        a6.sin6_addr = in6addr_any;
-        a6.sin6_port = htons((uint16_t)port);
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-        if (setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero) == 0 &&
-            bind(fd, (struct sockaddr *)&a6, sizeof a6) == 0 && listen(fd, backlog) == 0) {
-            set_socket_options(fd);
-            return fd;
-        }
-        int saved = errno;
-        close(fd);
-        errno = saved;
-        if (saved != EAFNOSUPPORT && saved != EADDRNOTAVAIL)
-            return -1;
-    }
-    fd = socket(AF_INET, SOCK_STREAM, 0);
+    int one = 1, zero = 0, fd = socket(a->ss_family, SOCK_STREAM, 0);
     if (fd < 0)
         return -1;
-    struct sockaddr_in a4;
-    memset(&a4, 0, sizeof a4);
-    a4.sin_family = AF_INET;
-    a4.sin_addr.s_addr = htonl(INADDR_ANY);
-    a4.sin_port = htons((uint16_t)port);
+    if (a->ss_family == AF_INET6)
+        ((struct sockaddr_in6 *)a)->sin6_port = htons((uint16_t)port);
+    else
+        ((struct sockaddr_in *)a)->sin_port = htons((uint16_t)port);
     setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    if (bind(fd, (struct sockaddr *)&a4, sizeof a4) != 0 || listen(fd, backlog) != 0) {
+    if ((dual && setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero) != 0) ||
+        bind(fd, (struct sockaddr *)a, alen) != 0 || listen(fd, backlog) != 0) {
         int saved = errno;
         close(fd);
         errno = saved;
@@ -95,6 +77,31 @@ int cb_tcp_listen(int port, int backlog)
     }
     set_socket_options(fd);
     return fd;
+}
+
+int cb_tcp_listen(const struct sockaddr *at, socklen_t atlen, int port, int backlog)
+{
+    struct sockaddr_storage a;
+    memset(&a, 0, sizeof a);
+    if (at != NULL) {
+        if (atlen > sizeof a) {
+            errno = EINVAL;
+            return -1;
+        }
+        memcpy(&a, at, atlen);
+        return listen_at(&a, atlen, port, backlog, 0);
+    }
+    struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)&a;
+    a6->sin6_family = AF_INET6;
+    a6->sin6_addr = in6addr_any;
+    int fd = listen_at(&a, sizeof *a6, port, backlog, 1);
+    if (fd >= 0 || (errno != EAFNOSUPPORT && errno != EADDRNOTAVAIL))
+        return fd;
+    memset(&a, 0, sizeof a);
+    struct sockaddr_in *a4 = (struct sockaddr_in *)&a;
+    a4->sin_family = AF_INET;
+    a4->sin_addr.s_addr = htonl(INADDR_ANY);
+    return listen_at(&a, sizeof *a4, port, backlog, 0);
 }
 
 static void put32(unsigned char *p, uint32_t v)

@@ -11,6 +11,9 @@
  *
  * Rank 0 holds one connection per rank during the rendezvous: its open
  * file limit is raised to the hard limit when size needs it.
+ *
+ * Listeners bind the address the rendezvous needs (rendezvous_address),
+ * never every interface where one address will do.
  */
 #define _DEFAULT_SOURCE   /* getaddrinfo, gethostname */
 #include "control/tcp_int.h"
@@ -28,8 +31,10 @@
 
 #include "control/control.h"
 
-/* JOIN: rank, size (int32), listener port (uint16), machine identity. */
-#define JOIN_LEN (4 + 4 + 2 + TCP_MACHINE_LEN)
+/* JOIN: rank, size (int32), listener port (uint16), machine identity,
+ * pid (int32), then the job's identity: its length (one byte) and text. */
+#define JOIN_FIXED (4 + 4 + 2 + TCP_MACHINE_LEN + 4 + 1)
+#define JOIN_MAX (JOIN_FIXED + CB_LAUNCH_JOBLEN)
 /* A TABLE entry: family (4 or 6), port, address (16), machine identity. */
 #define ENTRY_LEN (1 + 2 + 16 + TCP_MACHINE_LEN)
 /* TABLE: status (0, or 1 and a message), run nonce, size, entries. */
@@ -246,14 +251,35 @@ static int missing_ranks(tcp_world *w, tcp_conn **joined, int port, char *err, s
     return -1;
 }
 
-/* One JOIN: checked, recorded in joined[] and the peer table. */
-static int take_join(tcp_world *w, tcp_conn **joined, const tcp_msg *m, char *err, size_t len)
+/* A job's identity as messages name it. */
+static const char *job_text(const char *job)
 {
-    char from[80], other[80];
+    return job[0] != '\0' ? job : "no job identity";
+}
+
+/* One JOIN: checked, recorded in joined[] (and the rank's pid in pids[])
+ * and the peer table. */
+static int take_join(tcp_world *w, tcp_conn **joined, int *pids, const tcp_msg *m, char *err,
+                     size_t len)
+{
+    char from[80], other[80], job[CB_LAUNCH_JOBLEN + 1];
     conn_addr_text(m->conn, from, sizeof from);
-    if (m->len != JOIN_LEN)
+    if (m->len < JOIN_FIXED || m->len != (size_t)JOIN_FIXED + m->data[JOIN_FIXED - 1] ||
+        m->data[JOIN_FIXED - 1] >= CB_LAUNCH_JOBLEN)
         return fail(err, len, "a rank at %s sent a JOIN of %zu bytes", from, m->len);
     int rank = get32s(m->data), size = get32s(m->data + 4);
+    int pid = get32s(m->data + 10 + TCP_MACHINE_LEN);
+    snprintf(job, sizeof job, "%.*s", (int)m->data[JOIN_FIXED - 1], m->data + JOIN_FIXED);
+    for (char *c = job; *c != '\0'; c++)   /* a stranger's text, printed */
+        if (*c < 0x20 || *c == 0x7f)
+            *c = '?';
+    /* Another job's rank, on this port by chance or by a shared key:
+     * never measured with. */
+    if (strcmp(job, w->job) != 0)
+        return fail(err, len, "rank %d at %s (pid %d) is of another job (%s) than rank 0 (%s): "
+                    "two jobs on one rendezvous port; give each its own port "
+                    "(NCCL_COLLBENCH_PORT) and key (NCCL_COLLBENCH_KEY)",
+                    rank, from, pid, job_text(job), job_text(w->job));
     if (size != w->size)
         return fail(err, len, "rank %d at %s says WORLD_SIZE=%d; rank 0 has WORLD_SIZE=%d", rank,
                     from, size, w->size);
@@ -262,7 +288,8 @@ static int take_join(tcp_world *w, tcp_conn **joined, const tcp_msg *m, char *er
                     rank, size - 1);
     if (joined[rank] != NULL) {
         conn_addr_text(joined[rank], other, sizeof other);
-        return fail(err, len, "two ranks claim rank %d: one at %s, one at %s", rank, other, from);
+        return fail(err, len, "two processes claim rank %d: pid %d at %s and pid %d at %s; "
+                    "neither is taken", rank, pids[rank], other, pid, from);
     }
     struct sockaddr_storage ss;
     socklen_t sl = sizeof ss;
@@ -272,24 +299,78 @@ static int take_join(tcp_world *w, tcp_conn **joined, const tcp_msg *m, char *er
     put_entry(entry, &ss, (int)get16(m->data + 8), m->data + 10);
     get_entry(entry, &w->peers[rank]);
     joined[rank] = m->conn;
+    pids[rank] = pid;
     return 0;
 }
 
-static int serve_rendezvous(tcp_world *w, int port, const unsigned char *machine, char *err,
-                            size_t len)
+/* Where rank 0 listens (its rendezvous port and its own). */
+typedef struct tcp_bind {
+    int any;                        /* every interface */
+    struct sockaddr_storage addr;   /* else this address */
+    socklen_t len;
+    char text[80];                  /* for messages */
+} tcp_bind;
+
+static int is_loopback(const struct sockaddr *sa)
+{
+    if (sa->sa_family == AF_INET)
+        return (ntohl(((const struct sockaddr_in *)sa)->sin_addr.s_addr) >> 24) == 127;
+    return sa->sa_family == AF_INET6 &&
+           IN6_IS_ADDR_LOOPBACK(&((const struct sockaddr_in6 *)sa)->sin6_addr);
+}
+
+/* The loopback when every rank is on this machine (LOCAL_WORLD_SIZE is
+ * WORLD_SIZE: -g N on one node, torchrun --standalone) and the rendezvous
+ * address is a loopback one; else the rendezvous address when it is one of
+ * this machine's (a bind to port 0 there succeeds); else every interface:
+ * a loopback name on several nodes (Debian's 127.0.1.1 for the host name,
+ * which the other nodes resolve elsewhere) or an address that is not this
+ * machine's (a service's virtual address, a NAT). */
+static void rendezvous_address(const cb_launch *l, tcp_bind *at)
+{
+    memset(at, 0, sizeof *at);
+    at->any = 1;
+    snprintf(at->text, sizeof at->text, "every interface");
+    struct addrinfo hints, *res = NULL;
+    memset(&hints, 0, sizeof hints);
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    if (getaddrinfo(l->addr, NULL, &hints, &res) != 0)
+        return;
+    int one_node = l->local_size > 0 && l->local_size == l->size;
+    for (struct addrinfo *a = res; a != NULL && at->any; a = a->ai_next) {
+        if (a->ai_addrlen > sizeof at->addr || (is_loopback(a->ai_addr) && !one_node))
+            continue;
+        int fd = cb_tcp_listen(a->ai_addr, a->ai_addrlen, 0, 1);
+        if (fd < 0)
+            continue;   /* not this machine's */
+        close(fd);
+        at->any = 0;
+        memcpy(&at->addr, a->ai_addr, a->ai_addrlen);
+        at->len = a->ai_addrlen;
+        cb_tcp_addr_text(a->ai_addr, at->text, sizeof at->text);
+    }
+    freeaddrinfo(res);
+}
+
+static int serve_rendezvous(tcp_world *w, const tcp_bind *at, int port,
+                            const unsigned char *machine, char *err, size_t len)
 {
     if (room_for_fds(w->size, err, len) != 0)
         return -1;
-    w->rv_fd = cb_tcp_listen(port, w->size < 4096 ? w->size : 4096);
+    /* Every rank may knock at once: the backlog is never what keeps one out. */
+    w->rv_fd = cb_tcp_listen(at->any ? NULL : (const struct sockaddr *)&at->addr, at->len, port,
+                             w->size > SOMAXCONN ? w->size : SOMAXCONN);
     if (w->rv_fd < 0)
-        return fail(err, len, "rank 0 cannot listen on the rendezvous port %d: %s (under "
+        return fail(err, len, "rank 0 cannot listen on the rendezvous port %d of %s: %s (under "
                               "torchrun's agent, set NCCL_COLLBENCH_PORT to a free port)",
-                    port, strerror(errno));
+                    port, at->text, strerror(errno));
     tcp_conn **joined = calloc((size_t)w->size, sizeof *joined);
+    int *pids = calloc((size_t)w->size, sizeof *pids);
     unsigned char *table = malloc(TABLE_HEAD + (size_t)w->size * ENTRY_LEN);
     int rc = -1, count = 1;
     double deadline = cb_ctl_now() + w->timeout_s;
-    if (joined == NULL || table == NULL) {
+    if (joined == NULL || table == NULL || pids == NULL) {
         fail(err, len, "out of memory for %d ranks' rendezvous", w->size);
         goto out;
     }
@@ -301,7 +382,7 @@ static int serve_rendezvous(tcp_world *w, int port, const unsigned char *machine
             rc = refuse_all(w, joined, NULL, err, 1);
             goto out;
         }
-        int bad = take_join(w, joined, m, err, len);
+        int bad = take_join(w, joined, pids, m, err, len);
         if (bad != 0) {
             rc = refuse_all(w, joined, m->conn, err, 0);
             cb_tcp_msg_free(m);
@@ -342,6 +423,7 @@ static int serve_rendezvous(tcp_world *w, int port, const unsigned char *machine
             rc = fail(err, len, "rank %d went before it had the rendezvous' table", r);
 out:
     free(table);
+    free(pids);
     free(joined);
     return rc;
 }
@@ -401,14 +483,29 @@ static int join_rendezvous(tcp_world *w, const cb_launch *l, const unsigned char
     tcp_conn *root = reach_root(w, l, deadline, &late, err, len);
     if (root == NULL)
         return late ? TCP_RV_LATE : -1;
-    unsigned char join[JOIN_LEN];
+    /* Our listener on the address rank 0 sees us at, which the table
+     * gives the others: the loopback when rank 0 is reached there. */
+    struct sockaddr_storage self;
+    socklen_t sl = sizeof self;
+    if (getsockname(root->fd, (struct sockaddr *)&self, &sl) != 0 ||
+        (w->listen_fd = cb_tcp_listen((struct sockaddr *)&self, sl, 0, SOMAXCONN)) < 0) {
+        fail(err, len, "rank %d cannot listen on a port of its own: %s", w->rank,
+             strerror(errno));
+        cb_tcp_conn_drop(w, root);
+        return -1;
+    }
+    unsigned char join[JOIN_MAX];
+    size_t job_len = strlen(w->job);
     put32s(join, w->rank);
     put32s(join + 4, w->size);
     put16(join + 8, (unsigned)listener_port(w->listen_fd));
     memcpy(join + 10, machine, TCP_MACHINE_LEN);
+    put32s(join + 10 + TCP_MACHINE_LEN, (int32_t)getpid());
+    join[JOIN_FIXED - 1] = (unsigned char)job_len;
+    memcpy(join + JOIN_FIXED, w->job, job_len);
     tcp_msg *m = NULL;
     int rc = -1, got = -1;
-    if (cb_tcp_send(w, root, TCP_GROUP_RENDEZVOUS, TCP_RV_JOIN, join, sizeof join) == 0)
+    if (cb_tcp_send(w, root, TCP_GROUP_RENDEZVOUS, TCP_RV_JOIN, join, JOIN_FIXED + job_len) == 0)
         /* A little past our own deadline: rank 0's word on who is missing
          * comes at its own, which may be later than ours. */
         got = cb_tcp_take(w, TCP_GROUP_RENDEZVOUS, TCP_RV_TABLE, 0, root, deadline + 3.0, &m);
@@ -451,16 +548,20 @@ int cb_tcp_rendezvous(const cb_launch *l, double timeout_s, tcp_world **out, cha
     unsigned char machine[TCP_MACHINE_LEN];
     machine_identity(machine);
     memcpy(w->peers[l->rank].machine, machine, TCP_MACHINE_LEN);
+    snprintf(w->job, sizeof w->job, "%s", l->job);
     int rc = 0;
-    if (l->size > 1) {
-        w->listen_fd = cb_tcp_listen(0, 128);
+    tcp_bind at;
+    if (l->size > 1 && l->rank == 0) {
+        rendezvous_address(l, &at);
+        w->listen_fd = cb_tcp_listen(at.any ? NULL : (const struct sockaddr *)&at.addr, at.len, 0,
+                                     SOMAXCONN);
         if (w->listen_fd < 0)
-            rc = fail(err, len, "rank %d cannot listen on a port of its own: %s", l->rank,
+            rc = fail(err, len, "rank 0 cannot listen on a port of its own on %s: %s", at.text,
                       strerror(errno));
-        else if (l->rank == 0)
-            rc = serve_rendezvous(w, l->port, machine, err, len);
         else
-            rc = join_rendezvous(w, l, machine, err, len);
+            rc = serve_rendezvous(w, &at, l->port, machine, err, len);
+    } else if (l->size > 1) {
+        rc = join_rendezvous(w, l, machine, err, len);
     } else if (cb_random_bytes(w->run_nonce, TCP_NONCE_LEN) != 0) {
         rc = fail(err, len, "no random bytes for the run's nonce");
     }

@@ -54,6 +54,9 @@ static void describe_run(engine *e)
         e->ops->versions(e->b, run->backend_versions, sizeof run->backend_versions);
     if (e->rank == 0)
         cb_ctl_describe(e->comm, run->mpi_library, sizeof run->mpi_library);
+    run->rendezvous_authenticated = strcmp(e->comm->ops->name, "tcp") != 0 ? -1
+                                    : e->comm->unkeyed                    ? 0
+                                                                          : 1;
 
     struct timespec now;
     clock_gettime(CLOCK_REALTIME, &now);
@@ -84,6 +87,7 @@ int cb_engine_run(const cb_params *p, cb_ctl *comm, cb_watchdog *startup, char *
     e->sum.first_wrong_rank = -1;
     e->sum.first_unrepeatable_rank = -1;
     e->sum.min_bw = p->tests_min_bw;
+    e->sum.unauthenticated = comm->unkeyed;
     e->rank = comm->rank;
     e->nranks = comm->size;
     cb_eng_groups_init(e, comm);

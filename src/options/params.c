@@ -432,6 +432,9 @@ static const cb_option_spec option_table[] = {
      "variables and NNODES, NODE_RANK span nodes; torchrun itself starts the "
      "program with --no-python) [1]", opt_ngpus, AGREE_INT(local_ranks),
      CB_HELP_NCCL_TESTS},
+    {'\0', "require-key", NULL, "refuse to start a TCP launch (torchrun, Slurm without MPI, "
+     "-g across nodes) without NCCL_COLLBENCH_KEY, status 2; also "
+     "NCCL_COLLBENCH_REQUIRE_KEY=1", opt_flag, AGREE_FLAG(require_key), CB_HELP_RUNS},
     {'t', "nthreads", "1", "accepted for nccl-tests scripts: one thread per rank, so only 1",
      opt_one_per_rank, AGREE_NOTHING, CB_HELP_NCCL_TESTS},
 };

@@ -91,6 +91,7 @@ typedef struct cb_params {
     int report_cputime;    /* report the time to launch, not to complete (-C) */
     int timeout;           /* seconds without progress before the watchdog ends the run; 0 off */
     int local_ranks;       /* -g N: ranks this process starts on this node (control/local.h) */
+    int require_key;       /* --require-key: a TCP launch without NCCL_COLLBENCH_KEY is refused */
 
     const char *backend;   /* a backend name or "auto" */
     const char *csv_path;  /* NULL: no CSV; "-": CSV on stdout, the table on stderr */

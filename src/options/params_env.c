@@ -14,6 +14,7 @@
 #include <strings.h>
 
 #include "options/params.h"
+#include "common/redact.h"
 
 #define ENV_PREFIX "NCCL_TESTS_"
 
@@ -131,7 +132,7 @@ static void env_note(char *const *envp, const char *entry, char *text, size_t le
 {
     const char *eq = strchr(entry, '=');
     size_t nlen = eq ? (size_t)(eq - entry) : strlen(entry);
-    const char *value = eq ? eq + 1 : "";
+    const char *value = cb_env_shown_value(entry);   /* a secret's: set, not shown */
     char name[64];
     snprintf(name, sizeof name, "%.*s", (int)nlen, entry);
     if (strcmp(name, "NCCL_TESTS_MIN_BW") == 0) {

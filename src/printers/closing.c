@@ -95,8 +95,10 @@ const char *cb_verdict(const cb_summary *sum, char *reasons, size_t len)
     /* A failed status with no figure to show for it: a failed close or write. */
     if (sum->exit_status != CB_EXIT_OK && used == 0)
         add_reason(reasons, len, &used, "status %d", sum->exit_status);
-    /* Last, so that the reasons above read the same with or without it. */
+    /* Last, so that the reasons above read the same with or without them. */
     if (sum->auto_host_backend != NULL)
         add_reason(reasons, len, &used, "%s backend, host memory", sum->auto_host_backend);
+    if (sum->unauthenticated)
+        add_reason(reasons, len, &used, "not authenticated: no NCCL_COLLBENCH_KEY");
     return verdict_word(sum->exit_status);
 }

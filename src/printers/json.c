@@ -15,6 +15,7 @@
 
 #include "config.h"
 #include "common/json_text.h"
+#include "common/redact.h"
 #include "printers/json_write.h"
 #include "safety/outfile.h"
 #include "printers/printer.h"
@@ -149,7 +150,7 @@ static void write_environment(FILE *f)
         fprintf(f, "%s\n    ", n++ ? "," : "");
         json_string(f, name);
         fputs(": ", f);
-        json_string(f, eq + 1);
+        json_string(f, cb_env_shown_value(*env));   /* a key: set, not shown */
     }
     fprintf(f, "%s},\n", n ? "\n  " : "");
 }
@@ -180,6 +181,10 @@ static void json_begin(cb_printer *pr, const cb_run_info *run)
     json_field_string(f, "library", run->ranks[0].device.library);
     json_field_string_or_null(f, "versions", run->backend_versions);
     json_field_string(f, "mpi_library", run->mpi_library);
+    fprintf(f, ", \"rendezvous_authenticated\": %s",
+            run->rendezvous_authenticated < 0 ? "null"
+            : run->rendezvous_authenticated   ? "true"
+                                              : "false");
     json_field_string_or_null(f, "allocator", run->allocator);
     json_field_string(f, "registration", run->registration ? run->registration : "");
     json_field_string_or_null(f, "repeat_compare", run->repeat_compare);

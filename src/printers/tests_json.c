@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "printers/json_write.h"
+#include "common/redact.h"
 #include "common/stats.h"
 #include "printers/printer.h"
 #include "printers/table_tests.h"
@@ -130,8 +131,16 @@ static void tests_json_begin(cb_printer *pr, const cb_run_info *run)
     int n = 0;
     for (char **env = environ; env != NULL && *env != NULL; env++)
         if (cb_json_env_kept(*env)) {
+            /* NAME=VALUE as theirs, a secret's value never shown. */
+            const char *eq = strchr(*env, '='), *value = cb_env_shown_value(*env);
+            size_t size = (size_t)(eq - *env) + strlen(value) + 2;
+            char *entry = malloc(size);
+            if (entry == NULL)
+                continue;
+            snprintf(entry, size, "%.*s=%s", (int)(eq - *env), *env, value);
             fputs(n++ ? ", " : "", f);
-            json_string(f, *env);
+            json_string(f, entry);
+            free(entry);
         }
     fprintf(f, "],\n \"nccl_version\": %d", nccl_version_code(run->backend_versions));
     write_config(f, run);

@@ -4,9 +4,10 @@ for what a cluster would refuse or a run would trip on: kinds and API
 versions, the sizes that must agree (slots and GPUs, mpirun -np, -g,
 parallelism and completions, NNODES), the rendezvous (headless Service,
 subdomain, MASTER_ADDR, the key from a Secret), IPC_LOCK, a memory-backed
-/dev/shm, and output files on a mounted volume. Prints one line per problem
-(FILE: what) and exits 1, or prints what it checked and exits 0. Needs
-PyYAML (the caller skips without it)."""
+/dev/shm, and output files on a mounted volume; what a security review
+asks and each document's shape (deploy_security.py). Prints one line per
+problem (FILE: what) and exits 1, or prints what it checked and exits 0.
+Needs PyYAML (the caller skips without it)."""
 
 import glob
 import os
@@ -16,10 +17,12 @@ import sys
 
 import yaml
 
+from deploy_security import check_pod_security, check_shape, schema_validator
+
 KNOWN_KINDS = {
     ("v1", "Service"), ("v1", "PersistentVolumeClaim"), ("v1", "Secret"),
     ("kubeflow.org/v2beta1", "MPIJob"), ("batch/v1", "Job"),
-    ("jobset.x-k8s.io/v1alpha2", "JobSet"),
+    ("jobset.x-k8s.io/v1alpha2", "JobSet"), ("networking.k8s.io/v1", "NetworkPolicy"),
 }
 PROGRAM = "nccl-collbench"
 # The options whose value is a file rank 0 writes ("-" is stdout).
@@ -333,11 +336,14 @@ def main():
     prefix = check_containerfile(c, path, os.path.relpath(path, base))
     files = sorted(glob.glob(os.path.join(top, "kubernetes", "*.yaml")))
     seen = set()
+    validate, schemas = schema_validator()
+    c.ok(schemas)
     for path in files:
         where = os.path.relpath(path, base)
         try:
             with open(path, encoding="utf-8") as f:
-                docs = [d for d in yaml.safe_load_all(f) if d is not None]
+                raw = f.read()
+            docs = [d for d in yaml.safe_load_all(raw) if d is not None]
         except yaml.YAMLError as e:
             c.bad(where, f"not YAML: {e}")
             continue
@@ -356,10 +362,23 @@ def main():
                     c.bad(where, f"image {img!r} names a registry host: name the image alone")
             spec = d.get("spec") or {}
             label = f"{where} {kind} {name}"
+            check_shape(c, label, d, validate)
+
+            def secure(what, template, tcp_key):
+                template = template or {}
+                check_pod_security(c, what, template.get("spec") or {},
+                                   (template.get("metadata") or {}).get("labels") or {}, docs, raw,
+                                   tcp_key)
             if kind == "MPIJob":
                 check_mpijob(c, label, d, docs, prefix)
+                # Under mpirun the ranks meet through MPI: no key to require.
+                for role in ("Launcher", "Worker"):
+                    secure(f"{label} {role}",
+                           ((spec.get("mpiReplicaSpecs") or {}).get(role) or {}).get("template"),
+                           False)
             elif kind == "Job":
                 check_indexed(c, label, spec, docs, name, f"{name}-0")
+                secure(label, spec.get("template"), True)
             elif kind == "JobSet":
                 rjobs = spec.get("replicatedJobs") or []
                 if len(rjobs) != 1 or as_int(rjobs[0].get("replicas")) != 1:
@@ -371,6 +390,8 @@ def main():
                 rj = rjobs[0]
                 check_indexed(c, f"{label} {rj.get('name')}", (rj.get("template") or {}).get("spec") or {},
                               docs, name, f"{name}-{rj.get('name')}-0-0", net.get("subdomain") or name)
+                secure(f"{label} {rj.get('name')}",
+                       ((rj.get("template") or {}).get("spec") or {}).get("template"), True)
     for kind in ("MPIJob", "Job"):
         if kind not in seen:
             c.bad(top, f"no {kind} in {[os.path.relpath(f, base) for f in files]}")

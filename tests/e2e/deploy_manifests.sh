@@ -3,8 +3,15 @@
 # and API versions, slotsPerWorker = the workers' GPU limit, mpirun -np =
 # workers x slots, -g = the GPU limit, parallelism = completions = NNODES,
 # the rendezvous, IPC_LOCK, /dev/shm in memory, outputs on a volume, the
-# base image. Then each of those broken on purpose in a copy, one at a
-# time: the check must name it.
+# base image; and what a security review asks (deploy_security.py, issue
+# 44): CPU and memory requests and limits, no service account token, images
+# by tag and digest, a NetworkPolicy admitting only the job's pods, the key
+# from a Secret with --require-key, IPC_LOCK with root and the "privileged"
+# Pod Security level said. Each document's required fields are checked by
+# hand: this machine has no copy of the published Kubernetes JSON schemas
+# (the checker validates against them where CB_K8S_SCHEMA_DIR names one).
+# Then each of those broken on purpose in a copy, one at a time: the check
+# must name it.
 . "$CB_SRCDIR/tests/support/lib.sh"
 need_python
 "$CB_PYTHON" -c 'import yaml' 2>/dev/null ||
@@ -14,7 +21,10 @@ check="$CB_SRCDIR/tests/e2e/deploy_manifests.py"
 for what in 'mpirun -np 16 = 2 workers x 8 slots' 'indexed-job.yaml Job nccl-collbench: -g 8 = GPU limit' \
     'jobset.yaml JobSet nccl-collbench node: -g 8' 'MASTER_ADDR nccl-collbench-0.nccl-collbench' \
     'mpijob.yaml MPIJob nccl-collbench Worker: /results/allreduce.csv on volume' \
-    'FROM nvidia/cuda:'; do
+    'FROM nvidia/cuda:' 'schemas: ' \
+    'indexed-job.yaml Job nccl-collbench: NetworkPolicy nccl-collbench: admits the job' \
+    'jobset.yaml JobSet nccl-collbench node: the key from Secret nccl-collbench-key with --require-key' \
+    'mpijob.yaml MPIJob nccl-collbench Worker container worker: image by tag'; do
     grep -qF "$what" "$CB_TMP/ok" || fail "not checked: $what: $(cat "$CB_TMP/ok")"
 done
 
@@ -49,4 +59,21 @@ broken kubernetes/jobset.yaml 's/completions: 2/completions: 4/' 'parallelism 2 
 broken container/Containerfile 's|^ARG BASE_IMAGE=|ARG BASE_IMAGE=mirror.invalid:5000/|' 'names a registry host'
 broken container/Containerfile 's/libnccl-dev//' 'installs no libnccl-dev'
 broken container/Containerfile 's|deploy/container/build.sh|ci/build.sh|' 'then RUN deploy/container/build.sh'
+# Issue 44: the security review's points, each broken once.
+broken kubernetes/indexed-job.yaml 's/automountServiceAccountToken: false/automountServiceAccountToken: true/' \
+    'automountServiceAccountToken is not false'
+broken kubernetes/indexed-job.yaml 's/image: nccl-collbench:.*/image: nccl-collbench:latest/' \
+    'is not named by tag and digest'
+broken kubernetes/mpijob.yaml '0,/:0\.1\.0@/s/:0\.1\.0@/:latest@/' 'is tagged latest'
+broken kubernetes/jobset.yaml '0,/memory: 64Gi/{/memory: 64Gi/d;}' 'no memory in resources.requests'
+broken kubernetes/mpijob.yaml '0,/cpu: "1"/{/cpu: "1"/d;}' 'no cpu in resources.requests'
+broken kubernetes/indexed-job.yaml '/- --require-key/d' 'lacks --require-key'
+broken kubernetes/jobset.yaml 's/^        - podSelector:/        - namespaceSelector:/' "not the job's own pods alone"
+broken kubernetes/indexed-job.yaml 's/policyTypes: \[Ingress\]/policyTypes: [Egress]/' 'lack Ingress'
+broken kubernetes/mpijob.yaml '/^kind: NetworkPolicy/,/^---/s/name: nccl-collbench$/name: other/' \
+    'no NetworkPolicy in this file selects the pods'
+broken kubernetes/jobset.yaml '/runAsUser: 0/d' 'does not say it runs as root'
+broken kubernetes/indexed-job.yaml 's/"privileged" Pod Security level/privileged level/' \
+    'needs the "privileged" Pod Security level'
+broken kubernetes/indexed-job.yaml '/^      port: 29500$/d' 'required field spec.ports[].port is missing'
 echo "ok"

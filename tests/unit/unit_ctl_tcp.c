@@ -47,7 +47,8 @@ static cb_launch launch_of(int rank, int size, int port, const char *key)
     l.mode = CB_LAUNCH_LOCAL;
     l.rank = rank;
     l.size = size;
-    l.local_rank = l.local_size = -1;
+    l.local_rank = rank;
+    l.local_size = size;   /* one node: the listeners bind the loopback */
     snprintf(l.addr, sizeof l.addr, "127.0.0.1");
     l.port = port;
     cb_sha256 s;
@@ -254,18 +255,29 @@ typedef struct bad_case {
     int rank[MAX_RANKS];
     const char *key[MAX_RANKS];
     const char *want[MAX_RANKS], *want2[MAX_RANKS];
+    const char *job[MAX_RANKS];   /* the launcher's job identity; NULL: none */
 } bad_case;
 
 static const bad_case bad_cases[] = {
     {"wrong key", 2, {2, 2}, {0, 1}, {"k", "not-k"},
-     {"missing rank 1", "NCCL_COLLBENCH_KEY"}, {"wrong key", "failed our key"}},
+     {"missing rank 1", "NCCL_COLLBENCH_KEY"}, {"wrong key", "failed our key"}, {NULL}},
     {"a rank never comes", 2, {3, 3}, {0, 1}, {"k", "k"},
-     {"missing rank 2 (of 3)", "refused the rendezvous"}, {"timed out", "missing rank 2"}},
+     {"missing rank 2 (of 3)", "refused the rendezvous"}, {"timed out", "missing rank 2"}, {NULL}},
     {"WORLD_SIZE differs", 2, {2, 3}, {0, 1}, {"k", "k"},
-     {"WORLD_SIZE=3", "refused the rendezvous"}, {"rank 0 has WORLD_SIZE=2", "WORLD_SIZE=3"}},
+     {"WORLD_SIZE=3", "refused the rendezvous"}, {"rank 0 has WORLD_SIZE=2", "WORLD_SIZE=3"}, {NULL}},
     {"a rank claimed twice", 3, {3, 3, 3}, {0, 1, 1}, {"k", "k", "k"},
-     {"two ranks claim rank 1", "two ranks claim rank 1", "two ranks claim rank 1"},
-     {NULL, "refused the rendezvous", "refused the rendezvous"}},
+     {"two processes claim rank 1: pid", "two processes claim rank 1: pid",
+      "two processes claim rank 1: pid"},
+     {"neither is taken", "refused the rendezvous", "refused the rendezvous"}, {NULL}},
+    /* Two jobs sharing one key (one Secret) and one port: refused, both
+     * named, never measured together. */
+    {"two jobs on one port", 2, {2, 2}, {0, 1}, {"k", "k"},
+     {"is of another job (torchrun run B) than rank 0 (torchrun run A)", "refused the rendezvous"},
+     {"two jobs", "(torchrun run B) than rank 0 (torchrun run A)"},
+     {"torchrun run A", "torchrun run B"}},
+    {"a job and no job", 2, {2, 2}, {0, 1}, {"k", "k"},
+     {"another job (slurm job 5.0) than rank 0 (no job identity)", "refused the rendezvous"},
+     {NULL, "slurm job 5.0"}, {NULL, "slurm job 5.0"}},
 };
 
 /* Starts n children, running every op (bad < 0) or bad_cases[bad]; 0 when every one exited 0. */
@@ -284,6 +296,8 @@ static int run_case(const char *name, int n, int port, int bad)
             } else {
                 const bad_case *b = &bad_cases[bad];
                 cb_launch l = launch_of(b->rank[i], b->size[i], port, b->key[i]);
+                if (b->job[i] != NULL)
+                    snprintf(l.job, sizeof l.job, "%s", b->job[i]);
                 rc = child_fails(&l, 3.0, b->want[i], b->want2[i]);
             }
             fflush(NULL);

@@ -156,7 +156,8 @@ static void keys(unit_state *u)
     CHECK(u, detect(k1, &a, err, sizeof err) == 0 && detect(k1_again, &b, err, sizeof err) == 0);
     CHECK(u, a.keyed == 1 && memcmp(a.key, b.key, CB_LAUNCH_KEYLEN) == 0);
     CHECK(u, detect(k2, &b, err, sizeof err) == 0 && memcmp(a.key, b.key, CB_LAUNCH_KEYLEN) != 0);
-    /* Unkeyed: the job's identity; two jobs differ, two ranks agree. */
+    /* Unkeyed: public facts (the port differs by job here); the job's
+     * identity, which the JOIN carries, differs too, and two ranks agree. */
     const char *j1r0[] = {"SLURM_PROCID=0", "SLURM_NTASKS=2", "SLURM_JOB_NODELIST=n1",
                           "SLURM_JOB_ID=7", NULL};
     const char *j1r1[] = {"SLURM_PROCID=1", "SLURM_NTASKS=2", "SLURM_JOB_NODELIST=n1",
@@ -165,7 +166,16 @@ static void keys(unit_state *u)
                         "SLURM_JOB_ID=8", NULL};
     CHECK(u, detect(j1r0, &a, err, sizeof err) == 0 && detect(j1r1, &b, err, sizeof err) == 0);
     CHECK(u, a.keyed == 0 && memcmp(a.key, b.key, CB_LAUNCH_KEYLEN) == 0);
+    CHECK(u, strcmp(a.job, "slurm job 7.0") == 0 && strcmp(a.job, b.job) == 0);
     CHECK(u, detect(j2, &b, err, sizeof err) == 0 && memcmp(a.key, b.key, CB_LAUNCH_KEYLEN) != 0);
+    CHECK(u, strcmp(b.job, "slurm job 8.0") == 0);
+    /* -g's nonce first, then torchrun's run id; none: "". */
+    const char *ours[] = {"NCCL_COLLBENCH_JOB=abc", "TORCHELASTIC_RUN_ID=r1", "SLURM_JOB_ID=3",
+                          NULL};
+    const char *run[] = {"TORCHELASTIC_RUN_ID=r1", "SLURM_JOB_ID=3", NULL};
+    CHECK(u, detect(ours, &a, err, sizeof err) == 0 && strcmp(a.job, "job abc") == 0);
+    CHECK(u, detect(run, &a, err, sizeof err) == 0 && strcmp(a.job, "torchrun run r1") == 0);
+    CHECK(u, detect(k1, &a, err, sizeof err) == 0 && a.job[0] == '\0');
 }
 
 static void host_lists(unit_state *u)
