@@ -98,6 +98,23 @@ typedef struct cb_device_desc {
     char library[CB_DEVICE_DESCLEN];    /* library and version measured */
 } cb_device_desc;
 
+/* The collective primitives' signatures, one a shape, named here once: the
+ * ops table's members below and each backend's declarations of its own
+ * (mpi_backend.h, nccl_backend.h) are of these types. */
+typedef int cb_backend_coll(cb_backend *b, const void *send, void *recv, size_t count,
+                            cb_dtype dtype);
+typedef int cb_backend_coll_redop(cb_backend *b, const void *send, void *recv, size_t count,
+                                  cb_dtype dtype, cb_redop redop);
+typedef int cb_backend_coll_root(cb_backend *b, const void *send, void *recv, size_t count,
+                                 cb_dtype dtype, int root);
+typedef int cb_backend_coll_redop_root(cb_backend *b, const void *send, void *recv,
+                                       size_t count, cb_dtype dtype, cb_redop redop, int root);
+typedef int cb_backend_coll_peers(cb_backend *b, const void *send, void *recv, size_t count,
+                                  cb_dtype dtype, int send_peer, int recv_peer);
+typedef int cb_backend_coll_v(cb_backend *b, const void *send, const size_t *send_counts,
+                              const size_t *send_offsets, void *recv, const size_t *recv_counts,
+                              const size_t *recv_offsets, cb_dtype dtype);
+
 struct cb_backend_ops {
     const char *name;
     const char *summary;   /* one line for --help */
@@ -144,8 +161,7 @@ struct cb_backend_ops {
     int (*supports)(cb_backend *b, cb_dtype dtype, cb_redop redop, char *why, size_t why_len);
 
     /* Collective primitives; each launches one operation on comm. */
-    int (*allreduce)(cb_backend *b, const void *send, void *recv, size_t count,
-                     cb_dtype dtype, cb_redop redop);
+    cb_backend_coll_redop *allreduce;
     /*
      * The rest follow NCCL's definitions: counts are per rank, and a call is
      * in place when the buffers relate as NCCL says (allgather and gather:
@@ -154,37 +170,27 @@ struct cb_backend_ops {
      * the operation: the engine then skips the collective with a note.
      */
     /* recv (count * n) gets every rank's count elements, in rank order. */
-    int (*allgather)(cb_backend *b, const void *send, void *recv, size_t count,
-                     cb_dtype dtype);
+    cb_backend_coll *allgather;
     /* recv (count) gets block rank of the reduction of every send (count * n). */
-    int (*reducescatter)(cb_backend *b, const void *send, void *recv, size_t count,
-                         cb_dtype dtype, cb_redop redop);
+    cb_backend_coll_redop *reducescatter;
     /* Every rank's recv gets root's send; only root reads send. */
-    int (*broadcast)(cb_backend *b, const void *send, void *recv, size_t count,
-                     cb_dtype dtype, int root);
+    cb_backend_coll_root *broadcast;
     /* root's recv gets the reduction of every send; other ranks' recv is unused. */
-    int (*reduce)(cb_backend *b, const void *send, void *recv, size_t count,
-                  cb_dtype dtype, cb_redop redop, int root);
+    cb_backend_coll_redop_root *reduce;
     /* Block j (count elements) of send goes to block rank of rank j's recv. */
-    int (*alltoall)(cb_backend *b, const void *send, void *recv, size_t count,
-                    cb_dtype dtype);
+    cb_backend_coll *alltoall;
     /* root's recv (count * n) gets every rank's send, in rank order. */
-    int (*gather)(cb_backend *b, const void *send, void *recv, size_t count,
-                  cb_dtype dtype, int root);
+    cb_backend_coll_root *gather;
     /* Rank r's recv (count) gets block r of root's send (count * n). */
-    int (*scatter)(cb_backend *b, const void *send, void *recv, size_t count,
-                   cb_dtype dtype, int root);
+    cb_backend_coll_root *scatter;
     /* send goes to rank send_peer while recv comes from rank recv_peer. */
-    int (*sendrecv)(cb_backend *b, const void *send, void *recv, size_t count,
-                    cb_dtype dtype, int send_peer, int recv_peer);
+    cb_backend_coll_peers *sendrecv;
     /* Out of place only (NULL: alltoallv is skipped): send_counts[j]
      * elements at element send_offsets[j] of send go to rank j, which puts
      * them at element recv_offsets[i] of its recv, i being the sender, as
      * its recv_counts[i] says; counts may be 0, and every rank's counts
      * agree with its peers'. */
-    int (*alltoallv)(cb_backend *b, const void *send, const size_t *send_counts,
-                     const size_t *send_offsets, void *recv, const size_t *recv_counts,
-                     const size_t *recv_offsets, cb_dtype dtype);
+    cb_backend_coll_v *alltoallv;
     /* 1 when a floating-point avg is computed as the sum of input * fl(1/n),
      * rounding every product (NCCL); the check then allows for that rounding
      * when n is not a power of two. 0: sum, then one division. */

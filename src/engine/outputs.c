@@ -262,15 +262,21 @@ static int on_stream(const engine *e, int i)
     return where != NULL && (strcmp(where, "-") == 0 || strcmp(where, CB_PRINTER_STDERR) == 0);
 }
 
+/* A printer's end (when it has one), then its close, whose status it returns. */
+static int end_and_close(cb_printer *pr, const cb_summary *sum, char *err, size_t err_len)
+{
+    if (pr->ops->end != NULL)
+        pr->ops->end(pr, sum);
+    return pr->ops->close(pr, err, err_len);
+}
+
 static void end_one(engine *e, int i)
 {
     cb_summary *sum = &e->sum;
     char err[CB_MSGLEN];
     sum->exit_status = cb_eng_final_status(e);
     snprintf(sum->error, sizeof sum->error, "%s", e->st.code != CB_EXIT_OK ? e->st.msg : "");
-    if (e->out.printers[i]->ops->end != NULL)
-        e->out.printers[i]->ops->end(e->out.printers[i], sum);
-    if (e->out.printers[i]->ops->close(e->out.printers[i], err, sizeof err) != 0)
+    if (end_and_close(e->out.printers[i], sum, err, sizeof err) != 0)
         cb_status_set(&e->st, CB_EXIT_RUNTIME, "%s", err);
 }
 
@@ -307,35 +313,53 @@ void cb_eng_end_printers(engine *e)
     pthread_mutex_unlock(&e->out.lock);
 }
 
+/* The outputs' lock for an end from outside the main thread's order (a
+ * hang report, a lost control plane, a signal): 0 when taken within 2 s. */
+static int lock_outputs_for_end(engine *e)
+{
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += 2;
+    return pthread_mutex_timedlock(&e->out.lock, &until);
+}
+
+/* The summary as the files last published it, not e->sum, which the main
+ * thread writes: its floors marked and its time brought up to now. */
+static cb_summary published_summary(const engine *e)
+{
+    cb_summary sum = e->out.files_sum;
+    mark_min_bw(&sum);
+    sum.elapsed_s += monotonic_s() - e->out.files_sum_at;
+    return sum;
+}
+
+/* Every printer ended with sum and closed, a failed close said on stderr;
+ * the lock is kept: the process ends after this. */
+static void end_all_for_exit(engine *e, const cb_summary *sum)
+{
+    char err[CB_MSGLEN];
+    for (int i = 0; i < e->out.nprinters; i++)
+        if (end_and_close(e->out.printers[i], sum, err, sizeof err) != 0)
+            fprintf(stderr, "nccl-collbench: %s\n", err);
+    e->out.nprinters = 0;
+}
+
 void cb_eng_end_printers_on_hang(void *ctx, const cb_hang_report *rep)
 {
     engine *e = ctx;
     /* The main thread holds the lock only inside a printer call; it is
      * never given back: the process ends after this. */
-    struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_sec += 2;
-    if (pthread_mutex_timedlock(&e->out.lock, &until) != 0) {
+    if (lock_outputs_for_end(e) != 0) {
         fprintf(stderr, "nccl-collbench: the outputs stayed busy; they end without the hang "
                 "report\n");
         return;
     }
-    /* The summary as published, not e->sum, which the main thread writes. */
-    cb_summary files_sum = e->out.files_sum, *sum = &files_sum;
-    mark_min_bw(sum);
-    sum->elapsed_s += monotonic_s() - e->out.files_sum_at;
-    sum->hang = rep;
-    sum->exit_status = CB_EXIT_TIMEOUT;
-    snprintf(sum->error, sizeof sum->error, "hang: %s (the '# Hang:' lines on stderr say who "
+    cb_summary sum = published_summary(e);
+    sum.hang = rep;
+    sum.exit_status = CB_EXIT_TIMEOUT;
+    snprintf(sum.error, sizeof sum.error, "hang: %s (the '# Hang:' lines on stderr say who "
              "is behind)", rep->nlines > 0 ? rep->lines[0] + strlen("# Hang: ") : "");
-    char err[CB_MSGLEN];
-    for (int i = 0; i < e->out.nprinters; i++) {
-        if (e->out.printers[i]->ops->end != NULL)
-            e->out.printers[i]->ops->end(e->out.printers[i], sum);
-        if (e->out.printers[i]->ops->close(e->out.printers[i], err, sizeof err) != 0)
-            fprintf(stderr, "nccl-collbench: %s\n", err);
-    }
-    e->out.nprinters = 0;
+    end_all_for_exit(e, &sum);
 }
 
 void cb_eng_end_printers_on_lost(void *ctx, const char *why)
@@ -346,25 +370,13 @@ void cb_eng_end_printers_on_lost(void *ctx, const char *why)
     /* Called on the main thread, which may be inside a printer call (the
      * lock held): then the outputs end without this. The process ends
      * after this. */
-    struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_sec += 2;
-    if (pthread_mutex_timedlock(&e->out.lock, &until) != 0)
+    if (lock_outputs_for_end(e) != 0)
         return;
-    cb_summary files_sum = e->out.files_sum, *sum = &files_sum;
-    mark_min_bw(sum);
-    sum->elapsed_s += monotonic_s() - e->out.files_sum_at;
-    sum->exit_status = CB_EXIT_RUNTIME;
-    snprintf(sum->error, sizeof sum->error, "%s; the outputs hold the %d results finished "
-             "before it", why, sum->results);
-    char err[CB_MSGLEN];
-    for (int i = 0; i < e->out.nprinters; i++) {
-        if (e->out.printers[i]->ops->end != NULL)
-            e->out.printers[i]->ops->end(e->out.printers[i], sum);
-        if (e->out.printers[i]->ops->close(e->out.printers[i], err, sizeof err) != 0)
-            fprintf(stderr, "nccl-collbench: %s\n", err);
-    }
-    e->out.nprinters = 0;
+    cb_summary sum = published_summary(e);
+    sum.exit_status = CB_EXIT_RUNTIME;
+    snprintf(sum.error, sizeof sum.error, "%s; the outputs hold the %d results finished "
+             "before it", why, sum.results);
+    end_all_for_exit(e, &sum);
 }
 
 void cb_eng_end_files_on_signal(void *ctx, int sig)
@@ -372,18 +384,13 @@ void cb_eng_end_files_on_signal(void *ctx, int sig)
     engine *e = ctx;
     /* The main thread holds the lock only around printer calls, which the
      * signal made non-blocking on stdout and stderr. */
-    struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_sec += 2;
-    if (pthread_mutex_timedlock(&e->out.lock, &until) != 0) {
+    if (lock_outputs_for_end(e) != 0) {
         fprintf(stderr, "nccl-collbench: the outputs stayed busy; the files are finished only "
                 "when the run stops\n");
         return;
     }
     const char *name = sig == SIGINT ? "SIGINT" : "SIGTERM";
-    cb_summary sum = e->out.files_sum;
-    mark_min_bw(&sum);
-    sum.elapsed_s += monotonic_s() - e->out.files_sum_at;
+    cb_summary sum = published_summary(e);
     sum.exit_status = sig == SIGINT ? CB_EXIT_SIGINT : CB_EXIT_SIGTERM;
     snprintf(sum.error, sizeof sum.error, "interrupted by %s: stopped early; the files hold the "
              "%d results finished before it", name, sum.results);
@@ -397,9 +404,7 @@ void cb_eng_end_files_on_signal(void *ctx, int sig)
             e->out.printers[kept++] = pr;
             continue;
         }
-        if (pr->ops->end != NULL)
-            pr->ops->end(pr, &sum);
-        if (pr->ops->close(pr, err, sizeof err) != 0) {
+        if (end_and_close(pr, &sum, err, sizeof err) != 0) {
             fprintf(stderr, "nccl-collbench: %s\n", err);
             snprintf(e->out.files_error, sizeof e->out.files_error, "%s", err);
         }

@@ -236,12 +236,8 @@ static void write_rank_time(FILE *f, const cb_rank_time *t, const double *sample
     json_field_micros(f, "max_us", t->max);
     fprintf(f, ", \"samples\": %d", t->samples);
     if (samples != NULL) {
-        fprintf(f, ", \"samples_us\": [");
-        for (int i = 0; i < t->samples; i++) {
-            fputs(i ? ", " : "", f);
-            json_micros(f, samples[i]);
-        }
-        fputc(']', f);
+        fprintf(f, ", \"samples_us\": ");
+        json_list(f, samples, t->samples, json_micros);
     }
     fputc('}', f);
 }
@@ -371,17 +367,6 @@ static void json_result(cb_printer *pr, const cb_row *row)
         json_one_result(pr, row->in_place);
 }
 
-/* A list of figures, null where absent. */
-static void json_numbers(FILE *f, const double *v, int n)
-{
-    fputc('[', f);
-    for (int i = 0; i < n; i++) {
-        fputs(i ? ", " : "", f);
-        json_number(f, v[i]);
-    }
-    fputc(']', f);
-}
-
 static void json_scan_suspect(FILE *f, const cb_scan_suspect *x)
 {
     fprintf(f, "{\"kind\": ");
@@ -440,7 +425,7 @@ static void json_scan(cb_printer *pr, const cb_scan_report *rep)
     }
     fprintf(f, "],\n    \"node_busbw_gbps\": ");
     if (rep->node_bw != NULL)
-        json_numbers(f, rep->node_bw, n);
+        json_list(f, rep->node_bw, n, json_number);
     else
         fputs("null", f);
     fprintf(f, ",\n    \"pair_gbps\": ");
@@ -448,7 +433,7 @@ static void json_scan(cb_printer *pr, const cb_scan_report *rep)
         fputc('[', f);
         for (int a = 0; a < n; a++) {
             fputs(a ? ",\n      " : "", f);
-            json_numbers(f, rep->pair_bw + (size_t)a * n, n);
+            json_list(f, rep->pair_bw + (size_t)a * n, n, json_number);
         }
         fputc(']', f);
     } else {
@@ -456,7 +441,7 @@ static void json_scan(cb_printer *pr, const cb_scan_report *rep)
     }
     fprintf(f, ",\n    \"rail_busbw_gbps\": ");
     if (rep->rail_bw != NULL)
-        json_numbers(f, rep->rail_bw, rep->nrails);
+        json_list(f, rep->rail_bw, rep->nrails, json_number);
     else
         fputs("null", f);
     fprintf(f, ",\n    \"suspects\": [");

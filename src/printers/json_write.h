@@ -52,6 +52,18 @@ static inline void json_micros(FILE *f, double seconds)
     json_number(f, seconds * 1e6);
 }
 
+/* A list of figures, each written by put (json_number, json_micros: null
+ * where absent). */
+static inline void json_list(FILE *f, const double *v, int n, void (*put)(FILE *f, double v))
+{
+    fputc('[', f);
+    for (int i = 0; i < n; i++) {
+        fputs(i ? ", " : "", f);
+        put(f, v[i]);
+    }
+    fputc(']', f);
+}
+
 static inline void json_bool(FILE *f, int v)
 {
     fputs(v ? "true" : "false", f);

@@ -162,16 +162,6 @@ static void write_half(FILE *f, const cb_params *p, const cb_result *res)
     fputc('}', f);
 }
 
-static void write_numbers_us(FILE *f, const double *seconds, int n)
-{
-    fputc('[', f);
-    for (int i = 0; i < n; i++) {
-        fputs(i ? ", " : "", f);
-        json_micros(f, seconds[i]);
-    }
-    fputc(']', f);
-}
-
 /* -I 1: each iteration's slowest rank, its statistics after -K, and
  * every rank's samples (theirs: each process's, the slowest of its GPUs). */
 static void write_per_iter(FILE *f, const cb_params *p, const cb_result *res)
@@ -195,12 +185,13 @@ static void write_per_iter(FILE *f, const cb_params *p, const cb_result *res)
         json_field_micros(f, "stdev_us", st.stdev);
         json_field_number(f, "cv_pct", st.cv_pct);
         json_key(f, "times_us");
-        write_numbers_us(f, times, n);
+        json_list(f, times, n, json_micros);
         json_key(f, "per_process_max_times_us");
         fputc('[', f);
         for (int r = 0; r < res->group_ranks; r++) {
             fputs(r ? ", " : "", f);
-            write_numbers_us(f, res->rank_samples + (size_t)r * (size_t)res->samples_room, n);
+            json_list(f, res->rank_samples + (size_t)r * (size_t)res->samples_room, n,
+                      json_micros);
         }
         fputs("]}", f);
     }

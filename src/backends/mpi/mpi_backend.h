@@ -52,27 +52,12 @@ MPI_Datatype cb_mpi_type_of(cb_backend *b, cb_dtype dtype);
 MPI_Op cb_mpi_op_of(cb_backend *b, cb_dtype dtype, cb_redop redop);
 
 /* collectives.c: the ops table's collectives. */
-int cb_mpi_allreduce(cb_backend *b, const void *send, void *recv, size_t count,
-                     cb_dtype dtype, cb_redop redop);
-int cb_mpi_allgather(cb_backend *b, const void *send, void *recv, size_t count,
-                     cb_dtype dtype);
-int cb_mpi_reducescatter(cb_backend *b, const void *send, void *recv, size_t count,
-                         cb_dtype dtype, cb_redop redop);
-int cb_mpi_broadcast(cb_backend *b, const void *send, void *recv, size_t count,
-                     cb_dtype dtype, int root);
-int cb_mpi_reduce(cb_backend *b, const void *send, void *recv, size_t count,
-                  cb_dtype dtype, cb_redop redop, int root);
-int cb_mpi_alltoall(cb_backend *b, const void *send, void *recv, size_t count,
-                    cb_dtype dtype);
-int cb_mpi_gather(cb_backend *b, const void *send, void *recv, size_t count,
-                  cb_dtype dtype, int root);
-int cb_mpi_scatter(cb_backend *b, const void *send, void *recv, size_t count,
-                   cb_dtype dtype, int root);
-int cb_mpi_sendrecv(cb_backend *b, const void *send, void *recv, size_t count,
-                    cb_dtype dtype, int send_peer, int recv_peer);
-int cb_mpi_alltoallv(cb_backend *b, const void *send, const size_t *send_counts,
-                     const size_t *send_offsets, void *recv, const size_t *recv_counts,
-                     const size_t *recv_offsets, cb_dtype dtype);
+cb_backend_coll_redop cb_mpi_allreduce, cb_mpi_reducescatter;
+cb_backend_coll cb_mpi_allgather, cb_mpi_alltoall;
+cb_backend_coll_root cb_mpi_broadcast, cb_mpi_gather, cb_mpi_scatter;
+cb_backend_coll_redop_root cb_mpi_reduce;
+cb_backend_coll_peers cb_mpi_sendrecv;
+cb_backend_coll_v cb_mpi_alltoallv;
 int cb_mpi_barrier(cb_backend *b);
 int cb_mpi_reduce_local(cb_backend *b, cb_local_stage stage, const void *in, void *inout,
                         size_t count, cb_dtype dtype, cb_redop redop);

@@ -159,24 +159,16 @@ int cb_nccl_comm_time(cb_backend *b, cb_comm_op op, double *seconds);
 
 /* nccl/p2p.c */
 int cb_nccl_ensure_scratch(nccl_backend *nb);
-int cb_nccl_alltoall(cb_backend *b, const void *send, void *recv, size_t count, cb_dtype dtype);
-int cb_nccl_gather(cb_backend *b, const void *send, void *recv, size_t count, cb_dtype dtype,
-                   int root);
-int cb_nccl_scatter(cb_backend *b, const void *send, void *recv, size_t count, cb_dtype dtype,
-                    int root);
-int cb_nccl_sendrecv(cb_backend *b, const void *send, void *recv, size_t count, cb_dtype dtype,
-                     int send_peer, int recv_peer);
+cb_backend_coll cb_nccl_alltoall;
+cb_backend_coll_root cb_nccl_gather, cb_nccl_scatter;
+cb_backend_coll_peers cb_nccl_sendrecv;
 
 /* nccl/native.c: --nccl-impl and NCCL 2.28's own alltoall, gather, scatter */
 int cb_nccl_select_impl(cb_backend *b, cb_impl impl);
 int cb_nccl_native_alltoall(nccl_backend *nb, const void *send, void *recv, size_t count,
                             ncclDataType_t type);
-int cb_nccl_alltoall_chosen(cb_backend *b, const void *send, void *recv, size_t count,
-                            cb_dtype dtype);
-int cb_nccl_gather_chosen(cb_backend *b, const void *send, void *recv, size_t count,
-                          cb_dtype dtype, int root);
-int cb_nccl_scatter_chosen(cb_backend *b, const void *send, void *recv, size_t count,
-                           cb_dtype dtype, int root);
+cb_backend_coll cb_nccl_alltoall_chosen;
+cb_backend_coll_root cb_nccl_gather_chosen, cb_nccl_scatter_chosen;
 int cb_nccl_warm_up_native(nccl_backend *nb);
 
 /* nccl/register.c: device memory and -R. cb_nccl_choose_allocator sets
@@ -192,9 +184,7 @@ void cb_nccl_deregister_all(nccl_backend *nb, int aborting);
 void cb_nccl_release_registered(nccl_backend *nb);
 
 /* nccl/alltoallv.c */
-int cb_nccl_alltoallv(cb_backend *b, const void *send, const size_t *send_counts,
-                      const size_t *send_offsets, void *recv, const size_t *recv_counts,
-                      const size_t *recv_offsets, cb_dtype dtype);
+cb_backend_coll_v cb_nccl_alltoallv;
 
 /* nccl/compare.c: -B on the GPU. prepare, collective over the whole run
  * (config.run_comm): load the kernel and test it; on every rank nb->compare and
