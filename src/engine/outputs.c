@@ -343,9 +343,10 @@ void cb_eng_end_printers_on_lost(void *ctx, const char *why)
     engine *e = ctx;
     if (e->rank != 0)
         return;
-    /* Called on the main thread, which may be inside a printer call (the
-     * lock held): then the outputs end without this. The process ends
-     * after this. */
+    /* Called on the main thread (cb_ctl_lost), which may be inside a
+     * printer call (the lock held): then the outputs end without this; or
+     * on the watchdog thread (a peer's side channel closed). The process
+     * ends after this. */
     struct timespec until;
     clock_gettime(CLOCK_REALTIME, &until);
     until.tv_sec += 2;
@@ -357,13 +358,22 @@ void cb_eng_end_printers_on_lost(void *ctx, const char *why)
     sum->exit_status = CB_EXIT_RUNTIME;
     snprintf(sum->error, sizeof sum->error, "%s; the outputs hold the %d results finished "
              "before it", why, sum->results);
+    /* Files first: a launcher ending the job may have stopped reading
+     * stdout, and its SIGKILL follows its SIGTERM within a second. */
     char err[CB_MSGLEN];
-    for (int i = 0; i < e->out.nprinters; i++) {
-        if (e->out.printers[i]->ops->end != NULL)
-            e->out.printers[i]->ops->end(e->out.printers[i], sum);
-        if (e->out.printers[i]->ops->close(e->out.printers[i], err, sizeof err) != 0)
-            fprintf(stderr, "nccl-collbench: %s\n", err);
-    }
+    unsigned long streams = 0;   /* read before any printer is closed (freed) */
+    for (int i = 0; i < e->out.nprinters && i < 64; i++)
+        streams |= (unsigned long)on_stream(e, i) << i;
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < e->out.nprinters; i++) {
+            cb_printer *pr = e->out.printers[i];
+            if ((int)(streams >> i & 1) != (pass == 1))
+                continue;
+            if (pr->ops->end != NULL)
+                pr->ops->end(pr, sum);
+            if (pr->ops->close(pr, err, sizeof err) != 0)
+                fprintf(stderr, "nccl-collbench: %s\n", err);
+        }
     e->out.nprinters = 0;
 }
 
