@@ -113,6 +113,9 @@ int cb_engine_run(const cb_params *p, cb_ctl *comm, cb_watchdog *startup, char *
     if (startup != NULL)
         cb_watchdog_stop(startup);
     if (e->rank == 0) {
+        /* A rank's side channel closing mid-run is its death (the others
+         * learn of rank 0's from their control plane, or their launcher). */
+        cb_watchdog_set_lost(&e->safety.watch, cb_eng_end_printers_on_lost, e);
         cb_watchdog_set_report(&e->safety.watch, cb_eng_end_printers_on_hang, e);
         cb_watchdog_set_signal(&e->safety.watch, cb_eng_end_files_on_signal, e);
     }
@@ -175,6 +178,8 @@ int cb_engine_run(const cb_params *p, cb_ctl *comm, cb_watchdog *startup, char *
      * others destroy (a collective step in NCCL, which would wait for it). */
     cb_eng_flush_pending(e);
     cb_eng_end_printers(e);
+    /* A rank past the last agreement closes its side channel as it goes. */
+    cb_watchdog_set_lost(&e->safety.watch, NULL, NULL);
     int failed = cb_eng_agree(e) != CB_EXIT_OK;
     cb_watchdog_doing(&e->safety.watch, "shutting the %s backend down", e->ops ? e->ops->name : "");
     cb_eng_free_buffers(e);

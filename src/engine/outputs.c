@@ -337,10 +337,19 @@ static cb_summary published_summary(const engine *e)
  * the lock is kept: the process ends after this. */
 static void end_all_for_exit(engine *e, const cb_summary *sum)
 {
+    /* Files first: a launcher ending the job may have stopped reading
+     * stdout, and its SIGKILL follows its SIGTERM within a second. */
     char err[CB_MSGLEN];
-    for (int i = 0; i < e->out.nprinters; i++)
-        if (end_and_close(e->out.printers[i], sum, err, sizeof err) != 0)
-            fprintf(stderr, "nccl-collbench: %s\n", err);
+    unsigned long streams = 0;   /* read before any printer is closed (freed) */
+    for (int i = 0; i < e->out.nprinters && i < 64; i++)
+        streams |= (unsigned long)on_stream(e, i) << i;
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < e->out.nprinters; i++) {
+            if ((int)(streams >> i & 1) != (pass == 1))
+                continue;
+            if (end_and_close(e->out.printers[i], sum, err, sizeof err) != 0)
+                fprintf(stderr, "nccl-collbench: %s\n", err);
+        }
     e->out.nprinters = 0;
 }
 
@@ -367,9 +376,10 @@ void cb_eng_end_printers_on_lost(void *ctx, const char *why)
     engine *e = ctx;
     if (e->rank != 0)
         return;
-    /* Called on the main thread, which may be inside a printer call (the
-     * lock held): then the outputs end without this. The process ends
-     * after this. */
+    /* Called on the main thread (cb_ctl_lost), which may be inside a
+     * printer call (the lock held): then the outputs end without this; or
+     * on the watchdog thread (a peer's side channel closed). The process
+     * ends after this. */
     if (lock_outputs_for_end(e) != 0)
         return;
     cb_summary sum = published_summary(e);

@@ -67,6 +67,7 @@ int cb_side_read(struct cb_side_link *link)
             continue;
         if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)) {
             link->gone = 1;
+            link->ended = 1;   /* the kernel closes a killed process's sockets */
             return -1;
         }
         if (n < 0)
@@ -183,6 +184,13 @@ int cb_sidechannel_serve(cb_sidechannel *sc, int wait_ms, int wake_fd, cb_side_s
                     if (cb_side_send(link, &answer, cb_side_now() + SIDE_SEND_S) != 0)
                         link->gone = 1;
                 }
+            }
+            /* A peer's end closed: its process ended (SIGKILL, the OOM
+             * killer, a crash), or it left after the run; the watchdog
+             * judges which (cb_watchdog_set_lost). */
+            if (link->ended && event == CB_SIDE_NONE) {
+                *arg = which[k];
+                event = CB_SIDE_LOST;
             }
             if (link->gone)
                 cb_side_drop(link);
@@ -312,4 +320,11 @@ void cb_sidechannel_release(cb_sidechannel *sc, int code, double wait_s,
                 cb_side_drop(link);
         }
     }
+}
+
+const char *cb_sidechannel_host(const cb_sidechannel *sc, int r)
+{
+    if (sc->rank != 0)
+        return r == 0 ? sc->host0 : "";
+    return sc->links != NULL && r >= 0 && r < sc->nlinks ? sc->links[r].host : "";
 }

@@ -59,8 +59,13 @@ typedef void (*cb_side_snapshot)(void *ctx, cb_hang_state *out);
 enum cb_side_event {
     CB_SIDE_NONE,
     CB_SIDE_FIRED,   /* rank 0: the watchdog of rank *arg fired */
-    CB_SIDE_EXIT     /* the others: rank 0 says exit with status *arg */
+    CB_SIDE_EXIT,    /* the others: rank 0 says exit with status *arg */
+    CB_SIDE_LOST     /* the link to rank *arg closed at its end: that process ended */
 };
+
+/* The host of rank r as rank 0 learnt it at start-up (rank 0), or rank
+ * 0's (the others, for r = 0); "" when unknown. */
+const char *cb_sidechannel_host(const cb_sidechannel *sc, int r);
 
 /* Wait up to wait_ms for messages and handle them: a question is answered
  * with snap's state. A readable wake_fd (-1: none) ends the wait at once,

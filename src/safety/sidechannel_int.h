@@ -37,6 +37,7 @@ typedef struct side_msg {
 struct cb_side_link {
     int fd;                /* -1: none */
     int gone;              /* the peer closed it, it broke, or it sent a bad message */
+    int ended;             /* the peer's end closed or reset: its process ended */
     int self, peer;        /* the ranks at this end and the other */
     size_t have;           /* bytes of in received so far */
     side_msg in;

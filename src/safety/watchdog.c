@@ -214,6 +214,35 @@ static void thawed_exit(cb_watchdog *w, double frozen)
     leave(w, exit_code);
 }
 
+/* The process of rank peer ended mid-run (its side channel link closed at
+ * its end): see cb_watchdog_set_lost. Returns when the run is over, where
+ * a link closing is a rank's ordinary exit. */
+static void lost_peer(cb_watchdog *w, int peer)
+{
+    pthread_mutex_lock(&w->lock);
+    void (*hook)(void *, const char *) = w->lost_hook;
+    void *ctx = w->lost_ctx;
+    pthread_mutex_unlock(&w->lock);
+    /* A stop a signal began (rank 0's hook saw it first) ends every rank
+     * on its own: a link closing then is a rank leaving, not a death. */
+    if (hook == NULL || w->signal_seen)
+        return;
+    atomic_store(&w->ending, 1);   /* a control plane failing meanwhile waits for this */
+    char why[CB_HANG_HOSTLEN + 160];
+    snprintf(why, sizeof why, "rank %d (%s) ended during the run: its side channel closed "
+             "(killed, as by SIGKILL or the OOM killer, or crashed)", peer,
+             cb_sidechannel_host(w->side, peer));
+    hook(ctx, why);
+    char who[96];
+    whoami(w, who, sizeof who);
+    fprintf(stderr, "nccl-collbench: %s: %s; this rank ends (status %d)\n", who, why,
+            CB_EXIT_RUNTIME);
+    fflush(stderr);
+    if (w->rank == 0)   /* the others end now too, with the same status */
+        cb_sidechannel_release(w->side, CB_EXIT_RUNTIME, 1.0, NULL);
+    _exit(CB_EXIT_RUNTIME);
+}
+
 /* Rank 0: the first SIGINT or SIGTERM, handed to the signal hook once. */
 static void watch_signals(cb_watchdog *w)
 {
@@ -226,6 +255,17 @@ static void watch_signals(cb_watchdog *w)
     pthread_mutex_unlock(&w->lock);
     if (hook == NULL)
         return;   /* not set yet: a later turn calls it */
+    /* A launcher's SIGTERM after a rank died (mpirun's, then its SIGKILL a
+     * second later) comes after the kernel closed the dead rank's link:
+     * that death is the reason, and is reported as such. */
+    int peer = 0;
+    int event = w->side != NULL && w->side->on
+                    ? cb_sidechannel_serve(w->side, 0, -1, snapshot, w, &peer)
+                    : CB_SIDE_NONE;
+    if (event == CB_SIDE_LOST)
+        lost_peer(w, peer);
+    if (event == CB_SIDE_FIRED)
+        report_and_exit(w, peer);
     w->signal_seen = 1;
     hook(ctx, sig);
 }
@@ -262,6 +302,8 @@ static void *watch(void *arg)
             thawed_exit(w, frozen);
         if (event == CB_SIDE_FIRED)
             report_and_exit(w, peer);
+        if (event == CB_SIDE_LOST)
+            lost_peer(w, peer);
         watch_signals(w);
         unsigned long now_progress = atomic_load(&w->progress);
         double now = now_seconds();
@@ -400,6 +442,16 @@ void cb_watchdog_set_exit(cb_watchdog *w, int code)
     if (w->running)
         pthread_mutex_lock(&w->lock);
     w->exit_code = code;
+    if (w->running)
+        pthread_mutex_unlock(&w->lock);
+}
+
+void cb_watchdog_set_lost(cb_watchdog *w, void (*hook)(void *ctx, const char *why), void *ctx)
+{
+    if (w->running)
+        pthread_mutex_lock(&w->lock);
+    w->lost_hook = hook;
+    w->lost_ctx = ctx;
     if (w->running)
         pthread_mutex_unlock(&w->lock);
 }

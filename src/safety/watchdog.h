@@ -67,6 +67,8 @@ typedef struct cb_watchdog {
     void *abort_ctx;
     int exit_code;                 /* the status on expiry: CB_EXIT_TIMEOUT unless set */
     atomic_int ending;             /* the watching thread is ending the rank */
+    void (*lost_hook)(void *ctx, const char *why); /* set while a peer's end is a loss */
+    void *lost_ctx;
 } cb_watchdog;
 
 /* Start watching; limit <= 0 never ends the run, and starts no thread
@@ -135,6 +137,15 @@ void cb_watchdog_set_abort(cb_watchdog *w, void (*hook)(void *ctx), void *ctx);
 
 /* The status the process ends with on expiry (CB_EXIT_TIMEOUT until set). */
 void cb_watchdog_set_exit(cb_watchdog *w, int code);
+
+/* While hook is set (NULL: from then on not), a side channel link that
+ * closes at its far end is a peer that ended mid-run (SIGKILL, the OOM
+ * killer, a crash): this rank calls hook with why (rank 0 finishes its
+ * outputs), says so naming the rank and host, rank 0 tells the others to
+ * end, and it exits with status 1, before a launcher's SIGTERM or SIGKILL
+ * can cost rank 0 its files. Unset before the last agreement: a rank that
+ * passed it closes its link as it leaves. */
+void cb_watchdog_set_lost(cb_watchdog *w, void (*hook)(void *ctx, const char *why), void *ctx);
 
 void cb_watchdog_stop(cb_watchdog *w);
 

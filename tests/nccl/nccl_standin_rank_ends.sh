@@ -7,6 +7,9 @@
 # b. A rank of -g killed mid-run (SIGKILL, as the OOM killer's): rank 0
 #    finishes its JSON with what finished (complete false, status 1) and
 #    whole CSV rows, and the parent names the rank that ended.
+# f. The same under mpirun, whose SIGTERM to the survivors is followed by
+#    its SIGKILL a second later: every survivor ends with status 1, rank 0
+#    keeps its files and names the rank and host that ended.
 # c. SIGKILL and SIGHUP to the -g parent: its ranks end within seconds,
 #    and rank 0 finishes the JSON (complete false) and whole CSV rows.
 # d. SIGTERM to a -g job's whole process group reaches each rank twice
@@ -138,6 +141,55 @@ expect_rc 143 "SIGTERM to the -g job's process group"
     show_and_fail "SIGTERM to the process group: the JSON says '$(json_says "$CB_TMP/r.json")'"
 whole_rows "$CB_TMP/r.csv" "SIGTERM to the process group"
 echo "ok: d"
+
+# f. Under mpirun: each rank through a script that records its own status
+# (mpirun's own is not the ranks', and Open MPI 4.1's may crash in its
+# teardown) and its shell's pid, whose child is the rank; ranks named
+# node0..node2 (NCCL_HOSTID).
+if [ -n "$CB_MPIRUN" ]; then
+    cat >"$CB_TMP/rank.sh" <<RANK
+#!/bin/sh
+r=\$OMPI_COMM_WORLD_RANK
+NCCL_HOSTID=node\$r
+export NCCL_HOSTID
+echo \$\$ >"$CB_TMP/sh.\$r"
+trap : TERM INT
+"$CB_STANDIN_BIN" "\$@"
+echo \$? >"$CB_TMP/status.\$r"
+RANK
+    chmod +x "$CB_TMP/rank.sh"
+    rm -f "$CB_TMP"/r.csv "$CB_TMP"/r.json "$CB_TMP"/status.* "$CB_TMP"/sh.*
+    CB_STANDIN_OP_US=20000 timeout -k 5 60 $CB_MPIRUN -np 3 "$CB_TMP/rank.sh" --backend nccl \
+        -b 8 -e 1M -f 2 -n 10 -w 1 -T 60 --csv "$CB_TMP/r.csv" --json "$CB_TMP/r.json" \
+        </dev/null >"$CB_TMP/out" 2>"$CB_TMP/err" &
+    pid=$!
+    i=0
+    while [ "$(grep -c . "$CB_TMP/r.csv" 2>/dev/null || echo 0)" -lt 3 ]; do
+        i=$((i + 1))
+        [ $i -le 300 ] || { kill -KILL $pid; fail "mpirun: no CSV rows within 30 s"; }
+        kill -0 $pid 2>/dev/null || show_and_fail "mpirun: the run ended before it could be stopped"
+        sleep 0.1
+    done
+    sh1=$(cat "$CB_TMP/sh.1")
+    read -r victim others <"/proc/$sh1/task/$sh1/children" || true   # no newline at its end
+    [ -n "$victim" ] && [ "$(readlink "/proc/$victim/exe")" = "$(readlink -f "$CB_STANDIN_BIN")" ] ||
+        fail "mpirun: rank 1's process not found under its shell $sh1 (children: $victim)"
+    kill -KILL "$victim"
+    wait $pid 2>/dev/null || true
+    for r in 0 2; do
+        [ "$(cat "$CB_TMP/status.$r" 2>/dev/null)" = 1 ] ||
+            show_and_fail "mpirun, rank 1 killed: rank $r ended with '$(cat "$CB_TMP/status.$r" 2>/dev/null || echo no status: killed)', not 1"
+    done
+    [ -f "$CB_TMP/r.json" ] || show_and_fail "mpirun, rank 1 killed: no JSON"
+    [ "$(json_says "$CB_TMP/r.json")" = "false 1" ] ||
+        show_and_fail "mpirun, rank 1 killed: the JSON says '$(json_says "$CB_TMP/r.json")', not 'false 1'"
+    grep -q '"rank 1 (node1) ended during the run' "$CB_TMP/r.json" ||
+        show_and_fail "mpirun, rank 1 killed: the JSON does not name rank 1 and its host"
+    whole_rows "$CB_TMP/r.csv" "mpirun, rank 1 killed"
+    grep -q "^nccl-collbench: rank 0 (node0): rank 1 (node1) ended during the run" "$CB_TMP/err" ||
+        show_and_fail "mpirun, rank 1 killed: rank 0 does not name rank 1 and its host"
+    echo "ok: f"
+fi
 
 # e. Both at once, each alone at its own port; -T 1 gives the start-up its
 # least, 15 s, of which the rendezvous takes 10.
