@@ -19,6 +19,18 @@ else
     echo "note: mandoc not installed, lint skipped; checking the options only"
 fi
 
+# Every page renders at 80 columns without a warning of groff's (a table
+# wider than the line, a line it cannot adjust or break).
+if command -v groff >/dev/null 2>&1; then
+    for p in $pages; do
+        groff -ww -t -man -Tutf8 -rLL=80n "$mandir/$p" >/dev/null 2>"$CB_TMP/groff" ||
+            fail "groff failed on $p: $(cat "$CB_TMP/groff")"
+        [ -s "$CB_TMP/groff" ] && fail "$p at 80 columns: $(head -5 "$CB_TMP/groff")"
+    done
+else
+    echo "note: groff not installed, the 80-column rendering is not checked"
+fi
+
 lines=$(wc -l <"$page")
 [ "$lines" -le 1700 ] || fail "nccl-collbench.1 has $lines lines, more than 1700"
 
