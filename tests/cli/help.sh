@@ -55,6 +55,10 @@ echo "$k8s" | grep -q 'mpirun -np' && fail "the Kubernetes recipe uses mpirun: $
 echo "$k8s" | grep -q 'nccl-collbench -g 8 ' || fail "the Kubernetes recipe has no -g 8: $k8s"
 grep -A1 -- '- -g$' "$CB_SRCDIR/deploy/kubernetes/indexed-job.yaml" | grep -q '"8"' ||
     fail "deploy/kubernetes/indexed-job.yaml no longer runs -g 8: change the recipe with it"
+# The man page's Kubernetes recipe too.
+man_k8s=$(sed -n '/^Kubernetes/,/^\.RE/p' "$CB_BUILDDIR/man/nccl-collbench.1")
+echo "$man_k8s" | grep -q 'mpirun \\-np' && fail "nccl-collbench(1)'s Kubernetes recipe uses mpirun"
+echo "$man_k8s" | grep -q 'nccl\\-collbench \\-g 8 ' || fail "nccl-collbench(1)'s Kubernetes recipe has no -g 8"
 # Under nccl-tests' names, -g is not "1 only": -g 8 starts 8 ranks.
 ln -s "$CB_BIN" "$CB_TMP/all_reduce_perf"
 "$CB_TMP/all_reduce_perf" --help >"$CB_TMP/their_help" 2>&1 || fail "all_reduce_perf --help failed"
