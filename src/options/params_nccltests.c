@@ -342,7 +342,8 @@ void cb_params_nccl_tests_help(FILE *out)
 
 void cb_params_nccl_tests_usage(FILE *out, const char *prog, const char *collective)
 {
-    fprintf(out, "Usage: %s -g N [OPTION]...  or  mpirun -np N %s [OPTION]...\n"
+    fprintf(out, "Usage: %s -g N [OPTION]...\n"
+                 "   or: mpirun -np N %s [OPTION]...\n"
                  "nccl-collbench measuring %s with nccl-tests 2.19.6's options,\n"
                  "one rank per GPU. Every option takes a value (defaults in brackets):\n",
             prog, prog, collective);
