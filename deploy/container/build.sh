@@ -110,7 +110,7 @@ fi
 if [ "$want_names" = 1 ]; then
     missing=""
     for name in all_reduce_perf all_gather_perf broadcast_perf reduce_perf reduce_scatter_perf \
-        alltoall_perf alltoallv_perf gather_perf scatter_perf sendrecv_perf; do
+        alltoall_perf alltoallv_perf gather_perf scatter_perf sendrecv_perf hypercube_perf; do
         [ -x "$prefix/bin/$name" ] || missing="$missing $name"
     done
     if [ -n "$missing" ]; then

@@ -22,6 +22,7 @@ static const char *const programs[][2] = {
     {"reduce_scatter_perf", "reducescatter"}, {"alltoall_perf", "alltoall"},
     {"alltoallv_perf", "alltoallv"},      {"gather_perf", "gather"},
     {"scatter_perf", "scatter"},          {"sendrecv_perf", "sendrecv"},
+    {"hypercube_perf", "hypercube"},
 };
 
 #define PROGRAM_COUNT (sizeof programs / sizeof programs[0])

@@ -5,7 +5,7 @@
 # temporary folder, runs only the install hooks: nothing is built.
 . "$CB_SRCDIR/tests/support/lib.sh"
 names="all_reduce_perf all_gather_perf broadcast_perf reduce_perf reduce_scatter_perf
-alltoall_perf alltoallv_perf gather_perf scatter_perf sendrecv_perf"
+alltoall_perf alltoallv_perf gather_perf scatter_perf sendrecv_perf hypercube_perf"
 args=$("$CB_BUILDDIR/config.status" --config) || skip "no config.status in $CB_BUILDDIR"
 case $args in
 *disable-nccl-tests-names* | *enable-nccl-tests-names=no*)

@@ -6,7 +6,7 @@
 . "$CB_SRCDIR/tests/support/lib.sh"
 script="$CB_SRCDIR/deploy/container/build.sh"
 names="all_reduce_perf all_gather_perf broadcast_perf reduce_perf reduce_scatter_perf
-alltoall_perf alltoallv_perf gather_perf scatter_perf sendrecv_perf"
+alltoall_perf alltoallv_perf gather_perf scatter_perf sendrecv_perf hypercube_perf"
 
 # prefix DIR NCCL-LINE: a prefix whose nccl-collbench says NCCL-LINE of nccl.
 prefix() {
