@@ -111,14 +111,14 @@ mkdir _build-san
 # loaded at run time, sysfs, the file of floors). The option parser and the CSV reader
 # are fuzzed under AddressSanitizer below.
 san_tests=$(for t in $again_tests; do case "$t" in
-    tests/unit/* | tests/cli/help.sh | tests/cli/option_notes.sh) echo "$t" ;;
+    tests/unit/* | tests/cli/help.sh | tests/cli/option_notes.sh | tests/cli/prefix_options.sh) echo "$t" ;;
     tests/e2e/json_stats.sh | tests/e2e/csv_stdout.sh | tests/e2e/output_files.sh | \
         tests/e2e/cycles.sh | tests/e2e/memory_report.sh | tests/e2e/table_fields.sh | \
         tests/e2e/sigterm_files.sh | tests/e2e/compare.sh | tests/e2e/sample_stride.sh | \
         tests/e2e/plot_untrusted.sh | tests/e2e/budget.sh | tests/e2e/min_busbw.sh | \
         tests/e2e/split.sh | tests/e2e/reduce_root_inplace.sh | \
         tests/e2e/alltoallv.sh | tests/e2e/comm_init.sh | tests/e2e/progress.sh | \
-        tests/e2e/plot_series.sh | tests/e2e/nccl_tests_layout.sh) echo "$t" ;;
+        tests/e2e/plot_series.sh | tests/e2e/nccl_tests_layout.sh | tests/e2e/hypercube.sh) echo "$t" ;;
     tests/faults/faults.sh | tests/faults/corrupt.sh | tests/faults/check_timed.sh | tests/faults/repeat_check.sh | \
         tests/faults/hang_report.sh | tests/faults/startup_hang.sh | tests/faults/side_channel.sh) echo "$t" ;;
     tests/nccl/nccl_standin_sweep.sh | tests/nccl/nccl_standin_strict.sh | \

@@ -179,6 +179,27 @@ static int start_world(int *argc, char ***argv, const cb_launch *l, int timeout,
     return 0;
 }
 
+/* The program's name in messages: as invoked when that is one of
+ * nccl-tests' names (all_reduce_perf), so that a script's log reads as it
+ * ran. */
+static const char *program_name(const char *argv0)
+{
+    if (argv0 == NULL || cb_params_nccl_tests_program(argv0) == NULL)
+        return "nccl-collbench";
+    return strrchr(argv0, '/') ? strrchr(argv0, '/') + 1 : argv0;
+}
+
+/* --help (theirs under nccl-tests' names) or --version, on stdout. */
+static void print_help(const cb_params *p, const char *argv0)
+{
+    if (p->help && p->tests_program != NULL)
+        cb_params_nccl_tests_usage(stdout, program_name(argv0), p->tests_program);
+    else if (p->help)
+        cb_params_help(stdout, "nccl-collbench");
+    else
+        printf("nccl-collbench %s\n", PACKAGE_VERSION);
+}
+
 /* The file format f writes under p, or NULL when it writes none (not
  * asked for, or stdout or stderr). */
 static const char *output_file(const cb_printer_ops *f, const cb_params *p)
@@ -269,7 +290,16 @@ int main(int argc, char **argv)
     cb_params early;
     char ignored[CB_MSGLEN];
     cb_params_defaults(&early);
-    (void)cb_params_parse(&early, argc, argv, ignored, sizeof ignored);
+    int early_ok = cb_params_parse(&early, argc, argv, ignored, sizeof ignored) == 0;
+    /* --help and --version need no ranks: answered before MPI_Init (0.5 s
+     * and more), once, by the process a launcher made rank 0 or by the one
+     * the user started. A command line with an error goes the long way,
+     * which names it. */
+    if (early_ok && (early.help || early.version)) {
+        if (cb_launch_env_rank(read_env) <= 0)
+            print_help(&early, argc > 0 ? argv[0] : NULL);
+        return CB_EXIT_OK;
+    }
     /* -g N starts ranks only where no launcher made this process one. */
     if (early.local_ranks > 1 && !cb_launch_is_rank(read_env))
         return run_local(&early, argv);
@@ -298,11 +328,7 @@ int main(int argc, char **argv)
     cb_watchdog_set_rank(&startup, rank);
     cb_watchdog_doing(&startup, "checking the command line across ranks, at start-up");
 
-    /* Messages name the program as invoked when that is one of nccl-tests'
-     * names (all_reduce_perf), so that a script's log reads as it ran. */
-    const char *prog = "nccl-collbench";
-    if (argc > 0 && cb_params_nccl_tests_program(argv[0]) != NULL)
-        prog = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
+    const char *prog = program_name(argc > 0 ? argv[0] : NULL);
     /* Every rank parses the same command line; rank 0 speaks for all. */
     cb_params params;
     cb_params_defaults(&params);
@@ -364,14 +390,8 @@ int main(int argc, char **argv)
         return finish(CB_EXIT_USAGE, &params, world, &startup);
     }
     if (params.help || params.version) {
-        if (rank == 0) {
-            if (params.help && params.tests_program != NULL)
-                cb_params_nccl_tests_usage(stdout, prog, params.tests_program);
-            else if (params.help)
-                cb_params_help(stdout, "nccl-collbench");
-            else
-                printf("nccl-collbench %s\n", PACKAGE_VERSION);
-        }
+        if (rank == 0)
+            print_help(&params, argc > 0 ? argv[0] : NULL);
         return finish(CB_EXIT_OK, &params, world, &startup);
     }
     cb_signals_install();

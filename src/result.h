@@ -203,6 +203,7 @@ typedef struct cb_summary {
     int below_expectation;     /* rows below their expected bandwidth (--expect); 0 without */
     int scan_suspects;         /* suspects the health scan named, over every cycle */
     int unchecked;             /* rows --expect gates that have no expectation (status 6) */
+    int unverified;            /* results whose output no check read (-c 0) */
     int link_faults;           /* --expect auto: links down or degraded (status 8) */
     const char *auto_host_backend; /* --backend auto chose this host-memory backend, else NULL */
     int unauthenticated;       /* a TCP rendezvous without NCCL_COLLBENCH_KEY */
@@ -213,7 +214,7 @@ typedef struct cb_summary {
 
 /* The closing verdict (src/printers/closing.c): "PASS", "FAIL", or
  * "UNCHECKED" (status 5 or 6: nothing measured, or rows --expect could not
- * judge), and why in reasons ("3 wrong elements on rank 5 host h2; 2 rows
+ * judge; or status 0 with -c 0, nothing verified), and why in reasons ("3 wrong elements on rank 5 host h2; 2 rows
  * below expectation"; "mpi backend, host memory" after auto chose it; ""
  * when there is nothing to say). */
 const char *cb_verdict(const cb_summary *sum, char *reasons, size_t len);

@@ -86,7 +86,10 @@ enum cb_collective_flags {
     /* Times the making of communicators (comm_init): the engine measures
      * it through the backend's comm_time, one row per way; left out of
      * "-o all". */
-    CB_COLL_COMM = 1 << 6
+    CB_COLL_COMM = 1 << 6,
+    /* Asked for by name only, left out of "-o all" (hypercube: power-of-two
+     * rank counts only). */
+    CB_COLL_BY_NAME = 1 << 7
 };
 
 typedef struct cb_collective {

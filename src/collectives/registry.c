@@ -12,6 +12,7 @@ extern const cb_collective cb_coll_alltoallv;
 extern const cb_collective cb_coll_gather;
 extern const cb_collective cb_coll_scatter;
 extern const cb_collective cb_coll_sendrecv;
+extern const cb_collective cb_coll_hypercube;
 extern const cb_collective cb_coll_barrier;
 extern const cb_collective cb_coll_ring_allreduce;
 extern const cb_collective cb_coll_hier_allreduce;
@@ -28,6 +29,7 @@ static const cb_collective *const collective_table[] = {
     &cb_coll_gather,
     &cb_coll_scatter,
     &cb_coll_sendrecv,
+    &cb_coll_hypercube,
     &cb_coll_ring_allreduce,
     &cb_coll_hier_allreduce,
     &cb_coll_barrier,

@@ -541,6 +541,8 @@ static void emit_row(engine *e, const cb_result *out_of_place, const cb_result *
             count_average(&e->sum, halves[h]);
         }
         count_wrong(&e->sum, halves[h]);
+        if (e->p->check_passes == 0 && !(halves[h]->collective->flags & CB_COLL_NO_DATA))
+            e->sum.unverified++;
     }
     cb_row row = {out_of_place, in_place};
     pthread_mutex_lock(&e->out.lock);

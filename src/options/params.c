@@ -553,14 +553,27 @@ int cb_params_parse(cb_params *p, int argc, char **argv, char *err, size_t err_l
             const char *name = word + 2;
             const char *eq = strchr(name, '=');
             size_t len = eq ? (size_t)(eq - name) : strlen(name);
+            if (eq != NULL)
+                value = eq + 1;
+            snprintf(shown, sizeof shown, "--%.*s", (int)len, name);
             char their = cb_params_nccl_tests_long(name, len);
             /* Ours first under our name; theirs first under theirs. */
             spec = dropin && their ? NULL : find_long(name, len);
+            /* No such word: a unique prefix of one (getopt_long's habit). */
+            if (spec == NULL && their == '\0') {
+                s.option = shown;
+                int found = cb_params_long_prefix(&s, name, len, dropin, &name);
+                if (found < 0)
+                    return -1;
+                if (found > 0) {
+                    len = strlen(name);
+                    their = cb_params_nccl_tests_long(name, len);
+                    spec = dropin && their ? NULL : find_long(name, len);
+                    snprintf(shown, sizeof shown, "--%s", name);
+                }
+            }
             if (spec == NULL)
                 letter = their;
-            snprintf(shown, sizeof shown, "--%.*s", (int)len, name);
-            if (eq != NULL)
-                value = eq + 1;
         } else if (word[0] == '-' && word[1] != '\0' && word[1] != '-') {
             /* Theirs first under their names; ours first under ours. */
             int theirs = cb_params_nccl_tests_letter(word[1]);

@@ -44,9 +44,9 @@ static const char recipes[] =
     "    nccl-collbench-compare --quiet mon.csv tue.csv new.csv\n"
     "  Slurm prolog, epilog or HealthCheckProgram: drain the node if it fails:\n"
     "    nccl-collbench-health --expect auto -- --backend nccl -b 64M -e 64M\n"
-    "  Kubernetes, a Job per node: its status is the verdict; --prom for metrics:\n"
-    "    mpirun -np 8 nccl-collbench --backend nccl -b 256M -e 256M -T 300 \\\n"
-    "        --prom /var/lib/prometheus/node-exporter/nccl.prom\n";
+    "  Kubernetes, one pod per node, no mpirun (deploy/kubernetes/indexed-job.yaml):\n"
+    "    nccl-collbench -g 8 --backend nccl -o allreduce -b 8 -e 1G -T 300 \\\n"
+    "        --csv /results/allreduce.csv\n";
 
 /* One option's line: names, then its description at OPTION_COLUMN (on a
  * line of its own when the names are wider). */

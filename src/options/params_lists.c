@@ -78,9 +78,9 @@ static int add_collective(parse_state *s, const char *name)
 
 static int all_collectives(parse_state *s)
 {
-    /* comm_init times no collective: by name only. */
+    /* comm_init times no collective, hypercube needs 2^k ranks: by name only. */
     for (const cb_collective *const *c = cb_collective_list(); *c != NULL; c++)
-        if (!((*c)->flags & CB_COLL_COMM))
+        if (!((*c)->flags & (CB_COLL_COMM | CB_COLL_BY_NAME)))
             s->p->collectives[s->p->ncollectives++] = *c;
     return 0;
 }

@@ -23,6 +23,7 @@ static const char *const programs[][2] = {
     {"reduce_scatter_perf", "reducescatter"}, {"alltoall_perf", "alltoall"},
     {"alltoallv_perf", "alltoallv"},      {"gather_perf", "gather"},
     {"scatter_perf", "scatter"},          {"sendrecv_perf", "sendrecv"},
+    {"hypercube_perf", "hypercube"},
 };
 
 #define PROGRAM_COUNT (sizeof programs / sizeof programs[0])
@@ -38,7 +39,7 @@ typedef struct their_option {
 
 static const their_option theirs[] = {
     {'t', "nthreads", "1 only: one thread per rank"},
-    {'g', "ngpus", "1 only: one GPU per rank; mpirun -np N starts N ranks"},
+    {'g', "ngpus", "start N ranks on this node, one per GPU, without mpirun [1]"},
     {'b', "minbytes", "smallest size [32M]"},
     {'e', "maxbytes", "largest size [32M]"},
     {'i', "stepbytes", "add this many bytes each step [1M]"},
@@ -175,6 +176,68 @@ char cb_params_nccl_tests_long(const char *name, size_t len)
     return '\0';
 }
 
+/* The candidates of a prefix, as the letter each stands for ('\0': one
+ * of ours without a letter, so always its own meaning). */
+#define PREFIX_MAX 8
+
+typedef struct prefix_match {
+    const char *names[PREFIX_MAX];
+    char letters[PREFIX_MAX];
+    int n;
+} prefix_match;
+
+/* Adds a candidate, unless one of the same meaning is there: the same
+ * name, or the same letter (-o aside under their names, where their --op
+ * is the reduction and ours the collective). */
+static void prefix_offer(prefix_match *m, const char *name, char letter, int dropin)
+{
+    for (int i = 0; i < m->n; i++)
+        if (strcmp(m->names[i], name) == 0 ||
+            (letter != '\0' && letter == m->letters[i] && !(dropin && letter == 'o')))
+            return;
+    if (m->n < PREFIX_MAX) {
+        m->names[m->n] = name;
+        m->letters[m->n] = letter;
+    }
+    m->n++;
+}
+
+int cb_params_long_prefix(parse_state *s, const char *name, size_t len, int dropin,
+                          const char **full)
+{
+    prefix_match m = {.n = 0};
+    size_t count = 0;
+    const cb_option_spec *table = cb_params_options(&count);
+    if (len == 0)
+        return 0;
+    /* Theirs first under their names, ours first under ours: the name
+     * kept for a meaning both have is the one an exact word would find. */
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass == (dropin ? 0 : 1)) {
+            for (size_t i = 0; i < THEIR_COUNT; i++)
+                if (strncmp(theirs[i].long_name, name, len) == 0)
+                    prefix_offer(&m, theirs[i].long_name, theirs[i].letter, dropin);
+        } else {
+            for (size_t i = 0; i < count; i++)
+                if (strncmp(table[i].long_name, name, len) == 0)
+                    prefix_offer(&m, table[i].long_name, table[i].short_name, dropin);
+        }
+    }
+    if (m.n == 1) {
+        *full = m.names[0];
+        return 1;
+    }
+    if (m.n == 0)
+        return 0;
+    char list[256];
+    size_t used = 0;
+    for (int i = 0; i < m.n && i < PREFIX_MAX && used < sizeof list; i++)
+        used += (size_t)snprintf(list + used, sizeof list - used, "%s--%s",
+                                 i == 0 ? "" : i + 1 == m.n ? " or " : ", ", m.names[i]);
+    return cb_params_fail(s, "ambiguous option: could be %s%s", list,
+                          m.n > PREFIX_MAX ? ", ..." : "");
+}
+
 int cb_params_nccl_tests_letter(char letter)
 {
     for (size_t i = 0; i < THEIR_COUNT; i++)
@@ -195,6 +258,10 @@ static int foreign_option_value(parse_state *s, const foreign_option *f, const c
 {
     if (f->accepted != NULL && listed(f->accepted, value))
         return 0;
+    /* -F FILE: some forks' CSV file; ours is --csv. */
+    if (f->letter == 'F' && (value[0] < '0' || value[0] > '9'))
+        return cb_params_fail(s, "'%s': -F here is rccl-tests' --cache_flush, not a file; "
+                              "for a CSV file give --csv %s", value, value);
     return cb_params_fail(s, "'%s': nccl-tests' --%s has no counterpart: %s", value, f->theirs,
                           f->instead);
 }
@@ -314,10 +381,11 @@ void cb_params_nccl_tests_help(FILE *out)
 
 void cb_params_nccl_tests_usage(FILE *out, const char *prog, const char *collective)
 {
-    fprintf(out, "Usage: mpirun -np N %s [OPTION]...\n"
+    fprintf(out, "Usage: %s -g N [OPTION]...\n"
+                 "   or: mpirun -np N %s [OPTION]...\n"
                  "nccl-collbench measuring %s with nccl-tests 2.19.6's options,\n"
-                 "one MPI rank per GPU. Every option takes a value (defaults in brackets):\n",
-            prog, collective);
+                 "one rank per GPU. Every option takes a value (defaults in brackets):\n",
+            prog, prog, collective);
     for (size_t i = 0; i < THEIR_COUNT; i++) {
         char left[40];
         snprintf(left, sizeof left, "-%c, --%s", theirs[i].letter, theirs[i].long_name);

@@ -133,6 +133,12 @@ int cb_params_nccl_tests_letter(char letter);
 int cb_params_nccl_tests_option(parse_state *s, char letter, const char *value, int dropin);
 void cb_params_nccl_tests_defaults(cb_params *p, const char *collective);
 void cb_params_nccl_tests_help(FILE *out);
+/* A long option's name of which name (len characters) is a prefix, as
+ * getopt_long accepts it: 1 with the whole name in *full when one option
+ * (ours or theirs, alike in meaning) has it, 0 when none has, -1 after
+ * cb_params_fail naming the candidates when several have. */
+int cb_params_long_prefix(parse_state *s, const char *name, size_t len, int dropin,
+                          const char **full);
 /* Their defaults, and their checks after every option is read. */
 void cb_params_health_defaults(cb_params *p);
 int cb_params_check_health(parse_state *s);

@@ -50,7 +50,9 @@ const char *cb_verdict(const cb_summary *sum, char *reasons, size_t len)
 {
     size_t used = 0;
     if (len == 0)
-        return verdict_word(sum->exit_status);
+        return sum->exit_status == CB_EXIT_OK && sum->unverified > 0
+                   ? "UNCHECKED"
+                   : verdict_word(sum->exit_status);
     reasons[0] = '\0';
     if (sum->error[0] != '\0')
         add_reason(reasons, len, &used, "stopped early, status %d", sum->exit_status);
@@ -92,6 +94,12 @@ const char *cb_verdict(const cb_summary *sum, char *reasons, size_t len)
                    plural(sum->unchecked));
     if (sum->exit_status == CB_EXIT_NOTHING)
         add_reason(reasons, len, &used, "nothing measured");
+    /* -c 0: bandwidth only; the status stays 0, as nccl-tests', but the
+     * verdict never reads PASS for output no one checked. */
+    int unverified = sum->exit_status == CB_EXIT_OK && sum->unverified > 0;
+    if (unverified)
+        add_reason(reasons, len, &used, "nothing verified (-c 0): %d result%s not checked",
+                   sum->unverified, plural(sum->unverified));
     /* A failed status with no figure to show for it: a failed close or write. */
     if (sum->exit_status != CB_EXIT_OK && used == 0)
         add_reason(reasons, len, &used, "status %d", sum->exit_status);
@@ -100,5 +108,5 @@ const char *cb_verdict(const cb_summary *sum, char *reasons, size_t len)
         add_reason(reasons, len, &used, "%s backend, host memory", sum->auto_host_backend);
     if (sum->unauthenticated)
         add_reason(reasons, len, &used, "not authenticated: no NCCL_COLLBENCH_KEY");
-    return verdict_word(sum->exit_status);
+    return unverified ? "UNCHECKED" : verdict_word(sum->exit_status);
 }

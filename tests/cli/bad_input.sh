@@ -75,7 +75,8 @@ did you mean --min-busbw?	--min-bw 3
 --min-busbw 5: no collective selected moves data (comm_init	-o comm_init --min-busbw 5
 --expect auto: no collective selected moves data (barrier	-o barrier --expect auto
 --prom-sizes 100,200: no size of the sweep	--prom nothing.prom --prom-sizes 100,200 -b 1K -e 4K
-did you mean --iters?	--iter 3
+did you mean --iters?	--itres 3
+ambiguous option: could be --minbytes, --maxbytes	--m 8
 did you mean allreduce?	-o allreduc
 did you mean reduce_scatter?	-o reduce_scater
 did you mean float?	-d flaot

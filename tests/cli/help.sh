@@ -38,11 +38,54 @@ done
 # Each recipe's command line parses: with --help after it, a recipe whose
 # options were wrong would end with status 2 instead of printing the help.
 sed -n '/^Recipes/,/^$/p' "$CB_TMP/help" | sed -e ':a' -e '/\\$/N; s/\\\n *//; ta' |
-    sed -n 's/^ *mpirun -np [0-9]* nccl-collbench //p' >"$CB_TMP/recipes"
+    sed -n -e 's/^ *mpirun -np [0-9]* nccl-collbench //p' -e 's/^ *nccl-collbench //p' \
+    >"$CB_TMP/recipes"
 [ "$(wc -l <"$CB_TMP/recipes")" -ge 3 ] || fail "found $(wc -l <"$CB_TMP/recipes") recipes of nccl-collbench"
 while read -r args; do
     # shellcheck disable=SC2086 # the recipe's words
     run 1 $args --help
     expect_rc 0 "the recipe '$args' (with --help after it)"
 done <"$CB_TMP/recipes"
+
+# What --help says is so: the nccl backend's default clock is the host's;
+# the Kubernetes recipe runs as deploy/ does (-g 8, no mpirun).
+grep -q 'timed with CUDA events' "$CB_TMP/help" && fail "--help says the nccl backend is timed with CUDA events"
+k8s=$(sed -n '/^  Kubernetes/,/^  [A-Z]/p' "$CB_TMP/help")
+echo "$k8s" | grep -q 'mpirun -np' && fail "the Kubernetes recipe uses mpirun: $k8s"
+echo "$k8s" | grep -q 'nccl-collbench -g 8 ' || fail "the Kubernetes recipe has no -g 8: $k8s"
+grep -A1 -- '- -g$' "$CB_SRCDIR/deploy/kubernetes/indexed-job.yaml" | grep -q '"8"' ||
+    fail "deploy/kubernetes/indexed-job.yaml no longer runs -g 8: change the recipe with it"
+# The man page's Kubernetes recipe too.
+man_k8s=$(sed -n '/^Kubernetes/,/^\.RE/p' "$CB_BUILDDIR/man/nccl-collbench.1")
+echo "$man_k8s" | grep -q 'mpirun \\-np' && fail "nccl-collbench(1)'s Kubernetes recipe uses mpirun"
+echo "$man_k8s" | grep -q 'nccl\\-collbench \\-g 8 ' || fail "nccl-collbench(1)'s Kubernetes recipe has no -g 8"
+# Under nccl-tests' names, -g is not "1 only": -g 8 starts 8 ranks.
+ln -s "$CB_BIN" "$CB_TMP/all_reduce_perf"
+"$CB_TMP/all_reduce_perf" --help >"$CB_TMP/their_help" 2>&1 || fail "all_reduce_perf --help failed"
+grep -- '--ngpus' "$CB_TMP/their_help" | grep -q '1 only' && fail "all_reduce_perf --help: -g is '1 only'"
+
+# --help and --version answer without MPI_Init: with an MPI_Init that ends
+# the process (status 42), they still print and exit 0.
+if command -v "${CC:-cc}" >/dev/null 2>&1; then
+    cat >"$CB_TMP/noinit.c" <<'SHIM'
+#include <unistd.h>
+int MPI_Init(int *argc, char ***argv) { (void)argc; (void)argv; _exit(42); }
+int MPI_Init_thread(int *argc, char ***argv, int want, int *got)
+{ (void)argc; (void)argv; (void)want; (void)got; _exit(42); }
+SHIM
+    "${CC:-cc}" -shared -fPIC -o "$CB_TMP/noinit.so" "$CB_TMP/noinit.c" ||
+        fail "cannot build the MPI_Init shim"
+    for args in --help --version; do
+        for prog in "$CB_BIN" "$CB_TMP/all_reduce_perf"; do
+            rc=0
+            LD_PRELOAD="$CB_TMP/noinit.so" "$prog" $args >"$CB_TMP/out" 2>&1 || rc=$?
+            [ "$rc" = 0 ] || fail "$prog $args started MPI (status $rc)"
+            [ -s "$CB_TMP/out" ] || fail "$prog $args printed nothing"
+        done
+    done
+    # The shim does end a run that needs MPI, so the check above means something.
+    rc=0
+    LD_PRELOAD="$CB_TMP/noinit.so" "$CB_BIN" -e 8 -n 1 >/dev/null 2>&1 || rc=$?
+    [ "$rc" = 42 ] || fail "the MPI_Init shim did not take (status $rc)"
+fi
 echo "ok"

@@ -55,7 +55,8 @@ BUILD_DIR="$CB_TMP/build" JOBS=2 nice sh "$script" "$CB_TMP/prefix" "$@" >"$CB_T
 grep -qx "deploy/container/build.sh: installed nccl-collbench $version in $CB_TMP/prefix" "$CB_TMP/out" ||
     fail "no smoke test of version $version: $(cat "$CB_TMP/out")"
 grep -q 'configuration summary' "$CB_TMP/out" || fail "configure's summary is not in the log: $(cat "$CB_TMP/out")"
-for f in bin/nccl-collbench bin/nccl-collbench-compare bin/nccl-collbench-plot bin/nccl-collbench-health; do
+for f in bin/nccl-collbench bin/nccl-collbench-compare bin/nccl-collbench-plot bin/nccl-collbench-health \
+    bin/all_reduce_perf bin/sendrecv_perf; do
     [ -x "$CB_TMP/prefix/$f" ] || fail "not installed: $f"
 done
 [ -f "$CB_TMP/prefix/share/man/man1/nccl-collbench.1" ] || fail "the man page is not installed"

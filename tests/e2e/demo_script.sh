@@ -49,7 +49,7 @@ if [ "$as_root" = 1 ] || command -v sudo >/dev/null 2>&1; then
         fail "rocky: $(cat "$CB_TMP/demo")"
     no_daemon rocky
     grep -q 'would run: ci/build.sh' "$CB_TMP/demo" || fail "no build planned: $(cat "$CB_TMP/demo")"
-    grep -q 'would run: mpirun --oversubscribe -np 2 .*/src/nccl-collbench -o allreduce' "$CB_TMP/demo" ||
+    grep -q 'would run: mpirun --oversubscribe -np 2 .*/src/nccl-collbench .*-o allreduce' "$CB_TMP/demo" ||
         fail "no run planned: $(cat "$CB_TMP/demo")"
     rm "$CB_TMP/bin/sudo"
 fi
@@ -91,4 +91,29 @@ if [ "$rc" = 0 ]; then
 else
     echo "note: this machine lacks some of what the demo needs: $(cat "$CB_TMP/demo")"
 fi
+
+# The demo for real, on a built tree (a Makefile with nothing to do, the
+# program under test): a short, steady, verified table, no word of CUDA's
+# driver without a GPU, and one closing line saying what ran and what next.
+if [ "$rc" = 0 ] && command -v mpirun >/dev/null 2>&1; then
+    mkdir -p "$CB_TMP/built/src"
+    printf 'all:\n\t@:\n' >"$CB_TMP/built/Makefile"
+    ln -s "$CB_BIN" "$CB_TMP/built/src/nccl-collbench"
+    rc=0
+    BUILD_DIR="$CB_TMP/built" timeout -k 5 120 sh "$demo" >"$CB_TMP/demo" 2>"$CB_TMP/demo.err" || rc=$?
+    [ "$rc" = 0 ] || fail "the demo: status $rc: $(cat "$CB_TMP/demo" "$CB_TMP/demo.err")"
+    grep -q '^# Result: PASS' "$CB_TMP/demo" || fail "the demo's run is not verified: $(cat "$CB_TMP/demo")"
+    grep -qi 'driver version' "$CB_TMP/demo" "$CB_TMP/demo.err" &&
+        fail "the demo talks of CUDA's driver: $(grep -i 'driver version' "$CB_TMP/demo")"
+    rows=$(grep -c '^ *[0-9]' "$CB_TMP/demo")
+    [ "$rows" -ge 4 ] && [ "$rows" -le 10 ] || fail "the demo's table has $rows rows"
+    # Steady: each size's time (the faster placement) within 20x the last.
+    jump=$(awk '/^ *[0-9]/ { t = $6 < $10 ? $6 : $10; if (last > 0 && t > 20 * last) print $1; last = t }' \
+        "$CB_TMP/demo")
+    [ -z "$jump" ] || fail "the demo's times jump at $jump: $(cat "$CB_TMP/demo")"
+    [ "$(tail -n 1 "$CB_TMP/demo" | grep -c '^ci/demo.sh: ran .*; next: ')" = 1 ] ||
+        fail "the demo does not end with what ran and what next: $(tail -n 2 "$CB_TMP/demo")"
+fi
+# ar's flags: GNU ar warns of cru's 'u' on every build.
+grep -q '^ARFLAGS = cr$' "$CB_BUILDDIR/Makefile" || fail "ARFLAGS is not cr: ar warns on stderr"
 echo "ok"

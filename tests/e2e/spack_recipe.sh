@@ -24,7 +24,7 @@ for v in '~cuda~nccl' '+cuda~nccl' '+cuda+nccl'; do
     grep -q "^$v	" "$CB_TMP/variants" || fail "no configure arguments for $v: $(cat "$CB_TMP/variants")"
 done
 grep -q '^~cuda~nccl	.*--without-nccl' "$CB_TMP/variants" || fail "~nccl does not turn NCCL off"
-grep -q "^+cuda+nccl	--with-mpi=$mpicc	--with-cuda=${cuda:-/spack/cuda}	--with-nccl=${nccl:-/spack/nccl}\$" \
+grep -q "^+cuda+nccl	--with-mpi=$mpicc	--with-cuda=${cuda:-/spack/cuda}	--with-nccl=${nccl:-/spack/nccl}	--enable-nccl-tests-names\$" \
     "$CB_TMP/variants" || fail "+cuda+nccl: $(grep '^+cuda+nccl' "$CB_TMP/variants")"
 
 mkdir "$CB_TMP/made"
@@ -74,6 +74,7 @@ grep -q '^  NCCL backend *: no' "$CB_TMP/build~cuda~nccl/summary" ||
       fail "make from the tarball"; }
 bin="$CB_TMP/prefix/bin/nccl-collbench"
 [ -x "$bin" ] || fail "make install put no nccl-collbench in the prefix"
+[ -h "$CB_TMP/prefix/bin/all_reduce_perf" ] || fail "make install put no all_reduce_perf in the prefix"
 CB_RUN_BIN=$bin run 2 -b 8 -e 64 -n 2
 expect_rc 0 "the program Spack's steps built"
 grep -q '^ *64 ' "$CB_TMP/out" || fail "the built program's table: $(cat "$CB_TMP/out")"

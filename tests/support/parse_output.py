@@ -77,7 +77,7 @@ def busbw_factor(collective, n):
     if collective in NO_DATA:
         return 0.0
     if collective in ("allgather", "reducescatter", "alltoall", "alltoallv", "gather",
-                      "scatter"):
+                      "scatter", "hypercube"):
         return (n - 1) / n
     if collective in ("broadcast", "reduce", "sendrecv"):
         return 1.0

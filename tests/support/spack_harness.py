@@ -3,8 +3,10 @@
 python3 spack_harness.py PACKAGE.py MPICC [CUDA-PREFIX NCCL-PREFIX]
 
 Loads the recipe against a small stand-in for spack.package that records
-its directives, checks them (an AutotoolsPackage; variants cuda and nccl;
-+nccl conflicts with ~cuda; mpi, cuda and nccl dependencies), calls
+its directives, checks them (an AutotoolsPackage and a CudaPackage;
+variants cuda and nccl, both on by default, nccl only with +cuda, and
+nccl-tests-names, on by default; cuda_arch passed on to NCCL and its
+handling stated; mpi, cuda and nccl dependencies), calls
 configure_args() for every variant combination the recipe allows, with a
 spec whose mpi has MPICC for its wrapper and whose cuda and nccl live at
 the prefixes given (else under /spack/NAME), and calls check() with a make that records its calls.
@@ -28,6 +30,11 @@ def directive(name):
 class AutotoolsPackage:
     def __init__(self, spec):
         self.spec = spec
+
+
+class CudaPackage:
+    """Spack's mixin for CUDA packages: the cuda and cuda_arch variants."""
+    cuda_arch_values = ("70", "80", "90", "100")
 
 
 prefixes = {}
@@ -73,6 +80,7 @@ def stand_in():
                  "patch", "provides", "requires", "resource"):
         setattr(package, name, directive(name))
     package.AutotoolsPackage = AutotoolsPackage
+    package.CudaPackage = CudaPackage
     package.make = fake_make
     package.__all__ = [n for n in dir(package) if not n.startswith("_")]
     spack = types.ModuleType("spack")
@@ -101,9 +109,18 @@ def main():
     cls = classes[0]
     if cls.__name__ != "NcclCollbench":
         fail("the class is %s; Spack names nccl-collbench's NcclCollbench" % cls.__name__)
-    variants = {a[0] for n, a, k in recorded if n == "variant"}
-    if variants != {"cuda", "nccl"}:
-        fail("variants %s, expected cuda and nccl" % sorted(variants))
+    variants = {a[0]: k for n, a, k in recorded if n == "variant"}
+    if set(variants) != {"cuda", "nccl", "nccl-tests-names"}:
+        fail("variants %s, expected cuda, nccl and nccl-tests-names" % sorted(variants))
+    if not issubclass(cls, CudaPackage):
+        fail("not a CudaPackage: Spack users expect cuda and cuda_arch from it")
+    for name in ("cuda", "nccl", "nccl-tests-names"):
+        if variants[name].get("default") is not True:
+            fail("variant %s is not on by default" % name)
+    if "cuda_arch" not in open(path).read():
+        fail("the recipe does not say how it handles cuda_arch")
+    if not any(n == "depends_on" and a[0].startswith("nccl cuda_arch=") for n, a, k in recorded):
+        fail("cuda_arch is not passed on to nccl")
     deps = {(a[0], k.get("when")) for n, a, k in recorded if n == "depends_on"}
     for want in (("mpi", None), ("cuda", "+cuda"), ("nccl", "+nccl")):
         if want not in deps:
@@ -114,15 +131,21 @@ def main():
     for cuda, nccl in itertools.product((False, True), repeat=2):
         name = "%scuda%snccl" % ("+" if cuda else "~", "+" if nccl else "~")
         if nccl and not cuda:
-            if ("+nccl", "~cuda") not in conflicts:
+            if ("+nccl", "~cuda") not in conflicts and variants["nccl"].get("when") != "+cuda":
                 fail("+nccl~cuda is allowed: NCCL needs the CUDA runtime")
             continue
-        args = cls(Spec({"cuda": cuda, "nccl": nccl}, mpicc)).configure_args()
+        args = cls(Spec({"cuda": cuda, "nccl": nccl, "nccl-tests-names": True},
+                        mpicc)).configure_args()
+        if "--enable-nccl-tests-names" not in args:
+            fail("%s: the names are not installed: %r" % (name, args))
         if not all(isinstance(a, str) for a in args):
             fail("%s: configure_args() gave %r" % (name, args))
         print("\t".join([name] + args))
     make_calls.clear()
-    cls(Spec({"cuda": False, "nccl": False}, mpicc)).check()
+    off = cls(Spec({"cuda": True, "nccl": True, "nccl-tests-names": False}, mpicc))
+    if "--disable-nccl-tests-names" not in off.configure_args():
+        fail("~nccl-tests-names does not leave the names out")
+    cls(Spec({"cuda": False, "nccl": False, "nccl-tests-names": True}, mpicc)).check()
     checks = [c for c in make_calls if "check" in c]
     if len(checks) != 1 or "TESTS=tests/unit/unit_parse tests/unit/unit_plan" not in checks[0]:
         fail("check() ran make %r, expected check with the unit tests alone" % make_calls)

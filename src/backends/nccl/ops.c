@@ -1,8 +1,9 @@
 /*
  * NCCL backend: one GPU per rank, chosen in nccl/device.c; device buffers;
- * NCCL collectives on a stream of our own, timed with CUDA events on that
- * stream. Plain C against the CUDA runtime API (we
- * launch no kernels of our own, so nvcc is not needed).
+ * NCCL collectives on a stream of our own, timed on the host clock by
+ * default, or with CUDA events on that stream (--clock device). Plain C
+ * against the CUDA runtime API (we launch no kernels of our own, so nvcc is
+ * not needed).
  *
  * Every set-up step that can fail on one rank is agreed across ranks
  * (cb_backend_agree) before the next step that could block, so that one
@@ -618,7 +619,8 @@ static int warm_up_each_kind(nccl_backend *nb)
 
 const cb_backend_ops cb_backend_nccl = {
     .name = "nccl",
-    .summary = "GPU buffers and NCCL collectives, one GPU per rank, timed with CUDA events",
+    .summary = "GPU buffers and NCCL collectives, one GPU per rank, timed on the host "
+               "clock (--clock device: CUDA events)",
     .usable = nccl_usable,
     .init = nccl_init,
     .fini = cb_nccl_fini,
