@@ -12,5 +12,10 @@ int cb_eng_agree(engine *e)
         cb_status_set(&e->st, sig == SIGINT ? CB_EXIT_SIGINT : CB_EXIT_SIGTERM,
                       "interrupted by %s: stopped after the measurement in progress",
                       sig == SIGINT ? "SIGINT" : "SIGTERM");
-    return cb_status_agree(e->comm, &e->st);
+    int code = cb_status_agree(e->comm, &e->st);
+    /* Every rank now heads for its end, and a later agreement is no longer
+     * a collective step: a rank that leaves first is not dead. */
+    if (code != CB_EXIT_OK)
+        cb_watchdog_set_lost(&e->safety.watch, NULL, NULL);
+    return code;
 }

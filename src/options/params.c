@@ -419,6 +419,9 @@ static const cb_option_spec option_table[] = {
     {'h', "help", NULL, "print this help and exit", opt_flag, AGREE_FLAG(help), CB_HELP_RUNS},
     {'V', "version", NULL, "print the version and exit", opt_flag, AGREE_FLAG(version),
      CB_HELP_RUNS},
+    {'\0', "require-key", NULL, "refuse to start a TCP launch (torchrun, Slurm without MPI, "
+     "-g across nodes) without NCCL_COLLBENCH_KEY, status 2; also "
+     "NCCL_COLLBENCH_REQUIRE_KEY=1", opt_flag, AGREE_FLAG(require_key), CB_HELP_RUNS},
     {'\0', "backend", "NAME", "auto or a backend listed below [auto]", opt_backend,
      AGREE_STRING(backend), CB_HELP_BACKENDS},
     {'\0', "nccl-impl", "LIST", "alltoall, gather and scatter on NCCL: auto, native (NCCL "
@@ -432,9 +435,6 @@ static const cb_option_spec option_table[] = {
      "variables and NNODES, NODE_RANK span nodes; torchrun itself starts the "
      "program with --no-python) [1]", opt_ngpus, AGREE_INT(local_ranks),
      CB_HELP_NCCL_TESTS},
-    {'\0', "require-key", NULL, "refuse to start a TCP launch (torchrun, Slurm without MPI, "
-     "-g across nodes) without NCCL_COLLBENCH_KEY, status 2; also "
-     "NCCL_COLLBENCH_REQUIRE_KEY=1", opt_flag, AGREE_FLAG(require_key), CB_HELP_RUNS},
     {'t', "nthreads", "1", "accepted for nccl-tests scripts: one thread per rank, so only 1",
      opt_one_per_rank, AGREE_NOTHING, CB_HELP_NCCL_TESTS},
 };

@@ -40,6 +40,9 @@ static void whoami(cb_watchdog *w, char *buf, size_t len)
  * rank 0's wait for answers: its writing of the outputs (a bounded wait
  * for them, then the writing itself). */
 #define CB_WATCHDOG_REPORT_SLACK_S 8.0
+/* How long rank 0 looks again before it calls a rank whose link closed
+ * dead (lost_peer). */
+#define LOST_GRACE_MS 250
 
 /* What the thread running the abort hook shares with the watchdog. It is
  * detached and may outlive the wait (the process then ends under it), so
@@ -226,6 +229,17 @@ static void lost_peer(cb_watchdog *w, int peer)
     /* A stop a signal began (rank 0's hook saw it first) ends every rank
      * on its own: a link closing then is a rank leaving, not a death. */
     if (hook == NULL || w->signal_seen)
+        return;
+    /* Ranks that agreed to stop leave at their own pace, and rank 0 takes
+     * back the hook only once its own thread is past that agreement: look
+     * again after a moment (well inside a launcher's SIGTERM-to-SIGKILL
+     * second) before calling a rank that left dead. */
+    poll(&(struct pollfd){w->wake[0], POLLIN, 0}, 1, LOST_GRACE_MS);
+    pthread_mutex_lock(&w->lock);
+    hook = w->lost_hook;
+    ctx = w->lost_ctx;
+    pthread_mutex_unlock(&w->lock);
+    if (hook == NULL || w->signal_seen || atomic_load(&w->stop))
         return;
     atomic_store(&w->ending, 1);   /* a control plane failing meanwhile waits for this */
     char why[CB_HANG_HOSTLEN + 160];

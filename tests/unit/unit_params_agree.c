@@ -24,7 +24,7 @@ static const struct sample {
     {"average", ARGS("-a", "0")}, {"blocking", ARGS("-z", "1")}, {"blocking", ARGS("-z", "3")},
     {"clock", ARGS("--clock", "device")}, {"rotate", ARGS("--rotate", "0")}, {"agg", ARGS("-m", "2")},
     {"cudagraph", ARGS("-G", "1")}, {"report-cputime", ARGS("-C", "1")},
-    {"timeout", ARGS("-T", "60")}, {"backend", ARGS("--backend", "mpi")},
+    {"timeout", ARGS("-T", "60")}, {"require-key", ARGS("--require-key")}, {"backend", ARGS("--backend", "mpi")},
     {"csv", ARGS("--csv", "out.csv")}, {"json", ARGS("--json", "out.json")},
     {"prom", ARGS("--prom", "out.prom")}, {"prom-sizes", ARGS("--prom-sizes", "largest")},
     {"prom-sizes", ARGS("--prom-sizes", "8,1K")},
