@@ -281,26 +281,19 @@ static int scan_again(scan_run *s, const cb_scan_remeasure *what, double *figure
     return rc;
 }
 
-/* The re-measures, on every rank in rank 0's order, then the suspects.
- * Each candidate (what[2i]) is measured again alone, then its control
- * (what[2i+1], a healthy part of its kind) alone right after, so that
- * both see the same load. */
-static int scan_verdict(scan_run *s, const cb_scan_input *in, cb_scan_verdict *v)
+/* Re-measure rank 0's candidates v->items[from, to), every rank in rank 0's
+ * order. Each candidate (what[2i]) is measured again alone, then its
+ * control (what[2i+1], a healthy part of its kind) alone right after, so
+ * that both see the same load. */
+static int scan_remeasure(scan_run *s, const cb_scan_input *in, cb_scan_verdict *v, int from,
+                          int to)
 {
     engine *e = s->e;
-    int n = 0, failed = 0;
-    cb_scan_remeasure *what = NULL;
-    int *needs = NULL;   /* [2i]: candidate i is re-measured; [2i+1]: with a control */
-    if (e->rank == 0) {
-        failed = cb_scan_candidates(in, v) != 0;
-        n = failed ? 0 : v->n;
-    }
-    cb_ctl_bcast(e->comm, &n, sizeof(int), 0);
-    what = calloc(2 * (size_t)n + 1, sizeof *what);
-    needs = calloc(2 * (size_t)n + 1, sizeof *needs);
+    int n = to - from;
+    cb_scan_remeasure *what = calloc(2 * (size_t)n + 1, sizeof *what);
+    /* needs[2i]: candidate i is re-measured; [2i+1]: with a control */
+    int *needs = calloc(2 * (size_t)n + 1, sizeof *needs);
     if (what == NULL || needs == NULL)
-        failed = 1;
-    if (failed)
         cb_status_set(&e->st, CB_EXIT_RUNTIME, "-o scan: out of memory for the verdict");
     if (cb_eng_agree(e) != CB_EXIT_OK) {
         free(what);
@@ -308,9 +301,9 @@ static int scan_verdict(scan_run *s, const cb_scan_input *in, cb_scan_verdict *v
         return -1;
     }
     for (int i = 0; e->rank == 0 && i < n; i++) {
-        needs[2 * i] = cb_scan_remeasure_of(in, v, &v->items[i], &what[2 * i]) == 0;
-        needs[2 * i + 1] = needs[2 * i] &&
-                           cb_scan_control_of(in, v, &v->items[i], &what[2 * i + 1]) == 0;
+        cb_scan_finding *f = &v->items[from + i];
+        needs[2 * i] = cb_scan_remeasure_of(in, v, f, &what[2 * i]) == 0;
+        needs[2 * i + 1] = needs[2 * i] && cb_scan_control_of(in, v, f, &what[2 * i + 1]) == 0;
     }
     cb_ctl_bcast(e->comm, needs, (size_t)(2 * n) * sizeof(int), 0);
     cb_ctl_bcast(e->comm, what, (size_t)2 * (size_t)n * sizeof *what, 0);
@@ -323,17 +316,42 @@ static int scan_verdict(scan_run *s, const cb_scan_input *in, cb_scan_verdict *v
             if (rc == 0 && needs[2 * i + 1])
                 rc = scan_again(s, &what[2 * i + 1], &control);
             if (rc == 0 && e->rank == 0) {
-                cb_scan_recheck(&v->items[i], again, control);
-                cleared = cb_scan_cleared(v, &v->items[i]);
+                cb_scan_recheck(&v->items[from + i], again, control);
+                cleared = cb_scan_cleared(v, &v->items[from + i]);
             }
             /* rank 0 alone judges; every rank must agree on whether to go on. */
             cb_ctl_bcast(e->comm, &cleared, sizeof(int), 0);
         }
     }
-    if (rc == 0 && e->rank == 0)
-        cb_scan_settle(v);
     free(what);
     free(needs);
+    return rc;
+}
+
+/* The candidates, their re-measures, then the suspects. A node that read
+ * slow in its pairs and cleared alone hid its links from the candidates:
+ * those are judged in a second turn, so that a load spike on one node's
+ * pairs cannot hide a slow link of that node. */
+static int scan_verdict(scan_run *s, const cb_scan_input *in, cb_scan_verdict *v)
+{
+    engine *e = s->e;
+    int n = 0, failed = 0;
+    if (e->rank == 0) {
+        failed = cb_scan_candidates(in, v) != 0;
+        n = failed ? 0 : v->n;
+    }
+    cb_ctl_bcast(e->comm, &n, sizeof(int), 0);
+    if (failed)
+        cb_status_set(&e->st, CB_EXIT_RUNTIME, "-o scan: out of memory for the verdict");
+    int rc = scan_remeasure(s, in, v, 0, n);
+    int more = n;
+    if (rc == 0 && e->rank == 0)
+        more = n + cb_scan_unmasked_links(in, v);
+    cb_ctl_bcast(e->comm, &more, sizeof(int), 0);
+    if (rc == 0 && more > n)
+        rc = scan_remeasure(s, in, v, n, more);
+    if (rc == 0 && e->rank == 0)
+        cb_scan_settle(v);
     return rc;
 }
 

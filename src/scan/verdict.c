@@ -191,6 +191,47 @@ static void find_links(const cb_scan_input *in, cb_scan_verdict *v, double *all)
         }
 }
 
+int cb_scan_unmasked_links(const cb_scan_input *in, cb_scan_verdict *v)
+{
+    int n = in->nnodes, k = 0, added = 0, cleared = 0;
+    if (in->pair_bw == NULL || n < 3 || v->items == NULL)
+        return 0;
+    /* state[a]: 0 fine, 1 slow in its pairs and cleared, 2 still slow. */
+    int *state = calloc((size_t)n, sizeof *state);
+    double *all = malloc(((size_t)n * (size_t)(n - 1) / 2 + 1) * sizeof *all);
+    for (int i = 0; state != NULL && i < v->n; i++)
+        if (v->items[i].reason == CB_SCAN_NODE_PAIRS) {
+            state[v->items[i].a] = cb_scan_cleared(v, &v->items[i]) ? 1 : 2;
+            cleared += state[v->items[i].a] == 1;
+        }
+    if (state == NULL || all == NULL || cleared == 0) {
+        free(state);
+        free(all);
+        return 0;
+    }
+    for (int p = 0; p < n; p++)
+        for (int q = p + 1; q < n; q++)
+            if (state[p] != 2 && state[q] != 2 && isfinite(pair_of(in, p, q)))
+                all[k++] = pair_of(in, p, q);
+    qsort(all, (size_t)k, sizeof *all, by_value);
+    for (int a = 0; a < n; a++)
+        for (int b = a + 1; b < n; b++) {
+            double x = pair_of(in, a, b);
+            /* Only a cleared node's pairs: the others were judged as links. */
+            if ((state[a] != 1 && state[b] != 1) || state[a] == 2 || state[b] == 2 ||
+                !isfinite(x) || has_finding(v, CB_SCAN_LINK, a, b))
+                continue;
+            double ref = median_dropping(all, k, &x, 1);
+            if (below(x, ref, v->threshold)) {
+                add(v, CB_SCAN_LINK, a, b, x, ref, k - 1);
+                added++;
+            }
+        }
+    free(state);
+    free(all);
+    return added;
+}
+
 int cb_scan_candidates(const cb_scan_input *in, cb_scan_verdict *v)
 {
     *v = (cb_scan_verdict){0};

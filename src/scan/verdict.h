@@ -10,6 +10,8 @@
  *                                      alone (when there is one),
  *                                      cb_scan_recheck(c, figure, control),
  *                                      and stop once cb_scan_cleared(v, c)
+ *   cb_scan_unmasked_links(&in, &v)    links a cleared node hid; each
+ *                                      re-measured as above
  *   cb_scan_settle(&v)                 keep only those still slow: suspects
  *   cb_scan_confidence(c)              how far each suspect can be trusted
  *   cb_scan_verdict_free(&v)
@@ -149,6 +151,14 @@ const char *cb_scan_confidence_name(cb_scan_confidence_level level);
 /* Whether c's judged figure is no longer slow (wrong elements never clear):
  * no further re-measure is needed. */
 int cb_scan_cleared(const cb_scan_verdict *v, const cb_scan_finding *c);
+
+/* After the re-measures: the links that a node slow in its pairs hid
+ * (no link of such a node is a candidate) and that node has since cleared.
+ * On a loaded machine one node can read slow to every partner in the scan
+ * and fine alone; its pairs below threshold x the median of the pairs of
+ * nodes not still slow are then links, added to v as candidates to
+ * re-measure (after the others, before cb_scan_settle). Returns how many. */
+int cb_scan_unmasked_links(const cb_scan_input *in, cb_scan_verdict *v);
 
 /* Drop the candidates whose judged figure is no longer below threshold x
  * median; what is left are the suspects. */
