@@ -317,7 +317,7 @@ static int scan_remeasure(scan_run *s, const cb_scan_input *in, cb_scan_verdict 
                 rc = scan_again(s, &what[2 * i + 1], &control);
             if (rc == 0 && e->rank == 0) {
                 cb_scan_recheck(&v->items[from + i], again, control);
-                cleared = cb_scan_cleared(v, &v->items[from + i]);
+                cleared = cb_scan_cleared_for_sure(v, &v->items[from + i]);
             }
             /* rank 0 alone judges; every rank must agree on whether to go on. */
             cb_ctl_bcast(e->comm, &cleared, sizeof(int), 0);

@@ -445,6 +445,11 @@ int cb_scan_cleared(const cb_scan_verdict *v, const cb_scan_finding *c)
     return c->reason != CB_SCAN_NODE_WRONG && !below(c->figure, c->median, v->threshold);
 }
 
+int cb_scan_cleared_for_sure(const cb_scan_verdict *v, const cb_scan_finding *c)
+{
+    return cb_scan_cleared(v, c) && !below(c->figure, c->first_median, v->threshold);
+}
+
 void cb_scan_settle(cb_scan_verdict *v)
 {
     int kept = 0;

@@ -9,7 +9,8 @@
  *                                      measure `what` alone, then `ctl`
  *                                      alone (when there is one),
  *                                      cb_scan_recheck(c, figure, control),
- *                                      and stop once cb_scan_cleared(v, c)
+ *                                      and stop once
+ *                                      cb_scan_cleared_for_sure(v, c)
  *   cb_scan_unmasked_links(&in, &v)    links a cleared node hid; each
  *                                      re-measured as above
  *   cb_scan_settle(&v)                 keep only those still slow: suspects
@@ -148,9 +149,15 @@ void cb_scan_recheck(cb_scan_finding *c, double again, double control);
 cb_scan_confidence_level cb_scan_confidence(const cb_scan_verdict *v, const cb_scan_finding *c);
 const char *cb_scan_confidence_name(cb_scan_confidence_level level);
 
-/* Whether c's judged figure is no longer slow (wrong elements never clear):
- * no further re-measure is needed. */
+/* Whether c's judged figure is no longer slow (wrong elements never clear). */
 int cb_scan_cleared(const cb_scan_verdict *v, const cb_scan_finding *c);
+
+/* Whether c needs no further re-measure: cleared against its best control
+ * and against its first reference alike. A control slowed by a load spike
+ * in the first try (8 ranks on 2 cores: a pair alone at 0.02 GB/s instead
+ * of 0.4) clears a slow part against that control alone; the next tries
+ * then measure it again, and cb_scan_settle judges the best of each. */
+int cb_scan_cleared_for_sure(const cb_scan_verdict *v, const cb_scan_finding *c);
 
 /* After the re-measures: the links that a node slow in its pairs hid
  * (no link of such a node is a candidate) and that node has since cleared.
