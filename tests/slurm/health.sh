@@ -41,11 +41,13 @@ slurm_run salloc --no-shell -N4 --ntasks-per-node=2 --time=10
 expect_rc 0 "salloc"
 job=$(sed -n 's/.*Granted job allocation \([0-9]*\).*/\1/p' "$CB_TMP/err")
 [ -n "$job" ] || show_and_fail "salloc granted no allocation"
-# -T 20: a step whose ranks never finish Open MPI's start under srun (now
-# and then on this machine under load) ends in 20 s with the watchdog's
-# "timeout ... at start-up" (status 3), not at the 90 s limit of the whole
-# tool: the tool had printed, so slurm_run could not tell it from a hang
-# of its own, and a hung confirming scan failed the test with status 124.
+# -T 20: when a rank crashes in Open MPI's start under srun (now and then
+# on this machine under load), the others wait for it in their first
+# collective ("checking the command line across ranks, at start-up") and
+# srun waits for them: with the default -T (300 s) the tool's step ran
+# into the 90 s limit of the whole tool, after its first scan had printed,
+# so neither retry below caught it (status 124). They now end in 20 s, and
+# srun's status is the crash's (139).
 SCAN="--scan --gpus 2 --program $CB_BIN -- --backend mpi -b 256K -e 256K -n 3 -w 1 --suspect-ratio 0.3 -T 20"
 # scan ARGS...: the tool in the allocation. On this machine a step of it
 # sometimes fails before the program's first line: a rank crashes in Open
