@@ -186,9 +186,16 @@ static void find_links(const cb_scan_input *in, cb_scan_verdict *v, double *all)
             if (is_slow_in_pairs(v, a) || is_slow_in_pairs(v, b) || !isfinite(x))
                 continue;
             double ref = median_dropping(all, k, &x, 1);
-            if (below(x, ref, v->threshold))
+            if (below(x, ref, v->screen))
                 add(v, CB_SCAN_LINK, a, b, x, ref, k - 1);
         }
+}
+
+double cb_scan_screen(double threshold)
+{
+    double loose = 3 * threshold < CB_SCAN_THRESHOLD_DEFAULT ? 3 * threshold
+                                                            : CB_SCAN_THRESHOLD_DEFAULT;
+    return loose > threshold ? loose : threshold;
 }
 
 int cb_scan_unmasked_links(const cb_scan_input *in, cb_scan_verdict *v)
@@ -222,7 +229,7 @@ int cb_scan_unmasked_links(const cb_scan_input *in, cb_scan_verdict *v)
                 !isfinite(x) || has_finding(v, CB_SCAN_LINK, a, b))
                 continue;
             double ref = median_dropping(all, k, &x, 1);
-            if (below(x, ref, v->threshold)) {
+            if (below(x, ref, v->screen)) {
                 add(v, CB_SCAN_LINK, a, b, x, ref, k - 1);
                 added++;
             }
@@ -243,6 +250,8 @@ int cb_scan_candidates(const cb_scan_input *in, cb_scan_verdict *v)
     size_t cap = 3 * (size_t)n + (size_t)np + (size_t)in->nrails + 1;
     size_t room = (size_t)np + (size_t)n + (size_t)in->nrails + 1;
     v->threshold = thr;
+    v->screen = cb_scan_screen(thr);
+    thr = v->screen;   /* candidates; the re-measures decide at v->threshold */
     v->items = malloc(cap * sizeof *v->items);
     v->node_pair_score = malloc(((size_t)n + 1) * sizeof *v->node_pair_score);
     double *all = calloc(room, sizeof *all);
@@ -447,7 +456,10 @@ int cb_scan_cleared(const cb_scan_verdict *v, const cb_scan_finding *c)
 
 int cb_scan_cleared_for_sure(const cb_scan_verdict *v, const cb_scan_finding *c)
 {
-    return cb_scan_cleared(v, c) && !below(c->figure, c->first_median, v->threshold);
+    /* Measured again first: a candidate of the screen is not below T in the
+     * scan, and only its re-measure alone can tell. */
+    return isfinite(c->again) && cb_scan_cleared(v, c) &&
+           !below(c->figure, c->first_median, v->threshold);
 }
 
 void cb_scan_settle(cb_scan_verdict *v)

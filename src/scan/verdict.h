@@ -100,7 +100,8 @@ typedef enum cb_scan_confidence_level {
 } cb_scan_confidence_level;
 
 typedef struct cb_scan_verdict {
-    double threshold;
+    double threshold;         /* suspects: below threshold x reference */
+    double screen;            /* candidates: below screen x reference */
     cb_scan_class nodes, pairs, rails;
     double *node_pair_score;  /* [nnodes] median of each node's pairs (NaN: none) */
     cb_scan_class node_scores;/* over node_pair_score */
@@ -115,12 +116,21 @@ typedef struct cb_scan_remeasure {
     int a, b;   /* node a; pair a-b (a < b); rail a; b = -1 when unused */
 } cb_scan_remeasure;
 
+/* The bound below which a part is a candidate, for a threshold T:
+ * 3T, at most CB_SCAN_THRESHOLD_DEFAULT, never below T. On a loaded machine
+ * the scan slows every part and compresses a fault's ratio (a host slowed
+ * 50 ms an operation read 0.13 of the others, 8 ranks at a load of 20),
+ * while its re-measure alone, which is judged at T, shows it whole: a low
+ * T must not make the scan blind. */
+double cb_scan_screen(double threshold);
+
 /* Median and MAD of the finite values of x[0..n-1]. */
 cb_scan_class cb_scan_class_of(const double *x, int n);
 
-/* Score the input; v gets the candidates (in the order: nodes by number,
- * links, rails). Returns 0, -1 when out of memory or the threshold is not
- * in (0, 1] (v is then empty). A healthy set yields no candidate. */
+/* Score the input; v gets the candidates, parts below cb_scan_screen(T)
+ * x their reference (in the order: nodes by number, links, rails).
+ * Returns 0, -1 when out of memory or the threshold is not in (0, 1] (v
+ * is then empty). A healthy set yields no candidate. */
 int cb_scan_candidates(const cb_scan_input *in, cb_scan_verdict *v);
 
 /* What the caller re-measures for c: node figure: that node's all-reduce;
@@ -152,8 +162,8 @@ const char *cb_scan_confidence_name(cb_scan_confidence_level level);
 /* Whether c's judged figure is no longer slow (wrong elements never clear). */
 int cb_scan_cleared(const cb_scan_verdict *v, const cb_scan_finding *c);
 
-/* Whether c needs no further re-measure: cleared against its best control
- * and against its first reference alike. A control slowed by a load spike
+/* Whether c needs no further re-measure: measured again at least once, and
+ * cleared against its best control and against its first reference alike. A control slowed by a load spike
  * in the first try (8 ranks on 2 cores: a pair alone at 0.02 GB/s instead
  * of 0.4) clears a slow part against that control alone; the next tries
  * then measure it again, and cb_scan_settle judges the best of each. */
@@ -162,7 +172,7 @@ int cb_scan_cleared_for_sure(const cb_scan_verdict *v, const cb_scan_finding *c)
 /* After the re-measures: the links that a node slow in its pairs hid
  * (no link of such a node is a candidate) and that node has since cleared.
  * On a loaded machine one node can read slow to every partner in the scan
- * and fine alone; its pairs below threshold x the median of the pairs of
+ * and fine alone; its pairs below screen x the median of the pairs of
  * nodes not still slow are then links, added to v as candidates to
  * re-measure (after the others, before cb_scan_settle). Returns how many. */
 int cb_scan_unmasked_links(const cb_scan_input *in, cb_scan_verdict *v);

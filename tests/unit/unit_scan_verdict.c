@@ -460,12 +460,34 @@ int main(void)
     CHECK(&u, v.n == 1 && v.items[0].reason == CB_SCAN_NODE_FIGURE);
     cb_scan_verdict_free(&v);
 
-    /* The threshold: a node at half speed is no suspect at 0.4; bad values. */
+    /* The threshold: a node at half speed is no suspect at 0.4, though a
+     * candidate (below the screen, 0.8); at 0.1 (screen 0.3) it is none;
+     * bad values. */
+    CHECK(&u, cb_scan_screen(0.1) > 0.29 && cb_scan_screen(0.1) < 0.31 &&
+                  cb_scan_screen(0.4) == CB_SCAN_THRESHOLD_DEFAULT &&
+                  cb_scan_screen(0.9) == 0.9);
     c = healthy(8, 5);
     c.slow_node = 0;
     scan(&c, &d, &in);
     in.threshold = 0.4;
+    CHECK(&u, cb_scan_candidates(&in, &v) == 0 && v.n >= 1 && v.items[0].a == 0);
+    cb_scan_verdict_free(&v);
+    CHECK(&u, judge(&u, &c, &in, &v) == 0 && v.n == 0);
+    cb_scan_verdict_free(&v);
+    in.threshold = 0.1;
     CHECK(&u, cb_scan_candidates(&in, &v) == 0 && v.n == 0);
+    cb_scan_verdict_free(&v);
+    /* Every part slowed alike in the scan, a host's fixed cost compressed
+     * to 0.15 of the others (T 0.1): a candidate, named once measured alone. */
+    c = healthy(4, 7);
+    c.slow_node = 1;
+    c.factor = 0.01;
+    scan(&c, &d, &in);
+    d.node[1] = 0.15 * d.node[0];
+    in.threshold = 0.1;
+    CHECK(&u, judge(&u, &c, &in, &v) == 0 && v.n == 2 && v.items[0].a == 1 &&
+                  v.items[0].reason == CB_SCAN_NODE_FIGURE && v.items[0].ratio < 0.1 &&
+                  v.items[1].reason == CB_SCAN_NODE_PAIRS);
     cb_scan_verdict_free(&v);
     in.threshold = 1.5;
     CHECK(&u, cb_scan_candidates(&in, &v) == -1 && v.n == 0 && v.items == NULL);
