@@ -65,7 +65,8 @@ static int launch_counted(engine *e, cb_backend *sub, int peer, size_t count, lo
 /*
  * Measure one grouping: color >= 0, an all-reduce among the ranks of each
  * colour; color < 0, a send/receive with peer (-1: this rank rests), over
- * -n iterations times `longer`. Every rank calls it at once. Rank 0 gets every rank's seconds per operation in
+ * -n iterations times `longer` (a re-measure: its own count, `longer` < 0
+ * standing for -longer iterations). Every rank calls it at once. Rank 0 gets every rank's seconds per operation in
  * s->times (NaN for a resting rank); each rank checks its output and counts
  * wrong elements. Returns 0, or -1 on every rank after a failure.
  */
@@ -101,7 +102,7 @@ static int scan_measure(scan_run *s, int color, int peer, int longer, const char
         cb_status_set(&e->st, CB_EXIT_RUNTIME, "%s", sub != NULL && sub->error[0] != '\0'
                                                          ? sub->error : e->b->error);
     if (cb_eng_agree(e) == CB_EXIT_OK && active) {
-        int iters = (p->iters > 0 ? p->iters : 1) * longer;
+        int iters = longer < 0 ? -longer : (p->iters > 0 ? p->iters : 1) * longer;
         rc = e->ops->timer_start(e->b);
         cb_watchdog_loop(&e->safety.watch, iters);
         for (int i = 0; rc == 0 && i < iters; i++)
@@ -241,7 +242,7 @@ static int scan_pairs(scan_run *s, double *matrix)
 }
 
 /* Measure one candidate's part alone; its figure on rank 0 (NaN elsewhere). */
-static int scan_again(scan_run *s, const cb_scan_remeasure *what, double *figure)
+static int scan_again(scan_run *s, const cb_scan_remeasure *what, int iters, double *figure)
 {
     const cb_scan_topology *t = &s->t;
     int n = t->nnodes, rank = s->e->rank, rc;
@@ -253,20 +254,20 @@ static int scan_again(scan_run *s, const cb_scan_remeasure *what, double *figure
     }
     *figure = NAN;
     if (what->part == CB_SCAN_PART_NODE) {
-        rc = scan_measure(s, cb_scan_node_alone_color(t, what->a, rank), -1,
-                          CB_SCAN_REMEASURE_LONGER, "a node measured again");
+        rc = scan_measure(s, cb_scan_node_alone_color(t, what->a, rank), -1, -iters,
+                          "a node measured again");
         if (rc == 0 && rank == 0 && cb_scan_node_figures(t, s->bytes, s->times, out) > what->a)
             *figure = out[what->a];
         scan_row(s, "node_again", SPAN_NODE, what->a, -1, -1, *figure);
     } else if (what->part == CB_SCAN_PART_RAIL) {
-        rc = scan_measure(s, cb_scan_rail_alone_color(t, what->a, rank), -1,
-                          CB_SCAN_REMEASURE_LONGER, "a rail measured again");
+        rc = scan_measure(s, cb_scan_rail_alone_color(t, what->a, rank), -1, -iters,
+                          "a rail measured again");
         if (rc == 0 && rank == 0 && cb_scan_rail_figures(t, s->bytes, s->times, out) > what->a)
             *figure = out[what->a];
         scan_row(s, "rail_again", SPAN_RAIL, what->a, -1, -1, *figure);
     } else {
-        rc = scan_measure(s, -1, cb_scan_pair_alone_peer(t, what->a, what->b, rank),
-                          CB_SCAN_REMEASURE_LONGER, "a pair measured again");
+        rc = scan_measure(s, -1, cb_scan_pair_alone_peer(t, what->a, what->b, rank), -iters,
+                          "a pair measured again");
         for (int i = 0; i < n * n; i++)
             out[i] = NAN;
         if (rc == 0 && rank == 0) {
@@ -293,28 +294,34 @@ static int scan_remeasure(scan_run *s, const cb_scan_input *in, cb_scan_verdict 
     cb_scan_remeasure *what = calloc(2 * (size_t)n + 1, sizeof *what);
     /* needs[2i]: candidate i is re-measured; [2i+1]: with a control */
     int *needs = calloc(2 * (size_t)n + 1, sizeof *needs);
-    if (what == NULL || needs == NULL)
+    int *iters = calloc(2 * (size_t)n + 1, sizeof *iters);   /* each re-measure's */
+    if (what == NULL || needs == NULL || iters == NULL)
         cb_status_set(&e->st, CB_EXIT_RUNTIME, "-o scan: out of memory for the verdict");
     if (cb_eng_agree(e) != CB_EXIT_OK) {
         free(what);
         free(needs);
+        free(iters);
         return -1;
     }
+    int least = (e->p->iters > 0 ? e->p->iters : 1) * CB_SCAN_REMEASURE_LONGER;
     for (int i = 0; e->rank == 0 && i < n; i++) {
         cb_scan_finding *f = &v->items[from + i];
         needs[2 * i] = cb_scan_remeasure_of(in, v, f, &what[2 * i]) == 0;
         needs[2 * i + 1] = needs[2 * i] && cb_scan_control_of(in, v, f, &what[2 * i + 1]) == 0;
+        for (int k = 2 * i; k <= 2 * i + 1; k++)
+            iters[k] = cb_scan_remeasure_iters(s->bytes, cb_scan_figure_of(in, &what[k]), least);
     }
     cb_ctl_bcast(e->comm, needs, (size_t)(2 * n) * sizeof(int), 0);
+    cb_ctl_bcast(e->comm, iters, (size_t)(2 * n) * sizeof(int), 0);
     cb_ctl_bcast(e->comm, what, (size_t)2 * (size_t)n * sizeof *what, 0);
     int rc = 0;
     for (int i = 0; rc == 0 && i < n; i++) {
         int cleared = !needs[2 * i];
         for (int k = 0; rc == 0 && !cleared && k < CB_SCAN_REMEASURES; k++) {
             double again = NAN, control = NAN;
-            rc = scan_again(s, &what[2 * i], &again);
+            rc = scan_again(s, &what[2 * i], iters[2 * i], &again);
             if (rc == 0 && needs[2 * i + 1])
-                rc = scan_again(s, &what[2 * i + 1], &control);
+                rc = scan_again(s, &what[2 * i + 1], iters[2 * i + 1], &control);
             if (rc == 0 && e->rank == 0) {
                 cb_scan_recheck(&v->items[from + i], again, control);
                 cleared = cb_scan_cleared_for_sure(v, &v->items[from + i]);
@@ -325,6 +332,7 @@ static int scan_remeasure(scan_run *s, const cb_scan_input *in, cb_scan_verdict 
     }
     free(what);
     free(needs);
+    free(iters);
     return rc;
 }
 

@@ -413,6 +413,31 @@ int cb_scan_control_of(const cb_scan_input *in, const cb_scan_verdict *v,
     return best >= 0 ? 0 : -1;
 }
 
+double cb_scan_figure_of(const cb_scan_input *in, const cb_scan_remeasure *what)
+{
+    if (what->a < 0)
+        return NAN;
+    if (what->part == CB_SCAN_PART_NODE)
+        return in->node_busbw != NULL && what->a < in->nnodes ? in->node_busbw[what->a] : NAN;
+    if (what->part == CB_SCAN_PART_RAIL)
+        return in->rail_busbw != NULL && what->a < in->nrails ? in->rail_busbw[what->a] : NAN;
+    return in->pair_bw != NULL && what->b >= 0 && what->a < in->nnodes && what->b < in->nnodes
+               ? pair_of(in, what->a, what->b) : NAN;
+}
+
+int cb_scan_remeasure_iters(double bytes, double figure, int least)
+{
+    if (least < 1)
+        least = 1;
+    if (!(figure > 0) || !isfinite(figure) || !(bytes > 0))
+        return least;
+    /* An operation's seconds at the figure's pace (GB/s per rank, near
+     * enough for every kind: this sets a duration, not a result). */
+    double want = CB_SCAN_REMEASURE_MIN_S / (bytes / (figure * 1e9));
+    double most = (double)least * CB_SCAN_REMEASURE_MOST;
+    return want <= least ? least : want >= most ? (int)most : (int)ceil(want);
+}
+
 void cb_scan_recheck(cb_scan_finding *c, double again, double control)
 {
     /* The best candidate figure over the tries is judged against the best

@@ -34,6 +34,13 @@
 /* and each re-measure runs this many times the scan's iterations: a figure
  * of a few milliseconds is at the mercy of one descheduled rank. */
 #define CB_SCAN_REMEASURE_LONGER 4
+/* and at least long enough to last this many seconds at the pace of its
+ * scan figure: 12 operations of 256 KiB between 2 ranks take about 1 ms,
+ * and one rank descheduled for 10 ms on a loaded machine made a healthy
+ * node read 0.3 of its control in every try. */
+#define CB_SCAN_REMEASURE_MIN_S 0.1
+/* A re-measure's iterations never exceed this many times the least. */
+#define CB_SCAN_REMEASURE_MOST 64
 
 /* What a finding accuses and why. */
 typedef enum cb_scan_reason {
@@ -147,6 +154,15 @@ int cb_scan_remeasure_of(const cb_scan_input *in, const cb_scan_verdict *v,
 int cb_scan_control_of(const cb_scan_input *in, const cb_scan_verdict *v,
                        const cb_scan_finding *c, cb_scan_remeasure *what);
 
+/* The scan's figure of a part to re-measure (NaN when not measured). */
+double cb_scan_figure_of(const cb_scan_input *in, const cb_scan_remeasure *what);
+
+/* Iterations for a re-measure of a part whose scan figure is `figure` GB/s,
+ * at `bytes` per rank: enough for CB_SCAN_REMEASURE_MIN_S at that pace, at
+ * least `least` (also when the figure is unknown), at most
+ * CB_SCAN_REMEASURE_MOST x least. A slow part costs no more than before. */
+int cb_scan_remeasure_iters(double bytes, double figure, int least);
+
 /* Record one re-measured figure of c (NaN: that re-measure failed) and the
  * control's measured beside it (NaN: none or failed; c's first reference
  * stands while no control succeeded). The best re-measure so far is judged
@@ -163,9 +179,10 @@ const char *cb_scan_confidence_name(cb_scan_confidence_level level);
 int cb_scan_cleared(const cb_scan_verdict *v, const cb_scan_finding *c);
 
 /* Whether c needs no further re-measure: measured again at least once, and
- * cleared against its best control and against its first reference alike. A control slowed by a load spike
- * in the first try (8 ranks on 2 cores: a pair alone at 0.02 GB/s instead
- * of 0.4) clears a slow part against that control alone; the next tries
+ * cleared against its best control and against its first reference alike.
+ * A control slowed by a load spike in the first try (8 ranks on 2 cores: a
+ * pair alone at 0.02 GB/s instead of 0.4) clears a slow part against that
+ * control alone; the next tries
  * then measure it again, and cb_scan_settle judges the best of each. */
 int cb_scan_cleared_for_sure(const cb_scan_verdict *v, const cb_scan_finding *c);
 

@@ -513,6 +513,22 @@ int main(void)
     CHECK(&u, cb_scan_cleared_for_sure(&v, slow));
     cb_scan_verdict_free(&v);
 
+    /* A re-measure lasts CB_SCAN_REMEASURE_MIN_S at its scan figure's pace,
+     * within [least, CB_SCAN_REMEASURE_MOST x least]; unknown: least. */
+    CHECK(&u, cb_scan_remeasure_iters(1e6, 1.0, 12) == (int)ceil(CB_SCAN_REMEASURE_MIN_S / 1e-3));
+    CHECK(&u, cb_scan_remeasure_iters(262144, 0.006, 12) == 12);
+    CHECK(&u, cb_scan_remeasure_iters(1e6, 1e6, 12) == 12 * CB_SCAN_REMEASURE_MOST);
+    CHECK(&u, cb_scan_remeasure_iters(1e6, NAN, 12) == 12 &&
+                  cb_scan_remeasure_iters(1e6, 0, 0) == 1);
+    c = healthy(4, 2);
+    scan(&c, &d, &in);
+    cb_scan_remeasure part = {CB_SCAN_PART_PAIR, 1, 3};
+    CHECK(&u, cb_scan_figure_of(&in, &part) == d.pair[1 * 4 + 3]);
+    part = (cb_scan_remeasure){CB_SCAN_PART_RAIL, 2, -1};
+    CHECK(&u, cb_scan_figure_of(&in, &part) == d.rail[2]);
+    part = (cb_scan_remeasure){CB_SCAN_PART_NODE, -1, -1};
+    CHECK(&u, isnan(cb_scan_figure_of(&in, &part)));
+
     check_small_counts(&u);
     check_load_change(&u);
     check_confidence(&u);
