@@ -54,7 +54,9 @@ SCAN="--scan --gpus 2 --program $CB_BIN -- --backend mpi -b 256K -e 256K -n 3 -w
 # MPI's start (status 139) or the ranks never finish connecting (-T's
 # timeout at start-up, status 3). Neither is the tool's doing, which then
 # says it could not check; such a scan (either of its two) is run again,
-# at most twice, with a note and the program's last lines.
+# at most four times, with a note and the program's last lines: at a load
+# of 12 to 20 up to half the starts crashed in one run (6 of 12 steps; 5
+# retries, one scan needing two), and a crashed start costs 1 to 20 s.
 scan() {
     tries=0
     while :; do
@@ -62,7 +64,7 @@ scan() {
         CB_SLURM_TIMEOUT=90 slurm_run env SLURM_JOB_ID="$job" SLURM_JOB_NODELIST="$CB_SLURM_NODES" \
             "$HEALTH" "$@"
         # (A step that timed out is run again by slurm_run.)
-        [ "$rc" = 3 ] && [ "$tries" -lt 2 ] && start_failed || break
+        [ "$rc" = 3 ] && [ "$tries" -lt 4 ] && start_failed || break
         tries=$((tries + 1))
         echo "note: the scan's MPI start failed (status $rc); scanning again; its stderr:" >&2
         sed 's/^/  /' "$CB_TMP/err" >&2
