@@ -186,9 +186,57 @@ static void find_links(const cb_scan_input *in, cb_scan_verdict *v, double *all)
             if (is_slow_in_pairs(v, a) || is_slow_in_pairs(v, b) || !isfinite(x))
                 continue;
             double ref = median_dropping(all, k, &x, 1);
-            if (below(x, ref, v->threshold))
+            if (below(x, ref, v->screen))
                 add(v, CB_SCAN_LINK, a, b, x, ref, k - 1);
         }
+}
+
+double cb_scan_screen(double threshold)
+{
+    double loose = 3 * threshold < CB_SCAN_THRESHOLD_DEFAULT ? 3 * threshold
+                                                            : CB_SCAN_THRESHOLD_DEFAULT;
+    return loose > threshold ? loose : threshold;
+}
+
+int cb_scan_unmasked_links(const cb_scan_input *in, cb_scan_verdict *v)
+{
+    int n = in->nnodes, k = 0, added = 0, cleared = 0;
+    if (in->pair_bw == NULL || n < 3 || v->items == NULL)
+        return 0;
+    /* state[a]: 0 fine, 1 slow in its pairs and cleared, 2 still slow. */
+    int *state = calloc((size_t)n, sizeof *state);
+    double *all = malloc(((size_t)n * (size_t)(n - 1) / 2 + 1) * sizeof *all);
+    for (int i = 0; state != NULL && i < v->n; i++)
+        if (v->items[i].reason == CB_SCAN_NODE_PAIRS) {
+            state[v->items[i].a] = cb_scan_cleared(v, &v->items[i]) ? 1 : 2;
+            cleared += state[v->items[i].a] == 1;
+        }
+    if (state == NULL || all == NULL || cleared == 0) {
+        free(state);
+        free(all);
+        return 0;
+    }
+    for (int p = 0; p < n; p++)
+        for (int q = p + 1; q < n; q++)
+            if (state[p] != 2 && state[q] != 2 && isfinite(pair_of(in, p, q)))
+                all[k++] = pair_of(in, p, q);
+    qsort(all, (size_t)k, sizeof *all, by_value);
+    for (int a = 0; a < n; a++)
+        for (int b = a + 1; b < n; b++) {
+            double x = pair_of(in, a, b);
+            /* Only a cleared node's pairs: the others were judged as links. */
+            if ((state[a] != 1 && state[b] != 1) || state[a] == 2 || state[b] == 2 ||
+                !isfinite(x) || has_finding(v, CB_SCAN_LINK, a, b))
+                continue;
+            double ref = median_dropping(all, k, &x, 1);
+            if (below(x, ref, v->screen)) {
+                add(v, CB_SCAN_LINK, a, b, x, ref, k - 1);
+                added++;
+            }
+        }
+    free(state);
+    free(all);
+    return added;
 }
 
 int cb_scan_candidates(const cb_scan_input *in, cb_scan_verdict *v)
@@ -202,6 +250,8 @@ int cb_scan_candidates(const cb_scan_input *in, cb_scan_verdict *v)
     size_t cap = 3 * (size_t)n + (size_t)np + (size_t)in->nrails + 1;
     size_t room = (size_t)np + (size_t)n + (size_t)in->nrails + 1;
     v->threshold = thr;
+    v->screen = cb_scan_screen(thr);
+    thr = v->screen;   /* candidates; the re-measures decide at v->threshold */
     v->items = malloc(cap * sizeof *v->items);
     v->node_pair_score = malloc(((size_t)n + 1) * sizeof *v->node_pair_score);
     double *all = calloc(room, sizeof *all);
@@ -363,6 +413,31 @@ int cb_scan_control_of(const cb_scan_input *in, const cb_scan_verdict *v,
     return best >= 0 ? 0 : -1;
 }
 
+double cb_scan_figure_of(const cb_scan_input *in, const cb_scan_remeasure *what)
+{
+    if (what->a < 0)
+        return NAN;
+    if (what->part == CB_SCAN_PART_NODE)
+        return in->node_busbw != NULL && what->a < in->nnodes ? in->node_busbw[what->a] : NAN;
+    if (what->part == CB_SCAN_PART_RAIL)
+        return in->rail_busbw != NULL && what->a < in->nrails ? in->rail_busbw[what->a] : NAN;
+    return in->pair_bw != NULL && what->b >= 0 && what->a < in->nnodes && what->b < in->nnodes
+               ? pair_of(in, what->a, what->b) : NAN;
+}
+
+int cb_scan_remeasure_iters(double bytes, double figure, int least)
+{
+    if (least < 1)
+        least = 1;
+    if (!(figure > 0) || !isfinite(figure) || !(bytes > 0))
+        return least;
+    /* An operation's seconds at the figure's pace (GB/s per rank, near
+     * enough for every kind: this sets a duration, not a result). */
+    double want = CB_SCAN_REMEASURE_MIN_S / (bytes / (figure * 1e9));
+    double most = (double)least * CB_SCAN_REMEASURE_MOST;
+    return want <= least ? least : want >= most ? (int)most : (int)ceil(want);
+}
+
 void cb_scan_recheck(cb_scan_finding *c, double again, double control)
 {
     /* The best candidate figure over the tries is judged against the best
@@ -402,6 +477,14 @@ const char *cb_scan_confidence_name(cb_scan_confidence_level level)
 int cb_scan_cleared(const cb_scan_verdict *v, const cb_scan_finding *c)
 {
     return c->reason != CB_SCAN_NODE_WRONG && !below(c->figure, c->median, v->threshold);
+}
+
+int cb_scan_cleared_for_sure(const cb_scan_verdict *v, const cb_scan_finding *c)
+{
+    /* Measured again first: a candidate of the screen is not below T in the
+     * scan, and only its re-measure alone can tell. */
+    return isfinite(c->again) && cb_scan_cleared(v, c) &&
+           !below(c->figure, c->first_median, v->threshold);
 }
 
 void cb_scan_settle(cb_scan_verdict *v)

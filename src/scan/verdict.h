@@ -9,7 +9,10 @@
  *                                      measure `what` alone, then `ctl`
  *                                      alone (when there is one),
  *                                      cb_scan_recheck(c, figure, control),
- *                                      and stop once cb_scan_cleared(v, c)
+ *                                      and stop once
+ *                                      cb_scan_cleared_for_sure(v, c)
+ *   cb_scan_unmasked_links(&in, &v)    links a cleared node hid; each
+ *                                      re-measured as above
  *   cb_scan_settle(&v)                 keep only those still slow: suspects
  *   cb_scan_confidence(c)              how far each suspect can be trusted
  *   cb_scan_verdict_free(&v)
@@ -31,6 +34,13 @@
 /* and each re-measure runs this many times the scan's iterations: a figure
  * of a few milliseconds is at the mercy of one descheduled rank. */
 #define CB_SCAN_REMEASURE_LONGER 4
+/* and at least long enough to last this many seconds at the pace of its
+ * scan figure: 12 operations of 256 KiB between 2 ranks take about 1 ms,
+ * and one rank descheduled for 10 ms on a loaded machine made a healthy
+ * node read 0.3 of its control in every try. */
+#define CB_SCAN_REMEASURE_MIN_S 0.1
+/* A re-measure's iterations never exceed this many times the least. */
+#define CB_SCAN_REMEASURE_MOST 64
 
 /* What a finding accuses and why. */
 typedef enum cb_scan_reason {
@@ -97,7 +107,8 @@ typedef enum cb_scan_confidence_level {
 } cb_scan_confidence_level;
 
 typedef struct cb_scan_verdict {
-    double threshold;
+    double threshold;         /* suspects: below threshold x reference */
+    double screen;            /* candidates: below screen x reference */
     cb_scan_class nodes, pairs, rails;
     double *node_pair_score;  /* [nnodes] median of each node's pairs (NaN: none) */
     cb_scan_class node_scores;/* over node_pair_score */
@@ -112,12 +123,21 @@ typedef struct cb_scan_remeasure {
     int a, b;   /* node a; pair a-b (a < b); rail a; b = -1 when unused */
 } cb_scan_remeasure;
 
+/* The bound below which a part is a candidate, for a threshold T:
+ * 3T, at most CB_SCAN_THRESHOLD_DEFAULT, never below T. On a loaded machine
+ * the scan slows every part and compresses a fault's ratio (a host slowed
+ * 50 ms an operation read 0.13 of the others, 8 ranks at a load of 20),
+ * while its re-measure alone, which is judged at T, shows it whole: a low
+ * T must not make the scan blind. */
+double cb_scan_screen(double threshold);
+
 /* Median and MAD of the finite values of x[0..n-1]. */
 cb_scan_class cb_scan_class_of(const double *x, int n);
 
-/* Score the input; v gets the candidates (in the order: nodes by number,
- * links, rails). Returns 0, -1 when out of memory or the threshold is not
- * in (0, 1] (v is then empty). A healthy set yields no candidate. */
+/* Score the input; v gets the candidates, parts below cb_scan_screen(T)
+ * x their reference (in the order: nodes by number, links, rails).
+ * Returns 0, -1 when out of memory or the threshold is not in (0, 1] (v
+ * is then empty). A healthy set yields no candidate. */
 int cb_scan_candidates(const cb_scan_input *in, cb_scan_verdict *v);
 
 /* What the caller re-measures for c: node figure: that node's all-reduce;
@@ -134,6 +154,15 @@ int cb_scan_remeasure_of(const cb_scan_input *in, const cb_scan_verdict *v,
 int cb_scan_control_of(const cb_scan_input *in, const cb_scan_verdict *v,
                        const cb_scan_finding *c, cb_scan_remeasure *what);
 
+/* The scan's figure of a part to re-measure (NaN when not measured). */
+double cb_scan_figure_of(const cb_scan_input *in, const cb_scan_remeasure *what);
+
+/* Iterations for a re-measure of a part whose scan figure is `figure` GB/s,
+ * at `bytes` per rank: enough for CB_SCAN_REMEASURE_MIN_S at that pace, at
+ * least `least` (also when the figure is unknown), at most
+ * CB_SCAN_REMEASURE_MOST x least. A slow part costs no more than before. */
+int cb_scan_remeasure_iters(double bytes, double figure, int least);
+
 /* Record one re-measured figure of c (NaN: that re-measure failed) and the
  * control's measured beside it (NaN: none or failed; c's first reference
  * stands while no control succeeded). The best re-measure so far is judged
@@ -146,9 +175,24 @@ void cb_scan_recheck(cb_scan_finding *c, double again, double control);
 cb_scan_confidence_level cb_scan_confidence(const cb_scan_verdict *v, const cb_scan_finding *c);
 const char *cb_scan_confidence_name(cb_scan_confidence_level level);
 
-/* Whether c's judged figure is no longer slow (wrong elements never clear):
- * no further re-measure is needed. */
+/* Whether c's judged figure is no longer slow (wrong elements never clear). */
 int cb_scan_cleared(const cb_scan_verdict *v, const cb_scan_finding *c);
+
+/* Whether c needs no further re-measure: measured again at least once, and
+ * cleared against its best control and against its first reference alike.
+ * A control slowed by a load spike in the first try (8 ranks on 2 cores: a
+ * pair alone at 0.02 GB/s instead of 0.4) clears a slow part against that
+ * control alone; the next tries
+ * then measure it again, and cb_scan_settle judges the best of each. */
+int cb_scan_cleared_for_sure(const cb_scan_verdict *v, const cb_scan_finding *c);
+
+/* After the re-measures: the links that a node slow in its pairs hid
+ * (no link of such a node is a candidate) and that node has since cleared.
+ * On a loaded machine one node can read slow to every partner in the scan
+ * and fine alone; its pairs below screen x the median of the pairs of
+ * nodes not still slow are then links, added to v as candidates to
+ * re-measure (after the others, before cb_scan_settle). Returns how many. */
+int cb_scan_unmasked_links(const cb_scan_input *in, cb_scan_verdict *v);
 
 /* Drop the candidates whose judged figure is no longer below threshold x
  * median; what is left are the suspects. */

@@ -3,11 +3,16 @@
 # ones. A healthy cluster names nobody (exit 0); node h2's NIC shaped with
 # tbf is named as a slow node (exit 8), and nobody else; the link between h0
 # and h3 shaped with htb + u32 (both directions) is named as that link.
-# 50 Mbit/s (6 MB/s) is 16 to 50 times below what a pair moves here (0.1
-# to 0.3 GB/s on a loaded machine), and 1 MiB per rank keeps the figures
-# bandwidth-bound over the shaped NIC (160 ms a message there);
-# --suspect-ratio 0.3 keeps the noise of
-# 8 ranks on 2 cores from naming anyone.
+# 50 Mbit/s (6 MB/s, 3 MB/s a rank) is over 100 times below what a pair
+# moves here measured alone (1.2 GB/s under a load of 20: h2's ratios
+# against a control were 0.004 to 0.006), and
+# 256 KiB per rank keeps the figures bandwidth-bound over the shaped NIC
+# (84 ms an operation there) at a quarter of the time 1 MiB took;
+# --suspect-ratio 0.3 keeps the noise of 8 ranks on 2 cores from naming
+# anyone. In the scan itself a pair that shares its round with a shaped
+# one reads 5 to 20 times slow (its ranks wait on cores the shaped pair's
+# ranks spin on), so the shaping is checked on the re-measures alone,
+# each against a control measured beside it.
 . "$CB_SRCDIR/tests/support/lib.sh"
 . "$CB_SRCDIR/tests/support/scan.sh"
 . "$CB_SRCDIR/tests/cluster/cluster.sh"
@@ -22,12 +27,12 @@ cluster_launcher "$CB_MPIRUN_PATH" || skip "unknown launcher $CB_MPIRUN_PATH"
 # plain -o allreduce of 1 MiB does the same).
 [ "$CLUSTER_FLAVOR" != hydra ] ||
     skip "MPICH's ranks hang in MPI_Finalize with 8 ranks on 4 cluster nodes (UCX over TCP)"
-SCAN="--backend mpi -o scan -b 1M -e 1M -n 3 -w 1 --suspect-ratio 0.3"
+SCAN="--backend mpi -o scan -b 256K -e 256K -n 3 -w 1 --suspect-ratio 0.3"
 
 cluster_run 8 $SCAN --json "$CB_TMP/healthy.json"
 expect_rc 0 "healthy cluster"
 has 1 '^# ranks: 8  nodes: 4  ranks per node: 2$'
-has 1 '^# Health scan: 4 nodes, 1048576 B per rank'
+has 1 '^# Health scan: 4 nodes, 262144 B per rank'
 has 1 '^#  *h0  *h1  *h2  *h3$'
 has 0 '^# Suspect'
 "$CB_PYTHON" - "$CB_TMP/healthy.json" <<'PY' || show_and_fail "healthy cluster: JSON"
@@ -43,13 +48,11 @@ suspects_only '^# Suspect node h2: ' "node h2's NIC at 50 Mbit/s"
 "$CB_PYTHON" - "$CB_TMP/node.json" <<'PY' || show_and_fail "slow node: JSON"
 import json, sys
 scan = json.load(open(sys.argv[1]))["scan"]
-m = scan["pair_gbps"]
-# Every pair of h2 is far below every other pair: the shaping took hold.
-slow = [m[2][b] for b in (0, 1, 3)]
-fine = sorted(m[a][b] for a in (0, 1, 3) for b in (0, 1, 3) if a != b)
-assert max(slow) < 0.3 * fine[len(fine) // 2], m
+# The shaping took hold: h2's pair, measured alone, at under a tenth of a
+# pair of two other nodes measured beside it.
 assert scan["suspects"] and all(x["kind"] == "node" and x["host"] == "h2"
                                 and x["reason"] == "pairs" for x in scan["suspects"]), scan
+assert all(x["again"] is not None and x["ratio"] < 0.1 for x in scan["suspects"]), scan
 PY
 cluster_unshape 2
 

@@ -228,8 +228,10 @@ slurm_run() {
 # slurm_start_failed: the last run failed in Open MPI's start under srun,
 # before the program printed anything: a rank crashed there (Open MPI's
 # "Process received signal", status 139) or the ranks never finished
-# connecting (the time limit). Seen now and then on this machine under load
-# (2 cores, every helper's tests), never twice in a row; not the program's
+# connecting (the time limit, or with -T the program's own timeout "at
+# start-up", status 3, far sooner: the others wait for a crashed rank in
+# their first collective). Seen now and then on this machine under load
+# (2 cores, every helper's tests), twice in a row at a load of 20; not the program's
 # doing, so the caller runs it again, at most twice, with a note (as
 # launcher_never_started in tests/support/lib.sh).
 slurm_start_failed() {
@@ -237,6 +239,7 @@ slurm_start_failed() {
     case "$rc" in
         139) grep -q 'Process received signal' "$CB_TMP/err" || return 1 ;;
         124) ;;
+        3) grep -q 'timeout: no progress .* at start-up' "$CB_TMP/err" || return 1 ;;
         *) return 1 ;;
     esac
     launch_tries=$((launch_tries + 1))
