@@ -154,7 +154,7 @@ static void env_note(char *const *envp, const char *entry, char *text, size_t le
                      name, value);
     } else {
         snprintf(text, len, "%s is set but nccl-collbench does not read it (nccl-tests' "
-                 "variable; see DIFFERENCES FROM NCCL-TESTS in nccl-collbench(1))", name);
+                 "variable; see nccl-collbench-nccl-tests(7))", name);
     }
 }
 

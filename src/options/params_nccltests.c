@@ -7,7 +7,7 @@
  * program names (all_reduce_perf, ...) their grammar holds whole: -o is the
  * reduction and every option takes a value. Either way a script written for
  * nccl-tests runs as it meant or stops at once (status 2), never silently
- * measuring something else (nccl-collbench(1), Option map).
+ * measuring something else (nccl-collbench-nccl-tests(7), Option map).
  */
 #include <stdio.h>
 #include <string.h>
@@ -29,8 +29,8 @@ static const char *const programs[][2] = {
 #define PROGRAM_COUNT (sizeof programs / sizeof programs[0])
 
 /* Their option table: letter, long name, and what it does here (their
- * --help under their names, the man page's Option map). Every one takes a
- * value, but -h. */
+ * --help under their names, nccl-collbench-nccl-tests(7)'s Option map). Every
+ * one takes a value, but -h. */
 typedef struct their_option {
     char letter;
     const char *long_name;
@@ -392,5 +392,5 @@ void cb_params_nccl_tests_usage(FILE *out, const char *prog, const char *collect
         help_line(out, left, theirs[i].here);
     }
     fprintf(out, "nccl-collbench's own long options (--csv, --json, --stats, ...) work too;\n"
-                 "see nccl-collbench --help and nccl-collbench(1), Option map.\n");
+                 "see nccl-collbench --help and nccl-collbench-nccl-tests(7), Option map.\n");
 }

@@ -6,7 +6,8 @@
 mandir="$CB_BUILDDIR/man"
 page="$mandir/nccl-collbench.1"
 pages="nccl-collbench.1 nccl-collbench-output.5 nccl-collbench-collectives.7
-nccl-collbench-compare.1 nccl-collbench-plot.1 nccl-collbench-health.1"
+nccl-collbench-nccl-tests.7 nccl-collbench-compare.1 nccl-collbench-plot.1
+nccl-collbench-health.1"
 for p in $pages; do
     [ -f "$mandir/$p" ] || fail "$mandir/$p was not built"
 done
@@ -48,6 +49,16 @@ has_sections nccl-collbench-output.5 NAME DESCRIPTION 'TABLE OUTPUT' STATISTICS 
     'CSV OUTPUT' 'JSON OUTPUT' 'PROMETHEUS OUTPUT' 'SEE ALSO'
 has_sections nccl-collbench-collectives.7 NAME DESCRIPTION COLLECTIVES DATATYPES \
     REDUCTIONS BACKENDS VERIFICATION 'SEE ALSO'
+has_sections nccl-collbench-nccl-tests.7 NAME DESCRIPTION DIFFERENCES 'SEE ALSO'
+# has_subsections PAGE SUBSECTION...: fail unless PAGE has each .SS heading.
+has_subsections() {
+    p=$1
+    shift
+    for section in "$@"; do
+        grep -q "^\.SS \"*$section\"*\$" "$mandir/$p" || fail "$p lacks subsection $section"
+    done
+}
+has_subsections nccl-collbench-nccl-tests.7 'Their program names' 'Option map'
 has_sections nccl-collbench-health.1 NAME SYNOPSIS DESCRIPTION OPTIONS 'EXIT STATUS' EXAMPLES \
     'SEE ALSO'
 # nccl-collbench-health(1) documents every option its --help lists.
@@ -59,10 +70,16 @@ for opt in $(grep -oE -- '--[a-z][a-z0-9-]+' "$CB_TMP/health-help" | sort -u); d
         grep -q -- "$escaped" "$mandir/nccl-collbench-health.1" ||
         fail "nccl-collbench-health(1) lacks $opt"
 done
-for p in nccl-collbench.1 nccl-collbench-output.5 nccl-collbench-collectives.7; do
+# The reference pages name every other page under SEE ALSO; the companion
+# tools' pages name at least the main page and the page for nccl-tests users.
+for p in $pages; do
     sed -n '/^\.SH SEE ALSO/,$p' "$mandir/$p" | sed 's/\\//g' >"$CB_TMP/seealso"
-    for other in nccl-collbench.1 nccl-collbench-output.5 nccl-collbench-collectives.7 \
-        nccl-collbench-compare.1 nccl-collbench-plot.1 nccl-collbench-health.1; do
+    case $p in
+    nccl-collbench-compare.1 | nccl-collbench-plot.1 | nccl-collbench-health.1)
+        others="nccl-collbench.1 nccl-collbench-nccl-tests.7" ;;
+    *) others=$pages ;;
+    esac
+    for other in $others; do
         [ "$other" = "$p" ] && continue
         name=${other%.*}
         grep -q "^\.BR $name (${other##*.})" "$CB_TMP/seealso" || fail "$p: SEE ALSO lacks $other"
