@@ -40,12 +40,16 @@ int cb_elastic_error_file(const char *(*get)(const char *), int code, const char
             close(fd);
         return -1;
     }
-    /* torchrun shows message.message as the failure's cause; no Python
-     * stack here, so py_callstack says what to read instead. */
+    /* torchrun's report ("traceback :" of each failure) prints
+     * message.extraInfo.py_callstack, and message.message only where
+     * py_callstack is missing: torch/distributed/elastic/multiprocessing/
+     * errors/__init__.py, ChildFailedError._format_failure (PyTorch 2.15).
+     * No Python stack here, so py_callstack carries our message too; the
+     * status is in it ("exit status N (meaning)") and in errorCode. */
     fputs("{\"message\": {\"message\": ", f);
     cb_json_write_string(f, message);
     fprintf(f, ", \"errorCode\": %d, \"extraInfo\": {\"py_callstack\": ", code);
-    cb_json_write_string(f, "nccl-collbench is not Python: this rank's stderr has its messages");
+    cb_json_write_string(f, message);
     fprintf(f, ", \"timestamp\": \"%lld\"}}}\n", (long long)time(NULL));
     if (fclose(f) != 0) {
         snprintf(err, len, "TORCHELASTIC_ERROR_FILE=%.300s: writing it failed: %s", path,
