@@ -43,15 +43,8 @@ stop_servers() {
 trap stop_servers EXIT
 trap 'exit 1' INT TERM HUP
 
-# free_port: a localhost port nothing listens on now (another process may
-# take it before the server does: start_servers then tries again).
-free_port() {
-    "$CB_PYTHON" -c 'import socket
-s = socket.socket()
-s.bind(("127.0.0.1", 0))
-print(s.getsockname()[1])'
-}
-
+# free_port (lib.sh): another process may take the port before the server
+# does: start_servers then tries again.
 textdir="$CB_TMP/textfile"
 mkdir "$textdir"
 

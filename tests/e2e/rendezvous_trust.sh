@@ -16,10 +16,6 @@ CB_STANDIN_GPUS=3
 export CB_STANDIN_GPUS
 SWEEP="-o allreduce -b 8 -e 1K -f 32 -n 2 -w 1"
 
-free_port() {
-    "$CB_PYTHON" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
-
 # ranks SIZE "RANK:RUN_ID ..." ARGS...: one process per word, torchrun's
 # variables set (RUN_ID "-": no TORCHELASTIC_RUN_ID), no key, one port;
 # statuses in $st (in order), outputs in $CB_TMP/out.I and err.I.

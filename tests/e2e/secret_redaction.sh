@@ -14,10 +14,6 @@ SWEEP="-o allreduce -b 8 -e 1K -f 32 -n 2 -w 1"
 KEY=k3y-XYZZY-secret
 TOKEN=tok-PLUGH-secret
 
-free_port() {
-    "$CB_PYTHON" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
-
 port=$(free_port)
 pids=""
 for r in 0 1; do

@@ -14,11 +14,6 @@ export CB_STANDIN_GPUS
 FAULTY="$CB_BUILDDIR/tests/nccl-collbench-faulty"
 SWEEP="-b 1K -e 64K -f 4 -n 2 -w 1 -c 1"
 
-# free_port: a TCP port nobody listens on now, for a rendezvous.
-free_port() {
-    "$CB_PYTHON" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
-
 # alone PROGRAM ARGS...: one process, no launcher, under a time limit.
 alone() {
     rc=0

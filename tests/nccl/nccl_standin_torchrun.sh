@@ -21,10 +21,6 @@ mkdir -p "$CB_TMP/nosys"
 NCCL_COLLBENCH_SYSFS=$CB_TMP/nosys
 export NCCL_COLLBENCH_SYSFS
 
-free_port() {
-    "$CB_PYTHON" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
-
 # torchrun_pair RESTART ARGS...: two ranks with torchrun's variables, each
 # with its own error file ($CB_TMP/error.RANK.json); rc, rc1 their statuses.
 torchrun_pair() {

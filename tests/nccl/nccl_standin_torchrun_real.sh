@@ -29,10 +29,6 @@ SWEEP="-b 1K -e 4K -f 4 -n 2 -w 1"
 CB_STANDIN_GPUS=2
 export CB_STANDIN_GPUS
 
-free_port() {
-    "$CB_PYTHON" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
-
 # Every torchrun this test starts runs under timeout; the PIDs of those in
 # the background are kept here until waited for; on the way out, any still
 # running is stopped (timeout passes the

@@ -20,6 +20,12 @@ need_python() {
         skip "configure found no python3, which these tests use to parse output"
 }
 
+# free_port: a TCP port on the loopback that nothing listens on now (the
+# kernel's choice), for a rendezvous or a daemon a test starts.
+free_port() {
+    "$CB_PYTHON" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
 # launcher_never_started: the last launch failed before any rank ran, in
 # the launcher itself (Open MPI 5's PRRTE: "The PMIx server's listener
 # thread failed to start", seen on a loaded machine), which is not the
