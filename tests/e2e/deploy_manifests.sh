@@ -7,11 +7,15 @@
 # 44): CPU and memory requests and limits, no service account token, images
 # by tag and digest, a NetworkPolicy admitting only the job's pods, the key
 # from a Secret with --require-key, IPC_LOCK with root and the "privileged"
-# Pod Security level said. Each document's required fields are checked by
-# hand: this machine has no copy of the published Kubernetes JSON schemas
-# (the checker validates against them where CB_K8S_SCHEMA_DIR names one).
+# Pod Security level said; each document's required fields, by hand.
 # Then each of those broken on purpose in a copy, one at a time: the check
-# must name it.
+# must name it. Last, every document against the published Kubernetes JSON
+# schemas of Kubernetes 1.31, strictly (deploy_schemas.py, with the Python
+# of the venv holding kubernetes-validate that ci/install-deps.sh makes:
+# CB_K8S_VALIDATE, by default /opt/nccl-collbench-k8s/bin/python; the test
+# skips after the checks above where there is none). MPIJob and JobSet are
+# custom resources with no published schema: their pod templates are
+# validated as PodTemplateSpec (MPIJob) and JobSpec (JobSet) instead.
 . "$CB_SRCDIR/tests/support/lib.sh"
 need_python
 "$CB_PYTHON" -c 'import yaml' 2>/dev/null ||
@@ -76,4 +80,58 @@ broken kubernetes/jobset.yaml '/runAsUser: 0/d' 'does not say it runs as root'
 broken kubernetes/indexed-job.yaml 's/"privileged" Pod Security level/privileged level/' \
     'needs the "privileged" Pod Security level'
 broken kubernetes/indexed-job.yaml '/^      port: 29500$/d' 'required field spec.ports[].port is missing'
+
+# The published schemas (issue 44): every document of every manifest, or
+# for MPIJob and JobSet their embedded templates, against Kubernetes 1.31's.
+kv=${CB_K8S_VALIDATE:-/opt/nccl-collbench-k8s/bin/python}
+[ -x "$kv" ] && "$kv" -c 'import kubernetes_validate' 2>/dev/null ||
+    skip "the checks above passed, but no Python with kubernetes-validate at $kv" \
+        "(CB_K8S_VALIDATE; ci/install-deps.sh installs it) to validate the manifests" \
+        "against the published Kubernetes schemas"
+schemas="$CB_SRCDIR/tests/e2e/deploy_schemas.py"
+rm -rf "$CB_TMP/deploy"
+cp -R "$CB_SRCDIR/deploy" "$CB_TMP/deploy"
+(cd "$CB_TMP/deploy" && "$kv" "$schemas" kubernetes/*.yaml) >"$CB_TMP/ok" 2>&1 ||
+    fail "deploy/kubernetes against the schemas: $(cat "$CB_TMP/ok")"
+for what in 'indexed-job.yaml Service nccl-collbench: valid' 'indexed-job.yaml Job nccl-collbench: valid' \
+    'indexed-job.yaml NetworkPolicy nccl-collbench: valid' \
+    'indexed-job.yaml PersistentVolumeClaim nccl-collbench-results: valid' \
+    'jobset.yaml JobSet nccl-collbench: replicatedJobs[0] (node) template as a JobSpec valid' \
+    'mpijob.yaml MPIJob nccl-collbench: Launcher template as a PodTemplateSpec valid' \
+    'mpijob.yaml MPIJob nccl-collbench: Worker template as a PodTemplateSpec valid' \
+    'mpijob.yaml NetworkPolicy nccl-collbench: valid' "against Kubernetes 1.31's schema (strict)"; do
+    grep -qF "$what" "$CB_TMP/ok" || fail "not validated: $what: $(cat "$CB_TMP/ok")"
+done
+
+# refused FILE SED_SCRIPT EXPECTED: the schemas refuse a copy of FILE
+# edited, naming EXPECTED (the document and where in it), as
+# refusedN/FILE. The copies are validated together, in one run, at the end.
+n=0
+expected=""
+refused() {
+    n=$((n + 1))
+    mkdir -p "$CB_TMP/deploy/refused$n/kubernetes"
+    sed -e "$2" "$CB_SRCDIR/deploy/$1" >"$CB_TMP/deploy/refused$n/$1"
+    cmp -s "$CB_SRCDIR/deploy/$1" "$CB_TMP/deploy/refused$n/$1" && fail "the edit '$2' changed nothing in $1"
+    expected="$expected
+refused$n/$1 $3"
+}
+# A wrong type, in a kind with a schema and in a JobSet's JobSpec.
+refused kubernetes/indexed-job.yaml 's/^      port: 29500$/      port: "29500"/' \
+    "Service nccl-collbench: schema at spec.ports.0.port: '29500' is not of type 'integer'"
+refused kubernetes/jobset.yaml 's/^          parallelism: 2$/          parallelism: two/' \
+    "JobSet nccl-collbench: schema at spec.replicatedJobs[0].template.spec.parallelism: 'two' is not of type 'integer'"
+# Unknown fields, refused because strict: in a Job's pod and an MPIJob's.
+refused kubernetes/indexed-job.yaml 's/^\( *\)medium: Memory$/&\n\1sizeLimt: 1Gi/' \
+    "Job nccl-collbench: schema at spec.template.spec.volumes.0.emptyDir: Additional properties are not allowed ('sizeLimt' was unexpected)"
+refused kubernetes/mpijob.yaml 's/automountServiceAccountToken: false/automountServiceAcountToken: false/' \
+    "MPIJob nccl-collbench: schema at spec.mpiReplicaSpecs.Launcher.template.spec: Additional properties are not allowed ('automountServiceAcountToken' was unexpected)"
+rc=0
+(cd "$CB_TMP/deploy" && "$kv" "$schemas" refused*/kubernetes/*.yaml) >"$CB_TMP/bad" 2>&1 || rc=$?
+[ "$rc" = 1 ] || fail "schemas, the edited copies: status $rc, expected 1: $(cat "$CB_TMP/bad")"
+echo "$expected" | while IFS= read -r what; do
+    [ -z "$what" ] || grep -qF -- "$what" "$CB_TMP/bad" || fail "schemas: not refused: $what: $(cat "$CB_TMP/bad")"
+done || exit 1
+[ "$(wc -l <"$CB_TMP/bad")" = "$((n + 1))" ] ||
+    fail "schemas: expected $((n + 1)) refusals (the MPIJob's two templates), got: $(cat "$CB_TMP/bad")"
 echo "ok"

@@ -5,15 +5,11 @@ on every container, no service account token, images by tag and digest
 own pods, the key from a Secret with --require-key where the ranks meet
 over TCP, and IPC_LOCK and root said with the Pod Security level they need.
 
-Then each document against the Kubernetes API's shape: the published JSON
-schemas (yannh/kubernetes-json-schema's "standalone-strict" layout, as
-kubeconform reads them) when CB_K8S_SCHEMA_DIR names a folder of them and
-python3 has jsonschema. This test machine has no copy and no network, so
-without them the required fields of each kind are checked here, by hand:
-a structural check, not the schema."""
+Then each document's required fields, by hand (check_shape): a structural
+check that needs nothing but PyYAML. The published Kubernetes JSON schemas
+are deploy_schemas.py's, run with the Python of a venv holding
+kubernetes-validate (deploy_manifests.sh runs both)."""
 
-import json
-import os
 import re
 
 # name[:tag]@sha256:64 hex; the tag must be there and not be "latest".
@@ -112,13 +108,6 @@ REQUIRED = {
     "MPIJob": ["spec.mpiReplicaSpecs.Launcher.template.spec.containers[].image",
                "spec.mpiReplicaSpecs.Worker.template.spec.containers[].image"],
 }
-# (kind, apiVersion) to yannh/kubernetes-json-schema's file name.
-SCHEMA_FILES = {
-    ("Service", "v1"): "service-v1.json",
-    ("PersistentVolumeClaim", "v1"): "persistentvolumeclaim-v1.json",
-    ("NetworkPolicy", "networking.k8s.io/v1"): "networkpolicy-networking-v1.json",
-    ("Job", "batch/v1"): "job-batch-v1.json",
-}
 
 
 def missing(doc, path):
@@ -139,40 +128,9 @@ def missing(doc, path):
     return missing(doc[key], rest) if rest else None
 
 
-def schema_validator():
-    """A function validating one document against the published schemas,
-    and a line saying which were used; or None and why not."""
-    folder = os.environ.get("CB_K8S_SCHEMA_DIR", "")
-    if not folder or not os.path.isdir(folder):
-        return None, ("schemas: no Kubernetes JSON schemas offline here (CB_K8S_SCHEMA_DIR "
-                      "unset); required fields checked structurally instead")
-    try:
-        import jsonschema
-    except ImportError:
-        return None, "schemas: python3 has no jsonschema; required fields checked structurally"
-
-    def validate(doc):
-        name = SCHEMA_FILES.get((doc.get("kind"), doc.get("apiVersion")))
-        path = os.path.join(folder, name) if name else None
-        if path is None or not os.path.exists(path):
-            return None   # a custom resource (MPIJob, JobSet): no published schema
-        with open(path, encoding="utf-8") as f:
-            schema = json.load(f)
-        errors = sorted(jsonschema.Draft7Validator(schema).iter_errors(doc), key=str)
-        return [f"{'/'.join(map(str, e.path))}: {e.message}" for e in errors[:3]]
-    return validate, f"schemas: Kubernetes JSON schemas from {folder}"
-
-
-def check_shape(c, where, doc, validate):
+def check_shape(c, where, doc):
     kind = doc.get("kind")
     for path in REQUIRED.get(kind, []):
         m = missing(doc, path)
         if m:
             c.bad(where, f"required field {path} is missing (at {m})")
-    if validate is not None:
-        errors = validate(doc)
-        if errors:
-            for e in errors:
-                c.bad(where, f"schema: {e}")
-        elif errors is not None:
-            c.ok(f"{where}: valid against its published schema")
