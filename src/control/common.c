@@ -27,9 +27,11 @@ void cb_ctl_lost(const cb_ctl *c, const char *op)
         snprintf(host, sizeof host, "%s", id);
     else if (gethostname(host, sizeof host - 1) != 0)
         snprintf(host, sizeof host, "unknown host");
-    char why[160];
-    snprintf(why, sizeof why, "the %s control plane failed in %s: a peer ended or its "
-             "connection broke", c->ops->name, op);
+    char who[160] = "a peer ended or its connection broke";
+    if (c->ops->lost_peer != NULL && c->ops->lost_peer(c, who, sizeof who) != 0)
+        snprintf(who, sizeof who, "a peer ended or its connection broke");
+    char why[224];
+    snprintf(why, sizeof why, "the %s control plane failed in %s: %s", c->ops->name, op, who);
     if (c->guard != NULL && c->guard->lost != NULL)
         c->guard->lost(c->guard->lost_ctx, why);
     fprintf(stderr, "nccl-collbench: rank %d (%s): %s; this rank ends (status 1)\n", c->rank,

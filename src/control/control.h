@@ -72,6 +72,12 @@ typedef struct cb_ctl_ops {
      * told to kill the others (torchrun's agent and mpirun end a job when
      * one rank fails). Never returns. */
     void (*abort)(cb_ctl *c, int code);
+    /* Not collective, optional (NULL: the plane cannot say): for
+     * cb_ctl_lost, which peer's loss failed this rank, "rank R (HOST)
+     * ended or its connection broke" (world rank; HOST its address), and
+     * this rank tells its peers still connected, so that every survivor
+     * names the same rank. 0, or -1 when it knows of none. */
+    int (*lost_peer)(const cb_ctl *c, char *buf, size_t len);
     /* A failed call ends the rank (cb_ctl_lost), as MPI's default error
      * handler does: a run whose peers are gone has nothing left to agree
      * on, and a caller that went on would compute from garbage. */
@@ -107,7 +113,8 @@ struct cb_ctl {
 void cb_ctl_abort(cb_ctl *c, int code) __attribute__((noreturn));
 
 /* c's rank failed in op (a peer ended, or its connection broke): one line
- * on stderr naming the rank, its host and op, then exit status 1. */
+ * on stderr naming the rank, its host, op and the peer lost where the
+ * plane knows it (lost_peer), then exit status 1. */
 void cb_ctl_lost(const cb_ctl *c, const char *op) __attribute__((noreturn));
 
 /* rc, after ending the rank where c's plane treats failure as fatal. */

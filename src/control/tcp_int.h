@@ -33,9 +33,11 @@
 /* Accepted connections awaiting their handshake, at most. */
 #define TCP_MAX_PENDING 256
 
-/* The group of the rendezvous' own messages (JOIN, TABLE, FAIL as tags). */
+/* The group of the rendezvous' own messages (JOIN, TABLE, FAIL as tags),
+ * and of LOST: a rank whose plane failed names the rank it lost to its
+ * peers still connected (tcp_ops.c, tcp_lost_peer). */
 #define TCP_GROUP_RENDEZVOUS UINT64_MAX
-enum tcp_rv_tag { TCP_RV_JOIN = 1, TCP_RV_TABLE };
+enum tcp_rv_tag { TCP_RV_JOIN = 1, TCP_RV_TABLE, TCP_RV_LOST };
 /* Collectives' tags have the top bit; point to point's are the caller's. */
 #define TCP_TAG_COLL (1ull << 63)
 
@@ -107,6 +109,7 @@ typedef struct tcp_world {
     int cap_pollfds;
     int depth;             /* the progress engine's nesting */
     tcp_msg *queue, *queue_tail;
+    int first_gone;        /* the first peer marked gone, plus 1; 0: none yet */
     int refs;              /* the world's handle and every group alive */
     int closed;            /* the world's handle was freed: sockets closed */
     int auth_failures;     /* connections refused for a bad key */

@@ -13,6 +13,9 @@
 #include "control/tcp_int.h"
 #include "control/local.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
 #include <unistd.h>
 
 #include <stdio.h>
@@ -483,6 +486,97 @@ static void tcp_free(cb_ctl *c)
     cb_tcp_world_release(w);
 }
 
+/* LOST's payload: the rank lost and the rank that saw it go (4 bytes
+ * each, big-endian), then the lost rank's host, printable text. */
+#define LOST_HEAD 8
+#define LOST_HOST 64
+
+/* Peer p's host as its address in the table, without the port. */
+static void host_of(const tcp_peer *p, char *out, size_t len)
+{
+    const struct sockaddr *sa = (const struct sockaddr *)&p->addr;
+    const struct sockaddr_in6 *a6 = (const void *)sa;
+    struct in_addr v4;
+    if (sa->sa_family == AF_INET6 && IN6_IS_ADDR_V4MAPPED(&a6->sin6_addr)) {
+        memcpy(&v4, a6->sin6_addr.s6_addr + 12, sizeof v4);
+        if (inet_ntop(AF_INET, &v4, out, (socklen_t)len) != NULL)
+            return;
+    } else if (sa->sa_family == AF_INET6) {
+        if (inet_ntop(AF_INET6, &a6->sin6_addr, out, (socklen_t)len) != NULL)
+            return;
+    } else if (sa->sa_family == AF_INET) {
+        if (inet_ntop(AF_INET, &((const struct sockaddr_in *)(const void *)sa)->sin_addr, out,
+                      (socklen_t)len) != NULL)
+            return;
+    }
+    snprintf(out, len, "unknown host");
+}
+
+/* The first well-formed LOST a peer sent this rank: 1 with its fields. */
+static int told_lost(tcp_world *w, int *lost, int *seer, char *host, size_t len)
+{
+    int found = 0;
+    for (tcp_msg *m = NULL;
+         cb_tcp_take(w, TCP_GROUP_RENDEZVOUS, TCP_RV_LOST, -1, NULL, 0, &m) == 1;
+         cb_tcp_msg_free(m)) {
+        const unsigned char *d = m->data;
+        size_t n = m->len - LOST_HEAD;
+        if (found || m->len < LOST_HEAD || n >= len)
+            continue;
+        uint32_t r = (uint32_t)d[0] << 24 | (uint32_t)d[1] << 16 | (uint32_t)d[2] << 8 | d[3];
+        uint32_t s = (uint32_t)d[4] << 24 | (uint32_t)d[5] << 16 | (uint32_t)d[6] << 8 | d[7];
+        size_t i = 0;
+        while (i < n && d[LOST_HEAD + i] >= 0x20 && d[LOST_HEAD + i] < 0x7f)
+            i++;
+        if (r >= (uint32_t)w->size || s >= (uint32_t)w->size || i < n)
+            continue;
+        *lost = (int)r;
+        *seer = (int)s;
+        memcpy(host, d + LOST_HEAD, n);
+        host[n] = '\0';
+        found = 1;
+    }
+    return found;
+}
+
+/* Names the rank lost: the one a peer said it lost (the cause: that peer
+ * then ended), else the first peer this rank found gone; and tells every
+ * peer still connected whose socket has room (never waiting on one). */
+static int tcp_lost_peer(const cb_ctl *c, char *buf, size_t len)
+{
+    tcp_world *w = ((const tcp_group *)c->impl)->w;
+    int lost = -1, seer = w->rank;
+    char host[LOST_HOST];
+    if (w->closed)
+        return -1;
+    if (!told_lost(w, &lost, &seer, host, sizeof host)) {
+        if (w->first_gone == 0)
+            return -1;
+        lost = w->first_gone - 1;
+        host_of(&w->peers[lost], host, sizeof host);
+    }
+    if (seer == w->rank)
+        snprintf(buf, len, "rank %d (%s) ended or its connection broke", lost, host);
+    else
+        snprintf(buf, len, "rank %d (%s) ended or its connection broke, as rank %d saw", lost,
+                 host, seer);
+    unsigned char msg[LOST_HEAD + LOST_HOST];
+    size_t n = strlen(host);
+    for (int b = 0; b < 4; b++) {
+        msg[b] = (unsigned char)((unsigned)lost >> (24 - 8 * b));
+        msg[4 + b] = (unsigned char)((unsigned)seer >> (24 - 8 * b));
+    }
+    memcpy(msg + LOST_HEAD, host, n);
+    for (int i = 0; i < w->nconns; i++) {
+        tcp_conn *k = w->conns[i];
+        struct pollfd pf = {.fd = k->fd, .events = POLLOUT};
+        if (k->state == TCP_OPEN && !k->rendezvous && k->peer != lost && poll(&pf, 1, 0) == 1 &&
+            (pf.revents & POLLOUT))
+            cb_tcp_send(w, k, TCP_GROUP_RENDEZVOUS, TCP_RV_LOST, msg, LOST_HEAD + n);
+    }
+    return 0;
+}
+
 /* No rank can be reached to end the others (they wait inside NCCL, not in
  * this plane): the launcher does it. A -g parent kills them at once on
  * word from this rank; torchrun's agent stops every worker once one has
@@ -511,6 +605,7 @@ static const cb_ctl_ops tcp_ops = {
     .describe = tcp_describe,
     .free = tcp_free,
     .abort = tcp_abort,
+    .lost_peer = tcp_lost_peer,
     .fatal_errors = 1,
 };
 

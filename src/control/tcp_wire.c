@@ -165,6 +165,14 @@ static tcp_conn *conn_add(tcp_world *w, int fd, enum tcp_state state)
     return c;
 }
 
+/* Peer p is gone; the first one is the one a failure names. */
+static void peer_gone(tcp_world *w, int p)
+{
+    if (!w->peers[p].gone && w->first_gone == 0)
+        w->first_gone = p + 1;
+    w->peers[p].gone = 1;
+}
+
 /* The connection is over: its socket closed, its peer gone when it was
  * the data connection of one. It stays listed until dropped. */
 static void conn_close(tcp_world *w, tcp_conn *c, int err)
@@ -172,7 +180,7 @@ static void conn_close(tcp_world *w, tcp_conn *c, int err)
     if (c->state == TCP_CLOSED)
         return;
     if (c->state == TCP_OPEN && !c->rendezvous && c->peer >= 0 && c->peer < w->size)
-        w->peers[c->peer].gone = 1;
+        peer_gone(w, c->peer);
     if (c->fd >= 0)
         close(c->fd);
     c->fd = -1;
@@ -197,6 +205,7 @@ void cb_tcp_conn_drop(tcp_world *w, tcp_conn *c)
 }
 
 static void progress(tcp_world *w, int ms, int out_fd);
+static void read_conn(tcp_world *w, tcp_conn *c);
 
 /* Writes all of len bytes, running the engine while the socket is full. */
 static int write_all(tcp_world *w, tcp_conn *c, const unsigned char *p, size_t len)
@@ -215,7 +224,12 @@ static int write_all(tcp_world *w, tcp_conn *c, const unsigned char *p, size_t l
              * not wait on us while we wait on it. */
             progress(w, 100, c->fd);
         } else {
-            conn_close(w, c, n < 0 ? errno : EPIPE);
+            /* Read first what the peer sent before it ended (LOST, tcp_ops.c);
+             * open only: a handshake's reply is written while its frame is handled. */
+            int err = n < 0 ? errno : EPIPE;
+            if (c->state == TCP_OPEN)
+                read_conn(w, c);
+            conn_close(w, c, err);
             return -1;
         }
     }
@@ -602,12 +616,12 @@ tcp_conn *cb_tcp_link(tcp_world *w, int dest)
     if (p->out == NULL) {
         p->out = cb_tcp_connect_start(w, (struct sockaddr *)&p->addr, p->addrlen, dest, 0);
         if (p->out == NULL) {
-            p->gone = 1;
+            peer_gone(w, dest);
             return NULL;
         }
     }
     if (cb_tcp_connect_wait(w, p->out, cb_ctl_now() + w->timeout_s) != 0) {
-        p->gone = 1;
+        peer_gone(w, dest);
         return NULL;
     }
     return p->out;
