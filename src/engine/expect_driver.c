@@ -19,7 +19,7 @@ typedef struct expect_state {
 
 static int expect_auto(const engine *e)
 {
-    return e->p->expect != NULL && strcmp(e->p->expect, "auto") == 0;
+    return e->p->expect.source != NULL && strcmp(e->p->expect.source, "auto") == 0;
 }
 
 /* The backend moves host memory (MPI): no GPU behind the rank. */
@@ -33,7 +33,7 @@ static int runs_in_host_memory(const engine *e)
 static void *expect_setup(engine *e)
 {
     const cb_params *p = e->p;
-    if (p->expect == NULL)
+    if (p->expect.source == NULL)
         return NULL;
     expect_state *x = calloc(1, sizeof *x);
     if (x == NULL) {
@@ -41,7 +41,7 @@ static void *expect_setup(engine *e)
         return NULL;
     }
     char err[CB_MSGLEN];
-    if (!expect_auto(e) && cb_expect_rules_load(p->expect, &x->rules, err, sizeof err) != 0) {
+    if (!expect_auto(e) && cb_expect_rules_load(p->expect.source, &x->rules, err, sizeof err) != 0) {
         cb_status_set(&e->st, CB_EXIT_USAGE, "--expect: %s", err);
         return x;
     }
@@ -58,7 +58,7 @@ static void *expect_setup(engine *e)
     }
     char label[CB_HOSTLEN];
     snprintf(label, sizeof label, "%s", e->host);
-    int group = p->split.kind != CB_SPLIT_NONE ? e->groups.group : -1;
+    int group = p->sizes.split.kind != CB_SPLIT_NONE ? e->groups.group : -1;
     if (expect_auto(e)) {
         cb_expect_read_rank(dev.index >= 0 ? dev.bus_id : NULL, label, group, mine);
     } else {
@@ -92,7 +92,7 @@ static void expect_preamble(engine *e, void *state)
         cb_eng_note(e, "Expectation (--expect auto): each row's expected busbw is the slowest link "
                 "class its traffic crosses, from the links below (nccl-collbench(1), EXPECTED "
                 "BANDWIDTH); at the largest size, below %g x expected is status 8",
-             p->expect_ratio);
+             p->expect.expect_ratio);
         char line[512];
         for (int i = 0; cb_expect_describe(x->ranks, e->nranks, runs_in_host_memory(e), i, line,
                                            sizeof line); i++)
@@ -108,8 +108,8 @@ static void expect_preamble(engine *e, void *state)
         return;
     }
     cb_eng_note(e, "Expectation (--expect %s): %d rule%s; a row of a size a rule applies to, below %g "
-            "x its GB/s, is status 8", p->expect, x->rules.n,
-                cb_plural(x->rules.n), p->expect_ratio);
+            "x its GB/s, is status 8", p->expect.source, x->rules.n,
+                cb_plural(x->rules.n), p->expect.expect_ratio);
 }
 
 /* Rank 0, auto: the figure of each group for the collective of the table
@@ -124,7 +124,7 @@ static void expect_table_begin(engine *e, void *state, const cb_collective *coll
         cb_status_set(&e->st, CB_EXIT_RUNTIME, "out of memory for --expect's groups");
         return;
     }
-    int split = e->p->split.kind != CB_SPLIT_NONE;
+    int split = e->p->sizes.split.kind != CB_SPLIT_NONE;
     for (int g = 0; g < x->groups; g++) {
         int n = 0;
         for (int r = 0; r < e->nranks; r++)
@@ -211,7 +211,7 @@ static void expect_row_after(engine *e, void *state, const char *what, const cb_
     }
     if (!(res->expected_busbw > 0) || (expect_auto(e) && !e->now.at_largest))
         return;
-    double ratio = e->p->expect_ratio;
+    double ratio = e->p->expect.expect_ratio;
     if (res->busbw >= ratio * res->expected_busbw)
         return;
     e->slow = 1;
@@ -239,7 +239,7 @@ static void expect_finish(engine *e, void *state)
     }
     e->sum.unchecked += x->unruled;
     cb_eng_note(e, "No expectation: --expect %s: none of its %d rules applies to any row (host "
-                "%s%s, GPU model %s%s): nothing was judged", e->p->expect, x->rules.n,
+                "%s%s, GPU model %s%s): nothing was judged", e->p->expect.source, x->rules.n,
                 r0->host, hosts > 1 ? " and others" : "", r0->gpu.name[0] ? r0->gpu.name : "none",
                 models > 1 ? " and others" : "");
 }

@@ -34,11 +34,11 @@ static size_t mul_sat(size_t a, size_t b)
 static int column_work_buffers(const cb_params *p)
 {
     int col = 0, most = 0;
-    for (int l = 0; l < p->nlayouts; l++)
-        col |= p->layouts[l] == CB_LAYOUT_COL;
-    for (int c = 0; col && c < p->ncollectives; c++)
-        if (p->collectives[c]->column_work > most)
-            most = p->collectives[c]->column_work;
+    for (int l = 0; l < p->sizes.nlayouts; l++)
+        col |= p->sizes.layouts[l] == CB_LAYOUT_COL;
+    for (int c = 0; col && c < p->sizes.ncollectives; c++)
+        if (p->sizes.collectives[c]->column_work > most)
+            most = p->sizes.collectives[c]->column_work;
     return most;
 }
 
@@ -47,10 +47,10 @@ static int column_work_buffers(const cb_params *p)
 static size_t unalign_pad(const cb_params *p)
 {
     size_t widest = 1;
-    for (int t = 0; t < p->ndtypes; t++)
-        if (cb_dtype_info_of(p->dtypes[t])->size > widest)
-            widest = cb_dtype_info_of(p->dtypes[t])->size;
-    return mul_sat((size_t)p->unalign, widest);
+    for (int t = 0; t < p->sizes.ndtypes; t++)
+        if (cb_dtype_info_of(p->sizes.dtypes[t])->size > widest)
+            widest = cb_dtype_info_of(p->sizes.dtypes[t])->size;
+    return mul_sat((size_t)p->sizes.unalign, widest);
 }
 
 static void footprint(const engine *e, size_t largest, cb_footprint *fp)
@@ -67,8 +67,8 @@ static void footprint(const engine *e, size_t largest, cb_footprint *fp)
     if (cb_eng_keeps_raw_samples(p))   /* this rank's; rank 0: every rank's, twice */
         fp->samples += marks * sizeof(double) *
                        (1 + (e->rank == 0 ? 2 * (size_t)e->nranks : 0));
-    fp->tile = p->check_passes > 0 ? (largest < CB_TILE_MAX_BYTES ? largest : CB_TILE_MAX_BYTES) : 0;
-    fp->repeat = p->repeat_check ? largest : 0;   /* -B's reference */
+    fp->tile = p->verify.check_passes > 0 ? (largest < CB_TILE_MAX_BYTES ? largest : CB_TILE_MAX_BYTES) : 0;
+    fp->repeat = p->verify.repeat_check ? largest : 0;   /* -B's reference */
     size_t host = add_sat(add_sat(fp->staging, fp->samples), fp->tile);
     size_t buffers = add_sat(add_sat(fp->send, fp->recv), fp->work);
     if (e->b->repeat_on_device)
@@ -143,7 +143,7 @@ void cb_eng_note_footprint(engine *e)
 static size_t device_free_now(engine *e)
 {
     size_t bytes = 0;
-    if (e->rank != 0 || !e->p->memory_report || e->ops->device_free == NULL ||
+    if (e->rank != 0 || !e->p->sizes.memory_report || e->ops->device_free == NULL ||
         e->ops->device_free(e->b, &bytes) != 0)
         return 0;
     return bytes;

@@ -157,10 +157,10 @@ static char *result_key(const prom_printer *pp, const cb_result *res)
 /* --prom-sizes LIST: whether bytes is one of the sizes listed. */
 static int size_listed(const cb_params *set, uint64_t bytes)
 {
-    if (set->nprom_sizes == 0)
+    if (set->out.nprom_sizes == 0)
         return 1;
-    for (int i = 0; i < set->nprom_sizes; i++)
-        if (set->prom_sizes[i] == bytes)
+    for (int i = 0; i < set->out.nprom_sizes; i++)
+        if (set->out.prom_sizes[i] == bytes)
             return 1;
     return 0;
 }
@@ -188,10 +188,10 @@ static void keep_result(prom_printer *pp, const cb_result *res)
     }
     prom_series *slot = NULL;
     for (size_t i = 0; i < pp->nseries && slot == NULL; i++)
-        if ((set->prom_largest || pp->series[i].res.bytes == res->bytes) &&
+        if ((set->out.prom_largest || pp->series[i].res.bytes == res->bytes) &&
             strcmp(pp->series[i].key, key) == 0)
             slot = &pp->series[i];
-    if (slot != NULL && set->prom_largest && res->bytes < slot->res.bytes) {
+    if (slot != NULL && set->out.prom_largest && res->bytes < slot->res.bytes) {
         free(key);
         return;
     }
