@@ -31,26 +31,26 @@ static size_t mul_sat(size_t a, size_t b)
 
 /* Work buffers of the largest size that --layout col needs: the most any
  * selected collective's column variant takes. */
-static int column_work_buffers(const cb_params *p)
+static int column_work_buffers(const cb_sweep_params *p)
 {
     int col = 0, most = 0;
-    for (int l = 0; l < p->sizes.nlayouts; l++)
-        col |= p->sizes.layouts[l] == CB_LAYOUT_COL;
-    for (int c = 0; col && c < p->sizes.ncollectives; c++)
-        if (p->sizes.collectives[c]->column_work > most)
-            most = p->sizes.collectives[c]->column_work;
+    for (int l = 0; l < p->nlayouts; l++)
+        col |= p->layouts[l] == CB_LAYOUT_COL;
+    for (int c = 0; col && c < p->ncollectives; c++)
+        if (p->collectives[c]->column_work > most)
+            most = p->collectives[c]->column_work;
     return most;
 }
 
 /* -u: the bytes by which the send and receive buffers start past their
  * allocation, for the widest element selected. */
-static size_t unalign_pad(const cb_params *p)
+static size_t unalign_pad(const cb_sweep_params *p)
 {
     size_t widest = 1;
-    for (int t = 0; t < p->sizes.ndtypes; t++)
-        if (cb_dtype_info_of(p->sizes.dtypes[t])->size > widest)
-            widest = cb_dtype_info_of(p->sizes.dtypes[t])->size;
-    return mul_sat((size_t)p->sizes.unalign, widest);
+    for (int t = 0; t < p->ndtypes; t++)
+        if (cb_dtype_info_of(p->dtypes[t])->size > widest)
+            widest = cb_dtype_info_of(p->dtypes[t])->size;
+    return mul_sat((size_t)p->unalign, widest);
 }
 
 static void footprint(const engine *e, size_t largest, cb_footprint *fp)
@@ -58,8 +58,8 @@ static void footprint(const engine *e, size_t largest, cb_footprint *fp)
     const cb_params *p = e->p;
     cb_iter_request req = cb_eng_iter_request(p);
     size_t marks = (size_t)cb_iter_plan_room(&req);
-    fp->send = fp->recv = add_sat(largest, unalign_pad(p));
-    fp->work = mul_sat((size_t)column_work_buffers(p), largest);
+    fp->send = fp->recv = add_sat(largest, unalign_pad(&p->sizes));
+    fp->work = mul_sat((size_t)column_work_buffers(&p->sizes), largest);
     fp->staging = e->ops->host_accessible ? 0 : largest;
     /* Marks: the engine's samples and the backend's timestamps. */
     fp->samples = 2 * marks * sizeof(double) +
@@ -84,7 +84,7 @@ static void footprint(const engine *e, size_t largest, cb_footprint *fp)
 void cb_eng_plan_sizes(engine *e)
 {
     char err[CB_MSGLEN];
-    e->nsizes = cb_size_list(e->p, e->sizes, CB_MAX_SIZES, err, sizeof err);
+    e->nsizes = cb_size_list(&e->p->sizes, e->sizes, CB_MAX_SIZES, err, sizeof err);
     if (e->nsizes < 0) {
         cb_status_set(&e->st, CB_EXIT_USAGE, "%s", err);
         return;
@@ -176,8 +176,8 @@ void cb_eng_allocate_buffers(engine *e)
 {
     e->mem.free_before_buffers = device_free_now(e);
     cb_watchdog_doing(&e->safety.watch, "allocating two buffers of %zu bytes", e->mem.buffer_bytes);
-    size_t work_bytes = (size_t)column_work_buffers(e->p) * e->mem.buffer_bytes;
-    size_t bytes = e->mem.buffer_bytes + unalign_pad(e->p);
+    size_t work_bytes = (size_t)column_work_buffers(&e->p->sizes) * e->mem.buffer_bytes;
+    size_t bytes = e->mem.buffer_bytes + unalign_pad(&e->p->sizes);
     if (e->ops->alloc(e->b, bytes, &e->mem.send) != 0 ||
         e->ops->alloc(e->b, bytes, &e->mem.recv) != 0 ||
         (work_bytes > 0 && e->ops->alloc(e->b, work_bytes, &e->mem.work) != 0)) {

@@ -135,6 +135,7 @@ int cb_params_check_floors(const cb_params *p, char *err, size_t err_len);
 /* The sweep's sizes in bytes (src/options/sizes.c), into sizes unless it is NULL. Returns the count
  * (at most max_sizes), or -1 when the list would be longer, with a message in
  * err. */
-int cb_size_list(const cb_params *p, uint64_t *sizes, int max_sizes, char *err, size_t err_len);
+int cb_size_list(const cb_sweep_params *p, uint64_t *sizes, int max_sizes, char *err,
+                 size_t err_len);
 
 #endif

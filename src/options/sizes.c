@@ -12,10 +12,11 @@
 #include "options/params_parse.h"
 #include "verify/pattern.h"
 
-int cb_size_list(const cb_params *p, uint64_t *sizes, int max_sizes, char *err, size_t err_len)
+int cb_size_list(const cb_sweep_params *p, uint64_t *sizes, int max_sizes, char *err,
+                 size_t err_len)
 {
     int n = 0;
-    uint64_t size = p->sizes.min_bytes;
+    uint64_t size = p->min_bytes;
     for (;;) {
         if (n == max_sizes) {
             snprintf(err, err_len, "-b/-e/-f/-i: the sweep would have more than %d sizes; "
@@ -26,16 +27,16 @@ int cb_size_list(const cb_params *p, uint64_t *sizes, int max_sizes, char *err, 
             sizes[n] = size;
         n++;
         uint64_t next;
-        if (p->sizes.step_bytes != 0) {
-            if (size > UINT64_MAX - p->sizes.step_bytes)
+        if (p->step_bytes != 0) {
+            if (size > UINT64_MAX - p->step_bytes)
                 break;
-            next = size + p->sizes.step_bytes;
+            next = size + p->step_bytes;
         } else {
-            if (size > UINT64_MAX / p->sizes.step_factor)
+            if (size > UINT64_MAX / p->step_factor)
                 break;
-            next = size * p->sizes.step_factor;
+            next = size * p->step_factor;
         }
-        if (next > p->sizes.max_bytes)
+        if (next > p->max_bytes)
             break;
         size = next;
     }
@@ -111,7 +112,7 @@ int cb_params_check_sizes(const cb_params *p, char *err, size_t err_len)
         snprintf(err, err_len, "out of memory");
         return -1;
     }
-    int n = cb_size_list(p, sizes, CB_MAX_SIZES, err, err_len);
+    int n = cb_size_list(&p->sizes, sizes, CB_MAX_SIZES, err, err_len);
     uint64_t largest = n > 0 ? sizes[n - 1] : 0;
     int prom_kept = n < 0 || cb_params_prom_path(p) == NULL || p->out.nprom_sizes == 0 ? 1 : 0;
     for (int i = 0; i < n && !prom_kept; i++)

@@ -155,12 +155,12 @@ static char *result_key(const prom_printer *pp, const cb_result *res)
 }
 
 /* --prom-sizes LIST: whether bytes is one of the sizes listed. */
-static int size_listed(const cb_params *set, uint64_t bytes)
+static int size_listed(const cb_output_params *out, uint64_t bytes)
 {
-    if (set->out.nprom_sizes == 0)
+    if (out->nprom_sizes == 0)
         return 1;
-    for (int i = 0; i < set->out.nprom_sizes; i++)
-        if (set->out.prom_sizes[i] == bytes)
+    for (int i = 0; i < out->nprom_sizes; i++)
+        if (out->prom_sizes[i] == bytes)
             return 1;
     return 0;
 }
@@ -179,7 +179,7 @@ static void keep_result(prom_printer *pp, const cb_result *res)
     const cb_params *set = pp->run->params;
     if (res->check_passes > 0)
         pp->wrong += res->wrong;
-    if (res->scan_part != NULL || !size_listed(set, res->bytes))
+    if (res->scan_part != NULL || !size_listed(&set->out, res->bytes))
         return;   /* the scan's figures come whole with its report */
     char *key = result_key(pp, res);
     if (key == NULL) {

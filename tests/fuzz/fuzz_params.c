@@ -45,7 +45,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         assert(params.sizes.iters >= 1 && params.sizes.ncollectives >= 1 && params.sizes.ndtypes >= 1);
         assert((params.sizes.step_factor == 0) != (params.sizes.step_bytes == 0));
         uint64_t sizes[CB_MAX_SIZES];
-        int n = cb_size_list(&params, sizes, CB_MAX_SIZES, err, sizeof err);
+        int n = cb_size_list(&params.sizes, sizes, CB_MAX_SIZES, err, sizeof err);
         assert(n == -1 || (n >= 1 && n <= CB_MAX_SIZES));
         for (int i = 1; i < n; i++)
             assert(sizes[i] > sizes[i - 1] && sizes[i] <= params.sizes.max_bytes);

@@ -8,7 +8,7 @@
 static int sizes_of(cb_params *p, uint64_t *out, int max)
 {
     char err[256];
-    return cb_size_list(p, out, max, err, sizeof err);
+    return cb_size_list(&p->sizes, out, max, err, sizeof err);
 }
 
 int main(void)
@@ -50,11 +50,11 @@ int main(void)
     p.sizes.max_bytes = 1u << 20;
     p.sizes.step_bytes = 1;
     char err[256] = "";
-    CHECK(&u, cb_size_list(&p, s, CB_MAX_SIZES, err, sizeof err) == -1);
+    CHECK(&u, cb_size_list(&p.sizes, s, CB_MAX_SIZES, err, sizeof err) == -1);
     CHECK(&u, strstr(err, "4096") != NULL);
     /* Counting without storing gives the same answers. */
     p.sizes.step_bytes = 1u << 10;
-    CHECK(&u, cb_size_list(&p, NULL, CB_MAX_SIZES, err, sizeof err) == 1024);
+    CHECK(&u, cb_size_list(&p.sizes, NULL, CB_MAX_SIZES, err, sizeof err) == 1024);
 
     /* No overflow near the top of the range. */
     p.sizes.step_bytes = 0;
