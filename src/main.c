@@ -31,7 +31,7 @@ static int finish(int code, const cb_params *p, cb_ctl *world, cb_watchdog *star
     cb_watchdog watch;
     char host[64] = "";
     cb_sysinfo_host_label(host, sizeof host);
-    int watched = cb_watchdog_start(&watch, p->timeout, rank, host, NULL, 0) == 0;
+    int watched = cb_watchdog_start(&watch, p->launch.timeout, rank, host, NULL, 0) == 0;
     if (watched) {
         cb_watchdog_set_exit(&watch, code != CB_EXIT_OK ? code : CB_EXIT_TIMEOUT);
         cb_watchdog_doing(&watch, "MPI_Finalize, at the end of the run");
@@ -90,7 +90,7 @@ static int startup_limit_s(int timeout)
 
 static int startup_limit(const cb_params *early)
 {
-    return startup_limit_s(early->timeout);
+    return startup_limit_s(early->launch.timeout);
 }
 
 /* What the rendezvous leaves of the start-up watchdog's limit. */
@@ -113,15 +113,15 @@ static int run_local(const cb_params *early, char **argv)
     if (needs_mpi(early->backend)) {
         fprintf(stderr, "nccl-collbench: --backend %s needs MPI, and -g %d starts ranks without "
                 "it: launch with mpirun -np %d instead\n%s\n", early->backend,
-                early->local_ranks, early->local_ranks, CB_USAGE_HINT);
+                early->launch.local_ranks, early->launch.local_ranks, CB_USAGE_HINT);
         return CB_EXIT_USAGE;
     }
     /* The ranks agree on a failure and end together; a rank that lost its
      * peers ends by its watchdog (-T); past both, the rest are stopped. */
-    double grace = early->timeout > 0 ? early->timeout + 10.0 : 30.0;
-    int code = cb_local_run(early->local_ranks, argv, grace, &usage, err, sizeof err);
+    double grace = early->launch.timeout > 0 ? early->launch.timeout + 10.0 : 30.0;
+    int code = cb_local_run(early->launch.local_ranks, argv, grace, &usage, err, sizeof err);
     if (code < 0) {
-        fprintf(stderr, "nccl-collbench: -g %d: %s\n", early->local_ranks, err);
+        fprintf(stderr, "nccl-collbench: -g %d: %s\n", early->launch.local_ranks, err);
         if (usage)
             fprintf(stderr, "%s\n", CB_USAGE_HINT);
         return usage ? CB_EXIT_USAGE : CB_EXIT_RUNTIME;
@@ -137,7 +137,7 @@ static int run_local(const cb_params *early, char **argv)
 static int check_key_required(const cb_params *early, const cb_launch *l, char *err, size_t len)
 {
     const char *v = read_env("NCCL_COLLBENCH_REQUIRE_KEY");
-    int required = early->require_key;
+    int required = early->launch.require_key;
     if (v != NULL && v[0] != '\0' && strcmp(v, "0") != 0 && strcmp(v, "1") != 0) {
         snprintf(err, len, "NCCL_COLLBENCH_REQUIRE_KEY=%.40s: 1 or 0 only", v);
         return -1;
@@ -148,7 +148,7 @@ static int check_key_required(const cb_params *early, const cb_launch *l, char *
     snprintf(err, len, "rank %d: %s, and NCCL_COLLBENCH_KEY is not set: the %s launch's TCP "
              "rendezvous at %.60s:%d would not be authenticated (give every rank the same "
              "secret in NCCL_COLLBENCH_KEY)", l->rank,
-             early->require_key ? "--require-key" : "NCCL_COLLBENCH_REQUIRE_KEY=1",
+             early->launch.require_key ? "--require-key" : "NCCL_COLLBENCH_REQUIRE_KEY=1",
              cb_launch_mode_name(l->mode), l->addr, l->port);
     return -1;
 }
@@ -216,8 +216,8 @@ static const char *output_file(const cb_printer_ops *f, const cb_params *p)
  * table has them. */
 static int bad_output(const cb_params *p, char *err, size_t err_len)
 {
-    for (int i = 0; i < p->noutputs; i++) {
-        const cb_output_spec *o = &p->outputs[i];
+    for (int i = 0; i < p->out.noutputs; i++) {
+        const cb_output_spec *o = &p->out.outputs[i];
         int len = (int)o->name_len;
         const cb_printer_ops *f = cb_output_format(o->name, o->name_len);
         if (f == NULL) {
@@ -292,16 +292,16 @@ int main(int argc, char **argv)
     cb_params_defaults(&early);
     int early_ok = cb_params_parse(&early, argc, argv, ignored, sizeof ignored) == 0;
     /* --help and --version need no ranks: answered before MPI_Init (0.5 s
-     * and more), once, by the process a launcher made rank 0 or by the one
-     * the user started. A command line with an error goes the long way,
-     * which names it. */
-    if (early_ok && (early.help || early.version)) {
-        if (cb_launch_env_rank(read_env) <= 0)
-            print_help(&early, argc > 0 ? argv[0] : NULL);
+     * and more) in the process the user started. A rank of a launch goes
+     * the long way, where the ranks agree on the command line: one whose
+     * peers were not given --help must not leave them waiting for it. A
+     * command line with an error goes the long way too, which names it. */
+    if (early_ok && (early.help || early.version) && !cb_launch_is_rank(read_env)) {
+        print_help(&early, argc > 0 ? argv[0] : NULL);
         return CB_EXIT_OK;
     }
     /* -g N starts ranks only where no launcher made this process one. */
-    if (early.local_ranks > 1 && !cb_launch_is_rank(read_env))
+    if (early.launch.local_ranks > 1 && !cb_launch_is_rank(read_env))
         return run_local(&early, argv);
     cb_launch launch;
     char err[CB_MSGLEN] = "";
@@ -321,7 +321,7 @@ int main(int argc, char **argv)
                                     ? "MPI_Init, at start-up"
                                     : "the TCP rendezvous, at start-up");
     cb_ctl *world = NULL;
-    int started = start_world(&argc, &argv, &launch, early.timeout, &world);
+    int started = start_world(&argc, &argv, &launch, early.launch.timeout, &world);
     if (started != 0)
         return started;
     int rank = world->rank, nranks = world->size;
@@ -353,11 +353,11 @@ int main(int argc, char **argv)
                  "it with mpirun or srun --mpi", params.backend, how);
         bad = 1;
     }
-    if (!bad && !params.help && !params.version && params.local_ranks > 1 &&
+    if (!bad && !params.help && !params.version && params.launch.local_ranks > 1 &&
         launch.mode != CB_LAUNCH_LOCAL) {
         snprintf(err, sizeof err, "-g %d: this process is already one rank of a job (launch: "
                  "%s); give -g 1 there (mpirun -np N, srun or torchrun start one rank per GPU)",
-                 params.local_ranks, cb_launch_mode_name(launch.mode));
+                 params.launch.local_ranks, cb_launch_mode_name(launch.mode));
         bad = 1;
     }
     /* The lowest rank whose command line is bad speaks through rank 0, so

@@ -20,6 +20,14 @@
 
 #include <stddef.h>
 
+/* How the ranks are started and watched (cb_params.launch; read by main.c,
+ * control/ and the engine's watchdog). */
+typedef struct cb_launch_params {
+    int timeout;           /* seconds without progress before the watchdog ends the run; 0 off */
+    int local_ranks;       /* -g N: ranks this process starts on this node (control/local.h) */
+    int require_key;       /* --require-key: a TCP launch without NCCL_COLLBENCH_KEY is refused */
+} cb_launch_params;
+
 #include "control/control.h"
 
 typedef enum cb_launch_mode {

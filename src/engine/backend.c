@@ -4,7 +4,7 @@
 /* Why ops cannot run what the command line asks for, or NULL when it can. */
 static const char *backend_lacks(const cb_backend_ops *ops, const cb_params *p)
 {
-    if (p->graph_launches > 0 && (ops->graph_begin == NULL || ops->graph_end == NULL ||
+    if (p->timing.graph_launches > 0 && (ops->graph_begin == NULL || ops->graph_end == NULL ||
                                   ops->graph_launch == NULL || ops->graph_free == NULL))
         return "it cannot capture CUDA graphs (-G)";
     return NULL;
@@ -137,43 +137,43 @@ void cb_eng_check_impls(engine *e)
 {
     const cb_params *p = e->p;
     if (e->ops->select_impl == NULL) {
-        if (p->nimpls != 1 || p->impls[0] != CB_IMPL_AUTO)
+        if (p->sizes.nimpls != 1 || p->sizes.impls[0] != CB_IMPL_AUTO)
             snprintf(e->impl_notice, sizeof e->impl_notice, "--nccl-impl has no effect on "
                      "the %s backend", e->ops->name);
         return;
     }
     size_t len = (size_t)snprintf(e->impl_notice, sizeof e->impl_notice, "alltoall, gather "
                                   "and scatter run as");
-    for (int i = 0; i < p->nimpls; i++) {
-        int chosen = e->ops->select_impl(e->b, p->impls[i]), lowest = 0, highest = 0;
+    for (int i = 0; i < p->sizes.nimpls; i++) {
+        int chosen = e->ops->select_impl(e->b, p->sizes.impls[i]), lowest = 0, highest = 0;
         cb_ctl_allreduce(e->comm, &chosen, &lowest, 1, CB_CTL_INT, CB_CTL_MIN);
         cb_ctl_allreduce(e->comm, &chosen, &highest, 1, CB_CTL_INT, CB_CTL_MAX);
         if (chosen < 0)
             cb_status_set(&e->st, CB_EXIT_RUNTIME, "--nccl-impl %s: %s",
-                          cb_impl_name(p->impls[i]), e->b->error);
+                          cb_impl_name(p->sizes.impls[i]), e->b->error);
         else if (lowest >= 0 && lowest != highest)
             cb_status_set(&e->st, CB_EXIT_RUNTIME, "--nccl-impl %s: some ranks' NCCL has its "
                           "native alltoall, gather and scatter and others' has not; this "
                           "rank runs %s (--nccl-impl p2p runs the same everywhere)",
-                          cb_impl_name(p->impls[i]), cb_impl_name((cb_impl)chosen));
+                          cb_impl_name(p->sizes.impls[i]), cb_impl_name((cb_impl)chosen));
         if (lowest < 0 || lowest != highest)
             return;   /* on every rank alike; cb_eng_agree() names the failing rank */
         if (len < sizeof e->impl_notice)
             len += (size_t)snprintf(e->impl_notice + len, sizeof e->impl_notice - len, "%s %s (%s)",
                                     i ? "," : "", cb_impl_name((cb_impl)chosen),
-                                    cb_impl_name(p->impls[i]));
+                                    cb_impl_name(p->sizes.impls[i]));
     }
 }
 
 void cb_eng_start_backend(engine *e)
 {
     cb_backend_config config = {
-        .blocking = e->p->blocking, .run_comm = e->comm, .progress = watchdog_tick,
-        .progress_ctx = e, .registration = e->p->registration,
-        .repeat_check = e->p->repeat_check, .memory_report = e->p->memory_report};
-    if (e->p->registration != 0 && !e->ops->registers) {
+        .blocking = e->p->timing.blocking, .run_comm = e->comm, .progress = watchdog_tick,
+        .progress_ctx = e, .registration = e->p->sizes.registration,
+        .repeat_check = e->p->verify.repeat_check, .memory_report = e->p->sizes.memory_report};
+    if (e->p->sizes.registration != 0 && !e->ops->registers) {
         cb_status_set(&e->st, CB_EXIT_USAGE, "-R %d: the %s backend registers no buffers "
-                      "(-R 1 and 2 are NCCL's; -R 0 or --backend nccl)", e->p->registration,
+                      "(-R 1 and 2 are NCCL's; -R 0 or --backend nccl)", e->p->sizes.registration,
                       e->ops->name);
         return;
     }

@@ -14,7 +14,7 @@
 static int time_one_way(engine *e, cb_comm_op op, cb_rank_time *t)
 {
     const cb_params *p = e->p;
-    int n = p->iters > 0 ? p->iters : 1;
+    int n = p->sizes.iters > 0 ? p->sizes.iters : 1;
     double *samples = calloc((size_t)n, sizeof *samples);
     int oom = samples == NULL, any_oom = 0;
     cb_ctl_allreduce(e->groups.gcomm, &oom, &any_oom, 1, CB_CTL_INT, CB_CTL_MAX);
@@ -26,7 +26,7 @@ static int time_one_way(engine *e, cb_comm_op op, cb_rank_time *t)
     int rc = 0, taken = 0;
     double seconds = NAN;
     cb_watchdog_doing(&e->safety.watch, "comm_init %s, warmup", cb_comm_op_name(op));
-    for (int i = 0; i < p->warmup && rc == 0; i++) {
+    for (int i = 0; i < p->sizes.warmup && rc == 0; i++) {
         rc = e->ops->comm_time(e->b, op, &seconds);
         cb_watchdog_tick(&e->safety.watch);
     }
@@ -63,7 +63,7 @@ static double combined(engine *e, double mine)
     double in = isnan(mine) ? 0 : mine, out = 0;
     int part = !isnan(mine), parts = 0;
     cb_ctl_allreduce(e->groups.gcomm, &part, &parts, 1, CB_CTL_INT, CB_CTL_SUM);
-    switch (e->p->average) {
+    switch (e->p->timing.average) {
     case CB_AVERAGE_RANK0:
         out = mine;
         cb_ctl_bcast(e->groups.gcomm, &out, sizeof(double), 0);
@@ -91,9 +91,9 @@ typedef struct comm_time_state {
 static void *comm_time_setup(engine *e)
 {
     const cb_collective *coll = NULL;
-    for (int i = 0; i < e->p->ncollectives && coll == NULL; i++)
-        if (e->p->collectives[i]->flags & CB_COLL_COMM)
-            coll = e->p->collectives[i];
+    for (int i = 0; i < e->p->sizes.ncollectives && coll == NULL; i++)
+        if (e->p->sizes.collectives[i]->flags & CB_COLL_COMM)
+            coll = e->p->sizes.collectives[i];
     if (coll == NULL)
         return NULL;
     comm_time_state *c = calloc(1, sizeof *c);
@@ -113,7 +113,7 @@ static void comm_time_teardown(engine *e, void *state)
 
 static int measure_comm_ways(engine *e, const cb_collective *coll, cb_dtype dtype)
 {
-    if (e->p->check_passes > 0)
+    if (e->p->verify.check_passes > 0)
         cb_eng_note(e, "comm_init makes communicators: one row per way, not verified");
     e->now.at_largest = 0;   /* --min-busbw: no bandwidth to gate */
     for (int op = 0; op < CB_COMM_OPS; op++) {
@@ -132,16 +132,16 @@ static int measure_comm_ways(engine *e, const cb_collective *coll, cb_dtype dtyp
         res.dtype = dtype;
         res.redop = CB_REDOP_NONE;
         res.root = -1;
-        res.warmup_iters = e->p->warmup;
-        res.iters = e->p->iters > 0 ? e->p->iters : 1;
-        res.group = e->p->split.kind != CB_SPLIT_NONE ? e->groups.group : -1;
+        res.warmup_iters = e->p->sizes.warmup;
+        res.iters = e->p->sizes.iters > 0 ? e->p->sizes.iters : 1;
+        res.group = e->p->sizes.split.kind != CB_SPLIT_NONE ? e->groups.group : -1;
         res.group_ranks = e->groups.gsize;
         res.round = -1;
         snprintf(res.comm_op, sizeof res.comm_op, "%s", cb_comm_op_name((cb_comm_op)op));
         res.seconds = combined(e, mine.mean);
         int slowest_rank = cb_eng_gather_rank_times(e, &mine, &res);
         cb_eng_stamp_result(e, &res);
-        if (e->p->split.kind != CB_SPLIT_NONE) {
+        if (e->p->sizes.split.kind != CB_SPLIT_NONE) {
             if (cb_eng_emit_split(e, coll, &res, slowest_rank, 1) != CB_EXIT_OK)
                 return e->st.code;
             continue;

@@ -8,9 +8,9 @@ void cb_eng_run_cycles(engine *e)
 {
     const cb_params *p = e->p;
     int cycles_run = 0;
-    for (e->cycle = 1; p->cycles == 0 || e->cycle <= p->cycles; e->cycle++) {
-        if (p->cycles != 1)
-            cb_eng_note(e, "Cycle %d%s", e->cycle, p->cycles == 0 ? " (until stopped)" : "");
+    for (e->cycle = 1; p->sizes.cycles == 0 || e->cycle <= p->sizes.cycles; e->cycle++) {
+        if (p->sizes.cycles != 1)
+            cb_eng_note(e, "Cycle %d%s", e->cycle, p->sizes.cycles == 0 ? " (until stopped)" : "");
         int rc = cb_eng_run_collectives(e);
         int own_runs = cb_eng_features_cycle_runs(e);
         /* Every row skipped (a collective, type, reduction or layout the

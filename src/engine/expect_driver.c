@@ -17,9 +17,9 @@ typedef struct expect_state {
     int ruled, unruled;
 } expect_state;
 
-static int expect_auto(const engine *e)
+static int expect_auto(const cb_expect_params *want)
 {
-    return e->p->expect != NULL && strcmp(e->p->expect, "auto") == 0;
+    return want->source != NULL && strcmp(want->source, "auto") == 0;
 }
 
 /* The backend moves host memory (MPI): no GPU behind the rank. */
@@ -32,8 +32,8 @@ static int runs_in_host_memory(const engine *e)
  * every rank) or its links, and rank 0 gathers what every rank found. */
 static void *expect_setup(engine *e)
 {
-    const cb_params *p = e->p;
-    if (p->expect == NULL)
+    const cb_expect_params *want = &e->p->expect;
+    if (want->source == NULL)
         return NULL;
     expect_state *x = calloc(1, sizeof *x);
     if (x == NULL) {
@@ -41,7 +41,7 @@ static void *expect_setup(engine *e)
         return NULL;
     }
     char err[CB_MSGLEN];
-    if (!expect_auto(e) && cb_expect_rules_load(p->expect, &x->rules, err, sizeof err) != 0) {
+    if (!expect_auto(want) && cb_expect_rules_load(want->source, &x->rules, err, sizeof err) != 0) {
         cb_status_set(&e->st, CB_EXIT_USAGE, "--expect: %s", err);
         return x;
     }
@@ -58,8 +58,8 @@ static void *expect_setup(engine *e)
     }
     char label[CB_HOSTLEN];
     snprintf(label, sizeof label, "%s", e->host);
-    int group = p->split.kind != CB_SPLIT_NONE ? e->groups.group : -1;
-    if (expect_auto(e)) {
+    int group = e->p->sizes.split.kind != CB_SPLIT_NONE ? e->groups.group : -1;
+    if (expect_auto(want)) {
         cb_expect_read_rank(dev.index >= 0 ? dev.bus_id : NULL, label, group, mine);
     } else {
         /* A file's rules match the host's own name and the GPU model. */
@@ -85,14 +85,14 @@ static void *expect_setup(engine *e)
 static void expect_preamble(engine *e, void *state)
 {
     const expect_state *x = state;
-    const cb_params *p = e->p;
+    const cb_expect_params *want = &e->p->expect;
     if (e->rank != 0)
         return;
-    if (expect_auto(e)) {
+    if (expect_auto(want)) {
         cb_eng_note(e, "Expectation (--expect auto): each row's expected busbw is the slowest link "
                 "class its traffic crosses, from the links below (nccl-collbench(1), EXPECTED "
                 "BANDWIDTH); at the largest size, below %g x expected is status 8",
-             p->expect_ratio);
+             want->expect_ratio);
         char line[512];
         for (int i = 0; cb_expect_describe(x->ranks, e->nranks, runs_in_host_memory(e), i, line,
                                            sizeof line); i++)
@@ -108,8 +108,8 @@ static void expect_preamble(engine *e, void *state)
         return;
     }
     cb_eng_note(e, "Expectation (--expect %s): %d rule%s; a row of a size a rule applies to, below %g "
-            "x its GB/s, is status 8", p->expect, x->rules.n,
-                cb_plural(x->rules.n), p->expect_ratio);
+            "x its GB/s, is status 8", want->source, x->rules.n,
+                cb_plural(x->rules.n), want->expect_ratio);
 }
 
 /* Rank 0, auto: the figure of each group for the collective of the table
@@ -117,14 +117,14 @@ static void expect_preamble(engine *e, void *state)
 static void expect_table_begin(engine *e, void *state, const cb_collective *coll)
 {
     expect_state *x = state;
-    if (e->rank != 0 || x->ranks == NULL || !expect_auto(e))
+    if (e->rank != 0 || x->ranks == NULL || !expect_auto(&e->p->expect))
         return;
     int *members = malloc((size_t)e->nranks * sizeof *members);
     if (members == NULL) {
         cb_status_set(&e->st, CB_EXIT_RUNTIME, "out of memory for --expect's groups");
         return;
     }
-    int split = e->p->split.kind != CB_SPLIT_NONE;
+    int split = e->p->sizes.split.kind != CB_SPLIT_NONE;
     for (int g = 0; g < x->groups; g++) {
         int n = 0;
         for (int r = 0; r < e->nranks; r++)
@@ -174,7 +174,7 @@ static void expect_row_before(engine *e, void *state, cb_result *res)
     if (x->ranks == NULL || res->scan_part != NULL ||
         (res->collective->flags & CB_COLL_NO_DATA))
         return;
-    if (expect_auto(e)) {
+    if (expect_auto(&e->p->expect)) {
         int g = res->group >= 0 ? res->group : 0;
         if (g < x->groups)
             res->expected_busbw = x->figs[g].gbps;
@@ -202,16 +202,16 @@ static void expect_row_after(engine *e, void *state, const char *what, const cb_
         return;
     /* auto gates every row of the largest size: one it has no figure for
      * is not checked, and the run must not pass on it. */
-    if (expect_auto(e) && e->now.at_largest && !(res->expected_busbw > 0)) {
+    if (expect_auto(&e->p->expect) && e->now.at_largest && !(res->expected_busbw > 0)) {
         int g = res->group >= 0 ? res->group : 0;
         e->sum.unchecked++;
         cb_eng_note(e, "No expectation: %s: %s", what,
                     g < x->groups ? x->figs[g].how : "no figure for its group");
         return;
     }
-    if (!(res->expected_busbw > 0) || (expect_auto(e) && !e->now.at_largest))
+    if (!(res->expected_busbw > 0) || (expect_auto(&e->p->expect) && !e->now.at_largest))
         return;
-    double ratio = e->p->expect_ratio;
+    double ratio = e->p->expect.expect_ratio;
     if (res->busbw >= ratio * res->expected_busbw)
         return;
     e->slow = 1;
@@ -227,7 +227,7 @@ static void expect_finish(engine *e, void *state)
     /* Under the outputs' lock only from here: the hang report's summary
      * counts the rows below expectation once the run is done. */
     e->sum.below_expectation = x->below;
-    if (e->rank != 0 || x->ranks == NULL || expect_auto(e) || x->ruled > 0 ||
+    if (e->rank != 0 || x->ranks == NULL || expect_auto(&e->p->expect) || x->ruled > 0 ||
         x->unruled == 0)
         return;
     /* The rules name hosts and GPU models: say which the run had. */
@@ -239,7 +239,7 @@ static void expect_finish(engine *e, void *state)
     }
     e->sum.unchecked += x->unruled;
     cb_eng_note(e, "No expectation: --expect %s: none of its %d rules applies to any row (host "
-                "%s%s, GPU model %s%s): nothing was judged", e->p->expect, x->rules.n,
+                "%s%s, GPU model %s%s): nothing was judged", e->p->expect.source, x->rules.n,
                 r0->host, hosts > 1 ? " and others" : "", r0->gpu.name[0] ? r0->gpu.name : "none",
                 models > 1 ? " and others" : "");
 }

@@ -50,16 +50,16 @@ void cb_eng_groups_free(engine *e)
 static void check_root(engine *e)
 {
     const cb_params *p = e->p;
-    if (p->root < e->groups.min_gsize)
+    if (p->sizes.root < e->groups.min_gsize)
         return;
-    if (p->split.kind == CB_SPLIT_NONE)
+    if (p->sizes.split.kind == CB_SPLIT_NONE)
         cb_status_set(&e->st, CB_EXIT_USAGE,
                       "-r: root %d is not a rank of this run: with %d rank%s the roots are 0 "
-                      "to %d", p->root, e->nranks, e->nranks == 1 ? "" : "s", e->nranks - 1);
+                      "to %d", p->sizes.root, e->nranks, e->nranks == 1 ? "" : "s", e->nranks - 1);
     else
         cb_status_set(&e->st, CB_EXIT_USAGE,
                       "-r: root %d is not a rank of every --split %s group: the smallest has %d "
-                      "rank%s", p->root, p->split.text, e->groups.min_gsize,
+                      "rank%s", p->sizes.root, p->sizes.split.text, e->groups.min_gsize,
                       e->groups.min_gsize == 1 ? "" : "s");
 }
 
@@ -73,9 +73,9 @@ void cb_eng_split_groups(engine *e)
     e->groups.gsize = e->nranks;
     e->groups.group = 0;
     e->groups.ngroups = 1;
-    if (p->split.kind != CB_SPLIT_NONE) {
+    if (p->sizes.split.kind != CB_SPLIT_NONE) {
         /* cb_params_check_ranks has checked the spec against the rank count. */
-        int color = cb_eng_spec_color(e, &p->split, "--split", e->comm);
+        int color = cb_eng_spec_color(e, &p->sizes.split, "--split", e->comm);
         cb_ctl_split(e->comm, color < 0 ? 0 : color, e->rank, &e->groups.gcomm);
     }
     e->groups.grank = (e->groups.gcomm)->rank;
@@ -197,7 +197,7 @@ static int group_hosts_text(const char *labels, const int *groups, int n, int g,
  * each group's host for its rows, "" for a group on several. */
 void cb_eng_describe_groups(engine *e)
 {
-    if (e->p->split.kind == CB_SPLIT_NONE)
+    if (e->p->sizes.split.kind == CB_SPLIT_NONE)
         return;
     char mine[CB_HOSTLEN];
     snprintf(mine, sizeof mine, "%s", e->host);
@@ -215,7 +215,7 @@ void cb_eng_describe_groups(engine *e)
         cb_ctl_gather(e->comm, &e->groups.group, sizeof(int), groups, 0);
     }
     char what[256];
-    snprintf(what, sizeof what, "split %s", e->p->split.text);
+    snprintf(what, sizeof what, "split %s", e->p->sizes.split.text);
     int n = e->groups.ngroups;
     cb_eng_note(e, "%s: %d group%s measured at once", what, n, n == 1 ? "" : "s");
     for (int g = 0; ok && e->rank == 0 && g < e->groups.ngroups; g++) {

@@ -48,8 +48,8 @@ static void describe_run(engine *e)
     run->max_bytes = e->sizes[e->nsizes - 1];
     run->allocator = e->b->allocator;
     static const char *const registrations[] = {"none", "ncclCommRegister", "window"};
-    run->registration = registrations[e->p->registration == 1 ? 1 : e->p->registration == 2 ? 2 : 0];
-    run->repeat_compare = !e->p->repeat_check ? NULL : e->b->repeat_on_device ? "device" : "host";
+    run->registration = registrations[e->p->sizes.registration == 1 ? 1 : e->p->sizes.registration == 2 ? 2 : 0];
+    run->repeat_compare = !e->p->verify.repeat_check ? NULL : e->b->repeat_on_device ? "device" : "host";
     if (e->ops->versions != NULL)
         e->ops->versions(e->b, run->backend_versions, sizeof run->backend_versions);
     if (e->rank == 0)
@@ -86,7 +86,7 @@ int cb_engine_run(const cb_params *p, cb_ctl *comm, cb_watchdog *startup, char *
     e->start_time = cb_ctl_now();
     e->sum.first_wrong_rank = -1;
     e->sum.first_unrepeatable_rank = -1;
-    e->sum.min_bw = p->tests_min_bw;
+    e->sum.min_bw = p->expect.tests_min_bw;
     e->sum.unauthenticated = comm->unkeyed;
     e->rank = comm->rank;
     e->nranks = comm->size;
@@ -96,7 +96,7 @@ int cb_engine_run(const cb_params *p, cb_ctl *comm, cb_watchdog *startup, char *
     cb_eng_outputs_init(e);
     /* The hang report's side channel, before anything can hang; its
      * set-up is watched by main's start-up watchdog. */
-    int side = p->timeout > 0;
+    int side = p->launch.timeout > 0;
     if (startup != NULL)
         cb_watchdog_doing(startup, "setting up the hang report's side channel, at start-up");
     if (side)
@@ -104,7 +104,7 @@ int cb_engine_run(const cb_params *p, cb_ctl *comm, cb_watchdog *startup, char *
                             sizeof e->safety.side_notice);
     /* Rank 0's thread runs also without -T: it finishes the output files
      * on a signal (cb_eng_end_files_on_signal). */
-    if (cb_watchdog_start(&e->safety.watch, p->timeout, e->rank, e->host,
+    if (cb_watchdog_start(&e->safety.watch, p->launch.timeout, e->rank, e->host,
                           side ? &e->safety.side : NULL, e->rank == 0) != 0)
         cb_status_set(&e->st, CB_EXIT_RUNTIME, "cannot start the watchdog thread");
     e->safety.guard = (cb_ctl_guard){cb_watchdog_ending, &e->safety.watch,
@@ -150,9 +150,9 @@ int cb_engine_run(const cb_params *p, cb_ctl *comm, cb_watchdog *startup, char *
             cb_eng_note(e, "%.*s", (int)len, line);
             line += len + (line[len] == '\n');
         }
-        if (p->registration != 0)
-            cb_eng_note(e, "-R %d: buffers from %s, %s", p->registration, e->b->allocator,
-                 p->registration == 1 ? "registered with ncclCommRegister"
+        if (p->sizes.registration != 0)
+            cb_eng_note(e, "-R %d: buffers from %s, %s", p->sizes.registration, e->b->allocator,
+                 p->sizes.registration == 1 ? "registered with ncclCommRegister"
                                       : "registered in a symmetric window");
         else if (e->ops->registers)
             cb_eng_note(e, "buffers from %s, not registered (-R 0)", e->b->allocator);
@@ -161,11 +161,11 @@ int cb_engine_run(const cb_params *p, cb_ctl *comm, cb_watchdog *startup, char *
             cb_eng_note(e, "%s", unused);
         for (int i = 0; e->rank == 0 && cb_params_env_note(environ, i, unused, sizeof unused); i++)
             cb_eng_note(e, "%s", unused);
-        if (p->memory_report)
+        if (p->sizes.memory_report)
             cb_eng_note_footprint(e);
         cb_eng_features_preamble(e);
         cb_eng_run_cycles(e);
-        if (p->memory_report)
+        if (p->sizes.memory_report)
             cb_eng_note_memory_usage(e);
     }
     if (e->out.progress == 1) {

@@ -31,7 +31,7 @@ static size_t mul_sat(size_t a, size_t b)
 
 /* Work buffers of the largest size that --layout col needs: the most any
  * selected collective's column variant takes. */
-static int column_work_buffers(const cb_params *p)
+static int column_work_buffers(const cb_sweep_params *p)
 {
     int col = 0, most = 0;
     for (int l = 0; l < p->nlayouts; l++)
@@ -44,7 +44,7 @@ static int column_work_buffers(const cb_params *p)
 
 /* -u: the bytes by which the send and receive buffers start past their
  * allocation, for the widest element selected. */
-static size_t unalign_pad(const cb_params *p)
+static size_t unalign_pad(const cb_sweep_params *p)
 {
     size_t widest = 1;
     for (int t = 0; t < p->ndtypes; t++)
@@ -58,8 +58,8 @@ static void footprint(const engine *e, size_t largest, cb_footprint *fp)
     const cb_params *p = e->p;
     cb_iter_request req = cb_eng_iter_request(p);
     size_t marks = (size_t)cb_iter_plan_room(&req);
-    fp->send = fp->recv = add_sat(largest, unalign_pad(p));
-    fp->work = mul_sat((size_t)column_work_buffers(p), largest);
+    fp->send = fp->recv = add_sat(largest, unalign_pad(&p->sizes));
+    fp->work = mul_sat((size_t)column_work_buffers(&p->sizes), largest);
     fp->staging = e->ops->host_accessible ? 0 : largest;
     /* Marks: the engine's samples and the backend's timestamps. */
     fp->samples = 2 * marks * sizeof(double) +
@@ -67,8 +67,8 @@ static void footprint(const engine *e, size_t largest, cb_footprint *fp)
     if (cb_eng_keeps_raw_samples(p))   /* this rank's; rank 0: every rank's, twice */
         fp->samples += marks * sizeof(double) *
                        (1 + (e->rank == 0 ? 2 * (size_t)e->nranks : 0));
-    fp->tile = p->check_passes > 0 ? (largest < CB_TILE_MAX_BYTES ? largest : CB_TILE_MAX_BYTES) : 0;
-    fp->repeat = p->repeat_check ? largest : 0;   /* -B's reference */
+    fp->tile = p->verify.check_passes > 0 ? (largest < CB_TILE_MAX_BYTES ? largest : CB_TILE_MAX_BYTES) : 0;
+    fp->repeat = p->verify.repeat_check ? largest : 0;   /* -B's reference */
     size_t host = add_sat(add_sat(fp->staging, fp->samples), fp->tile);
     size_t buffers = add_sat(add_sat(fp->send, fp->recv), fp->work);
     if (e->b->repeat_on_device)
@@ -84,7 +84,7 @@ static void footprint(const engine *e, size_t largest, cb_footprint *fp)
 void cb_eng_plan_sizes(engine *e)
 {
     char err[CB_MSGLEN];
-    e->nsizes = cb_size_list(e->p, e->sizes, CB_MAX_SIZES, err, sizeof err);
+    e->nsizes = cb_size_list(&e->p->sizes, e->sizes, CB_MAX_SIZES, err, sizeof err);
     if (e->nsizes < 0) {
         cb_status_set(&e->st, CB_EXIT_USAGE, "%s", err);
         return;
@@ -143,7 +143,7 @@ void cb_eng_note_footprint(engine *e)
 static size_t device_free_now(engine *e)
 {
     size_t bytes = 0;
-    if (e->rank != 0 || !e->p->memory_report || e->ops->device_free == NULL ||
+    if (e->rank != 0 || !e->p->sizes.memory_report || e->ops->device_free == NULL ||
         e->ops->device_free(e->b, &bytes) != 0)
         return 0;
     return bytes;
@@ -176,8 +176,8 @@ void cb_eng_allocate_buffers(engine *e)
 {
     e->mem.free_before_buffers = device_free_now(e);
     cb_watchdog_doing(&e->safety.watch, "allocating two buffers of %zu bytes", e->mem.buffer_bytes);
-    size_t work_bytes = (size_t)column_work_buffers(e->p) * e->mem.buffer_bytes;
-    size_t bytes = e->mem.buffer_bytes + unalign_pad(e->p);
+    size_t work_bytes = (size_t)column_work_buffers(&e->p->sizes) * e->mem.buffer_bytes;
+    size_t bytes = e->mem.buffer_bytes + unalign_pad(&e->p->sizes);
     if (e->ops->alloc(e->b, bytes, &e->mem.send) != 0 ||
         e->ops->alloc(e->b, bytes, &e->mem.recv) != 0 ||
         (work_bytes > 0 && e->ops->alloc(e->b, work_bytes, &e->mem.work) != 0)) {

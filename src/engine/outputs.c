@@ -138,7 +138,7 @@ static void choose_progress(engine *e)
 {
     const cb_params *p = e->p;
     int table_on_stderr = cb_printer_csv_on_stdout(p);
-    if (e->rank != 0 || p->progress < 0) {
+    if (e->rank != 0 || p->out.progress < 0) {
         e->out.progress = 0;
         return;
     }
@@ -149,7 +149,7 @@ static void choose_progress(engine *e)
     if (own_line)
         e->out.progress = 1;
     else
-        e->out.progress = p->progress > 0 ? 2 : 0;
+        e->out.progress = p->out.progress > 0 ? 2 : 0;
 }
 
 void cb_eng_outputs_init(engine *e)
@@ -194,8 +194,8 @@ static double sweeps_after(const engine *e)
     double colls = at->ncolls > 0 ? at->ncolls : 1;
     double after = (combos - at->combo - 1) + (passes - at->pass - 1) * combos +
                    (colls - at->coll - 1) * passes * combos;
-    if (e->p->cycles > 1)
-        after += (double)(e->p->cycles - e->cycle) * colls * passes * combos;
+    if (e->p->sizes.cycles > 1)
+        after += (double)(e->p->sizes.cycles - e->cycle) * colls * passes * combos;
     return after > 0 ? after : 0;
 }
 
@@ -207,13 +207,13 @@ void cb_eng_report_progress(engine *e, const cb_collective *coll, cb_dtype dtype
     double now = cb_ctl_now(), elapsed = now - e->start_time;
     cb_eta_size_done(&e->out.eta, done, now);
     char cycle[48] = "", left[48] = "";
-    if (e->p->cycles > 1)
-        snprintf(cycle, sizeof cycle, "cycle %d of %d, ", e->cycle, e->p->cycles);
-    else if (e->p->cycles == 0)
+    if (e->p->sizes.cycles > 1)
+        snprintf(cycle, sizeof cycle, "cycle %d of %d, ", e->cycle, e->p->sizes.cycles);
+    else if (e->p->sizes.cycles == 0)
         snprintf(cycle, sizeof cycle, "cycle %d (until stopped), ", e->cycle);
     /* -N 0 runs until stopped: nothing is left to estimate; nor is there
      * an estimate before the sizes measured can tell. */
-    double seconds = e->p->cycles != 0 ? cb_eta_left(&e->out.eta, sweeps_after(e)) : -1;
+    double seconds = e->p->sizes.cycles != 0 ? cb_eta_left(&e->out.eta, sweeps_after(e)) : -1;
     if (seconds >= 0)
         snprintf(left, sizeof left, ", about %.0f s left", seconds);
     fprintf(stderr, "%s# progress: %scollective %d of %d, %s %s %s: %d of %d sizes; %.1f s "
@@ -541,7 +541,7 @@ static void emit_row(engine *e, const cb_result *out_of_place, const cb_result *
             count_average(&e->sum, halves[h]);
         }
         count_wrong(&e->sum, halves[h]);
-        if (e->p->check_passes == 0 && !(halves[h]->collective->flags & CB_COLL_NO_DATA))
+        if (e->p->verify.check_passes == 0 && !(halves[h]->collective->flags & CB_COLL_NO_DATA))
             e->sum.unverified++;
     }
     cb_row row = {out_of_place, in_place};
@@ -574,7 +574,7 @@ void cb_eng_stamp_result(engine *e, cb_result *res)
 
 void cb_eng_gate_busbw(engine *e, const char *what, double busbw)
 {
-    double floor = e->p->min_busbw;
+    double floor = e->p->expect.min_busbw;
     if (floor > 0 && !(busbw >= floor)) {
         e->slow = 1;
         e->sum.below_min_busbw++;

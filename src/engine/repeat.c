@@ -35,7 +35,7 @@ static void repeat_teardown(engine *e, void *state)
 
 static void *repeat_setup(engine *e)
 {
-    if (!e->p->repeat_check)
+    if (!e->p->verify.repeat_check)
         return NULL;
     repeat_state *r = calloc(1, sizeof *r);
     if (r == NULL)
@@ -66,7 +66,7 @@ static void repeat_buffers(engine *e, void *state)
 static void repeat_preamble(engine *e, void *state)
 {
     (void)state;
-    if (e->p->ncollectives == 0)   /* the scan alone: a note says so */
+    if (e->p->sizes.ncollectives == 0)   /* the scan alone: a note says so */
         return;
     cb_eng_note(e, "-B: each launch's output is compared bit for bit with the first launch's of its "
             "size and placement, %s, between launches and outside the timed spans: each timed "

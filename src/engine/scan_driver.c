@@ -91,8 +91,8 @@ static int scan_measure(scan_run *s, int color, int peer, int longer, const char
         s->host_buf[i] = mine;
     if (active) {
         rc = cb_eng_copy_in(e, e->mem.send, s->host_buf, bytes);
-        cb_watchdog_loop(&e->safety.watch, p->warmup);
-        for (int w = 0; rc == 0 && w < p->warmup; w++)
+        cb_watchdog_loop(&e->safety.watch, p->sizes.warmup);
+        for (int w = 0; rc == 0 && w < p->sizes.warmup; w++)
             rc = launch_counted(e, sub, peer, s->count, w);
         if (rc == 0)
             rc = e->ops->wait(e->b);
@@ -101,11 +101,11 @@ static int scan_measure(scan_run *s, int color, int peer, int longer, const char
         cb_status_set(&e->st, CB_EXIT_RUNTIME, "%s", sub != NULL && sub->error[0] != '\0'
                                                          ? sub->error : e->b->error);
     if (cb_eng_agree(e) == CB_EXIT_OK && active) {
-        int iters = longer < 0 ? -longer : (p->iters > 0 ? p->iters : 1) * longer;
+        int iters = longer < 0 ? -longer : (p->sizes.iters > 0 ? p->sizes.iters : 1) * longer;
         /* A re-measure is timed in chunks of -n iterations and keeps its
          * fastest: a rank descheduled for milliseconds on a loaded machine
          * stalls one chunk, while a slow part is slow in every chunk. */
-        int chunk = longer < 0 && p->iters > 0 && p->iters < iters ? p->iters : iters;
+        int chunk = longer < 0 && p->sizes.iters > 0 && p->sizes.iters < iters ? p->sizes.iters : iters;
         cb_watchdog_loop(&e->safety.watch, iters);
         for (int done = 0; rc == 0 && done < iters; done += chunk) {
             int now = iters - done < chunk ? iters - done : chunk;
@@ -171,8 +171,8 @@ static void scan_row(scan_run *s, const char *part, scan_span span, int a, int b
     res.root = -1;
     res.count = s->count;
     res.bytes = (uint64_t)s->count * sizeof(float);
-    res.warmup_iters = e->p->warmup;
-    res.iters = e->p->iters;
+    res.warmup_iters = e->p->sizes.warmup;
+    res.iters = e->p->sizes.iters;
     res.seconds = NAN;
     res.spread.slowest = -1;
     res.slowest.min = res.slowest.median = res.slowest.p99 = res.slowest.max = NAN;
@@ -311,7 +311,7 @@ static int scan_remeasure(scan_run *s, const cb_scan_input *in, cb_scan_verdict 
         free(iters);
         return -1;
     }
-    int least = (e->p->iters > 0 ? e->p->iters : 1) * CB_SCAN_REMEASURE_LONGER;
+    int least = (e->p->sizes.iters > 0 ? e->p->sizes.iters : 1) * CB_SCAN_REMEASURE_LONGER;
     for (int i = 0; e->rank == 0 && i < n; i++) {
         cb_scan_finding *f = &v->items[from + i];
         needs[2 * i] = cb_scan_remeasure_of(in, v, f, &what[2 * i]) == 0;
@@ -483,7 +483,7 @@ static void scan_report(scan_run *s, const cb_scan_input *in, const cb_scan_verd
                 .confidence = confidence, .reference_figures = f->reference_n};
     }
     cb_scan_report rep = {.cycle = e->cycle, .nnodes = n, .hosts = hosts, .bytes = (uint64_t)s->bytes,
-                          .threshold = e->p->scan_threshold, .node_bw = in->node_busbw,
+                          .threshold = e->p->scan.scan_threshold, .node_bw = in->node_busbw,
                           .pair_bw = in->pair_bw, .nrails = in->nrails,
                           .rail_bw = in->rail_busbw, .nsuspects = sus ? v->n : 0,
                           .suspects = sus};
@@ -570,7 +570,7 @@ static int scan_measure_all(scan_run *s, cb_scan_verdict *v, int *suspects)
 {
     engine *e = s->e;
     const cb_scan_topology *t = &s->t;
-    int n = t->nnodes, parts = e->p->scan, rank = e->rank;
+    int n = t->nnodes, parts = e->p->scan.parts, rank = e->rank;
     double *node_bw = calloc((size_t)n, sizeof *node_bw);
     double *pair_bw = calloc((size_t)n * n, sizeof *pair_bw);
     double *rail_bw = calloc((size_t)t->max_local, sizeof *rail_bw);
@@ -585,8 +585,8 @@ static int scan_measure_all(scan_run *s, cb_scan_verdict *v, int *suspects)
         pair_bw[i] = NAN;
     /* Said before measuring: a run that times out in the scan shows it began. */
     cb_eng_note(e, "Health scan: %d node%s, %zu B per rank, float sum, -n %d -w %d, suspect below "
-            "%.2f x the median", n, cb_plural(n), s->count * sizeof(float), e->p->iters, e->p->warmup,
-         e->p->scan_threshold);
+            "%.2f x the median", n, cb_plural(n), s->count * sizeof(float), e->p->sizes.iters, e->p->sizes.warmup,
+         e->p->scan.scan_threshold);
     if (rc == 0 && (parts & CB_SCAN_NODES)) {
         rc = scan_measure(s, cb_scan_node_color(t, rank), -1, 1, "nodes");
         if (rc == 0 && rank == 0) {
@@ -616,7 +616,7 @@ static int scan_measure_all(scan_run *s, cb_scan_verdict *v, int *suspects)
                             .nrails = t->max_local,
                             .rail_busbw = (parts & CB_SCAN_RAILS) ? rail_bw : NULL,
                             .wrong = wrong_node,
-                            .threshold = e->p->scan_threshold};
+                            .threshold = e->p->scan.scan_threshold};
         rc = scan_verdict(s, &in, v);
         if (rc == 0 && rank == 0) {
             scan_report(s, &in, v, wrong_rank);
@@ -638,7 +638,7 @@ typedef struct scan_feature {
 
 static void *scan_feature_setup(engine *e)
 {
-    if (e->p->scan == 0)
+    if (e->p->scan.parts == 0)
         return NULL;
     scan_feature *f = calloc(1, sizeof *f);
     if (f == NULL)

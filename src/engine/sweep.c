@@ -16,8 +16,8 @@ static int measure_size(engine *e, const cb_collective *coll, cb_call *call, int
     size_t esize = cb_dtype_info_of(call->dtype)->size;
     const cb_layout *l = &call->layout;
     /* -u: both buffers start whole elements past their aligned allocation. */
-    char *send = (char *)e->mem.send + (size_t)e->p->unalign * esize;
-    char *recv = (char *)e->mem.recv + (size_t)e->p->unalign * esize;
+    char *send = (char *)e->mem.send + (size_t)e->p->sizes.unalign * esize;
+    char *recv = (char *)e->mem.recv + (size_t)e->p->sizes.unalign * esize;
     call->recv = recv;
     call->send = send;
     if (in_place) {
@@ -36,8 +36,8 @@ static int measure_size(engine *e, const cb_collective *coll, cb_call *call, int
     res.bytes = bytes;
     res.count = call->layout.count;
     res.in_place = in_place;
-    res.warmup_iters = e->p->warmup;
-    res.group = e->p->split.kind != CB_SPLIT_NONE ? e->groups.group : -1;
+    res.warmup_iters = e->p->sizes.warmup;
+    res.group = e->p->sizes.split.kind != CB_SPLIT_NONE ? e->groups.group : -1;
     res.layout = call->layout.rows != 0 ? CB_LAYOUT_COL : CB_LAYOUT_ROW;
     res.rows = call->layout.rows;
     res.cols = (size_t)e->groups.gsize * call->layout.width;
@@ -60,14 +60,14 @@ static int measure_size(engine *e, const cb_collective *coll, cb_call *call, int
     unit = (unit + CB_ROTATE_ALIGN - 1) / CB_ROTATE_ALIGN * CB_ROTATE_ALIGN;
     e->now.rotate_unit = unit;
     e->now.rotate_steps =
-        e->p->rotate && !e->p->repeat_check && unit > 0 ? e->mem.buffer_bytes / unit : 1;
+        e->p->timing.rotate && !e->p->verify.repeat_check && unit > 0 ? e->mem.buffer_bytes / unit : 1;
     if (e->now.rotate_steps == 0)
         e->now.rotate_steps = 1;
     e->now.rotate_last = 0;
     /* --check-timed: out of place, the timed iterations read checkable input
      * they never change, written on every slice they may run on, and the
      * last one's output is checked where it landed. */
-    int timed = checkable && !in_place && e->p->check_timed;
+    int timed = checkable && !in_place && e->p->verify.check_timed;
     cb_pattern timed_pat;
     if (timed && cb_eng_check_pattern(e, coll, call, size_index, 0, -1, &timed_pat) == 0)
         for (size_t k = 0; k < e->now.rotate_steps; k++) {
@@ -113,7 +113,7 @@ static int measure_size(engine *e, const cb_collective *coll, cb_call *call, int
     if (e->st.code != CB_EXIT_OK)
         return e->st.code;
     cb_eng_stamp_result(e, &res);
-    if (e->p->split.kind != CB_SPLIT_NONE)
+    if (e->p->sizes.split.kind != CB_SPLIT_NONE)
         return cb_eng_emit_split(e, coll, &res, slowest_rank, last_half);
 
     e->sum.wrong += res.wrong;
@@ -146,7 +146,7 @@ static int lay_out(const engine *e, const cb_collective *coll, size_t esize, uin
                    cb_layout *out)
 {
     return coll->layout_traffic != NULL
-               ? coll->layout_traffic(&e->p->a2av_matrix, (size_t)bytes, esize, e->groups.gsize,
+               ? coll->layout_traffic(&e->p->sizes.a2av_matrix, (size_t)bytes, esize, e->groups.gsize,
                                       out)
                : coll->layout((size_t)bytes, esize, e->groups.gsize, out);
 }
@@ -155,13 +155,13 @@ static int lay_out(const engine *e, const cb_collective *coll, size_t esize, uin
 static int some_row_at(const engine *e, uint64_t bytes)
 {
     const cb_params *p = e->p;
-    for (int c = 0; c < p->ncollectives; c++) {
-        const cb_collective *coll = p->collectives[c];
+    for (int c = 0; c < p->sizes.ncollectives; c++) {
+        const cb_collective *coll = p->sizes.collectives[c];
         if (coll->flags & CB_COLL_NO_DATA)
             return 1;
-        for (int t = 0; t < p->ndtypes; t++) {
+        for (int t = 0; t < p->sizes.ndtypes; t++) {
             cb_layout layout;
-            if (lay_out(e, coll, cb_dtype_info_of(p->dtypes[t])->size, bytes, &layout) == 0)
+            if (lay_out(e, coll, cb_dtype_info_of(p->sizes.dtypes[t])->size, bytes, &layout) == 0)
                 return 1;
         }
     }
@@ -173,7 +173,7 @@ void cb_eng_check_sizes_fit(engine *e)
     const cb_params *p = e->p;
     /* The parser saw the types but not the rank count: a size can hold an
      * element yet give some rank none, and then every row is skipped. */
-    int fits = p->scan != 0;
+    int fits = p->scan.parts != 0;
     for (int s = 0; s < e->nsizes && !fits; s++)
         fits = some_row_at(e, e->sizes[s]);
     /* A group that can measure nothing stops every group: each skips the
@@ -189,12 +189,12 @@ void cb_eng_check_sizes_fit(engine *e)
             least = bytes;
     cb_ctl_allreduce(e->comm, CB_CTL_IN_PLACE, &least, 1, CB_CTL_U64, CB_CTL_MAX);
     char min_text[32], max_text[32], least_text[64] = "";
-    cb_format_bytes(p->min_bytes, min_text, sizeof min_text);
-    cb_format_bytes(p->max_bytes, max_text, sizeof max_text);
+    cb_format_bytes(p->sizes.min_bytes, min_text, sizeof min_text);
+    cb_format_bytes(p->sizes.max_bytes, max_text, sizeof max_text);
     if (least != UINT64_MAX)
         snprintf(least_text, sizeof least_text, " to at least %llu", (unsigned long long)least);
     char ranks[64];
-    if (p->split.kind != CB_SPLIT_NONE)
+    if (p->sizes.split.kind != CB_SPLIT_NONE)
         snprintf(ranks, sizeof ranks, "every rank of every --split group");
     else if (e->groups.gsize == 1)
         snprintf(ranks, sizeof ranks, "the one rank");
@@ -218,29 +218,29 @@ int cb_eng_sweep(engine *e, const cb_collective *coll, cb_dtype dtype, cb_redop 
         cb_call call = {.dtype = dtype, .redop = redop, .root = root, .state = e->now.coll_state};
         if (coll->layout(0, info->size, e->groups.gsize, &call.layout) != 0)
             return CB_EXIT_OK;
-        if (e->p->check_passes > 0)
+        if (e->p->verify.check_passes > 0)
             cb_eng_note(e, "%s moves no data: one row at size 0, not verified", coll->name);
         e->now.at_largest = 0;   /* --min-busbw: no bandwidth to gate */
         return measure_size(e, coll, &call, 0, 0, 0, 1, 0);
     }
     char why[256] = "";
     cb_pattern probe;
-    int checkable = e->p->check_passes > 0 &&
+    int checkable = e->p->verify.check_passes > 0 &&
                     cb_pattern_init(&probe, dtype, redop, e->groups.gsize, 0, why, sizeof why) == 0;
-    if (e->p->split.kind != CB_SPLIT_NONE)
+    if (e->p->sizes.split.kind != CB_SPLIT_NONE)
         cb_ctl_allreduce(e->comm, CB_CTL_IN_PLACE, &checkable, 1, CB_CTL_INT, CB_CTL_MIN);
-    if (e->p->check_passes > 0 && !checkable)
+    if (e->p->verify.check_passes > 0 && !checkable)
         cb_eng_note(e, "%s %s %s not checked: %s", coll->name, info->name, cb_redop_name(redop),
                     why);
     cb_eng_progress_sweep_begins(e);
     for (int s = 0; s < e->nsizes; s++) {
         cb_call call = {.dtype = dtype, .redop = redop, .root = root, .work = e->mem.work,
-                        .state = e->now.coll_state, .traffic = &e->p->a2av_matrix};
+                        .state = e->now.coll_state, .traffic = &e->p->sizes.a2av_matrix};
         int fits = lay_out(e, coll, info->size, e->sizes[s], &call.layout) == 0;
         if (fits && e->now.layout == CB_LAYOUT_COL)
             cb_layout_set_columns(&call.layout, e->groups.gsize, coll->column_work);
         /* With --split, every group measures the same sizes. */
-        if (e->p->split.kind != CB_SPLIT_NONE)
+        if (e->p->sizes.split.kind != CB_SPLIT_NONE)
             cb_ctl_allreduce(e->comm, CB_CTL_IN_PLACE, &fits, 1, CB_CTL_INT, CB_CTL_MIN);
         if (!fits) {
             cb_eng_note(e, "skipped %s %s %s %llu B: too small to give %s", coll->name, info->name,
@@ -275,23 +275,23 @@ static int run_combinations(engine *e, const cb_collective *coll)
     /* Rooted collectives: the -r root, or every rank in turn; else -1. */
     int first_root = -1, last_root = -1;
     if (coll->flags & CB_COLL_ROOTED) {
-        first_root = p->root < 0 ? 0 : p->root;
+        first_root = p->sizes.root < 0 ? 0 : p->sizes.root;
         /* With --split, roots every group has. */
-        last_root = p->root < 0 ? e->groups.min_gsize - 1 : p->root;
+        last_root = p->sizes.root < 0 ? e->groups.min_gsize - 1 : p->sizes.root;
     }
-    int nredops = (coll->flags & CB_COLL_REDUCES) ? p->nredops : 1;
+    int nredops = (coll->flags & CB_COLL_REDUCES) ? p->sizes.nredops : 1;
     /* A collective that moves no data is measured once, for the first type. */
-    int ndtypes = (coll->flags & CB_COLL_NO_DATA) ? 1 : p->ndtypes;
+    int ndtypes = (coll->flags & CB_COLL_NO_DATA) ? 1 : p->sizes.ndtypes;
     int nroots = last_root - first_root + 1;
     e->now.at.ncombos = ndtypes * nredops * nroots;
     for (int t = 0; t < ndtypes; t++)
         for (int r = 0; r < nredops; r++) {
-            cb_redop redop = (coll->flags & CB_COLL_REDUCES) ? p->redops[r] : CB_REDOP_NONE;
+            cb_redop redop = (coll->flags & CB_COLL_REDUCES) ? p->sizes.redops[r] : CB_REDOP_NONE;
             e->now.at.combo = (t * nredops + r) * nroots;
-            if (!supported_everywhere(e, coll, p->dtypes[t], redop))
+            if (!supported_everywhere(e, coll, p->sizes.dtypes[t], redop))
                 continue;
             for (int root = first_root; root <= last_root; root++, e->now.at.combo++)
-                if (cb_eng_sweep(e, coll, p->dtypes[t], redop, root) != CB_EXIT_OK)
+                if (cb_eng_sweep(e, coll, p->sizes.dtypes[t], redop, root) != CB_EXIT_OK)
                     return e->st.code;
         }
     return CB_EXIT_OK;
@@ -322,7 +322,7 @@ static int run_collective(engine *e, const cb_collective *coll, cb_block_layout 
     }
     if (coll->layout_traffic != NULL) {
         char matrix[64];
-        cb_traffic_format(&e->p->a2av_matrix, matrix, sizeof matrix);
+        cb_traffic_format(&e->p->sizes.a2av_matrix, matrix, sizeof matrix);
         cb_eng_note(e, "%s: traffic matrix %s (--a2av-matrix); size = the busiest rank's bytes sent "
              "or received; out of place only", coll->name, matrix);
     }
@@ -331,13 +331,13 @@ static int run_collective(engine *e, const cb_collective *coll, cb_block_layout 
 
     cb_watchdog_doing(&e->safety.watch, "setting up %s's groups", coll->name);
     /* This rank's inner group among the ranks measured together. */
-    int color = cb_eng_spec_color(e, &e->p->hier, "--hier-split", e->groups.gcomm);
+    int color = cb_eng_spec_color(e, &e->p->sizes.hier, "--hier-split", e->groups.gcomm);
     /* A bad colour list stops every rank before the collective set-up. */
     if (cb_eng_agree(e) != CB_EXIT_OK)
         return e->st.code;
     char what[256];
     snprintf(what, sizeof what, "%s inner groups (--hier-split %s)%s", coll->name,
-             e->p->hier.text, e->p->split.kind != CB_SPLIT_NONE ? ", ranks of split group 0" : "");
+             e->p->sizes.hier.text, e->p->sizes.split.kind != CB_SPLIT_NONE ? ", ranks of split group 0" : "");
     cb_eng_note_groups(e, e->groups.gcomm, what, "", color);
     e->now.coll_state = NULL;
     if (coll->prepare(e->b, color, &e->now.coll_state) != 0)
@@ -357,11 +357,11 @@ static int run_implementations(engine *e, const cb_collective *coll, cb_block_la
     e->now.impl = NULL;
     if (!(coll->flags & CB_COLL_IMPLS) || e->ops->select_impl == NULL)
         return run_collective(e, coll, layout);
-    for (int i = 0; i < e->p->nimpls; i++) {
-        int chosen = e->ops->select_impl(e->b, e->p->impls[i]);
+    for (int i = 0; i < e->p->sizes.nimpls; i++) {
+        int chosen = e->ops->select_impl(e->b, e->p->sizes.impls[i]);
         if (chosen < 0)   /* checked at start-up on every rank: cannot happen */
             cb_status_set(&e->st, CB_EXIT_RUNTIME, "--nccl-impl %s: %s",
-                          cb_impl_name(e->p->impls[i]), e->b->error);
+                          cb_impl_name(e->p->sizes.impls[i]), e->b->error);
         if (cb_eng_agree(e) != CB_EXIT_OK)
             return e->st.code;
         e->now.impl = cb_impl_name((cb_impl)chosen);
@@ -375,17 +375,17 @@ static int run_implementations(engine *e, const cb_collective *coll, cb_block_la
 int cb_eng_run_collectives(engine *e)
 {
     const cb_params *p = e->p;
-    e->now.at.ncolls = p->ncollectives;
-    for (int c = 0; c < p->ncollectives; c++) {
-        const cb_collective *coll = p->collectives[c];
-        int layouts = coll->column_work != 0 ? p->nlayouts : 1;
-        int impls = (coll->flags & CB_COLL_IMPLS) && e->ops->select_impl != NULL ? p->nimpls : 1;
-        e->now.at = (run_position){.coll = c, .ncolls = p->ncollectives, .pass = -1,
+    e->now.at.ncolls = p->sizes.ncollectives;
+    for (int c = 0; c < p->sizes.ncollectives; c++) {
+        const cb_collective *coll = p->sizes.collectives[c];
+        int layouts = coll->column_work != 0 ? p->sizes.nlayouts : 1;
+        int impls = (coll->flags & CB_COLL_IMPLS) && e->ops->select_impl != NULL ? p->sizes.nimpls : 1;
+        e->now.at = (run_position){.coll = c, .ncolls = p->sizes.ncollectives, .pass = -1,
                                 .npasses = layouts * impls, .ncombos = 1};
         /* Collectives without a column layout run once, in rows. */
         int ran_rows = 0;
-        for (int l = 0; l < p->nlayouts; l++) {
-            cb_block_layout layout = p->layouts[l];
+        for (int l = 0; l < p->sizes.nlayouts; l++) {
+            cb_block_layout layout = p->sizes.layouts[l];
             if (layout == CB_LAYOUT_COL && coll->column_work == 0)
                 layout = CB_LAYOUT_ROW;
             if (layout == CB_LAYOUT_ROW && ran_rows++)

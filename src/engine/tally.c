@@ -126,7 +126,7 @@ static void tally_cycles_done(engine *e, void *state, int cycles_run)
                     "cycle%s", host, gpu, r, t[2], t[3], cycles_run, plural);
     }
     /* The suspect is a verdict across cycles: -N other than 1 only. */
-    if (ok && e->rank == 0 && e->p->cycles != 1)
+    if (ok && e->rank == 0 && e->p->sizes.cycles != 1)
         name_suspect(e, all, labels, cycles_run);
     free(all);
     free(labels);

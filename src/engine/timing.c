@@ -6,7 +6,7 @@ int cb_eng_launches_grouped(engine *e, const cb_collective *coll, const cb_call 
     /* A group launches its collectives at its end, after copies launched
      * inside it: collectives with steps or copies that must follow one
      * another (hier_allreduce, the column layout) run ungrouped. */
-    return e->p->agg > 1 && e->ops->group_start != NULL && e->ops->group_end != NULL &&
+    return e->p->timing.agg > 1 && e->ops->group_start != NULL && e->ops->group_end != NULL &&
            !(coll->flags & CB_COLL_SEQUENTIAL) && call->layout.rows == 0;
 }
 
@@ -21,7 +21,7 @@ static cb_call on_slice(engine *e, const cb_call *call, size_t k)
     return moved;
 }
 
-/* One iteration, the unit-th of its loop: p->agg operations, as one group
+/* One iteration, the unit-th of its loop: p->timing.agg operations, as one group
  * when the backend groups, each on its own slice of the buffers. */
 static int launch_iteration(engine *e, const cb_collective *coll, const cb_call *call, int unit)
 {
@@ -29,8 +29,8 @@ static int launch_iteration(engine *e, const cb_collective *coll, const cb_call 
     if (grouped && cb_eng_backend_step(e, e->ops->group_start(e->b)) != 0)
         return -1;
     int rc = 0;
-    for (int a = 0; a < e->p->agg && rc == 0; a++) {
-        cb_call moved = on_slice(e, call, (size_t)unit * (size_t)e->p->agg + (size_t)a);
+    for (int a = 0; a < e->p->timing.agg && rc == 0; a++) {
+        cb_call moved = on_slice(e, call, (size_t)unit * (size_t)e->p->timing.agg + (size_t)a);
         rc = cb_eng_backend_step(e, coll->run(e->b, &moved));
     }
     /* A group that was opened is closed, also after a failed launch. */
@@ -100,7 +100,7 @@ static int timed_span(engine *e, const cb_collective *coll, const cb_call *call,
      * way here is waiting in one, and nobody launches what it would miss. */
     if (cb_eng_agree(e) != CB_EXIT_OK)
         return -1;
-    int device = e->p->clock == CB_CLOCK_DEVICE;
+    int device = e->p->timing.clock == CB_CLOCK_DEVICE;
     if (e->ops->span != NULL)
         e->ops->span(e->b, 1);
     int rc = (device || e->timing.sampling) ? cb_eng_backend_step(e, e->ops->timer_start(e->b)) : 0;
@@ -149,7 +149,7 @@ static int single_units(engine *e, const cb_collective *coll, const cb_call *cal
         group += span;
         if (e->timing.sampling && lp->stride > 0 &&
             (++in_group == lp->stride || u + 1 == lp->units)) {
-            samples[(*n)++] = group / ((double)in_group * e->p->agg);
+            samples[(*n)++] = group / ((double)in_group * e->p->timing.agg);
             group = 0;
             in_group = 0;
         }
@@ -161,8 +161,8 @@ static int single_units(engine *e, const cb_collective *coll, const cb_call *cal
 static int time_graph(engine *e, const cb_collective *coll, const cb_call *call,
                       double *completion, double *cpu)
 {
-    launch_plan record = {.units = e->p->iters};
-    launch_plan launches = {.units = e->timing.plan.units, .graph = 1, .wait = e->p->blocking,
+    launch_plan record = {.units = e->p->sizes.iters};
+    launch_plan launches = {.units = e->timing.plan.units, .graph = 1, .wait = e->p->timing.blocking,
                             .stride = e->timing.plan.stride};
     /* The warmup ends before capture: graph and non-graph work overlapping
      * on one stream rely on NCCL_GRAPH_MIXING_SUPPORT, which can deadlock
@@ -204,8 +204,8 @@ static int read_samples(engine *e, double ops_per_unit, int units, int stride, d
  * --split, whose results have no per-rank entries). */
 int cb_eng_keeps_raw_samples(const cb_params *p)
 {
-    return ((p->samples_json && cb_params_json_path(p) != NULL) || p->per_iter) &&
-           p->split.kind == CB_SPLIT_NONE;
+    return ((p->out.samples_json && cb_params_json_path(p) != NULL) || p->timing.per_iter) &&
+           p->sizes.split.kind == CB_SPLIT_NONE;
 }
 
 void cb_eng_timing_alloc(engine *e)
@@ -219,8 +219,8 @@ void cb_eng_timing_alloc(engine *e)
      * a library call inside the timed span, only for the figures that need
      * them, so that the default time is one timer pair around the span, as
      * nccl-tests' without -I. */
-    int figures_asked = e->p->table_stats || e->p->samples_json || e->p->per_iter ||
-                        (e->p->budget_ms > 0 && e->p->stable_pct > 0);
+    int figures_asked = e->p->out.table_stats || e->p->out.samples_json || e->p->timing.per_iter ||
+                        (e->p->timing.budget_ms > 0 && e->p->timing.stable_pct > 0);
     t->sampling = e->ops->timer_reserve && e->ops->timer_mark && e->ops->timer_samples &&
                   (!e->ops->marks_cost_a_call || figures_asked);
     int marks = cb_iter_plan_room(&req);
@@ -260,9 +260,9 @@ void cb_eng_timing_free(engine *e)
 /* The command line's part of the iteration plan. */
 cb_iter_request cb_eng_iter_request(const cb_params *p)
 {
-    cb_iter_request req = {.iters = p->iters, .graph_launches = p->graph_launches,
-                           .agg = p->agg, .budget_ms = p->budget_ms,
-                           .stable_pct = p->stable_pct, .per_iter = p->per_iter};
+    cb_iter_request req = {.iters = p->sizes.iters, .graph_launches = p->timing.graph_launches,
+                           .agg = p->timing.agg, .budget_ms = p->timing.budget_ms,
+                           .stable_pct = p->timing.stable_pct, .per_iter = p->timing.per_iter};
     return req;
 }
 
@@ -273,7 +273,7 @@ cb_iter_request cb_eng_iter_request(const cb_params *p)
  * samples, or with --budget more iterations. */
 static void choose_plan(engine *e, const cb_call *call, double warmup_per_op)
 {
-    double estimate = e->p->warmup > 0 ? warmup_per_op : HUGE_VAL;
+    double estimate = e->p->sizes.warmup > 0 ? warmup_per_op : HUGE_VAL;
     const cb_eng_timing *t = &e->timing;
     if (t->prev_op_time > 0 && call->layout.count >= t->prev_count && t->prev_op_time < estimate)
         estimate = t->prev_op_time;
@@ -296,7 +296,7 @@ static int time_rounds(engine *e, const cb_collective *coll, const cb_call *call
 {
     const cb_params *p = e->p;
     double medians[CB_ROUNDS], means[CB_ROUNDS];
-    launch_plan lp = {.wait = p->blocking};
+    launch_plan lp = {.wait = p->timing.blocking};
     int rc = 0;
     *completion = *cpu = 0;
     *nsamples = 0;
@@ -309,7 +309,7 @@ static int time_rounds(engine *e, const cb_collective *coll, const cb_call *call
         } else {
             rc = timed_span(e, coll, call, &lp, &span, &launch);
             if (rc == 0)
-                rc = read_samples(e, p->agg, lp.units, lp.stride, samples, &n);
+                rc = read_samples(e, p->timing.agg, lp.units, lp.stride, samples, &n);
         }
         if (rc != 0)
             break;
@@ -325,10 +325,10 @@ static int time_rounds(engine *e, const cb_collective *coll, const cb_call *call
          * median hides, keeps the measurement going. */
         cb_rank_time round;
         cb_stats_from_samples(samples, n, &round);
-        means[r] = span / ((double)lp.units * p->agg);
+        means[r] = span / ((double)lp.units * p->timing.agg);
         medians[r] = n > 0 ? round.median : means[r];
-        int stable = cb_stats_stable(medians, r + 1, CB_STABLE_ROUNDS, p->stable_pct) &&
-                     cb_stats_stable(means, r + 1, CB_STABLE_ROUNDS, p->stable_pct);
+        int stable = cb_stats_stable(medians, r + 1, CB_STABLE_ROUNDS, p->timing.stable_pct) &&
+                     cb_stats_stable(means, r + 1, CB_STABLE_ROUNDS, p->timing.stable_pct);
         /* A rank that failed in the round waits in an agreement, not in the vote. */
         if (cb_eng_agree(e) != CB_EXIT_OK) {
             rc = -1;
@@ -350,7 +350,7 @@ int cb_eng_time_collective(engine *e, const cb_collective *coll, const cb_call *
     const cb_params *p = e->p;
     cb_watchdog_doing(&e->safety.watch, "%s, warmup", e->now.measuring);
     double warmup_start = cb_ctl_now();
-    launch_plan warmup = {.units = p->warmup, .wait = p->blocking};
+    launch_plan warmup = {.units = p->sizes.warmup, .wait = p->timing.blocking};
     double unused = 0;
     int nunused = 0;
     int warm_rc = e->timing.launch_singly
@@ -359,29 +359,29 @@ int cb_eng_time_collective(engine *e, const cb_collective *coll, const cb_call *
     /* Also after a launch failed on this rank alone (NCCL may report an
      * asynchronous error at any call): the others are in the plan's
      * reduction, and the agreement that follows tells them. */
-    if (p->graph_launches == 0)
-        choose_plan(e, call, p->warmup > 0 ? (cb_ctl_now() - warmup_start) /
-                                                        ((double)p->warmup * p->agg)
+    if (p->timing.graph_launches == 0)
+        choose_plan(e, call, p->sizes.warmup > 0 ? (cb_ctl_now() - warmup_start) /
+                                                        ((double)p->sizes.warmup * p->timing.agg)
                                                   : 0.0);
     if (warm_rc != 0)
         return -1;
     cb_watchdog_doing(&e->safety.watch, "%s, timed iterations", e->now.measuring);
     double completion = 0, cpu = 0, ops;
     int rc, nsamples = 0;
-    if (p->graph_launches > 0) {
+    if (p->timing.graph_launches > 0) {
         rc = time_graph(e, coll, call, &completion, &cpu);
         if (rc == 0)
-            rc = read_samples(e, (double)p->iters * p->agg, e->timing.plan.units,
+            rc = read_samples(e, (double)p->sizes.iters * p->timing.agg, e->timing.plan.units,
                               e->timing.plan.stride, e->timing.samples, &nsamples);
         e->timing.spans_run = 1;
-        ops = (double)p->iters * p->agg * p->graph_launches;
+        ops = (double)p->sizes.iters * p->timing.agg * p->timing.graph_launches;
     } else {
         rc = time_rounds(e, coll, call, &completion, &cpu, &nsamples);
-        ops = (double)cb_iter_plan_done(&e->timing.plan, e->timing.spans_run) * p->agg;
+        ops = (double)cb_iter_plan_done(&e->timing.plan, e->timing.spans_run) * p->timing.agg;
     }
     if (rc != 0)
         return -1;
-    t->mean = (p->report_cputime ? cpu : completion) / ops;
+    t->mean = (p->timing.report_cputime ? cpu : completion) / ops;
     e->timing.prev_op_time = completion / ops;
     e->timing.prev_count = call->layout.count;
     /* --samples-json: the samples in the order taken, before sorting. */
@@ -395,7 +395,7 @@ int cb_eng_time_collective(engine *e, const cb_collective *coll, const cb_call *
 double cb_eng_combine_time(engine *e, double mine)
 {
     double combined = mine;
-    switch (e->p->average) {
+    switch (e->p->timing.average) {
     case CB_AVERAGE_RANK0:
         cb_ctl_bcast(e->groups.gcomm, &combined, sizeof(double), 0);
         break;

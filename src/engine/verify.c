@@ -102,7 +102,7 @@ void cb_eng_verify(engine *e, const cb_collective *coll, const cb_call *call, in
     /* The sweep checked that the pattern exists for this type and reduction. */
     int failed = timed != NULL && (cb_eng_check_pattern(e, coll, timed, size_index, 0, -1, &pat) != 0 ||
                                    check_output(e, coll, timed, &pat, &wrong, &first) != 0);
-    for (int pass = 0; pass < e->p->check_passes && !failed; pass++) {
+    for (int pass = 0; pass < e->p->verify.check_passes && !failed; pass++) {
         if (cb_eng_check_pattern(e, coll, call, size_index, res->in_place, pass, &pat) != 0)
             return;
         if (check_pass(e, coll, call, &pat, &wrong, &first) != 0)

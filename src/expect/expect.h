@@ -13,6 +13,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The floors a run is judged against (cb_params.expect; read by the
+ * engine's expect_driver.c and min_busbw check, and the printers). */
+typedef struct cb_expect_params {
+    const char *source;    /* --expect: "auto" or a file of floors; NULL off */
+    double expect_ratio;   /* --expect-ratio: below this x expected fails (status 8) [0.8] */
+    double min_busbw;      /* --min-busbw GB/s at the largest size; 0 off */
+    /* nccl-tests' NCCL_TESTS_MIN_BW in GB/s, NaN when unset
+     * (src/options/params_env.c). */
+    double tests_min_bw;
+} cb_expect_params;
+
 /* The sysfs facts are read under cb_sysfs_root() (host/sysinfo.h). */
 #define CB_EXPECT_MAX_NICS 16
 #define CB_EXPECT_WHYLEN 160

@@ -6,142 +6,35 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "collectives/collective.h"
-#include "verify/dtype.h"
-#include "verify/redop.h"
+#include "control/launch.h"
+#include "common/rank_time.h"
+#include "engine/sweep_params.h"
+#include "expect/expect.h"
+#include "printers/output_params.h"
+#include "scan/schedule.h"
+#include "verify/pattern.h"
 
-#define CB_MAX_COLLECTIVES 32
 #define CB_MAX_LOCAL_RANKS 64   /* -g: more GPUs than any node has */
-#define CB_MAX_SIZES 4096
-/* --prom-sizes: the most sizes a list may give. */
-#define CB_MAX_PROM_SIZES 64
-/* --output NAME=PATH: the most pairs a command line may give. */
-#define CB_MAX_OUTPUTS 8
 
-/* One --output NAME=PATH, pointing into argv: name is the text before the
- * first '=' (name_len bytes, not ended there), path the text after it. */
-typedef struct cb_output_spec {
-    const char *name;
-    size_t name_len;
-    const char *path;
-} cb_output_spec;
-
-/* How per-rank times become the one time reported (-a). */
-typedef enum cb_average {
-    CB_AVERAGE_RANK0 = 0,
-    CB_AVERAGE_MEAN = 1,
-    CB_AVERAGE_MIN = 2,
-    CB_AVERAGE_MAX = 3
-} cb_average;
-
-/* --split: how ranks fall into sub-communicators measured at once. */
-/* --clock: what times a span of launches. */
-enum { CB_CLOCK_HOST = 0, CB_CLOCK_DEVICE = 1 };
 /* "host" or "device". */
 const char *cb_clock_name(int clock);
 
-typedef enum cb_split_kind {
-    CB_SPLIT_NONE = 0,
-    CB_SPLIT_SIZE,    /* size:K, consecutive groups of K ranks */
-    CB_SPLIT_STRIDE,  /* stride:K, rank r in group r mod K */
-    CB_SPLIT_NODE,    /* node, one group per host */
-    CB_SPLIT_COLOR,   /* color:c0,c1,..., one colour per rank */
-    CB_SPLIT_AND,     /* NCCL_TESTS_SPLIT AND/& K and NCCL_TESTS_SPLIT_MASK: rank & K */
-    CB_SPLIT_OR       /* NCCL_TESTS_SPLIT OR/| K: rank | K */
-} cb_split_kind;
-
-/* A grouping of ranks, as --split and --hier-split take it. */
-typedef struct cb_split_spec {
-    cb_split_kind kind;
-    int k;                 /* K of size:K and stride:K */
-    const char *text;      /* the value as given, for messages and colour lists */
-} cb_split_spec;
-
-/* The health scan's parts (-o scan, -o scan_nodes, ...). */
-#define CB_SCAN_NODES 1
-#define CB_SCAN_PAIRS 2
-#define CB_SCAN_RAILS 4
-
+/* The parameters, one group per part that reads them; each group is
+ * defined in its part's header, and a function that needs one group only
+ * takes that group. */
 typedef struct cb_params {
-    const cb_collective *collectives[CB_MAX_COLLECTIVES];
-    int ncollectives;
-    cb_dtype dtypes[CB_DTYPE_COUNT];
-    int ndtypes;
-    cb_redop redops[CB_REDOP_COUNT];
-    int nredops;
-
-    uint64_t min_bytes;
-    uint64_t max_bytes;
-    uint64_t step_bytes;   /* additive step; 0 when stepping by factor */
-    uint64_t step_factor;  /* multiplicative step; 0 when stepping by bytes */
-
-    int iters;
-    int warmup;
-    int check_passes;      /* 0: no verification */
-    int check_timed;       /* --check-timed: also verify the last timed iteration */
-    int repeat_check;      /* -B: every launch's output compared with the first's */
-    cb_average average;
-    int blocking;          /* -z: 0 none, 1 wait and barrier, 2 wait, 3 the operation alone */
-    int clock;             /* --clock: CB_CLOCK_HOST (nccl-tests') or CB_CLOCK_DEVICE */
-    int rotate;            /* --rotate: each launch on its own slice of the buffers */
-    int root;              /* -r: root of rooted collectives; -1: every rank in turn */
-    int root_given;        /* -r was on the command line */
-    int agg;               /* operations per timed iteration, in one group (-m) */
-    int graph_launches;    /* 0: no graph; else launches of the captured iterations (-G) */
-    int report_cputime;    /* report the time to launch, not to complete (-C) */
-    int timeout;           /* seconds without progress before the watchdog ends the run; 0 off */
-    int local_ranks;       /* -g N: ranks this process starts on this node (control/local.h) */
-    int require_key;       /* --require-key: a TCP launch without NCCL_COLLBENCH_KEY is refused */
+    cb_sweep_params sizes;      /* what is swept: engine/sweep_params.h */
+    cb_timing_params timing;    /* how it is timed: common/rank_time.h */
+    cb_verify_params verify;    /* what is checked: verify/pattern.h */
+    cb_output_params out;       /* the outputs: printers/output_params.h */
+    cb_expect_params expect;    /* the floors: expect/expect.h */
+    cb_scan_params scan;        /* the health scan: scan/schedule.h */
+    cb_launch_params launch;    /* the ranks' start and watchdog: control/launch.h */
 
     const char *backend;   /* a backend name or "auto" */
-    const char *csv_path;  /* NULL: no CSV; "-": CSV on stdout, the table on stderr */
-    const char *json_path; /* NULL: no JSON document */
-    const char *prom_path; /* --prom: NULL: no Prometheus text file */
-    int prom_largest;      /* --prom-sizes largest: each series' largest size only */
-    uint64_t prom_sizes[CB_MAX_PROM_SIZES]; /* --prom-sizes LIST; nprom_sizes 0: every size */
-    int nprom_sizes;
-    int table_stats;       /* --stats: statistics lines in the table */
-    int samples_json;      /* --samples-json: every rank's raw samples in the JSON */
-    int progress;          /* 1 --progress (always), -1 --no-progress, 0 when it is seen */
-    cb_split_spec split;   /* --split; kind CB_SPLIT_NONE: every rank in one group */
-    cb_split_spec hier;    /* --hier-split: hier_allreduce's inner groups [node] */
-    cb_traffic_spec a2av_matrix; /* --a2av-matrix: alltoallv's traffic matrix [uniform] */
-    cb_block_layout layouts[2]; /* --layout, in the order given [row] */
-    int nlayouts;
-    cb_impl impls[3];      /* --nccl-impl, in the order given [auto] */
-    int nimpls;
-    int registration;      /* -R: 0 plain, 1 ncclCommRegister, 2 symmetric window [0] */
-    int unalign;           /* -u: buffers start this many elements past their allocation [0] */
-    int memory_report;     /* -M: the memory footprint per rank in the preamble */
-    const char *tests_json_path; /* -J: nccl-tests' JSON document; NULL: none */
-    cb_output_spec outputs[CB_MAX_OUTPUTS]; /* --output NAME=PATH, in the order given */
-    int noutputs;
-    int per_iter;          /* -I 1: i_min i_max i_p99 i_cv% columns, per-iteration JSON */
-    int per_iter_skip;     /* -K: leading samples left out of -I's statistics */
-    int timestamps;        /* -S 1: each table row ends with its time stamp */
     /* Invoked as an nccl-tests program (all_reduce_perf, ...): the
      * collective it stands for; NULL under our own name. */
     const char *tests_program;
-    int budget_ms;         /* --budget: timed iterations per measurement from a time budget; 0 off */
-    int stable_pct;        /* --stable: with --budget, stop when the last round medians are
-                            * within this many percent; 0: never early */
-    int stable_given;      /* --stable was on the command line */
-    int scan;              /* -o scan parts: CB_SCAN_NODES | CB_SCAN_PAIRS | CB_SCAN_RAILS */
-    double scan_threshold; /* --suspect-ratio: below this x the median is a suspect */
-    double min_busbw;      /* --min-busbw GB/s at the largest size; 0 off */
-    /* nccl-tests' environment (src/options/params_env.c): NCCL_TESTS_MIN_BW
-     * in GB/s, NaN when unset; --split's text when NCCL_TESTS_SPLIT or
-     * NCCL_TESTS_SPLIT_MASK gave the groups. */
-    double tests_min_bw;
-    char env_split[96];
-    int cycles;            /* -N: repeat the whole run; 0 until stopped [1] */
-    const char *expect;    /* --expect: "auto" or a file of floors; NULL off */
-    double expect_ratio;   /* --expect-ratio: below this x expected fails (status 8) [0.8] */
-    int expect_column;     /* --efficiency: each table row's efficiency on a line under it */
-
-    int argc;              /* the command line, for the JSON document */
-    char *const *argv;
-
     int help;              /* -h given: print help, run nothing */
     int version;           /* --version given */
 } cb_params;
@@ -242,6 +135,7 @@ int cb_params_check_floors(const cb_params *p, char *err, size_t err_len);
 /* The sweep's sizes in bytes (src/options/sizes.c), into sizes unless it is NULL. Returns the count
  * (at most max_sizes), or -1 when the list would be longer, with a message in
  * err. */
-int cb_size_list(const cb_params *p, uint64_t *sizes, int max_sizes, char *err, size_t err_len);
+int cb_size_list(const cb_sweep_params *p, uint64_t *sizes, int max_sizes, char *err,
+                 size_t err_len);
 
 #endif

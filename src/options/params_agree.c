@@ -32,74 +32,74 @@ static void append(char *text, size_t len, const char *fmt, ...)
 
 void cb_agree_collectives(const cb_params *p, char *text, size_t len)
 {
-    for (int i = 0; i < p->ncollectives; i++)
-        append(text, len, "%s%s", i ? "," : "", p->collectives[i]->name);
-    if (p->scan != 0)
-        append(text, len, " scan parts %d", p->scan);
+    for (int i = 0; i < p->sizes.ncollectives; i++)
+        append(text, len, "%s%s", i ? "," : "", p->sizes.collectives[i]->name);
+    if (p->scan.parts != 0)
+        append(text, len, " scan parts %d", p->scan.parts);
 }
 
 void cb_agree_dtypes(const cb_params *p, char *text, size_t len)
 {
-    for (int i = 0; i < p->ndtypes; i++)
-        append(text, len, "%s%s", i ? "," : "", cb_dtype_info_of(p->dtypes[i])->name);
+    for (int i = 0; i < p->sizes.ndtypes; i++)
+        append(text, len, "%s%s", i ? "," : "", cb_dtype_info_of(p->sizes.dtypes[i])->name);
 }
 
 void cb_agree_redops(const cb_params *p, char *text, size_t len)
 {
-    for (int i = 0; i < p->nredops; i++)
-        append(text, len, "%s%s", i ? "," : "", cb_redop_name(p->redops[i]));
+    for (int i = 0; i < p->sizes.nredops; i++)
+        append(text, len, "%s%s", i ? "," : "", cb_redop_name(p->sizes.redops[i]));
 }
 
 /* -f and -i set one step between them: both read it whole. */
 void cb_agree_step(const cb_params *p, char *text, size_t len)
 {
-    if (p->step_bytes != 0) {
+    if (p->sizes.step_bytes != 0) {
         char bytes[32];
-        cb_format_bytes(p->step_bytes, bytes, sizeof bytes);
+        cb_format_bytes(p->sizes.step_bytes, bytes, sizeof bytes);
         append(text, len, "-i %s", bytes);
     } else {
-        append(text, len, "-f %llu", (unsigned long long)p->step_factor);
+        append(text, len, "-f %llu", (unsigned long long)p->sizes.step_factor);
     }
 }
 
 void cb_agree_root(const cb_params *p, char *text, size_t len)
 {
-    if (p->root < 0)
+    if (p->sizes.root < 0)
         append(text, len, "all");
     else
-        append(text, len, "%d", p->root);
+        append(text, len, "%d", p->sizes.root);
 }
 
 void cb_agree_average(const cb_params *p, char *text, size_t len)
 {
-    append(text, len, "%s", cb_average_name(p->average));
+    append(text, len, "%s", cb_average_name(p->timing.average));
 }
 
 void cb_agree_split(const cb_params *p, char *text, size_t len)
 {
-    append(text, len, "%s", p->split.kind == CB_SPLIT_NONE ? "(none)" : p->split.text);
+    append(text, len, "%s", p->sizes.split.kind == CB_SPLIT_NONE ? "(none)" : p->sizes.split.text);
 }
 
 void cb_agree_hier(const cb_params *p, char *text, size_t len)
 {
-    append(text, len, "%s", p->hier.text);
+    append(text, len, "%s", p->sizes.hier.text);
 }
 
 void cb_agree_layouts(const cb_params *p, char *text, size_t len)
 {
-    for (int i = 0; i < p->nlayouts; i++)
-        append(text, len, "%s%s", i ? "," : "", p->layouts[i] == CB_LAYOUT_COL ? "col" : "row");
+    for (int i = 0; i < p->sizes.nlayouts; i++)
+        append(text, len, "%s%s", i ? "," : "", p->sizes.layouts[i] == CB_LAYOUT_COL ? "col" : "row");
 }
 
 void cb_agree_a2av_matrix(const cb_params *p, char *text, size_t len)
 {
-    cb_traffic_format(&p->a2av_matrix, text, len);
+    cb_traffic_format(&p->sizes.a2av_matrix, text, len);
 }
 
 void cb_agree_nccl_impls(const cb_params *p, char *text, size_t len)
 {
-    for (int i = 0; i < p->nimpls; i++)
-        append(text, len, "%s%s", i ? "," : "", cb_impl_name(p->impls[i]));
+    for (int i = 0; i < p->sizes.nimpls; i++)
+        append(text, len, "%s%s", i ? "," : "", cb_impl_name(p->sizes.impls[i]));
 }
 
 size_t cb_params_agree_count(void)

@@ -110,7 +110,7 @@ int cb_params_environment(cb_params *p, const char *(*env)(const char *name), ch
                      "0 or more); --min-busbw gates single rows", min_bw);
             return -1;
         }
-        p->tests_min_bw = gbps;
+        p->expect.tests_min_bw = gbps;
     }
     const char *mask = env("NCCL_TESTS_SPLIT_MASK"), *split = env("NCCL_TESTS_SPLIT");
     int by_mask = mask != NULL && mask[0] != '\0';
@@ -118,12 +118,12 @@ int cb_params_environment(cb_params *p, const char *(*env)(const char *name), ch
     const char *value = by_mask ? mask : split;
     if (value == NULL || value[0] == '\0')
         return 0;
-    if (p->split.kind != CB_SPLIT_NONE) {
+    if (p->sizes.split.kind != CB_SPLIT_NONE) {
         snprintf(err, err_len, "%s=%s and --split %s both give groups: unset %s or leave out "
-                 "--split", name, value, p->split.text, name);
+                 "--split", name, value, p->sizes.split.text, name);
         return -1;
     }
-    return read_split(name, value, by_mask, &p->split, p->env_split, sizeof p->env_split, err,
+    return read_split(name, value, by_mask, &p->sizes.split, p->sizes.env_split, sizeof p->sizes.env_split, err,
                       err_len);
 }
 

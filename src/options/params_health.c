@@ -18,9 +18,9 @@ int cb_params_scan_part(parse_state *s, const char *name)
     };
     for (size_t i = 0; i < sizeof scan_names / sizeof scan_names[0]; i++)
         if (strcmp(name, scan_names[i].name) == 0) {
-            if (s->p->scan & scan_names[i].parts)
+            if (s->p->scan.parts & scan_names[i].parts)
                 return cb_params_fail(s, "scan part '%s' given twice", name);
-            s->p->scan |= scan_names[i].parts;
+            s->p->scan.parts |= scan_names[i].parts;
             return 1;
         }
     return 0;
@@ -32,7 +32,7 @@ int cb_params_opt_suspect_ratio(parse_state *s, const char *v)
     double r = strtod(v, &end);
     if (end == v || *end != '\0' || !(r > 0 && r <= 1))
         return cb_params_fail(s, "'%s' is not a number above 0 and at most 1", v);
-    s->p->scan_threshold = r;
+    s->p->scan.scan_threshold = r;
     return 0;
 }
 
@@ -42,7 +42,7 @@ int cb_params_opt_min_busbw(parse_state *s, const char *v)
     double gbps = strtod(v, &end);
     if (end == v || *end != '\0' || !(gbps > 0) || !isfinite(gbps))
         return cb_params_fail(s, "'%s' is not a positive number of GB/s", v);
-    s->p->min_busbw = gbps;
+    s->p->expect.min_busbw = gbps;
     return 0;
 }
 
@@ -52,20 +52,20 @@ int cb_params_opt_cycles(parse_state *s, const char *v)
     if (cb_parse_long(v, 0, INT_MAX, &n) != 0)
         return cb_params_fail(s, "'%s' is not a cycle count from 0 (until stopped) to %d", v,
                               INT_MAX);
-    s->p->cycles = (int)n;
+    s->p->sizes.cycles = (int)n;
     return 0;
 }
 
 void cb_params_health_defaults(cb_params *p)
 {
-    p->scan_threshold = 0.8;
-    p->cycles = 1;
+    p->scan.scan_threshold = 0.8;
+    p->sizes.cycles = 1;
 }
 
 int cb_params_check_health(parse_state *s)
 {
     s->option = "-o";
-    if (s->p->scan != 0 && s->p->split.kind != CB_SPLIT_NONE)
+    if (s->p->scan.parts != 0 && s->p->sizes.split.kind != CB_SPLIT_NONE)
         return cb_params_fail(s, "scan measures its own groups (nodes, node pairs, rails): "
                                  "drop --split");
     return 0;

@@ -69,10 +69,10 @@ static int add_collective(parse_state *s, const char *name)
         return fail(s, "unknown collective '%s'%s (see --help for the list)", name,
                     did_you_mean(&n, hint, sizeof hint));
     }
-    for (int i = 0; i < s->p->ncollectives; i++)
-        if (s->p->collectives[i] == c)
+    for (int i = 0; i < s->p->sizes.ncollectives; i++)
+        if (s->p->sizes.collectives[i] == c)
             return fail(s, "collective '%s' given twice", name);
-    s->p->collectives[s->p->ncollectives++] = c;
+    s->p->sizes.collectives[s->p->sizes.ncollectives++] = c;
     return 0;
 }
 
@@ -81,14 +81,14 @@ static int all_collectives(parse_state *s)
     /* comm_init times no collective, hypercube needs 2^k ranks: by name only. */
     for (const cb_collective *const *c = cb_collective_list(); *c != NULL; c++)
         if (!((*c)->flags & (CB_COLL_COMM | CB_COLL_BY_NAME)))
-            s->p->collectives[s->p->ncollectives++] = *c;
+            s->p->sizes.collectives[s->p->sizes.ncollectives++] = *c;
     return 0;
 }
 
 int cb_params_opt_op(parse_state *s, const char *v)
 {
-    s->p->ncollectives = 0;
-    s->p->scan = 0;
+    s->p->sizes.ncollectives = 0;
+    s->p->scan.parts = 0;
     return each_item(s, v, add_collective, all_collectives);
 }
 
@@ -107,23 +107,23 @@ static int add_dtype(parse_state *s, const char *name)
         return fail(s, "unknown datatype '%s'%s (see --help for the list)", name,
                     did_you_mean(&n, hint, sizeof hint));
     }
-    for (int i = 0; i < s->p->ndtypes; i++)
-        if (s->p->dtypes[i] == t)
+    for (int i = 0; i < s->p->sizes.ndtypes; i++)
+        if (s->p->sizes.dtypes[i] == t)
             return fail(s, "datatype '%s' given twice", name);
-    s->p->dtypes[s->p->ndtypes++] = t;
+    s->p->sizes.dtypes[s->p->sizes.ndtypes++] = t;
     return 0;
 }
 
 static int all_dtypes(parse_state *s)
 {
     for (int t = 0; t < CB_DTYPE_COUNT; t++)
-        s->p->dtypes[s->p->ndtypes++] = (cb_dtype)t;
+        s->p->sizes.dtypes[s->p->sizes.ndtypes++] = (cb_dtype)t;
     return 0;
 }
 
 int cb_params_opt_datatype(parse_state *s, const char *v)
 {
-    s->p->ndtypes = 0;
+    s->p->sizes.ndtypes = 0;
     return each_item(s, v, add_dtype, all_dtypes);
 }
 
@@ -140,23 +140,23 @@ static int add_redop(parse_state *s, const char *name)
         return fail(s, "unknown reduction '%s'%s (see --help for the list)", name,
                     did_you_mean(&n, hint, sizeof hint));
     }
-    for (int i = 0; i < s->p->nredops; i++)
-        if (s->p->redops[i] == op)
+    for (int i = 0; i < s->p->sizes.nredops; i++)
+        if (s->p->sizes.redops[i] == op)
             return fail(s, "reduction '%s' given twice", name);
-    s->p->redops[s->p->nredops++] = op;
+    s->p->sizes.redops[s->p->sizes.nredops++] = op;
     return 0;
 }
 
 static int all_redops(parse_state *s)
 {
     for (int op = 0; op < CB_REDOP_COUNT; op++)
-        s->p->redops[s->p->nredops++] = (cb_redop)op;
+        s->p->sizes.redops[s->p->sizes.nredops++] = (cb_redop)op;
     return 0;
 }
 
 int cb_params_opt_redop(parse_state *s, const char *v)
 {
-    s->p->nredops = 0;
+    s->p->sizes.nredops = 0;
     return each_item(s, v, add_redop, all_redops);
 }
 
@@ -190,12 +190,12 @@ static int parse_split_spec(parse_state *s, const char *v, cb_split_spec *spec)
 
 int cb_params_opt_split(parse_state *s, const char *v)
 {
-    return parse_split_spec(s, v, &s->p->split);
+    return parse_split_spec(s, v, &s->p->sizes.split);
 }
 
 int cb_params_opt_hier_split(parse_state *s, const char *v)
 {
-    return parse_split_spec(s, v, &s->p->hier);
+    return parse_split_spec(s, v, &s->p->sizes.hier);
 }
 
 /* --layout: row, col, or both as a comma list, each once. */
@@ -209,10 +209,10 @@ static int add_layout(parse_state *s, const char *name)
         kind = CB_LAYOUT_COL;
     else
         return fail(s, "'%s': expected row, col or row,col", name);
-    for (int i = 0; i < p->nlayouts; i++)
-        if (p->layouts[i] == kind)
+    for (int i = 0; i < p->sizes.nlayouts; i++)
+        if (p->sizes.layouts[i] == kind)
             return fail(s, "layout '%s' given twice", name);
-    p->layouts[p->nlayouts++] = kind;
+    p->sizes.layouts[p->sizes.nlayouts++] = kind;
     return 0;
 }
 
@@ -223,6 +223,6 @@ static int no_all_layouts(parse_state *s)
 
 int cb_params_opt_layout(parse_state *s, const char *v)
 {
-    s->p->nlayouts = 0;
+    s->p->sizes.nlayouts = 0;
     return each_item(s, v, add_layout, no_all_layouts);
 }

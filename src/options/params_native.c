@@ -18,7 +18,7 @@ const char *cb_impl_name(cb_impl impl)
 int cb_params_opt_nccl_impl(parse_state *s, const char *v)
 {
     cb_params *p = s->p;
-    p->nimpls = 0;
+    p->sizes.nimpls = 0;
     const char *item = v;
     for (;;) {
         size_t len = strcspn(item, ",");
@@ -29,10 +29,10 @@ int cb_params_opt_nccl_impl(parse_state *s, const char *v)
         if (found < 0)
             return cb_params_fail(s, "'%.*s': expected auto, native, p2p or a comma list of "
                                   "them", (int)len, item);
-        for (int i = 0; i < p->nimpls; i++)
-            if (p->impls[i] == (cb_impl)found)
+        for (int i = 0; i < p->sizes.nimpls; i++)
+            if (p->sizes.impls[i] == (cb_impl)found)
                 return cb_params_fail(s, "'%s' given twice", impl_names[found]);
-        p->impls[p->nimpls++] = (cb_impl)found;
+        p->sizes.impls[p->sizes.nimpls++] = (cb_impl)found;
         if (item[len] == '\0')
             return 0;
         item += len + 1;
@@ -46,6 +46,6 @@ int cb_params_opt_register(parse_state *s, const char *v)
     long level;
     if (cb_parse_long(v, 0, 2, &level) != 0)
         return cb_params_fail(s, "'%s': expected 0, 1 or 2", v);
-    s->p->registration = (int)level;
+    s->p->sizes.registration = (int)level;
     return 0;
 }

@@ -151,8 +151,8 @@ static int their_redops_all(parse_state *s)
 {
     static const cb_redop order[] = {CB_SUM, CB_PROD, CB_MAX, CB_MIN, CB_AVG, CB_PREMULSUM};
     for (size_t i = 0; i < sizeof order / sizeof order[0]; i++)
-        s->p->redops[i] = order[i];
-    s->p->nredops = (int)(sizeof order / sizeof order[0]);
+        s->p->sizes.redops[i] = order[i];
+    s->p->sizes.nredops = (int)(sizeof order / sizeof order[0]);
     return 0;
 }
 
@@ -163,8 +163,8 @@ static int their_dtypes_all(parse_state *s)
                                      CB_INT64, CB_UINT64, CB_HALF,    CB_FLOAT,
                                      CB_DOUBLE, CB_BFLOAT16, CB_FP8_E4M3, CB_FP8_E5M2};
     for (size_t i = 0; i < sizeof order / sizeof order[0]; i++)
-        s->p->dtypes[i] = order[i];
-    s->p->ndtypes = (int)(sizeof order / sizeof order[0]);
+        s->p->sizes.dtypes[i] = order[i];
+    s->p->sizes.ndtypes = (int)(sizeof order / sizeof order[0]);
     return 0;
 }
 
@@ -283,7 +283,7 @@ static int memory_value(parse_state *s, const char *value)
     long on;
     if (cb_parse_long(value, 0, 1, &on) != 0)
         return cb_params_fail(s, "'%s': expected 0 or 1 (1: the memory report)", value);
-    s->p->memory_report = (int)on;
+    s->p->sizes.memory_report = (int)on;
     return 0;
 }
 
@@ -335,11 +335,11 @@ int cb_params_nccl_tests_option(parse_state *s, char letter, const char *value, 
 
 void cb_params_nccl_tests_defaults(cb_params *p, const char *collective)
 {
-    p->collectives[0] = cb_collective_lookup(collective);
-    p->ncollectives = 1;
-    p->min_bytes = THEIR_SIZE;
-    p->max_bytes = THEIR_SIZE;
-    p->step_bytes = THEIR_STEP;
+    p->sizes.collectives[0] = cb_collective_lookup(collective);
+    p->sizes.ncollectives = 1;
+    p->sizes.min_bytes = THEIR_SIZE;
+    p->sizes.max_bytes = THEIR_SIZE;
+    p->sizes.step_bytes = THEIR_STEP;
     p->tests_program = collective;
 }
 

@@ -18,32 +18,32 @@ int cb_params_opt_output(parse_state *s, const char *v)
         return fail(s, "'%s' is not NAME=PATH (a format's name, '=', then a file, or '-' "
                        "for stdout)", v);
     size_t len = (size_t)(eq - v);
-    for (int i = 0; i < p->noutputs; i++)
-        if (p->outputs[i].name_len == len && strncmp(p->outputs[i].name, v, len) == 0)
+    for (int i = 0; i < p->out.noutputs; i++)
+        if (p->out.outputs[i].name_len == len && strncmp(p->out.outputs[i].name, v, len) == 0)
             return fail(s, "'%s': %.*s is given twice", v, (int)len, v);
-    if (p->noutputs == CB_MAX_OUTPUTS)
+    if (p->out.noutputs == CB_MAX_OUTPUTS)
         return fail(s, "'%s': more than %d outputs", v, CB_MAX_OUTPUTS);
-    p->outputs[p->noutputs++] = (cb_output_spec){v, len, eq + 1};
+    p->out.outputs[p->out.noutputs++] = (cb_output_spec){v, len, eq + 1};
     return 0;
 }
 
 const char *cb_params_output(const cb_params *p, const char *name)
 {
     size_t len = strlen(name);
-    for (int i = 0; i < p->noutputs; i++)
-        if (p->outputs[i].name_len == len && strncmp(p->outputs[i].name, name, len) == 0)
-            return p->outputs[i].path;
+    for (int i = 0; i < p->out.noutputs; i++)
+        if (p->out.outputs[i].name_len == len && strncmp(p->out.outputs[i].name, name, len) == 0)
+            return p->out.outputs[i].path;
     return NULL;
 }
 
 const char *cb_params_json_path(const cb_params *p)
 {
-    return p->json_path != NULL ? p->json_path : cb_params_output(p, "json");
+    return p->out.json_path != NULL ? p->out.json_path : cb_params_output(p, "json");
 }
 
 const char *cb_params_prom_path(const cb_params *p)
 {
-    return p->prom_path != NULL ? p->prom_path : cb_params_output(p, "prom");
+    return p->out.prom_path != NULL ? p->out.prom_path : cb_params_output(p, "prom");
 }
 
 /* The pairs as given, so that ranks given them in another order differ too
@@ -55,8 +55,8 @@ void cb_agree_outputs(const cb_params *p, char *text, size_t len)
     size_t used = 0;
     uint64_t digest = 14695981039346656037ULL;   /* FNV-1a */
     snprintf(text, len, "(none)");
-    for (int i = 0; i < p->noutputs; i++) {
-        const cb_output_spec *o = &p->outputs[i];
+    for (int i = 0; i < p->out.noutputs; i++) {
+        const cb_output_spec *o = &p->out.outputs[i];
         for (const char *c = o->name; *c != '\0'; c++)   /* NAME=PATH, argv's word */
             digest = (digest ^ (unsigned char)*c) * 1099511628211ULL;
         digest = (digest ^ 0xff) * 1099511628211ULL;   /* ends each pair */

@@ -16,7 +16,7 @@ int cb_params_opt_prom(parse_state *s, const char *v)
     if (strcmp(v, "-") == 0)
         return fail(s, "'-': the Prometheus file goes to a file (it is written whole, then "
                        "renamed, so that a scrape never reads half of it)");
-    s->p->prom_path = v;
+    s->p->out.prom_path = v;
     return 0;
 }
 
@@ -24,12 +24,12 @@ int cb_params_opt_prom(parse_state *s, const char *v)
 int cb_params_opt_prom_sizes(parse_state *s, const char *v)
 {
     cb_params *p = s->p;
-    p->prom_largest = 0;
-    p->nprom_sizes = 0;
+    p->out.prom_largest = 0;
+    p->out.nprom_sizes = 0;
     if (strcasecmp(v, "all") == 0)
         return 0;
     if (strcasecmp(v, "largest") == 0) {
-        p->prom_largest = 1;
+        p->out.prom_largest = 1;
         return 0;
     }
     const char *item = v;
@@ -45,12 +45,12 @@ int cb_params_opt_prom_sizes(parse_state *s, const char *v)
         uint64_t bytes;
         if (cb_params_set_bytes(s, text, &bytes) != 0)
             return -1;
-        for (int i = 0; i < p->nprom_sizes; i++)
-            if (p->prom_sizes[i] == bytes)
+        for (int i = 0; i < p->out.nprom_sizes; i++)
+            if (p->out.prom_sizes[i] == bytes)
                 return fail(s, "size %s given twice", text);
-        if (p->nprom_sizes == CB_MAX_PROM_SIZES)
+        if (p->out.nprom_sizes == CB_MAX_PROM_SIZES)
             return fail(s, "more than %d sizes", CB_MAX_PROM_SIZES);
-        p->prom_sizes[p->nprom_sizes++] = bytes;
+        p->out.prom_sizes[p->out.nprom_sizes++] = bytes;
         if (item[len] == '\0')
             return 0;
         item += len + 1;
@@ -61,12 +61,12 @@ void cb_agree_prom_sizes(const cb_params *p, char *text, size_t len)
 {
     size_t used = 0;
     text[0] = '\0';
-    if (p->nprom_sizes == 0) {
-        snprintf(text, len, "%s", p->prom_largest ? "largest" : "all");
+    if (p->out.nprom_sizes == 0) {
+        snprintf(text, len, "%s", p->out.prom_largest ? "largest" : "all");
         return;
     }
-    for (int i = 0; i < p->nprom_sizes && used < len; i++) {
-        int n = snprintf(text + used, len - used, "%s%" PRIu64, i ? "," : "", p->prom_sizes[i]);
+    for (int i = 0; i < p->out.nprom_sizes && used < len; i++) {
+        int n = snprintf(text + used, len - used, "%s%" PRIu64, i ? "," : "", p->out.prom_sizes[i]);
         if (n < 0)
             return;
         used += (size_t)n;

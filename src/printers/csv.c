@@ -211,15 +211,15 @@ static void row_scan_round(row *r, const cb_result *res)
     X(warmup_iters, row_fieldf(r, "%d", res->warmup_iters))                \
     X(iters, row_fieldf(r, "%d", res->iters))                              \
     X(time_us, row_micros(r, res->seconds))                                 \
-    X(time_combine, row_field(r, cb_average_name(set->average)))                       \
+    X(time_combine, row_field(r, cb_average_name(set->timing.average)))                       \
     X(algbw_gbps, row_real(r, res->algbw))                                 \
     X(busbw_gbps, row_real(r, res->busbw))                                 \
     X(wrong, row_wrong(r, res))                                            \
     X(check_passes, row_fieldf(r, "%d", res->check_passes))                \
-    X(agg, row_fieldf(r, "%d", set->agg))                                  \
-    X(graph_launches, row_fieldf(r, "%d", set->graph_launches))            \
-    X(blocking, row_fieldf(r, "%d", set->blocking != 0))                   \
-    X(time_kind, row_field(r, set->report_cputime ? "cpu" : "completion")) \
+    X(agg, row_fieldf(r, "%d", set->timing.agg))                                  \
+    X(graph_launches, row_fieldf(r, "%d", set->timing.graph_launches))            \
+    X(blocking, row_fieldf(r, "%d", set->timing.blocking != 0))                   \
+    X(time_kind, row_field(r, set->timing.report_cputime ? "cpu" : "completion")) \
     X(iter_samples, row_fieldf(r, "%d", res->slowest.samples))             \
     X(iter_min_us, row_micros(r, res->slowest.min))                        \
     X(iter_median_us, row_micros(r, res->slowest.median))                  \
@@ -243,7 +243,7 @@ static void row_scan_round(row *r, const cb_result *res)
     X(timestamp_utc, row_field(r, res->timestamp_utc))                     \
     X(traffic_matrix, row_field(r, res->traffic_matrix))                   \
     X(impl, row_field(r, res->impl ? res->impl : ""))                      \
-    X(unalign, row_fieldf(r, "%d", res->scan_part ? 0 : set->unalign))      \
+    X(unalign, row_fieldf(r, "%d", res->scan_part ? 0 : set->sizes.unalign))      \
     X(comm_op, row_field(r, res->comm_op))                                 \
     X(rank_time_median_us, row_micros(r, res->spread.median))              \
     X(expected_busbw_gbps, row_expected(r, res, res->expected_busbw))      \
@@ -256,9 +256,9 @@ static void row_scan_round(row *r, const cb_result *res)
     X(unrepeatable_elements, row_repeat(r, res, res->unrepeatable_elements)) \
     X(unrepeatable_rank, row_unrepeatable_rank(r, res))                     \
     X(unrepeatable_host, row_field(r, res->unrepeatable > 0 ? res->unrepeatable_host : "")) \
-    X(clock, row_field(r, cb_clock_name(set->clock)))                                      \
-    X(blocking_mode, row_fieldf(r, "%d", set->blocking))                   \
-    X(rotate, row_fieldf(r, "%d", set->rotate))                            \
+    X(clock, row_field(r, cb_clock_name(set->timing.clock)))                                      \
+    X(blocking_mode, row_fieldf(r, "%d", set->timing.blocking))                   \
+    X(rotate, row_fieldf(r, "%d", set->timing.rotate))                            \
     X(restart_count, row_restart(r, run->restart_count))
 
 static void row_header(row *r)
@@ -346,7 +346,7 @@ static int csv_close(cb_printer *pr, char *err, size_t err_len)
 
 static const char *csv_destination(const cb_params *p)
 {
-    return p->csv_path != NULL ? p->csv_path : cb_params_output(p, "csv");
+    return p->out.csv_path != NULL ? p->out.csv_path : cb_params_output(p, "csv");
 }
 
 const cb_printer_ops cb_printer_csv = {

@@ -81,51 +81,51 @@ static cb_printer *json_open(const char *path, char *err, size_t err_len)
 static void write_parameters(FILE *f, const cb_params *p)
 {
     fprintf(f, "  \"parameters\": {\n    \"collectives\": [");
-    for (int i = 0; i < p->ncollectives; i++) {
+    for (int i = 0; i < p->sizes.ncollectives; i++) {
         fputs(i ? ", " : "", f);
-        json_string(f, p->collectives[i]->name);
+        json_string(f, p->sizes.collectives[i]->name);
     }
     fprintf(f, "],\n    \"datatypes\": [");
-    for (int i = 0; i < p->ndtypes; i++) {
+    for (int i = 0; i < p->sizes.ndtypes; i++) {
         fputs(i ? ", " : "", f);
-        json_string(f, cb_dtype_info_of(p->dtypes[i])->name);
+        json_string(f, cb_dtype_info_of(p->sizes.dtypes[i])->name);
     }
     fprintf(f, "],\n    \"redops\": [");
-    for (int i = 0; i < p->nredops; i++) {
+    for (int i = 0; i < p->sizes.nredops; i++) {
         fputs(i ? ", " : "", f);
-        json_string(f, cb_redop_name(p->redops[i]));
+        json_string(f, cb_redop_name(p->sizes.redops[i]));
     }
     fprintf(f, "],\n    \"min_bytes\": %llu, \"max_bytes\": %llu, \"step_bytes\": %llu, "
                "\"step_factor\": %llu,\n",
-            (unsigned long long)p->min_bytes, (unsigned long long)p->max_bytes,
-            (unsigned long long)p->step_bytes, (unsigned long long)p->step_factor);
+            (unsigned long long)p->sizes.min_bytes, (unsigned long long)p->sizes.max_bytes,
+            (unsigned long long)p->sizes.step_bytes, (unsigned long long)p->sizes.step_factor);
     fprintf(f, "    \"iters\": %d, \"warmup_iters\": %d, \"check_passes\": %d, \"agg\": %d, "
                "\"graph_launches\": %d,\n    \"repeat_check\": ",
-            p->iters, p->warmup, p->check_passes, p->agg, p->graph_launches);
-    json_bool(f, p->repeat_check);
+            p->sizes.iters, p->sizes.warmup, p->verify.check_passes, p->timing.agg, p->timing.graph_launches);
+    json_bool(f, p->verify.repeat_check);
     fputs(", \"blocking\": ", f);
-    json_bool(f, p->blocking != 0);
-    fprintf(f, ", \"blocking_mode\": %d", p->blocking);
-    json_field_string(f, "clock", cb_clock_name(p->clock));
+    json_bool(f, p->timing.blocking != 0);
+    fprintf(f, ", \"blocking_mode\": %d", p->timing.blocking);
+    json_field_string(f, "clock", cb_clock_name(p->timing.clock));
     fputs(", \"rotate\": ", f);
-    json_bool(f, p->rotate);
+    json_bool(f, p->timing.rotate);
     fprintf(f, ", \"time_kind\": \"%s\", \"time_combine\": ",
-            p->report_cputime ? "cpu" : "completion");
-    json_string(f, cb_average_name(p->average));
+            p->timing.report_cputime ? "cpu" : "completion");
+    json_string(f, cb_average_name(p->timing.average));
     json_field_string(f, "backend_requested", p->backend);
     fprintf(f, ",\n    \"split\": ");
-    json_string_or_null(f, p->split.kind != CB_SPLIT_NONE ? p->split.text : NULL);
-    json_field_string(f, "hier_split", p->hier.text);
+    json_string_or_null(f, p->sizes.split.kind != CB_SPLIT_NONE ? p->sizes.split.text : NULL);
+    json_field_string(f, "hier_split", p->sizes.hier.text);
     fprintf(f, ", \"layouts\": [");
-    for (int i = 0; i < p->nlayouts; i++)
-        fprintf(f, "%s\"%s\"", i ? ", " : "", p->layouts[i] == CB_LAYOUT_COL ? "col" : "row");
+    for (int i = 0; i < p->sizes.nlayouts; i++)
+        fprintf(f, "%s\"%s\"", i ? ", " : "", p->sizes.layouts[i] == CB_LAYOUT_COL ? "col" : "row");
     fprintf(f, "], \"nccl_impls\": [");
-    for (int i = 0; i < p->nimpls; i++)
-        fprintf(f, "%s\"%s\"", i ? ", " : "", cb_impl_name(p->impls[i]));
-    fprintf(f, "], \"registration\": %d, \"unalign\": %d", p->registration, p->unalign);
-    fprintf(f, ", \"budget_ms\": %d, \"stable_pct\": %d", p->budget_ms, p->stable_pct);
-    json_field_string_or_null(f, "expect", p->expect);
-    fprintf(f, ", \"expect_ratio\": %g", p->expect_ratio);
+    for (int i = 0; i < p->sizes.nimpls; i++)
+        fprintf(f, "%s\"%s\"", i ? ", " : "", cb_impl_name(p->sizes.impls[i]));
+    fprintf(f, "], \"registration\": %d, \"unalign\": %d", p->sizes.registration, p->sizes.unalign);
+    fprintf(f, ", \"budget_ms\": %d, \"stable_pct\": %d", p->timing.budget_ms, p->timing.stable_pct);
+    json_field_string_or_null(f, "expect", p->expect.source);
+    fprintf(f, ", \"expect_ratio\": %g", p->expect.expect_ratio);
     fprintf(f, "\n  },\n");
 }
 
@@ -169,9 +169,9 @@ static void json_begin(cb_printer *pr, const cb_run_info *run)
     else
         fprintf(f, ",\n  \"restart_count\": null");
     fprintf(f, ",\n  \"command_line\": [");
-    for (int i = 0; i < run->params->argc; i++) {
+    for (int i = 0; i < run->params->out.argc; i++) {
         fputs(i ? ", " : "", f);
-        json_string(f, run->params->argv[i]);
+        json_string(f, run->params->out.argv[i]);
     }
     fprintf(f, "],\n");
     write_parameters(f, run->params);

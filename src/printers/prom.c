@@ -155,12 +155,12 @@ static char *result_key(const prom_printer *pp, const cb_result *res)
 }
 
 /* --prom-sizes LIST: whether bytes is one of the sizes listed. */
-static int size_listed(const cb_params *set, uint64_t bytes)
+static int size_listed(const cb_output_params *out, uint64_t bytes)
 {
-    if (set->nprom_sizes == 0)
+    if (out->nprom_sizes == 0)
         return 1;
-    for (int i = 0; i < set->nprom_sizes; i++)
-        if (set->prom_sizes[i] == bytes)
+    for (int i = 0; i < out->nprom_sizes; i++)
+        if (out->prom_sizes[i] == bytes)
             return 1;
     return 0;
 }
@@ -179,7 +179,7 @@ static void keep_result(prom_printer *pp, const cb_result *res)
     const cb_params *set = pp->run->params;
     if (res->check_passes > 0)
         pp->wrong += res->wrong;
-    if (res->scan_part != NULL || !size_listed(set, res->bytes))
+    if (res->scan_part != NULL || !size_listed(&set->out, res->bytes))
         return;   /* the scan's figures come whole with its report */
     char *key = result_key(pp, res);
     if (key == NULL) {
@@ -188,10 +188,10 @@ static void keep_result(prom_printer *pp, const cb_result *res)
     }
     prom_series *slot = NULL;
     for (size_t i = 0; i < pp->nseries && slot == NULL; i++)
-        if ((set->prom_largest || pp->series[i].res.bytes == res->bytes) &&
+        if ((set->out.prom_largest || pp->series[i].res.bytes == res->bytes) &&
             strcmp(pp->series[i].key, key) == 0)
             slot = &pp->series[i];
-    if (slot != NULL && set->prom_largest && res->bytes < slot->res.bytes) {
+    if (slot != NULL && set->out.prom_largest && res->bytes < slot->res.bytes) {
         free(key);
         return;
     }

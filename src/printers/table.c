@@ -51,20 +51,20 @@ static void table_begin(cb_printer *pr, const cb_run_info *run)
     FILE *out = pr->out;
     const cb_params *p = run->params;
     table_printer *tp = (table_printer *)pr;
-    ((table_printer *)pr)->stats = p->table_stats;
-    ((table_printer *)pr)->split = p->split.kind != CB_SPLIT_NONE;
+    ((table_printer *)pr)->stats = p->out.table_stats;
+    ((table_printer *)pr)->split = p->sizes.split.kind != CB_SPLIT_NONE;
     ((table_printer *)pr)->begun = 1;
-    ((table_printer *)pr)->efficiency = p->expect != NULL && p->expect_column;
-    ((table_printer *)pr)->per_iter = p->per_iter;
-    ((table_printer *)pr)->skip = p->per_iter_skip;
-    ((table_printer *)pr)->timestamps = p->timestamps;
+    ((table_printer *)pr)->efficiency = p->expect.source != NULL && p->out.expect_column;
+    ((table_printer *)pr)->per_iter = p->timing.per_iter;
+    ((table_printer *)pr)->skip = p->timing.per_iter_skip;
+    ((table_printer *)pr)->timestamps = p->out.timestamps;
     char min_text[32], max_text[32], step_text[32];
-    cb_format_bytes(p->min_bytes, min_text, sizeof min_text);
+    cb_format_bytes(p->sizes.min_bytes, min_text, sizeof min_text);
     cb_format_bytes(run->max_bytes, max_text, sizeof max_text);
-    if (p->step_bytes)
-        cb_format_bytes(p->step_bytes, step_text, sizeof step_text);
+    if (p->sizes.step_bytes)
+        cb_format_bytes(p->sizes.step_bytes, step_text, sizeof step_text);
     else
-        snprintf(step_text, sizeof step_text, "x%llu", (unsigned long long)p->step_factor);
+        snprintf(step_text, sizeof step_text, "x%llu", (unsigned long long)p->sizes.step_factor);
 
     /* Our version line stands where theirs does. */
     fprintf(out, "# nccl-collbench %s  run %s  started %s\n", run->tool_version, run->run_id,
@@ -84,15 +84,15 @@ static void table_begin(cb_printer *pr, const cb_run_info *run)
     fprintf(out, "# sizes: %s to %s step %s  warmup: %d  iters: %d  check passes: %d  "
                  "time: %s over ranks  blocking: %d  agg: %d  cudagraph: %d  cputime: %d  "
                  "clock: %s  rotate: %d\n",
-            min_text, max_text, step_text, p->warmup, p->iters, p->check_passes,
-            cb_average_name(p->average), p->blocking, p->agg, p->graph_launches,
-            p->report_cputime, cb_clock_name(p->clock), p->rotate);
-    if (p->per_iter)
+            min_text, max_text, step_text, p->sizes.warmup, p->sizes.iters, p->verify.check_passes,
+            cb_average_name(p->timing.average), p->timing.blocking, p->timing.agg, p->timing.graph_launches,
+            p->timing.report_cputime, cb_clock_name(p->timing.clock), p->timing.rotate);
+    if (p->timing.per_iter)
         fprintf(out, "# per-iteration: i_min i_max i_p99 i_cv%% of each iteration's slowest "
-                     "rank%s\n", p->per_iter_skip ? ", leading samples skipped (-K)" : "");
-    if (p->unalign > 0)
+                     "rank%s\n", p->timing.per_iter_skip ? ", leading samples skipped (-K)" : "");
+    if (p->sizes.unalign > 0)
         fprintf(out, "# buffers: send and receive start %d element%s past their aligned "
-                     "start (-u)\n", p->unalign, cb_plural(p->unalign));
+                     "start (-u)\n", p->sizes.unalign, cb_plural(p->sizes.unalign));
     if (tp->tests != NULL) {
         fflush(pr->out);
         return;

@@ -24,9 +24,9 @@ const char *cb_tests_redop_name(const cb_params *p, const cb_result *res)
     if (!(res->collective->flags & CB_COLL_REDUCES)) {
         /* Their sendrecv hands -o's reduction to the row (sendrecv.cu);
          * the other data-movement tests pass "none". */
-        if (strcmp(res->collective->name, "sendrecv") != 0 || p->nredops < 1)
+        if (strcmp(res->collective->name, "sendrecv") != 0 || p->sizes.nredops < 1)
             return "none";
-        op = p->redops[0];
+        op = p->sizes.redops[0];
     }
     return op == CB_PREMULSUM ? "mulsum" : cb_redop_name(op);
 }
@@ -71,25 +71,25 @@ static const char *program_name(const cb_params *p)
 void cb_table_tests_begin(FILE *out, const cb_run_info *run)
 {
     const cb_params *p = run->params;
-    int factor = p->step_bytes == 0 && p->step_factor > 1;
+    int factor = p->sizes.step_bytes == 0 && p->sizes.step_factor > 1;
     /* writeDeviceReport: one thread and one GPU per process here. */
     fprintf(out, "# Collective test starting: %s\n", program_name(p));
     fprintf(out, "# nThread %d nGpus %d minBytes %ld maxBytes %ld step: %ld(%s) warmup iters: %d "
                  "iters: %d agg iters: %d validation: %d graph: %d unalign: %d\n",
-            1, 1, (long)p->min_bytes, (long)p->max_bytes,
-            (long)(factor ? p->step_factor : p->step_bytes), factor ? "factor" : "bytes",
-            p->warmup, p->iters, p->agg, p->check_passes, p->graph_launches, p->unalign);
-    if (p->blocking == 1)
+            1, 1, (long)p->sizes.min_bytes, (long)p->sizes.max_bytes,
+            (long)(factor ? p->sizes.step_factor : p->sizes.step_bytes), factor ? "factor" : "bytes",
+            p->sizes.warmup, p->sizes.iters, p->timing.agg, p->verify.check_passes, p->timing.graph_launches, p->sizes.unalign);
+    if (p->timing.blocking == 1)
         fprintf(out, "# Blocking Enabled: wait and barrier after each inner iteration (-m) \n");
-    if (p->blocking == 2)
+    if (p->timing.blocking == 2)
         fprintf(out, "# Blocking Enabled: wait after each inner iteration (-m), no barrier \n");
-    if (p->blocking == 3)
+    if (p->timing.blocking == 3)
         fprintf(out, "# Blocking Enabled: wait and barrier after each outer iteration (-n); "
                      "time excludes barrier \n");
-    if (p->per_iter) {
+    if (p->timing.per_iter) {
         fprintf(out, "# Per-Iteration Report: CUDA event timing; i_* uses max over process rows");
-        if (p->per_iter_skip)
-            fprintf(out, "; summary skips first %d iterations", p->per_iter_skip);
+        if (p->timing.per_iter_skip)
+            fprintf(out, "; summary skips first %d iterations", p->timing.per_iter_skip);
         fprintf(out, " \n");
     }
     fprintf(out, "#\n# Using devices\n");
@@ -105,7 +105,7 @@ void cb_table_tests_begin(FILE *out, const cb_run_info *run)
                 ri->device.model);
     }
     /* run(), common.cu: the sizes lowered to fit in memory. */
-    if (run->max_bytes < p->max_bytes)
+    if (run->max_bytes < p->sizes.max_bytes)
         fprintf(out, "#\n# Reducing maxBytes to %ld due to memory limitation\n",
                 (long)run->max_bytes);
 }
@@ -116,12 +116,12 @@ void cb_table_tests_begin(FILE *out, const cb_run_info *run)
 
 void cb_table_tests_titles(FILE *out, const cb_params *p)
 {
-    const char *ts_label = p->timestamps ? "timestamp" : "";
-    const char *ts_format = p->timestamps ? TS_FORMAT : "";
-    int ts_pad = p->timestamps ? TS_PAD : 0;
-    const char *time = p->report_cputime ? "cputime" : "time";
+    const char *ts_label = p->out.timestamps ? "timestamp" : "";
+    const char *ts_format = p->out.timestamps ? TS_FORMAT : "";
+    int ts_pad = p->out.timestamps ? TS_PAD : 0;
+    const char *time = p->timing.report_cputime ? "cputime" : "time";
     fprintf(out, "#\n");
-    if (p->per_iter) {
+    if (p->timing.per_iter) {
         fprintf(out, "# %10s  %12s  %8s  %6s  %6s              out-of-place (+ per-iteration)"
                      "                                in-place (+ per-iteration)\n",
                 "", "", "", "", "");
@@ -169,7 +169,7 @@ static void tests_iter_columns(FILE *out, const cb_params *p, const cb_result *r
 {
     cb_iter_stats st;
     char min[8] = "N/A", max[8] = "N/A", p99[8] = "N/A", cv[8] = "N/A";
-    if (cb_table_iter_stats(res, p->per_iter_skip, &st) == 0) {
+    if (cb_table_iter_stats(res, p->timing.per_iter_skip, &st) == 0) {
         cb_format_squeezed(st.min * 1e6, 7, min, sizeof min);
         cb_format_squeezed(st.max * 1e6, 7, max, sizeof max);
         cb_format_squeezed(st.p99 * 1e6, 7, p99, sizeof p99);
@@ -187,12 +187,12 @@ void cb_table_tests_row(FILE *out, const cb_params *p, const cb_row *row)
     fprintf(out, "%12li  %12li  %8s  %6s  %6s", (long)oop->bytes, (long)oop->count,
             cb_tests_type_name(oop->dtype), cb_tests_redop_name(p, oop), root);
     tests_half(out, oop);
-    if (p->per_iter)
+    if (p->timing.per_iter)
         tests_iter_columns(out, p, oop);
     tests_half(out, inp);
-    if (p->per_iter)
+    if (p->timing.per_iter)
         tests_iter_columns(out, p, inp);
-    if (p->timestamps) {
+    if (p->out.timestamps) {
         /* writeTimestamp: "%21s" of TS_FORMAT; ours is the row's UTC time
          * (2026-11-21T16:30:00Z) in that shape. */
         char stamp[24];

@@ -96,18 +96,18 @@ static void write_config(FILE *f, const cb_run_info *run)
 {
     const cb_params *p = run->params;
     fprintf(f, ",\n \"config\": {\"nthreads\": 1, \"ngpus\": 1, \"minimum_bytes\": %llu, "
-               "\"maximum_bytes\": %llu", (unsigned long long)p->min_bytes,
+               "\"maximum_bytes\": %llu", (unsigned long long)p->sizes.min_bytes,
             (unsigned long long)run->max_bytes);
-    if (p->step_factor > 0)
-        fprintf(f, ", \"step_factor\": %llu", (unsigned long long)p->step_factor);
+    if (p->sizes.step_factor > 0)
+        fprintf(f, ", \"step_factor\": %llu", (unsigned long long)p->sizes.step_factor);
     else
-        fprintf(f, ", \"step_bytes\": %llu", (unsigned long long)p->step_bytes);
+        fprintf(f, ", \"step_bytes\": %llu", (unsigned long long)p->sizes.step_bytes);
     fprintf(f, ", \"warmup_iters\": %d, \"iterations\": %d, \"aggregated_iterations\": %d, "
-               "\"validation\": %d, \"graph\": %d", p->warmup, p->iters, p->agg,
-            p->check_passes, p->graph_launches);
-    their_bool(f, "blocking_collectives", p->blocking);
-    their_bool(f, "per_iter_timing", p->per_iter);
-    fprintf(f, ", \"per_iter_skip\": %d", p->per_iter_skip);
+               "\"validation\": %d, \"graph\": %d", p->sizes.warmup, p->sizes.iters, p->timing.agg,
+            p->verify.check_passes, p->timing.graph_launches);
+    their_bool(f, "blocking_collectives", p->timing.blocking);
+    their_bool(f, "per_iter_timing", p->timing.per_iter);
+    fprintf(f, ", \"per_iter_skip\": %d", p->timing.per_iter_skip);
     their_bool(f, "parallel_init", 0);
     write_devices(f, run);
     fputc('}', f);
@@ -122,9 +122,9 @@ static void tests_json_begin(cb_printer *pr, const cb_run_info *run)
     their_time(start, sizeof start, run->start_utc);
     json_field_string(f, "start_time", start);
     fputs(",\n \"args\": [", f);
-    for (int i = 0; i < run->params->argc; i++) {
+    for (int i = 0; i < run->params->out.argc; i++) {
         fputs(i ? ", " : "", f);
-        json_string(f, run->params->argv[i]);
+        json_string(f, run->params->out.argv[i]);
     }
     /* Theirs keeps the whole environment; ours what shapes NCCL and MPI. */
     fputs("],\n \"env\": [", f);
@@ -150,7 +150,7 @@ static void tests_json_begin(cb_printer *pr, const cb_run_info *run)
 static void write_half(FILE *f, const cb_params *p, const cb_result *res)
 {
     fprintf(f, ", \"%s\": {", res->in_place ? "in_place" : "out_of_place");
-    fprintf(f, "\"%s\": ", p->report_cputime ? "cpu_time" : "time");
+    fprintf(f, "\"%s\": ", p->timing.report_cputime ? "cpu_time" : "time");
     json_micros(f, res->seconds);
     json_field_number(f, "alg_bw", res->algbw);
     json_field_number(f, "bus_bw", res->busbw);
@@ -172,10 +172,10 @@ static void write_per_iter(FILE *f, const cb_params *p, const cb_result *res)
     int n = times ? cb_stats_iteration_max(res->rank_samples, res->samples_room,
                                            res->rank_times, res->group_ranks, times) : 0;
     cb_iter_stats st;
-    if (n > 0 && cb_stats_per_iter(times, n, p->per_iter_skip, &st) == 0) {
+    if (n > 0 && cb_stats_per_iter(times, n, p->timing.per_iter_skip, &st) == 0) {
         fprintf(f, ",\n   \"%s\": {\"skipped_iterations\": %d",
                 res->in_place ? "in_place_per_iter" : "out_of_place_per_iter",
-                p->per_iter_skip);
+                p->timing.per_iter_skip);
         json_field_micros(f, "min_us", st.min);
         json_field_micros(f, "max_us", st.max);
         json_field_micros(f, "avg_us", st.avg);
@@ -265,7 +265,7 @@ static int tests_json_close(cb_printer *pr, char *err, size_t err_len)
 
 static const char *tests_json_destination(const cb_params *p)
 {
-    return p->tests_json_path != NULL ? p->tests_json_path : cb_params_output(p, "tests-json");
+    return p->out.tests_json_path != NULL ? p->out.tests_json_path : cb_params_output(p, "tests-json");
 }
 
 const cb_printer_ops cb_printer_tests_json = {

@@ -4,6 +4,18 @@
 #ifndef CB_SCAN_SCHEDULE_H
 #define CB_SCAN_SCHEDULE_H
 
+/* The health scan's parts (-o scan, -o scan_nodes, ...). */
+#define CB_SCAN_NODES 1
+#define CB_SCAN_PAIRS 2
+#define CB_SCAN_RAILS 4
+
+/* The scan's settings (cb_params.scan; parsed in src/options/params_health.c,
+ * read by src/engine/scan_driver.c and the printers). */
+typedef struct cb_scan_params {
+    int parts;             /* -o scan parts: CB_SCAN_NODES | CB_SCAN_PAIRS | CB_SCAN_RAILS */
+    double scan_threshold; /* --suspect-ratio: below this x the median is a suspect */
+} cb_scan_params;
+
 /* Where every rank of the run lives. Nodes are numbered 0, 1, ... in the
  * order of their lowest rank; a rank's local index is its position among
  * its node's ranks in rank order (0 for the node's lowest rank). */

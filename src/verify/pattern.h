@@ -26,6 +26,14 @@
 #include "verify/dtype.h"
 #include "verify/redop.h"
 
+/* What a run verifies (cb_params.verify; read by the engine's verify.c
+ * and repeat.c, and the printers). */
+typedef struct cb_verify_params {
+    int check_passes;      /* 0: no verification */
+    int check_timed;       /* --check-timed: also verify the last timed iteration */
+    int repeat_check;      /* -B: every launch's output compared with the first's */
+} cb_verify_params;
+
 /* How avg's inputs are chosen, from most to least varied (pattern.c). */
 enum cb_avg_scheme { CB_AVG_DENSE, CB_AVG_UNIT, CB_AVG_UNIFORM, CB_AVG_SPARSE };
 

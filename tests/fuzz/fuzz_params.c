@@ -41,14 +41,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char err[512];
     cb_params_defaults(&params);
     if (cb_params_parse(&params, argc, argv, err, sizeof err) == 0) {
-        assert(params.min_bytes >= 1 && params.min_bytes <= params.max_bytes);
-        assert(params.iters >= 1 && params.ncollectives >= 1 && params.ndtypes >= 1);
-        assert((params.step_factor == 0) != (params.step_bytes == 0));
+        assert(params.sizes.min_bytes >= 1 && params.sizes.min_bytes <= params.sizes.max_bytes);
+        assert(params.sizes.iters >= 1 && params.sizes.ncollectives >= 1 && params.sizes.ndtypes >= 1);
+        assert((params.sizes.step_factor == 0) != (params.sizes.step_bytes == 0));
         uint64_t sizes[CB_MAX_SIZES];
-        int n = cb_size_list(&params, sizes, CB_MAX_SIZES, err, sizeof err);
+        int n = cb_size_list(&params.sizes, sizes, CB_MAX_SIZES, err, sizeof err);
         assert(n == -1 || (n >= 1 && n <= CB_MAX_SIZES));
         for (int i = 1; i < n; i++)
-            assert(sizes[i] > sizes[i - 1] && sizes[i] <= params.max_bytes);
+            assert(sizes[i] > sizes[i - 1] && sizes[i] <= params.sizes.max_bytes);
     } else {
         assert(err[0] != '\0' && strchr(err, '\n') == NULL);
     }

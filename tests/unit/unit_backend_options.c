@@ -15,12 +15,12 @@ static void test_options(unit_state *u)
     cb_params p;
     char err[512];
     CHECK(u, parse(&p, err, sizeof err, ARGS("-n", "2")) == 0);
-    CHECK(u, p.agg == 1 && p.graph_launches == 0 && p.report_cputime == 0);
+    CHECK(u, p.timing.agg == 1 && p.timing.graph_launches == 0 && p.timing.report_cputime == 0);
     CHECK(u, parse(&p, err, sizeof err, ARGS("-m", "8", "-G", "3", "-C", "1")) == 0);
-    CHECK(u, p.agg == 8 && p.graph_launches == 3 && p.report_cputime == 1);
+    CHECK(u, p.timing.agg == 8 && p.timing.graph_launches == 3 && p.timing.report_cputime == 1);
     CHECK(u, parse(&p, err, sizeof err, ARGS("--agg=1048576", "--cudagraph", "0",
                                              "--report-cputime=0")) == 0);
-    CHECK(u, p.agg == 1048576 && p.graph_launches == 0 && p.report_cputime == 0);
+    CHECK(u, p.timing.agg == 1048576 && p.timing.graph_launches == 0 && p.timing.report_cputime == 0);
 
     static const struct {
         const char *args[3];

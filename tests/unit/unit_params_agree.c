@@ -53,8 +53,8 @@ static const struct sample {
 /* The parameters without the command line's words, which always differ. */
 static int same_parameters(cb_params a, cb_params b)
 {
-    a.argc = b.argc = 0;
-    a.argv = b.argv = NULL;
+    a.out.argc = b.out.argc = 0;
+    a.out.argv = b.out.argv = NULL;
     return memcmp(&a, &b, sizeof a) == 0;
 }
 

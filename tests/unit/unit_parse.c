@@ -64,55 +64,55 @@ static void test_params_good(unit_state *u)
     cb_params p;
     char err[512];
     CHECK(u, parse(&p, err, sizeof err, ARGS("-n", "5")) == 0);
-    CHECK(u, p.iters == 5 && p.warmup == 1 && p.check_passes == 1);
-    CHECK(u, p.min_bytes == 8 && p.max_bytes == 128u << 20 && p.step_factor == 2);
-    CHECK(u, p.ncollectives == 1 && strcmp(p.collectives[0]->name, "allreduce") == 0);
-    CHECK(u, p.ndtypes == 1 && p.dtypes[0] == CB_FLOAT);
-    CHECK(u, p.nredops == 1 && p.redops[0] == CB_SUM);
-    CHECK(u, strcmp(p.backend, "auto") == 0 && p.csv_path == NULL);
-    CHECK(u, p.budget_ms == 0 && p.stable_pct == 2);
+    CHECK(u, p.sizes.iters == 5 && p.sizes.warmup == 1 && p.verify.check_passes == 1);
+    CHECK(u, p.sizes.min_bytes == 8 && p.sizes.max_bytes == 128u << 20 && p.sizes.step_factor == 2);
+    CHECK(u, p.sizes.ncollectives == 1 && strcmp(p.sizes.collectives[0]->name, "allreduce") == 0);
+    CHECK(u, p.sizes.ndtypes == 1 && p.sizes.dtypes[0] == CB_FLOAT);
+    CHECK(u, p.sizes.nredops == 1 && p.sizes.redops[0] == CB_SUM);
+    CHECK(u, strcmp(p.backend, "auto") == 0 && p.out.csv_path == NULL);
+    CHECK(u, p.timing.budget_ms == 0 && p.timing.stable_pct == 2);
 
     CHECK(u, parse(&p, err, sizeof err, ARGS("--budget", "5", "--stable=0")) == 0);
-    CHECK(u, p.budget_ms == 5 && p.stable_pct == 0);
-    CHECK(u, parse(&p, err, sizeof err, ARGS("--stable", "1000")) == 0 && p.stable_pct == 1000);
+    CHECK(u, p.timing.budget_ms == 5 && p.timing.stable_pct == 0);
+    CHECK(u, parse(&p, err, sizeof err, ARGS("--stable", "1000")) == 0 && p.timing.stable_pct == 1000);
     CHECK(u, parse(&p, err, sizeof err, ARGS("--stable", "1001")) != 0 && strstr(err, "1001"));
 
     /* --layout and --hier-split, and the colour a spec gives each rank. */
-    CHECK(u, p.nlayouts == 1 && p.layouts[0] == CB_LAYOUT_ROW);
+    CHECK(u, p.sizes.nlayouts == 1 && p.sizes.layouts[0] == CB_LAYOUT_ROW);
     CHECK(u, parse(&p, err, sizeof err, ARGS("--layout", "col,row")) == 0);
-    CHECK(u, p.nlayouts == 2 && p.layouts[0] == CB_LAYOUT_COL && p.layouts[1] == CB_LAYOUT_ROW);
+    CHECK(u, p.sizes.nlayouts == 2 && p.sizes.layouts[0] == CB_LAYOUT_COL && p.sizes.layouts[1] == CB_LAYOUT_ROW);
     CHECK(u, parse(&p, err, sizeof err, ARGS("--layout", "row,col,row")) != 0 &&
                  strstr(err, "twice"));
-    CHECK(u, parse(&p, err, sizeof err, ARGS("-n", "1")) == 0 && p.hier.kind == CB_SPLIT_NODE &&
-                 strcmp(p.hier.text, "node") == 0 && p.split.kind == CB_SPLIT_NONE);
+    CHECK(u, parse(&p, err, sizeof err, ARGS("-n", "1")) == 0 && p.sizes.hier.kind == CB_SPLIT_NODE &&
+                 strcmp(p.sizes.hier.text, "node") == 0 && p.sizes.split.kind == CB_SPLIT_NONE);
     CHECK(u, parse(&p, err, sizeof err, ARGS("--hier-split", "stride:3")) == 0);
-    CHECK(u, p.hier.kind == CB_SPLIT_STRIDE && p.hier.k == 3 && p.split.kind == CB_SPLIT_NONE);
-    CHECK(u, cb_split_color(&p.hier, "--hier-split", 7, 8, err, sizeof err) == 1);
+    CHECK(u, p.sizes.hier.kind == CB_SPLIT_STRIDE && p.sizes.hier.k == 3 && p.sizes.split.kind == CB_SPLIT_NONE);
+    CHECK(u, cb_split_color(&p.sizes.hier, "--hier-split", 7, 8, err, sizeof err) == 1);
     CHECK(u, parse(&p, err, sizeof err, ARGS("--hier-split", "color:4,4,9")) == 0);
-    CHECK(u, cb_split_color(&p.hier, "--hier-split", 2, 3, err, sizeof err) == 9);
-    CHECK(u, cb_split_color(&p.hier, "--hier-split", 0, 4, err, sizeof err) == -1 &&
+    CHECK(u, cb_split_color(&p.sizes.hier, "--hier-split", 2, 3, err, sizeof err) == 9);
+    CHECK(u, cb_split_color(&p.sizes.hier, "--hier-split", 0, 4, err, sizeof err) == -1 &&
                  strstr(err, "--hier-split color:4,4,9: 3 colours for 4 ranks"));
     CHECK(u, cb_params_check_ranks(&p, 4, err, sizeof err) != 0 && strstr(err, "--hier-split"));
     CHECK(u, cb_params_check_ranks(&p, 3, err, sizeof err) == 0);
 
     CHECK(u, parse(&p, err, sizeof err,
                    ARGS("-b1K", "--maxbytes=1M", "-f", "4", "-w", "0", "-c0", "-a", "max")) == 0);
-    CHECK(u, p.min_bytes == 1024 && p.max_bytes == 1u << 20 && p.step_factor == 4);
-    CHECK(u, p.warmup == 0 && p.check_passes == 0 && p.average == CB_AVERAGE_MAX);
+    CHECK(u, p.sizes.min_bytes == 1024 && p.sizes.max_bytes == 1u << 20 && p.sizes.step_factor == 4);
+    CHECK(u, p.sizes.warmup == 0 && p.verify.check_passes == 0 && p.timing.average == CB_AVERAGE_MAX);
 
     CHECK(u, parse(&p, err, sizeof err, ARGS("-i", "1M", "-e", "4M", "-b", "1M")) == 0);
-    CHECK(u, p.step_bytes == 1u << 20 && p.step_factor == 0);
+    CHECK(u, p.sizes.step_bytes == 1u << 20 && p.sizes.step_factor == 0);
 
     CHECK(u, parse(&p, err, sizeof err,
                    ARGS("-o", "all_reduce", "-d", "double,int32", "--redop", "max,sum")) == 0);
-    CHECK(u, p.ndtypes == 2 && p.dtypes[0] == CB_DOUBLE && p.dtypes[1] == CB_INT32);
-    CHECK(u, p.nredops == 2 && p.redops[0] == CB_MAX && p.redops[1] == CB_SUM);
+    CHECK(u, p.sizes.ndtypes == 2 && p.sizes.dtypes[0] == CB_DOUBLE && p.sizes.dtypes[1] == CB_INT32);
+    CHECK(u, p.sizes.nredops == 2 && p.sizes.redops[0] == CB_MAX && p.sizes.redops[1] == CB_SUM);
 
     CHECK(u, parse(&p, err, sizeof err, ARGS("-d", "all", "--redop", "all", "-o", "all")) == 0);
-    CHECK(u, p.ndtypes == CB_DTYPE_COUNT && p.nredops == CB_REDOP_COUNT);
+    CHECK(u, p.sizes.ndtypes == CB_DTYPE_COUNT && p.sizes.nredops == CB_REDOP_COUNT);
 
-    CHECK(u, parse(&p, err, sizeof err, ARGS("-a", "0")) == 0 && p.average == CB_AVERAGE_RANK0);
-    CHECK(u, parse(&p, err, sizeof err, ARGS("--csv", "-")) == 0 && strcmp(p.csv_path, "-") == 0);
+    CHECK(u, parse(&p, err, sizeof err, ARGS("-a", "0")) == 0 && p.timing.average == CB_AVERAGE_RANK0);
+    CHECK(u, parse(&p, err, sizeof err, ARGS("--csv", "-")) == 0 && strcmp(p.out.csv_path, "-") == 0);
     CHECK(u, parse(&p, err, sizeof err, ARGS("--backend", "mpi")) == 0);
     CHECK(u, parse(&p, err, sizeof err, ARGS("-h")) == 0 && p.help);
     CHECK(u, parse(&p, err, sizeof err, ARGS("--version")) == 0 && p.version);
@@ -239,10 +239,10 @@ static void test_environment(unit_state *u)
     cb_params p;
     char err[512];
     const char *none[] = {NULL};
-    CHECK(u, env_parse(&p, none, err, sizeof err) == 0 && isnan(p.tests_min_bw) &&
-             p.split.kind == CB_SPLIT_NONE);
+    CHECK(u, env_parse(&p, none, err, sizeof err) == 0 && isnan(p.expect.tests_min_bw) &&
+             p.sizes.split.kind == CB_SPLIT_NONE);
     const char *bw[] = {"NCCL_TESTS_MIN_BW", "12.5", NULL};
-    CHECK(u, env_parse(&p, bw, err, sizeof err) == 0 && p.tests_min_bw == 12.5);
+    CHECK(u, env_parse(&p, bw, err, sizeof err) == 0 && p.expect.tests_min_bw == 12.5);
     const char *bad_bw[] = {"NCCL_TESTS_MIN_BW", "fast", NULL};
     CHECK(u, env_parse(&p, bad_bw, err, sizeof err) == -1 && strstr(err, "fast") != NULL);
     /* Colours of rank r among 8 under each operator. */
@@ -261,17 +261,17 @@ static void test_environment(unit_state *u)
         int ok = env_parse(&p, env, err, sizeof err) == 0;
         CHECK(u, ok);
         for (int r = 0; ok && r < 8; r++)
-            CHECK(u, cb_split_color(&p.split, "--split", r, 8, err, sizeof err) ==
+            CHECK(u, cb_split_color(&p.sizes.split, "--split", r, 8, err, sizeof err) ==
                          cases[c].colors[r]);
     }
     /* MOD and DIV are --split stride:K and size:K, and say so. */
     const char *mod[] = {"NCCL_TESTS_SPLIT", "MOD 8", NULL};
-    CHECK(u, env_parse(&p, mod, err, sizeof err) == 0 && p.split.kind == CB_SPLIT_STRIDE &&
-             strncmp(p.split.text, "stride:8 ", 9) == 0);
+    CHECK(u, env_parse(&p, mod, err, sizeof err) == 0 && p.sizes.split.kind == CB_SPLIT_STRIDE &&
+             strncmp(p.sizes.split.text, "stride:8 ", 9) == 0);
     /* The mask takes precedence, as in nccl-tests. */
     const char *both[] = {"NCCL_TESTS_SPLIT", "MOD 2", "NCCL_TESTS_SPLIT_MASK", "0", NULL};
-    CHECK(u, env_parse(&p, both, err, sizeof err) == 0 && p.split.kind == CB_SPLIT_AND &&
-             p.split.k == 0);
+    CHECK(u, env_parse(&p, both, err, sizeof err) == 0 && p.sizes.split.kind == CB_SPLIT_AND &&
+             p.sizes.split.k == 0);
     const char *bad[][2] = {{"NCCL_TESTS_SPLIT", "MOD 0"}, {"NCCL_TESTS_SPLIT", "XOR 1"},
                             {"NCCL_TESTS_SPLIT", "DIV x"}, {"NCCL_TESTS_SPLIT", "AND 1z"},
                             {"NCCL_TESTS_SPLIT_MASK", "0xg"}, {"NCCL_TESTS_SPLIT", "OR -1"}};
