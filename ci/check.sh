@@ -105,6 +105,10 @@ rm -rf _build-san
 mkdir _build-san
 (cd _build-san && ../configure --quiet --enable-werror --enable-sanitizers &&
     make -j"$jobs" >/dev/null)
+# Of the thorough tier, the paths no quick test takes: splits, alltoallv's
+# matrices, output files' refusals, the NCCL stand-in's failures and options.
+san_thorough="tests/e2e/split.sh tests/e2e/alltoallv.sh tests/e2e/output_files.sh \
+    tests/nccl/nccl_standin_faults.sh tests/nccl/nccl_standin_options.sh"
 # The sanitizer build runs each of the program's code paths once, not every
 # combination: 8 ranks under AddressSanitizer on 2 cores make the whole
 # suite take 20 minutes there. So: every unit test (the pure code, every
@@ -117,7 +121,7 @@ mkdir _build-san
 # the calls the backend refers to weakly; --expect on its fixtures (NVML
 # loaded at run time, sysfs, the file of floors). The option parser and the CSV reader
 # are fuzzed under AddressSanitizer below.
-san_tests=$(for t in $all_tests; do case "$t" in
+san_tests=$(for t in $again_tests $san_thorough; do case "$t" in
     tests/unit/* | tests/cli/help.sh | tests/cli/option_notes.sh | tests/cli/prefix_options.sh) echo "$t" ;;
     tests/e2e/json_stats.sh | tests/e2e/csv_stdout.sh | tests/e2e/output_files.sh | \
         tests/e2e/cycles.sh | tests/e2e/memory_report.sh | tests/e2e/table_fields.sh | \
