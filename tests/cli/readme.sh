@@ -11,7 +11,7 @@ quick=$(sed -n '/^## Quick start/,/^## /p' "$readme")
     fail "the Quick start is not two commands: $quick"
 # Said in the Quick start, before Building and any install.
 for word in Prometheus node-exporter slurmd slurmctld munge systemd Debian \
-    'make -C _build check' 'check-cluster'; do
+    'make -C _build -j2 check' 'check-cluster'; do
     echo "$quick" | grep -q -- "$word" || fail "the Quick start does not say '$word'"
 done
 exit 0
