@@ -125,12 +125,7 @@ echo earlier >"$d/b.json"
 $CB_MPIRUN -np 2 "$CB_BIN" -b 8 -e 64K -f 2 -n 5 -d float,int8 -o allreduce,allgather -N 0 \
     --csv "$d/b.csv" --json "$d/b.json" </dev/null >"$CB_TMP/first.out" 2>"$CB_TMP/first.err" &
 first=$!
-i=0
-while [ "$(grep -c . "$d/b.csv" 2>/dev/null || echo 0)" -lt 3 ]; do
-    i=$((i + 1))
-    [ $i -le 600 ] || { kill -KILL $first; fail "the first run wrote no rows within 60 s"; }
-    sleep 0.1
-done
+wait_rows "$d/b.csv" 3 60 || { kill -KILL $first; fail "the first run wrote no rows within 60 s"; }
 for second in "--csv $d/b.csv" "--json $d/b.json" "--csv $d/./b.csv" "--json $d/dir/../b.json"; do
     run 1 -b 8 -e 8 -n 1 $second
     kill -0 $first 2>/dev/null || { cat "$CB_TMP/first.err" >&2; fail "the first run ended"; }

@@ -82,13 +82,10 @@ start_long() {
     CB_STANDIN_OP_US=20000 $1 "$CB_STANDIN_BIN" -g 2 --backend nccl -b 8 -e 1M -f 2 -n 10 -w 1 \
         -T 60 --csv "$CB_TMP/r.csv" --json "$CB_TMP/r.json" </dev/null >"$CB_TMP/out" 2>"$CB_TMP/err" &
     pid=$!
-    i=0
-    while [ "$(grep -c . "$CB_TMP/r.csv" 2>/dev/null || echo 0)" -lt 3 ]; do
-        i=$((i + 1))
-        [ $i -le 300 ] || { kill -KILL $pid; fail "no CSV rows within 30 s"; }
-        kill -0 $pid 2>/dev/null || show_and_fail "the run ended before it could be stopped"
-        sleep 0.1
-    done
+    wait_rows "$CB_TMP/r.csv" 3 30 $pid || case $? in
+        1) show_and_fail "the run ended before it could be stopped" ;;
+        *) kill -KILL $pid; fail "no CSV rows within 30 s" ;;
+    esac
     ranks=$(cat "/proc/$pid/task/$pid/children")
 }
 
@@ -163,13 +160,10 @@ RANK
         -b 8 -e 1M -f 2 -n 10 -w 1 -T 60 --csv "$CB_TMP/r.csv" --json "$CB_TMP/r.json" \
         </dev/null >"$CB_TMP/out" 2>"$CB_TMP/err" &
     pid=$!
-    i=0
-    while [ "$(grep -c . "$CB_TMP/r.csv" 2>/dev/null || echo 0)" -lt 3 ]; do
-        i=$((i + 1))
-        [ $i -le 300 ] || { kill -KILL $pid; fail "mpirun: no CSV rows within 30 s"; }
-        kill -0 $pid 2>/dev/null || show_and_fail "mpirun: the run ended before it could be stopped"
-        sleep 0.1
-    done
+    wait_rows "$CB_TMP/r.csv" 3 30 $pid || case $? in
+        1) show_and_fail "mpirun: the run ended before it could be stopped" ;;
+        *) kill -KILL $pid; fail "mpirun: no CSV rows within 30 s" ;;
+    esac
     sh1=$(cat "$CB_TMP/sh.1")
     read -r victim others <"/proc/$sh1/task/$sh1/children" || true   # no newline at its end
     [ -n "$victim" ] && [ "$(readlink "/proc/$victim/exe")" = "$(readlink -f "$CB_STANDIN_BIN")" ] ||

@@ -32,15 +32,10 @@ gather() {
     cat "$CB_TMP/out0" >"$CB_TMP/out"
     cat "$CB_TMP/err0" "$CB_TMP/err1" "$CB_TMP/err2" >"$CB_TMP/err"
 }
-i=0
-while [ "$(grep -c . "$CB_TMP/r.csv" 2>/dev/null || echo 0)" -lt 3 ]; do
-    i=$((i + 1))
-    [ $i -le 300 ] || { cleanup; gather; show_and_fail "no CSV rows within 30 s"; }
-    for p in $p0 $p1 $p2; do
-        kill -0 "$p" 2>/dev/null || { cleanup; gather; show_and_fail "a rank ended before rank 1 was killed"; }
-    done
-    sleep 0.1
-done
+wait_rows "$CB_TMP/r.csv" 3 30 $p0 $p1 $p2 || case $? in
+    1) cleanup; gather; show_and_fail "a rank ended before rank 1 was killed" ;;
+    *) cleanup; gather; show_and_fail "no CSV rows within 30 s" ;;
+esac
 kill -KILL "$p1"
 # Bounded: -T 0 has no watchdog, so a survivor that hung would wait forever.
 i=0

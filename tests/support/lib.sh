@@ -26,6 +26,23 @@ free_port() {
     "$CB_PYTHON" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
+# wait_rows FILE N SECONDS [PID...]: wait until FILE has N lines (a CSV's
+# header and rows), for a test that stops a run part way. 0 then; 1 when
+# one of the PIDs ended first; 2 when SECONDS passed. The caller says what
+# failed and stops what it started.
+wait_rows() {
+    _wr_file=$1 _wr_want=$2 _wr_turns=$(($3 * 10))
+    shift 3
+    while [ "$(grep -c . "$_wr_file" 2>/dev/null || echo 0)" -lt "$_wr_want" ]; do
+        for _wr_pid in "$@"; do
+            kill -0 "$_wr_pid" 2>/dev/null || return 1
+        done
+        _wr_turns=$((_wr_turns - 1))
+        [ "$_wr_turns" -ge 0 ] || return 2
+        sleep 0.1
+    done
+}
+
 # launcher_never_started: the last launch failed before any rank ran, in
 # the launcher itself (Open MPI 5's PRRTE: "The PMIx server's listener
 # thread failed to start", seen on a loaded machine), which is not the
