@@ -121,6 +121,10 @@ typedef struct cb_eng_now {
     cb_block_layout layout; /* the layout being measured */
     const char *impl;      /* --nccl-impl: the implementation measured, NULL where none applies */
     int at_largest;        /* the size being measured is the sweep's largest */
+    /* Under nccl-tests' names sendrecv runs once per -o reduction, as
+     * theirs, its rows labelled (row_labelled) with it (row_redop). */
+    int row_labelled;
+    cb_redop row_redop;
     char measuring[192];   /* the measurement in progress, for the watchdog */
     /* --rotate, as nccl-tests' startColl: operation k of a loop (warmup,
      * timed span, recording) runs on the buffers' slice k % rotate_steps,

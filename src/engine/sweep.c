@@ -31,7 +31,7 @@ static int measure_size(engine *e, const cb_collective *coll, cb_call *call, int
     memset(&res, 0, sizeof res);
     res.collective = coll;
     res.dtype = call->dtype;
-    res.redop = call->redop;
+    res.redop = e->now.row_labelled ? e->now.row_redop : call->redop;
     res.root = call->root;
     res.bytes = bytes;
     res.count = call->layout.count;
@@ -279,7 +279,11 @@ static int run_combinations(engine *e, const cb_collective *coll)
         /* With --split, roots every group has. */
         last_root = p->sizes.root < 0 ? e->groups.min_gsize - 1 : p->sizes.root;
     }
-    int nredops = (coll->flags & CB_COLL_REDUCES) ? p->sizes.nredops : 1;
+    /* Their sendrecv (sendrecv.cu) runs its rows once per -o reduction,
+     * each row naming it, though nothing is reduced. */
+    int labelled = !(coll->flags & CB_COLL_REDUCES) && p->tests_program != NULL &&
+                   strcmp(coll->name, "sendrecv") == 0 && p->sizes.nredops > 0;
+    int nredops = (coll->flags & CB_COLL_REDUCES) || labelled ? p->sizes.nredops : 1;
     /* A collective that moves no data is measured once, for the first type. */
     int ndtypes = (coll->flags & CB_COLL_NO_DATA) ? 1 : p->sizes.ndtypes;
     int nroots = last_root - first_root + 1;
@@ -288,12 +292,17 @@ static int run_combinations(engine *e, const cb_collective *coll)
         for (int r = 0; r < nredops; r++) {
             cb_redop redop = (coll->flags & CB_COLL_REDUCES) ? p->sizes.redops[r] : CB_REDOP_NONE;
             e->now.at.combo = (t * nredops + r) * nroots;
+            e->now.row_labelled = labelled;
+            e->now.row_redop = labelled ? p->sizes.redops[r] : CB_REDOP_NONE;
             if (!supported_everywhere(e, coll, p->sizes.dtypes[t], redop))
                 continue;
             for (int root = first_root; root <= last_root; root++, e->now.at.combo++)
-                if (cb_eng_sweep(e, coll, p->sizes.dtypes[t], redop, root) != CB_EXIT_OK)
+                if (cb_eng_sweep(e, coll, p->sizes.dtypes[t], redop, root) != CB_EXIT_OK) {
+                    e->now.row_labelled = 0;
                     return e->st.code;
+                }
         }
+    e->now.row_labelled = 0;
     return CB_EXIT_OK;
 }
 

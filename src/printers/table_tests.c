@@ -22,13 +22,25 @@ const char *cb_tests_redop_name(const cb_params *p, const cb_result *res)
 {
     cb_redop op = res->redop;
     if (!(res->collective->flags & CB_COLL_REDUCES)) {
-        /* Their sendrecv hands -o's reduction to the row (sendrecv.cu);
-         * the other data-movement tests pass "none". */
-        if (strcmp(res->collective->name, "sendrecv") != 0 || p->sizes.nredops < 1)
+        /* Their sendrecv runs a row set per reduction of -o and hands
+         * each its name (sendrecv.cu; the engine's sweep labels the rows,
+         * run_combinations); hypercube passes "" (hypercube.cu); the
+         * other data-movement tests pass "none". */
+        if (strcmp(res->collective->name, "hypercube") == 0)
+            return "";
+        if (strcmp(res->collective->name, "sendrecv") != 0)
             return "none";
-        op = p->sizes.redops[0];
+        if (op == CB_REDOP_NONE && p->sizes.nredops < 1)
+            return "none";
+        if (op == CB_REDOP_NONE)
+            op = p->sizes.redops[0];
     }
     return op == CB_PREMULSUM ? "mulsum" : cb_redop_name(op);
+}
+
+double cb_tests_algbw(const cb_result *res)
+{
+    return strcmp(res->collective->name, "hypercube") == 0 ? res->busbw : res->algbw;
 }
 
 int cb_table_iter_stats(const cb_result *res, int skip, cb_iter_stats *st)
@@ -59,6 +71,32 @@ static void bus_numbers(const char *bus_id, unsigned *domain, unsigned *bus, uns
     *domain = *bus = *dev = 0;
     if (sscanf(bus_id, "%x:%x:%x", domain, bus, dev) != 3)
         *domain = *bus = *dev = 0;
+}
+
+/* The group theirs prints for a rank: the colour of its MPI_Comm_split
+ * (common.cu, run(): NCCL_TESTS_SPLIT's rank & K, rank | K, rank % K,
+ * rank / K, or rank & NCCL_TESTS_SPLIT_MASK), which cb_split_color gives;
+ * --split node: the host's place among the hosts; 0 in one group. */
+static int group_color(const cb_run_info *run, int r)
+{
+    const cb_split_spec *split = &run->params->sizes.split;
+    char err[256];
+    if (split->kind == CB_SPLIT_NONE)
+        return 0;
+    if (split->kind == CB_SPLIT_NODE) {
+        int hosts = 0;   /* the hosts first seen before rank r's */
+        for (int q = 0; q <= r; q++) {
+            int first = 1;
+            for (int o = 0; o < q && first; o++)
+                first = strcmp(run->ranks[o].host, run->ranks[q].host) != 0;
+            if (first && strcmp(run->ranks[q].host, run->ranks[r].host) == 0)
+                return hosts;
+            hosts += first;
+        }
+        return 0;
+    }
+    int color = cb_split_color(split, "--split", run->ranks[r].rank, run->nranks, err, sizeof err);
+    return color < 0 ? 0 : color;
 }
 
 /* The program name theirs prints: argv[0]'s last component. */
@@ -99,9 +137,8 @@ void cb_table_tests_begin(FILE *out, const cb_run_info *run)
         unsigned domain, bus, dev;
         short_host(ri->host, host, sizeof host);
         bus_numbers(ri->device.bus_id, &domain, &bus, &dev);
-        /* Group: NCCL_TESTS_SPLIT's colour there; one group here. */
         fprintf(out, "#  Rank %2d Group %2d Pid %6d on %10s device %2d [%04x:%02x:%02x] %s\n",
-                ri->rank, 0, ri->pid, host, ri->device.index, domain, bus, dev,
+                ri->rank, group_color(run, r), ri->pid, host, ri->device.index, domain, bus, dev,
                 ri->device.model);
     }
     /* run(), common.cu: the sizes lowered to fit in memory. */
@@ -156,7 +193,7 @@ static void tests_half(FILE *out, const cb_result *res)
     }
     char time[8], algbw[7], busbw[7];
     cb_format_squeezed(res->seconds * 1e6, 7, time, sizeof time);
-    cb_format_squeezed(res->algbw, 6, algbw, sizeof algbw);
+    cb_format_squeezed(cb_tests_algbw(res), 6, algbw, sizeof algbw);
     cb_format_squeezed(res->busbw, 6, busbw, sizeof busbw);
     if (res->check_passes > 0)
         fprintf(out, "  %7s  %6s  %6s  %6g", time, algbw, busbw, (double)res->wrong);
@@ -207,6 +244,26 @@ void cb_table_tests_row(FILE *out, const cb_params *p, const cb_row *row)
     fputc('\n', out);
 }
 
+/* getMemString (util.cu): binary units, 2 decimals below 10, 1 below
+ * 100, none above; "0.00 B" for nothing. */
+static void mem_string(int64_t bytes, char *buf, size_t len)
+{
+    double amount = (double)bytes;
+    const char *unit = "B";
+    if (fabs(amount) >= 1024.0 * 1024.0 * 1024.0) {
+        unit = "GB";
+        amount /= 1024.0 * 1024.0 * 1024.0;
+    } else if (fabs(amount) >= 1024.0 * 1024.0) {
+        unit = "MB";
+        amount /= 1024.0 * 1024.0;
+    } else if (fabs(amount) >= 1024.0) {
+        unit = "KB";
+        amount /= 1024.0;
+    }
+    int precision = fabs(amount) < 10.0 ? 2 : fabs(amount) < 100.0 ? 1 : 0;
+    snprintf(buf, len, "%.*f %s", precision, amount, unit);
+}
+
 void cb_table_tests_footer(FILE *out, const cb_params *p, const cb_summary *sum)
 {
     /* writeResultFooter: one collective, one average. */
@@ -222,6 +279,18 @@ void cb_table_tests_footer(FILE *out, const cb_params *p, const cb_summary *sum)
     fprintf(out, "# %-20s : %g %s\n", "Avg bus bandwidth", avg,
             isnan(sum->min_bw) ? "" : failed ? "FAILED" : "OK");
     fprintf(out, "#\n# Collective test concluded: %s\n", program_name(p));
+    /* run(), common.cu: -M 1's writeMemInfo, where the backend measured. */
+    if (sum->memory_measured) {
+        char text[3][32], total[32];
+        int64_t all = 0;
+        for (int i = 0; i < 3; i++) {
+            mem_string(sum->memory_usage[i], text[i], sizeof text[i]);
+            all += sum->memory_usage[i];
+        }
+        mem_string(all, total, sizeof total);
+        fprintf(out, "# %-20s : Initialization %s | User-Allocated %s | Collective %s | "
+                     "Total  %s\n", "GPU memory usage", text[0], text[1], text[2], total);
+    }
     /* finalizeFooter, then writeErrors' empty line. */
     fprintf(out, "#\n\n");
 }

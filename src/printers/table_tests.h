@@ -18,8 +18,13 @@
 const char *cb_tests_type_name(cb_dtype t);
 
 /* Their redop column: mulsum for premulsum, none for data movement but
- * sendrecv, which shows the reduction -o chose (theirs passes it on). */
+ * sendrecv, which shows the reduction of its row (theirs loops over -o's
+ * and passes each on), and hypercube, which shows "" (hypercube.cu). */
 const char *cb_tests_redop_name(const cb_params *p, const cb_result *res);
+
+/* Their algbw: hypercube's is its busbw (hypercube.cu, HyperCubeGetBw:
+ * the (n - 1) blocks received over the time); every other's is ours. */
+double cb_tests_algbw(const cb_result *res);
 
 /* The -I figures of one half (each iteration's slowest rank, -K leading
  * samples skipped): 0, or -1 where it has none. */

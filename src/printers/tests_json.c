@@ -152,7 +152,7 @@ static void write_half(FILE *f, const cb_params *p, const cb_result *res)
     fprintf(f, ", \"%s\": {", res->in_place ? "in_place" : "out_of_place");
     fprintf(f, "\"%s\": ", p->timing.report_cputime ? "cpu_time" : "time");
     json_micros(f, res->seconds);
-    json_field_number(f, "alg_bw", res->algbw);
+    json_field_number(f, "alg_bw", cb_tests_algbw(res));
     json_field_number(f, "bus_bw", res->busbw);
     json_key(f, "nwrong");
     if (res->check_passes > 0)

@@ -1,7 +1,7 @@
 """Compare every line of a run under an nccl-tests name with nccl-tests
 2.19.6's own format strings, byte for byte.
 
-Usage: nccl_tests_layout.py OUTPUT PROGRAM SIZES COUNT_DIV REDOP [FLAGS]
+Usage: nccl_tests_layout.py OUTPUT PROGRAM SIZES COUNT_DIV REDOPS [FLAGS [MIN,MAX]]
 
 The format strings below are copied from nccl-tests' src/util.cu, the
 functions that print around and in the table: writeDeviceReport (the
@@ -14,7 +14,13 @@ does; a measured number is masked by a pattern whose field must fill the
 conversion's width exactly (or overflow it without padding, as printf
 does). Our version line stands in the place of theirs and must name us; our
 own lines (backend, notes, verdict) come only after their last line.
-FLAGS: any of C (-C 1), I (-I 1), S (-S 1).
+REDOPS: the redop column, a comma list for a set of rows per reduction
+(sendrecv_perf -o all, as sendrecv.cu loops); "" for hypercube_perf.
+FLAGS: any of C (-C 1), I (-I 1), S (-S 1), M (-M 1: writeMemInfo's line
+after "# Collective test concluded"), G (NCCL_TESTS_SPLIT="OR 1": every
+rank's Group is its colour, 1), H (hypercube.cu's HyperCubeGetBw: algbw
+equal to busbw). MIN,MAX: the parameter line's minBytes and maxBytes where
+they are not the first and last row's size (hypercube's rounding).
 """
 import re
 import sys
@@ -32,6 +38,9 @@ HEX = Num(r"[0-9a-f]+")
 WORD = Num(r"\S+")
 TEXT = Num(r".+")
 STAMP = Num(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d")   # "%Y-%m-%d %H:%M:%S"
+MEM = r"-?\d+(?:\.\d\d?)? [KMG]?B"                  # getMemString
+MEMINFO = Num("Initialization %s \\| User-Allocated %s \\| Collective %s \\| Total  %s"
+              % ((MEM,) * 4))                      # writeMemInfo
 
 CONV = re.compile(r"%(-?)(\*|\d*)(?:\.\d+)?l?([disfgx%])")
 
@@ -82,7 +91,7 @@ def literal(fmt, *args):
     return pattern(fmt, *args)
 
 
-def expected(program, sizes, count_div, redop, flags, nranks):
+def expected(program, sizes, count_div, redops, flags, nranks, bounds):
     per_iter, stamps = "I" in flags, "S" in flags
     time = "cputime" if "C" in flags else "time"
     ts_pad, ts_label, ts_fmt = (19, "timestamp", "%Y-%m-%d %H:%M:%S") if stamps else (0, "", "")
@@ -91,7 +100,7 @@ def expected(program, sizes, count_div, redop, flags, nranks):
         literal("# Collective test starting: %s\n", program),
         literal("# nThread %d nGpus %d minBytes %ld maxBytes %ld step: %ld(%s) warmup iters: %d "
                 "iters: %d agg iters: %d validation: %d graph: %d unalign: %d\n",
-                1, 1, sizes[0], sizes[-1], 2, "factor", 1, 5, 1, 1, 0, 0),
+                1, 1, bounds[0], bounds[-1], 2, "factor", 1, 5, 1, 1, 0, 0),
     ]
     if per_iter:
         lines.append(literal("# Per-Iteration Report: CUDA event timing; i_* uses max over "
@@ -100,7 +109,8 @@ def expected(program, sizes, count_div, redop, flags, nranks):
     for r in range(nranks):
         lines.append(pattern("#  Rank %2d Group %2d Pid %6d on %10s device %2d "
                              "[%04x:%02x:%02x] %s\n",
-                             r, 0, INT, WORD, INT, HEX, HEX, HEX, TEXT))
+                             r, 1 if "G" in flags else 0, INT, WORD, INT, HEX, HEX, HEX,
+                             TEXT))
     # writeResultHeader
     lines.append(literal("#\n"))
     if per_iter:
@@ -128,8 +138,8 @@ def expected(program, sizes, count_div, redop, flags, nranks):
         lines.append(literal("# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  "
                              "%6s %*s\n", "(B)", "(elements)", "", "", "", "(us)", "(GB/s)",
                              "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "", ts_pad, ts_fmt))
-    # TimeTest: one row per size.
-    for size in sizes:
+    # TimeTest: one row per size; sendrecv's run per reduction, in -o's order.
+    for redop, size in [(op, size) for op in redops for size in sizes]:
         fmt = "%12li  %12li  %8s  %6s  %6s"
         args = [size, size // 4 // count_div, "float", redop, "%6i" % -1]
         for _ in range(2):
@@ -148,20 +158,39 @@ def expected(program, sizes, count_div, redop, flags, nranks):
         pattern("# %-20s : %g %s\n", "Avg bus bandwidth", GNUM, ""),
         literal("#\n"),
         literal("# Collective test concluded: %s\n", program),
-        literal("#\n"),
-        literal("\n"),
     ]
+    if "M" in flags:   # run(), common.cu: writeMemInfo before finalizeFooter
+        lines.append(pattern("# %-20s : %s\n", "GPU memory usage", MEMINFO))
+    lines += [literal("#\n"), literal("\n")]
     return lines
 
 
+def check_mem_precision(line):
+    """getMemString's decimals: 2 below 10, 1 below 100, none above."""
+    for value in re.findall(r"(-?[\d.]+) [KMG]?B", line):
+        number = abs(float(value))
+        decimals = len(value.split(".")[1]) if "." in value else 0
+        want = 2 if number < 10 else 1 if number < 100 else 0
+        assert decimals == want, "memory figure %s: %d decimals, getMemString gives %d" % (
+            value, decimals, want)
+
+
+def check_hypercube_bw(line):
+    """HyperCubeGetBw: algbw is busbw, in both halves."""
+    cells = line.split()[-8:]
+    assert cells[1] == cells[2] and cells[5] == cells[6], \
+        "hypercube's algbw is not its busbw: %r" % line
+
+
 def main():
-    path, program, sizes, count_div, redop = sys.argv[1:6]
+    path, program, sizes, count_div, redops = sys.argv[1:6]
     flags = sys.argv[6] if len(sys.argv) > 6 else ""
+    sizes = [int(s) for s in sizes.split(",")]
+    bounds = [int(s) for s in sys.argv[7].split(",")] if len(sys.argv) > 7 else sizes
     text = open(path).read()
     got = text.splitlines(keepends=True)
     nranks = sum(1 for l in got if l.startswith("#  Rank "))
-    want = expected(program, [int(s) for s in sizes.split(",")], int(count_div), redop, flags,
-                    nranks)
+    want = expected(program, sizes, int(count_div), redops.split(","), flags, nranks, bounds)
     # Our version line, in place of "# nccl-tests version ...".
     assert got and got[0].startswith("# nccl-collbench ") and "nccl-tests" not in got[0], \
         "line 1 is not our version line: %r" % got[:1]
@@ -169,6 +198,10 @@ def main():
         assert i - 1 < len(got), "output ends before line %d (%s)" % (i, pat[0])
         line = got[i - 1]
         assert matches(line, pat), "line %d:\n got  %r\n want %s" % (i, line, pat[0])
+        if line.startswith("# GPU memory usage"):
+            check_mem_precision(line)
+        if "H" in flags and line.strip() and not line.startswith("#"):
+            check_hypercube_bw(line)
     # Ours after theirs: comment lines only, the verdict last.
     rest = got[len(want) + 1:]
     assert all(l.startswith("#") for l in rest), "not a comment after their block: %r" % rest

@@ -1,34 +1,62 @@
 # Under nccl-tests' names every line of the table is theirs, byte for byte
 # (nccl-tests 2.19.6, src/util.cu and src/common.cu): all_reduce_perf,
-# all_gather_perf, sendrecv_perf and alltoall_perf, each run through a link
-# on 2 ranks of the MPI backend, then all_reduce_perf once more with -C 1,
-# -I 1 and -S 1 (their other titles and columns). nccl_tests_layout.py
-# holds their format strings and compares; our version line and our own
-# lines after theirs aside.
+# all_gather_perf, sendrecv_perf, alltoall_perf and hypercube_perf, each run
+# through a link on 2 ranks of the MPI backend, then all_reduce_perf once
+# more with -C 1, -I 1 and -S 1 (their other titles and columns),
+# sendrecv_perf with -o all (a row set per reduction, as sendrecv.cu),
+# all_gather_perf under NCCL_TESTS_SPLIT (the Group column), and, where the
+# NCCL backend's CPU stand-in is built, all_reduce_perf -M 1 (their memory
+# line). nccl_tests_layout.py holds their format strings and compares; our
+# version line and our own lines after theirs aside.
 . "$CB_SRCDIR/tests/support/lib.sh"
 need_mpirun
 need_python
 
 links=$CB_TMP/bin
 mkdir -p "$links"
-sizes=8,16,32,64
-# layout PROGRAM COUNT_DIV REDOP FLAGS ARGS...: run PROGRAM, compare.
-# COUNT_DIV: the row's count is size / 4 / COUNT_DIV (the gathers' count
-# is per rank, as theirs).
+# layout PROGRAM COUNT_DIV REDOPS FLAGS ARGS...: run PROGRAM on the sizes
+# $first to $last (factor 2), compare; $rows: the size column's values,
+# $bin: the program linked. COUNT_DIV: the row's count is size / 4 /
+# COUNT_DIV (the gathers' count is per rank, as theirs).
 layout() {
-    name=$1 div=$2 redop=$3 flags=$4
+    name=$1 div=$2 redops=$3 flags=$4
     shift 4
-    [ -e "$links/$name" ] || ln -s "$CB_BIN" "$links/$name"
+    [ -e "$links/$name" ] || ln -s "${bin:-$CB_BIN}" "$links/$name"
     CB_RUN_BIN=$links/$name
-    run 2 -b 8 -e 64 -f 2 -n 5 -w 1 "$@"
+    run 2 -b "$first" -e "$last" -f 2 -n 5 -w 1 "$@"
     unset CB_RUN_BIN
     expect_rc 0 "$name $*"
-    "$CB_PYTHON" "$CB_SRCDIR/tests/e2e/nccl_tests_layout.py" "$CB_TMP/out" "$name" "$sizes" \
-        "$div" "$redop" "$flags" || show_and_fail "$name $*: not nccl-tests' layout"
+    "$CB_PYTHON" "$CB_SRCDIR/tests/e2e/nccl_tests_layout.py" "$CB_TMP/out" "$name" "$rows" \
+        "$div" "$redops" "$flags" "$first,$last" || show_and_fail "$name $*: not nccl-tests' layout"
 }
+first=8 last=64 rows=8,16,32,64
 layout all_reduce_perf 1 sum ""
 layout all_gather_perf 2 none ""
 layout sendrecv_perf 1 sum ""
 layout alltoall_perf 2 none ""
 layout all_reduce_perf 1 sum CIS -C 1 -I 1 -S 1
+# sendrecv.cu runs TimeTest once per reduction of -o, in their order.
+first=8 last=16 rows=8,16
+layout sendrecv_perf 1 sum,prod,max,min,avg,mulsum "" -o all
+# run(), common.cu: the colour of the rank's MPI_Comm_split is its Group
+# (rank | 1: one group, numbered 1).
+NCCL_TESTS_SPLIT="OR 1"
+export NCCL_TESTS_SPLIT
+layout all_gather_perf 2 none G
+unset NCCL_TESTS_SPLIT
+# hypercube.cu: a block of size / 2 rounded down to 16 bytes (48 gathers
+# 32 bytes), redop "", algbw = busbw.
+first=48 last=96 rows=32,96
+layout hypercube_perf 2 "" H
+# -M 1's figures exist on the NCCL backend only: its CPU stand-in.
+if [ -x "$CB_BUILDDIR/tests/nccl-collbench-standin" ]; then
+    mkdir -p "$links/standin"
+    links=$links/standin bin=$CB_BUILDDIR/tests/nccl-collbench-standin
+    CB_STANDIN_GPUS=2
+    export CB_STANDIN_GPUS
+    first=8 last=64 rows=8,16,32,64
+    layout all_reduce_perf 1 sum M -M 1
+else
+    echo "-M 1 not checked: the NCCL backend's stand-in was not built"
+fi
 echo "ok"

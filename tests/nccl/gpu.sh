@@ -94,6 +94,6 @@ CB_RUN_BIN=$saved_bin
 expect_rc 0 "all_reduce_perf -I 1 -J -M 1 on $gpus GPUs"
 "$CB_PYTHON" "$CB_SRCDIR/tests/e2e/tests_json_check.py" "$CB_TMP/tests.json" --ranks "$gpus" \
     --per-iter 2 --table "$CB_TMP/out" || fail "all_reduce_perf -J: not nccl-tests' schema"
-grep -q '^# GPU memory usage : Initialization .* | User-Allocated [1-9]' "$CB_TMP/out" ||
+grep -q '^# GPU memory usage     : Initialization .* | User-Allocated [1-9]' "$CB_TMP/out" ||
     show_and_fail "-M 1: no GPU memory usage line with the buffers"
 echo "ok"
