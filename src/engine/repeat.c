@@ -27,7 +27,7 @@ static void repeat_teardown(engine *e, void *state)
 {
     repeat_state *r = state;
     if (r->ref != NULL && e->b->repeat_on_device)
-        e->ops->free(e->b, r->ref);
+        e->ops->mem.free(e->b, r->ref);
     else
         free(r->ref);
     free(r);
@@ -50,7 +50,7 @@ static void repeat_buffers(engine *e, void *state)
     /* Where the backend compares in its own memory, the reference is one
      * of its buffers. */
     if (e->b->repeat_on_device) {
-        if (e->ops->alloc(e->b, bytes, &r->ref) != 0) {
+        if (e->ops->mem.alloc(e->b, bytes, &r->ref) != 0) {
             r->ref = NULL;
             cb_status_set(&e->st, CB_EXIT_RUNTIME, "-B: the first launch's output: %s",
                           e->b->error);

@@ -32,8 +32,8 @@ typedef struct scan_run {
 static int launch_one(engine *e, cb_backend *sub, int peer, size_t count)
 {
     if (sub != NULL)
-        return e->ops->allreduce(sub, e->mem.send, e->mem.recv, count, CB_FLOAT, CB_SUM);
-    return e->ops->sendrecv(e->b, e->mem.send, e->mem.recv, count, CB_FLOAT, peer, peer);
+        return e->ops->coll.allreduce(sub, e->mem.send, e->mem.recv, count, CB_FLOAT, CB_SUM);
+    return e->ops->coll.sendrecv(e->b, e->mem.send, e->mem.recv, count, CB_FLOAT, peer, peer);
 }
 
 /* Wait for every rank, sleeping between polls: ranks that rest in a
@@ -110,11 +110,11 @@ static int scan_measure(scan_run *s, int color, int peer, int longer, const char
         for (int done = 0; rc == 0 && done < iters; done += chunk) {
             int now = iters - done < chunk ? iters - done : chunk;
             double sec = NAN;
-            rc = e->ops->timer_start(e->b);
+            rc = e->ops->timing.timer_start(e->b);
             for (int i = 0; rc == 0 && i < now; i++)
                 rc = launch_counted(e, sub, peer, s->count, done + i);
             if (rc == 0)
-                rc = e->ops->timer_stop(e->b, &sec);
+                rc = e->ops->timing.timer_stop(e->b, &sec);
             if (rc == 0 && !(sec / now >= seconds))
                 seconds = sec / now;
         }
@@ -661,7 +661,7 @@ static int scan_cycle_run(engine *e, void *state)
     cb_scan_verdict v = {0};
     int suspects = 0;
     double start = cb_ctl_now();
-    if (e->ops->split == NULL || e->ops->sendrecv == NULL) {
+    if (e->ops->split == NULL || e->ops->coll.sendrecv == NULL) {
         cb_eng_note(e, "-o scan: the %s backend has no sub-groups or send/receive: scan skipped",
              e->ops->name);
         return e->st.code;
