@@ -182,7 +182,7 @@ static void scan_row(scan_run *s, const char *part, scan_span span, int a, int b
     for (int r = 0; r < t->nranks; r++) {
         if (!in_span(t, span, a, b, r) || !isfinite(s->times[r]))
             continue;
-        res.group_ranks++;
+        res.split.group_ranks++;
         if (res.spread.slowest < 0 || s->times[r] > res.seconds) {
             res.seconds = s->times[r];
             res.spread.slowest = r;
@@ -193,19 +193,20 @@ static void scan_row(scan_run *s, const char *part, scan_span span, int a, int b
     res.busbw = figure;
     res.algbw = span == SPAN_PAIR ? figure
                                   : res.seconds > 0 ? (double)res.bytes / res.seconds / 1e9 : NAN;
-    res.group = span == SPAN_PAIR ? -1 : a;
+    res.split.group = span == SPAN_PAIR ? -1 : a;
     res.layout = CB_LAYOUT_ROW;
-    res.scan_part = part;
+    res.scan.scan_part = part;
     if (span != SPAN_RAIL)
-        snprintf(res.host, sizeof res.host, "%s", s->labels[t->node_first[a]]);
+        snprintf(res.scan.host, sizeof res.scan.host, "%s", s->labels[t->node_first[a]]);
     if (span == SPAN_PAIR)
-        snprintf(res.peer_host, sizeof res.peer_host, "%s", s->labels[t->node_first[b]]);
-    res.round = span == SPAN_PAIR ? round : -1;
+        snprintf(res.scan.peer_host, sizeof res.scan.peer_host, "%s", s->labels[t->node_first[b]]);
+    res.scan.round = span == SPAN_PAIR ? round : -1;
     cb_eng_stamp_result(e, &res);
     if (strstr(part, "_again") == NULL) {
         char what[192];
-        snprintf(what, sizeof what, "scan %s %s%s%s", part, res.host[0] ? res.host : "rail",
-                 res.peer_host[0] ? " - " : "", res.peer_host);
+        snprintf(what, sizeof what, "scan %s %s%s%s", part,
+                 res.scan.host[0] ? res.scan.host : "rail",
+                 res.scan.peer_host[0] ? " - " : "", res.scan.peer_host);
         if (span == SPAN_RAIL)
             snprintf(what, sizeof what, "scan rail %d", a);
         cb_eng_gate_busbw(e, what, figure);
