@@ -512,24 +512,24 @@ static int nccl_group_end(cb_backend *b)
 static int nccl_timer_start(cb_backend *b)
 {
     nccl_backend *nb = (nccl_backend *)b;
-    nb->nmarks = 0;
-    nb->marks_seen = 0;
+    nb->timing.nmarks = 0;
+    nb->timing.marks_seen = 0;
     return CUDA_CALL(b, cudaEventRecord(nb->start, nb->stream));
 }
 
 static int nccl_timer_reserve(cb_backend *b, int n)
 {
     nccl_backend *nb = (nccl_backend *)b;
-    if (n <= nb->marks_room)
+    if (n <= nb->timing.marks_room)
         return 0;
-    cudaEvent_t *grown = realloc(nb->marks, (size_t)n * sizeof *grown);
+    cudaEvent_t *grown = realloc(nb->timing.marks, (size_t)n * sizeof *grown);
     if (grown == NULL)
         return cb_backend_fail(b, "cannot allocate room for %d CUDA events", n);
-    nb->marks = grown;
-    while (nb->marks_room < n) {
-        if (CUDA_CALL(b, cudaEventCreate(&nb->marks[nb->marks_room])) != 0)
+    nb->timing.marks = grown;
+    while (nb->timing.marks_room < n) {
+        if (CUDA_CALL(b, cudaEventCreate(&nb->timing.marks[nb->timing.marks_room])) != 0)
             return -1;
-        nb->marks_room++;
+        nb->timing.marks_room++;
     }
     return 0;
 }
@@ -539,20 +539,20 @@ static int nccl_timer_reserve(cb_backend *b, int n)
 static int nccl_timer_mark(cb_backend *b)
 {
     nccl_backend *nb = (nccl_backend *)b;
-    if (nb->nmarks >= nb->marks_room)
-        return cb_backend_fail(b, "more timer marks than the %d reserved", nb->marks_room);
-    return CUDA_CALL(b, cudaEventRecord(nb->marks[nb->nmarks++], nb->stream));
+    if (nb->timing.nmarks >= nb->timing.marks_room)
+        return cb_backend_fail(b, "more timer marks than the %d reserved", nb->timing.marks_room);
+    return CUDA_CALL(b, cudaEventRecord(nb->timing.marks[nb->timing.nmarks++], nb->stream));
 }
 
 static int nccl_timer_samples(cb_backend *b, double *seconds, int n)
 {
     nccl_backend *nb = (nccl_backend *)b;
-    if (n > nb->nmarks)
-        return cb_backend_fail(b, "%d timer samples asked for, %d marked", n, nb->nmarks);
+    if (n > nb->timing.nmarks)
+        return cb_backend_fail(b, "%d timer samples asked for, %d marked", n, nb->timing.nmarks);
     for (int i = 0; i < n; i++) {
         float ms = 0;
-        cudaEvent_t from = i == 0 ? nb->start : nb->marks[i - 1];
-        if (CUDA_CALL(b, cudaEventElapsedTime(&ms, from, nb->marks[i])) != 0)
+        cudaEvent_t from = i == 0 ? nb->start : nb->timing.marks[i - 1];
+        if (CUDA_CALL(b, cudaEventElapsedTime(&ms, from, nb->timing.marks[i])) != 0)
             return -1;
         seconds[i] = (double)ms / 1e3;
     }
