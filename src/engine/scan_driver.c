@@ -195,18 +195,17 @@ static void scan_row(scan_run *s, const char *part, scan_span span, int a, int b
                                   : res.seconds > 0 ? (double)res.bytes / res.seconds / 1e9 : NAN;
     res.split.group = span == SPAN_PAIR ? -1 : a;
     res.layout = CB_LAYOUT_ROW;
-    res.scan.scan_part = part;
+    res.scan = (struct cb_result_scan){.scan_part = part, .round = span == SPAN_PAIR ? round : -1};
     if (span != SPAN_RAIL)
         snprintf(res.scan.host, sizeof res.scan.host, "%s", s->labels[t->node_first[a]]);
     if (span == SPAN_PAIR)
         snprintf(res.scan.peer_host, sizeof res.scan.peer_host, "%s", s->labels[t->node_first[b]]);
-    res.scan.round = span == SPAN_PAIR ? round : -1;
     cb_eng_stamp_result(e, &res);
     if (strstr(part, "_again") == NULL) {
         char what[192];
-        snprintf(what, sizeof what, "scan %s %s%s%s", part,
-                 res.scan.host[0] ? res.scan.host : "rail",
-                 res.scan.peer_host[0] ? " - " : "", res.scan.peer_host);
+        const struct cb_result_scan *sc = &res.scan;
+        snprintf(what, sizeof what, "scan %s %s%s%s", part, sc->host[0] ? sc->host : "rail",
+                 sc->peer_host[0] ? " - " : "", sc->peer_host);
         if (span == SPAN_RAIL)
             snprintf(what, sizeof what, "scan rail %d", a);
         cb_eng_gate_busbw(e, what, figure);
