@@ -80,22 +80,26 @@ typedef struct cb_result {
     int bad_rank;
     char bad_host[CB_HOSTLEN];
     cb_mismatch first;
-    /* -B: the launches compared with the first launch's output on each rank
-     * (0: not compared), those whose output differed summed over ranks, the
-     * elements that differed in them, and the lowest rank with one and its
-     * host (-1 and "" when none). */
-    uint64_t repeat_checked;
-    uint64_t unrepeatable;
-    uint64_t unrepeatable_elements;
-    int unrepeatable_rank;
-    char unrepeatable_host[CB_HOSTLEN];
-    /* --split: the group measured (numbered by lowest rank) and its ranks;
-     * group -1 without --split. */
-    int group;
-    int group_ranks;
-    /* --split: the host of the group's ranks (NCCL_HOSTID where set), ""
-     * when they are on several hosts or without --split. */
-    char group_host[CB_HOSTLEN];
+    struct cb_result_repeat {
+        /* -B: the launches compared with the first launch's output on each rank
+         * (0: not compared), those whose output differed summed over ranks, the
+         * elements that differed in them, and the lowest rank with one and its
+         * host (-1 and "" when none). */
+        uint64_t repeat_checked;
+        uint64_t unrepeatable;
+        uint64_t unrepeatable_elements;
+        int unrepeatable_rank;
+        char unrepeatable_host[CB_HOSTLEN];
+    } repeat;
+    struct cb_result_split {
+        /* --split: the group measured (numbered by lowest rank) and its ranks;
+         * group -1 without --split. */
+        int group;
+        int group_ranks;
+        /* --split: the host of the group's ranks (NCCL_HOSTID where set), ""
+         * when they are on several hosts or without --split. */
+        char group_host[CB_HOSTLEN];
+    } split;
     /* --layout: the layout measured; in column layout the matrix whose
      * column slices the rank blocks are, rows x cols elements, else 0 x 0. */
     cb_block_layout layout;
@@ -104,14 +108,16 @@ typedef struct cb_result {
     const char *impl;
     size_t rows;
     size_t cols;
-    /* -o scan: the part this figure is of ("node", "pair", "rail", and
-     * "node_again", "pair_again", "rail_again" for re-measures), NULL in
-     * other results; the node's host (pair: the lower node's) and the
-     * pair's other host ("" where none); the pair's round, else -1. */
-    const char *scan_part;
-    char host[CB_HOSTLEN];
-    char peer_host[CB_HOSTLEN];
-    int round;
+    struct cb_result_scan {
+        /* -o scan: the part this figure is of ("node", "pair", "rail", and
+         * "node_again", "pair_again", "rail_again" for re-measures), NULL in
+         * other results; the node's host (pair: the lower node's) and the
+         * pair's other host ("" where none); the pair's round, else -1. */
+        const char *scan_part;
+        char host[CB_HOSTLEN];
+        char peer_host[CB_HOSTLEN];
+        int round;
+    } scan;
     /* -N: the cycle (from 1) and when the measurement ended, ISO 8601 UTC. */
     int cycle;
     char timestamp_utc[24];

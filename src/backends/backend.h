@@ -146,51 +146,60 @@ struct cb_backend_ops {
      * as the driver reports it, for -M's report of what each stage took. */
     int (*device_free)(cb_backend *b, size_t *bytes);
 
-    /* Buffers the collectives read and write. host_accessible: the engine may
-     * read and write them directly instead of through upload/download. */
-    int host_accessible;
-    /* alloc honours -R 1 and 2 (buffers registered with the library); other
-     * backends refuse -R with a usage error. */
-    int registers;
-    int (*alloc)(cb_backend *b, size_t bytes, void **ptr);
-    void (*free)(cb_backend *b, void *ptr);
-    int (*upload)(cb_backend *b, void *dst, const void *src, size_t bytes);
-    int (*download)(cb_backend *b, void *dst, const void *src, size_t bytes);
+    /* Buffers, and copies between them and host memory. */
+    struct cb_backend_mem_ops {
+        /* Buffers the collectives read and write. host_accessible: the engine may
+         * read and write them directly instead of through upload/download. */
+        int host_accessible;
+        /* alloc honours -R 1 and 2 (buffers registered with the library); other
+         * backends refuse -R with a usage error. */
+        int registers;
+        int (*alloc)(cb_backend *b, size_t bytes, void **ptr);
+        void (*free)(cb_backend *b, void *ptr);
+        int (*upload)(cb_backend *b, void *dst, const void *src, size_t bytes);
+        int (*download)(cb_backend *b, void *dst, const void *src, size_t bytes);
+    } mem;
 
     /* 1 when the backend can run this type and reduction, else 0 and why. */
     int (*supports)(cb_backend *b, cb_dtype dtype, cb_redop redop, char *why, size_t why_len);
 
     /* Collective primitives; each launches one operation on comm. */
-    cb_backend_coll_redop *allreduce;
-    /*
-     * The rest follow NCCL's definitions: counts are per rank, and a call is
-     * in place when the buffers relate as NCCL says (allgather and gather:
-     * send == recv + rank * count; reducescatter and scatter: recv == send +
-     * rank * count; the others: send == recv). NULL when the backend lacks
-     * the operation: the engine then skips the collective with a note.
-     */
-    /* recv (count * n) gets every rank's count elements, in rank order. */
-    cb_backend_coll *allgather;
-    /* recv (count) gets block rank of the reduction of every send (count * n). */
-    cb_backend_coll_redop *reducescatter;
-    /* Every rank's recv gets root's send; only root reads send. */
-    cb_backend_coll_root *broadcast;
-    /* root's recv gets the reduction of every send; other ranks' recv is unused. */
-    cb_backend_coll_redop_root *reduce;
-    /* Block j (count elements) of send goes to block rank of rank j's recv. */
-    cb_backend_coll *alltoall;
-    /* root's recv (count * n) gets every rank's send, in rank order. */
-    cb_backend_coll_root *gather;
-    /* Rank r's recv (count) gets block r of root's send (count * n). */
-    cb_backend_coll_root *scatter;
-    /* send goes to rank send_peer while recv comes from rank recv_peer. */
-    cb_backend_coll_peers *sendrecv;
-    /* Out of place only (NULL: alltoallv is skipped): send_counts[j]
-     * elements at element send_offsets[j] of send go to rank j, which puts
-     * them at element recv_offsets[i] of its recv, i being the sender, as
-     * its recv_counts[i] says; counts may be 0, and every rank's counts
-     * agree with its peers'. */
-    cb_backend_coll_v *alltoallv;
+    struct cb_backend_coll_ops {
+        cb_backend_coll_redop *allreduce;
+        /*
+         * The rest follow NCCL's definitions: counts are per rank, and a call is
+         * in place when the buffers relate as NCCL says (allgather and gather:
+         * send == recv + rank * count; reducescatter and scatter: recv == send +
+         * rank * count; the others: send == recv). NULL when the backend lacks
+         * the operation: the engine then skips the collective with a note.
+         */
+        /* recv (count * n) gets every rank's count elements, in rank order. */
+        cb_backend_coll *allgather;
+        /* recv (count) gets block rank of the reduction of every send (count * n). */
+        cb_backend_coll_redop *reducescatter;
+        /* Every rank's recv gets root's send; only root reads send. */
+        cb_backend_coll_root *broadcast;
+        /* root's recv gets the reduction of every send; other ranks' recv is unused. */
+        cb_backend_coll_redop_root *reduce;
+        /* Block j (count elements) of send goes to block rank of rank j's recv. */
+        cb_backend_coll *alltoall;
+        /* root's recv (count * n) gets every rank's send, in rank order. */
+        cb_backend_coll_root *gather;
+        /* Rank r's recv (count) gets block r of root's send (count * n). */
+        cb_backend_coll_root *scatter;
+        /* send goes to rank send_peer while recv comes from rank recv_peer. */
+        cb_backend_coll_peers *sendrecv;
+        /* Out of place only (NULL: alltoallv is skipped): send_counts[j]
+         * elements at element send_offsets[j] of send go to rank j, which puts
+         * them at element recv_offsets[i] of its recv, i being the sender, as
+         * its recv_counts[i] says; counts may be 0, and every rank's counts
+         * agree with its peers'. */
+        cb_backend_coll_v *alltoallv;
+        /* Optional (NULL: the barrier collective is skipped with a note): return
+         * once every rank of comm has entered. */
+        int (*barrier)(cb_backend *b);
+    } coll;
+
     /* 1 when a floating-point avg is computed as the sum of input * fl(1/n),
      * rounding every product (NCCL); the check then allows for that rounding
      * when n is not a power of two. 0: sum, then one division. */
@@ -199,50 +208,56 @@ struct cb_backend_ops {
      * plane is not MPI's (control/launch.h) refuses it. */
     int needs_mpi;
 
-    /* Optional (both NULL when the backend has no grouping): operations
-     * launched between group_start and group_end are issued as one group
-     * (-m). Without them the engine launches the operations one by one. */
-    int (*group_start)(cb_backend *b);
-    int (*group_end)(cb_backend *b);
+    /* How operations are launched together: groups (-m) and graphs (-G). */
+    struct cb_backend_launch_ops {
+        /* Optional (both NULL when the backend has no grouping): operations
+         * launched between group_start and group_end are issued as one group
+         * (-m). Without them the engine launches the operations one by one. */
+        int (*group_start)(cb_backend *b);
+        int (*group_end)(cb_backend *b);
 
-    /* Optional (all NULL when the backend cannot, and then the engine refuses
-     * -G): record the operations launched between graph_begin and graph_end
-     * instead of running them, then run the recording with graph_launch, as
-     * often as asked. graph_free releases the recording, ending an unfinished
-     * recording first; the engine calls it after every graph_begin, also
-     * after a failure. */
-    int (*graph_begin)(cb_backend *b);
-    int (*graph_end)(cb_backend *b);
-    int (*graph_launch)(cb_backend *b);
-    void (*graph_free)(cb_backend *b);
+        /* Optional (all NULL when the backend cannot, and then the engine refuses
+         * -G): record the operations launched between graph_begin and graph_end
+         * instead of running them, then run the recording with graph_launch, as
+         * often as asked. graph_free releases the recording, ending an unfinished
+         * recording first; the engine calls it after every graph_begin, also
+         * after a failure. */
+        int (*graph_begin)(cb_backend *b);
+        int (*graph_end)(cb_backend *b);
+        int (*graph_launch)(cb_backend *b);
+        void (*graph_free)(cb_backend *b);
+    } launch;
 
     /* Wait until every launched operation has completed. */
     int (*wait)(cb_backend *b);
-    /* The backend's own clock (--clock device, and the start of the marks
-     * below): mark the start of a timed span; timer_stop waits for
-     * completion and gives the seconds since timer_start on this rank. */
-    int (*timer_start)(cb_backend *b);
-    int (*timer_stop)(cb_backend *b, double *seconds);
-    /* Optional (NULL: nothing to do): told when a timed span begins (1)
-     * and when it has ended (0), whatever the clock, so that a backend can
-     * tell timed launches from the others (the test fault layer's timed:
-     * and untimed: faults). */
-    void (*span)(cb_backend *b, int begin);
+    /* Timing: the backend's clock and per-iteration marks. */
+    struct cb_backend_timing_ops {
+        /* The backend's own clock (--clock device, and the start of the marks
+         * below): mark the start of a timed span; timer_stop waits for
+         * completion and gives the seconds since timer_start on this rank. */
+        int (*timer_start)(cb_backend *b);
+        int (*timer_stop)(cb_backend *b, double *seconds);
+        /* Optional (NULL: nothing to do): told when a timed span begins (1)
+         * and when it has ended (0), whatever the clock, so that a backend can
+         * tell timed launches from the others (the test fault layer's timed:
+         * and untimed: faults). */
+        void (*span)(cb_backend *b, int begin);
 
-    /* Per-iteration timing, without waiting inside the timed span: all three
-     * or none (then no per-iteration statistics are reported).
-     * timer_reserve: room for n marks, called outside timed spans;
-     * timer_mark: the end of one iteration's launches, inside a timed span;
-     * timer_samples: after timer_stop, the seconds between consecutive marks
-     * of that span, the first measured from timer_start; n = marks made. */
-    int (*timer_reserve)(cb_backend *b, int n);
-    int (*timer_mark)(cb_backend *b);
-    int (*timer_samples)(cb_backend *b, double *seconds, int n);
-    /* 1: a mark is a library call inside the timed span (NCCL's
-     * cudaEventRecord, a driver call per iteration), so the engine marks
-     * only when per-iteration figures are asked for (--stats,
-     * --samples-json, --stable's vote); 0: a clock read, always taken. */
-    int marks_cost_a_call;
+        /* Per-iteration timing, without waiting inside the timed span: all three
+         * or none (then no per-iteration statistics are reported).
+         * timer_reserve: room for n marks, called outside timed spans;
+         * timer_mark: the end of one iteration's launches, inside a timed span;
+         * timer_samples: after timer_stop, the seconds between consecutive marks
+         * of that span, the first measured from timer_start; n = marks made. */
+        int (*timer_reserve)(cb_backend *b, int n);
+        int (*timer_mark)(cb_backend *b);
+        int (*timer_samples)(cb_backend *b, double *seconds, int n);
+        /* 1: a mark is a library call inside the timed span (NCCL's
+         * cudaEventRecord, a driver call per iteration), so the engine marks
+         * only when per-iteration figures are asked for (--stats,
+         * --samples-json, --stable's vote); 0: a clock read, always taken. */
+        int marks_cost_a_call;
+    } timing;
 
     /* Optional (NULL: the column layout is refused): copy height rows of
      * width bytes from src (rows pitch_src bytes apart) to dst (rows
@@ -273,9 +288,6 @@ struct cb_backend_ops {
      * what the library lacks. Local; the same answer on every rank. */
     int (*select_impl)(cb_backend *b, cb_impl impl);
 
-    /* Optional (NULL: the barrier collective is skipped with a note): return
-     * once every rank of comm has entered. */
-    int (*barrier)(cb_backend *b);
     /* Optional (NULL: collectives that reduce locally are skipped): one local
      * pass of a reduction on count elements of host-accessible buffers, as
      * stage says; in and inout may be the same buffer for PREPARE and FINISH. */

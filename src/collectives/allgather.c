@@ -6,9 +6,9 @@ static int allgather_run(cb_backend *b, const cb_call *call)
 {
     const cb_layout *l = &call->layout;
     if (l->rows == 0)
-        return b->ops->allgather(b, call->send, call->recv, l->count, call->dtype);
+        return b->ops->coll.allgather(b, call->send, call->recv, l->count, call->dtype);
     /* Gathered blocks in work, then each into its column slice. */
-    if (b->ops->allgather(b, call->send, call->work, l->count, call->dtype) != 0)
+    if (b->ops->coll.allgather(b, call->send, call->work, l->count, call->dtype) != 0)
         return -1;
     return cb_blocks_to_columns(b, call->recv, call->work, l,
                                 cb_dtype_info_of(call->dtype)->size, b->nranks);
@@ -23,7 +23,7 @@ static size_t allgather_check(const cb_pattern *pat, int rank, const cb_call *ca
 
 static int allgather_available(const cb_backend_ops *ops)
 {
-    return ops->allgather != NULL;
+    return ops->coll.allgather != NULL;
 }
 
 const cb_collective cb_coll_allgather = {

@@ -3,7 +3,7 @@
 
 static int allreduce_run(cb_backend *b, const cb_call *call)
 {
-    return b->ops->allreduce(b, call->send, call->recv, call->layout.count, call->dtype,
+    return b->ops->coll.allreduce(b, call->send, call->recv, call->layout.count, call->dtype,
                              call->redop);
 }
 

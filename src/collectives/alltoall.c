@@ -19,13 +19,13 @@ static int alltoall_run(cb_backend *b, const cb_call *call)
 {
     const cb_layout *l = &call->layout;
     if (l->rows == 0)
-        return b->ops->alltoall(b, call->send, call->recv, l->count, call->dtype);
+        return b->ops->coll.alltoall(b, call->send, call->recv, l->count, call->dtype);
     /* Slices to blocks in the first half of work, exchange into the second
      * half, blocks back to slices in recv. */
     size_t esize = cb_dtype_info_of(call->dtype)->size;
     char *packed = call->work, *exchanged = packed + (size_t)b->nranks * l->count * esize;
     if (cb_columns_to_blocks(b, packed, call->send, l, esize, b->nranks) != 0 ||
-        b->ops->alltoall(b, packed, exchanged, l->count, call->dtype) != 0)
+        b->ops->coll.alltoall(b, packed, exchanged, l->count, call->dtype) != 0)
         return -1;
     return cb_blocks_to_columns(b, call->recv, exchanged, l, esize, b->nranks);
 }
@@ -48,7 +48,7 @@ static size_t alltoall_check(const cb_pattern *pat, int rank, const cb_call *cal
 
 static int alltoall_available(const cb_backend_ops *ops)
 {
-    return ops->alltoall != NULL;
+    return ops->coll.alltoall != NULL;
 }
 
 const cb_collective cb_coll_alltoall = {

@@ -85,7 +85,7 @@ static int alltoallv_run(cb_backend *b, const cb_call *call)
     if (rank_counts(traffic_of(call), call->layout.unit, b->nranks, b->rank, &c) != 0)
         return cb_backend_fail(b, "out of memory for alltoallv's counts of %d ranks",
                                b->nranks);
-    int rc = b->ops->alltoallv(b, call->send, c.send_counts, c.send_offsets, call->recv,
+    int rc = b->ops->coll.alltoallv(b, call->send, c.send_counts, c.send_offsets, call->recv,
                                c.recv_counts, c.recv_offsets, call->dtype);
     free(c.send_counts);
     return rc;
@@ -136,7 +136,7 @@ static size_t alltoallv_check(const cb_pattern *pat, int rank, const cb_call *ca
 
 static int alltoallv_available(const cb_backend_ops *ops)
 {
-    return ops->alltoallv != NULL;
+    return ops->coll.alltoallv != NULL;
 }
 
 const cb_collective cb_coll_alltoallv = {

@@ -26,12 +26,12 @@ static double barrier_busbw_factor(int nranks)
 static int barrier_run(cb_backend *b, const cb_call *call)
 {
     (void)call;
-    return b->ops->barrier(b);
+    return b->ops->coll.barrier(b);
 }
 
 static int barrier_available(const cb_backend_ops *ops)
 {
-    return ops->barrier != NULL;
+    return ops->coll.barrier != NULL;
 }
 
 const cb_collective cb_coll_barrier = {

@@ -3,7 +3,7 @@
 
 static int broadcast_run(cb_backend *b, const cb_call *call)
 {
-    return b->ops->broadcast(b, call->send, call->recv, call->layout.count, call->dtype,
+    return b->ops->coll.broadcast(b, call->send, call->recv, call->layout.count, call->dtype,
                              call->root);
 }
 
@@ -17,7 +17,7 @@ static size_t broadcast_check(const cb_pattern *pat, int rank, const cb_call *ca
 
 static int broadcast_available(const cb_backend_ops *ops)
 {
-    return ops->broadcast != NULL;
+    return ops->coll.broadcast != NULL;
 }
 
 const cb_collective cb_coll_broadcast = {

@@ -6,9 +6,9 @@ static int gather_run(cb_backend *b, const cb_call *call)
 {
     const cb_layout *l = &call->layout;
     if (l->rows == 0)
-        return b->ops->gather(b, call->send, call->recv, l->count, call->dtype, call->root);
+        return b->ops->coll.gather(b, call->send, call->recv, l->count, call->dtype, call->root);
     /* Column layout: the root puts each gathered block in its column slice. */
-    if (b->ops->gather(b, call->send, call->work, l->count, call->dtype, call->root) != 0)
+    if (b->ops->coll.gather(b, call->send, call->work, l->count, call->dtype, call->root) != 0)
         return -1;
     if (b->rank != call->root)
         return 0;
@@ -24,7 +24,7 @@ static size_t gather_check(const cb_pattern *pat, int rank, const cb_call *call,
 
 static int gather_available(const cb_backend_ops *ops)
 {
-    return ops->gather != NULL;
+    return ops->coll.gather != NULL;
 }
 
 const cb_collective cb_coll_gather = {

@@ -59,14 +59,14 @@ static int hier_run(cb_backend *b, const cb_call *call)
     size_t count = call->layout.count;
     /* premulsum scales every input once, in the first step; then it sums. */
     cb_redop combine = call->redop == CB_PREMULSUM ? CB_SUM : call->redop;
-    if (step(b, inner, inner->ops->reduce(inner, call->send, call->recv, count, call->dtype,
+    if (step(b, inner, inner->ops->coll.reduce(inner, call->send, call->recv, count, call->dtype,
                                           call->redop, 0)) != 0)
         return -1;
     if (leaders != NULL && leaders->nranks > 1 &&
-        step(b, leaders, leaders->ops->allreduce(leaders, call->recv, call->recv, count,
+        step(b, leaders, leaders->ops->coll.allreduce(leaders, call->recv, call->recv, count,
                                                  call->dtype, combine)) != 0)
         return -1;
-    return step(b, inner, inner->ops->broadcast(inner, call->recv, call->recv, count,
+    return step(b, inner, inner->ops->coll.broadcast(inner, call->recv, call->recv, count,
                                                 call->dtype, 0));
 }
 
@@ -83,7 +83,7 @@ static int hier_accepts(cb_redop redop, char *why, size_t why_len)
 
 static int hier_available(const cb_backend_ops *ops)
 {
-    return ops->split != NULL && ops->reduce != NULL && ops->broadcast != NULL;
+    return ops->split != NULL && ops->coll.reduce != NULL && ops->coll.broadcast != NULL;
 }
 
 const cb_collective cb_coll_hier_allreduce = {

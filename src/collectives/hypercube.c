@@ -43,12 +43,12 @@ static int hypercube_run(cb_backend *b, const cb_call *call)
     /* Its own block first, unless in place (already there): a swap with
      * itself, which every backend's sendrecv allows. */
     if ((const char *)call->send != recv + (size_t)rank * block &&
-        b->ops->sendrecv(b, call->send, recv + (size_t)rank * block, count, call->dtype, rank,
+        b->ops->coll.sendrecv(b, call->send, recv + (size_t)rank * block, count, call->dtype, rank,
                          rank) != 0)
         return -1;
     for (int mask = 1; mask < n; mask <<= 1) {
         int mine = rank & ~(mask - 1), theirs = mine ^ mask;
-        if (b->ops->sendrecv(b, recv + (size_t)mine * block, recv + (size_t)theirs * block,
+        if (b->ops->coll.sendrecv(b, recv + (size_t)mine * block, recv + (size_t)theirs * block,
                              count * (size_t)mask, call->dtype, rank ^ mask, rank ^ mask) != 0)
             return -1;
     }
@@ -64,7 +64,7 @@ static size_t hypercube_check(const cb_pattern *pat, int rank, const cb_call *ca
 
 static int hypercube_available(const cb_backend_ops *ops)
 {
-    return ops->sendrecv != NULL;
+    return ops->coll.sendrecv != NULL;
 }
 
 const cb_collective cb_coll_hypercube = {

@@ -4,7 +4,7 @@
 
 static int reduce_run(cb_backend *b, const cb_call *call)
 {
-    return b->ops->reduce(b, call->send, call->recv, call->layout.count, call->dtype,
+    return b->ops->coll.reduce(b, call->send, call->recv, call->layout.count, call->dtype,
                           call->redop, call->root);
 }
 
@@ -23,7 +23,7 @@ static size_t reduce_check(const cb_pattern *pat, int rank, const cb_call *call,
 
 static int reduce_available(const cb_backend_ops *ops)
 {
-    return ops->reduce != NULL;
+    return ops->coll.reduce != NULL;
 }
 
 const cb_collective cb_coll_reduce = {

@@ -7,13 +7,13 @@ static int reducescatter_run(cb_backend *b, const cb_call *call)
 {
     const cb_layout *l = &call->layout;
     if (l->rows == 0)
-        return b->ops->reducescatter(b, call->send, call->recv, l->count, call->dtype,
+        return b->ops->coll.reducescatter(b, call->send, call->recv, l->count, call->dtype,
                                      call->redop);
     /* Each column slice into a contiguous block of work, then reduce those. */
     if (cb_columns_to_blocks(b, call->work, call->send, l, cb_dtype_info_of(call->dtype)->size,
                              b->nranks) != 0)
         return -1;
-    return b->ops->reducescatter(b, call->work, call->recv, l->count, call->dtype, call->redop);
+    return b->ops->coll.reducescatter(b, call->work, call->recv, l->count, call->dtype, call->redop);
 }
 
 static void reducescatter_fill(const cb_pattern *pat, int rank, const cb_call *call, void *send)
@@ -47,7 +47,7 @@ static size_t reducescatter_check(const cb_pattern *pat, int rank, const cb_call
 
 static int reducescatter_available(const cb_backend_ops *ops)
 {
-    return ops->reducescatter != NULL;
+    return ops->coll.reducescatter != NULL;
 }
 
 const cb_collective cb_coll_reducescatter = {

@@ -46,7 +46,7 @@ static int ring_run(cb_backend *b, const cb_call *call)
     for (int s = 0; s < n - 1; s++) {
         char *out = work + chunk_of(r, s, n) * chunk_bytes;
         char *acc = work + chunk_of(r, s + 1, n) * chunk_bytes;
-        if (ops->sendrecv(b, out, tmp, m, call->dtype, next, prev) != 0 ||
+        if (ops->coll.sendrecv(b, out, tmp, m, call->dtype, next, prev) != 0 ||
             ops->reduce_local(b, CB_LOCAL_COMBINE, tmp, acc, m, call->dtype, call->redop) != 0)
             return -1;
     }
@@ -57,7 +57,7 @@ static int ring_run(cb_backend *b, const cb_call *call)
     for (int s = 0; s < n - 1; s++) {
         char *out = work + chunk_of(r, s - 1, n) * chunk_bytes;
         char *in = work + chunk_of(r, s, n) * chunk_bytes;
-        if (ops->sendrecv(b, out, tmp, m, call->dtype, next, prev) != 0)
+        if (ops->coll.sendrecv(b, out, tmp, m, call->dtype, next, prev) != 0)
             return -1;
         memcpy(in, tmp, chunk_bytes);
     }
@@ -69,7 +69,7 @@ static int ring_run(cb_backend *b, const cb_call *call)
 /* The local reduction runs on the host, so the buffers must be there. */
 static int ring_available(const cb_backend_ops *ops)
 {
-    return ops->host_accessible && ops->sendrecv != NULL && ops->reduce_local != NULL &&
+    return ops->mem.host_accessible && ops->coll.sendrecv != NULL && ops->reduce_local != NULL &&
            ops->host_scratch != NULL;
 }
 

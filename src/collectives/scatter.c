@@ -3,7 +3,7 @@
 
 static int scatter_run(cb_backend *b, const cb_call *call)
 {
-    return b->ops->scatter(b, call->send, call->recv, call->layout.count, call->dtype,
+    return b->ops->coll.scatter(b, call->send, call->recv, call->layout.count, call->dtype,
                            call->root);
 }
 
@@ -17,7 +17,7 @@ static size_t scatter_check(const cb_pattern *pat, int rank, const cb_call *call
 
 static int scatter_available(const cb_backend_ops *ops)
 {
-    return ops->scatter != NULL;
+    return ops->coll.scatter != NULL;
 }
 
 const cb_collective cb_coll_scatter = {

@@ -5,7 +5,7 @@
 static int sendrecv_run(cb_backend *b, const cb_call *call)
 {
     int n = b->nranks;
-    return b->ops->sendrecv(b, call->send, call->recv, call->layout.count, call->dtype,
+    return b->ops->coll.sendrecv(b, call->send, call->recv, call->layout.count, call->dtype,
                             (b->rank + 1) % n, (b->rank + n - 1) % n);
 }
 
@@ -19,7 +19,7 @@ static size_t sendrecv_check(const cb_pattern *pat, int rank, const cb_call *cal
 
 static int sendrecv_available(const cb_backend_ops *ops)
 {
-    return ops->sendrecv != NULL;
+    return ops->coll.sendrecv != NULL;
 }
 
 const cb_collective cb_coll_sendrecv = {

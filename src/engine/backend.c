@@ -4,8 +4,8 @@
 /* Why ops cannot run what the command line asks for, or NULL when it can. */
 static const char *backend_lacks(const cb_backend_ops *ops, const cb_params *p)
 {
-    if (p->timing.graph_launches > 0 && (ops->graph_begin == NULL || ops->graph_end == NULL ||
-                                  ops->graph_launch == NULL || ops->graph_free == NULL))
+    if (p->timing.graph_launches > 0 && (ops->launch.graph_begin == NULL || ops->launch.graph_end == NULL ||
+                                  ops->launch.graph_launch == NULL || ops->launch.graph_free == NULL))
         return "it cannot capture CUDA graphs (-G)";
     return NULL;
 }
@@ -74,7 +74,7 @@ void cb_eng_select_backend(engine *e)
                 snprintf(e->backend_notice, sizeof e->backend_notice,
                          "backend auto chose %s: no rank can run %s (%s)", (*b)->name, unusable,
                          unusable_why);
-            if ((*b)->host_accessible && !gpu_left_unused(e, unusable, unusable_why))
+            if ((*b)->mem.host_accessible && !gpu_left_unused(e, unusable, unusable_why))
                 e->sum.auto_host_backend = (*b)->name;
             return;
         }
@@ -171,7 +171,7 @@ void cb_eng_start_backend(engine *e)
         .blocking = e->p->timing.blocking, .run_comm = e->comm, .progress = watchdog_tick,
         .progress_ctx = e, .registration = e->p->sizes.registration,
         .repeat_check = e->p->verify.repeat_check, .memory_report = e->p->sizes.memory_report};
-    if (e->p->sizes.registration != 0 && !e->ops->registers) {
+    if (e->p->sizes.registration != 0 && !e->ops->mem.registers) {
         cb_status_set(&e->st, CB_EXIT_USAGE, "-R %d: the %s backend registers no buffers "
                       "(-R 1 and 2 are NCCL's; -R 0 or --backend nccl)", e->p->sizes.registration,
                       e->ops->name);

@@ -134,9 +134,9 @@ static int measure_comm_ways(engine *e, const cb_collective *coll, cb_dtype dtyp
         res.root = -1;
         res.warmup_iters = e->p->sizes.warmup;
         res.iters = e->p->sizes.iters > 0 ? e->p->sizes.iters : 1;
-        res.group = e->p->sizes.split.kind != CB_SPLIT_NONE ? e->groups.group : -1;
-        res.group_ranks = e->groups.gsize;
-        res.round = -1;
+        res.split.group = e->p->sizes.split.kind != CB_SPLIT_NONE ? e->groups.group : -1;
+        res.split.group_ranks = e->groups.gsize;
+        res.scan.round = -1;
         snprintf(res.comm_op, sizeof res.comm_op, "%s", cb_comm_op_name((cb_comm_op)op));
         res.seconds = combined(e, mine.mean);
         int slowest_rank = cb_eng_gather_rank_times(e, &mine, &res);

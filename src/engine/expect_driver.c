@@ -152,7 +152,7 @@ static const cb_expect_rule *rule_of(engine *e, const expect_state *x, const cb_
     if (models != NULL && hosts != NULL) {
         int n = 0;
         for (int r = 0; r < e->nranks; r++)
-            if (res->group < 0 || x->ranks[r].group == res->group) {
+            if (res->split.group < 0 || x->ranks[r].group == res->split.group) {
                 models[n] = x->ranks[r].gpu.name;
                 hosts[n++] = x->ranks[r].host;
             }
@@ -171,11 +171,11 @@ static void expect_row_before(engine *e, void *state, cb_result *res)
     expect_state *x = state;
     res->expected_busbw = 0;
     res->efficiency = 0;
-    if (x->ranks == NULL || res->scan_part != NULL ||
+    if (x->ranks == NULL || res->scan.scan_part != NULL ||
         (res->collective->flags & CB_COLL_NO_DATA))
         return;
     if (expect_auto(&e->p->expect)) {
-        int g = res->group >= 0 ? res->group : 0;
+        int g = res->split.group >= 0 ? res->split.group : 0;
         if (g < x->groups)
             res->expected_busbw = x->figs[g].gbps;
     } else {
@@ -197,13 +197,13 @@ static void expect_row_before(engine *e, void *state, cb_result *res)
 static void expect_row_after(engine *e, void *state, const char *what, const cb_result *res)
 {
     expect_state *x = state;
-    if (x->ranks == NULL || res->scan_part != NULL ||
+    if (x->ranks == NULL || res->scan.scan_part != NULL ||
         (res->collective->flags & CB_COLL_NO_DATA))
         return;
     /* auto gates every row of the largest size: one it has no figure for
      * is not checked, and the run must not pass on it. */
     if (expect_auto(&e->p->expect) && e->now.at_largest && !(res->expected_busbw > 0)) {
-        int g = res->group >= 0 ? res->group : 0;
+        int g = res->split.group >= 0 ? res->split.group : 0;
         e->sum.unchecked++;
         cb_eng_note(e, "No expectation: %s: %s", what,
                     g < x->groups ? x->figs[g].how : "no figure for its group");

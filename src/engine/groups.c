@@ -255,7 +255,7 @@ int cb_eng_emit_split(engine *e, const cb_collective *coll, cb_result *res, int 
                int last_half)
 {
     unsigned long long mine[2] = {e->groups.grank == 0 ? res->wrong : 0,
-                                  e->groups.grank == 0 ? res->unrepeatable : 0};
+                                  e->groups.grank == 0 ? res->repeat.unrepeatable : 0};
     unsigned long long total[2] = {0, 0};
     cb_ctl_allreduce(e->comm, mine, total, 2, CB_CTL_U64, CB_CTL_SUM);
     e->sum.wrong += total[0];
@@ -295,7 +295,7 @@ int cb_eng_emit_split(engine *e, const cb_collective *coll, cb_result *res, int 
         snprintf(msg.res.slowest_host, sizeof msg.res.slowest_host, "%s",
                  e->ranks[msg.slowest_rank].host);
         if (e->groups.group_hosts != NULL)
-            snprintf(msg.res.group_host, sizeof msg.res.group_host, "%s",
+            snprintf(msg.res.split.group_host, sizeof msg.res.split.group_host, "%s",
                      e->groups.group_hosts + (size_t)g * CB_HOSTLEN);
         if (rows != NULL)
             rows[g] = msg.res;

@@ -154,7 +154,7 @@ int cb_engine_run(const cb_params *p, cb_ctl *comm, cb_watchdog *startup, char *
             cb_eng_note(e, "-R %d: buffers from %s, %s", p->sizes.registration, e->b->allocator,
                  p->sizes.registration == 1 ? "registered with ncclCommRegister"
                                       : "registered in a symmetric window");
-        else if (e->ops->registers)
+        else if (e->ops->mem.registers)
             cb_eng_note(e, "buffers from %s, not registered (-R 0)", e->b->allocator);
         char unused[CB_MSGLEN];
         for (int i = 0; cb_params_note(p, i, unused, sizeof unused); i++)

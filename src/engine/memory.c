@@ -60,7 +60,7 @@ static void footprint(const engine *e, size_t largest, cb_footprint *fp)
     size_t marks = (size_t)cb_iter_plan_room(&req);
     fp->send = fp->recv = add_sat(largest, unalign_pad(&p->sizes));
     fp->work = mul_sat((size_t)column_work_buffers(&p->sizes), largest);
-    fp->staging = e->ops->host_accessible ? 0 : largest;
+    fp->staging = e->ops->mem.host_accessible ? 0 : largest;
     /* Marks: the engine's samples and the backend's timestamps. */
     fp->samples = 2 * marks * sizeof(double) +
                   (e->rank == 0 ? (size_t)e->nranks * sizeof(cb_rank_time) : 0);
@@ -77,7 +77,7 @@ static void footprint(const engine *e, size_t largest, cb_footprint *fp)
         host = add_sat(host, fp->repeat);
     fp->total = add_sat(buffers, host);
     /* A host backend's buffers share host memory with the rest. */
-    fp->counted = add_sat(buffers, e->ops->host_accessible ? host : 0);
+    fp->counted = add_sat(buffers, e->ops->mem.host_accessible ? host : 0);
 }
 
 /* The size list, lowered to what fits in the smallest rank's memory. */
@@ -185,9 +185,9 @@ void cb_eng_allocate_buffers(engine *e)
     cb_watchdog_doing(&e->safety.watch, "allocating two buffers of %zu bytes", e->mem.buffer_bytes);
     size_t work_bytes = (size_t)column_work_buffers(&e->p->sizes) * e->mem.buffer_bytes;
     size_t bytes = e->mem.buffer_bytes + unalign_pad(&e->p->sizes);
-    if (e->ops->alloc(e->b, bytes, &e->mem.send) != 0 ||
-        e->ops->alloc(e->b, bytes, &e->mem.recv) != 0 ||
-        (work_bytes > 0 && e->ops->alloc(e->b, work_bytes, &e->mem.work) != 0)) {
+    if (e->ops->mem.alloc(e->b, bytes, &e->mem.send) != 0 ||
+        e->ops->mem.alloc(e->b, bytes, &e->mem.recv) != 0 ||
+        (work_bytes > 0 && e->ops->mem.alloc(e->b, work_bytes, &e->mem.work) != 0)) {
         cb_status_set(&e->st, CB_EXIT_RUNTIME, "%s", e->b->error);
         return;
     }
@@ -195,7 +195,7 @@ void cb_eng_allocate_buffers(engine *e)
      * counted with the buffers. */
     cb_eng_features_buffers(e);
     e->mem.free_after_buffers = device_free_now(e);
-    if (!e->ops->host_accessible) {
+    if (!e->ops->mem.host_accessible) {
         e->mem.staging = malloc(e->mem.buffer_bytes);
         if (e->mem.staging == NULL)
             cb_status_set(&e->st, CB_EXIT_RUNTIME, "cannot allocate %zu bytes of host memory",
@@ -206,8 +206,8 @@ void cb_eng_allocate_buffers(engine *e)
 
 int cb_eng_copy_in(engine *e, void *dst, const void *src, size_t bytes)
 {
-    if (!e->ops->host_accessible)
-        return e->ops->upload(e->b, dst, src, bytes);
+    if (!e->ops->mem.host_accessible)
+        return e->ops->mem.upload(e->b, dst, src, bytes);
     if (dst != src)
         memcpy(dst, src, bytes);
     return 0;
@@ -215,8 +215,8 @@ int cb_eng_copy_in(engine *e, void *dst, const void *src, size_t bytes)
 
 int cb_eng_copy_out(engine *e, void *dst, const void *src, size_t bytes)
 {
-    if (!e->ops->host_accessible)
-        return e->ops->download(e->b, dst, src, bytes);
+    if (!e->ops->mem.host_accessible)
+        return e->ops->mem.download(e->b, dst, src, bytes);
     if (dst != src)
         memcpy(dst, src, bytes);
     return 0;
@@ -225,11 +225,11 @@ int cb_eng_copy_out(engine *e, void *dst, const void *src, size_t bytes)
 void cb_eng_free_buffers(engine *e)
 {
     if (e->mem.send)
-        e->ops->free(e->b, e->mem.send);
+        e->ops->mem.free(e->b, e->mem.send);
     if (e->mem.recv)
-        e->ops->free(e->b, e->mem.recv);
+        e->ops->mem.free(e->b, e->mem.recv);
     if (e->mem.work)
-        e->ops->free(e->b, e->mem.work);
+        e->ops->mem.free(e->b, e->mem.work);
     free(e->mem.staging);
     cb_eng_features_teardown(e);
     cb_eng_timing_free(e);

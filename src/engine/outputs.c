@@ -460,8 +460,8 @@ static void describe_result(const cb_result *r, char *what, size_t size)
                        (unsigned long long)r->bytes, r->in_place ? "in-place" : "out-of-place");
     if (r->root >= 0 && len > 0 && (size_t)len < size)
         len += snprintf(what + len, size - (size_t)len, " root %d", r->root);
-    if (r->group >= 0 && len > 0 && (size_t)len < size)
-        snprintf(what + len, size - (size_t)len, " group %d", r->group);
+    if (r->split.group >= 0 && len > 0 && (size_t)len < size)
+        snprintf(what + len, size - (size_t)len, " group %d", r->split.group);
 }
 
 /* The collective's average bus bandwidth gains res's cell. */
@@ -497,23 +497,24 @@ static void count_wrong(cb_summary *sum, const cb_result *res)
  * with launches that did not. */
 static void count_unrepeatable(engine *e, const cb_result *res)
 {
-    if (res->unrepeatable == 0)
+    if (res->repeat.unrepeatable == 0)
         return;
     cb_summary *sum = &e->sum;
     if (sum->first_unrepeatable_rank < 0) {
-        sum->first_unrepeatable_rank = res->unrepeatable_rank;
+        sum->first_unrepeatable_rank = res->repeat.unrepeatable_rank;
         snprintf(sum->first_unrepeatable_host, sizeof sum->first_unrepeatable_host, "%s",
-                 res->unrepeatable_host);
+                 res->repeat.unrepeatable_host);
     }
+    const struct cb_result_repeat *rp = &res->repeat;
     char what[192];
     describe_result(res, what, sizeof what);
     cb_eng_note(e, "Unrepeatable: %s: %llu launch%s (over ranks; %llu compared on each) differ%s from "
             "the first launch's output in %llu element%s, first on rank %d host %s (-B)",
-         what, (unsigned long long)res->unrepeatable, res->unrepeatable == 1 ? "" : "es",
-         (unsigned long long)res->repeat_checked, res->unrepeatable == 1 ? "s" : "",
-         (unsigned long long)res->unrepeatable_elements,
-         res->unrepeatable_elements == 1 ? "" : "s", res->unrepeatable_rank,
-         res->unrepeatable_host);
+         what, (unsigned long long)rp->unrepeatable, rp->unrepeatable == 1 ? "" : "es",
+         (unsigned long long)rp->repeat_checked, rp->unrepeatable == 1 ? "s" : "",
+         (unsigned long long)rp->unrepeatable_elements,
+         rp->unrepeatable_elements == 1 ? "" : "s", rp->unrepeatable_rank,
+         rp->unrepeatable_host);
 }
 
 /* Rank 0 prints one row (in_place may be NULL) and counts its results. */

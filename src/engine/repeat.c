@@ -27,7 +27,7 @@ static void repeat_teardown(engine *e, void *state)
 {
     repeat_state *r = state;
     if (r->ref != NULL && e->b->repeat_on_device)
-        e->ops->free(e->b, r->ref);
+        e->ops->mem.free(e->b, r->ref);
     else
         free(r->ref);
     free(r);
@@ -50,7 +50,7 @@ static void repeat_buffers(engine *e, void *state)
     /* Where the backend compares in its own memory, the reference is one
      * of its buffers. */
     if (e->b->repeat_on_device) {
-        if (e->ops->alloc(e->b, bytes, &r->ref) != 0) {
+        if (e->ops->mem.alloc(e->b, bytes, &r->ref) != 0) {
             r->ref = NULL;
             cb_status_set(&e->st, CB_EXIT_RUNTIME, "-B: the first launch's output: %s",
                           e->b->error);
@@ -155,9 +155,9 @@ static void repeat_on_result(engine *e, void *state, cb_result *res)
     unsigned long long checked = r->checked;
     cb_ctl_allreduce(e->groups.gcomm, mine, total, 2, CB_CTL_U64, CB_CTL_SUM);
     cb_ctl_allreduce(e->groups.gcomm, CB_CTL_IN_PLACE, &checked, 1, CB_CTL_U64, CB_CTL_MAX);
-    res->repeat_checked = checked;
-    res->unrepeatable = total[0];
-    res->unrepeatable_elements = total[1];
+    res->repeat.repeat_checked = checked;
+    res->repeat.unrepeatable = total[0];
+    res->repeat.unrepeatable_elements = total[1];
     cb_eng_features_count(e, ENG_FAULT_UNREPEATABLE, r->bad);   /* the -N tally */
     if (total[0] == 0)
         return;
@@ -172,8 +172,8 @@ static void repeat_on_result(engine *e, void *state, cb_result *res)
     snprintf(report.host, sizeof report.host, "%s", e->host);
     report.rank = e->rank;
     cb_ctl_bcast(e->groups.gcomm, &report, sizeof report, bad);
-    res->unrepeatable_rank = report.rank;
-    memcpy(res->unrepeatable_host, report.host, sizeof res->unrepeatable_host);
+    res->repeat.unrepeatable_rank = report.rank;
+    memcpy(res->repeat.unrepeatable_host, report.host, sizeof res->repeat.unrepeatable_host);
 }
 
 const cb_eng_feature cb_eng_feature_repeat = {

@@ -32,8 +32,8 @@ typedef struct scan_run {
 static int launch_one(engine *e, cb_backend *sub, int peer, size_t count)
 {
     if (sub != NULL)
-        return e->ops->allreduce(sub, e->mem.send, e->mem.recv, count, CB_FLOAT, CB_SUM);
-    return e->ops->sendrecv(e->b, e->mem.send, e->mem.recv, count, CB_FLOAT, peer, peer);
+        return e->ops->coll.allreduce(sub, e->mem.send, e->mem.recv, count, CB_FLOAT, CB_SUM);
+    return e->ops->coll.sendrecv(e->b, e->mem.send, e->mem.recv, count, CB_FLOAT, peer, peer);
 }
 
 /* Wait for every rank, sleeping between polls: ranks that rest in a
@@ -110,11 +110,11 @@ static int scan_measure(scan_run *s, int color, int peer, int longer, const char
         for (int done = 0; rc == 0 && done < iters; done += chunk) {
             int now = iters - done < chunk ? iters - done : chunk;
             double sec = NAN;
-            rc = e->ops->timer_start(e->b);
+            rc = e->ops->timing.timer_start(e->b);
             for (int i = 0; rc == 0 && i < now; i++)
                 rc = launch_counted(e, sub, peer, s->count, done + i);
             if (rc == 0)
-                rc = e->ops->timer_stop(e->b, &sec);
+                rc = e->ops->timing.timer_stop(e->b, &sec);
             if (rc == 0 && !(sec / now >= seconds))
                 seconds = sec / now;
         }
@@ -182,7 +182,7 @@ static void scan_row(scan_run *s, const char *part, scan_span span, int a, int b
     for (int r = 0; r < t->nranks; r++) {
         if (!in_span(t, span, a, b, r) || !isfinite(s->times[r]))
             continue;
-        res.group_ranks++;
+        res.split.group_ranks++;
         if (res.spread.slowest < 0 || s->times[r] > res.seconds) {
             res.seconds = s->times[r];
             res.spread.slowest = r;
@@ -193,19 +193,19 @@ static void scan_row(scan_run *s, const char *part, scan_span span, int a, int b
     res.busbw = figure;
     res.algbw = span == SPAN_PAIR ? figure
                                   : res.seconds > 0 ? (double)res.bytes / res.seconds / 1e9 : NAN;
-    res.group = span == SPAN_PAIR ? -1 : a;
+    res.split.group = span == SPAN_PAIR ? -1 : a;
     res.layout = CB_LAYOUT_ROW;
-    res.scan_part = part;
+    res.scan = (struct cb_result_scan){.scan_part = part, .round = span == SPAN_PAIR ? round : -1};
     if (span != SPAN_RAIL)
-        snprintf(res.host, sizeof res.host, "%s", s->labels[t->node_first[a]]);
+        snprintf(res.scan.host, sizeof res.scan.host, "%s", s->labels[t->node_first[a]]);
     if (span == SPAN_PAIR)
-        snprintf(res.peer_host, sizeof res.peer_host, "%s", s->labels[t->node_first[b]]);
-    res.round = span == SPAN_PAIR ? round : -1;
+        snprintf(res.scan.peer_host, sizeof res.scan.peer_host, "%s", s->labels[t->node_first[b]]);
     cb_eng_stamp_result(e, &res);
     if (strstr(part, "_again") == NULL) {
         char what[192];
-        snprintf(what, sizeof what, "scan %s %s%s%s", part, res.host[0] ? res.host : "rail",
-                 res.peer_host[0] ? " - " : "", res.peer_host);
+        const struct cb_result_scan *sc = &res.scan;
+        snprintf(what, sizeof what, "scan %s %s%s%s", part, sc->host[0] ? sc->host : "rail",
+                 sc->peer_host[0] ? " - " : "", sc->peer_host);
         if (span == SPAN_RAIL)
             snprintf(what, sizeof what, "scan rail %d", a);
         cb_eng_gate_busbw(e, what, figure);
@@ -661,7 +661,7 @@ static int scan_cycle_run(engine *e, void *state)
     cb_scan_verdict v = {0};
     int suspects = 0;
     double start = cb_ctl_now();
-    if (e->ops->split == NULL || e->ops->sendrecv == NULL) {
+    if (e->ops->split == NULL || e->ops->coll.sendrecv == NULL) {
         cb_eng_note(e, "-o scan: the %s backend has no sub-groups or send/receive: scan skipped",
              e->ops->name);
         return e->st.code;

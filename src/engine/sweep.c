@@ -37,11 +37,11 @@ static int measure_size(engine *e, const cb_collective *coll, cb_call *call, int
     res.count = call->layout.count;
     res.in_place = in_place;
     res.warmup_iters = e->p->sizes.warmup;
-    res.group = e->p->sizes.split.kind != CB_SPLIT_NONE ? e->groups.group : -1;
+    res.split.group = e->p->sizes.split.kind != CB_SPLIT_NONE ? e->groups.group : -1;
     res.layout = call->layout.rows != 0 ? CB_LAYOUT_COL : CB_LAYOUT_ROW;
     res.rows = call->layout.rows;
     res.cols = (size_t)e->groups.gsize * call->layout.width;
-    res.group_ranks = e->groups.gsize;
+    res.split.group_ranks = e->groups.gsize;
     res.impl = e->now.impl;
     if (coll->layout_traffic != NULL)
         cb_traffic_format(call->traffic, res.traffic_matrix, sizeof res.traffic_matrix);
@@ -87,7 +87,7 @@ static int measure_size(engine *e, const cb_collective *coll, cb_call *call, int
     cb_eng_time_collective(e, coll, call, &mine);
     if (cb_eng_agree(e) != CB_EXIT_OK)
         return e->st.code;
-    res.unrepeatable_rank = -1;   /* until a feature finds one */
+    res.repeat.unrepeatable_rank = -1;   /* until a feature finds one */
     cb_eng_features_on_result(e, &res);
     /* the same on every rank */
     res.iters = cb_iter_plan_done(&e->timing.plan, e->timing.spans_run);
@@ -117,7 +117,7 @@ static int measure_size(engine *e, const cb_collective *coll, cb_call *call, int
         return cb_eng_emit_split(e, coll, &res, slowest_rank, last_half);
 
     e->sum.wrong += res.wrong;
-    e->sum.unrepeatable += res.unrepeatable;
+    e->sum.unrepeatable += res.repeat.unrepeatable;
     cb_eng_emit_results(e, &res, 1, last_half);
     return cb_eng_agree(e);
 }

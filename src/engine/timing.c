@@ -6,7 +6,7 @@ int cb_eng_launches_grouped(engine *e, const cb_collective *coll, const cb_call 
     /* A group launches its collectives at its end, after copies launched
      * inside it: collectives with steps or copies that must follow one
      * another (hier_allreduce, the column layout) run ungrouped. */
-    return e->p->timing.agg > 1 && e->ops->group_start != NULL && e->ops->group_end != NULL &&
+    return e->p->timing.agg > 1 && e->ops->launch.group_start != NULL && e->ops->launch.group_end != NULL &&
            !(coll->flags & CB_COLL_SEQUENTIAL) && call->layout.rows == 0;
 }
 
@@ -26,7 +26,7 @@ static cb_call on_slice(engine *e, const cb_call *call, size_t k)
 static int launch_iteration(engine *e, const cb_collective *coll, const cb_call *call, int unit)
 {
     int grouped = cb_eng_launches_grouped(e, coll, call);
-    if (grouped && cb_eng_backend_step(e, e->ops->group_start(e->b)) != 0)
+    if (grouped && cb_eng_backend_step(e, e->ops->launch.group_start(e->b)) != 0)
         return -1;
     int rc = 0;
     for (int a = 0; a < e->p->timing.agg && rc == 0; a++) {
@@ -35,7 +35,7 @@ static int launch_iteration(engine *e, const cb_collective *coll, const cb_call 
     }
     /* A group that was opened is closed, also after a failed launch. */
     if (grouped) {
-        int end = e->ops->group_end(e->b);
+        int end = e->ops->launch.group_end(e->b);
         if (rc == 0)
             rc = cb_eng_backend_step(e, end);
     }
@@ -62,7 +62,7 @@ static int launch_units(engine *e, const cb_collective *coll, const cb_call *cal
     for (int i = 0; i < lp->units; i++) {
         /* -z 3 alone times each unit; other modes read no clock here. */
         double unit_start = lp->wait == 3 ? cb_ctl_now() : 0;
-        int rc = lp->graph ? cb_eng_backend_step(e, e->ops->graph_launch(e->b))
+        int rc = lp->graph ? cb_eng_backend_step(e, e->ops->launch.graph_launch(e->b))
                            : launch_iteration(e, coll, call, i);
         if (rc != 0)
             return -1;
@@ -73,7 +73,7 @@ static int launch_units(engine *e, const cb_collective *coll, const cb_call *cal
             alone += cb_ctl_now() - unit_start;
         /* Marks are read back only after the span. */
         int due = lp->stride > 0 && ((i + 1) % lp->stride == 0 || i + 1 == lp->units);
-        if (due && e->timing.sampling && cb_eng_backend_step(e, e->ops->timer_mark(e->b)) != 0)
+        if (due && e->timing.sampling && cb_eng_backend_step(e, e->ops->timing.timer_mark(e->b)) != 0)
             return -1;
         /* The barrier, as nccl-tests' -z 1 and 3; also an agreement, so a
          * rank that failed stops the others here. */
@@ -101,21 +101,21 @@ static int timed_span(engine *e, const cb_collective *coll, const cb_call *call,
     if (cb_eng_agree(e) != CB_EXIT_OK)
         return -1;
     int device = e->p->timing.clock == CB_CLOCK_DEVICE;
-    if (e->ops->span != NULL)
-        e->ops->span(e->b, 1);
-    int rc = (device || e->timing.sampling) ? cb_eng_backend_step(e, e->ops->timer_start(e->b)) : 0;
+    if (e->ops->timing.span != NULL)
+        e->ops->timing.span(e->b, 1);
+    int rc = (device || e->timing.sampling) ? cb_eng_backend_step(e, e->ops->timing.timer_start(e->b)) : 0;
     double start = cb_ctl_now(), alone = 0;
     if (rc == 0)
         rc = launch_units(e, coll, call, lp, &alone);
     *cpu = cb_ctl_now() - start;
     if (rc == 0 && device)
-        rc = cb_eng_backend_step(e, e->ops->timer_stop(e->b, completion));
+        rc = cb_eng_backend_step(e, e->ops->timing.timer_stop(e->b, completion));
     else if (rc == 0)
         rc = cb_eng_backend_step(e, e->ops->wait(e->b));
     if (rc == 0 && !device)
         *completion = lp->wait == 3 ? alone : cb_ctl_now() - start;
-    if (e->ops->span != NULL)
-        e->ops->span(e->b, 0);
+    if (e->ops->timing.span != NULL)
+        e->ops->timing.span(e->b, 0);
     return rc;
 }
 
@@ -169,11 +169,11 @@ static int time_graph(engine *e, const cb_collective *coll, const cb_call *call,
      * with several communicators' graphs. */
     int rc = cb_eng_backend_step(e, e->ops->wait(e->b));
     if (rc == 0)
-        rc = cb_eng_backend_step(e, e->ops->graph_begin(e->b));
+        rc = cb_eng_backend_step(e, e->ops->launch.graph_begin(e->b));
     if (rc == 0)
         rc = launch_units(e, coll, call, &record, NULL);
     if (rc == 0)
-        rc = cb_eng_backend_step(e, e->ops->graph_end(e->b));
+        rc = cb_eng_backend_step(e, e->ops->launch.graph_end(e->b));
     /* Recording is local: agree on it before launching what others would wait on. */
     if (cb_eng_agree(e) != CB_EXIT_OK)
         rc = -1;
@@ -181,7 +181,7 @@ static int time_graph(engine *e, const cb_collective *coll, const cb_call *call,
      * times it. */
     if (rc == 0)
         rc = timed_span(e, coll, call, &launches, completion, cpu);
-    e->ops->graph_free(e->b);
+    e->ops->launch.graph_free(e->b);
     return rc;
 }
 
@@ -191,7 +191,7 @@ static int read_samples(engine *e, double ops_per_unit, int units, int stride, d
                         int *n)
 {
     *n = e->timing.sampling ? cb_iter_plan_marks(units, stride) : 0;
-    if (*n > 0 && cb_eng_backend_step(e, e->ops->timer_samples(e->b, out, *n)) != 0)
+    if (*n > 0 && cb_eng_backend_step(e, e->ops->timing.timer_samples(e->b, out, *n)) != 0)
         return -1;
     for (int j = 0; j < *n; j++) {
         int in_mark = j + 1 < *n ? stride : units - stride * (*n - 1);
@@ -221,8 +221,8 @@ void cb_eng_timing_alloc(engine *e)
      * nccl-tests' without -I. */
     int figures_asked = e->p->out.table_stats || e->p->out.samples_json || e->p->timing.per_iter ||
                         (e->p->timing.budget_ms > 0 && e->p->timing.stable_pct > 0);
-    t->sampling = e->ops->timer_reserve && e->ops->timer_mark && e->ops->timer_samples &&
-                  (!e->ops->marks_cost_a_call || figures_asked);
+    t->sampling = e->ops->timing.timer_reserve && e->ops->timing.timer_mark && e->ops->timing.timer_samples &&
+                  (!e->ops->timing.marks_cost_a_call || figures_asked);
     int marks = cb_iter_plan_room(&req);
     t->samples = malloc((size_t)marks * sizeof *t->samples);
     if (lead)
@@ -241,7 +241,7 @@ void cb_eng_timing_alloc(engine *e)
                  (e->rank == 0 && t->pending_samples == NULL))))
         cb_status_set(&e->st, CB_EXIT_RUNTIME, "out of memory for timing samples");
     else if (t->sampling)
-        cb_eng_backend_step(e, e->ops->timer_reserve(e->b, marks));
+        cb_eng_backend_step(e, e->ops->timing.timer_reserve(e->b, marks));
 }
 
 void cb_eng_timing_free(engine *e)

@@ -6,7 +6,7 @@ static int check_output(engine *e, const cb_collective *coll, const cb_call *cal
                         const cb_pattern *pat, size_t *wrong, cb_mismatch *first)
 {
     size_t esize = cb_dtype_info_of(call->dtype)->size;
-    int direct = e->ops->host_accessible;
+    int direct = e->ops->mem.host_accessible;
     void *output = direct ? call->recv : e->mem.staging;
     if (cb_eng_backend_step(e, cb_eng_copy_out(e, output, call->recv,
                                          call->layout.recv_count * esize)) != 0)
@@ -52,7 +52,7 @@ int cb_eng_fill_input(engine *e, const cb_collective *coll, const cb_call *call,
 {
     size_t esize = cb_dtype_info_of(call->dtype)->size;
     size_t recv_bytes = call->layout.recv_count * esize;
-    int direct = e->ops->host_accessible;
+    int direct = e->ops->mem.host_accessible;
     /* Poison first: in place, the input then lies over its part. A device
      * buffer gets it through the backend's copy from host memory. */
     void *poison = direct ? call->recv : e->mem.staging;
@@ -77,11 +77,11 @@ static int check_pass(engine *e, const cb_collective *coll, const cb_call *call,
      * its end is checked too; one operation, since a second in place would
      * change the input. */
     int grouped = cb_eng_launches_grouped(e, coll, call);
-    if (grouped && cb_eng_backend_step(e, e->ops->group_start(e->b)) != 0)
+    if (grouped && cb_eng_backend_step(e, e->ops->launch.group_start(e->b)) != 0)
         return -1;
     int rc = cb_eng_backend_step(e, coll->run(e->b, call));
     if (grouped) {
-        int end = e->ops->group_end(e->b);
+        int end = e->ops->launch.group_end(e->b);
         if (rc == 0)
             rc = cb_eng_backend_step(e, end);
     }

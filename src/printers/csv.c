@@ -127,7 +127,7 @@ static void row_wrong(row *r, const cb_result *res)
 /* -B: a count, empty where the launches were not compared. */
 static void row_repeat(row *r, const cb_result *res, uint64_t n)
 {
-    if (res->repeat_checked > 0)
+    if (res->repeat.repeat_checked > 0)
         row_fieldf(r, "%llu", (unsigned long long)n);
     else
         row_field(r, "");
@@ -144,16 +144,16 @@ static void row_restart(row *r, int restart_count)
 
 static void row_unrepeatable_rank(row *r, const cb_result *res)
 {
-    if (res->unrepeatable > 0)
-        row_fieldf(r, "%d", res->unrepeatable_rank);
+    if (res->repeat.unrepeatable > 0)
+        row_fieldf(r, "%d", res->repeat.unrepeatable_rank);
     else
         row_field(r, "");
 }
 
 static void row_group(row *r, const cb_result *res)
 {
-    if (res->group >= 0)
-        row_fieldf(r, "%d", res->group);
+    if (res->split.group >= 0)
+        row_fieldf(r, "%d", res->split.group);
     else
         row_field(r, "");
 }
@@ -179,8 +179,8 @@ static void row_matrix(row *r, const cb_result *res, size_t dimension)
 /* -o scan: a pair's round, empty elsewhere. */
 static void row_scan_round(row *r, const cb_result *res)
 {
-    if (res->scan_part != NULL && res->round >= 0)
-        row_fieldf(r, "%d", res->round);
+    if (res->scan.scan_part != NULL && res->scan.round >= 0)
+        row_fieldf(r, "%d", res->scan.round);
     else
         row_field(r, "");
 }
@@ -234,28 +234,29 @@ static void row_scan_round(row *r, const cb_result *res)
     X(layout, row_field(r, res->layout == CB_LAYOUT_COL ? "col" : "row"))  \
     X(matrix_rows, row_matrix(r, res, res->rows))                          \
     X(matrix_cols, row_matrix(r, res, res->cols))                          \
-    X(group_ranks, row_fieldf(r, "%d", res->group_ranks))                 \
-    X(scan_part, row_field(r, res->scan_part ? res->scan_part : ""))       \
-    X(host, row_field(r, res->scan_part ? res->host : ""))                 \
-    X(peer_host, row_field(r, res->scan_part ? res->peer_host : ""))       \
+    X(group_ranks, row_fieldf(r, "%d", res->split.group_ranks))                 \
+    X(scan_part, row_field(r, res->scan.scan_part ? res->scan.scan_part : ""))       \
+    X(host, row_field(r, res->scan.scan_part ? res->scan.host : ""))                 \
+    X(peer_host, row_field(r, res->scan.scan_part ? res->scan.peer_host : ""))       \
     X(round, row_scan_round(r, res))                                       \
     X(cycle, row_fieldf(r, "%d", res->cycle))                              \
     X(timestamp_utc, row_field(r, res->timestamp_utc))                     \
     X(traffic_matrix, row_field(r, res->traffic_matrix))                   \
     X(impl, row_field(r, res->impl ? res->impl : ""))                      \
-    X(unalign, row_fieldf(r, "%d", res->scan_part ? 0 : set->sizes.unalign))      \
+    X(unalign, row_fieldf(r, "%d", res->scan.scan_part ? 0 : set->sizes.unalign))      \
     X(comm_op, row_field(r, res->comm_op))                                 \
     X(rank_time_median_us, row_micros(r, res->spread.median))              \
     X(expected_busbw_gbps, row_expected(r, res, res->expected_busbw))      \
     X(efficiency, row_expected(r, res, res->efficiency))                   \
-    X(group_host, row_field(r, res->group_host))                           \
+    X(group_host, row_field(r, res->split.group_host))                           \
     X(allocator, row_field(r, run->allocator ? run->allocator : ""))       \
     X(registration, row_field(r, run->registration ? run->registration : ""))   \
-    X(repeat_checked, row_fieldf(r, "%llu", (unsigned long long)res->repeat_checked)) \
-    X(unrepeatable, row_repeat(r, res, res->unrepeatable))                  \
-    X(unrepeatable_elements, row_repeat(r, res, res->unrepeatable_elements)) \
+    X(repeat_checked, row_fieldf(r, "%llu", (unsigned long long)res->repeat.repeat_checked)) \
+    X(unrepeatable, row_repeat(r, res, res->repeat.unrepeatable))                  \
+    X(unrepeatable_elements, row_repeat(r, res, res->repeat.unrepeatable_elements)) \
     X(unrepeatable_rank, row_unrepeatable_rank(r, res))                     \
-    X(unrepeatable_host, row_field(r, res->unrepeatable > 0 ? res->unrepeatable_host : "")) \
+    X(unrepeatable_host,                                                    \
+      row_field(r, res->repeat.unrepeatable > 0 ? res->repeat.unrepeatable_host : "")) \
     X(clock, row_field(r, cb_clock_name(set->timing.clock)))                                      \
     X(blocking_mode, row_fieldf(r, "%d", set->timing.blocking))                   \
     X(rotate, row_fieldf(r, "%d", set->timing.rotate))                            \

@@ -280,16 +280,17 @@ static void json_one_result(cb_printer *pr, const cb_result *res)
     }
     /* -B: null where the launches were not compared. */
     fprintf(f, ",\n     \"repeat_checked\": %llu, \"unrepeatable\": ",
-            (unsigned long long)res->repeat_checked);
-    if (res->repeat_checked > 0)
-        fprintf(f, "%llu, \"unrepeatable_elements\": %llu", (unsigned long long)res->unrepeatable,
-                (unsigned long long)res->unrepeatable_elements);
+            (unsigned long long)res->repeat.repeat_checked);
+    if (res->repeat.repeat_checked > 0)
+        fprintf(f, "%llu, \"unrepeatable_elements\": %llu",
+                (unsigned long long)res->repeat.unrepeatable,
+                (unsigned long long)res->repeat.unrepeatable_elements);
     else
         fputs("null, \"unrepeatable_elements\": null", f);
     fputs(", \"first_unrepeatable\": ", f);
-    if (res->unrepeatable > 0) {
-        fprintf(f, "{\"rank\": %d, \"host\": ", res->unrepeatable_rank);
-        json_string(f, res->unrepeatable_host);
+    if (res->repeat.unrepeatable > 0) {
+        fprintf(f, "{\"rank\": %d, \"host\": ", res->repeat.unrepeatable_rank);
+        json_string(f, res->repeat.unrepeatable_host);
         fputc('}', f);
     } else {
         fputs("null", f);
@@ -301,12 +302,12 @@ static void json_one_result(cb_printer *pr, const cb_result *res)
     json_field_micros(f, "median", res->spread.median);
     fprintf(f, "}, \"slowest_rank\": %d, \"slowest_host\": ", res->spread.slowest);
     json_string(f, res->slowest_host);
-    if (res->group >= 0)
-        fprintf(f, ", \"group\": %d", res->group);
+    if (res->split.group >= 0)
+        fprintf(f, ", \"group\": %d", res->split.group);
     else
         fprintf(f, ", \"group\": null");
-    fprintf(f, ", \"group_ranks\": %d, \"group_host\": ", res->group_ranks);
-    json_string_or_null(f, res->group_host);
+    fprintf(f, ", \"group_ranks\": %d, \"group_host\": ", res->split.group_ranks);
+    json_string_or_null(f, res->split.group_host);
     fprintf(f, ", \"layout\": \"%s\"", res->layout == CB_LAYOUT_COL ? "col" : "row");
     fprintf(f, ", \"impl\": ");
     if (res->impl != NULL)
@@ -328,12 +329,12 @@ static void json_one_result(cb_printer *pr, const cb_result *res)
     } else
         fprintf(f, ", \"expected_busbw_gbps\": null, \"efficiency\": null");
     fprintf(f, ", \"scan_part\": ");
-    if (res->scan_part != NULL) {
-        json_string(f, res->scan_part);
-        json_field_string_or_null(f, "host", res->host);
-        json_field_string_or_null(f, "peer_host", res->peer_host);
-        if (res->round >= 0)
-            fprintf(f, ", \"round\": %d", res->round);
+    if (res->scan.scan_part != NULL) {
+        json_string(f, res->scan.scan_part);
+        json_field_string_or_null(f, "host", res->scan.host);
+        json_field_string_or_null(f, "peer_host", res->scan.peer_host);
+        if (res->scan.round >= 0)
+            fprintf(f, ", \"round\": %d", res->scan.round);
         else
             fprintf(f, ", \"round\": null");
     } else {

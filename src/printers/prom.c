@@ -91,8 +91,8 @@ static int wrong_value(const cb_result *res, char *text, size_t len)
 /* -B: absent where the launches were not compared. */
 static int unrepeatable_value(const cb_result *res, char *text, size_t len)
 {
-    snprintf(text, len, "%llu", (unsigned long long)res->unrepeatable);
-    return res->repeat_checked > 0;
+    snprintf(text, len, "%llu", (unsigned long long)res->repeat.unrepeatable);
+    return res->repeat.repeat_checked > 0;
 }
 
 typedef struct result_metric {
@@ -134,13 +134,13 @@ static char *result_key(const prom_printer *pp, const cb_result *res)
     cb_prom_put_label(f, &first, "datatype", cb_dtype_info_of(res->dtype)->name);
     cb_prom_put_label(f, &first, "redop", cb_redop_name(res->redop));
     cb_prom_put_label(f, &first, "placement", res->in_place ? "in-place" : "out-of-place");
-    cb_prom_put_label_int(f, &first, "nranks", res->group_ranks);
+    cb_prom_put_label_int(f, &first, "nranks", res->split.group_ranks);
     cb_prom_put_label_int(f, &first, "n_nodes", pp->run->nnodes);
     cb_prom_put_label(f, &first, "backend", pp->run->backend);
     if (res->root >= 0)
         cb_prom_put_label_int(f, &first, "root", res->root);
-    if (res->group >= 0)
-        cb_prom_put_label_int(f, &first, "group", res->group);
+    if (res->split.group >= 0)
+        cb_prom_put_label_int(f, &first, "group", res->split.group);
     if (res->layout == CB_LAYOUT_COL)
         cb_prom_put_label(f, &first, "layout", "col");
     if (res->impl != NULL)
@@ -179,7 +179,7 @@ static void keep_result(prom_printer *pp, const cb_result *res)
     const cb_params *set = pp->run->params;
     if (res->check_passes > 0)
         pp->wrong += res->wrong;
-    if (res->scan_part != NULL || !size_listed(&set->out, res->bytes))
+    if (res->scan.scan_part != NULL || !size_listed(&set->out, res->bytes))
         return;   /* the scan's figures come whole with its report */
     char *key = result_key(pp, res);
     if (key == NULL) {

@@ -245,7 +245,8 @@ static void our_row(FILE *out, const table_printer *tp, const cb_row *row)
     /* --split: the group and its host ("-" for a group on several hosts),
      * so that a per-node answer reads by name. */
     if (tp->split)
-        fprintf(out, " %5d  %s", oop->group, oop->group_host[0] ? oop->group_host : "-");
+        fprintf(out, " %5d  %s", oop->split.group,
+                oop->split.group_host[0] ? oop->split.group_host : "-");
     fputc('\n', out);
 }
 

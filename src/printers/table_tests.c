@@ -50,7 +50,7 @@ int cb_table_iter_stats(const cb_result *res, int skip, cb_iter_stats *st)
     if (res != NULL && res->rank_samples != NULL && res->rank_times != NULL &&
         (times = malloc((size_t)res->samples_room * sizeof *times)) != NULL)
         n = cb_stats_iteration_max(res->rank_samples, res->samples_room, res->rank_times,
-                                   res->group_ranks, times);
+                                   res->split.group_ranks, times);
     int rc = n > 0 && cb_stats_per_iter(times, n, skip, st) == 0 ? 0 : -1;
     free(times);
     return rc;

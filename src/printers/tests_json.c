@@ -170,7 +170,7 @@ static void write_per_iter(FILE *f, const cb_params *p, const cb_result *res)
         return;
     double *times = malloc((size_t)res->samples_room * sizeof *times);
     int n = times ? cb_stats_iteration_max(res->rank_samples, res->samples_room,
-                                           res->rank_times, res->group_ranks, times) : 0;
+                                           res->rank_times, res->split.group_ranks, times) : 0;
     cb_iter_stats st;
     if (n > 0 && cb_stats_per_iter(times, n, p->timing.per_iter_skip, &st) == 0) {
         fprintf(f, ",\n   \"%s\": {\"skipped_iterations\": %d",
@@ -188,7 +188,7 @@ static void write_per_iter(FILE *f, const cb_params *p, const cb_result *res)
         json_list(f, times, n, json_micros);
         json_key(f, "per_process_max_times_us");
         fputc('[', f);
-        for (int r = 0; r < res->group_ranks; r++) {
+        for (int r = 0; r < res->split.group_ranks; r++) {
             fputs(r ? ", " : "", f);
             json_list(f, res->rank_samples + (size_t)r * (size_t)res->samples_room, n,
                       json_micros);
@@ -204,7 +204,7 @@ static void tests_json_result(cb_printer *pr, const cb_row *row)
     FILE *f = pr->out;
     const cb_result *oop = row->out_of_place, *inp = row->in_place;
     /* The health scan and comm_init have no place in their schema. */
-    if (tp->run == NULL || oop->scan_part != NULL || oop->comm_op[0] != '\0')
+    if (tp->run == NULL || oop->scan.scan_part != NULL || oop->comm_op[0] != '\0')
         return;
     const cb_params *p = tp->run->params;
     fprintf(f, "%s\n  {\"size\": %llu, \"count\": %zu", tp->results++ ? "," : "",

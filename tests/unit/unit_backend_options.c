@@ -51,9 +51,10 @@ static void test_backends(unit_state *u)
     /* auto tries nccl first */
     CHECK(u, list[0] != NULL && strcmp(list[0]->name, "nccl") == 0);
     CHECK(u, cb_backend_lookup("nccl") == list[0]);
-    CHECK(u, list[0]->graph_begin && list[0]->graph_end && list[0]->graph_launch &&
-             list[0]->graph_free && list[0]->group_start && list[0]->group_end &&
-             list[0]->versions && !list[0]->host_accessible);
+    CHECK(u, list[0]->launch.graph_begin && list[0]->launch.graph_end &&
+             list[0]->launch.graph_launch && list[0]->launch.graph_free &&
+             list[0]->launch.group_start && list[0]->launch.group_end && list[0]->versions &&
+             !list[0]->mem.host_accessible);
     CHECK(u, cb_backend_not_built_reason("nccl") == NULL);
     CHECK(u, parse(&p, err, sizeof err, ARGS("--backend", "nccl")) == 0 &&
              strcmp(p.backend, "nccl") == 0);
@@ -69,7 +70,7 @@ static void test_backends(unit_state *u)
     while (list[n] != NULL)
         n++;
     CHECK(u, mpi != NULL && n > 0 && list[n - 1] == mpi);
-    CHECK(u, mpi->graph_begin == NULL && mpi->group_start == NULL);
+    CHECK(u, mpi->launch.graph_begin == NULL && mpi->launch.group_start == NULL);
     CHECK(u, cb_backend_not_built_reason("mpi") == NULL);
     CHECK(u, cb_backend_not_built_reason("gloo") == NULL);
     CHECK(u, parse(&p, err, sizeof err, ARGS("--backend", "gloo")) == -1 &&

@@ -390,16 +390,16 @@ void cb_nccl_free(cb_backend *b, void *ptr)
     nccl_backend *nb = (nccl_backend *)b;
     if (ptr == NULL || cb_nccl_registered_free(nb, ptr))   /* -R: released in fini */
         return;
-    if (nb->comm != NULL && nb->ndeferred == nb->deferred_room) {
-        int room = nb->deferred_room ? 2 * nb->deferred_room : 4;
-        void **grown = realloc(nb->deferred_frees, (size_t)room * sizeof *grown);
+    if (nb->comm != NULL && nb->mem.ndeferred == nb->mem.deferred_room) {
+        int room = nb->mem.deferred_room ? 2 * nb->mem.deferred_room : 4;
+        void **grown = realloc(nb->mem.deferred_frees, (size_t)room * sizeof *grown);
         if (grown != NULL) {
-            nb->deferred_frees = grown;
-            nb->deferred_room = room;
+            nb->mem.deferred_frees = grown;
+            nb->mem.deferred_room = room;
         }
     }
-    if (nb->comm != NULL && nb->ndeferred < nb->deferred_room)
-        nb->deferred_frees[nb->ndeferred++] = ptr;
+    if (nb->comm != NULL && nb->mem.ndeferred < nb->mem.deferred_room)
+        nb->mem.deferred_frees[nb->mem.ndeferred++] = ptr;
     else
         cb_nccl_mem_free(nb, ptr);   /* no room to defer: better freed early than leaked */
 }
@@ -419,14 +419,14 @@ void cb_nccl_fini(cb_backend *b, int aborting)
     cb_nccl_deregister_all(nb, aborting);
     end_comm(nb, aborting);
     cb_nccl_release_registered(nb);
-    for (int i = 0; i < nb->ndeferred; i++)
-        cb_nccl_mem_free(nb, nb->deferred_frees[i]);
-    free(nb->deferred_frees);
+    for (int i = 0; i < nb->mem.ndeferred; i++)
+        cb_nccl_mem_free(nb, nb->mem.deferred_frees[i]);
+    free(nb->mem.deferred_frees);
     cb_nccl_mem_free(nb, nb->scratch);
     cb_nccl_compare_release(nb);
-    for (int i = 0; i < nb->marks_room; i++)
-        cudaEventDestroy(nb->marks[i]);
-    free(nb->marks);
+    for (int i = 0; i < nb->timing.marks_room; i++)
+        cudaEventDestroy(nb->timing.marks[i]);
+    free(nb->timing.marks);
     if (nb->have_stop)
         cudaEventDestroy(nb->stop);
     if (nb->have_start)
@@ -484,7 +484,7 @@ int cb_nccl_split(cb_backend *b, int color, int key, cb_backend **out)
         nb->config = parent->config;
         nb->library_version = parent->library_version;
         nb->compute_capability = parent->compute_capability;
-        nb->memalloc = parent->memalloc;
+        nb->mem.memalloc = parent->mem.memalloc;
         nb->compare = parent->compare;
         nb->nonblocking = parent->nonblocking;
         nb->base.repeat_on_device = parent->base.repeat_on_device;
@@ -514,11 +514,12 @@ int cb_nccl_split(cb_backend *b, int color, int key, cb_backend **out)
 void cb_nccl_abort(cb_backend *b)
 {
     nccl_backend *root = root_of((nccl_backend *)b);
-    atomic_store(&root->abort_requested, 1);
-    if (!atomic_load(&root->polling))
+    atomic_store(&root->threads.abort_requested, 1);
+    if (!atomic_load(&root->threads.polling))
         return;   /* blocked elsewhere (MPI, a blocking NCCL call): nobody would answer */
     const struct timespec nap = {0, 10 * 1000 * 1000};
-    for (double waited = 0; waited < CB_NCCL_ABORT_WAIT_S && !atomic_load(&root->abort_done);
+    for (double waited = 0;
+         waited < CB_NCCL_ABORT_WAIT_S && !atomic_load(&root->threads.abort_done);
          waited += 0.01)
         nanosleep(&nap, NULL);
 }
@@ -553,9 +554,9 @@ static int poll_loop(nccl_backend *nb, nccl_backend *root, cudaEvent_t event)
 {
     cb_backend *b = &nb->base;
     for (;;) {
-        if (atomic_load(&root->abort_requested)) {
+        if (atomic_load(&root->threads.abort_requested)) {
             abort_all(root);
-            atomic_store(&root->abort_done, 1);
+            atomic_store(&root->threads.abort_done, 1);
             /* The watchdog ends the process with its own status and message
              * as soon as it sees abort_done: nothing more is to be said. */
             const struct timespec nap = {1, 0};
@@ -571,9 +572,9 @@ static int poll_loop(nccl_backend *nb, nccl_backend *root, cudaEvent_t event)
                 return -1;
         /* Iterations completing count as progress for the watchdog, so a
          * long queue of them is not taken for a hang. */
-        while (nb->config.progress != NULL && nb->marks_seen < nb->nmarks &&
-               cudaEventQuery(nb->marks[nb->marks_seen]) == cudaSuccess) {
-            nb->marks_seen++;
+        while (nb->config.progress != NULL && nb->timing.marks_seen < nb->timing.nmarks &&
+               cudaEventQuery(nb->timing.marks[nb->timing.marks_seen]) == cudaSuccess) {
+            nb->timing.marks_seen++;
             nb->config.progress(nb->config.progress_ctx);
         }
         cudaError_t done = event != NULL ? cudaEventQuery(event) : cudaStreamQuery(nb->stream);
@@ -592,9 +593,9 @@ int cb_nccl_poll_complete(nccl_backend *nb, cudaEvent_t event)
     if (nb->comm == NULL)
         return cb_backend_fail(&nb->base,
                                "the NCCL communicator was aborted after an earlier error");
-    atomic_store(&root->polling, 1);
+    atomic_store(&root->threads.polling, 1);
     int rc = poll_loop(nb, root, event);
-    atomic_store(&root->polling, 0);
+    atomic_store(&root->threads.polling, 0);
     return rc;
 }
 

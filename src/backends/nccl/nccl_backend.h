@@ -46,10 +46,13 @@ typedef struct nccl_backend {
      * (cb_nccl_env_nonblocking): creation and splits are polled, and every
      * call may return ncclInProgress. Else all are blocking, as nccl-tests'. */
     int nonblocking;
-    cudaEvent_t *marks;        /* recorded at the end of marked iterations */
-    int nmarks;
-    int marks_room;
-    int marks_seen;            /* marks seen complete while waiting */
+    /* Per-iteration timing (timer_reserve, timer_mark, timer_samples). */
+    struct nccl_marks {
+        cudaEvent_t *marks;        /* recorded at the end of marked iterations */
+        int nmarks;
+        int marks_room;
+        int marks_seen;            /* marks seen complete while waiting */
+    } timing;
     cb_backend_config config;
     /* -G: the recording in progress or the one being launched */
     int capturing;
@@ -74,25 +77,30 @@ typedef struct nccl_backend {
     struct nccl_backend *parent;
     struct nccl_backend *first_split;   /* live splits of this backend */
     struct nccl_backend *next_split;
-    /* Ownership between threads: only the main thread calls NCCL and CUDA
-     * on these communicators and graphs. The watchdog thread asks for an
-     * abort through abort_requested (on the backend without a parent); the
-     * main thread, polling, frees the graphs, aborts and sets abort_done. */
-    atomic_int abort_requested;
-    atomic_int abort_done;
-    atomic_int polling;        /* the main thread is in cb_nccl_poll_complete */
-    /* Buffers the engine freed while the communicator lived: cudaFree may
-     * wait on work of that communicator, and NCCL holds registrations of
-     * captured buffers until the communicator ends; freed after it. */
-    void **deferred_frees;
-    int ndeferred;
-    int deferred_room;
-    nccl_registration registered[CB_NCCL_MAX_REGISTERED];   /* -R */
-    /* Device memory (buffers, scratch) from ncclMemAlloc (NCCL 2.19 on),
-     * else cudaMalloc: see cb_nccl_mem_alloc. */
-    int memalloc;
-    int nregistered;
-    int unregistered;          /* -R: of them, those NCCL registered nothing for */
+    struct nccl_abort_state {
+        /* Ownership between threads: only the main thread calls NCCL and CUDA
+         * on these communicators and graphs. The watchdog thread asks for an
+         * abort through abort_requested (on the backend without a parent); the
+         * main thread, polling, frees the graphs, aborts and sets abort_done. */
+        atomic_int abort_requested;
+        atomic_int abort_done;
+        atomic_int polling;        /* the main thread is in cb_nccl_poll_complete */
+    } threads;
+    /* Device memory: how it is allocated, registered (-R) and freed. */
+    struct nccl_memory {
+        /* Buffers the engine freed while the communicator lived: cudaFree may
+         * wait on work of that communicator, and NCCL holds registrations of
+         * captured buffers until the communicator ends; freed after it. */
+        void **deferred_frees;
+        int ndeferred;
+        int deferred_room;
+        nccl_registration registered[CB_NCCL_MAX_REGISTERED];   /* -R */
+        /* Device memory (buffers, scratch) from ncclMemAlloc (NCCL 2.19 on),
+         * else cudaMalloc: see cb_nccl_mem_alloc. */
+        int memalloc;
+        int nregistered;
+        int unregistered;          /* -R: of them, those NCCL registered nothing for */
+    } mem;
     /* -B's compare kernel (nccl/compare.c), loaded by init when -B asks and
      * it passed its self-test on every rank; NULL otherwise. A split uses
      * its parent's. */
@@ -172,7 +180,7 @@ cb_backend_coll_root cb_nccl_gather_chosen, cb_nccl_scatter_chosen;
 int cb_nccl_warm_up_native(nccl_backend *nb);
 
 /* nccl/register.c: device memory and -R. cb_nccl_choose_allocator sets
- * nb->memalloc, base.allocator and, without ncclMemAlloc, base.notice;
+ * nb->mem.memalloc, base.allocator and, without ncclMemAlloc, base.notice;
  * cb_nccl_mem_alloc and cb_nccl_mem_free allocate and release with it. */
 void cb_nccl_choose_allocator(nccl_backend *nb);
 int cb_nccl_mem_alloc(nccl_backend *nb, size_t bytes, void **ptr);

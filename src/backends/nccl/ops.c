@@ -512,24 +512,24 @@ static int nccl_group_end(cb_backend *b)
 static int nccl_timer_start(cb_backend *b)
 {
     nccl_backend *nb = (nccl_backend *)b;
-    nb->nmarks = 0;
-    nb->marks_seen = 0;
+    nb->timing.nmarks = 0;
+    nb->timing.marks_seen = 0;
     return CUDA_CALL(b, cudaEventRecord(nb->start, nb->stream));
 }
 
 static int nccl_timer_reserve(cb_backend *b, int n)
 {
     nccl_backend *nb = (nccl_backend *)b;
-    if (n <= nb->marks_room)
+    if (n <= nb->timing.marks_room)
         return 0;
-    cudaEvent_t *grown = realloc(nb->marks, (size_t)n * sizeof *grown);
+    cudaEvent_t *grown = realloc(nb->timing.marks, (size_t)n * sizeof *grown);
     if (grown == NULL)
         return cb_backend_fail(b, "cannot allocate room for %d CUDA events", n);
-    nb->marks = grown;
-    while (nb->marks_room < n) {
-        if (CUDA_CALL(b, cudaEventCreate(&nb->marks[nb->marks_room])) != 0)
+    nb->timing.marks = grown;
+    while (nb->timing.marks_room < n) {
+        if (CUDA_CALL(b, cudaEventCreate(&nb->timing.marks[nb->timing.marks_room])) != 0)
             return -1;
-        nb->marks_room++;
+        nb->timing.marks_room++;
     }
     return 0;
 }
@@ -539,20 +539,20 @@ static int nccl_timer_reserve(cb_backend *b, int n)
 static int nccl_timer_mark(cb_backend *b)
 {
     nccl_backend *nb = (nccl_backend *)b;
-    if (nb->nmarks >= nb->marks_room)
-        return cb_backend_fail(b, "more timer marks than the %d reserved", nb->marks_room);
-    return CUDA_CALL(b, cudaEventRecord(nb->marks[nb->nmarks++], nb->stream));
+    if (nb->timing.nmarks >= nb->timing.marks_room)
+        return cb_backend_fail(b, "more timer marks than the %d reserved", nb->timing.marks_room);
+    return CUDA_CALL(b, cudaEventRecord(nb->timing.marks[nb->timing.nmarks++], nb->stream));
 }
 
 static int nccl_timer_samples(cb_backend *b, double *seconds, int n)
 {
     nccl_backend *nb = (nccl_backend *)b;
-    if (n > nb->nmarks)
-        return cb_backend_fail(b, "%d timer samples asked for, %d marked", n, nb->nmarks);
+    if (n > nb->timing.nmarks)
+        return cb_backend_fail(b, "%d timer samples asked for, %d marked", n, nb->timing.nmarks);
     for (int i = 0; i < n; i++) {
         float ms = 0;
-        cudaEvent_t from = i == 0 ? nb->start : nb->marks[i - 1];
-        if (CUDA_CALL(b, cudaEventElapsedTime(&ms, from, nb->marks[i])) != 0)
+        cudaEvent_t from = i == 0 ? nb->start : nb->timing.marks[i - 1];
+        if (CUDA_CALL(b, cudaEventElapsedTime(&ms, from, nb->timing.marks[i])) != 0)
             return -1;
         seconds[i] = (double)ms / 1e3;
     }
@@ -629,43 +629,51 @@ const cb_backend_ops cb_backend_nccl = {
     .versions = nccl_versions,
     .memory_available = nccl_memory_available,
     .device_free = nccl_device_free,
-    .host_accessible = 0,
-    .registers = 1,
-    .alloc = nccl_alloc,
-    .free = cb_nccl_free,
-    .upload = nccl_upload,
-    .download = nccl_download,
+    .mem = {
+        .host_accessible = 0,
+        .registers = 1,
+        .alloc = nccl_alloc,
+        .free = cb_nccl_free,
+        .upload = nccl_upload,
+        .download = nccl_download,
+    },
     .supports = nccl_supports,
-    .allreduce = nccl_allreduce,
-    .allgather = nccl_allgather,
-    .reducescatter = nccl_reducescatter,
-    .broadcast = nccl_broadcast,
-    .reduce = nccl_reduce,
-    .alltoall = cb_nccl_alltoall_chosen,
-    .gather = cb_nccl_gather_chosen,
-    .scatter = cb_nccl_scatter_chosen,
+    .coll = {
+        .allreduce = nccl_allreduce,
+        .allgather = nccl_allgather,
+        .reducescatter = nccl_reducescatter,
+        .broadcast = nccl_broadcast,
+        .reduce = nccl_reduce,
+        .alltoall = cb_nccl_alltoall_chosen,
+        .gather = cb_nccl_gather_chosen,
+        .scatter = cb_nccl_scatter_chosen,
+        .sendrecv = cb_nccl_sendrecv,
+        .alltoallv = cb_nccl_alltoallv,
+        .barrier = nccl_barrier,
+    },
     .select_impl = cb_nccl_select_impl,
-    .sendrecv = cb_nccl_sendrecv,
-    .alltoallv = cb_nccl_alltoallv,
     /* NCCL computes a floating-point avg as the sum of input * fl(1/n). */
     .avg_premultiplies = 1,
-    .group_start = nccl_group_start,
-    .group_end = nccl_group_end,
-    .graph_begin = cb_nccl_graph_begin,
-    .graph_end = cb_nccl_graph_end,
-    .graph_launch = cb_nccl_graph_launch,
-    .graph_free = cb_nccl_graph_free,
+    .launch = {
+        .group_start = nccl_group_start,
+        .group_end = nccl_group_end,
+        .graph_begin = cb_nccl_graph_begin,
+        .graph_end = cb_nccl_graph_end,
+        .graph_launch = cb_nccl_graph_launch,
+        .graph_free = cb_nccl_graph_free,
+    },
     .wait = cb_nccl_wait,
-    .timer_start = nccl_timer_start,
-    .timer_stop = nccl_timer_stop,
-    .timer_reserve = nccl_timer_reserve,
-    .timer_mark = nccl_timer_mark,
-    .timer_samples = nccl_timer_samples,
-    .marks_cost_a_call = 1,
+    .timing = {
+        .timer_start = nccl_timer_start,
+        .timer_stop = nccl_timer_stop,
+        .timer_reserve = nccl_timer_reserve,
+        .timer_mark = nccl_timer_mark,
+        .timer_samples = nccl_timer_samples,
+        .marks_cost_a_call = 1,
+    },
     .copy2d = nccl_copy2d,
     .split = cb_nccl_split,
     .comm_time = cb_nccl_comm_time,
-    .barrier = nccl_barrier,
     .repeat_check = nccl_repeat_check,
     .repeat_promise = "NCCL keeps one for a communicator, size and algorithm",
 };

@@ -77,14 +77,14 @@ int cb_nccl_registration_check(nccl_backend *nb)
  * cudaMalloc, with a note in the preamble. */
 void cb_nccl_choose_allocator(nccl_backend *nb)
 {
-    nb->memalloc = 0;
+    nb->mem.memalloc = 0;
 #if CB_NCCL_HEADER_REGISTER
-    nb->memalloc = nb->library_version >= CB_NCCL_FIRST_REGISTER && ncclMemAlloc != NULL &&
+    nb->mem.memalloc = nb->library_version >= CB_NCCL_FIRST_REGISTER && ncclMemAlloc != NULL &&
                    ncclMemFree != NULL;
 #endif
     snprintf(nb->base.allocator, sizeof nb->base.allocator, "%s",
-             nb->memalloc ? "ncclMemAlloc" : "cudaMalloc");
-    if (!nb->memalloc) {
+             nb->mem.memalloc ? "ncclMemAlloc" : "cudaMalloc");
+    if (!nb->mem.memalloc) {
         char library[32];
         cb_nccl_version_text(nb->library_version, library, sizeof library);
         cb_backend_add_notice(&nb->base,
@@ -99,7 +99,7 @@ int cb_nccl_mem_alloc(nccl_backend *nb, size_t bytes, void **ptr)
     cb_backend *b = &nb->base;
     *ptr = NULL;
 #if CB_NCCL_HEADER_REGISTER
-    if (nb->memalloc) {
+    if (nb->mem.memalloc) {
         if (NCCL_CALL(b, NULL, ncclMemAlloc(ptr, bytes)) != 0) {
             *ptr = NULL;
             return -1;
@@ -119,7 +119,7 @@ void cb_nccl_mem_free(nccl_backend *nb, void *ptr)
     if (ptr == NULL)
         return;
 #if CB_NCCL_HEADER_REGISTER
-    if (nb->memalloc) {
+    if (nb->mem.memalloc) {
         ncclMemFree(ptr);
         return;
     }
@@ -133,7 +133,7 @@ void cb_nccl_mem_free(nccl_backend *nb, void *ptr)
 static int allocate(nccl_backend *nb, size_t bytes, void **ptr)
 {
     cb_backend *b = &nb->base;
-    if (!nb->memalloc)
+    if (!nb->mem.memalloc)
         return cb_backend_fail(b, "-R %d needs ncclMemAlloc, which the library loaded lacks",
                                nb->config.registration);
     if (cb_nccl_mem_alloc(nb, bytes, ptr) != 0)
@@ -156,7 +156,7 @@ static void release(nccl_backend *nb, void *ptr)
  * once, since the results then measure -R 0. */
 static void note_unregistered(nccl_backend *nb)
 {
-    if (nb->unregistered++ > 0)
+    if (nb->mem.unregistered++ > 0)
         return;
     int level = nb->config.registration;
     cb_backend_add_notice(&nb->base, "-R %d: %s registered nothing (%s): the buffers run "
@@ -173,7 +173,7 @@ int cb_nccl_register_alloc(nccl_backend *nb, size_t bytes, void **ptr)
 {
     cb_backend *b = &nb->base;
     void *p = NULL;
-    int failed = nb->nregistered == CB_NCCL_MAX_REGISTERED
+    int failed = nb->mem.nregistered == CB_NCCL_MAX_REGISTERED
                      ? cb_backend_fail(b, "more than %d registered buffers",
                                        CB_NCCL_MAX_REGISTERED)
                      : allocate(nb, bytes, &p) != 0;
@@ -196,7 +196,7 @@ int cb_nccl_register_alloc(nccl_backend *nb, size_t bytes, void **ptr)
         rc = NCCL_CALL(b, nb->comm, ncclCommRegister(nb->comm, p, bytes, &handle));
 #endif
     if (rc == 0)   /* ended before the communicator, released after it (fini) */
-        nb->registered[nb->nregistered++] = (nccl_registration){p, handle, 1};
+        nb->mem.registered[nb->mem.nregistered++] = (nccl_registration){p, handle, 1};
     if (rc == 0 && handle == NULL)
         note_unregistered(nb);
     if (cb_backend_agree(b->comm, b, rc != 0) != 0) {
@@ -212,8 +212,8 @@ int cb_nccl_register_alloc(nccl_backend *nb, size_t bytes, void **ptr)
  * the communicator), 0 when it is not this file's. */
 int cb_nccl_registered_free(nccl_backend *nb, void *ptr)
 {
-    for (int i = 0; i < nb->nregistered; i++)
-        if (nb->registered[i].ptr == ptr)
+    for (int i = 0; i < nb->mem.nregistered; i++)
+        if (nb->mem.registered[i].ptr == ptr)
             return 1;
     return 0;
 }
@@ -223,8 +223,8 @@ int cb_nccl_registered_free(nccl_backend *nb, void *ptr)
  * them itself. */
 void cb_nccl_deregister_all(nccl_backend *nb, int aborting)
 {
-    for (int i = 0; i < nb->nregistered; i++) {
-        nccl_registration *r = &nb->registered[i];
+    for (int i = 0; i < nb->mem.nregistered; i++) {
+        nccl_registration *r = &nb->mem.registered[i];
         if (!r->live || r->handle == NULL)
             continue;
         r->live = 0;
@@ -244,7 +244,7 @@ void cb_nccl_deregister_all(nccl_backend *nb, int aborting)
 /* After the communicator: the memory of every registered buffer. */
 void cb_nccl_release_registered(nccl_backend *nb)
 {
-    for (int i = 0; i < nb->nregistered; i++)
-        release(nb, nb->registered[i].ptr);
-    nb->nregistered = 0;
+    for (int i = 0; i < nb->mem.nregistered; i++)
+        release(nb, nb->mem.registered[i].ptr);
+    nb->mem.nregistered = 0;
 }

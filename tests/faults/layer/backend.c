@@ -155,7 +155,7 @@ static int faulty_init_as(const cb_backend_ops *self, cb_ctl *comm,
     if (fault_parse(f, getenv(FAULT_ENV)) != 0)
         return cb_backend_fail(&f->base, "%s must be " FAULT_FORMS, FAULT_ENV);
     /* What the engine reads from our table must be what the wrapped one says. */
-    if (self->host_accessible != f->ops->host_accessible ||
+    if (self->mem.host_accessible != f->ops->mem.host_accessible ||
         self->avg_premultiplies != f->ops->avg_premultiplies ||
         self->needs_mpi != f->ops->needs_mpi)
         return cb_backend_fail(&f->base, "%s: its table disagrees with the %s backend's",
@@ -183,7 +183,7 @@ static void faulty_fini(cb_backend *b, int aborting)
     faulty_backend *f = faulty(b);
     if (f->inner != NULL) {
         if (f->stale_out != NULL)
-            f->ops->free(f->inner, f->stale_out);
+            f->ops->mem.free(f->inner, f->stale_out);
         f->ops->fini(f->inner, aborting);
     }
     free(f->host);
@@ -213,22 +213,22 @@ static int faulty_alloc(cb_backend *b, size_t bytes, void **ptr)
         return cb_backend_fail(b, "cannot allocate %zu bytes (failure injected by %s)", bytes,
                                FAULT_ENV);
     }
-    return pass(b, inner_ops(b)->alloc(inner(b), bytes, ptr));
+    return pass(b, inner_ops(b)->mem.alloc(inner(b), bytes, ptr));
 }
 
 static void faulty_free(cb_backend *b, void *ptr)
 {
-    inner_ops(b)->free(inner(b), ptr);
+    inner_ops(b)->mem.free(inner(b), ptr);
 }
 
 static int faulty_upload(cb_backend *b, void *dst, const void *src, size_t bytes)
 {
-    return pass(b, inner_ops(b)->upload(inner(b), dst, src, bytes));
+    return pass(b, inner_ops(b)->mem.upload(inner(b), dst, src, bytes));
 }
 
 static int faulty_download(cb_backend *b, void *dst, const void *src, size_t bytes)
 {
-    return pass(b, inner_ops(b)->download(inner(b), dst, src, bytes));
+    return pass(b, inner_ops(b)->mem.download(inner(b), dst, src, bytes));
 }
 
 static int faulty_supports(cb_backend *b, cb_dtype dtype, cb_redop redop, char *why,
@@ -245,13 +245,13 @@ static int faulty_wait(cb_backend *b)
 static int faulty_timer_start(cb_backend *b)
 {
     faulty(b)->timing = 1;
-    return pass(b, inner_ops(b)->timer_start(inner(b)));
+    return pass(b, inner_ops(b)->timing.timer_start(inner(b)));
 }
 
 static int faulty_timer_stop(cb_backend *b, double *seconds)
 {
     faulty(b)->timing = 0;
-    return pass(b, inner_ops(b)->timer_stop(inner(b), seconds));
+    return pass(b, inner_ops(b)->timing.timer_stop(inner(b), seconds));
 }
 
 /* The engine's timed spans, on the host clock too (where timer_start and
@@ -260,23 +260,23 @@ static int faulty_timer_stop(cb_backend *b, double *seconds)
 static void faulty_span(cb_backend *b, int begin)
 {
     faulty(b)->timing = begin;
-    if (inner_ops(b)->span != NULL)
-        inner_ops(b)->span(inner(b), begin);
+    if (inner_ops(b)->timing.span != NULL)
+        inner_ops(b)->timing.span(inner(b), begin);
 }
 
 static int faulty_timer_reserve(cb_backend *b, int n)
 {
-    return pass(b, inner_ops(b)->timer_reserve(inner(b), n));
+    return pass(b, inner_ops(b)->timing.timer_reserve(inner(b), n));
 }
 
 static int faulty_timer_mark(cb_backend *b)
 {
-    return pass(b, inner_ops(b)->timer_mark(inner(b)));
+    return pass(b, inner_ops(b)->timing.timer_mark(inner(b)));
 }
 
 static int faulty_timer_samples(cb_backend *b, double *seconds, int n)
 {
-    return pass(b, inner_ops(b)->timer_samples(inner(b), seconds, n));
+    return pass(b, inner_ops(b)->timing.timer_samples(inner(b), seconds, n));
 }
 
 static int faulty_copy2d(cb_backend *b, void *dst, size_t pitch_dst, const void *src,
@@ -341,7 +341,7 @@ static int faulty_comm_time(cb_backend *b, cb_comm_op op, double *seconds)
 
 static int faulty_barrier(cb_backend *b)
 {
-    return pass(b, inner_ops(b)->barrier(inner(b)));
+    return pass(b, inner_ops(b)->coll.barrier(inner(b)));
 }
 
 static int faulty_reduce_local(cb_backend *b, cb_local_stage stage, const void *in, void *inout,
@@ -386,32 +386,32 @@ static void faulty_versions(cb_backend *b, char *buf, size_t len)
 
 static int faulty_group_start(cb_backend *b)
 {
-    return pass(b, inner_ops(b)->group_start(inner(b)));
+    return pass(b, inner_ops(b)->launch.group_start(inner(b)));
 }
 
 static int faulty_group_end(cb_backend *b)
 {
-    return pass(b, inner_ops(b)->group_end(inner(b)));
+    return pass(b, inner_ops(b)->launch.group_end(inner(b)));
 }
 
 static int faulty_graph_begin(cb_backend *b)
 {
-    return pass(b, inner_ops(b)->graph_begin(inner(b)));
+    return pass(b, inner_ops(b)->launch.graph_begin(inner(b)));
 }
 
 static int faulty_graph_end(cb_backend *b)
 {
-    return pass(b, inner_ops(b)->graph_end(inner(b)));
+    return pass(b, inner_ops(b)->launch.graph_end(inner(b)));
 }
 
 static int faulty_graph_launch(cb_backend *b)
 {
-    return pass(b, inner_ops(b)->graph_launch(inner(b)));
+    return pass(b, inner_ops(b)->launch.graph_launch(inner(b)));
 }
 
 static void faulty_graph_free(cb_backend *b)
 {
-    inner_ops(b)->graph_free(inner(b));
+    inner_ops(b)->launch.graph_free(inner(b));
 }
 #endif
 
@@ -437,26 +437,26 @@ static int call_inner(cb_backend *b, const call *c)
     const launch *l = &c->l;
     switch (c->which) {
     case CALL_ALLREDUCE:
-        return ops->allreduce(in, l->send, l->recv, l->block, l->dtype, c->redop);
+        return ops->coll.allreduce(in, l->send, l->recv, l->block, l->dtype, c->redop);
     case CALL_ALLGATHER:
-        return ops->allgather(in, l->send, l->recv, l->block, l->dtype);
+        return ops->coll.allgather(in, l->send, l->recv, l->block, l->dtype);
     case CALL_REDUCESCATTER:
-        return ops->reducescatter(in, l->send, l->recv, l->block, l->dtype, c->redop);
+        return ops->coll.reducescatter(in, l->send, l->recv, l->block, l->dtype, c->redop);
     case CALL_BROADCAST:
-        return ops->broadcast(in, l->send, l->recv, l->block, l->dtype, l->root);
+        return ops->coll.broadcast(in, l->send, l->recv, l->block, l->dtype, l->root);
     case CALL_REDUCE:
-        return ops->reduce(in, l->send, l->recv, l->block, l->dtype, c->redop, l->root);
+        return ops->coll.reduce(in, l->send, l->recv, l->block, l->dtype, c->redop, l->root);
     case CALL_ALLTOALL:
-        return ops->alltoall(in, l->send, l->recv, l->block, l->dtype);
+        return ops->coll.alltoall(in, l->send, l->recv, l->block, l->dtype);
     case CALL_GATHER:
-        return ops->gather(in, l->send, l->recv, l->block, l->dtype, l->root);
+        return ops->coll.gather(in, l->send, l->recv, l->block, l->dtype, l->root);
     case CALL_SCATTER:
-        return ops->scatter(in, l->send, l->recv, l->block, l->dtype, l->root);
+        return ops->coll.scatter(in, l->send, l->recv, l->block, l->dtype, l->root);
     case CALL_SENDRECV:
-        return ops->sendrecv(in, l->send, l->recv, l->block, l->dtype, c->send_peer,
+        return ops->coll.sendrecv(in, l->send, l->recv, l->block, l->dtype, c->send_peer,
                              c->recv_peer);
     case CALL_ALLTOALLV:
-        return ops->alltoallv(in, l->send, c->send_counts, c->send_offsets, l->recv,
+        return ops->coll.alltoallv(in, l->send, c->send_counts, c->send_offsets, l->recv,
                               l->recv_counts, l->recv_offsets, l->dtype);
     }
     return cb_backend_fail(b, "faulty: unknown collective call %d", (int)c->which);
@@ -579,18 +579,20 @@ static int faulty_alltoallv(cb_backend *b, const void *send, const size_t *send_
 /* Every entry both tables share; the rest follow the wrapped backend's. */
 #define FAULTY_COMMON_OPS                                                              \
     .fini = faulty_fini, .describe = faulty_describe,                                  \
-    .memory_available = faulty_memory_available, .alloc = faulty_alloc,               \
-    .free = faulty_free, .upload = faulty_upload, .download = faulty_download,         \
-    .supports = faulty_supports, .allreduce = faulty_allreduce,                        \
-    .allgather = faulty_allgather, .reducescatter = faulty_reducescatter,              \
-    .broadcast = faulty_broadcast, .reduce = faulty_reduce,                            \
-    .alltoall = faulty_alltoall, .gather = faulty_gather, .scatter = faulty_scatter,   \
-    .sendrecv = faulty_sendrecv, .alltoallv = faulty_alltoallv,                        \
-    .wait = faulty_wait, .timer_start = faulty_timer_start, .span = faulty_span,       \
-    .timer_stop = faulty_timer_stop, .timer_reserve = faulty_timer_reserve,            \
-    .timer_mark = faulty_timer_mark, .timer_samples = faulty_timer_samples,            \
-    .copy2d = faulty_copy2d, .split = faulty_split, .barrier = faulty_barrier,         \
-    .comm_time = faulty_comm_time, .repeat_check = faulty_repeat_check
+    .memory_available = faulty_memory_available, .supports = faulty_supports,          \
+    .mem.alloc = faulty_alloc, .mem.free = faulty_free,                                \
+    .mem.upload = faulty_upload, .mem.download = faulty_download,                      \
+    .coll.allreduce = faulty_allreduce, .coll.allgather = faulty_allgather,            \
+    .coll.reducescatter = faulty_reducescatter, .coll.broadcast = faulty_broadcast,    \
+    .coll.reduce = faulty_reduce, .coll.alltoall = faulty_alltoall,                    \
+    .coll.gather = faulty_gather, .coll.scatter = faulty_scatter,                      \
+    .coll.sendrecv = faulty_sendrecv, .coll.alltoallv = faulty_alltoallv,              \
+    .coll.barrier = faulty_barrier, .wait = faulty_wait,                               \
+    .timing.timer_start = faulty_timer_start, .timing.timer_stop = faulty_timer_stop,  \
+    .timing.span = faulty_span, .timing.timer_reserve = faulty_timer_reserve,          \
+    .timing.timer_mark = faulty_timer_mark, .timing.timer_samples = faulty_timer_samples, \
+    .copy2d = faulty_copy2d, .split = faulty_split, .comm_time = faulty_comm_time,     \
+    .repeat_check = faulty_repeat_check
 
 const cb_backend_ops cb_backend_faulty_mpi = {
     .name = "faulty-mpi",
@@ -599,7 +601,7 @@ const cb_backend_ops cb_backend_faulty_mpi = {
     .usable = faulty_usable_mpi,
     .init = faulty_init_mpi,
     FAULTY_COMMON_OPS,
-    .host_accessible = 1,
+    .mem.host_accessible = 1,
     .avg_premultiplies = 0,
     .repeat_promise = "MPI recommends one order but does not require it",
     .reduce_local = faulty_reduce_local,
@@ -625,15 +627,15 @@ const cb_backend_ops cb_backend_faulty_nccl = {
     FAULTY_COMMON_OPS,
     .abort = faulty_abort,
     .versions = faulty_versions,
-    .host_accessible = 0,
+    .mem.host_accessible = 0,
     .avg_premultiplies = 1,
     .repeat_promise = "NCCL keeps one for a communicator, size and algorithm",
-    .group_start = faulty_group_start,
-    .group_end = faulty_group_end,
-    .graph_begin = faulty_graph_begin,
-    .graph_end = faulty_graph_end,
-    .graph_launch = faulty_graph_launch,
-    .graph_free = faulty_graph_free,
+    .launch.group_start = faulty_group_start,
+    .launch.group_end = faulty_group_end,
+    .launch.graph_begin = faulty_graph_begin,
+    .launch.graph_end = faulty_graph_end,
+    .launch.graph_launch = faulty_graph_launch,
+    .launch.graph_free = faulty_graph_free,
     .select_impl = faulty_select_impl,
 };
 #endif

@@ -82,7 +82,7 @@ static size_t esize_of(const launch *l)
 static unsigned char *get_host(cb_backend *b, const void *buf, size_t bytes)
 {
     faulty_backend *f = faulty(b);
-    if (f->ops->host_accessible)
+    if (f->ops->mem.host_accessible)
         return (unsigned char *)buf;
     if (f->host_bytes < bytes) {
         unsigned char *bigger = realloc(f->host, bytes);
@@ -93,15 +93,15 @@ static unsigned char *get_host(cb_backend *b, const void *buf, size_t bytes)
         f->host = bigger;
         f->host_bytes = bytes;
     }
-    return pass(b, f->ops->download(f->inner, f->host, buf, bytes)) == 0 ? f->host : NULL;
+    return pass(b, f->ops->mem.download(f->inner, f->host, buf, bytes)) == 0 ? f->host : NULL;
 }
 
 static int put_host(cb_backend *b, const void *buf, const unsigned char *view, size_t bytes)
 {
     faulty_backend *f = faulty(b);
-    if (f->ops->host_accessible)
+    if (f->ops->mem.host_accessible)
         return 0;
-    return pass(b, f->ops->upload(f->inner, (void *)buf, view, bytes));
+    return pass(b, f->ops->mem.upload(f->inner, (void *)buf, view, bytes));
 }
 
 static void swap_bytes(unsigned char *x, unsigned char *y, size_t n)
@@ -205,10 +205,10 @@ static int before(cb_backend *b, launch *l)
         size_t bytes = l->output_count * esize_of(l);
         if (f->stale_bytes < bytes) {
             if (f->stale_out != NULL)
-                f->ops->free(f->inner, f->stale_out);
+                f->ops->mem.free(f->inner, f->stale_out);
             f->stale_out = NULL;
             f->stale_bytes = 0;
-            if (pass(b, f->ops->alloc(f->inner, bytes, &f->stale_out)) != 0)
+            if (pass(b, f->ops->mem.alloc(f->inner, bytes, &f->stale_out)) != 0)
                 return -1;
             f->stale_bytes = bytes;
         }
