@@ -70,15 +70,15 @@ mkdir _build-ompi5
 (cd _build-ompi5 && ../configure --quiet --enable-werror --with-mpi="$CB_OMPI5_DIR" &&
     make -j"$jobs" >/dev/null)
 # What the MPI library and its launcher change: the quick tier's launches
-# of the program (end to end, faults, options checked across ranks), not
-# the unit tests (no MPI) nor the CPU stand-in's own workings, whose use of
+# of the program (end to end, faults), not the unit tests (no MPI), the
+# command line's refusals (before any collective) nor the CPU stand-in's own workings, whose use of
 # MPI is the stand-in's rather than the program's; the stand-in's sweep and
 # device choice still run here, for the NCCL backend's own MPI calls. Of
 # the cluster tier, the launches across nodes (PRRTE's own wire-up between
 # namespaces); Slurm goes with Debian's Open MPI, the MPI its packages use.
 ompi5_tests=$(for t in $again_tests tests/cluster/nodes.sh tests/cluster/collectives.sh \
     tests/cluster/hang_stop.sh; do case "$t" in
-    tests/unit/* | tests/cli/help.sh) ;;
+    tests/unit/* | tests/cli/*) ;;
     tests/nccl/nccl_standin_sweep.sh | tests/nccl/nccl_standin_select.sh | tests/nccl/nccl_nogpu.sh)
         echo "$t" ;;
     tests/nccl/*) ;;
