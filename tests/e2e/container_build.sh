@@ -25,7 +25,7 @@ script="$src/deploy/container/build.sh"
 # Usage errors, before any building.
 rc=0
 sh "$script" >"$CB_TMP/out" 2>"$CB_TMP/err" || rc=$?
-[ "$rc" = 2 ] && grep -q 'usage: deploy/container/build.sh PREFIX' "$CB_TMP/err" ||
+[ "$rc" = 2 ] && grep -q 'usage: deploy/container/build.sh \[--check\] PREFIX' "$CB_TMP/err" ||
     fail "no prefix: status $rc: $(cat "$CB_TMP/err")"
 rc=0
 sh "$script" relative/prefix >"$CB_TMP/out" 2>"$CB_TMP/err" || rc=$?

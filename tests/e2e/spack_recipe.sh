@@ -38,7 +38,9 @@ src="$CB_TMP/stage/$dist_name"
 cut -f2- "$CB_TMP/variants" | tr '\t' '\n' | sed 's/=.*//; s/^--without-/--with-/; s/^--disable-/--enable-/' |
     sort -u >"$CB_TMP/options"
 while read -r opt; do
-    grep -qE -- "^  $opt(\[=|=| |\$)" "$CB_TMP/help" || fail "configure knows no $opt"
+    # configure --help names a default-on feature by its --disable- form.
+    off=$(echo "$opt" | sed 's/^--enable-/--disable-/; s/^--with-/--without-/')
+    grep -qE -- "^  ($opt|$off)(\[=|=| |\$)" "$CB_TMP/help" || fail "configure knows no $opt"
 done <"$CB_TMP/options"
 [ "$(wc -l <"$CB_TMP/options")" -ge 3 ] || fail "options: $(cat "$CB_TMP/options")"
 
