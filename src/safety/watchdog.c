@@ -278,8 +278,9 @@ static void watch_signals(cb_watchdog *w)
                     : CB_SIDE_NONE;
     if (event == CB_SIDE_LOST)
         lost_peer(w, peer);
-    if (event == CB_SIDE_FIRED)
-        report_and_exit(w, peer);
+    /* A peer's watchdog that fired while this rank was stopped (a launcher
+     * sends SIGCONT before its SIGTERM) is stale: the signal is the reason,
+     * as the main loop's thawed check would say. */
     w->signal_seen = 1;
     hook(ctx, sig);
 }
