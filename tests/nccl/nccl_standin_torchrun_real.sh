@@ -49,11 +49,15 @@ grep -q 'torchrun launch, TCP rendezvous at ' "$CB_TMP/out" ||
     show_and_fail "a. the preamble does not name the torchrun launch"
 check check-sweep --table "$CB_TMP/out" --ranks 2 --sizes 1024,4096
 
+# After a, the rendezvous is at a port of the test's choosing: the default,
+# torchrun's MASTER_PORT + 1, can be taken by another process (seen
+# once in a CI run beside another test: "Address already in use").
 # b. No GPU, no MPI: each worker fails with 2; torchrun's report, which
 # prints each failure's message.extraInfo.py_callstack, shows ours.
 mkdir -p "$CB_TMP/nosys"
 rc=0
-NCCL_COLLBENCH_SYSFS=$CB_TMP/nosys CB_STANDIN_GPUS=0 timeout -k 5 120 "$TORCHRUN" --standalone \
+NCCL_COLLBENCH_PORT=$(free_port) NCCL_COLLBENCH_SYSFS=$CB_TMP/nosys CB_STANDIN_GPUS=0 \
+    timeout -k 5 120 "$TORCHRUN" --standalone \
     --nproc-per-node 2 --no-python "$CB_STANDIN_BIN" -b 1K -e 1K -n 1 -w 0 \
     </dev/null >"$CB_TMP/out" 2>"$CB_TMP/err" || rc=$?
 [ "$rc" != 0 ] || show_and_fail "b. torchrun: a run without GPU or MPI passed"
@@ -77,7 +81,8 @@ exec "$CB_STANDIN_BIN" --backend nccl "\$@"
 EOF
 chmod +x "$CB_TMP/attempts.sh"
 rc=0
-timeout -k 5 120 "$TORCHRUN" --standalone --nproc-per-node 2 --max-restarts 1 --no-python \
+NCCL_COLLBENCH_PORT=$(free_port) timeout -k 5 120 "$TORCHRUN" --standalone --nproc-per-node 2 \
+    --max-restarts 1 --no-python \
     "$CB_TMP/attempts.sh" $SWEEP --csv "$CB_TMP/r.csv" --json "$CB_TMP/r.json" \
     </dev/null >"$CB_TMP/out" 2>"$CB_TMP/err" || rc=$?
 expect_rc 0 "c. --max-restarts 1, a failed attempt then a passing one"
@@ -115,7 +120,8 @@ echo \$rc >"$CB_TMP/status.\$RANK"
 exit \$rc
 EOF
 chmod +x "$CB_TMP/status.sh"
-CB_STANDIN_OP_US=20000 timeout -k 5 120 "$TORCHRUN" --standalone --nproc-per-node 2 --no-python \
+CB_STANDIN_OP_US=20000 NCCL_COLLBENCH_PORT=$(free_port) timeout -k 5 120 "$TORCHRUN" --standalone \
+    --nproc-per-node 2 --no-python \
     "$CB_TMP/status.sh" -b 1K -e 1M -f 2 -n 20 -w 1 --csv "$CB_TMP/d.csv" --json "$CB_TMP/d.json" \
     </dev/null >"$CB_TMP/out" 2>"$CB_TMP/err" &
 guard=$!
