@@ -71,8 +71,9 @@ mkdir _build-ompi5
     make -j"$jobs" >/dev/null)
 # What the MPI library and its launcher change: the quick tier's launches
 # of the program (end to end, faults), not the unit tests (no MPI), the
-# command line's refusals (before any collective) nor the CPU stand-in's own workings, whose use of
-# MPI is the stand-in's rather than the program's; the stand-in's sweep and
+# command line's refusals (before any collective) nor the CPU stand-in's
+# own workings, whose use of MPI is the stand-in's rather than the
+# program's; the stand-in's sweep and
 # device choice still run here, for the NCCL backend's own MPI calls. Of
 # the cluster tier, the launches across nodes (PRRTE's own wire-up between
 # namespaces); Slurm goes with Debian's Open MPI, the MPI its packages use.
