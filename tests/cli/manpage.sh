@@ -35,14 +35,17 @@ fi
 lines=$(wc -l <"$page")
 [ "$lines" -le 1500 ] || fail "nccl-collbench.1 has $lines lines, more than 1500: move detail to the section pages"
 
-# has_sections PAGE SECTION...: fail unless PAGE has each .SH heading.
-has_sections() {
-    p=$1
-    shift
+# has_headings MACRO WHAT PAGE HEADING...: fail unless PAGE has each
+# heading of MACRO (SH, SS); has_sections and has_subsections name them.
+has_headings() {
+    macro=$1 what=$2 p=$3
+    shift 3
     for section in "$@"; do
-        grep -q "^\.SH \"*$section\"*\$" "$mandir/$p" || fail "$p lacks section $section"
+        grep -q "^\.$macro \"*$section\"*\$" "$mandir/$p" || fail "$p lacks $what $section"
     done
 }
+has_sections() { has_headings SH section "$@"; }
+has_subsections() { has_headings SS subsection "$@"; }
 has_sections nccl-collbench.1 NAME SYNOPSIS DESCRIPTION OPTIONS 'EXIT STATUS' SIGNALS \
     'LAUNCH MODES' ENVIRONMENT EXAMPLES RECIPES 'DIFFERENCES FROM NCCL-TESTS' 'SEE ALSO'
 has_sections nccl-collbench-output.5 NAME DESCRIPTION 'TABLE OUTPUT' STATISTICS \
@@ -50,14 +53,6 @@ has_sections nccl-collbench-output.5 NAME DESCRIPTION 'TABLE OUTPUT' STATISTICS 
 has_sections nccl-collbench-collectives.7 NAME DESCRIPTION COLLECTIVES DATATYPES \
     REDUCTIONS BACKENDS VERIFICATION 'SEE ALSO'
 has_sections nccl-collbench-nccl-tests.7 NAME DESCRIPTION DIFFERENCES 'SEE ALSO'
-# has_subsections PAGE SUBSECTION...: fail unless PAGE has each .SS heading.
-has_subsections() {
-    p=$1
-    shift
-    for section in "$@"; do
-        grep -q "^\.SS \"*$section\"*\$" "$mandir/$p" || fail "$p lacks subsection $section"
-    done
-}
 has_subsections nccl-collbench-nccl-tests.7 'Their program names' 'Option map'
 has_sections nccl-collbench-health.1 NAME SYNOPSIS DESCRIPTION OPTIONS 'EXIT STATUS' EXAMPLES \
     'SEE ALSO'
