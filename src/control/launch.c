@@ -17,7 +17,9 @@
  * and consecutive jobs get different ports. NCCL_COLLBENCH_PORT also
  * overrides MASTER_PORT. Under torchrun, whose agent serves its store at
  * MASTER_PORT (TORCHELASTIC_USE_AGENT_STORE=True), the rendezvous is at
- * MASTER_PORT + 1.
+ * the first free of MASTER_PORT + 1 .. MASTER_PORT + 8: the agent took
+ * MASTER_PORT by a bind to port 0, so the next is in the kernel's
+ * ephemeral range, where any outgoing connection on the node may hold it.
  *
  * The key: SHA-256 of NCCL_COLLBENCH_KEY when set and not empty (keyed);
  * else of MASTER_ADDR:MASTER_PORT and the uid, which every rank of the job
@@ -262,7 +264,11 @@ static int detect_torchrun(const char *(*get)(const char *), cb_launch *l, int l
     /* Under torchrun the agent on node 0 serves its TCPStore at
      * MASTER_ADDR:MASTER_PORT for the workers (TORCHELASTIC_USE_AGENT_STORE
      * "True"; PyTorch's torch/distributed/rendezvous.py, _create_c10d_store):
-     * rank 0 could not listen there, so the rendezvous takes the next port. */
+     * rank 0 could not listen there, so the rendezvous takes a port after
+     * it: the first free one of CB_LAUNCH_PORT_TRIES (the agent found
+     * MASTER_PORT free by a bind to port 0: get_free_port in torch/
+     * distributed/elastic/utils/distributed.py; the ports after it are
+     * the kernel's to give to outgoing connections). */
     const char *agent = var(get, "TORCHELASTIC_USE_AGENT_STORE");
     if (!local && agent != NULL && strcmp(agent, "True") == 0 &&
         var(get, "NCCL_COLLBENCH_PORT") == NULL) {
@@ -270,6 +276,8 @@ static int detect_torchrun(const char *(*get)(const char *), cb_launch *l, int l
             return fail(err, len, "MASTER_PORT=65535 is torchrun's store and no port follows it "
                                   "for the rendezvous: set NCCL_COLLBENCH_PORT");
         l->port++;
+        l->port_tries = 65535 - l->port + 1 < CB_LAUNCH_PORT_TRIES ? 65535 - l->port + 1
+                                                                    : CB_LAUNCH_PORT_TRIES;
     }
     return 0;
 }
@@ -331,6 +339,8 @@ static int detect_tcp(const char *(*get)(const char *), cb_launch *l, char *err,
     const char *port = var(get, "NCCL_COLLBENCH_PORT");
     if (port != NULL && parse_port("NCCL_COLLBENCH_PORT", port, &l->port, err, len) != 0)
         return -1;
+    if (port != NULL)
+        l->port_tries = 1;   /* the user's port, and no other */
     return 1;
 }
 
@@ -366,6 +376,7 @@ int cb_launch_detect(const char *(*get)(const char *), cb_launch *out, char *err
     memset(&l, 0, sizeof l);
     l.mode = CB_LAUNCH_SINGLE;
     l.rank = l.size = l.local_rank = l.local_size = -1;
+    l.port_tries = 1;
     const char *forced = var(get, "NCCL_COLLBENCH_LAUNCH");
     int want_tcp = 0;
     if (forced != NULL && strcmp(forced, "tcp") == 0)

@@ -41,6 +41,7 @@ typedef enum cb_launch_mode {
 #define CB_LAUNCH_ADDRLEN 256
 #define CB_LAUNCH_KEYLEN 32
 #define CB_LAUNCH_JOBLEN 96
+#define CB_LAUNCH_PORT_TRIES 8
 /* The job identity -g N's parent gives its ranks on one node (its own
  * random nonce); a user may set it too, to tell jobs apart on one port. */
 #define CB_LAUNCH_JOB_ENV "NCCL_COLLBENCH_JOB"
@@ -51,6 +52,10 @@ typedef struct cb_launch {
     int local_rank, local_size;     /* -1 where unknown */
     char addr[CB_LAUNCH_ADDRLEN];   /* the rendezvous: rank 0 listens there */
     int port;
+    /* Rank 0 listens on the first free of port .. port + port_tries - 1:
+     * 1 where the user or launcher named the port, CB_LAUNCH_PORT_TRIES
+     * where it is our guess (torchrun's MASTER_PORT + 1). */
+    int port_tries;
     /* The rendezvous key: SHA-256 of NCCL_COLLBENCH_KEY, or of the job's
      * identity when none is given (keyed = 0: the preamble says so). */
     unsigned char key[CB_LAUNCH_KEYLEN];

@@ -103,6 +103,7 @@ typedef struct tcp_world {
     double timeout_s;
     tcp_peer *peers;
     int listen_fd, rv_fd;  /* this rank's listener; rank 0's rendezvous one (-1 after) */
+    int rv_port;           /* the rendezvous port rank 0 listened on, or this rank reached */
     tcp_conn **conns;
     int nconns, cap_conns;
     void *pollfds;         /* struct pollfd[], grown as needed */

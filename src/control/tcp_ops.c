@@ -617,7 +617,10 @@ int cb_ctl_tcp_world(const cb_launch *l, double timeout_s, cb_ctl **out, char *e
     if (rc != 0)
         return rc;
     char how[160];
-    cb_launch_describe(l, how, sizeof how);
+    cb_launch at = *l;   /* the port rank 0 listened on, of l's tries */
+    if (l->size > 1)
+        at.port = w->rv_port;
+    cb_launch_describe(&at, how, sizeof how);
     snprintf(w->desc, sizeof w->desc, "none (%s)", how);
     if ((*out = world_ctl(w)) == NULL) {
         snprintf(err, len, "out of memory for the world's handle");

@@ -353,18 +353,36 @@ static void rendezvous_address(const cb_launch *l, tcp_bind *at)
     freeaddrinfo(res);
 }
 
-static int serve_rendezvous(tcp_world *w, const tcp_bind *at, int port,
+/* Rank 0's rendezvous listener: the first of l's ports that is free. */
+static int listen_rendezvous(tcp_world *w, const tcp_bind *at, const cb_launch *l, char *err,
+                             size_t len)
+{
+    /* Every rank may knock at once: the backlog is never what keeps one out. */
+    int backlog = w->size > SOMAXCONN ? w->size : SOMAXCONN;
+    for (int i = 0; i < l->port_tries || i == 0; i++) {
+        w->rv_port = l->port + i;
+        w->rv_fd = cb_tcp_listen(at->any ? NULL : (const struct sockaddr *)&at->addr, at->len,
+                                 w->rv_port, backlog);
+        if (w->rv_fd >= 0)
+            return 0;
+        if (errno != EADDRINUSE)
+            break;
+    }
+    int e = errno;
+    if (l->port_tries > 1 && e == EADDRINUSE)
+        return fail(err, len, "rank 0 cannot listen on any of the rendezvous ports %d-%d of %s: "
+                    "%s (set NCCL_COLLBENCH_PORT to a free port)", l->port,
+                    l->port + l->port_tries - 1, at->text, strerror(e));
+    return fail(err, len, "rank 0 cannot listen on the rendezvous port %d of %s: %s (set "
+                "NCCL_COLLBENCH_PORT to a free port)", w->rv_port, at->text, strerror(e));
+}
+
+static int serve_rendezvous(tcp_world *w, const tcp_bind *at, const cb_launch *l,
                             const unsigned char *machine, char *err, size_t len)
 {
-    if (room_for_fds(w->size, err, len) != 0)
+    if (room_for_fds(w->size, err, len) != 0 || listen_rendezvous(w, at, l, err, len) != 0)
         return -1;
-    /* Every rank may knock at once: the backlog is never what keeps one out. */
-    w->rv_fd = cb_tcp_listen(at->any ? NULL : (const struct sockaddr *)&at->addr, at->len, port,
-                             w->size > SOMAXCONN ? w->size : SOMAXCONN);
-    if (w->rv_fd < 0)
-        return fail(err, len, "rank 0 cannot listen on the rendezvous port %d of %s: %s (under "
-                              "torchrun's agent, set NCCL_COLLBENCH_PORT to a free port)",
-                    port, at->text, strerror(errno));
+    int port = w->rv_port;
     tcp_conn **joined = calloc((size_t)w->size, sizeof *joined);
     int *pids = calloc((size_t)w->size, sizeof *pids);
     unsigned char *table = malloc(TABLE_HEAD + (size_t)w->size * ENTRY_LEN);
@@ -428,39 +446,72 @@ out:
     return rc;
 }
 
-/* Connects to rank 0's rendezvous, retrying until the deadline (*late
- * set when that passed). */
-static tcp_conn *reach_root(tcp_world *w, const cb_launch *l, double deadline, int *late,
-                            char *err, size_t len)
+/* The rendezvous host's addresses at port 0, or NULL with err set. */
+static struct addrinfo *root_addresses(const cb_launch *l, char *err, size_t len)
 {
-    char port[16], where[128] = "";
-    snprintf(port, sizeof port, "%d", l->port);
     struct addrinfo hints, *res = NULL;
     memset(&hints, 0, sizeof hints);
     hints.ai_family = AF_UNSPEC;
     hints.ai_socktype = SOCK_STREAM;
-    int gai = getaddrinfo(l->addr, port, &hints, &res);
+    int gai = getaddrinfo(l->addr, NULL, &hints, &res);
     if (gai != 0) {
         fail(err, len, "the rendezvous host %s: %s", l->addr, gai_strerror(gai));
         return NULL;
     }
-    int last = ETIMEDOUT;
+    return res;
+}
+
+static void set_port(struct sockaddr_storage *a, int port)
+{
+    if (a->ss_family == AF_INET6)
+        ((struct sockaddr_in6 *)a)->sin6_port = htons((uint16_t)port);
+    else
+        ((struct sockaddr_in *)a)->sin_port = htons((uint16_t)port);
+}
+
+/* Connects to rank 0's rendezvous, retrying until the deadline (*late
+ * set when that passed); w->rv_port is the port reached. Where rank 0 may
+ * listen on a later one of l's ports (the first was taken), each is tried
+ * in turn, and one whose listener fails our key (another job, another
+ * program) is passed over from then on; with one port, that is an error at
+ * once. */
+static tcp_conn *reach_root(tcp_world *w, const cb_launch *l, double deadline, int *late,
+                            char *err, size_t len)
+{
+    char where[128] = "", refused[128] = "";
+    struct addrinfo *res = root_addresses(l, err, len);
+    if (res == NULL)
+        return NULL;
+    int tries = l->port_tries > 1 ? l->port_tries : 1, last = ETIMEDOUT;
+    unsigned passed_over = 0;   /* bit i: port + i failed our key */
     for (;;) {
-        for (struct addrinfo *a = res; a != NULL; a = a->ai_next) {
-            cb_tcp_addr_text(a->ai_addr, where, sizeof where);
-            tcp_conn *c = cb_tcp_connect_start(w, a->ai_addr, a->ai_addrlen, 0, 1);
-            double by = cb_ctl_now() + 2.0;
-            if (c != NULL && cb_tcp_connect_wait(w, c, by < deadline ? by : deadline) == 0) {
-                freeaddrinfo(res);
-                return c;
+        for (int i = 0; i < tries; i++) {
+            for (struct addrinfo *a = res; a != NULL && !(passed_over >> i & 1u); a = a->ai_next) {
+                struct sockaddr_storage to;
+                if (a->ai_addrlen > sizeof to)
+                    continue;
+                memcpy(&to, a->ai_addr, a->ai_addrlen);
+                set_port(&to, l->port + i);
+                cb_tcp_addr_text((struct sockaddr *)&to, where, sizeof where);
+                tcp_conn *c = cb_tcp_connect_start(w, (struct sockaddr *)&to, a->ai_addrlen, 0, 1);
+                double by = cb_ctl_now() + 2.0;
+                if (c != NULL && cb_tcp_connect_wait(w, c, by < deadline ? by : deadline) == 0) {
+                    freeaddrinfo(res);
+                    w->rv_port = l->port + i;
+                    return c;
+                }
+                last = c != NULL ? c->err : errno;
+                if (c != NULL)
+                    cb_tcp_conn_drop(w, c);
+                if (last == EACCES) {
+                    snprintf(refused, sizeof refused, "%s", where);
+                    passed_over |= 1u << i;
+                }
             }
-            last = c != NULL ? c->err : errno;
-            if (c != NULL)
-                cb_tcp_conn_drop(w, c);
-            if (last == EACCES) {
+            if (passed_over != 0 && tries == 1) {
                 freeaddrinfo(res);
                 fail(err, len, "rank 0 at %s (%s:%d) failed our key: is NCCL_COLLBENCH_KEY the "
-                               "same on every rank?", where, l->addr, l->port);
+                               "same on every rank?", refused, l->addr, l->port);
                 return NULL;
             }
         }
@@ -470,8 +521,15 @@ static tcp_conn *reach_root(tcp_world *w, const cb_launch *l, double deadline, i
     }
     freeaddrinfo(res);
     *late = 1;
-    fail(err, len, "rank %d could not reach rank 0 at %s:%d (%s) within %g s: %s", w->rank,
-         l->addr, l->port, where, w->timeout_s, strerror(last));
+    if (tries == 1)
+        fail(err, len, "rank %d could not reach rank 0 at %s:%d (%s) within %g s: %s", w->rank,
+             l->addr, l->port, where, w->timeout_s, strerror(last));
+    else
+        fail(err, len, "rank %d could not reach rank 0 at %s, ports %d-%d, within %g s: %s%s%s%s",
+             w->rank, l->addr, l->port, l->port + tries - 1, w->timeout_s, strerror(last),
+             refused[0] != '\0' ? " (the listener at " : "", refused,
+             refused[0] != '\0' ? " failed our key: is NCCL_COLLBENCH_KEY the same on every "
+                                  "rank?)" : "");
     return NULL;
 }
 
@@ -512,9 +570,9 @@ static int join_rendezvous(tcp_world *w, const cb_launch *l, const unsigned char
     size_t want = TABLE_HEAD + (size_t)w->size * ENTRY_LEN;
     if (got < 0)
         fail(err, len, "rank 0 at %s:%d closed the rendezvous before sending its table",
-             l->addr, l->port);
+             l->addr, w->rv_port);
     else if (got == 0)
-        late = fail(err, len, "rank 0 at %s:%d sent no table within %g s", l->addr, l->port,
+        late = fail(err, len, "rank 0 at %s:%d sent no table within %g s", l->addr, w->rv_port,
                     w->timeout_s) != 0;
     else if (m->len >= 1 && (m->data[0] == 1 || m->data[0] == 2))
         late = fail(err, len, "rank 0 refused the rendezvous: %.*s", (int)(m->len - 1),
@@ -559,7 +617,7 @@ int cb_tcp_rendezvous(const cb_launch *l, double timeout_s, tcp_world **out, cha
             rc = fail(err, len, "rank 0 cannot listen on a port of its own on %s: %s", at.text,
                       strerror(errno));
         else
-            rc = serve_rendezvous(w, &at, l->port, machine, err, len);
+            rc = serve_rendezvous(w, &at, l, machine, err, len);
     } else if (l->size > 1) {
         rc = join_rendezvous(w, l, machine, err, len);
     } else if (cb_random_bytes(w->run_nonce, TCP_NONCE_LEN) != 0) {

@@ -13,7 +13,10 @@
 # d. SIGTERM to torchrun mid-run (it forwards it to the workers, at times
 #    twice): each rank ends with 143, and rank 0's JSON is there, says 143
 #    and complete=false;
-# e. two agents as two nodes, the README's multi-node form (c10d): passes.
+# e. two agents as two nodes, the README's multi-node form (c10d): passes;
+# f. MASTER_PORT + 1 held by a stranger that never answers (as an outgoing
+#    connection or another service may hold it): rank 0 listens on the
+#    next free port and the other rank finds it there.
 . "$CB_SRCDIR/tests/support/lib.sh"
 . "$CB_SRCDIR/tests/nccl/standin/lib.sh"
 need_standin
@@ -49,9 +52,9 @@ grep -q 'torchrun launch, TCP rendezvous at ' "$CB_TMP/out" ||
     show_and_fail "a. the preamble does not name the torchrun launch"
 check check-sweep --table "$CB_TMP/out" --ranks 2 --sizes 1024,4096
 
-# After a, the rendezvous is at a port of the test's choosing: the default,
-# torchrun's MASTER_PORT + 1, can be taken by another process (seen
-# once in a CI run beside another test: "Address already in use").
+# b to d set the rendezvous port (NCCL_COLLBENCH_PORT); a and e use the
+# default, the first free of MASTER_PORT + 1 .. + 8 (MASTER_PORT + 1 alone
+# was once taken in a CI run, in e: "Address already in use").
 # b. No GPU, no MPI: each worker fails with 2; torchrun's report, which
 # prints each failure's message.extraInfo.py_callstack, shows ours.
 mkdir -p "$CB_TMP/nosys"
@@ -182,4 +185,43 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["ranks"] == 2 and d["nodes"] == 2 and d["summary"]["exit_status"] == 0, d["summary"]
 PY
+
+# f. A stranger listens on MASTER_PORT + 1 (and never accepts): the
+# rendezvous is at MASTER_PORT + 2, and the run passes.
+"$CB_PYTHON" - "$CB_TMP/held" <<'PY' &
+import socket, sys, time
+for _ in range(50):
+    base = socket.socket()
+    base.bind(("127.0.0.1", 0))
+    port = base.getsockname()[1]
+    base.close()
+    held = socket.socket()
+    try:
+        held.bind(("127.0.0.1", port + 1))
+    except OSError:
+        continue
+    held.listen(1)
+    open(sys.argv[1] + ".tmp", "w").write("%d\n" % port)
+    import os
+    os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+    time.sleep(150)
+    sys.exit(0)
+sys.exit(1)
+PY
+holder=$!
+started="$started $holder"
+for _ in $(seq 100); do [ -s "$CB_TMP/held" ] || sleep 0.1; done
+[ -s "$CB_TMP/held" ] || show_and_fail "f. no port with a free neighbour to hold"
+mport=$(cat "$CB_TMP/held")
+rc=0
+timeout -k 5 120 "$TORCHRUN" --nproc-per-node 2 --master-addr 127.0.0.1 \
+    --master-port "$mport" --no-python "$CB_STANDIN_BIN" --backend nccl $SWEEP \
+    </dev/null >"$CB_TMP/out" 2>"$CB_TMP/err" || rc=$?
+kill "$holder" 2>/dev/null || true
+wait "$holder" 2>/dev/null || true
+started=""
+expect_rc 0 "f. torchrun with MASTER_PORT + 1 held"
+grep -q "torchrun launch, TCP rendezvous at 127.0.0.1:$((mport + 2))" "$CB_TMP/out" ||
+    show_and_fail "f. the rendezvous is not at MASTER_PORT + 2 ($((mport + 2)))"
+grep -q '^# Result: PASS' "$CB_TMP/out" || show_and_fail "f. no '# Result: PASS'"
 echo "ok"

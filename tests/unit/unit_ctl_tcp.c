@@ -1,8 +1,11 @@
 /* The TCP control plane (src/control/tcp_*.c) between forked processes on
  * 127.0.0.1: every op with checked results for 1, 2, 3 and 5 ranks; then
  * rendezvous that must fail, each with its message: a wrong key, a rank
- * that never comes, a different WORLD_SIZE, a rank claimed twice. The
- * parent reaps every child by its PID; alarm() bounds each child. */
+ * that never comes, a different WORLD_SIZE, a rank claimed twice; then a
+ * rendezvous whose first ports are taken (torchrun's MASTER_PORT + 1 may
+ * be): rank 0 takes a later one and the others find it there, or, with
+ * every one taken, both say so. The parent reaps every child by its PID;
+ * alarm() bounds each child. */
 #define _DEFAULT_SOURCE   /* usleep */
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -322,6 +325,97 @@ static int run_case(const char *name, int n, int port, int bad)
     return failed;
 }
 
+/* A listener on 127.0.0.1:port that never accepts (the kernel completes
+ * connections to it; nothing answers them): a stranger on the port. */
+static int hold_port(int port)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a;
+    memset(&a, 0, sizeof a);
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    a.sin_port = htons((uint16_t)port);
+    if (fd >= 0 && (bind(fd, (struct sockaddr *)&a, sizeof a) != 0 || listen(fd, 8) != 0)) {
+        close(fd);
+        fd = -1;
+    }
+    return fd;
+}
+
+/* Two ranks whose rendezvous may take any of tries ports from base, the
+ * first held ones held by strangers: with a free one after them, both meet
+ * there (the preamble's description names it); with none, rank 0 says the
+ * ports were all taken and rank 1 that it reached no rank 0. */
+static int run_tries_case(int base, int tries, int held)
+{
+    int fds[CB_LAUNCH_PORT_TRIES], failed = 0;
+    pid_t pids[2];
+    for (int i = 0; i < held; i++)
+        if ((fds[i] = hold_port(base + i)) < 0) {
+            for (int j = 0; j < i; j++)
+                close(fds[j]);
+            return -1;   /* taken meanwhile: the caller picks another base */
+        }
+    fflush(NULL);
+    for (int r = 0; r < 2; r++) {
+        pids[r] = fork();
+        if (pids[r] != 0)
+            continue;
+        alarm(CHILD_ALARM_S);
+        cb_launch l = launch_of(r, 2, base, "unit-ctl-tcp");
+        l.port_tries = tries;
+        char err[512] = "", want[64], desc[256] = "";
+        int rc = 0;
+        cb_ctl *c = NULL;
+        if (held < tries) {
+            snprintf(want, sizeof want, "127.0.0.1:%d", base + held);
+            if (cb_ctl_tcp_world(&l, 20.0, &c, err, sizeof err) != 0) {
+                fprintf(stderr, "tries: rank %d: %s\n", r, err);
+                rc = 1;
+            } else {
+                cb_ctl_describe(c, desc, sizeof desc);
+                rc = strstr(desc, want) == NULL || cb_ctl_barrier(c) != 0;
+                if (rc)
+                    fprintf(stderr, "tries: rank %d: '%s' lacks '%s'\n", r, desc, want);
+                cb_ctl_free(&c);
+            }
+        } else {
+            snprintf(want, sizeof want, "ports %d-%d", base, base + tries - 1);
+            rc = child_fails(&l, 3.0, r == 0 ? "cannot listen on any of the rendezvous" :
+                                                   "could not reach rank 0", want);
+        }
+        fflush(NULL);
+        _exit(rc);
+    }
+    for (int r = 0; r < 2; r++) {
+        int status = 0;
+        if (pids[r] < 0 || waitpid(pids[r], &status, 0) != pids[r] || !WIFEXITED(status) ||
+            WEXITSTATUS(status) != 0) {
+            fprintf(stderr, "tries %d, held %d: rank %d ended with status 0x%x\n", tries, held,
+                    r, status);
+            failed = 1;
+        }
+    }
+    for (int i = 0; i < held; i++)
+        close(fds[i]);
+    return failed;
+}
+
+/* run_tries_case on a base whose ports were free a moment ago. */
+static int tries_case(int tries, int held)
+{
+    for (int attempt = 0; attempt < 20; attempt++) {
+        int base = free_port();
+        if (base < 0 || base + tries - 1 > 65535)
+            continue;
+        int rc = run_tries_case(base, tries, held);
+        if (rc >= 0)
+            return rc;
+    }
+    fprintf(stderr, "tries: no run of %d free ports found\n", tries);
+    return 1;
+}
+
 int main(void)
 {
     unit_state u = {0, 0};
@@ -338,5 +432,7 @@ int main(void)
     }
     for (int b = 0; b < (int)(sizeof bad_cases / sizeof bad_cases[0]); b++)
         CHECK(&u, run_case(bad_cases[b].name, bad_cases[b].started, free_port(), b) == 0);
+    CHECK(&u, tries_case(4, 2) == 0);   /* rank 0 on the third port */
+    CHECK(&u, tries_case(2, 2) == 0);   /* none free: both say so */
     return unit_done(&u, "unit_ctl_tcp");
 }

@@ -98,13 +98,20 @@ static void modes(unit_state *u)
     const char *agent[] = {"RANK=0", "WORLD_SIZE=2", "MASTER_ADDR=a", "MASTER_PORT=29500",
                            "TORCHELASTIC_USE_AGENT_STORE=True", NULL};
     CHECK(u, detect(agent, &l, err, sizeof err) == 0 && l.port == 29501);
+    CHECK(u, l.port_tries == CB_LAUNCH_PORT_TRIES);   /* the first free of 29501..29508 */
     const char *agent_off[] = {"RANK=0", "WORLD_SIZE=2", "MASTER_ADDR=a", "MASTER_PORT=29500",
                                "TORCHELASTIC_USE_AGENT_STORE=False", NULL};
     CHECK(u, detect(agent_off, &l, err, sizeof err) == 0 && l.port == 29500);
+    CHECK(u, l.port_tries == 1);
     const char *agent_named[] = {"RANK=0", "WORLD_SIZE=2", "MASTER_ADDR=a", "MASTER_PORT=29500",
                                  "TORCHELASTIC_USE_AGENT_STORE=True", "NCCL_COLLBENCH_PORT=7000",
                                  NULL};
     CHECK(u, detect(agent_named, &l, err, sizeof err) == 0 && l.port == 7000);
+    CHECK(u, l.port_tries == 1);   /* the user's port, and no other */
+    const char *agent_high[] = {"RANK=0", "WORLD_SIZE=2", "MASTER_ADDR=a", "MASTER_PORT=65531",
+                                "TORCHELASTIC_USE_AGENT_STORE=True", NULL};
+    CHECK(u, detect(agent_high, &l, err, sizeof err) == 0 && l.port == 65532);
+    CHECK(u, l.port_tries == 4);   /* 65532..65535 */
     const char *agent_last[] = {"RANK=0", "WORLD_SIZE=2", "MASTER_ADDR=a", "MASTER_PORT=65535",
                                 "TORCHELASTIC_USE_AGENT_STORE=True", NULL};
     CHECK(u, detect(agent_last, &l, err, sizeof err) == -1 && strstr(err, "65535") != NULL);
