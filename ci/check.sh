@@ -112,7 +112,9 @@ san_thorough="tests/e2e/split.sh tests/e2e/alltoallv.sh tests/e2e/output_files.s
     tests/nccl/nccl_standin_faults.sh tests/nccl/nccl_standin_options.sh"
 # The sanitizer build runs each of the program's code paths once, not every
 # combination: 8 ranks under AddressSanitizer on 2 cores make the whole
-# suite take 20 minutes there. So: every unit test (the pure code, every
+# suite take 20 minutes there (LeakSanitizer's check at each rank's exit
+# is most of it: the wrapper keeps it cheap, tests/support/keep_loaded.c).
+# So: every unit test (the pure code, every
 # type, reduction and layout); on the MPI backend every collective once
 # (check_timed: -o all), the outputs, cycles, splits, alltoallv (not the
 # scan: its timing tests are too noisy under ASan; its pure parts are unit tests),

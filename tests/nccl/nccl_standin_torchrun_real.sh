@@ -29,6 +29,10 @@ TORCHRUN=$(command -v torchrun 2>/dev/null || true)
 FAULTY="$CB_BUILDDIR/tests/nccl-collbench-faulty"
 [ -x "$FAULTY" ] || fail "$FAULTY was not built"
 SWEEP="-b 1K -e 4K -f 4 -n 2 -w 1"
+# torchrun's agents make their folders (torchelastic_*) in TMPDIR: in the
+# test's scratch folder, removed with it.
+TMPDIR=$CB_TMP
+export TMPDIR
 CB_STANDIN_GPUS=2
 export CB_STANDIN_GPUS
 
