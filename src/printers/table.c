@@ -26,6 +26,13 @@ typedef struct table_printer {
      * none falls inside a block their parsers read. */
     const cb_params *tests;
     int titled;             /* their titles are out (once, as theirs) */
+    /* NCCL_TESTS_SPLIT's groups under their names: a size's rows, held
+     * until the last group's, then one row as theirs (table_tests.h,
+     * cb_table_tests_merge); the average of those rows for their footer. */
+    cb_result *held_oop, *held_inp;
+    int nheld, held_room, held_has_inp;
+    double merged_busbw;
+    int merged_cells;
     FILE *later;
     char *later_text;
     size_t later_len;
@@ -250,6 +257,67 @@ static void our_row(FILE *out, const table_printer *tp, const cb_row *row)
     fputc('\n', out);
 }
 
+/* The held groups' rows of one size as one row of theirs, then each
+ * group's WRONG (and --stats) lines. */
+static void flush_groups(table_printer *tp)
+{
+    if (tp->nheld == 0)
+        return;
+    FILE *out = tp->base.out;
+    cb_result oop, inp;
+    cb_table_tests_merge(tp->tests, tp->held_oop, tp->nheld, &oop);
+    if (tp->held_has_inp)
+        cb_table_tests_merge(tp->tests, tp->held_inp, tp->nheld, &inp);
+    cb_row row = {&oop, tp->held_has_inp ? &inp : NULL};
+    cb_table_tests_row(out, tp->tests, &row);
+    for (int h = 0; h < 2 && !(oop.collective->flags & CB_COLL_NO_DATA); h++)
+        if (h == 0 || tp->held_has_inp) {
+            tp->merged_busbw += h == 0 ? oop.busbw : inp.busbw;
+            tp->merged_cells++;
+        }
+    for (int g = 0; g < tp->nheld; g++) {
+        print_mismatch(out, &tp->held_oop[g]);
+        if (tp->held_has_inp)
+            print_mismatch(out, &tp->held_inp[g]);
+        if (tp->stats)
+            print_stats(out, &tp->held_oop[g]);
+        if (tp->stats && tp->held_has_inp)
+            print_stats(out, &tp->held_inp[g]);
+    }
+    tp->nheld = 0;
+    fflush(out);
+}
+
+/* Under their names, a --split group's row is held (flush_groups); a row
+ * of group 0 or another size ends the rows held. Returns whether it was. */
+static int hold_group_row(table_printer *tp, const cb_row *row)
+{
+    const cb_result *oop = row->out_of_place;
+    if (tp->tests == NULL || oop->split.group < 0)
+        return 0;
+    if (tp->nheld > 0 && (oop->split.group <= tp->held_oop[tp->nheld - 1].split.group ||
+                          oop->bytes != tp->held_oop[0].bytes))
+        flush_groups(tp);
+    if (tp->nheld == tp->held_room) {
+        int room = tp->held_room ? 2 * tp->held_room : 8;
+        cb_result *o = realloc(tp->held_oop, (size_t)room * sizeof *o);
+        if (o != NULL)
+            tp->held_oop = o;
+        cb_result *i = realloc(tp->held_inp, (size_t)room * sizeof *i);
+        if (i != NULL)
+            tp->held_inp = i;
+        if (o == NULL || i == NULL)
+            return 0;   /* out of memory: the row printed as it is */
+        tp->held_room = room;
+    }
+    tp->held_oop[tp->nheld] = *oop;
+    tp->held_has_inp = row->in_place != NULL;
+    if (row->in_place != NULL)
+        tp->held_inp[tp->nheld] = *row->in_place;
+    tp->nheld++;
+    return 1;
+}
+
 /* One row: the out-of-place half, and the in-place half or dashes; the
  * comment lines under it. */
 static void table_result(cb_printer *pr, const cb_row *row)
@@ -257,6 +325,8 @@ static void table_result(cb_printer *pr, const cb_row *row)
     table_printer *tp = (table_printer *)pr;
     FILE *out = pr->out;
     const cb_result *oop = row->out_of_place, *inp = row->in_place;
+    if (hold_group_row(tp, row))
+        return;
     if (tp->tests != NULL)
         cb_table_tests_row(out, tp->tests, row);
     else
@@ -291,8 +361,17 @@ static void table_end(cb_printer *pr, const cb_summary *sum)
     if (!tp->begun)
         return;
     if (tp->tests != NULL) {
-        /* Their footer, then ours: what was held back, and the verdict. */
-        cb_table_tests_footer(out, tp->tests, sum);
+        /* Their footer, then ours: what was held back, and the verdict.
+         * Under NCCL_TESTS_SPLIT their average is of their merged rows. */
+        flush_groups(tp);
+        cb_summary theirs = *sum;
+        if (tp->merged_cells > 0 && theirs.naverages > 0) {
+            cb_busbw_average *a = &theirs.averages[0];
+            a->sum = tp->merged_busbw;
+            a->cells = tp->merged_cells;
+            a->min_bw_failed = !isnan(sum->min_bw) && a->sum / a->cells < 0.9 * sum->min_bw;
+        }
+        cb_table_tests_footer(out, tp->tests, &theirs);
         if (sum->error[0] != '\0')
             fprintf(tp->later, "# Stopped early: %s\n", sum->error);
         fclose(tp->later);
@@ -339,6 +418,8 @@ static int table_close(cb_printer *pr, char *err, size_t err_len)
     if (tp->later != NULL)
         fclose(tp->later);
     free(tp->later_text);
+    free(tp->held_oop);
+    free(tp->held_inp);
     int rc = cb_printer_close_stream(pr, "table", err, err_len);
     free(pr);
     return rc;

@@ -244,6 +244,31 @@ void cb_table_tests_row(FILE *out, const cb_params *p, const cb_row *row)
     fputc('\n', out);
 }
 
+void cb_table_tests_merge(const cb_params *p, const cb_result *groups, int n, cb_result *out)
+{
+    *out = groups[0];
+    double t = groups[0].seconds, weighted = 0, ranks = 0;
+    unsigned long long wrong = 0;
+    for (int g = 0; g < n; g++) {
+        const cb_result *r = &groups[g];
+        wrong += r->wrong;
+        weighted += r->seconds * r->split.group_ranks;
+        ranks += r->split.group_ranks;
+        if ((p->timing.average == CB_AVERAGE_MIN && r->seconds < t) ||
+            (p->timing.average == CB_AVERAGE_MAX && r->seconds > t))
+            t = r->seconds;
+    }
+    if (p->timing.average == CB_AVERAGE_MEAN && ranks > 0)
+        t = weighted / ranks;
+    /* Bandwidth is bytes over time: rank 0's group's, at the merged time. */
+    if (t > 0 && groups[0].seconds > 0) {
+        out->algbw = groups[0].algbw * groups[0].seconds / t;
+        out->busbw = groups[0].busbw * groups[0].seconds / t;
+    }
+    out->seconds = t;
+    out->wrong = wrong;
+}
+
 /* getMemString (util.cu): binary units, 2 decimals below 10, 1 below
  * 100, none above; "0.00 B" for nothing. */
 static void mem_string(int64_t bytes, char *buf, size_t len)

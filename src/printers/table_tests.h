@@ -40,6 +40,14 @@ void cb_table_tests_titles(FILE *out, const cb_params *p);
 /* One row. */
 void cb_table_tests_row(FILE *out, const cb_params *p, const cb_row *row);
 
+/* NCCL_TESTS_SPLIT's groups as theirs print them, one half of one row:
+ * the n groups' results of a size (group 0 first, rank 0's) in *out.
+ * Theirs reduces each rank's time over MPI_COMM_WORLD as -a says (common.cu,
+ * Allreduce: the mean over every rank of every group by default, or rank
+ * 0's, the least, the most), sums the wrong elements, and prints rank 0's
+ * size, count and bandwidths, the last at that time. */
+void cb_table_tests_merge(const cb_params *p, const cb_result *groups, int n, cb_result *out);
+
 /* The two summary lines, "# Collective test concluded", "#" and the
  * empty line theirs ends with. */
 void cb_table_tests_footer(FILE *out, const cb_params *p, const cb_summary *sum);

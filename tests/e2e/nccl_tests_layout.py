@@ -18,7 +18,8 @@ REDOPS: the redop column, a comma list for a set of rows per reduction
 (sendrecv_perf -o all, as sendrecv.cu loops); "" for hypercube_perf.
 FLAGS: any of C (-C 1), I (-I 1), S (-S 1), M (-M 1: writeMemInfo's line
 after "# Collective test concluded"), G (NCCL_TESTS_SPLIT="OR 1": every
-rank's Group is its colour, 1), H (hypercube.cu's HyperCubeGetBw: algbw
+rank's Group is its colour, 1), D (NCCL_TESTS_SPLIT="MOD 2": rank r's Group
+is r % 2, and two groups still print one row per size, as theirs), H (hypercube.cu's HyperCubeGetBw: algbw
 equal to busbw). MIN,MAX: the parameter line's minBytes and maxBytes where
 they are not the first and last row's size (hypercube's rounding).
 """
@@ -109,8 +110,8 @@ def expected(program, sizes, count_div, redops, flags, nranks, bounds):
     for r in range(nranks):
         lines.append(pattern("#  Rank %2d Group %2d Pid %6d on %10s device %2d "
                              "[%04x:%02x:%02x] %s\n",
-                             r, 1 if "G" in flags else 0, INT, WORD, INT, HEX, HEX, HEX,
-                             TEXT))
+                             r, r % 2 if "D" in flags else 1 if "G" in flags else 0, INT,
+                             WORD, INT, HEX, HEX, HEX, TEXT))
     # writeResultHeader
     lines.append(literal("#\n"))
     if per_iter:

@@ -4,7 +4,9 @@
 # through a link on 2 ranks of the MPI backend, then all_reduce_perf once
 # more with -C 1, -I 1 and -S 1 (their other titles and columns),
 # sendrecv_perf with -o all (a row set per reduction, as sendrecv.cu),
-# all_gather_perf under NCCL_TESTS_SPLIT (the Group column), and, where the
+# all_gather_perf under NCCL_TESTS_SPLIT (the Group column), all_reduce_perf
+# with NCCL_TESTS_SPLIT into two groups (one row a size, the groups' mean
+# time, as theirs), and, where the
 # NCCL backend's CPU stand-in is built, all_reduce_perf -M 1 (their memory
 # line). nccl_tests_layout.py holds their format strings and compares; our
 # version line and our own lines after theirs aside.
@@ -43,7 +45,30 @@ layout sendrecv_perf 1 sum,prod,max,min,avg,mulsum "" -o all
 NCCL_TESTS_SPLIT="OR 1"
 export NCCL_TESTS_SPLIT
 layout all_gather_perf 2 none G
+# Two groups (rank % 2): theirs prints one row per size, its time reduced
+# over every rank of MPI_COMM_WORLD (common.cu, Allreduce; -a 1: the mean),
+# its #wrong summed; the CSV keeps a row per group.
+NCCL_TESTS_SPLIT="MOD 2"
+layout all_reduce_perf 1 sum D --csv "$CB_TMP/split.csv"
 unset NCCL_TESTS_SPLIT
+"$CB_PYTHON" - "$CB_TMP/out" "$CB_TMP/split.csv" <<'PY' || show_and_fail "NCCL_TESTS_SPLIT: the row is not the groups' mean"
+import csv, sys
+times = {}
+for row in csv.DictReader(open(sys.argv[2], newline="")):
+    times.setdefault((int(row["bytes"]), row["placement"]), []).append(float(row["time_us"]))
+seen = 0
+for line in open(sys.argv[1]):
+    f = line.split()
+    if line.startswith("#") or len(f) != 13:
+        continue
+    for placement, col in (("out-of-place", 5), ("in-place", 9)):
+        group_times = times[(int(f[0]), placement)]
+        assert len(group_times) == 2, (f[0], placement, group_times)
+        mean = sum(group_times) / 2
+        assert abs(float(f[col]) - mean) <= max(0.011, 0.002 * mean), (f, placement, group_times)
+    seen += 1
+assert seen == len({size for size, _ in times}) > 0, seen
+PY
 # hypercube.cu: a block of size / 2 rounded down to 16 bytes (48 gathers
 # 32 bytes), redop "", algbw = busbw.
 first=48 last=96 rows=32,96
