@@ -213,8 +213,9 @@ typedef struct cb_summary {
     int link_faults;           /* --expect auto: links down or degraded (status 8) */
     const char *auto_host_backend; /* --backend auto chose this host-memory backend, else NULL */
     int unauthenticated;       /* a TCP rendezvous without NCCL_COLLBENCH_KEY */
-    /* -M: rank 0's device memory taken by set-up, the buffers and the
-     * collectives (bytes), where the backend measured it (memory.c). */
+    /* -M: the device memory taken by set-up, the buffers and the
+     * collectives (bytes), each the most of any rank, where the backend
+     * measured it (memory.c). */
     int64_t memory_usage[3];
     int memory_measured;
     int exit_status;           /* enum cb_exit the run ends with */

@@ -289,7 +289,8 @@ int cb_eng_emit_split(engine *e, const cb_collective *coll, cb_result *res, int 
 void cb_eng_plan_sizes(engine *e);
 void cb_eng_note_footprint(engine *e);
 /* -M, after the run: nccl-tests' line of the device memory that NCCL's
- * set-up, the buffers and the collectives took (rank 0's device). */
+ * set-up, the buffers and the collectives took, each the most of any rank
+ * (a collective: every rank calls it). */
 void cb_eng_note_memory_usage(engine *e);
 void cb_eng_allocate_buffers(engine *e);
 void cb_eng_free_buffers(engine *e);

@@ -139,11 +139,11 @@ void cb_eng_note_footprint(engine *e)
          e->mem.buffer_bytes);
 }
 
-/* -M: the device memory free now on rank 0, or 0 where not measured. */
+/* -M: the device memory free now on this rank, or 0 where not measured. */
 static size_t device_free_now(engine *e)
 {
     size_t bytes = 0;
-    if (e->rank != 0 || !e->p->sizes.memory_report || e->ops->device_free == NULL ||
+    if (!e->p->sizes.memory_report || e->ops->device_free == NULL ||
         e->ops->device_free(e->b, &bytes) != 0)
         return 0;
     return bytes;
@@ -158,25 +158,33 @@ static size_t taken(size_t before, size_t after)
 
 void cb_eng_note_memory_usage(engine *e)
 {
+    /* Each figure the largest over ranks, as theirs (common.cu, run():
+     * MPI_Allreduce with MPI_MAX of initGpuMem, bufferMemory and
+     * devMemUsed over MPI_COMM_WORLD); every rank takes part, measured or
+     * not (the last: whether any rank measured). */
     size_t after_run = device_free_now(e);
-    if (after_run == 0 || e->mem.free_after_buffers == 0)
+    uint64_t mine[4] = {0, 0, 0, 0}, most[4] = {0, 0, 0, 0};
+    if (after_run != 0 && e->mem.free_after_buffers != 0) {
+        mine[0] = taken(e->b->free_before_comm, e->mem.free_before_buffers);
+        mine[1] = taken(e->mem.free_before_buffers, e->mem.free_after_buffers);
+        mine[2] = taken(e->mem.free_after_buffers, after_run);
+        mine[3] = 1;
+    }
+    if (cb_ctl_allreduce(e->comm, mine, most, 4, CB_CTL_U64, CB_CTL_MAX) != 0 || most[3] == 0)
         return;
-    size_t parts[3] = {taken(e->b->free_before_comm, e->mem.free_before_buffers),
-                       taken(e->mem.free_before_buffers, e->mem.free_after_buffers),
-                       taken(e->mem.free_after_buffers, after_run)};
     /* Under nccl-tests' names the table prints their line from these,
      * after "# Collective test concluded" (table_tests.c). */
     for (int i = 0; i < 3; i++)
-        e->sum.memory_usage[i] = (int64_t)parts[i];
+        e->sum.memory_usage[i] = (int64_t)most[i];
     e->sum.memory_measured = 1;
     if (e->p->tests_program != NULL)
         return;
     char text[3][32], total[32];
     for (int i = 0; i < 3; i++)
-        cb_format_bytes(parts[i], text[i], sizeof text[i]);
-    cb_format_bytes(parts[0] + parts[1] + parts[2], total, sizeof total);
+        cb_format_bytes(most[i], text[i], sizeof text[i]);
+    cb_format_bytes(most[0] + most[1] + most[2], total, sizeof total);
     cb_eng_note(e, "GPU memory usage : Initialization %s | User-Allocated %s | Collective %s | "
-                "Total %s (rank 0's device)", text[0], text[1], text[2], total);
+                "Total %s (each the most of any rank)", text[0], text[1], text[2], total);
 }
 
 void cb_eng_allocate_buffers(engine *e)
