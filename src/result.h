@@ -6,6 +6,7 @@
 #ifndef CB_RESULT_H
 #define CB_RESULT_H
 
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -180,6 +181,13 @@ typedef struct cb_busbw_average {
     int cells;
     int min_bw_failed;         /* below 0.9 x NCCL_TESTS_MIN_BW */
 } cb_busbw_average;
+
+/* NCCL_TESTS_MIN_BW's rule, as nccl-tests applies it: an average below 0.9
+ * times the floor (GB/s; NaN: no floor) fails. */
+static inline int cb_busbw_below_floor(const cb_busbw_average *a, double min_bw)
+{
+    return a->cells > 0 && !isnan(min_bw) && a->sum / a->cells < 0.9 * min_bw;
+}
 
 #define CB_SUMMARY_AVERAGES 32
 

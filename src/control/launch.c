@@ -276,8 +276,8 @@ static int detect_torchrun(const char *(*get)(const char *), cb_launch *l, int l
             return fail(err, len, "MASTER_PORT=65535 is torchrun's store and no port follows it "
                                   "for the rendezvous: set NCCL_COLLBENCH_PORT");
         l->port++;
-        l->port_tries = 65535 - l->port + 1 < CB_LAUNCH_PORT_TRIES ? 65535 - l->port + 1
-                                                                    : CB_LAUNCH_PORT_TRIES;
+        int left = 65536 - l->port;   /* ports from l->port to 65535 */
+        l->port_tries = left < CB_LAUNCH_PORT_TRIES ? left : CB_LAUNCH_PORT_TRIES;
     }
     return 0;
 }

@@ -353,13 +353,19 @@ static void rendezvous_address(const cb_launch *l, tcp_bind *at)
     freeaddrinfo(res);
 }
 
+/* How many rendezvous ports, from l->port, rank 0 may listen on. */
+static int port_count(const cb_launch *l)
+{
+    return l->port_tries > 1 ? l->port_tries : 1;
+}
+
 /* Rank 0's rendezvous listener: the first of l's ports that is free. */
 static int listen_rendezvous(tcp_world *w, const tcp_bind *at, const cb_launch *l, char *err,
                              size_t len)
 {
     /* Every rank may knock at once: the backlog is never what keeps one out. */
     int backlog = w->size > SOMAXCONN ? w->size : SOMAXCONN;
-    for (int i = 0; i < l->port_tries || i == 0; i++) {
+    for (int i = 0; i < port_count(l); i++) {
         w->rv_port = l->port + i;
         w->rv_fd = cb_tcp_listen(at->any ? NULL : (const struct sockaddr *)&at->addr, at->len,
                                  w->rv_port, backlog);
@@ -369,10 +375,10 @@ static int listen_rendezvous(tcp_world *w, const tcp_bind *at, const cb_launch *
             break;
     }
     int e = errno;
-    if (l->port_tries > 1 && e == EADDRINUSE)
+    if (port_count(l) > 1 && e == EADDRINUSE)
         return fail(err, len, "rank 0 cannot listen on any of the rendezvous ports %d-%d of %s: "
                     "%s (set NCCL_COLLBENCH_PORT to a free port)", l->port,
-                    l->port + l->port_tries - 1, at->text, strerror(e));
+                    l->port + port_count(l) - 1, at->text, strerror(e));
     return fail(err, len, "rank 0 cannot listen on the rendezvous port %d of %s: %s (set "
                 "NCCL_COLLBENCH_PORT to a free port)", w->rv_port, at->text, strerror(e));
 }
@@ -469,6 +475,33 @@ static void set_port(struct sockaddr_storage *a, int port)
         ((struct sockaddr_in *)a)->sin_port = htons((uint16_t)port);
 }
 
+/* One knock at rank 0 on port: each of the host's addresses in turn,
+ * each for 2 s at most. The connection, or NULL with *last the last error
+ * and where the address tried; an address whose listener failed our key
+ * (EACCES) is named in refused (where and refused: text_len bytes each). */
+static tcp_conn *knock(tcp_world *w, const struct addrinfo *res, int port, double deadline,
+                       char *where, char *refused, size_t text_len, int *last)
+{
+    for (const struct addrinfo *a = res; a != NULL; a = a->ai_next) {
+        struct sockaddr_storage to;
+        if (a->ai_addrlen > sizeof to)
+            continue;
+        memcpy(&to, a->ai_addr, a->ai_addrlen);
+        set_port(&to, port);
+        cb_tcp_addr_text((struct sockaddr *)&to, where, text_len);
+        tcp_conn *c = cb_tcp_connect_start(w, (struct sockaddr *)&to, a->ai_addrlen, 0, 1);
+        double by = cb_ctl_now() + 2.0;
+        if (c != NULL && cb_tcp_connect_wait(w, c, by < deadline ? by : deadline) == 0)
+            return c;
+        *last = c != NULL ? c->err : errno;
+        if (c != NULL)
+            cb_tcp_conn_drop(w, c);
+        if (*last == EACCES)
+            snprintf(refused, text_len, "%s", where);
+    }
+    return NULL;
+}
+
 /* Connects to rank 0's rendezvous, retrying until the deadline (*late
  * set when that passed); w->rv_port is the port reached. Where rank 0 may
  * listen on a later one of l's ports (the first was taken), each is tried
@@ -482,33 +515,24 @@ static tcp_conn *reach_root(tcp_world *w, const cb_launch *l, double deadline, i
     struct addrinfo *res = root_addresses(l, err, len);
     if (res == NULL)
         return NULL;
-    int tries = l->port_tries > 1 ? l->port_tries : 1, last = ETIMEDOUT;
+    int tries = port_count(l), last = ETIMEDOUT;
     unsigned passed_over = 0;   /* bit i: port + i failed our key */
     for (;;) {
         for (int i = 0; i < tries; i++) {
-            for (struct addrinfo *a = res; a != NULL && !(passed_over >> i & 1u); a = a->ai_next) {
-                struct sockaddr_storage to;
-                if (a->ai_addrlen > sizeof to)
-                    continue;
-                memcpy(&to, a->ai_addr, a->ai_addrlen);
-                set_port(&to, l->port + i);
-                cb_tcp_addr_text((struct sockaddr *)&to, where, sizeof where);
-                tcp_conn *c = cb_tcp_connect_start(w, (struct sockaddr *)&to, a->ai_addrlen, 0, 1);
-                double by = cb_ctl_now() + 2.0;
-                if (c != NULL && cb_tcp_connect_wait(w, c, by < deadline ? by : deadline) == 0) {
-                    freeaddrinfo(res);
-                    w->rv_port = l->port + i;
-                    return c;
-                }
-                last = c != NULL ? c->err : errno;
-                if (c != NULL)
-                    cb_tcp_conn_drop(w, c);
-                if (last == EACCES) {
-                    snprintf(refused, sizeof refused, "%s", where);
-                    passed_over |= 1u << i;
-                }
+            if (passed_over >> i & 1u)
+                continue;
+            char now[128] = "";
+            tcp_conn *c = knock(w, res, l->port + i, deadline, where, now, sizeof now, &last);
+            if (c != NULL) {
+                freeaddrinfo(res);
+                w->rv_port = l->port + i;
+                return c;
             }
-            if (passed_over != 0 && tries == 1) {
+            if (now[0] == '\0')
+                continue;
+            snprintf(refused, sizeof refused, "%s", now);
+            passed_over |= 1u << i;
+            if (tries == 1) {
                 freeaddrinfo(res);
                 fail(err, len, "rank 0 at %s (%s:%d) failed our key: is NCCL_COLLBENCH_KEY the "
                                "same on every rank?", refused, l->addr, l->port);

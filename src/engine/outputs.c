@@ -230,7 +230,7 @@ static int mark_min_bw(cb_summary *sum)
     int failed = 0;
     for (int i = 0; i < sum->naverages && !isnan(sum->min_bw); i++) {
         cb_busbw_average *a = &sum->averages[i];
-        a->min_bw_failed = a->cells > 0 && a->sum / a->cells < 0.9 * sum->min_bw;
+        a->min_bw_failed = cb_busbw_below_floor(a, sum->min_bw);
         failed |= a->min_bw_failed;
     }
     return failed;

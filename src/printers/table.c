@@ -270,11 +270,10 @@ static void flush_groups(table_printer *tp)
         cb_table_tests_merge(tp->tests, tp->held_inp, tp->nheld, &inp);
     cb_row row = {&oop, tp->held_has_inp ? &inp : NULL};
     cb_table_tests_row(out, tp->tests, &row);
-    for (int h = 0; h < 2 && !(oop.collective->flags & CB_COLL_NO_DATA); h++)
-        if (h == 0 || tp->held_has_inp) {
-            tp->merged_busbw += h == 0 ? oop.busbw : inp.busbw;
-            tp->merged_cells++;
-        }
+    if (!(oop.collective->flags & CB_COLL_NO_DATA)) {
+        tp->merged_busbw += oop.busbw + (tp->held_has_inp ? inp.busbw : 0);
+        tp->merged_cells += 1 + tp->held_has_inp;
+    }
     for (int g = 0; g < tp->nheld; g++) {
         print_mismatch(out, &tp->held_oop[g]);
         if (tp->held_has_inp)
@@ -369,7 +368,7 @@ static void table_end(cb_printer *pr, const cb_summary *sum)
             cb_busbw_average *a = &theirs.averages[0];
             a->sum = tp->merged_busbw;
             a->cells = tp->merged_cells;
-            a->min_bw_failed = !isnan(sum->min_bw) && a->sum / a->cells < 0.9 * sum->min_bw;
+            a->min_bw_failed = cb_busbw_below_floor(a, sum->min_bw);
         }
         cb_table_tests_footer(out, tp->tests, &theirs);
         if (sum->error[0] != '\0')

@@ -187,7 +187,7 @@ fi
 
 # e. Both at once, each alone at its own port; -T 1 gives the start-up its
 # least, 15 s, of which the rendezvous takes 10.
-port0=$("$CB_PYTHON" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+port0=$(free_port)
 port1=$((port0 % 60000 + 1024))
 env RANK=1 WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=$port0 NCCL_COLLBENCH_KEY=k \
     timeout -k 5 60 "$CB_STANDIN_BIN" --backend nccl -T 1 -b 1K -e 1K </dev/null \

@@ -12,7 +12,7 @@ CB_STANDIN_GPUS=3
 export CB_STANDIN_GPUS
 unset CB_STANDIN_TRACE
 
-port=$("$CB_PYTHON" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+port=$(free_port)
 pids=""
 for r in 0 1 2; do
     # env execs the program: $! is the rank's own pid.
