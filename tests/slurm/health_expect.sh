@@ -36,7 +36,9 @@ slurm_up 4
 cat >"$hc/check.new" <<EOF
 #!/bin/sh
 node=\${SLURMD_NODENAME:-unknown}
-env | sort >"$hc/env.\$node"
+# written whole, then renamed: slurmd runs this every 2 s, and the test
+# reads the file while the next check may be writing it
+env | sort >"$hc/env.\$node.\$\$" && mv -f "$hc/env.\$node.\$\$" "$hc/env.\$node"
 grep -qw "\$node" "$hc/armed" || exit 0
 # What slurmd does not give: slurm.conf where this cluster has it, and
 # Open MPI's leave to run as root.
@@ -114,10 +116,11 @@ wait_for "h1 drained" h1_drained_by_check
 wait_for "h2 checked healthy" h2_checked
 grep -q '^status 1$' "$hc/log.h1" || fail "h1's check did not end with status 1: $(cat "$hc/log.h1")"
 for n in h0 h2 h3; do not_drained $n "slurmd's health check"; done
+cp "$hc/env.h1" "$CB_TMP/env.h1" || exit 99
 echo "What slurmd gives its HealthCheckProgram (h1):"
-sed 's/^/  /' "$hc/env.h1"
-grep -q '^SLURMD_NODENAME=h1$' "$hc/env.h1" || fail "slurmd did not give SLURMD_NODENAME=h1"
-grep -q '^SLURM_JOB' "$hc/env.h1" && fail "a HealthCheckProgram with a job's environment"
+sed 's/^/  /' "$CB_TMP/env.h1"
+grep -q '^SLURMD_NODENAME=h1$' "$CB_TMP/env.h1" || fail "slurmd did not give SLURMD_NODENAME=h1"
+grep -q '^SLURM_JOB' "$CB_TMP/env.h1" && fail "a HealthCheckProgram with a job's environment"
 
 # h1's floor lowered: slurmd's next check returns it.
 printf 'host:h[12] allreduce 1K 1e-9\n' >"$hc/floors.new" && mv "$hc/floors.new" "$hc/floors"
