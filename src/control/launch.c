@@ -246,6 +246,14 @@ static int local_ids(const char *(*get)(const char *), const char *rank_name,
     return 0;
 }
 
+/* How many ports the rendezvous may try from port on: CB_LAUNCH_PORT_TRIES,
+ * fewer near the top of the range. */
+static int tries_from(int port)
+{
+    int left = 65536 - port;   /* ports from port to 65535 */
+    return left < CB_LAUNCH_PORT_TRIES ? left : CB_LAUNCH_PORT_TRIES;
+}
+
 static int detect_torchrun(const char *(*get)(const char *), cb_launch *l, int local, char *err,
                            size_t len)
 {
@@ -276,9 +284,14 @@ static int detect_torchrun(const char *(*get)(const char *), cb_launch *l, int l
             return fail(err, len, "MASTER_PORT=65535 is torchrun's store and no port follows it "
                                   "for the rendezvous: set NCCL_COLLBENCH_PORT");
         l->port++;
-        int left = 65536 - l->port;   /* ports from l->port to 65535 */
-        l->port_tries = left < CB_LAUNCH_PORT_TRIES ? left : CB_LAUNCH_PORT_TRIES;
+        l->port_tries = tries_from(l->port);
     }
+    /* -g on one node: its parent found MASTER_PORT free by a bind to port 0
+     * and closed it (local.c), so another process may take it before rank 0
+     * listens; a port after it serves as well. */
+    const char *picked = var(get, CB_LAUNCH_PICKED_PORT_ENV);
+    if (local && picked != NULL && strcmp(picked, "1") == 0)
+        l->port_tries = tries_from(l->port);
     return 0;
 }
 

@@ -45,6 +45,9 @@ typedef enum cb_launch_mode {
 /* The job identity -g N's parent gives its ranks on one node (its own
  * random nonce); a user may set it too, to tell jobs apart on one port. */
 #define CB_LAUNCH_JOB_ENV "NCCL_COLLBENCH_JOB"
+/* Set to 1 by -g on one node, whose parent picked MASTER_PORT itself: the
+ * rendezvous may move to the ports after it, as under torchrun. */
+#define CB_LAUNCH_PICKED_PORT_ENV "NCCL_COLLBENCH_PICKED_PORT"
 
 typedef struct cb_launch {
     cb_launch_mode mode;

@@ -24,8 +24,8 @@
 #include "control/launch.h"
 
 /* A free TCP port on the loopback: bound, read, closed. Another process may
- * take it before rank 0 binds it; rank 0 then fails with a message naming
- * the port, and a rerun picks another. */
+ * take it before rank 0 binds it; rank 0 then takes one of the ports after
+ * it (CB_LAUNCH_PICKED_PORT_ENV). */
 static int free_port(void)
 {
     int fd = socket(AF_INET, SOCK_STREAM, 0);
@@ -99,6 +99,7 @@ static int common_env(int n, long *first, char *err, size_t len, int *usage)
         }
         setenv("MASTER_ADDR", "127.0.0.1", 1);
         setenv_long("MASTER_PORT", port);
+        setenv(CB_LAUNCH_PICKED_PORT_ENV, "1", 1);
         /* A fresh key, and a nonce of our own as the job's identity: no
          * other job's rank can join ours, nor be taken for one. */
         char key[80] = "", job[80] = "";
@@ -108,6 +109,8 @@ static int common_env(int n, long *first, char *err, size_t len, int *usage)
         }
         setenv("NCCL_COLLBENCH_KEY", key, 1);
         setenv(CB_LAUNCH_JOB_ENV, job, 1);
+    } else {
+        unsetenv(CB_LAUNCH_PICKED_PORT_ENV);   /* the user's MASTER_PORT, and no other */
     }
     setenv_long("WORLD_SIZE", nnodes * n);
     setenv_long("LOCAL_WORLD_SIZE", n);

@@ -137,6 +137,23 @@ static void modes(unit_state *u)
     CHECK(u, detect(local, &l, err, sizeof err) == 0 && l.mode == CB_LAUNCH_LOCAL);
     CHECK(u, l.rank == 1 && l.size == 2 && l.keyed == 1);
     CHECK(u, strcmp(cb_launch_mode_name(l.mode), "local") == 0);
+    CHECK(u, l.port == 4000 && l.port_tries == 1);   /* a multi-node -g: the user's port */
+    /* -g on one node picked the port itself: the ones after it serve too,
+     * but not torchrun's (no agent), nor with a port the user named. */
+    const char *picked[] = {"NCCL_COLLBENCH_LOCAL=1", "RANK=0", "WORLD_SIZE=2",
+                            "MASTER_ADDR=127.0.0.1", "MASTER_PORT=40000",
+                            "NCCL_COLLBENCH_PICKED_PORT=1", NULL};
+    CHECK(u, detect(picked, &l, err, sizeof err) == 0 && l.port == 40000);
+    CHECK(u, l.port_tries == CB_LAUNCH_PORT_TRIES);
+    const char *picked_torch[] = {"RANK=0", "WORLD_SIZE=2", "MASTER_ADDR=127.0.0.1",
+                                  "MASTER_PORT=40000", "NCCL_COLLBENCH_PICKED_PORT=1", NULL};
+    CHECK(u, detect(picked_torch, &l, err, sizeof err) == 0 && l.port_tries == 1);
+    const char *picked_named[] = {"NCCL_COLLBENCH_LOCAL=1", "RANK=0", "WORLD_SIZE=2",
+                                  "MASTER_ADDR=127.0.0.1", "MASTER_PORT=40000",
+                                  "NCCL_COLLBENCH_PICKED_PORT=1", "NCCL_COLLBENCH_PORT=7000",
+                                  NULL};
+    CHECK(u, detect(picked_named, &l, err, sizeof err) == 0 && l.port == 7000);
+    CHECK(u, l.port_tries == 1);
 
     const char *slurm[] = {"SLURM_PROCID=5", "SLURM_NTASKS=16", "SLURM_LOCALID=1",
                            "SLURM_JOB_NODELIST=x[1-4]", "SLURM_STEP_NODELIST=gpu[07-09,11],login2",
