@@ -20,7 +20,8 @@ cat >"$CLUSTER_DIR/rank.sh" <<EOF2
 rank=\${OMPI_COMM_WORLD_RANK:-\${PMIX_RANK:-\${PMI_RANK:-x}}}
 "$CB_BIN" "\$@"
 status=\$?
-echo "\$status \$(date +%s)" >"$CLUSTER_DIR/rank.\$rank"
+echo "\$status \$(date +%s)" >"$CLUSTER_DIR/rank.\$rank.tmp"
+mv -f "$CLUSTER_DIR/rank.\$rank.tmp" "$CLUSTER_DIR/rank.\$rank"   # read once whole
 exit \$status
 EOF2
 chmod +x "$CLUSTER_DIR/rank.sh"

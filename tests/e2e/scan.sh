@@ -168,12 +168,12 @@ run 2 --backend mpi -o scan,allreduce -b 64K -e 64K -n 2 -w 1
 expect_rc 0 "one host, with allreduce"
 
 # The watchdog (-T) sees the scan's progress: a healthy scan whose
-# measurements each take longer than -T (every rank slowed alike, 1 s
-# per operation, 3 operations per measurement, -T 2) finishes (0, or 8
+# measurements each take longer than -T (every rank slowed alike, 1.2 s
+# per operation, 3 operations per measurement, -T 3) finishes (0, or 8
 # should load name a suspect), never a timeout (3).
 hostid_launcher "h0 h0 h1 h1" "$FAULTY"
-NCCL_COLLBENCH_TEST_FAULT=slow:0:3:1000 run 4 --backend faulty-mpi -o scan -b 64K -e 64K -n 2 -w 1 \
-    -T 2
+NCCL_COLLBENCH_TEST_FAULT=slow:0:3:1200 run 4 --backend faulty-mpi -o scan -b 64K -e 64K -n 2 -w 1 \
+    -T 3
 [ "$rc" = 0 ] || [ "$rc" = 8 ] || show_and_fail "slow healthy scan: status $rc"
 ! grep -q timeout "$CB_TMP/err" || show_and_fail "slow healthy scan: a timeout"
 has 1 '^# Health scan took'

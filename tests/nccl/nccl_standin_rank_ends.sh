@@ -188,7 +188,8 @@ fi
 # e. Both at once, each alone at its own port; -T 1 gives the start-up its
 # least, 15 s, of which the rendezvous takes 10.
 port0=$(free_port)
-port1=$((port0 % 60000 + 1024))
+port1=$(free_port)
+while [ "$port1" = "$port0" ]; do port1=$(free_port); done
 env RANK=1 WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=$port0 NCCL_COLLBENCH_KEY=k \
     timeout -k 5 60 "$CB_STANDIN_BIN" --backend nccl -T 1 -b 1K -e 1K </dev/null \
     >"$CB_TMP/out1" 2>"$CB_TMP/err1" &

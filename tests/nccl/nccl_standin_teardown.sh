@@ -28,7 +28,7 @@ mkdir "$CB_TMP/sub"
 ) &
 remover=$!
 trap 'kill "$remover" 2>/dev/null' EXIT
-CB_STANDIN_OP_US=3000
+CB_STANDIN_OP_US=10000   # the sweep lasts some 6 s: time for the remover
 export CB_STANDIN_OP_US
 fresh_trace
 run 2 --backend nccl -o allreduce -b 8 -e 64K -f 2 -n 20 -w 2 -c 1 --json "$CB_TMP/sub/out.json"

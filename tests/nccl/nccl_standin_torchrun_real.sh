@@ -225,7 +225,9 @@ kill "$holder" 2>/dev/null || true
 wait "$holder" 2>/dev/null || true
 started=""
 expect_rc 0 "f. torchrun with MASTER_PORT + 1 held"
-grep -q "torchrun launch, TCP rendezvous at 127.0.0.1:$((mport + 2))" "$CB_TMP/out" ||
-    show_and_fail "f. the rendezvous is not at MASTER_PORT + 2 ($((mport + 2)))"
+# MASTER_PORT + 2 unless another process took that one too: any after it.
+at=$(sed -n 's/.*torchrun launch, TCP rendezvous at 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$CB_TMP/out" | head -n 1)
+[ -n "$at" ] && [ "$at" -ge $((mport + 2)) ] && [ "$at" -le $((mport + 8)) ] ||
+    show_and_fail "f. the rendezvous ($at) is not at MASTER_PORT + 2 .. + 8 ($((mport + 2)) ..)"
 grep -q '^# Result: PASS' "$CB_TMP/out" || show_and_fail "f. no '# Result: PASS'"
 echo "ok"

@@ -64,20 +64,11 @@ scan() {
         CB_SLURM_TIMEOUT=90 slurm_run env SLURM_JOB_ID="$job" SLURM_JOB_NODELIST="$CB_SLURM_NODES" \
             "$HEALTH" "$@"
         # (A step that timed out is run again by slurm_run.)
-        [ "$rc" = 3 ] && [ "$tries" -lt 4 ] && start_failed || break
+        [ "$rc" = 3 ] && [ "$tries" -lt 4 ] && slurm_health_start_failed || break
         tries=$((tries + 1))
         echo "note: the scan's MPI start failed (status $rc); scanning again; its stderr:" >&2
         sed 's/^/  /' "$CB_TMP/err" >&2
     done
-}
-# start_failed: the tool could not check because a scan's ranks failed in
-# Open MPI's start: a crash (139) or a timeout (3) that the program's last
-# lines (the tool shows 5) do not place in the health scan, whose own hang
-# would be the scan's fault and is never run again.
-start_failed() {
-    grep -q 'the scan exited with status 139$' "$CB_TMP/err" ||
-        { grep -q 'the scan exited with status 3$' "$CB_TMP/err" &&
-              ! grep -q 'health scan' "$CB_TMP/err"; }
 }
 
 scan $SCAN

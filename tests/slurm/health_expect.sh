@@ -74,12 +74,13 @@ tries=0
 while :; do
     CB_SLURM_TIMEOUT=60 slurm_run env SLURM_JOB_ID="$job" SLURM_JOB_NODELIST="$CB_SLURM_NODES" \
         "$HEALTH" --scan --gpus 2 --expect "$CB_TMP/floors" \
-        -- --backend mpi -b 256K -e 256K -n 3 -w 1 --suspect-ratio 0.1
-    # A step whose ranks crashed in Open MPI's start (as in health.sh):
-    # not the tool's doing; run again, at most twice.
-    [ "$rc" = 3 ] && grep -q 'exited with status 139$' "$CB_TMP/err" && [ "$tries" -lt 2 ] || break
+        -- --backend mpi -b 256K -e 256K -n 3 -w 1 --suspect-ratio 0.1 -T 20
+    # A step whose ranks failed in Open MPI's start (as in health.sh): not
+    # the tool's doing; run again, at most four times.
+    [ "$rc" = 3 ] && [ "$tries" -lt 4 ] && slurm_health_start_failed || break
     tries=$((tries + 1))
-    echo "note: a step's MPI start failed ($(tail -n 1 "$CB_TMP/err")); scanning again" >&2
+    echo "note: a step's MPI start failed (status $rc); scanning again; its stderr:" >&2
+    sed 's/^/  /' "$CB_TMP/err" >&2
 done
 expect_rc 1 "--scan --expect, h1's floor not met"
 state h1 | grep -q "^drain[a-z]*|nccl-collbench: allreduce float sum 262144 B out-of-place group 1 $BELOW $TOKEN\$" ||
@@ -108,8 +109,11 @@ wait_for() {
         sleep 1
     done
 }
+# The tool drains, then exits, then the wrapper logs its status: wait for
+# both, so the status is read once written.
 h1_drained_by_check() {
-    state h1 | grep -q "^drain[a-z]*|nccl-collbench: allreduce float sum [0-9]* B out-of-place $BELOW $TOKEN\$"
+    state h1 | grep -q "^drain[a-z]*|nccl-collbench: allreduce float sum [0-9]* B out-of-place $BELOW $TOKEN\$" &&
+        grep -q '^status ' "$hc/log.h1" 2>/dev/null
 }
 h2_checked() { grep -q '^status 0$' "$hc/log.h2" 2>/dev/null; }
 wait_for "h1 drained" h1_drained_by_check

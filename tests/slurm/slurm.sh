@@ -246,6 +246,17 @@ slurm_start_failed() {
     echo "note: the ranks' MPI start failed under srun (status $rc, no output); running again" >&2
 }
 
+# slurm_health_start_failed: nccl-collbench-health's last scan (status 3,
+# could not check) failed because its ranks failed in Open MPI's start: a
+# crash (139) or a timeout (3) that the program's last lines (the tool
+# shows 5) do not place in the health scan, whose own hang would be the
+# scan's fault and is never run again. The caller scans again, with a note.
+slurm_health_start_failed() {
+    grep -q 'the scan exited with status 139$' "$CB_TMP/err" ||
+        { grep -q 'the scan exited with status 3$' "$CB_TMP/err" &&
+              ! grep -q 'health scan' "$CB_TMP/err"; }
+}
+
 # slurm_node_run I CMD...: as slurm_run, on node I as slurmd runs its
 # HealthCheckProgram (outside any job, hostname hI).
 slurm_node_run() {

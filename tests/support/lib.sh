@@ -26,6 +26,14 @@ free_port() {
     "$CB_PYTHON" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
+# rows_in FILE: how many lines of FILE are not empty; 0 where it is empty or
+# missing (grep -c prints 0 and fails on an empty file: "|| echo 0" would
+# print a second 0).
+rows_in() {
+    _ri_n=$(grep -c . "$1" 2>/dev/null)
+    echo "${_ri_n:-0}"
+}
+
 # wait_rows FILE N SECONDS [PID...]: wait until FILE has N lines (a CSV's
 # header and rows), for a test that stops a run part way. 0 then; 1 when
 # one of the PIDs ended first; 2 when SECONDS passed. The caller says what
@@ -33,7 +41,7 @@ free_port() {
 wait_rows() {
     _wr_file=$1 _wr_want=$2 _wr_turns=$(($3 * 10))
     shift 3
-    while [ "$(grep -c . "$_wr_file" 2>/dev/null || echo 0)" -lt "$_wr_want" ]; do
+    while [ "$(rows_in "$_wr_file")" -lt "$_wr_want" ]; do
         for _wr_pid in "$@"; do
             kill -0 "$_wr_pid" 2>/dev/null || return 1
         done
