@@ -49,27 +49,10 @@ job=$(sed -n 's/.*Granted job allocation \([0-9]*\).*/\1/p' "$CB_TMP/err")
 # so neither retry below caught it (status 124). They now end in 20 s, and
 # srun's status is the crash's (139).
 SCAN="--scan --gpus 2 --program $CB_BIN -- --backend mpi -b 256K -e 256K -n 3 -w 1 --suspect-ratio 0.3 -T 20"
-# scan ARGS...: the tool in the allocation. On this machine a step of it
-# sometimes fails before the program's first line: a rank crashes in Open
-# MPI's start (status 139) or the ranks never finish connecting (-T's
-# timeout at start-up, status 3). Neither is the tool's doing, which then
-# says it could not check; such a scan (either of its two) is run again,
-# at most four times, with a note and the program's last lines: at a load
-# of 12 to 20 up to half the starts crashed in one run (6 of 12 steps; 5
-# retries, one scan needing two), and a crashed start costs 1 to 20 s.
-scan() {
-    tries=0
-    while :; do
-        # 90 s: a suspect is confirmed by a second scan in the same step.
-        CB_SLURM_TIMEOUT=90 slurm_run env SLURM_JOB_ID="$job" SLURM_JOB_NODELIST="$CB_SLURM_NODES" \
-            "$HEALTH" "$@"
-        # (A step that timed out is run again by slurm_run.)
-        [ "$rc" = 3 ] && [ "$tries" -lt 4 ] && slurm_health_start_failed || break
-        tries=$((tries + 1))
-        echo "note: the scan's MPI start failed (status $rc); scanning again; its stderr:" >&2
-        sed 's/^/  /' "$CB_TMP/err" >&2
-    done
-}
+# scan ARGS...: the tool in the allocation, run again after a failed MPI
+# start (slurm_health_scan); 90 s: a suspect is confirmed by a second scan
+# in the same step.
+scan() { slurm_health_scan "$job" 90 "$@"; }
 
 scan $SCAN
 expect_rc 0 "a healthy cluster"

@@ -70,18 +70,10 @@ slurm_run salloc --no-shell -N4 --ntasks-per-node=2 --time=10
 expect_rc 0 "salloc"
 job=$(sed -n 's/.*Granted job allocation \([0-9]*\).*/\1/p' "$CB_TMP/err")
 [ -n "$job" ] || show_and_fail "salloc granted no allocation"
-tries=0
-while :; do
-    CB_SLURM_TIMEOUT=60 slurm_run env SLURM_JOB_ID="$job" SLURM_JOB_NODELIST="$CB_SLURM_NODES" \
-        "$HEALTH" --scan --gpus 2 --expect "$CB_TMP/floors" \
-        -- --backend mpi -b 256K -e 256K -n 3 -w 1 --suspect-ratio 0.1 -T 20
-    # A step whose ranks failed in Open MPI's start (as in health.sh): not
-    # the tool's doing; run again, at most four times.
-    [ "$rc" = 3 ] && [ "$tries" -lt 4 ] && slurm_health_start_failed || break
-    tries=$((tries + 1))
-    echo "note: a step's MPI start failed (status $rc); scanning again; its stderr:" >&2
-    sed 's/^/  /' "$CB_TMP/err" >&2
-done
+# A step whose ranks failed in Open MPI's start is run again
+# (slurm_health_scan).
+slurm_health_scan "$job" 60 --scan --gpus 2 --expect "$CB_TMP/floors" \
+    -- --backend mpi -b 256K -e 256K -n 3 -w 1 --suspect-ratio 0.1 -T 20
 expect_rc 1 "--scan --expect, h1's floor not met"
 state h1 | grep -q "^drain[a-z]*|nccl-collbench: allreduce float sum 262144 B out-of-place group 1 $BELOW $TOKEN\$" ||
     show_and_fail "h1 is not drained with its figures: $(state h1)"

@@ -246,15 +246,33 @@ slurm_start_failed() {
     echo "note: the ranks' MPI start failed under srun (status $rc, no output); running again" >&2
 }
 
-# slurm_health_start_failed: nccl-collbench-health's last scan (status 3,
-# could not check) failed because its ranks failed in Open MPI's start: a
-# crash (139) or a timeout (3) that the program's last lines (the tool
-# shows 5) do not place in the health scan, whose own hang would be the
-# scan's fault and is never run again. The caller scans again, with a note.
-slurm_health_start_failed() {
-    grep -q 'the scan exited with status 139$' "$CB_TMP/err" ||
-        { grep -q 'the scan exited with status 3$' "$CB_TMP/err" &&
-              ! grep -q 'health scan' "$CB_TMP/err"; }
+# slurm_health_scan JOB SECONDS ARGS...: nccl-collbench-health ARGS as a
+# step of allocation JOB, within SECONDS (slurm_run: $rc, out, err). On
+# this machine a step of it sometimes fails before the program's first
+# line: a rank crashes in Open MPI's start (status 139) or the ranks never
+# finish connecting (-T's timeout at start-up, status 3). Neither is the
+# tool's doing, which then says it could not check (3) with the program's
+# last 5 lines; such a scan is run again, at most four times, with a note
+# and its stderr. A timeout those lines place in the health scan is the
+# scan's own fault and is never run again. At a load of 12 to 20 up to
+# half the starts crashed in one run (6 of 12 steps); a crashed start
+# costs 1 to 20 s.
+slurm_health_scan() {
+    _hs_job=$1 _hs_seconds=$2
+    shift 2
+    _hs_tries=0
+    while :; do
+        CB_SLURM_TIMEOUT=$_hs_seconds slurm_run env SLURM_JOB_ID="$_hs_job" \
+            SLURM_JOB_NODELIST="$CB_SLURM_NODES" "$CB_BUILDDIR/src/nccl-collbench-health" "$@"
+        # (A step that timed out is run again by slurm_run.)
+        [ "$rc" = 3 ] && [ "$_hs_tries" -lt 4 ] || break
+        grep -q 'the scan exited with status 139$' "$CB_TMP/err" ||
+            { grep -q 'the scan exited with status 3$' "$CB_TMP/err" &&
+                  ! grep -q 'health scan' "$CB_TMP/err"; } || break
+        _hs_tries=$((_hs_tries + 1))
+        echo "note: the scan's MPI start failed (status $rc); scanning again; its stderr:" >&2
+        sed 's/^/  /' "$CB_TMP/err" >&2
+    done
 }
 
 # slurm_node_run I CMD...: as slurm_run, on node I as slurmd runs its
